@@ -1,1 +1,59 @@
-fn main() {}
+//! `cudasem`: the command-line tool. All I/O of the project lives in this crate.
+//!
+//! Exit codes (ARCHITECTURE.md section 6): 0 ran clean, 1 the program misbehaved, 2 bad input or
+//! usage.
+
+mod commands;
+mod render;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "cudasem", version, about = "Execute CUDA programs (PTX) under a formal small-step semantics")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and load (validate) a PTX module and summarise it.
+    Parse(commands::parse::Args),
+    /// Print a kernel's control-flow graph with reconvergence points.
+    Cfg(commands::cfg::Args),
+    /// Run a kernel launch to completion (or to a bound) and print the buffers.
+    Run(commands::run::Args),
+}
+
+/// The outcome of a command, mapped to the process exit code.
+pub enum Outcome {
+    /// 0: everything ran clean.
+    Clean,
+    /// 1: the program misbehaved (deadlock, step limit, error in the kernel, race...).
+    Misbehaved,
+    /// 2: bad input or usage.
+    BadInput,
+}
+
+fn main() -> ExitCode {
+    init_tracing();
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Parse(args) => commands::parse::run(args),
+        Command::Cfg(args) => commands::cfg::run(args),
+        Command::Run(args) => commands::run::run(args),
+    };
+    match outcome {
+        Outcome::Clean => ExitCode::SUCCESS,
+        Outcome::Misbehaved => ExitCode::from(1),
+        Outcome::BadInput => ExitCode::from(2),
+    }
+}
+
+/// Internal diagnostics (`CUDASEM_LOG=semantics=trace`) go to stderr; off by default.
+fn init_tracing() {
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("CUDASEM_LOG") {
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    }
+}

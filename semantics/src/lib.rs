@@ -1,1 +1,11 @@
-//! placeholder
+//! `semantics`: program environments and the layered CUDA machine.
+//!
+//! * [`program`]: the program environment (thesis 5.1.2): decoded instructions, functions,
+//!   variables, source mapping, CFGs and reconvergence points.
+//! * [`load`]: PTX AST to program environment (thesis 5.1.3), with validation diagnostics.
+
+pub mod load;
+pub mod program;
+
+pub use load::load;
+pub use program::Program;

@@ -1,0 +1,5 @@
+//! One module per subcommand: argument struct (clap) and `run(args) -> Outcome`.
+
+pub mod cfg;
+pub mod parse;
+pub mod run;
