@@ -2,8 +2,10 @@
 //!
 //! * [`program`]: the program environment (thesis 5.1.2): decoded instructions, functions,
 //!   variables, source mapping, CFGs and reconvergence points.
+//! * [`alu`]: bit-exact arithmetic of single instructions (pure functions).
 //! * [`load`]: PTX AST to program environment (thesis 5.1.3), with validation diagnostics.
 
+pub mod alu;
 pub mod load;
 pub mod program;
 

@@ -88,6 +88,9 @@ pub struct Function {
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
     pub cfg: Cfg,
+    /// True when the body uses the thesis dialect (`ssy sync brk preBrk preRet`): the SIMT stack
+    /// then follows those instructions instead of inserting reconvergence at post-dominators.
+    pub explicit_reconvergence: bool,
     pub span: Span,
 }
 
