@@ -4,9 +4,11 @@
 //!   variables, source mapping, CFGs and reconvergence points.
 //! * [`alu`]: bit-exact arithmetic of single instructions (pure functions).
 //! * [`load`]: PTX AST to program environment (thesis 5.1.3), with validation diagnostics.
+//! * [`machine`]: the layered machine (thesis chapter 5): thread, warp, block, grid, context, device.
 
 pub mod alu;
 pub mod load;
+pub mod machine;
 pub mod program;
 
 pub use load::load;
