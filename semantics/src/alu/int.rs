@@ -1,0 +1,256 @@
+//! Integer, logical and extended-precision arithmetic (PTX ISA 9.7.1 "Integer Arithmetic
+//! Instructions", 9.7.2 "Extended-Precision Integer Arithmetic Instructions", 9.7.8 "Logic and
+//! Shift Instructions").
+//!
+//! Values are computed exactly in `i128`/`u128` and then either clamped (`.sat`) or truncated to
+//! the type's width, which is precisely PTX's two's-complement wrap-around.
+
+use super::{Carry, bits, int_val, is_signed, mask, mask_bits, sext, width};
+use crate::program::{ArithFlags, BinaryOp, TernaryOp, UnaryOp};
+use ptx_parser::ScalarType;
+
+fn min_of(ty: ScalarType) -> i128 {
+    if is_signed(ty) {
+        -(1i128 << (width(ty) - 1))
+    } else {
+        0
+    }
+}
+
+fn max_of(ty: ScalarType) -> i128 {
+    if is_signed(ty) {
+        (1i128 << (width(ty) - 1)) - 1
+    } else {
+        mask(ty) as i128
+    }
+}
+
+/// Clamps to the type's range (`.sat`) or wraps, and returns the register word.
+fn sat_or_wrap(ty: ScalarType, sat: bool, v: i128) -> u64 {
+    let v = if sat {
+        v.clamp(min_of(ty), max_of(ty))
+    } else {
+        v
+    };
+    (v as u64) & mask(ty)
+}
+
+pub(super) fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
+    let m = mask(ty);
+    let a = a & m;
+    match op {
+        // `not` (9.7.8.4) is bitwise, also on `.pred` (width 1).
+        UnaryOp::Not => !a & m,
+        // `cnot` (9.7.8.5): C's logical negation.
+        UnaryOp::Cnot => (a == 0) as u64,
+        // `neg.s`/`abs.s` (9.7.1.9-10) wrap: abs(MIN) = MIN.
+        UnaryOp::Neg => (int_val(ty, a).wrapping_neg() as u64) & m,
+        UnaryOp::Abs => (int_val(ty, a).unsigned_abs() as u64) & m,
+        UnaryOp::Popc => a.count_ones() as u64,
+        UnaryOp::Clz => bits::clz(ty, a),
+        UnaryOp::Brev => bits::brev(ty, a),
+        UnaryOp::Bfind => bits::bfind(ty, a, false),
+        UnaryOp::BfindShiftAmt => bits::bfind(ty, a, true),
+        // `mov`, and float-only ops on integer types (not in PTX): the operand unchanged.
+        UnaryOp::Mov
+        | UnaryOp::Rcp
+        | UnaryOp::Sqrt
+        | UnaryOp::Rsqrt
+        | UnaryOp::Ex2
+        | UnaryOp::Lg2
+        | UnaryOp::Sin
+        | UnaryOp::Cos
+        | UnaryOp::Tanh => a,
+    }
+}
+
+/// `mul.hi` (9.7.1.3): the upper half of the double-width product.
+fn mul_hi(ty: ScalarType, a: u64, b: u64) -> u64 {
+    let w = width(ty);
+    let m = mask(ty);
+    if is_signed(ty) {
+        // |a*b| <= 2^126 for 64-bit operands: exact in i128.
+        (((int_val(ty, a) * int_val(ty, b)) >> w) as u64) & m
+    } else {
+        ((((a & m) as u128 * (b & m) as u128) >> w) as u64) & m
+    }
+}
+
+/// `mul.wide` (9.7.1.3): the full product, twice the width of `ty` (64-bit types, which PTX does
+/// not allow, keep the low 64 bits).
+fn mul_wide(ty: ScalarType, a: u64, b: u64) -> u64 {
+    let p = int_val(ty, a).wrapping_mul(int_val(ty, b));
+    (p as u64) & mask_bits(2 * width(ty))
+}
+
+/// `div` (9.7.1.6). Division by zero is undefined in PTX; see the module documentation of
+/// `alu` for the values chosen (all ones for unsigned, -1/1 for signed).
+fn div(ty: ScalarType, a: u64, b: u64) -> u64 {
+    let m = mask(ty);
+    let (a, b) = (a & m, b & m);
+    if is_signed(ty) {
+        let w = width(ty);
+        let (va, vb) = (sext(a, w), sext(b, w));
+        if vb == 0 {
+            return if va >= 0 { m } else { 1 };
+        }
+        // MIN / -1 wraps to MIN (exact for w < 64, wrapping_div for w == 64).
+        (va.wrapping_div(vb) as u64) & m
+    } else {
+        a.checked_div(b).unwrap_or(m)
+    }
+}
+
+/// `rem` (9.7.1.7): the sign of the dividend (truncating division); `x rem 0 = x`.
+fn rem(ty: ScalarType, a: u64, b: u64) -> u64 {
+    let m = mask(ty);
+    let (a, b) = (a & m, b & m);
+    if b == 0 {
+        return a;
+    }
+    if is_signed(ty) {
+        let w = width(ty);
+        (sext(a, w).wrapping_rem(sext(b, w)) as u64) & m
+    } else {
+        a % b
+    }
+}
+
+/// `shl`/`shr` (9.7.8.7-8): the amount is an unsigned 32-bit value; amounts >= the width give 0
+/// (`shl`, `shr.u`/`.b`) or the sign fill (`shr.s`).
+fn shift(ty: ScalarType, left: bool, a: u64, amount: u64) -> u64 {
+    let w = width(ty);
+    let m = mask(ty);
+    let a = a & m;
+    let n = amount & 0xFFFF_FFFF;
+    if left {
+        if n >= w as u64 { 0 } else { (a << n) & m }
+    } else if is_signed(ty) {
+        let v = sext(a, w);
+        ((v >> n.min(63)) as u64) & m
+    } else if n >= w as u64 {
+        0
+    } else {
+        a >> n
+    }
+}
+
+/// The carry-out of `a + b + cin` at the type's width.
+fn add_carry(ty: ScalarType, a: u64, b: u64, cin: bool) -> (u64, bool) {
+    let m = mask(ty);
+    let s = (a & m) as u128 + (b & m) as u128 + cin as u128;
+    ((s as u64) & m, s > m as u128)
+}
+
+/// `a - (b + bin)` and its borrow-out (PTX ISA 9.7.2.3-4: `sub.cc` writes the borrow to CC.CF).
+fn sub_borrow(ty: ScalarType, a: u64, b: u64, bin: bool) -> (u64, bool) {
+    let m = mask(ty);
+    let sub = (b & m) as u128 + bin as u128;
+    let a = (a & m) as u128;
+    ((a.wrapping_sub(sub) as u64) & m, a < sub)
+}
+
+pub(super) fn binary(
+    op: BinaryOp,
+    ty: ScalarType,
+    flags: ArithFlags,
+    a: u64,
+    b: u64,
+    carry: &mut Carry,
+) -> u64 {
+    let m = mask(ty);
+    let (va, vb) = (int_val(ty, a), int_val(ty, b));
+    match op {
+        // `add`/`sub` (9.7.1.1-2); `.sat` (PTX: `.s32` only) clamps to the type's range.
+        BinaryOp::Add => sat_or_wrap(ty, flags.sat, va + vb),
+        BinaryOp::Sub => sat_or_wrap(ty, flags.sat, va - vb),
+        // `mul.lo`: the low bits of the product do not depend on signedness.
+        BinaryOp::Mul => (va.wrapping_mul(vb) as u64) & m,
+        BinaryOp::MulHi => mul_hi(ty, a, b),
+        BinaryOp::MulWide => mul_wide(ty, a, b),
+        BinaryOp::Div => div(ty, a, b),
+        BinaryOp::Rem => rem(ty, a, b),
+        // `min`/`max` (9.7.1.11-12), signed or unsigned by type.
+        BinaryOp::Min => (if va <= vb { a } else { b }) & m,
+        BinaryOp::Max => (if va >= vb { a } else { b }) & m,
+        BinaryOp::And => a & b & m,
+        BinaryOp::Or => (a | b) & m,
+        BinaryOp::Xor => (a ^ b) & m,
+        BinaryOp::Shl => shift(ty, true, a, b),
+        BinaryOp::Shr => shift(ty, false, a, b),
+        // Not in PTX for integers: the sign bit of `a` on the other bits of `b`.
+        BinaryOp::Copysign => {
+            let s = 1u64 << (width(ty) - 1);
+            ((b & !s) | (a & s)) & m
+        }
+        // Extended precision (9.7.2).
+        BinaryOp::AddCc => {
+            let (d, c) = add_carry(ty, a, b, false);
+            *carry = c;
+            d
+        }
+        BinaryOp::AddC => add_carry(ty, a, b, *carry).0,
+        BinaryOp::AddCCc => {
+            let (d, c) = add_carry(ty, a, b, *carry);
+            *carry = c;
+            d
+        }
+        BinaryOp::SubCc => {
+            let (d, c) = sub_borrow(ty, a, b, false);
+            *carry = c;
+            d
+        }
+        BinaryOp::SubC => sub_borrow(ty, a, b, *carry).0,
+        BinaryOp::SubCCc => {
+            let (d, c) = sub_borrow(ty, a, b, *carry);
+            *carry = c;
+            d
+        }
+    }
+}
+
+/// Integer `mad.lo`, `mad.hi` (with `.sat` for `.s32`), `mad.wide` (9.7.1.4); `Fma` on an
+/// integer type (not in PTX) is `mad.lo`.
+pub(super) fn mad(op: TernaryOp, ty: ScalarType, flags: ArithFlags, a: u64, b: u64, c: u64) -> u64 {
+    let m = mask(ty);
+    match op {
+        TernaryOp::MadHi => {
+            let hi = int_val(ty, mul_hi(ty, a, b));
+            // `mad.hi.sat.s32`: the sum saturates to the type's range; otherwise it wraps.
+            sat_or_wrap(ty, flags.sat, hi + int_val(ty, c))
+        }
+        TernaryOp::MadWide => {
+            let m2 = mask_bits(2 * width(ty));
+            mul_wide(ty, a, b).wrapping_add(c & m2) & m2
+        }
+        _ => {
+            let p = int_val(ty, a).wrapping_mul(int_val(ty, b));
+            (p.wrapping_add(int_val(ty, c)) as u64) & m
+        }
+    }
+}
+
+/// `mad{.lo,.hi}.cc` / `madc{.lo,.hi}{.cc}` (9.7.2.5-6).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn mad_carry(
+    hi: bool,
+    read_carry: bool,
+    write_carry: bool,
+    ty: ScalarType,
+    a: u64,
+    b: u64,
+    c: u64,
+    carry: &mut Carry,
+) -> u64 {
+    let m = mask(ty);
+    let t = if hi {
+        mul_hi(ty, a, b)
+    } else {
+        (int_val(ty, a).wrapping_mul(int_val(ty, b)) as u64) & m
+    };
+    let (d, cout) = add_carry(ty, t, c, read_carry && *carry);
+    if write_carry {
+        *carry = cout;
+    }
+    d
+}
