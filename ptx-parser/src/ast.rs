@@ -164,6 +164,18 @@ pub enum Statement {
     Pragma(Pragma),
     /// `prototype_0 : .callprototype (.param .b32 _) _ (.param .b64 _);`
     CallPrototype(CallPrototype),
+    /// `TARGETS: .branchtargets L1, L2, L3;`: the target list of `brx.idx` (PTX ISA 10.4).
+    BranchTargets(TargetList),
+    /// `FTABLE: .calltargets f, g;`: the possible callees of an indirect `call` (PTX ISA 10.4).
+    CallTargets(TargetList),
+}
+
+/// The label and names of a `.branchtargets` or `.calltargets` statement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetList {
+    pub label: Ident,
+    pub targets: Vec<Ident>,
+    pub span: Span,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -284,15 +296,37 @@ pub enum Initializer {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum ConstExpr {
     /// An integer literal as written: decimal, `0x..`, octal `0..`, binary `0b..`, optional `U` suffix.
-    Int { value: u64, unsigned: bool, span: Span },
+    Int {
+        value: u64,
+        unsigned: bool,
+        span: Span,
+    },
     /// `0f3F800000` (single) or `0d3FF0000000000000` (double) or a decimal float `1.5`.
-    Float { bits: u64, kind: FloatLiteral, span: Span },
+    Float {
+        bits: u64,
+        kind: FloatLiteral,
+        span: Span,
+    },
     /// A symbol: in initializers, the address of a variable or function (`generic(x)` too).
     Symbol(Ident),
-    Unary { op: UnaryOp, operand: Box<ConstExpr>, span: Span },
-    Binary { op: BinaryOp, lhs: Box<ConstExpr>, rhs: Box<ConstExpr>, span: Span },
+    Unary {
+        op: UnaryOp,
+        operand: Box<ConstExpr>,
+        span: Span,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<ConstExpr>,
+        rhs: Box<ConstExpr>,
+        span: Span,
+    },
     /// `c ? a : b`
-    Conditional { cond: Box<ConstExpr>, then: Box<ConstExpr>, otherwise: Box<ConstExpr>, span: Span },
+    Conditional {
+        cond: Box<ConstExpr>,
+        then: Box<ConstExpr>,
+        otherwise: Box<ConstExpr>,
+        span: Span,
+    },
     /// `generic(name)` in initializers.
     Generic(Ident, Span),
 }

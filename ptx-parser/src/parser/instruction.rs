@@ -1,0 +1,224 @@
+//! Instructions (PTX ISA 9): optional guard, opcode, dotted modifiers and operands.
+//!
+//! The parser knows no per-opcode grammar: any identifier is an opcode and any dotted words after
+//! it are modifiers (also when separated by spaces, as in the thesis's `ld .param .f64 a, [p];`),
+//! so files using instructions cudasem does not execute still parse; `semantics::load` judges
+//! them. Only operand syntax is known: symbols with components, `!p`, immediates and constant
+//! expressions, addresses, `{...}` vectors, `(...)` call lists, `p|q` pairs and the sink `_`.
+
+use super::{PResult, Parser};
+use crate::ast::{Address, Component, ConstExpr, Guard, Instruction, Modifier, Operand, UnaryOp};
+use crate::lexer::Tok;
+
+use super::expr::{binary_op, starts_expr};
+
+impl Parser<'_> {
+    /// At `@` or the opcode; consumes through the final `;`.
+    pub(crate) fn instruction(&mut self) -> PResult<Instruction> {
+        let start = self.peek().start;
+        let guard = if let Some(at) = self.eat(Tok::At) {
+            let negated = self.eat(Tok::Bang).is_some();
+            let p = self.expect(Tok::Ident, "a predicate after `@`", None)?;
+            Some(Guard { negated, predicate: self.ident(p), span: at.span().to(p.span()) })
+        } else {
+            None
+        };
+        let op = self.expect(Tok::Ident, "an opcode", None)?;
+        let opcode = self.ident(op);
+        while self.at(Tok::Dotted) {
+            let t = self.bump();
+            let name = self.text(t).get(1..).unwrap_or("");
+            self.scratch_modifiers.push(Modifier { name: name.into(), span: t.span() });
+        }
+        let modifiers: Vec<Modifier> = self.scratch_modifiers.drain(..).collect();
+        let operands = if self.at(Tok::Semi) {
+            Vec::new()
+        } else {
+            let base = self.scratch_operands.len();
+            match self.operands_until(None) {
+                Ok(()) => self.scratch_operands.drain(base..).collect(),
+                Err(e) => {
+                    self.scratch_operands.truncate(base);
+                    return Err(e);
+                }
+            }
+        };
+        let end = self.expect(
+            Tok::Semi,
+            "`,` or `;` after the operand",
+            Some("instructions must end with `;` and separate operands with `,`"),
+        )?;
+        Ok(Instruction {
+            guard,
+            opcode,
+            modifiers,
+            operands,
+            span: crate::ast::Span::new(start as usize, end.end as usize),
+        })
+    }
+
+    /// One operand.
+    pub(crate) fn operand(&mut self) -> PResult<Operand> {
+        let t = self.peek();
+        match t.kind {
+            Tok::Underscore => {
+                self.bump();
+                self.pair_rest(Operand::Sink(t.span()))
+            }
+            Tok::Bang if self.peek_at(1).kind == Tok::Ident => {
+                self.bump();
+                let inner = self.symbol_operand()?;
+                let span = t.span().to(inner.span());
+                Ok(Operand::Not(Box::new(inner), span))
+            }
+            Tok::LBracket => self.address().map(Operand::Address),
+            Tok::LBrace => {
+                self.bump();
+                self.enter(t.span())?;
+                let items = self.operand_seq(Tok::RBrace, "`,` or `}` in the vector operand");
+                self.leave();
+                let (items, close) = items?;
+                Ok(Operand::Vector(items, t.span().to(close)))
+            }
+            Tok::LParen => self.paren_operand(),
+            Tok::Ident => {
+                if self.text(t) == "generic" && self.peek_at(1).kind == Tok::LParen {
+                    return self.expr().map(Operand::Immediate);
+                }
+                let sym = self.symbol_operand()?;
+                if self.at(Tok::Pipe) {
+                    return self.pair_rest(sym);
+                }
+                // `name+4` outside brackets (e.g. `mov.u64 %rd1, arr+4;`): an address
+                // expression, kept as a constant expression over the symbol.
+                match sym {
+                    Operand::Symbol { name, component: None, .. } if binary_op(self.kind()).is_some() => {
+                        let e = self.binary_rest(ConstExpr::Symbol(name), 0)?;
+                        self.conditional_rest(e).map(Operand::Immediate)
+                    }
+                    sym => Ok(sym),
+                }
+            }
+            k if starts_expr(k) => self.expr().map(Operand::Immediate),
+            _ => self.expected("an operand", None),
+        }
+    }
+
+    /// `p|q`, `_|q`, `p|_` (setp, shfl): continues a pair after its first half, if any.
+    fn pair_rest(&mut self, first: Operand) -> PResult<Operand> {
+        if self.eat(Tok::Pipe).is_none() {
+            return Ok(first);
+        }
+        let second = match self.kind() {
+            Tok::Underscore => Operand::Sink(self.bump().span()),
+            Tok::Ident => self.symbol_operand()?,
+            _ => return self.expected("a predicate or `_` after `|`", None),
+        };
+        let span = first.span().to(second.span());
+        Ok(Operand::Pair(Box::new(first), Box::new(second), span))
+    }
+
+    /// `%r1`, `%tid.x`, `input.w`: an identifier with an optional vector component.
+    fn symbol_operand(&mut self) -> PResult<Operand> {
+        let t = self.expect(Tok::Ident, "a register or symbol", None)?;
+        let name = self.ident(t);
+        let next = self.peek();
+        if next.kind == Tok::Dotted
+            && let Some(c) = Component::from_directive(self.text(next))
+        {
+            self.bump();
+            return Ok(Operand::Symbol { name, component: Some(c), span: t.span().to(next.span()) });
+        }
+        Ok(Operand::Symbol { name, component: None, span: t.span() })
+    }
+
+    /// Pushes operands separated by `,` on the operand scratch stack, stopping
+    /// after the last one when `close` is `None`.
+    fn operands_until(&mut self, close: Option<Tok>) -> PResult<()> {
+        if let Some(close) = close
+            && self.at(close)
+        {
+            return Ok(());
+        }
+        loop {
+            let op = self.operand()?;
+            self.scratch_operands.push(op);
+            if self.eat(Tok::Comma).is_none() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Operands separated by `,` up to `close` (already past the opening bracket). Returns the
+    /// items and the closing token's span.
+    fn operand_seq(&mut self, close: Tok, what: &str) -> PResult<(Vec<Operand>, crate::ast::Span)> {
+        let base = self.scratch_operands.len();
+        let closed = self.operands_until(Some(close)).and_then(|()| self.expect(close, what, None));
+        match closed {
+            Ok(c) => Ok((self.scratch_operands.drain(base..).collect(), c.span())),
+            Err(e) => {
+                self.scratch_operands.truncate(base);
+                Err(e)
+            }
+        }
+    }
+
+    /// `(a, b)` is a call's argument list; `(4*8)` (one non-symbol element) is a parenthesised
+    /// immediate, which may continue as an expression (`(4*8)+1`).
+    fn paren_operand(&mut self) -> PResult<Operand> {
+        let open = self.bump();
+        self.enter(open.span())?;
+        let seq = self.operand_seq(Tok::RParen, "`,` or `)` in the parenthesised list");
+        self.leave();
+        let (mut items, close) = seq?;
+        let span = open.span().to(close);
+        if items.len() == 1
+            && matches!(items.first(), Some(Operand::Immediate(_)))
+            && let Some(Operand::Immediate(e)) = items.pop()
+        {
+            let e = if binary_op(self.kind()).is_some() { self.binary_rest(e, 0)? } else { e };
+            return self.conditional_rest(e).map(Operand::Immediate);
+        }
+        Ok(Operand::List(items, span))
+    }
+
+    /// `[%rd1]`, `[%rd1+8]`, `[%rd1-4]`, `[%rd1+-4]`, `[name+4]`, `[0x100]`. A `-` offset is
+    /// stored as `Neg` of its first term, so `[a-4]` and `[a+-4]` are the same AST and print as
+    /// `[a+-4]`.
+    fn address(&mut self) -> PResult<Address> {
+        let open = self.bump();
+        let mut base = None;
+        let mut offset = None;
+        if self.at(Tok::Ident) && !(self.text(self.peek()) == "generic" && self.peek_at(1).kind == Tok::LParen) {
+            let b = self.bump();
+            base = Some(self.ident(b));
+            let t = self.peek();
+            match t.kind {
+                Tok::Plus => {
+                    self.bump();
+                    offset = Some(self.expr()?);
+                }
+                Tok::Minus => {
+                    self.bump();
+                    self.enter(t.span())?;
+                    let first = self.unary();
+                    self.leave();
+                    let first = first?;
+                    let span = t.span().to(first.span());
+                    let neg = ConstExpr::Unary { op: UnaryOp::Neg, operand: Box::new(first), span };
+                    let e = self.binary_rest(neg, super::expr::precedence(crate::ast::BinaryOp::Add))?;
+                    offset = Some(e);
+                }
+                _ => {}
+            }
+        } else {
+            offset = Some(self.expr()?);
+        }
+        let close = self.expect(
+            Tok::RBracket,
+            "`]` closing the address",
+            Some("an address is `[reg]`, `[reg+offset]`, `[var+offset]` or `[constant]`"),
+        )?;
+        Ok(Address { base, offset, span: open.span().to(close.span()) })
+    }
+}
