@@ -1,1 +1,748 @@
-//! placeholder
+//! `memory-model`: the memory environments the CUDA machine links to (thesis chapter 4, 5.8.1).
+//!
+//! * [`MemorySystem`]: the seam. Loads, stores, atomics (read-modify-write in one call, the new
+//!   value computed by the caller's closure: this crate knows no arithmetic) and fences, per state
+//!   space, for an accessing thread [`Who`]. The cached model of a later issue implements it too.
+//! * [`Flat`]: sequentially consistent memory; every access completes inside the call.
+//!   - `.global`: module variables (at the addresses the loader gave them) and launch buffers
+//!     (placed by [`Flat::alloc_global`] above both, with a guard gap between buffers);
+//!   - `.shared`: one segment per resident block (static + dynamic bytes);
+//!   - `.local`: per thread, grown page by page up to a bound (beyond it: an error);
+//!   - `.const`: module constants (read-only); `.param`: the kernel parameter buffer (read-only).
+//! * Generic addressing (PTX ISA 5.1, `cvta`; the thesis leaves it out, 5.1.1 item 8): `.global`
+//!   addresses are generic addresses as they are; the other spaces live in disjoint windows high
+//!   in the address space ([`to_generic`], [`from_generic`]).
+//!
+//! Storage is pages of [`PAGE_SIZE`] bytes behind `Arc`s, copied on write: cloning a memory (a
+//! snapshot) costs one pointer per page, and a store copies only a shared page. Never-written
+//! pages are absent and read as zero. Accesses are at most 8 bytes and naturally aligned, so one
+//! never straddles a page; the access path allocates nothing.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+pub use traces::MemSpace;
+
+/// Bytes per page.
+pub const PAGE_SIZE: usize = 4096;
+const PAGE_SHIFT: u32 = 12;
+
+type Page = Arc<[u8; PAGE_SIZE]>;
+
+/// Generic-address windows (PTX ISA 5.1.6 generic addressing; chosen by cudasem). The top byte
+/// names the space; `.global` is the identity (any address below [`PARAM_WINDOW`]).
+pub const PARAM_WINDOW: u64 = 0xFA00_0000_0000_0000;
+pub const CONST_WINDOW: u64 = 0xFB00_0000_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0xFC00_0000_0000_0000;
+pub const SHARED_WINDOW: u64 = 0xFD00_0000_0000_0000;
+const WINDOW_SIZE: u64 = 1 << 56;
+
+/// Where launch buffers start (above module variables, whatever the loader chose for those).
+pub const GLOBAL_HEAP_BASE: u64 = 0x0000_0001_0000_0000;
+/// Alignment of launch buffers and the gap left between two of them, so that small overruns
+/// fault instead of landing in the neighbour.
+pub const BUFFER_ALIGN: u64 = 256;
+
+/// The generic address of `addr` in `space`.
+pub fn to_generic(space: MemSpace, addr: u64) -> u64 {
+    match space {
+        MemSpace::Global => addr,
+        MemSpace::Param => PARAM_WINDOW.wrapping_add(addr),
+        MemSpace::Const => CONST_WINDOW.wrapping_add(addr),
+        MemSpace::Local => LOCAL_WINDOW.wrapping_add(addr),
+        MemSpace::Shared => SHARED_WINDOW.wrapping_add(addr),
+    }
+}
+
+/// The space and in-space address a generic address denotes.
+pub fn from_generic(addr: u64) -> (MemSpace, u64) {
+    for (space, base) in [
+        (MemSpace::Shared, SHARED_WINDOW),
+        (MemSpace::Local, LOCAL_WINDOW),
+        (MemSpace::Const, CONST_WINDOW),
+        (MemSpace::Param, PARAM_WINDOW),
+    ] {
+        if addr.wrapping_sub(base) < WINDOW_SIZE {
+            return (space, addr - base);
+        }
+    }
+    (MemSpace::Global, addr)
+}
+
+/// The thread on whose behalf an access happens: its block (linear index in the grid) and its
+/// linear thread index in the block. Selects the `.shared` and `.local` memory it sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Who {
+    pub block: u32,
+    pub thread: u32,
+}
+
+/// Fence scopes (`membar.cta/gl/sys`, `fence.*.cta/gpu/sys`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FenceScope {
+    Cta,
+    Gpu,
+    Sys,
+}
+
+/// Why an access failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MemErrorKind {
+    OutOfBounds,
+    Misaligned,
+    ReadOnly,
+}
+
+/// A failed access; `message` names the address and the allocation it missed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemError {
+    pub kind: MemErrorKind,
+    pub message: String,
+}
+
+impl fmt::Display for MemError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for MemError {}
+
+/// The memory environment as the machine sees it (thesis 5.8.1 `memOp`, flattened to accesses).
+/// `size` is 1, 2, 4 or 8 bytes; values are little-endian in the low bits.
+pub trait MemorySystem {
+    fn load(&mut self, who: Who, space: MemSpace, addr: u64, size: u32) -> Result<u64, MemError>;
+    fn store(
+        &mut self,
+        who: Who,
+        space: MemSpace,
+        addr: u64,
+        size: u32,
+        value: u64,
+    ) -> Result<(), MemError>;
+    /// Read-modify-write in one step: returns `(old, new)` where `new = update(old)` was stored.
+    fn atomic<F: FnOnce(u64) -> u64>(
+        &mut self,
+        who: Who,
+        space: MemSpace,
+        addr: u64,
+        size: u32,
+        update: F,
+    ) -> Result<(u64, u64), MemError>;
+    /// `membar`/`fence`: ordering only; a no-op under sequential consistency.
+    fn fence(&mut self, who: Who, scope: FenceScope);
+}
+
+/// A contiguous allocation: a buffer, a module variable, a block's shared memory.
+#[derive(Debug, Clone)]
+pub struct Segment {
+    pub name: String,
+    pub base: u64,
+    pub len: u64,
+    pub read_only: bool,
+    pages: Vec<Option<Page>>,
+}
+
+impl Segment {
+    pub fn new(name: impl Into<String>, base: u64, len: u64, read_only: bool) -> Segment {
+        let npages = len.div_ceil(PAGE_SIZE as u64) as usize;
+        Segment {
+            name: name.into(),
+            base,
+            len,
+            read_only,
+            pages: vec![None; npages],
+        }
+    }
+
+    #[inline]
+    fn contains(&self, addr: u64, size: u32) -> bool {
+        let off = addr.wrapping_sub(self.base);
+        off < self.len && self.len - off >= size as u64
+    }
+
+    #[inline]
+    fn read(&self, off: u64, size: u32) -> u64 {
+        let page = (off >> PAGE_SHIFT) as usize;
+        let at = (off as usize) & (PAGE_SIZE - 1);
+        match &self.pages[page] {
+            None => 0,
+            Some(p) => read_le(&p[..], at, size),
+        }
+    }
+
+    #[inline]
+    fn write(&mut self, off: u64, size: u32, value: u64) {
+        let page = (off >> PAGE_SHIFT) as usize;
+        let at = (off as usize) & (PAGE_SIZE - 1);
+        let p = self.pages[page].get_or_insert_with(|| Arc::new([0u8; PAGE_SIZE]));
+        write_le(&mut Arc::make_mut(p)[..], at, size, value);
+    }
+
+    /// All bytes.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut out = vec![0u8; self.len as usize];
+        for (i, p) in self.pages.iter().enumerate() {
+            if let Some(p) = p {
+                let start = i * PAGE_SIZE;
+                let end = (start + PAGE_SIZE).min(out.len());
+                out[start..end].copy_from_slice(&p[..end - start]);
+            }
+        }
+        out
+    }
+
+    /// Writes `bytes` at offset `off` (host-side initialisation; ignores `read_only`).
+    pub fn write_bytes(&mut self, off: u64, bytes: &[u8]) {
+        for (i, b) in bytes.iter().enumerate() {
+            let o = off + i as u64;
+            if o < self.len && (*b != 0 || self.pages[(o >> PAGE_SHIFT) as usize].is_some()) {
+                self.write(o, 1, *b as u64);
+            }
+        }
+    }
+
+    /// Reads `len` bytes at offset `off` (host side), zero beyond the end.
+    pub fn read_bytes(&self, off: u64, len: usize) -> Vec<u8> {
+        (0..len as u64)
+            .map(|i| {
+                if off + i < self.len {
+                    self.read(off + i, 1) as u8
+                } else {
+                    0
+                }
+            })
+            .collect()
+    }
+}
+
+#[inline]
+fn read_le(p: &[u8], at: usize, size: u32) -> u64 {
+    match size {
+        1 => p[at] as u64,
+        2 => u16::from_le_bytes([p[at], p[at + 1]]) as u64,
+        4 => u32::from_le_bytes([p[at], p[at + 1], p[at + 2], p[at + 3]]) as u64,
+        _ => {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&p[at..at + 8]);
+            u64::from_le_bytes(b)
+        }
+    }
+}
+
+#[inline]
+fn write_le(p: &mut [u8], at: usize, size: u32, value: u64) {
+    let b = value.to_le_bytes();
+    p[at..at + size as usize].copy_from_slice(&b[..size as usize]);
+}
+
+/// One thread's `.local` memory: pages grown on demand up to the bound.
+#[derive(Debug, Clone, Default)]
+struct LocalMem {
+    pages: Vec<Option<Page>>,
+}
+
+/// The per-block state: shared memory and the threads' local memories.
+#[derive(Debug, Clone)]
+struct BlockMem {
+    shared: Segment,
+    local: Vec<LocalMem>,
+}
+
+/// Sequentially consistent flat memory (ARCHITECTURE.md, `--memory flat`).
+#[derive(Debug, Clone)]
+pub struct Flat {
+    /// Module `.global` variables and launch buffers, sorted by base.
+    global: Vec<Segment>,
+    /// Module `.const` variables, sorted by base.
+    constant: Vec<Segment>,
+    /// The kernel parameter buffer.
+    param: Segment,
+    blocks: BTreeMap<u32, BlockMem>,
+    /// Bytes of `.local` memory per thread.
+    local_limit: u64,
+    /// Index of the global segment hit last (the hot path checks it first).
+    last_global: usize,
+}
+
+impl Flat {
+    /// An empty memory whose threads get `local_limit` bytes of `.local` memory each.
+    pub fn new(local_limit: u64) -> Flat {
+        Flat {
+            global: Vec::new(),
+            constant: Vec::new(),
+            param: Segment::new("kernel parameters", 0, 0, true),
+            blocks: BTreeMap::new(),
+            local_limit,
+            last_global: 0,
+        }
+    }
+
+    fn insert_sorted(list: &mut Vec<Segment>, seg: Segment) -> usize {
+        let i = list.partition_point(|s| s.base < seg.base);
+        list.insert(i, seg);
+        i
+    }
+
+    /// Adds a module `.global` variable at the address the loader gave it.
+    pub fn add_global_variable(&mut self, name: &str, base: u64, bytes: &[u8], len: u64) {
+        let mut seg = Segment::new(name, base, len.max(bytes.len() as u64), false);
+        seg.write_bytes(0, bytes);
+        Self::insert_sorted(&mut self.global, seg);
+    }
+
+    /// Adds a module `.const` variable.
+    pub fn add_const_variable(&mut self, name: &str, base: u64, bytes: &[u8], len: u64) {
+        let mut seg = Segment::new(name, base, len.max(bytes.len() as u64), true);
+        seg.write_bytes(0, bytes);
+        Self::insert_sorted(&mut self.constant, seg);
+    }
+
+    /// Allocates a launch buffer of `bytes.len()` bytes (at least one) above every existing
+    /// global allocation; returns its address.
+    pub fn alloc_global(&mut self, name: &str, bytes: &[u8]) -> u64 {
+        let top = self
+            .global
+            .iter()
+            .map(|s| s.base + s.len)
+            .max()
+            .unwrap_or(0);
+        let base = (top.max(GLOBAL_HEAP_BASE) + BUFFER_ALIGN).next_multiple_of(BUFFER_ALIGN);
+        let mut seg = Segment::new(name, base, bytes.len() as u64, false);
+        seg.write_bytes(0, bytes);
+        Self::insert_sorted(&mut self.global, seg);
+        base
+    }
+
+    /// Sets the kernel parameter buffer.
+    pub fn set_params(&mut self, bytes: &[u8]) {
+        let mut seg = Segment::new("kernel parameters", 0, bytes.len() as u64, true);
+        seg.write_bytes(0, bytes);
+        self.param = seg;
+    }
+
+    /// Creates block `block`'s shared memory (`shared_bytes`) and its threads' local memories.
+    pub fn create_block(&mut self, block: u32, shared_bytes: u64, threads: u32) {
+        let shared = Segment::new(
+            format!("shared memory of block {block}"),
+            0,
+            shared_bytes,
+            false,
+        );
+        self.blocks.insert(
+            block,
+            BlockMem {
+                shared,
+                local: vec![LocalMem::default(); threads as usize],
+            },
+        );
+    }
+
+    /// Releases a completed block's shared and local memory.
+    pub fn release_block(&mut self, block: u32) {
+        self.blocks.remove(&block);
+    }
+
+    /// Writes bytes into shared memory of a block (static initialisers are not allowed in PTX,
+    /// but tests use it).
+    pub fn write_shared(&mut self, block: u32, off: u64, bytes: &[u8]) {
+        if let Some(b) = self.blocks.get_mut(&block) {
+            b.shared.write_bytes(off, bytes);
+        }
+    }
+
+    /// The global segment starting exactly at `base`, if any.
+    pub fn global_segment(&self, base: u64) -> Option<&Segment> {
+        self.global.iter().find(|s| s.base == base)
+    }
+
+    /// The global segment named `name`.
+    pub fn global_named(&self, name: &str) -> Option<&Segment> {
+        self.global.iter().find(|s| s.name == name)
+    }
+
+    /// The const segment named `name`.
+    pub fn const_named(&self, name: &str) -> Option<&Segment> {
+        self.constant.iter().find(|s| s.name == name)
+    }
+
+    /// Mutable access to a global segment by name (host-side initialisation).
+    pub fn global_named_mut(&mut self, name: &str) -> Option<&mut Segment> {
+        self.global.iter_mut().find(|s| s.name == name)
+    }
+
+    /// Mutable access to a const segment by name.
+    pub fn const_named_mut(&mut self, name: &str) -> Option<&mut Segment> {
+        self.constant.iter_mut().find(|s| s.name == name)
+    }
+
+    /// Host-side read of the bytes of the global segment at `base`.
+    pub fn read_global(&self, base: u64) -> Vec<u8> {
+        self.global_segment(base)
+            .map(Segment::bytes)
+            .unwrap_or_default()
+    }
+
+    /// The limit of `.local` memory per thread.
+    pub fn local_limit(&self) -> u64 {
+        self.local_limit
+    }
+
+    #[inline]
+    fn find_global(&mut self, addr: u64, size: u32) -> Option<usize> {
+        if let Some(s) = self.global.get(self.last_global)
+            && s.contains(addr, size)
+        {
+            return Some(self.last_global);
+        }
+        let i = self.global.partition_point(|s| s.base <= addr);
+        if i > 0 && self.global[i - 1].contains(addr, size) {
+            self.last_global = i - 1;
+            return Some(i - 1);
+        }
+        None
+    }
+
+    fn miss(list: &[Segment], space: &str, addr: u64, size: u32) -> MemError {
+        // Name the nearest allocation.
+        let nearest = list.iter().min_by_key(|s| {
+            if addr < s.base {
+                s.base - addr
+            } else {
+                addr.saturating_sub(s.base + s.len)
+            }
+        });
+        let message = match nearest {
+            None => format!(
+                "{space} address {addr:#x} ({size} bytes) is outside any allocation (there is none)"
+            ),
+            Some(s) if addr < s.base => format!(
+                "{space} address {addr:#x} ({size} bytes) is {} bytes before the start of buffer `{}` ({} bytes at {:#x})",
+                s.base - addr,
+                s.name,
+                s.len,
+                s.base
+            ),
+            Some(s) if addr >= s.base + s.len => format!(
+                "{space} address {addr:#x} ({size} bytes) is {} bytes past the end of buffer `{}` ({} bytes at {:#x})",
+                addr - (s.base + s.len),
+                s.name,
+                s.len,
+                s.base
+            ),
+            Some(s) => format!(
+                "{space} address {addr:#x} ({size} bytes) runs past the end of buffer `{}` ({} bytes at {:#x})",
+                s.name, s.len, s.base
+            ),
+        };
+        MemError {
+            kind: MemErrorKind::OutOfBounds,
+            message,
+        }
+    }
+
+    #[inline]
+    fn check_align(space: MemSpace, addr: u64, size: u32) -> Result<(), MemError> {
+        if addr & (size as u64 - 1) != 0 {
+            return Err(MemError {
+                kind: MemErrorKind::Misaligned,
+                message: format!(
+                    "{} address {addr:#x} is not aligned to the access size ({size} bytes)",
+                    space_name(space)
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn no_block(who: Who) -> MemError {
+        MemError {
+            kind: MemErrorKind::OutOfBounds,
+            message: format!(
+                "block {} has no shared/local memory (not resident)",
+                who.block
+            ),
+        }
+    }
+
+    fn local_miss(&self, addr: u64, size: u32) -> MemError {
+        MemError {
+            kind: MemErrorKind::OutOfBounds,
+            message: format!(
+                "local address {addr:#x} ({size} bytes) is outside the thread's local memory ({} bytes)",
+                self.local_limit
+            ),
+        }
+    }
+
+    fn read_only(space: MemSpace, addr: u64) -> MemError {
+        MemError {
+            kind: MemErrorKind::ReadOnly,
+            message: format!("{} address {addr:#x} is read-only", space_name(space)),
+        }
+    }
+
+    /// Resolves `(space, addr)` to the bytes it denotes: the one access path.
+    #[inline]
+    fn locate(
+        &mut self,
+        who: Who,
+        space: MemSpace,
+        addr: u64,
+        size: u32,
+        write: bool,
+    ) -> Result<Place<'_>, MemError> {
+        Self::check_align(space, addr, size)?;
+        match space {
+            MemSpace::Global => {
+                let Some(i) = self.find_global(addr, size) else {
+                    return Err(Self::miss(&self.global, "global", addr, size));
+                };
+                let seg = &mut self.global[i];
+                let off = addr - seg.base;
+                Ok(Place::Seg(seg, off))
+            }
+            MemSpace::Shared => {
+                let Some(b) = self.blocks.get_mut(&who.block) else {
+                    return Err(Self::no_block(who));
+                };
+                let seg = &mut b.shared;
+                if !seg.contains(addr, size) {
+                    return Err(Self::miss(std::slice::from_ref(seg), "shared", addr, size));
+                }
+                Ok(Place::Seg(seg, addr))
+            }
+            MemSpace::Local => {
+                if addr >= self.local_limit || self.local_limit - addr < size as u64 {
+                    return Err(self.local_miss(addr, size));
+                }
+                let Some(b) = self.blocks.get_mut(&who.block) else {
+                    return Err(Self::no_block(who));
+                };
+                let Some(mem) = b.local.get_mut(who.thread as usize) else {
+                    return Err(Self::no_block(who));
+                };
+                Ok(Place::Local(mem, addr))
+            }
+            MemSpace::Const | MemSpace::Param => {
+                if write {
+                    return Err(Self::read_only(space, addr));
+                }
+                let (list, name): (&mut [Segment], &str) = if space == MemSpace::Const {
+                    (&mut self.constant, "const")
+                } else {
+                    (std::slice::from_mut(&mut self.param), "param")
+                };
+                let Some(i) = list.iter().position(|s| s.contains(addr, size)) else {
+                    return Err(Self::miss(list, name, addr, size));
+                };
+                let seg = &mut list[i];
+                let off = addr - seg.base;
+                Ok(Place::Seg(seg, off))
+            }
+        }
+    }
+
+    /// Host-side read of `len` bytes of a thread's local memory.
+    pub fn read_local(&self, who: Who, addr: u64, len: usize) -> Vec<u8> {
+        let Some(mem) = self
+            .blocks
+            .get(&who.block)
+            .and_then(|b| b.local.get(who.thread as usize))
+        else {
+            return vec![0; len];
+        };
+        (0..len as u64)
+            .map(|i| {
+                let a = addr + i;
+                match mem.pages.get((a >> PAGE_SHIFT) as usize) {
+                    Some(Some(p)) => p[(a as usize) & (PAGE_SIZE - 1)],
+                    _ => 0,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Resolved bytes of one access.
+enum Place<'a> {
+    Seg(&'a mut Segment, u64),
+    Local(&'a mut LocalMem, u64),
+}
+
+impl Place<'_> {
+    #[inline]
+    fn read(&self, size: u32) -> u64 {
+        match self {
+            Place::Seg(seg, off) => seg.read(*off, size),
+            Place::Local(mem, addr) => match mem.pages.get((*addr >> PAGE_SHIFT) as usize) {
+                Some(Some(p)) => read_le(&p[..], (*addr as usize) & (PAGE_SIZE - 1), size),
+                _ => 0,
+            },
+        }
+    }
+
+    #[inline]
+    fn write(&mut self, size: u32, value: u64) {
+        match self {
+            Place::Seg(seg, off) => seg.write(*off, size, value),
+            Place::Local(mem, addr) => {
+                let page = (*addr >> PAGE_SHIFT) as usize;
+                if mem.pages.len() <= page {
+                    mem.pages.resize(page + 1, None);
+                }
+                let p = mem.pages[page].get_or_insert_with(|| Arc::new([0u8; PAGE_SIZE]));
+                write_le(
+                    &mut Arc::make_mut(p)[..],
+                    (*addr as usize) & (PAGE_SIZE - 1),
+                    size,
+                    value,
+                );
+            }
+        }
+    }
+}
+
+/// The PTX name of a space.
+pub fn space_name(space: MemSpace) -> &'static str {
+    match space {
+        MemSpace::Global => "global",
+        MemSpace::Shared => "shared",
+        MemSpace::Local => "local",
+        MemSpace::Const => "const",
+        MemSpace::Param => "param",
+    }
+}
+
+impl MemorySystem for Flat {
+    #[inline]
+    fn load(&mut self, who: Who, space: MemSpace, addr: u64, size: u32) -> Result<u64, MemError> {
+        Ok(self.locate(who, space, addr, size, false)?.read(size))
+    }
+
+    #[inline]
+    fn store(
+        &mut self,
+        who: Who,
+        space: MemSpace,
+        addr: u64,
+        size: u32,
+        value: u64,
+    ) -> Result<(), MemError> {
+        self.locate(who, space, addr, size, true)?
+            .write(size, value);
+        Ok(())
+    }
+
+    fn atomic<F: FnOnce(u64) -> u64>(
+        &mut self,
+        who: Who,
+        space: MemSpace,
+        addr: u64,
+        size: u32,
+        update: F,
+    ) -> Result<(u64, u64), MemError> {
+        let mask = if size >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (size * 8)) - 1
+        };
+        let mut place = self.locate(who, space, addr, size, true)?;
+        let old = place.read(size);
+        let new = update(old) & mask;
+        place.write(size, new);
+        Ok((old, new))
+    }
+
+    fn fence(&mut self, _who: Who, _scope: FenceScope) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const W: Who = Who {
+        block: 0,
+        thread: 0,
+    };
+
+    #[test]
+    fn buffers_round_trip_and_faults_name_the_buffer() {
+        let mut m = Flat::new(1024);
+        let a = m.alloc_global("a", &[1, 2, 3, 4, 5, 6, 7, 8]);
+        let c = m.alloc_global("c", &[0; 512]);
+        assert!(c > a + 8);
+        assert_eq!(m.load(W, MemSpace::Global, a, 4).unwrap(), 0x0403_0201);
+        m.store(W, MemSpace::Global, c + 508, 4, 0xdead_beef)
+            .unwrap();
+        assert_eq!(m.read_global(c)[508..], [0xef, 0xbe, 0xad, 0xde]);
+        let e = m.load(W, MemSpace::Global, c + 516, 4).unwrap_err();
+        assert_eq!(e.kind, MemErrorKind::OutOfBounds);
+        assert!(
+            e.message
+                .contains("4 bytes past the end of buffer `c` (512 bytes at"),
+            "{}",
+            e.message
+        );
+        let e = m.load(W, MemSpace::Global, a + 2, 4).unwrap_err();
+        assert_eq!(e.kind, MemErrorKind::Misaligned);
+    }
+
+    #[test]
+    fn snapshots_share_pages_until_written() {
+        let mut m = Flat::new(1024);
+        let a = m.alloc_global("a", &[0; 64]);
+        let snap = m.clone();
+        m.store(W, MemSpace::Global, a, 8, 7).unwrap();
+        let mut s = snap;
+        assert_eq!(s.load(W, MemSpace::Global, a, 8).unwrap(), 0);
+        assert_eq!(m.load(W, MemSpace::Global, a, 8).unwrap(), 7);
+    }
+
+    #[test]
+    fn shared_local_and_generic_windows() {
+        let mut m = Flat::new(8192);
+        m.create_block(3, 64, 2);
+        let w = Who {
+            block: 3,
+            thread: 1,
+        };
+        m.store(w, MemSpace::Shared, 8, 4, 9).unwrap();
+        assert_eq!(
+            m.load(
+                Who {
+                    block: 3,
+                    thread: 0
+                },
+                MemSpace::Shared,
+                8,
+                4
+            )
+            .unwrap(),
+            9
+        );
+        m.store(w, MemSpace::Local, 5000, 8, 11).unwrap();
+        assert_eq!(m.load(w, MemSpace::Local, 5000, 8).unwrap(), 11);
+        assert_eq!(
+            m.load(
+                Who {
+                    block: 3,
+                    thread: 0
+                },
+                MemSpace::Local,
+                5000,
+                8
+            )
+            .unwrap(),
+            0
+        );
+        assert!(m.load(w, MemSpace::Local, 8192, 4).is_err());
+        assert!(m.load(w, MemSpace::Shared, 64, 4).is_err());
+        let g = to_generic(MemSpace::Shared, 8);
+        assert_eq!(from_generic(g), (MemSpace::Shared, 8));
+        assert_eq!(from_generic(0x1234), (MemSpace::Global, 0x1234));
+        let (old, new) = m.atomic(w, MemSpace::Shared, 8, 4, |v| v + 1).unwrap();
+        assert_eq!((old, new), (9, 10));
+    }
+}

@@ -1,1 +1,466 @@
-//! placeholder
+//! `traces`: the vocabulary every cudasem crate speaks.
+//!
+//! * [`Choice`]: one nondeterministic decision, taken from a machine's enabled set (ARCHITECTURE.md
+//!   section 3; seed 003 digest section 11 lists the thesis's choice points).
+//! * [`Event`]: what one step did, each with its [`Derivation`]: the rule names applied from the
+//!   device down to the thread (the thesis's names where the thesis has the rule).
+//! * [`Token`], [`TokenKind`], [`Disable`]: the SIMT stack vocabulary of thesis 5.4.1, as events
+//!   and renderers show it.
+//! * [`Trace`]: the minimal replayable record `{version, program_hash, launch, config, seed, choices}`.
+//!
+//! Ids are plain integers: a block is its linear index in the grid (`x + y*gx + z*gx*gy`), a warp
+//! its index in the block, a lane its index in the warp, a mask has bit `i` for lane `i`.
+//! Nothing here reads files, prints or looks at a clock.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A linear block index within its grid.
+pub type BlockId = u32;
+/// A warp's index within its block.
+pub type WarpId = u32;
+/// A lane mask: bit `i` is lane `i` (warps have at most 64 lanes).
+pub type LaneMask = u64;
+
+/// One nondeterministic decision (ARCHITECTURE.md section 3 table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Choice {
+    /// Context `issueBlocks` (thesis 5.7.1): make block `block` of grid `grid` resident on SM `sm`.
+    Issue { grid: u32, block: BlockId, sm: u32 },
+    /// Context `schedule_Warps` (thesis 5.7.1): warp `warp` of block `block` executes its next
+    /// instruction (SIMT stack model).
+    Warp { block: BlockId, warp: WarpId },
+    /// Warp `bra_target` / `call_target` (thesis 5.4.1): the warp sits on an indirect branch or
+    /// call whose active lanes name several targets; run target group `k` (groups ordered by
+    /// ascending target address) first.
+    Target {
+        block: BlockId,
+        warp: WarpId,
+        k: u32,
+    },
+    /// Independent thread scheduling / threads model (beyond the thesis): the converged group
+    /// `mask` of the warp steps.
+    Lanes {
+        block: BlockId,
+        warp: WarpId,
+        mask: LaneMask,
+    },
+    /// Block `endBar` (thesis 5.5.1): barrier `barrier` of block `block` has all its arrivals and
+    /// completes now.
+    EndBarrier { block: BlockId, barrier: u32 },
+    /// Cached memory (thesis 4.6): a step of the memory environment. Placeholder for a later issue.
+    Mem(MemChoice),
+}
+
+/// A memory-environment decision of the cached model (thesis 4.6). Placeholder: the flat memory
+/// never offers one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum MemChoice {
+    /// Pending memory operation `op` makes a micro step.
+    Step { op: u32 },
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Choice::Issue { grid, block, sm } => {
+                write!(f, "issue grid {grid} block {block} on sm {sm}")
+            }
+            Choice::Warp { block, warp } => write!(f, "warp {block}.{warp}"),
+            Choice::Target { block, warp, k } => write!(f, "warp {block}.{warp} target {k}"),
+            Choice::Lanes { block, warp, mask } => write!(f, "warp {block}.{warp} lanes {mask:#x}"),
+            Choice::EndBarrier { block, barrier } => {
+                write!(f, "end barrier {barrier} of block {block}")
+            }
+            Choice::Mem(MemChoice::Step { op }) => write!(f, "memory op {op}"),
+        }
+    }
+}
+
+/// Token types of the SIMT stack (thesis 5.4.1 `TokenType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TokenKind {
+    Sync,
+    Diverge,
+    Call,
+    Break,
+}
+
+impl TokenKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TokenKind::Sync => "sync",
+            TokenKind::Diverge => "diverge",
+            TokenKind::Call => "call",
+            TokenKind::Break => "break",
+        }
+    }
+}
+
+/// An execution token `(type, mask, pc)` (thesis 5.4.1 `ExecToken`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub mask: LaneMask,
+    pub pc: u32,
+}
+
+/// A lane's disable state (thesis 5.4.1 `DisableState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Disable {
+    Enabled,
+    Break,
+    Return,
+    Exit,
+}
+
+/// The disable mask δ as three lane masks (a lane in none of them is enabled).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct DisableMask {
+    pub brk: LaneMask,
+    pub ret: LaneMask,
+    pub exit: LaneMask,
+}
+
+impl DisableMask {
+    pub fn of(&self, lane: u32) -> Disable {
+        let bit = 1u64 << lane;
+        if self.exit & bit != 0 {
+            Disable::Exit
+        } else if self.ret & bit != 0 {
+            Disable::Return
+        } else if self.brk & bit != 0 {
+            Disable::Break
+        } else {
+            Disable::Enabled
+        }
+    }
+    /// Lanes that are not enabled.
+    pub fn any(&self) -> LaneMask {
+        self.brk | self.ret | self.exit
+    }
+}
+
+/// A rule of the semantics. Names are the thesis's (chapter 5) where it has the rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Rule {
+    // device / context / grid / block (thesis 5.5-5.8)
+    /// Device (exec), thesis 5.8.3.
+    Exec,
+    /// Context `issueBlocks`, thesis 5.7.1.
+    IssueBlocks,
+    /// Context `schedule_Warps`, thesis 5.7.1.
+    ScheduleWarps,
+    /// Block (endBar), thesis 5.5.2.
+    EndBar,
+    /// Block (compl), thesis 5.5.2.
+    BlockCompl,
+    /// Grid (compl), thesis 5.6.
+    GridCompl,
+    // warp rules (thesis 5.4.3)
+    /// Warp (bra): flow actions through CRS.
+    WarpBra,
+    /// Warp (comm): votes and barriers.
+    WarpComm,
+    /// Warp (mem): memory actions.
+    WarpMem,
+    // CRS rules (thesis 5.4.1)
+    Ssy,
+    PreBrk,
+    PreRet,
+    Sync,
+    /// cudasem: the implicit `sync` at a reconvergence point (immediate post-dominator) of ordinary PTX.
+    SyncImplicit,
+    BrkUni,
+    BrkDiv,
+    RetUni,
+    RetDiv,
+    ExitUni,
+    ExitDiv,
+    BraUni,
+    BraGuard,
+    BraTarget,
+    CallUni,
+    CallGuard,
+    CallTarget,
+    Next,
+    /// `unwind` popped tokens (thesis 5.4.1).
+    Unwind,
+    // independent thread scheduling (beyond the thesis)
+    ItsStep,
+    /// A warp-synchronous instruction's lanes met (`*.sync` masks).
+    Rendezvous,
+    // thread rules (thesis 5.3.2), and PTX beyond the thesis
+    Dop,
+    Mov,
+    Setp,
+    Ld,
+    St,
+    Atom,
+    Bra,
+    Call,
+    Ret,
+    ExitThread,
+    Break,
+    Vote,
+    Shfl,
+    Match,
+    Redux,
+    ActiveMask,
+    Membar,
+    BarSync,
+    BarArrive,
+    BarRed,
+    WarpSync,
+    Trap,
+    Nop,
+    Cvta,
+}
+
+impl Rule {
+    pub fn name(self) -> &'static str {
+        use Rule::*;
+        match self {
+            Exec => "exec",
+            IssueBlocks => "issueBlocks",
+            ScheduleWarps => "schedule_Warps",
+            EndBar => "endBar",
+            BlockCompl => "compl",
+            GridCompl => "grid_compl",
+            WarpBra => "bra",
+            WarpComm => "comm",
+            WarpMem => "mem",
+            Ssy => "ssy",
+            PreBrk => "preBrk",
+            PreRet => "preRet",
+            Sync => "sync",
+            SyncImplicit => "sync_ipdom",
+            BrkUni => "brk_uni",
+            BrkDiv => "brk_div",
+            RetUni => "ret_uni",
+            RetDiv => "ret_div",
+            ExitUni => "exit_uni",
+            ExitDiv => "exit_div",
+            BraUni => "bra_uni",
+            BraGuard => "bra_guard",
+            BraTarget => "bra_target",
+            CallUni => "call_uni",
+            CallGuard => "call_guard",
+            CallTarget => "call_target",
+            Next => "next",
+            Unwind => "unwind",
+            ItsStep => "its_step",
+            Rendezvous => "rendezvous",
+            Dop => "dop",
+            Mov => "mov",
+            Setp => "setp",
+            Ld => "ld",
+            St => "st",
+            Atom => "atom",
+            Bra => "bra",
+            Call => "call",
+            Ret => "return",
+            ExitThread => "exit",
+            Break => "break",
+            Vote => "vote",
+            Shfl => "shfl",
+            Match => "match",
+            Redux => "redux",
+            ActiveMask => "activemask",
+            Membar => "membar",
+            BarSync => "bar_sync",
+            BarArrive => "bar_arrive",
+            BarRed => "bar_red",
+            WarpSync => "bar_warp_sync",
+            Trap => "trap",
+            Nop => "nop",
+            Cvta => "cvta",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The rules applied, from the device down to the thread.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct Derivation(pub Vec<Rule>);
+
+impl fmt::Display for Derivation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, r) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ▸ ")?;
+            }
+            f.write_str(r.name())?;
+        }
+        Ok(())
+    }
+}
+
+/// A state space as events name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum MemSpace {
+    Global,
+    Shared,
+    Local,
+    Const,
+    Param,
+}
+
+/// The kind of a memory access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AccessKind {
+    Load,
+    Store,
+    /// Read-modify-write: `value` is the old value, `new` the written one.
+    Atomic {
+        new: u64,
+    },
+}
+
+/// What one step did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Event {
+    /// A block was made resident on an SM.
+    BlockIssued {
+        grid: u32,
+        block: BlockId,
+        sm: u32,
+        derivation: Derivation,
+    },
+    /// A warp (or a group of its lanes) executed the instruction at `pc`. `lanes` are the lanes
+    /// that executed it (active and guard true); `active`, `disabled` and `stack` are the warp's
+    /// state AFTER the step (SIMT stack model; under ITS/threads `active` is the group, the
+    /// stack empty), `next_pc` the warp pc after it.
+    Executed {
+        block: BlockId,
+        warp: WarpId,
+        pc: u32,
+        lanes: LaneMask,
+        active: LaneMask,
+        disabled: DisableMask,
+        stack: Vec<Token>,
+        next_pc: u32,
+        derivation: Derivation,
+    },
+    /// A memory access by one lane.
+    Memory {
+        block: BlockId,
+        warp: WarpId,
+        lane: u32,
+        kind: AccessKind,
+        space: MemSpace,
+        address: u64,
+        size: u32,
+        value: u64,
+        derivation: Derivation,
+    },
+    /// A warp arrived at a barrier (whole-warp counting, thesis 5.5.1 `updArrCnt`).
+    BarrierArrived {
+        block: BlockId,
+        warp: WarpId,
+        barrier: u32,
+        arrived: u32,
+        expected: u32,
+        derivation: Derivation,
+    },
+    /// A barrier completed (thesis `endBar`).
+    BarrierCompleted {
+        block: BlockId,
+        barrier: u32,
+        derivation: Derivation,
+    },
+    /// Every lane of the warp has exited.
+    WarpCompleted {
+        block: BlockId,
+        warp: WarpId,
+        derivation: Derivation,
+    },
+    /// Every warp of the block has completed (block (compl)).
+    BlockCompleted {
+        block: BlockId,
+        derivation: Derivation,
+    },
+}
+
+impl Event {
+    pub fn derivation(&self) -> &Derivation {
+        match self {
+            Event::BlockIssued { derivation, .. }
+            | Event::Executed { derivation, .. }
+            | Event::Memory { derivation, .. }
+            | Event::BarrierArrived { derivation, .. }
+            | Event::BarrierCompleted { derivation, .. }
+            | Event::WarpCompleted { derivation, .. }
+            | Event::BlockCompleted { derivation, .. } => derivation,
+        }
+    }
+}
+
+/// The current trace format version.
+pub const TRACE_VERSION: u32 = 1;
+
+/// A replayable run: the choices made, with what identifies the run. `L` and `C` are the launch
+/// and machine configuration types of the crate that records the trace (traces knows neither).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trace<L, C> {
+    pub version: u32,
+    pub program_hash: u64,
+    pub launch: L,
+    pub config: C,
+    /// The scheduler's seed, if it had one.
+    pub seed: Option<u64>,
+    pub choices: Vec<Choice>,
+}
+
+impl<L, C> Trace<L, C> {
+    pub fn new(program_hash: u64, launch: L, config: C, seed: Option<u64>) -> Self {
+        Trace {
+            version: TRACE_VERSION,
+            program_hash,
+            launch,
+            config,
+            seed,
+            choices: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derivation_displays_with_separators() {
+        let d = Derivation(vec![
+            Rule::Exec,
+            Rule::ScheduleWarps,
+            Rule::WarpBra,
+            Rule::BraGuard,
+            Rule::Bra,
+        ]);
+        assert_eq!(
+            d.to_string(),
+            "exec ▸ schedule_Warps ▸ bra ▸ bra_guard ▸ bra"
+        );
+    }
+
+    #[test]
+    fn choices_round_trip_through_json() {
+        let c = vec![
+            Choice::Warp { block: 1, warp: 2 },
+            Choice::Target {
+                block: 0,
+                warp: 0,
+                k: 1,
+            },
+        ];
+        let s = serde_json::to_string(&c).unwrap();
+        let back: Vec<Choice> = serde_json::from_str(&s).unwrap();
+        assert_eq!(c, back);
+    }
+}

@@ -4,8 +4,28 @@
 //! run ends in. One transition is one [`traces::Choice`] from [`Machine::enabled`]; `run` loops
 //! (schedulers) live in the `scheduler` crate.
 
+pub(crate) mod block;
+mod context;
+mod device;
+mod enabled;
+pub(crate) mod exec;
+mod grid;
+mod invariants;
+mod launch;
+pub mod render;
+pub(crate) mod thread;
+pub(crate) mod warp;
+
+pub use thread::{type_signed, type_size};
+
+use crate::program::{FuncId, Pc, Program};
+use memory_model::Flat;
 use ptx_parser::ScalarType;
 use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+use traces::{Choice, Event};
 
 /// A kernel launch, resolved from a launch file or flags (the CLI reads files; this is plain data).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -79,7 +99,7 @@ pub struct DeviceConfig {
 }
 
 /// Everything that configures a machine besides the program and the launch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct MachineConfig {
     pub warp_model: WarpModel,
     pub memory: MemoryKind,
@@ -87,6 +107,25 @@ pub struct MachineConfig {
     /// Hardware behaviour: a warp that exits counts as arrived at every barrier of its block.
     /// The thesis's model does not do this (digest T20); off by default.
     pub exited_warps_arrive: bool,
+    /// Bytes of `.local` memory per thread (frames of the call stack; beyond it a call or an
+    /// access is an error). Default 64 KiB (the thesis's GTX 480 has 512 KiB).
+    pub local_bytes_per_thread: u32,
+    /// Check the thesis's safety invariants (chapter 6, digest §13) after every SIMT-stack step.
+    /// Always on in debug builds.
+    pub check_invariants: bool,
+}
+
+impl Default for MachineConfig {
+    fn default() -> Self {
+        MachineConfig {
+            warp_model: WarpModel::default(),
+            memory: MemoryKind::default(),
+            device: DeviceConfig::default(),
+            exited_warps_arrive: false,
+            local_bytes_per_thread: 64 * 1024,
+            check_invariants: false,
+        }
+    }
 }
 
 impl Default for DeviceConfig {
@@ -158,4 +197,274 @@ pub enum ErrorKind {
     Barrier,
     /// Division of the whole launch's resources failed at run time (e.g. a call stack overflow).
     Resource,
+}
+
+impl fmt::Display for MachineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (block ({}, {}, {}), thread ({}, {}, {}), PTX line {})",
+            self.message,
+            self.block[0],
+            self.block[1],
+            self.block[2],
+            self.thread[0],
+            self.thread[1],
+            self.thread[2],
+            self.ptx_line
+        )
+    }
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Termination::Completed => f.write_str("completed"),
+            Termination::StepLimit => f.write_str("step limit reached"),
+            Termination::Error(e) => write!(f, "error: {e}"),
+            Termination::Deadlock(w) => {
+                write!(f, "deadlock:")?;
+                for i in w {
+                    write!(
+                        f,
+                        "\n  block ({}, {}, {}) warp {} lanes {:#x} at pc {} (PTX line {}): {}",
+                        i.block[0],
+                        i.block[1],
+                        i.block[2],
+                        i.warp,
+                        i.lanes,
+                        i.pc,
+                        i.ptx_line,
+                        i.waiting_for
+                    )?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The launch cannot start: the message says why (kernel, arguments, resources).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchError {
+    pub message: String,
+}
+
+impl fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for LaunchError {}
+
+/// A choice that is not enabled (a replay diverged). Program faults are not `StepError`s.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepError {
+    pub choice: Choice,
+    pub message: String,
+}
+
+impl fmt::Display for StepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "choice `{}` is not enabled: {}",
+            self.choice, self.message
+        )
+    }
+}
+
+impl std::error::Error for StepError {}
+
+/// What a launch resolved to (shared by clones of the machine).
+#[derive(Debug, Clone)]
+pub(crate) struct LaunchInfo {
+    pub entry: FuncId,
+    pub entry_start: Pc,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub warp_size: u32,
+    pub threads_per_block: u32,
+    pub warps_per_block: u32,
+    pub total_blocks: u32,
+    /// Static + dynamic shared bytes per block.
+    pub shared_bytes: u32,
+    pub dynamic_shared: u32,
+    /// `.local` address of the kernel's frame (after module-scope `.local` variables).
+    pub kernel_frame_base: u32,
+    /// Global addresses of the launch buffers.
+    pub buffers: Vec<u64>,
+}
+
+/// Occupancy of one SM (thesis 5.5: resident blocks, threads, warps, shared memory).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Sm {
+    pub blocks: u32,
+    pub threads: u32,
+    pub warps: u32,
+    pub shared: u32,
+}
+
+/// The CUDA machine of one kernel launch (thesis chapter 5: device, context, grid, blocks, warps,
+/// threads) linked to a memory system. Cloning is a snapshot: warps and memory pages are shared
+/// copy-on-write.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    program: Arc<Program>,
+    info: Arc<LaunchInfo>,
+    config: MachineConfig,
+    mem: Flat,
+    /// Resident blocks by linear index.
+    blocks: BTreeMap<u32, block::Block>,
+    sms: Vec<Sm>,
+    /// Blocks are issued in linear order: `next_block..total_blocks` are unscheduled.
+    next_block: u32,
+    completed_blocks: u32,
+    enabled: Vec<Choice>,
+    steps: u64,
+    /// Σ over warp steps of the lanes that executed (benchmarks' thread-instructions).
+    thread_instructions: u64,
+    termination: Option<Termination>,
+    checking: bool,
+    scratch: Vec<u64>,
+}
+
+impl Machine {
+    /// Prepares a launch: finds the kernel, checks arguments and resources, lays out memory.
+    pub fn new(
+        program: Arc<Program>,
+        launch: &LaunchConfig,
+        config: &MachineConfig,
+    ) -> Result<Machine, LaunchError> {
+        launch::new(program, launch, config)
+    }
+
+    /// The enabled choices, in a deterministic order. Empty once terminated.
+    pub fn enabled(&self) -> &[Choice] {
+        &self.enabled
+    }
+
+    /// Takes one transition.
+    pub fn step(&mut self, choice: &Choice) -> Result<(), StepError> {
+        self.step_inner(choice, None)
+    }
+
+    /// Takes one transition, appending what it did to `events`.
+    pub fn step_observed(
+        &mut self,
+        choice: &Choice,
+        events: &mut Vec<Event>,
+    ) -> Result<(), StepError> {
+        self.step_inner(choice, Some(events))
+    }
+
+    /// `Some` once the run has completed, deadlocked or faulted.
+    pub fn termination(&self) -> Option<&Termination> {
+        self.termination.as_ref()
+    }
+
+    /// Ends the run with `StepLimit` (for run loops that hit their bound).
+    pub fn stop_at_step_limit(&mut self) {
+        if self.termination.is_none() {
+            self.termination = Some(Termination::StepLimit);
+            self.enabled.clear();
+        }
+    }
+
+    /// Transitions taken so far.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Thread-instructions executed so far (per warp step, the lanes that executed it).
+    pub fn thread_instructions(&self) -> u64 {
+        self.thread_instructions
+    }
+
+    /// Current bytes of launch buffer `index` (empty if there is none).
+    pub fn buffer(&self, index: usize) -> Vec<u8> {
+        self.info
+            .buffers
+            .get(index)
+            .map(|b| self.mem.read_global(*b))
+            .unwrap_or_default()
+    }
+
+    /// The global address of launch buffer `index`.
+    pub fn buffer_address(&self, index: usize) -> Option<u64> {
+        self.info.buffers.get(index).copied()
+    }
+
+    /// A module `.global` or `.const` variable's bytes.
+    pub fn variable(&self, name: &str) -> Option<Vec<u8>> {
+        let v = self.program.variables.iter().find(|v| v.name == name)?;
+        match v.space {
+            crate::program::Space::Global => self.mem.global_named(name).map(|s| s.bytes()),
+            crate::program::Space::Const => self.mem.const_named(name).map(|s| s.bytes()),
+            _ => None,
+        }
+    }
+
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    pub fn config(&self) -> &MachineConfig {
+        &self.config
+    }
+
+    /// The memory system (read-only view).
+    pub fn memory(&self) -> &Flat {
+        &self.mem
+    }
+
+    /// A snapshot of one resident warp's SIMT state, for debuggers and tests.
+    pub fn warp_view(&self, block: u32, warp: u32) -> Option<WarpView> {
+        let w = self.blocks.get(&block)?.warps.get(warp as usize)?;
+        Some(WarpView {
+            pc: w.pc,
+            active: w.active,
+            disabled: w.dis,
+            stack: w.public_stack(),
+            lane_pcs: w.lane_pc.clone(),
+            depth: w.depth.clone(),
+            exited: w.exited,
+            completed: w.completed,
+            waiting: w.waiting,
+        })
+    }
+
+    /// A register's value for one lane of a resident warp at the lane's current call depth.
+    pub fn register(
+        &self,
+        block: u32,
+        warp: u32,
+        lane: u32,
+        reg: crate::program::RegId,
+    ) -> Option<u64> {
+        let w = self.blocks.get(&block)?.warps.get(warp as usize)?;
+        let d = *w.depth.get(lane as usize)? as usize;
+        w.levels
+            .get(d)?
+            .regs
+            .get(reg.0 as usize * self.info.warp_size as usize + lane as usize)
+            .copied()
+    }
+}
+
+/// A warp's state as debuggers and tests see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WarpView {
+    pub pc: Pc,
+    pub active: u64,
+    pub disabled: traces::DisableMask,
+    /// Top first.
+    pub stack: Vec<traces::Token>,
+    /// ITS/threads: per-lane pcs.
+    pub lane_pcs: Vec<Pc>,
+    pub depth: Vec<u16>,
+    pub exited: u64,
+    pub completed: bool,
+    pub waiting: u16,
 }

@@ -1,0 +1,117 @@
+//! Context layer (thesis 5.7): issuing blocks onto SMs under occupancy limits (`issueBlocks`,
+//! 5.7.1) and freeing resources as warps and blocks complete (5.5: a finished warp frees its
+//! threads and warps at once; the block slot and its shared memory when the block completes).
+//!
+//! Deviation (D8): blocks are issued in linear order: the `Issue` choices at any time are the next
+//! unscheduled block onto each SM with room, not every unscheduled block (which would make the
+//! enabled set as large as the grid). Which SM, and when, remain choices.
+
+use super::Machine;
+use super::block::{Barrier, Block, BlockShared};
+use super::grid::ctaid;
+use super::warp::Warp;
+use std::sync::Arc;
+use traces::{Derivation, Event, Rule};
+
+impl Machine {
+    /// Whether the next block fits on SM `sm`.
+    pub(crate) fn fits(&self, sm: u32) -> bool {
+        let d = &self.config.device;
+        let Some(s) = self.sms.get(sm as usize) else {
+            return false;
+        };
+        s.blocks < d.max_blocks_per_sm
+            && s.threads + self.info.threads_per_block <= d.max_threads_per_sm
+            && s.warps + self.info.warps_per_block <= d.max_warps_per_sm
+            && s.shared + self.info.shared_bytes <= d.shared_mem_per_sm
+    }
+
+    /// `issueBlocks`: block `block` becomes resident on `sm`: its warps are created with every pc
+    /// at the entry, α = the real lanes, δ = exit for dummy lanes, the kernel frame as call stack.
+    pub(crate) fn issue(&mut self, block: u32, sm: u32, events: Option<&mut Vec<Event>>) {
+        let info = self.info.clone();
+        let ws = info.warp_size;
+        let entry = self.program.function(info.entry);
+        let nregs = entry.registers.len();
+        let warps = (0..info.warps_per_block)
+            .map(|i| {
+                let lanes = (info.threads_per_block - i * ws).min(ws);
+                let mut w = Warp::new(
+                    i,
+                    i * ws,
+                    lanes,
+                    ws,
+                    info.entry,
+                    info.entry_start,
+                    nregs,
+                    self.checking,
+                );
+                for fb in &mut w.levels[0].frame_base {
+                    *fb = info.kernel_frame_base;
+                }
+                Arc::new(w)
+            })
+            .collect();
+        let b = Block {
+            id: block,
+            ctaid: ctaid(block, info.grid),
+            sm,
+            warps,
+            shared: BlockShared {
+                bars: std::array::from_fn(|_| Barrier::default()),
+                live_warps: info.warps_per_block,
+                live_threads: info.threads_per_block,
+                exited_warps: Vec::new(),
+            },
+        };
+        self.mem
+            .create_block(block, info.shared_bytes as u64, info.threads_per_block);
+        let s = &mut self.sms[sm as usize];
+        s.blocks += 1;
+        s.threads += info.threads_per_block;
+        s.warps += info.warps_per_block;
+        s.shared += info.shared_bytes;
+        self.blocks.insert(block, b);
+        self.next_block = block + 1;
+        if let Some(ev) = events {
+            ev.push(Event::BlockIssued {
+                grid: 0,
+                block,
+                sm,
+                derivation: Derivation(vec![Rule::Exec, Rule::IssueBlocks]),
+            });
+        }
+        for i in 0..info.warps_per_block {
+            self.refresh_warp(block, i);
+        }
+        self.refresh_issue();
+    }
+
+    /// A warp completed: it frees its threads and warp slot on the SM.
+    pub(crate) fn free_warp(&mut self, sm: u32, lanes: u32) {
+        let s = &mut self.sms[sm as usize];
+        s.warps = s.warps.saturating_sub(1);
+        s.threads = s.threads.saturating_sub(lanes);
+    }
+
+    /// Block (compl): every warp completed; the block leaves its SM.
+    pub(crate) fn complete_block(&mut self, block: u32, events: Option<&mut Vec<Event>>) {
+        if let Some(b) = self.blocks.remove(&block) {
+            let s = &mut self.sms[b.sm as usize];
+            s.blocks = s.blocks.saturating_sub(1);
+            s.shared = s.shared.saturating_sub(self.info.shared_bytes);
+            // Threads/warps not yet freed (none, normally).
+            self.mem.release_block(block);
+            self.completed_blocks += 1;
+            if let Some(ev) = events {
+                ev.push(Event::BlockCompleted {
+                    block,
+                    derivation: Derivation(vec![Rule::Exec, Rule::BlockCompl]),
+                });
+            }
+            self.enabled
+                .retain(|c| super::enabled::block_of(c) != Some(block));
+            self.refresh_issue();
+        }
+    }
+}

@@ -1,0 +1,487 @@
+//! Device layer (thesis 5.8): one transition of the whole machine for one [`Choice`].
+//!
+//! The derivation of a warp step is `exec ▸ schedule_Warps ▸ <warp rule> ▸ <CRS rule> ▸ <thread
+//! rule>`; block issue is `exec ▸ issueBlocks`, barrier completion `exec ▸ endBar`. After the step
+//! the machine completes warps and blocks (block (compl), grid (compl)), refreshes the enabled set
+//! and decides termination: every block completed, or nothing enabled (a deadlock, explained).
+
+use super::block::Block;
+use super::exec::{Ctx, Fault};
+use super::thread::SpecialCtx;
+use super::warp::{Warp, its, lanes, simt_stack};
+use super::{
+    ErrorKind, LaunchInfo, Machine, MachineConfig, MachineError, StepError, Termination, WaitInfo,
+    WarpModel,
+};
+use std::sync::Arc;
+use traces::{Choice, Derivation, Event, Rule};
+
+pub(crate) fn special(
+    info: &LaunchInfo,
+    config: &MachineConfig,
+    b: &Block,
+    w: &Warp,
+    steps: u64,
+    static_shared: u64,
+) -> SpecialCtx {
+    SpecialCtx {
+        block_dim: info.block,
+        grid_dim: info.grid,
+        ctaid: b.ctaid,
+        warp_size: info.warp_size,
+        warp_index: w.index,
+        tid_base: w.tid_base,
+        sm: b.sm,
+        num_sms: config.device.num_sms,
+        max_warps_per_sm: config.device.max_warps_per_sm,
+        steps,
+        dynamic_smem: info.dynamic_shared,
+        total_smem: (static_shared + info.dynamic_shared as u64) as u32,
+    }
+}
+
+impl Machine {
+    pub(crate) fn special(&self, b: &Block, w: &Warp) -> SpecialCtx {
+        special(
+            &self.info,
+            &self.config,
+            b,
+            w,
+            self.steps,
+            self.program.shared_size,
+        )
+    }
+
+    fn not_enabled(choice: &Choice, why: impl Into<String>) -> StepError {
+        StepError {
+            choice: *choice,
+            message: why.into(),
+        }
+    }
+
+    pub(crate) fn step_inner(
+        &mut self,
+        choice: &Choice,
+        mut events: Option<&mut Vec<Event>>,
+    ) -> Result<(), StepError> {
+        if let Some(t) = &self.termination {
+            return Err(Self::not_enabled(
+                choice,
+                format!("the run has ended ({t})"),
+            ));
+        }
+        match *choice {
+            Choice::Issue { grid, block, sm } => {
+                if grid != 0
+                    || block != self.next_block
+                    || block >= self.info.total_blocks
+                    || !self.fits(sm)
+                {
+                    return Err(Self::not_enabled(
+                        choice,
+                        format!(
+                            "the next block to issue is {} and must fit on the SM",
+                            self.next_block
+                        ),
+                    ));
+                }
+                self.issue(block, sm, events.as_deref_mut());
+            }
+            Choice::Warp { block, warp } => {
+                self.check_warp(choice, block, warp, WarpModel::SimtStack)?;
+                self.warp_step(block, warp, None, 0, events.as_deref_mut());
+            }
+            Choice::Target { block, warp, k } => {
+                self.check_warp(choice, block, warp, WarpModel::SimtStack)?;
+                self.warp_step(block, warp, Some(k), 0, events.as_deref_mut());
+            }
+            Choice::Lanes { block, warp, mask } => {
+                self.check_warp(choice, block, warp, self.config.warp_model)?;
+                self.warp_step(block, warp, None, mask, events.as_deref_mut());
+            }
+            Choice::EndBarrier { block, barrier } => {
+                let ok = self
+                    .blocks
+                    .get(&block)
+                    .and_then(|b| b.shared.bars.get(barrier as usize))
+                    .is_some_and(|b| b.ready());
+                if !ok {
+                    return Err(Self::not_enabled(choice, "the barrier is not complete"));
+                }
+                self.end_barrier(block, barrier, events);
+            }
+            Choice::Mem(_) => {
+                return Err(Self::not_enabled(
+                    choice,
+                    "flat memory has no memory choices",
+                ));
+            }
+        }
+        self.steps += 1;
+        if self.termination.is_none() {
+            if self.grid_completed() {
+                self.termination = Some(Termination::Completed);
+                self.enabled.clear();
+            } else if self.enabled.is_empty() {
+                self.termination = Some(Termination::Deadlock(self.deadlock_info()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates a warp choice against the state (O(1) for the SIMT stack).
+    fn check_warp(
+        &mut self,
+        choice: &Choice,
+        block: u32,
+        warp: u32,
+        model: WarpModel,
+    ) -> Result<(), StepError> {
+        if model != self.config.warp_model {
+            return Err(Self::not_enabled(
+                choice,
+                format!("the warp model is {:?}", self.config.warp_model),
+            ));
+        }
+        let Some(w) = self
+            .blocks
+            .get(&block)
+            .and_then(|b| b.warps.get(warp as usize))
+        else {
+            return Err(Self::not_enabled(choice, "no such resident warp"));
+        };
+        if w.completed {
+            return Err(Self::not_enabled(choice, "the warp has completed"));
+        }
+        match *choice {
+            Choice::Warp { .. } if w.waiting == 0 && w.targets <= 1 => Ok(()),
+            Choice::Target { k, .. } if w.waiting == 0 && k < w.targets && w.targets > 1 => Ok(()),
+            Choice::Lanes { .. } => {
+                let mut out = Vec::new();
+                self.warp_choices(block, warp, &mut out);
+                if out.contains(choice) {
+                    Ok(())
+                } else {
+                    Err(Self::not_enabled(
+                        choice,
+                        "not a converged group that can step",
+                    ))
+                }
+            }
+            _ => Err(Self::not_enabled(
+                choice,
+                "the warp waits at a barrier or must choose a target",
+            )),
+        }
+    }
+
+    /// A warp step under the configured model, then completion and enabled-set bookkeeping.
+    fn warp_step(
+        &mut self,
+        block: u32,
+        warp: u32,
+        k: Option<u32>,
+        group: u64,
+        mut events: Option<&mut Vec<Event>>,
+    ) {
+        let model = self.config.warp_model;
+        let ws = self.info.warp_size as usize;
+        let checking = self.checking && model == WarpModel::SimtStack;
+        let Machine {
+            program,
+            info,
+            config,
+            mem,
+            blocks,
+            steps,
+            ..
+        } = self;
+        let Some(b) = blocks.get_mut(&block) else {
+            return;
+        };
+        let sp = special(
+            info,
+            config,
+            b,
+            &b.warps[warp as usize],
+            *steps,
+            program.shared_size,
+        );
+        let (sm, ctaid) = (b.sm, b.ctaid);
+        let Block { warps, shared, .. } = b;
+        let w = Arc::make_mut(&mut warps[warp as usize]);
+        let was_targets = w.targets;
+        let prefix = [Rule::Exec, Rule::ScheduleWarps];
+        let pre = checking.then(|| super::invariants::Pre::capture(w));
+        let mut cx = Ctx {
+            program,
+            info,
+            mem,
+            block,
+            special: sp,
+            events: events.as_deref_mut(),
+            warp_index: warp,
+            prefix: &prefix,
+        };
+        let res = match model {
+            WarpModel::SimtStack => {
+                simt_stack::step(&mut cx, shared, w, k, config.exited_warps_arrive)
+            }
+            WarpModel::Its | WarpModel::Threads => its::step(&mut cx, shared, w, group),
+        };
+        let out = match res {
+            Ok(out) => out,
+            Err(f) => {
+                let pc = if model == WarpModel::SimtStack {
+                    w.pc
+                } else {
+                    w.lane_pc[group.trailing_zeros() as usize]
+                };
+                let e = self.fault(f, block, ctaid, warp, pc);
+                self.termination = Some(Termination::Error(e));
+                self.enabled.clear();
+                return;
+            }
+        };
+        self.thread_instructions += out.exec.count_ones() as u64;
+        if let Some(pre) = pre
+            && let Err(msg) = super::invariants::check(&pre, &out, w)
+        {
+            let e = MachineError {
+                kind: ErrorKind::Stuck,
+                block: ctaid,
+                thread: [0; 3],
+                pc: out.pc,
+                ptx_line: program
+                    .source
+                    .get(out.pc as usize)
+                    .map(|s| s.ptx_line)
+                    .unwrap_or(0),
+                source_line: None,
+                message: format!(
+                    "safety invariant violated (thesis chapter 6) in warp {warp}: {msg}"
+                ),
+            };
+            self.termination = Some(Termination::Error(e));
+            self.enabled.clear();
+            return;
+        }
+        if model == WarpModel::SimtStack {
+            w.targets = simt_stack::pending_targets(program, w, ws);
+        }
+        let completed = w.completed;
+        let real = w.real;
+        let new_targets = w.targets;
+        let waiting = w.waiting;
+        shared.live_threads = shared
+            .live_threads
+            .saturating_sub((out.exited & real).count_ones());
+        let mut barriers_changed = out.arrived != 0;
+        if completed {
+            shared.live_warps = shared.live_warps.saturating_sub(1);
+            shared.exited_warps.push(warp);
+            if config.exited_warps_arrive {
+                let weight = if model == WarpModel::SimtStack {
+                    info.warp_size
+                } else {
+                    real.count_ones()
+                };
+                for bar in shared.bars.iter_mut().filter(|b| b.in_use) {
+                    if !bar.has_arrived(warp) {
+                        bar.ac += weight;
+                        barriers_changed = true;
+                    }
+                }
+            }
+            if let Some(ev) = events.as_deref_mut() {
+                ev.push(Event::WarpCompleted {
+                    block,
+                    warp,
+                    derivation: Derivation(vec![Rule::Exec, Rule::ScheduleWarps]),
+                });
+            }
+        }
+        let block_done = shared.live_warps == 0;
+        if completed {
+            self.free_warp(sm, real.count_ones());
+        }
+        if block_done {
+            self.complete_block(block, events);
+            return;
+        }
+        let changed = model != WarpModel::SimtStack
+            || completed
+            || waiting != 0
+            || new_targets != was_targets;
+        if changed {
+            self.refresh_warp(block, warp);
+        }
+        if barriers_changed {
+            self.refresh_barriers(block);
+        }
+        if completed {
+            self.refresh_issue();
+        }
+    }
+
+    /// Block (endBar): the barrier completes, reduction results are written, waiters released.
+    fn end_barrier(&mut self, block: u32, barrier: u32, events: Option<&mut Vec<Event>>) {
+        let ws = self.info.warp_size as usize;
+        let Some(b) = self.blocks.get_mut(&block) else {
+            return;
+        };
+        let bar = &mut b.shared.bars[barrier as usize];
+        let result = bar.result();
+        let participants = std::mem::take(&mut bar.participants);
+        bar.in_use = false;
+        for &(wi, lanes_m, dst, level) in &participants {
+            if let Some(w) = b.warps.get_mut(wi as usize) {
+                let w = Arc::make_mut(w);
+                if let Some(lvl) = w.levels.get_mut(level as usize) {
+                    for l in lanes(lanes_m) {
+                        if let Some(r) = lvl.regs.get_mut(dst.0 as usize * ws + l) {
+                            *r = result;
+                        }
+                    }
+                }
+            }
+        }
+        b.shared.bars[barrier as usize].participants = participants;
+        b.shared.bars[barrier as usize].participants.clear();
+        let bit = 1u16 << barrier;
+        let mut released = Vec::new();
+        for (i, w) in b.warps.iter_mut().enumerate() {
+            if w.waiting & bit != 0 || w.lane_wait.iter().any(|m| m & bit != 0) {
+                let w = Arc::make_mut(w);
+                w.waiting &= !bit;
+                for m in &mut w.lane_wait {
+                    *m &= !bit;
+                }
+                released.push(i as u32);
+            }
+        }
+        if let Some(ev) = events {
+            ev.push(Event::BarrierCompleted {
+                block,
+                barrier,
+                derivation: Derivation(vec![Rule::Exec, Rule::EndBar]),
+            });
+        }
+        for w in released {
+            self.update_targets(block, w);
+            self.refresh_warp(block, w);
+        }
+        self.refresh_barriers(block);
+    }
+
+    /// Locates a fault: thread, pc, PTX line, `.loc` line, and the instruction in the message.
+    fn fault(&self, f: Fault, block: u32, ctaid: [u32; 3], warp: u32, pc: u32) -> MachineError {
+        let lane = f.lane.unwrap_or(0) as u32;
+        let t = warp * self.info.warp_size + lane;
+        let [bx, by, _] = self.info.block;
+        let src = self.program.source.get(pc as usize);
+        let ptx_line = src.map(|s| s.ptx_line).unwrap_or(0);
+        let _ = block;
+        MachineError {
+            kind: f.kind,
+            block: ctaid,
+            thread: [t % bx, (t / bx) % by, t / (bx * by)],
+            pc,
+            ptx_line,
+            source_line: src.and_then(|s| s.loc).map(|(file, line, _)| (file, line)),
+            message: format!(
+                "{} (instruction at pc {pc}, PTX line {ptx_line})",
+                f.message
+            ),
+        }
+    }
+
+    /// Who waits where, when nothing is enabled (digest §13, barrier deadlock detection).
+    fn deadlock_info(&self) -> Vec<WaitInfo> {
+        let mut out = Vec::new();
+        for b in self.blocks.values() {
+            let exited = &b.shared.exited_warps;
+            for w in &b.warps {
+                if w.completed {
+                    continue;
+                }
+                let describe = |mask: u16| {
+                    let mut parts = Vec::new();
+                    for i in 0..16 {
+                        if mask >> i & 1 == 1 {
+                            let bar = &b.shared.bars[i];
+                            let mut s =
+                                format!("barrier {i} ({} of {} threads arrived)", bar.ac, bar.tc);
+                            if !exited.is_empty() && !self.config.exited_warps_arrive {
+                                s.push_str(&format!(
+                                    "; warp(s) {exited:?} exited without arriving (the thesis does not count exited warps as arrived, digest T20; hardware does: exited_warps_arrive)"
+                                ));
+                            }
+                            parts.push(s);
+                        }
+                    }
+                    parts.join(", ")
+                };
+                let loc = |pc: u32| {
+                    let s = self.program.source.get(pc as usize);
+                    (
+                        s.map(|s| s.ptx_line).unwrap_or(0),
+                        s.and_then(|s| s.loc).map(|(f, l, _)| (f, l)),
+                    )
+                };
+                match self.config.warp_model {
+                    WarpModel::SimtStack => {
+                        let (ptx_line, source_line) = loc(w.pc);
+                        let waiting_for = if w.waiting != 0 {
+                            describe(w.waiting)
+                        } else {
+                            "nothing enabled".to_string()
+                        };
+                        out.push(WaitInfo {
+                            block: b.ctaid,
+                            warp: w.index,
+                            lanes: w.active,
+                            pc: w.pc,
+                            ptx_line,
+                            source_line,
+                            waiting_for,
+                        });
+                    }
+                    WarpModel::Its | WarpModel::Threads => {
+                        let live = w.real & !w.exited;
+                        let mut seen = 0u64;
+                        for l in lanes(live) {
+                            if seen >> l & 1 == 1 {
+                                continue;
+                            }
+                            let g = lanes(live)
+                                .filter(|&k| {
+                                    w.lane_pc[k] == w.lane_pc[l] && w.lane_wait[k] == w.lane_wait[l]
+                                })
+                                .fold(0u64, |m, k| m | 1 << k);
+                            seen |= g;
+                            let pc = w.lane_pc[l];
+                            let (ptx_line, source_line) = loc(pc);
+                            let waiting_for = if w.lane_wait[l] != 0 {
+                                describe(w.lane_wait[l])
+                            } else {
+                                "a warp-synchronous instruction whose other lanes never arrive"
+                                    .to_string()
+                            };
+                            out.push(WaitInfo {
+                                block: b.ctaid,
+                                warp: w.index,
+                                lanes: g,
+                                pc,
+                                ptx_line,
+                                source_line,
+                                waiting_for,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}

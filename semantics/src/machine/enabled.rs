@@ -1,0 +1,168 @@
+//! The enabled set, kept incrementally (ARCHITECTURE.md section 8): each step refreshes only the
+//! choices of the owners it touched (the stepped warp, its block's barriers, block issue), by
+//! removing the owner's choices and appending its current ones. The order is therefore a
+//! deterministic function of the history of choices, not a sorted order.
+
+use super::warp::{its, simt_stack};
+use super::{Machine, WarpModel};
+use traces::Choice;
+
+/// The block a choice concerns.
+pub(crate) fn block_of(c: &Choice) -> Option<u32> {
+    match *c {
+        Choice::Warp { block, .. }
+        | Choice::Target { block, .. }
+        | Choice::Lanes { block, .. }
+        | Choice::EndBarrier { block, .. } => Some(block),
+        Choice::Issue { .. } | Choice::Mem(_) => None,
+    }
+}
+
+fn warp_of(c: &Choice) -> Option<(u32, u32)> {
+    match *c {
+        Choice::Warp { block, warp }
+        | Choice::Target { block, warp, .. }
+        | Choice::Lanes { block, warp, .. } => Some((block, warp)),
+        _ => None,
+    }
+}
+
+impl Machine {
+    /// Appends the current choices of one warp to `out`.
+    pub(crate) fn warp_choices(&mut self, block: u32, warp: u32, out: &mut Vec<Choice>) {
+        let Some(b) = self.blocks.get(&block) else {
+            return;
+        };
+        let Some(w) = b.warps.get(warp as usize) else {
+            return;
+        };
+        if w.completed {
+            return;
+        }
+        match self.config.warp_model {
+            WarpModel::SimtStack => {
+                if w.waiting != 0 {
+                    return;
+                }
+                if w.targets > 1 {
+                    out.extend((0..w.targets).map(|k| Choice::Target { block, warp, k }));
+                } else {
+                    out.push(Choice::Warp { block, warp });
+                }
+            }
+            WarpModel::Its | WarpModel::Threads => {
+                let sp = self.special(b, w);
+                let mut groups = std::mem::take(&mut self.scratch);
+                its::groups(
+                    &self.program,
+                    w,
+                    self.info.warp_size as usize,
+                    self.config.warp_model == WarpModel::Threads,
+                    &sp,
+                    &mut groups,
+                );
+                out.extend(
+                    groups
+                        .iter()
+                        .map(|&mask| Choice::Lanes { block, warp, mask }),
+                );
+                self.scratch = groups;
+            }
+        }
+    }
+
+    /// Replaces the warp's choices in the enabled set.
+    pub(crate) fn refresh_warp(&mut self, block: u32, warp: u32) {
+        self.enabled.retain(|c| warp_of(c) != Some((block, warp)));
+        let mut out = std::mem::take(&mut self.enabled);
+        self.warp_choices(block, warp, &mut out);
+        self.enabled = out;
+    }
+
+    /// Replaces the block's `EndBarrier` choices.
+    pub(crate) fn refresh_barriers(&mut self, block: u32) {
+        self.enabled
+            .retain(|c| !matches!(c, Choice::EndBarrier { block: b, .. } if *b == block));
+        if let Some(b) = self.blocks.get(&block) {
+            for (i, bar) in b.shared.bars.iter().enumerate() {
+                if bar.ready() {
+                    self.enabled.push(Choice::EndBarrier {
+                        block,
+                        barrier: i as u32,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Replaces the `Issue` choices: the next unscheduled block onto each SM with room.
+    pub(crate) fn refresh_issue(&mut self) {
+        self.enabled.retain(|c| !matches!(c, Choice::Issue { .. }));
+        if self.next_block < self.info.total_blocks {
+            for sm in 0..self.sms.len() as u32 {
+                if self.fits(sm) {
+                    self.enabled.push(Choice::Issue {
+                        grid: 0,
+                        block: self.next_block,
+                        sm,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Recomputes the SIMT `Target` count of a warp.
+    pub(crate) fn update_targets(&mut self, block: u32, warp: u32) {
+        if self.config.warp_model != WarpModel::SimtStack {
+            return;
+        }
+        let ws = self.info.warp_size as usize;
+        let program = self.program.clone();
+        if let Some(b) = self.blocks.get_mut(&block)
+            && let Some(w) = b.warps.get_mut(warp as usize)
+        {
+            let t = simt_stack::pending_targets(&program, w, ws);
+            if t != w.targets {
+                std::sync::Arc::make_mut(w).targets = t;
+            }
+        }
+    }
+
+    /// Recomputes the enabled set from scratch (tests compare it with the incremental one).
+    pub fn enabled_from_scratch(&mut self) -> Vec<Choice> {
+        let mut out = Vec::new();
+        if self.termination.is_some() {
+            return out;
+        }
+        let keys: Vec<(u32, u32)> = self
+            .blocks
+            .iter()
+            .flat_map(|(b, blk)| (0..blk.warps.len() as u32).map(move |w| (*b, w)))
+            .collect();
+        for (b, w) in keys {
+            self.warp_choices(b, w, &mut out);
+        }
+        for (id, b) in &self.blocks {
+            for (i, bar) in b.shared.bars.iter().enumerate() {
+                if bar.ready() {
+                    out.push(Choice::EndBarrier {
+                        block: *id,
+                        barrier: i as u32,
+                    });
+                }
+            }
+        }
+        if self.next_block < self.info.total_blocks {
+            for sm in 0..self.sms.len() as u32 {
+                if self.fits(sm) {
+                    out.push(Choice::Issue {
+                        grid: 0,
+                        block: self.next_block,
+                        sm,
+                    });
+                }
+            }
+        }
+        out
+    }
+}

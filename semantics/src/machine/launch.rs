@@ -1,0 +1,236 @@
+//! Kernel launch (thesis 5.7.3 (start), 5.8.3 (load)): finds the entry, checks the arguments and
+//! the launch's resources against the device, lays out memory (module variables, launch buffers,
+//! the kernel parameter buffer), and offers the first `Issue` choices.
+
+use super::thread::type_size;
+use super::{ArgValue, LaunchConfig, LaunchError, LaunchInfo, Machine, MachineConfig, Sm};
+use crate::program::{FunctionKind, ParamLoc, Program, Space};
+use memory_model::Flat;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+fn err(message: impl Into<String>) -> LaunchError {
+    LaunchError {
+        message: message.into(),
+    }
+}
+
+pub(super) fn new(
+    program: Arc<Program>,
+    launch: &LaunchConfig,
+    config: &MachineConfig,
+) -> Result<Machine, LaunchError> {
+    let entries: Vec<&str> = program
+        .functions
+        .iter()
+        .filter(|f| f.kind == FunctionKind::Entry)
+        .map(|f| f.name.as_str())
+        .collect();
+    let entry = match &launch.kernel {
+        Some(name) => program.entry(name).ok_or_else(|| {
+            err(format!(
+                "kernel `{name}` not found; the module's entries are: {}",
+                list(&entries)
+            ))
+        })?,
+        None => match entries.as_slice() {
+            [one] => program
+                .entry(one)
+                .ok_or_else(|| err("internal: entry vanished"))?,
+            [] => return Err(err("the module has no entry (.entry) to launch")),
+            _ => {
+                return Err(err(format!(
+                    "the module has several entries, name one: {}",
+                    list(&entries)
+                )));
+            }
+        },
+    };
+    let f = program.function(entry);
+    let dev = &config.device;
+    let ws = dev.warp_size;
+    if !(1..=64).contains(&ws) {
+        return Err(err(format!("warp size {ws} is not in 1..=64")));
+    }
+    if launch.grid.contains(&0) || launch.block.contains(&0) {
+        return Err(err(format!(
+            "grid {:?} and block {:?} dimensions must be at least 1",
+            launch.grid, launch.block
+        )));
+    }
+    let tpb64 = launch.block.iter().map(|&d| d as u64).product::<u64>();
+    if tpb64 > dev.max_threads_per_block as u64 {
+        return Err(err(format!(
+            "block {:?} has {tpb64} threads, more than the device's {} per block",
+            launch.block, dev.max_threads_per_block
+        )));
+    }
+    let tpb = tpb64 as u32;
+    let blocks64 = launch.grid.iter().map(|&d| d as u64).product::<u64>();
+    if blocks64 > u32::MAX as u64 {
+        return Err(err(format!(
+            "grid {:?} has {blocks64} blocks, more than 2^32 - 1",
+            launch.grid
+        )));
+    }
+    if let Some(r) = f.reqntid
+        && r != launch.block
+    {
+        return Err(err(format!(
+            "kernel `{}` requires .reqntid {:?}, launched with block {:?}",
+            f.name, r, launch.block
+        )));
+    }
+    let wpb = tpb.div_ceil(ws);
+    if tpb > dev.max_threads_per_sm
+        || wpb > dev.max_warps_per_sm
+        || dev.max_blocks_per_sm == 0
+        || dev.num_sms == 0
+    {
+        return Err(err(format!(
+            "a block of {tpb} threads ({wpb} warps) does not fit on an SM ({} threads, {} warps)",
+            dev.max_threads_per_sm, dev.max_warps_per_sm
+        )));
+    }
+    let shared64 = program.shared_size + launch.dynamic_shared_bytes as u64;
+    if shared64 > dev.shared_mem_per_sm as u64 {
+        return Err(err(format!(
+            "the block needs {shared64} bytes of shared memory ({} static + {} dynamic), more than the {} bytes of an SM",
+            program.shared_size, launch.dynamic_shared_bytes, dev.shared_mem_per_sm
+        )));
+    }
+
+    // Memory: module variables, buffers, parameters.
+    let mut mem = Flat::new(config.local_bytes_per_thread as u64);
+    let mut local_static = 0u64;
+    for v in &program.variables {
+        match v.space {
+            Space::Global => mem.add_global_variable(&v.name, v.address, &v.init, v.size),
+            Space::Const => mem.add_const_variable(&v.name, v.address, &v.init, v.size),
+            Space::Local => local_static = local_static.max(v.address + v.size),
+            _ => {}
+        }
+    }
+    for (name, value) in &launch.globals {
+        let v = program
+            .variables
+            .iter()
+            .find(|v| &v.name == name && matches!(v.space, Space::Global | Space::Const))
+            .ok_or_else(|| {
+                err(format!(
+                    "`globals` names `{name}`, which is not a module .global/.const variable"
+                ))
+            })?;
+        let n = (type_size(v.ty) as usize).min(8);
+        let bytes = value.to_le_bytes();
+        let seg = if v.space == Space::Global {
+            mem.global_named_mut(name)
+        } else {
+            mem.const_named_mut(name)
+        };
+        if let Some(seg) = seg {
+            seg.write_bytes(0, &bytes[..n]);
+        }
+    }
+    let buffers: Vec<u64> = launch
+        .buffers
+        .iter()
+        .map(|b| mem.alloc_global(&b.name, &b.bytes))
+        .collect();
+    if launch.args.len() != f.params.len() {
+        return Err(err(format!(
+            "kernel `{}` takes {} parameters, the launch gives {} arguments",
+            f.name,
+            f.params.len(),
+            launch.args.len()
+        )));
+    }
+    let mut params = vec![0u8; f.param_size as usize];
+    let mut running = 0u32;
+    for (i, (arg, p)) in launch.args.iter().zip(&f.params).enumerate() {
+        let offset = match p.loc {
+            ParamLoc::Frame { offset, .. } => offset,
+            _ => running.next_multiple_of(p.align.max(1)),
+        };
+        running = offset + p.size;
+        let (bits, size) = match *arg {
+            ArgValue::Buffer(b) => {
+                let a = *buffers.get(b).ok_or_else(|| {
+                    err(format!(
+                        "argument {i} (`{}`) names buffer {b}, the launch has {}",
+                        p.name,
+                        buffers.len()
+                    ))
+                })?;
+                if p.size != 8 {
+                    return Err(err(format!(
+                        "argument {i}: parameter `{}` is {} bytes, a buffer address is 8",
+                        p.name, p.size
+                    )));
+                }
+                (a, 8)
+            }
+            ArgValue::Null => (0, 8),
+            ArgValue::Scalar { ty, bits } => (bits, type_size(ty)),
+        };
+        if size != p.size {
+            return Err(err(format!(
+                "argument {i}: parameter `{}` is {} bytes ({:?}), the argument {size}",
+                p.name, p.size, p.ty
+            )));
+        }
+        let end = offset as usize + size as usize;
+        if params.len() < end {
+            params.resize(end, 0);
+        }
+        params[offset as usize..end].copy_from_slice(&bits.to_le_bytes()[..size as usize]);
+    }
+    mem.set_params(&params);
+
+    let info = LaunchInfo {
+        entry,
+        entry_start: f.start,
+        grid: launch.grid,
+        block: launch.block,
+        warp_size: ws,
+        threads_per_block: tpb,
+        warps_per_block: wpb,
+        total_blocks: blocks64 as u32,
+        shared_bytes: shared64 as u32,
+        dynamic_shared: launch.dynamic_shared_bytes,
+        kernel_frame_base: local_static.next_multiple_of(16) as u32,
+        buffers,
+    };
+    if info.kernel_frame_base as u64 + f.frame_size as u64 > config.local_bytes_per_thread as u64 {
+        return Err(err(format!(
+            "the kernel's frame ({} bytes) does not fit in {} bytes of local memory per thread",
+            f.frame_size, config.local_bytes_per_thread
+        )));
+    }
+    let mut m = Machine {
+        program,
+        info: Arc::new(info),
+        config: *config,
+        mem,
+        blocks: BTreeMap::new(),
+        sms: vec![Sm::default(); dev.num_sms as usize],
+        next_block: 0,
+        completed_blocks: 0,
+        enabled: Vec::new(),
+        steps: 0,
+        thread_instructions: 0,
+        termination: None,
+        checking: config.check_invariants || cfg!(debug_assertions),
+        scratch: Vec::new(),
+    };
+    m.refresh_issue();
+    Ok(m)
+}
+
+fn list(names: &[&str]) -> String {
+    if names.is_empty() {
+        "(none)".to_string()
+    } else {
+        names.join(", ")
+    }
+}

@@ -1,0 +1,117 @@
+//! Shared helpers of the machine tests: load PTX text, launch, run, read buffers.
+#![allow(dead_code)]
+
+use ptx_parser::ScalarType;
+use semantics::Program;
+use semantics::machine::{
+    ArgValue, BufferSpec, LaunchConfig, Machine, MachineConfig, Termination, WarpModel,
+};
+use std::sync::Arc;
+use traces::{Choice, Event};
+
+/// Parses and loads PTX; panics with the diagnostics on failure (test input is ours).
+pub fn load(src: &str) -> Arc<Program> {
+    let parsed = ptx_parser::parse(src);
+    assert!(
+        !parsed.has_errors(),
+        "parse errors: {:#?}",
+        parsed.diagnostics
+    );
+    match semantics::load(&parsed.module, src) {
+        Ok((p, _)) => Arc::new(p),
+        Err(d) => panic!("load errors: {d:#?}"),
+    }
+}
+
+pub fn u32_buffer(name: &str, values: &[u32]) -> BufferSpec {
+    BufferSpec {
+        name: name.into(),
+        elem: ScalarType::U32,
+        bytes: values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+    }
+}
+
+pub fn zeros(name: &str, n: usize) -> BufferSpec {
+    u32_buffer(name, &vec![0; n])
+}
+
+pub fn launch(
+    kernel: &str,
+    grid: u32,
+    block: u32,
+    buffers: Vec<BufferSpec>,
+    args: Vec<ArgValue>,
+) -> LaunchConfig {
+    LaunchConfig {
+        kernel: Some(kernel.into()),
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
+        dynamic_shared_bytes: 0,
+        buffers,
+        args,
+        globals: vec![],
+    }
+}
+
+pub fn config(model: WarpModel, warp_size: u32) -> MachineConfig {
+    let mut c = MachineConfig {
+        warp_model: model,
+        check_invariants: true,
+        ..MachineConfig::default()
+    };
+    c.device.warp_size = warp_size;
+    c
+}
+
+pub fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Runs round-robin (or with `sched`) to the bound; also checks the incremental enabled set
+/// against a recomputation at every step.
+pub fn run(m: &mut Machine, sched: &mut dyn scheduler::Scheduler, max: u64) -> Termination {
+    for _ in 0..max {
+        if let Some(t) = m.termination() {
+            return t.clone();
+        }
+        let mut inc = m.enabled().to_vec();
+        let mut scratch = m.enabled_from_scratch();
+        inc.sort();
+        scratch.sort();
+        assert_eq!(
+            inc, scratch,
+            "incremental enabled set differs from a recomputation"
+        );
+        let en = m.enabled();
+        let i = sched.pick(m, en);
+        let c = en[i];
+        m.step(&c).expect("enabled choice refused");
+    }
+    m.stop_at_step_limit();
+    m.termination().cloned().unwrap_or(Termination::StepLimit)
+}
+
+/// Runs observed, picking with `pick` (given the enabled set), recording events.
+pub fn run_observed(
+    m: &mut Machine,
+    max: u64,
+    mut pick: impl FnMut(&[Choice]) -> Choice,
+) -> (Termination, Vec<Event>) {
+    let mut events = Vec::new();
+    for _ in 0..max {
+        if let Some(t) = m.termination() {
+            return (t.clone(), events);
+        }
+        let c = pick(m.enabled());
+        m.step_observed(&c, &mut events)
+            .expect("enabled choice refused");
+    }
+    m.stop_at_step_limit();
+    (
+        m.termination().cloned().unwrap_or(Termination::StepLimit),
+        events,
+    )
+}
