@@ -4,6 +4,8 @@
 //! usage.
 
 mod commands;
+mod launch;
+mod output;
 mod render;
 
 use clap::{Parser, Subcommand};
@@ -24,6 +26,8 @@ enum Command {
     Cfg(commands::cfg::Args),
     /// Run a kernel launch to completion (or to a bound) and print the buffers.
     Run(commands::run::Args),
+    /// Verdicts of the GPU forward-progress models on AXB litmus tests (termination oracle).
+    Progress(commands::progress::Args),
 }
 
 /// The outcome of a command, mapped to the process exit code.
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
         Command::Parse(args) => commands::parse::run(args),
         Command::Cfg(args) => commands::cfg::run(args),
         Command::Run(args) => commands::run::run(args),
+        Command::Progress(args) => commands::progress::run(args),
     };
     match outcome {
         Outcome::Clean => ExitCode::SUCCESS,

@@ -18,7 +18,9 @@
 //! pages are absent and read as zero. Accesses are at most 8 bytes and naturally aligned, so one
 //! never straddles a page; the access path allocates nothing.
 
-use std::collections::BTreeMap;
+mod block_table;
+
+pub use block_table::BlockTable;
 use std::fmt;
 use std::sync::Arc;
 
@@ -217,21 +219,18 @@ impl Segment {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn read_le(p: &[u8], at: usize, size: u32) -> u64 {
+    // One bounds check and one load per access.
     match size {
         1 => p[at] as u64,
-        2 => u16::from_le_bytes([p[at], p[at + 1]]) as u64,
-        4 => u32::from_le_bytes([p[at], p[at + 1], p[at + 2], p[at + 3]]) as u64,
-        _ => {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&p[at..at + 8]);
-            u64::from_le_bytes(b)
-        }
+        2 => u16::from_le_bytes(p[at..at + 2].try_into().unwrap()) as u64,
+        4 => u32::from_le_bytes(p[at..at + 4].try_into().unwrap()) as u64,
+        _ => u64::from_le_bytes(p[at..at + 8].try_into().unwrap()),
     }
 }
 
-#[inline]
+#[inline(always)]
 fn write_le(p: &mut [u8], at: usize, size: u32, value: u64) {
     let b = value.to_le_bytes();
     p[at..at + size as usize].copy_from_slice(&b[..size as usize]);
@@ -259,7 +258,7 @@ pub struct Flat {
     constant: Vec<Segment>,
     /// The kernel parameter buffer.
     param: Segment,
-    blocks: BTreeMap<u32, BlockMem>,
+    blocks: BlockTable<BlockMem>,
     /// Bytes of `.local` memory per thread.
     local_limit: u64,
     /// Index of the global segment hit last (the hot path checks it first).
@@ -273,7 +272,7 @@ impl Flat {
             global: Vec::new(),
             constant: Vec::new(),
             param: Segment::new("kernel parameters", 0, 0, true),
-            blocks: BTreeMap::new(),
+            blocks: BlockTable::new(),
             local_limit,
             last_global: 0,
         }
@@ -341,13 +340,13 @@ impl Flat {
 
     /// Releases a completed block's shared and local memory.
     pub fn release_block(&mut self, block: u32) {
-        self.blocks.remove(&block);
+        self.blocks.remove(block);
     }
 
     /// Writes bytes into shared memory of a block (static initialisers are not allowed in PTX,
     /// but tests use it).
     pub fn write_shared(&mut self, block: u32, off: u64, bytes: &[u8]) {
-        if let Some(b) = self.blocks.get_mut(&block) {
+        if let Some(b) = self.blocks.get_mut(block) {
             b.shared.write_bytes(off, bytes);
         }
     }
@@ -504,7 +503,7 @@ impl Flat {
                 Ok(Place::Seg(seg, off))
             }
             MemSpace::Shared => {
-                let Some(b) = self.blocks.get_mut(&who.block) else {
+                let Some(b) = self.blocks.get_mut(who.block) else {
                     return Err(Self::no_block(who));
                 };
                 let seg = &mut b.shared;
@@ -517,7 +516,7 @@ impl Flat {
                 if addr >= self.local_limit || self.local_limit - addr < size as u64 {
                     return Err(self.local_miss(addr, size));
                 }
-                let Some(b) = self.blocks.get_mut(&who.block) else {
+                let Some(b) = self.blocks.get_mut(who.block) else {
                     return Err(Self::no_block(who));
                 };
                 let Some(mem) = b.local.get_mut(who.thread as usize) else {
@@ -548,7 +547,7 @@ impl Flat {
     pub fn read_local(&self, who: Who, addr: u64, len: usize) -> Vec<u8> {
         let Some(mem) = self
             .blocks
-            .get(&who.block)
+            .get(who.block)
             .and_then(|b| b.local.get(who.thread as usize))
         else {
             return vec![0; len];
@@ -562,6 +561,151 @@ impl Flat {
                 }
             })
             .collect()
+    }
+}
+
+/// Warp-wide accesses (Flat only): the lanes of one `ld`/`st` in ascending lane order, with
+/// exactly the effects and errors of one [`MemorySystem::load`]/[`MemorySystem::store`] per lane,
+/// but resolving the segment and the page (and copying a shared page) once per run of lanes that
+/// hit the same page instead of once per lane.
+impl Flat {
+    /// The segment and in-segment offset of an aligned `.global`/`.shared` access that needs no
+    /// error path; `None` sends the lane through [`Flat::locate`].
+    #[inline]
+    fn fast_segment(
+        &mut self,
+        block: u32,
+        space: MemSpace,
+        addr: u64,
+        size: u32,
+    ) -> Option<(&mut Segment, u64)> {
+        if addr & (size as u64 - 1) != 0 {
+            return None;
+        }
+        match space {
+            MemSpace::Global => {
+                let i = self.find_global(addr, size)?;
+                let seg = &mut self.global[i];
+                let off = addr - seg.base;
+                Some((seg, off))
+            }
+            MemSpace::Shared => {
+                let seg = &mut self.blocks.get_mut(block)?.shared;
+                seg.contains(addr, size).then_some((seg, addr))
+            }
+            _ => None,
+        }
+    }
+
+    /// Loads `size` bytes at `addrs[l]` in `space` for every lane `l` of `exec` into `out[l]`,
+    /// lane by lane in ascending order, for the threads `tid_base + l` of `block`. On the first
+    /// failing lane, returns it with its error; the lanes before it have been loaded.
+    pub fn load_lanes(
+        &mut self,
+        block: u32,
+        tid_base: u32,
+        space: MemSpace,
+        size: u32,
+        exec: u64,
+        addrs: &[u64],
+        out: &mut [u64],
+    ) -> Result<(), (usize, MemError)> {
+        let mut m = exec;
+        while m != 0 {
+            let mut l = m.trailing_zeros() as usize;
+            let Some((seg, off)) = self.fast_segment(block, space, addrs[l], size) else {
+                let who = Who {
+                    block,
+                    thread: tid_base + l as u32,
+                };
+                out[l] = self.load(who, space, addrs[l], size).map_err(|e| (l, e))?;
+                m &= m - 1;
+                continue;
+            };
+            // The lanes that follow in the same page of the same segment read through one page
+            // reference (the segment is the one `find_global`'s cache would return).
+            let (lo, len) = (addrs[l] - off, seg.len);
+            let page = (off >> PAGE_SHIFT) as usize;
+            let bytes = seg.pages[page].as_deref();
+            loop {
+                let at = (addrs[l].wrapping_sub(lo) as usize) & (PAGE_SIZE - 1);
+                out[l] = match bytes {
+                    Some(p) => read_le(p, at, size),
+                    None => 0,
+                };
+                m &= m - 1;
+                if m == 0 {
+                    break;
+                }
+                l = m.trailing_zeros() as usize;
+                let a = addrs[l];
+                let off = a.wrapping_sub(lo);
+                if a & (size as u64 - 1) != 0
+                    || off >= len
+                    || len - off < size as u64
+                    || (off >> PAGE_SHIFT) as usize != page
+                {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores `vals[l]` (`size` bytes) at `addrs[l]` in `space` for every lane `l` of `exec`,
+    /// lane by lane in ascending order (two lanes storing to one address: the higher lane's value
+    /// stays). On the first failing lane, returns it with its error; the lanes before it have
+    /// stored.
+    #[allow(clippy::too_many_arguments)]
+    pub fn store_lanes(
+        &mut self,
+        block: u32,
+        tid_base: u32,
+        space: MemSpace,
+        size: u32,
+        exec: u64,
+        addrs: &[u64],
+        vals: &[u64],
+    ) -> Result<(), (usize, MemError)> {
+        let mut m = exec;
+        while m != 0 {
+            let mut l = m.trailing_zeros() as usize;
+            let Some((seg, off)) = self.fast_segment(block, space, addrs[l], size) else {
+                let who = Who {
+                    block,
+                    thread: tid_base + l as u32,
+                };
+                self.store(who, space, addrs[l], size, vals[l])
+                    .map_err(|e| (l, e))?;
+                m &= m - 1;
+                continue;
+            };
+            // The lanes that follow in the same page of the same segment write through one
+            // page reference (copied once if shared with a snapshot).
+            let (lo, len) = (addrs[l] - off, seg.len);
+            let page = (off >> PAGE_SHIFT) as usize;
+            let p = seg.pages[page].get_or_insert_with(|| Arc::new([0u8; PAGE_SIZE]));
+            let bytes = &mut Arc::make_mut(p)[..];
+            loop {
+                let at = (addrs[l].wrapping_sub(lo) as usize) & (PAGE_SIZE - 1);
+                write_le(bytes, at, size, vals[l]);
+                m &= m - 1;
+                if m == 0 {
+                    break;
+                }
+                l = m.trailing_zeros() as usize;
+                let a = addrs[l];
+                let off = a.wrapping_sub(lo);
+                if a & (size as u64 - 1) != 0
+                    || off >= len
+                    || len - off < size as u64
+                    || (off >> PAGE_SHIFT) as usize != page
+                {
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -687,6 +831,87 @@ mod tests {
         );
         let e = m.load(W, MemSpace::Global, a + 2, 4).unwrap_err();
         assert_eq!(e.kind, MemErrorKind::Misaligned);
+    }
+
+    #[test]
+    fn warp_wide_accesses_equal_lane_by_lane_ones() {
+        // Addresses around page and buffer boundaries, misaligned and out-of-bounds lanes.
+        let mk = || {
+            let mut m = Flat::new(1024);
+            let a = m.alloc_global("a", &[7; 2 * PAGE_SIZE + 64]);
+            let b = m.alloc_global("b", &[3; 256]);
+            m.create_block(2, 128, 32);
+            (m, a, b)
+        };
+        let (_, a, b) = mk();
+        let mut x = 99u64;
+        for round in 0..400 {
+            let space = if round % 3 == 0 {
+                MemSpace::Shared
+            } else {
+                MemSpace::Global
+            };
+            let size = [1u32, 2, 4, 8][round % 4];
+            let mut addrs = [0u64; 64];
+            let mut vals = [0u64; 64];
+            for l in 0..32 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let base = match space {
+                    MemSpace::Shared => 0,
+                    _ if x >> 60 == 0 => b,
+                    _ => a,
+                };
+                let spread = if round % 5 == 0 { 2 * PAGE_SIZE as u64 + 80 } else { 40 };
+                let mut addr = base + (PAGE_SIZE as u64 - 32) + (x >> 20) % spread;
+                if space == MemSpace::Shared {
+                    addr = (x >> 20) % 136;
+                }
+                if x >> 58 != 0 || round % 7 != 0 {
+                    addr &= !(size as u64 - 1);
+                }
+                addrs[l] = addr;
+                vals[l] = x;
+            }
+            let exec = if round % 2 == 0 { u32::MAX as u64 } else { x >> 32 };
+            let (mut fast, ..) = mk();
+            let (mut slow, ..) = mk();
+            let r_fast = fast.store_lanes(2, 0, space, size, exec, &addrs, &vals);
+            let mut r_slow = Ok(());
+            for l in (0..32).filter(|l| exec >> l & 1 == 1) {
+                let who = Who { block: 2, thread: l as u32 };
+                if let Err(e) = slow.store(who, space, addrs[l], size, vals[l]) {
+                    r_slow = Err((l, e));
+                    break;
+                }
+            }
+            assert_eq!(r_fast, r_slow, "round {round}");
+            assert_eq!(fast.read_global(a), slow.read_global(a));
+            assert_eq!(fast.read_global(b), slow.read_global(b));
+            let mut out_fast = [0u64; 64];
+            let r_fast = fast.load_lanes(2, 0, space, size, exec, &addrs, &mut out_fast);
+            let mut out_slow = [0u64; 64];
+            let mut r_slow = Ok(());
+            for l in (0..32).filter(|l| exec >> l & 1 == 1) {
+                let who = Who { block: 2, thread: l as u32 };
+                match slow.load(who, space, addrs[l], size) {
+                    Ok(v) => out_slow[l] = v,
+                    Err(e) => {
+                        r_slow = Err((l, e));
+                        break;
+                    }
+                }
+            }
+            assert_eq!(r_fast, r_slow, "round {round}");
+            assert_eq!(out_fast, out_slow, "round {round}");
+            if space == MemSpace::Shared {
+                let w = Who { block: 2, thread: 0 };
+                for off in (0..128).step_by(8) {
+                    assert_eq!(fast.load(w, space, off, 8), slow.load(w, space, off, 8));
+                }
+            }
+        }
     }
 
     #[test]

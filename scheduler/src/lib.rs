@@ -6,6 +6,8 @@
 //! * [`Random`]: uniform choices from a seeded ChaCha8 generator (replayable by seed).
 //! * [`run`]: steps until the machine terminates or `max_steps` transitions were taken.
 
+pub mod progress;
+
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use semantics::machine::{Machine, Termination};

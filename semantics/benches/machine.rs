@@ -6,13 +6,27 @@
 //! * `memory`: 256 blocks × 256 threads; each thread does 32 rounds of a global load, an add
 //!   and a global store on its own element, plus a shared-memory round trip.
 //!
-//! Divan reports the time per launch and (via the counter) thread-instructions per second.
+//! Divan reports the time per launch and, as its item throughput (`Mitem/s`), thread-instructions
+//! per second: the items of one launch are `Machine::thread_instructions` (per warp step, the
+//! lanes that executed it). `CUDASEM_BENCH_COUNTS=1` prints the counts per launch.
 
 use ptx_parser::ScalarType;
 use semantics::machine::{ArgValue, BufferSpec, LaunchConfig, Machine, MachineConfig, Termination};
 use std::sync::Arc;
 
 fn main() {
+    // `CUDASEM_BENCH_COUNTS=1`: print each kernel's thread-instructions per launch first (to turn
+    // callgrind's instruction counts into instructions per thread-instruction).
+    if std::env::var_os("CUDASEM_BENCH_COUNTS").is_some() {
+        for (name, make) in [("alu", alu_machine as fn() -> Machine), ("memory", mem_machine)] {
+            let mut m = make();
+            let count = run(&mut m);
+            println!(
+                "{name}: {count} thread-instructions, {} warp steps per launch ({N} threads)",
+                m.steps()
+            );
+        }
+    }
     divan::main();
 }
 

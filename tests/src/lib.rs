@@ -1,1 +1,301 @@
-//! placeholder
+//! Shared helpers of the corpus harnesses (`tests/tests/*.rs`): where the corpus and the
+//! conformance data live, loading a PTX file into a program, reading a launch file exactly as
+//! `cudasem run` does, running a launch under a schedule, and decoding buffers.
+//!
+//! The launch-file reader is the CLI's own `cli/src/launch.rs`, compiled into this crate: the
+//! harnesses and `cudasem run` cannot disagree about what a launch file means.
+
+#[allow(dead_code)]
+#[path = "../../cli/src/launch.rs"]
+pub mod launch;
+
+use launch::{Launch, LaunchError, Resolved};
+use ptx_parser::{Diagnostic, Severity};
+use scheduler::{Random, RoundRobin, Scheduler};
+use semantics::Program;
+use semantics::machine::{LaunchConfig, Machine, MachineConfig, Termination, WarpModel};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The workspace root (this crate lives in `<root>/tests`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(".."))
+}
+
+/// `tests/kernels`: the `.cu`/`.ptx`/`.ron` corpus.
+pub fn kernels_dir() -> PathBuf {
+    workspace_root().join("tests").join("kernels")
+}
+
+/// The conformance data: `$CUDASEM_CONFORMANCE`, else `<workspace>/../shared/conformance`.
+/// `Err` says how to provide it.
+pub fn conformance_dir() -> Result<PathBuf, String> {
+    let dir = match std::env::var_os("CUDASEM_CONFORMANCE") {
+        Some(d) => PathBuf::from(d),
+        None => workspace_root()
+            .join("..")
+            .join("shared")
+            .join("conformance"),
+    };
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "conformance data absent at {}: set CUDASEM_CONFORMANCE to the folder holding zluda/ (the shared conformance checkout)",
+            dir.display()
+        ))
+    }
+}
+
+/// Every `.ptx` file directly in `dir`, sorted by name.
+pub fn ptx_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// Why a file did not become a program: the diagnostics, one per line (`line:col: message`).
+#[derive(Debug, Clone)]
+pub struct LoadFailure {
+    pub diagnostics: Vec<Diagnostic>,
+    pub text: String,
+}
+
+impl LoadFailure {
+    /// `file:line:col: message` per error.
+    pub fn render(&self, path: &str) -> String {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| {
+                let start = (d.span.start as usize).min(self.text.len());
+                let before = &self.text[..start];
+                let line = before.matches('\n').count() + 1;
+                let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                format!("{path}:{line}:{col}: {}", d.message)
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Parses and loads PTX text.
+pub fn load_text(text: &str) -> Result<Program, LoadFailure> {
+    let parsed = ptx_parser::parse(text);
+    if parsed.has_errors() {
+        return Err(LoadFailure {
+            diagnostics: parsed.diagnostics,
+            text: text.to_string(),
+        });
+    }
+    semantics::load(&parsed.module, text)
+        .map(|(program, _warnings)| program)
+        .map_err(|diagnostics| LoadFailure {
+            diagnostics,
+            text: text.to_string(),
+        })
+}
+
+/// Reads, parses and loads a PTX file; `Err` is a readable message.
+pub fn load_file(path: &Path) -> Result<Program, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    load_text(&text).map_err(|f| f.render(&path.display().to_string()))
+}
+
+/// Reads a launch file (as `cudasem run --launch` does).
+pub fn read_launch(path: &Path) -> Result<Launch, String> {
+    Launch::read(path).map_err(|e: LaunchError| e.to_string())
+}
+
+/// Resolves a launch against a program.
+pub fn resolve(launch: &Launch, program: &Program) -> Result<Resolved, String> {
+    launch.resolve(program).map_err(|e| e.to_string())
+}
+
+/// A scheduling policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    RoundRobin,
+    Random(u64),
+}
+
+impl Schedule {
+    /// Round-robin and `seeds` random seeds (1..=seeds).
+    pub fn round_robin_and_random(seeds: u64) -> Vec<Schedule> {
+        std::iter::once(Schedule::RoundRobin)
+            .chain((1..=seeds).map(Schedule::Random))
+            .collect()
+    }
+    /// The `--schedule` spelling.
+    pub fn flag(self) -> String {
+        match self {
+            Schedule::RoundRobin => "round-robin".to_string(),
+            Schedule::Random(seed) => format!("random:{seed}"),
+        }
+    }
+    fn scheduler(self) -> Box<dyn Scheduler> {
+        match self {
+            Schedule::RoundRobin => Box::new(RoundRobin::new()),
+            Schedule::Random(seed) => Box::new(Random::new(seed)),
+        }
+    }
+}
+
+/// The `--warp-model` spelling.
+pub fn warp_model_flag(model: WarpModel) -> &'static str {
+    match model {
+        WarpModel::SimtStack => "simt-stack",
+        WarpModel::Its => "its",
+        WarpModel::Threads => "threads",
+    }
+}
+
+pub const WARP_MODELS: [WarpModel; 3] = [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads];
+
+/// A finished run: how it ended and the final machine (buffers, variables).
+pub struct Run {
+    pub termination: Termination,
+    pub machine: Machine,
+}
+
+impl Run {
+    /// The final bytes of launch buffer `index`.
+    pub fn buffer(&self, index: usize) -> Vec<u8> {
+        self.machine.buffer(index)
+    }
+}
+
+/// Runs `launch` on `program` under `config` and `schedule` for at most `max_steps` steps.
+/// `Err` is a launch the machine refuses.
+pub fn run_launch(
+    program: &Arc<Program>,
+    launch: &LaunchConfig,
+    config: &MachineConfig,
+    schedule: Schedule,
+    max_steps: u64,
+) -> Result<Run, String> {
+    let mut machine = Machine::new(Arc::clone(program), launch, config).map_err(|e| e.message)?;
+    let mut scheduler = schedule.scheduler();
+    let termination = scheduler::run(&mut machine, scheduler.as_mut(), max_steps);
+    Ok(Run {
+        termination,
+        machine,
+    })
+}
+
+/// A machine configuration with this warp model and otherwise the defaults.
+pub fn config_with(model: WarpModel) -> MachineConfig {
+    MachineConfig {
+        warp_model: model,
+        ..MachineConfig::default()
+    }
+}
+
+// -- decoding ------------------------------------------------------------------------------------
+
+pub fn as_i32(bytes: &[u8]) -> Vec<i32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+pub fn as_u32(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+pub fn as_f32(bytes: &[u8]) -> Vec<f32> {
+    as_u32(bytes).into_iter().map(f32::from_bits).collect()
+}
+pub fn as_u64(bytes: &[u8]) -> Vec<u64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        .collect()
+}
+pub fn as_i64(bytes: &[u8]) -> Vec<i64> {
+    as_u64(bytes).into_iter().map(|x| x as i64).collect()
+}
+pub fn as_f64(bytes: &[u8]) -> Vec<f64> {
+    as_u64(bytes).into_iter().map(f64::from_bits).collect()
+}
+pub fn as_u8(bytes: &[u8]) -> Vec<u8> {
+    bytes.to_vec()
+}
+pub fn as_i16(bytes: &[u8]) -> Vec<i16> {
+    bytes
+        .chunks_exact(2)
+        .map(|c| i16::from_le_bytes([c[0], c[1]]))
+        .collect()
+}
+
+/// `Ok` when equal, else the first differing index with both values and the lengths.
+pub fn compare<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    got: &[T],
+    want: &[T],
+) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!(
+            "{what}: {} elements, expected {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    match got.iter().zip(want).position(|(g, w)| g != w) {
+        None => Ok(()),
+        Some(i) => {
+            let wrong = got.iter().zip(want).filter(|(g, w)| g != w).count();
+            Err(format!(
+                "{what}[{i}] = {:?}, expected {:?} ({wrong} of {} elements differ)",
+                got[i],
+                want[i],
+                got.len()
+            ))
+        }
+    }
+}
+
+/// Floats compared by bits (NaN payloads and signed zeros included).
+pub fn compare_f32_bits(what: &str, got: &[f32], want: &[f32]) -> Result<(), String> {
+    let g: Vec<u32> = got.iter().map(|x| x.to_bits()).collect();
+    let w: Vec<u32> = want.iter().map(|x| x.to_bits()).collect();
+    compare(what, &g, &w).map_err(|e| {
+        format!(
+            "{e} (bits; got {:?}, want {:?} at the first difference)",
+            first_diff(got, want).0,
+            first_diff(got, want).1
+        )
+    })
+}
+
+pub fn compare_f64_bits(what: &str, got: &[f64], want: &[f64]) -> Result<(), String> {
+    let g: Vec<u64> = got.iter().map(|x| x.to_bits()).collect();
+    let w: Vec<u64> = want.iter().map(|x| x.to_bits()).collect();
+    compare(what, &g, &w).map_err(|e| {
+        format!(
+            "{e} (bits; got {:?}, want {:?} at the first difference)",
+            first_diff(got, want).0,
+            first_diff(got, want).1
+        )
+    })
+}
+
+fn first_diff<T: Copy + Default + PartialEq>(got: &[T], want: &[T]) -> (T, T) {
+    match got.iter().zip(want).find(|(g, w)| g != w) {
+        Some((g, w)) => (*g, *w),
+        None => (T::default(), T::default()),
+    }
+}

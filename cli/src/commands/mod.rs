@@ -2,4 +2,5 @@
 
 pub mod cfg;
 pub mod parse;
+pub mod progress;
 pub mod run;

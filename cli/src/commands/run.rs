@@ -1,15 +1,468 @@
-//! `cudasem run`.
+//! `cudasem run`: load a PTX module, read the launch (file and/or flags), run one schedule until
+//! the kernel ends or the step bound is hit, and print the buffers, the status and the step count.
+//!
+//! Exit codes: 0 completed, 1 the program misbehaved (deadlock, step limit, fault), 2 bad input
+//! (unreadable files, parse/load errors, a bad launch, a launch the device cannot hold).
+//! A failing run prints the command that reproduces it (with its seed).
 
 use crate::Outcome;
+use crate::launch::{DeviceFile, Launch, LaunchError, LaunchFlags, Resolved};
+use crate::output::{PrintedBuffer, RunReport, shell_command};
+use crate::render;
+use scheduler::{Random, RoundRobin, Scheduler};
+use semantics::machine::{
+    DeviceConfig, Machine, MachineConfig, MemoryKind, Termination, WarpModel,
+};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use traces::Choice;
+
+/// Generous but bounded: a kernel that has not ended after this many steps is reported as such.
+pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The PTX file.
-    pub file: std::path::PathBuf,
+    pub file: PathBuf,
+    /// The launch file (RON): kernel, grid, block, buffers, args, globals, print (docs/run.md).
+    #[arg(long, value_name = "FILE.ron")]
+    pub launch: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub quick: Box<QuickLaunch>,
+
+    /// How warps execute divergent code.
+    #[arg(long, value_enum, default_value_t = WarpModelArg::SimtStack)]
+    pub warp_model: WarpModelArg,
+    /// The memory system.
+    #[arg(long, value_enum, default_value_t = MemoryArg::Flat)]
+    pub memory: MemoryArg,
+    /// The scheduling policy: round-robin or random:SEED.
+    #[arg(long, value_name = "POLICY", default_value = "round-robin", value_parser = parse_schedule)]
+    pub schedule: Schedule,
+    /// Stop after this many steps (one step = one choice: a warp instruction, a block issue, a
+    /// barrier completion...).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
+    /// Write the run as JSON Lines: a header (program hash, launch, config, seed), then one line
+    /// per choice taken.
+    #[arg(long, value_name = "OUT.jsonl")]
+    pub trace: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    #[command(flatten)]
+    pub device: Box<DeviceArgs>,
+    /// Hardware behaviour: an exited warp counts as arrived at its block's barriers.
+    #[arg(long)]
+    pub exited_warps_arrive: bool,
+    /// Check the SIMT stack's safety invariants (thesis chapter 6) after every step (slower).
+    #[arg(long)]
+    pub check_invariants: bool,
+}
+
+/// Flags that describe a launch or override a launch file's fields.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Launch flags (override the launch file's fields)")]
+pub struct QuickLaunch {
+    /// The kernel (.entry) to launch (overrides the launch file's `kernel`).
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// Grid dimensions (overrides `grid`).
+    #[arg(long, value_name = "X[,Y,Z]")]
+    pub grid: Option<String>,
+    /// Block dimensions (overrides `block`).
+    #[arg(long, value_name = "X[,Y,Z]")]
+    pub block: Option<String>,
+    /// Bytes of dynamic shared memory (`.extern .shared`; overrides `shared`).
+    #[arg(long, value_name = "BYTES")]
+    pub shared: Option<u32>,
+    /// A buffer: INIT is zeros, range:START:STEP, values:V1,V2,..., random:SEED:MIN:MAX or
+    /// file:PATH. Replaces the launch file's buffer of the same name.
+    #[arg(long = "buffer", value_name = "NAME:TYPE:LEN[:INIT]")]
+    pub buffers: Vec<String>,
+    /// A kernel argument: buffer:NAME, TYPE:VALUE (s32:100, f32:2.5) or null. Given at all,
+    /// these replace the launch file's `args`.
+    #[arg(long = "arg", value_name = "ARG")]
+    pub args: Vec<String>,
+    /// Initial value of a module variable (overrides `globals`).
+    #[arg(long = "global", value_name = "NAME=VALUE")]
+    pub globals: Vec<String>,
+    /// Buffers to print, comma separated (overrides `print`; default all).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub print: Option<Vec<String>>,
+}
+
+/// The device's shape.
+#[derive(clap::Args)]
+#[command(next_help_heading = "Device")]
+pub struct DeviceArgs {
+    /// The device's shape (RON, any subset of the fields below).
+    #[arg(long, value_name = "FILE.ron")]
+    pub device: Option<PathBuf>,
+    /// Number of SMs.
+    #[arg(long, value_name = "N")]
+    pub sms: Option<u32>,
+    /// Threads per warp (32 on NVIDIA GPUs; small values reproduce the thesis's figures).
+    #[arg(long, value_name = "N")]
+    pub warp_size: Option<u32>,
+    #[arg(long, value_name = "N")]
+    pub max_blocks_per_sm: Option<u32>,
+    #[arg(long, value_name = "N")]
+    pub max_threads_per_sm: Option<u32>,
+    #[arg(long, value_name = "N")]
+    pub max_warps_per_sm: Option<u32>,
+    #[arg(long, value_name = "BYTES")]
+    pub shared_mem_per_sm: Option<u32>,
+    #[arg(long, value_name = "N")]
+    pub max_threads_per_block: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WarpModelArg {
+    /// The thesis's SIMT stack (lock-step, reconvergence at post-dominators).
+    SimtStack,
+    /// Independent thread scheduling (Volta+).
+    Its,
+    /// Every thread alone, interleaved.
+    Threads,
+}
+
+impl WarpModelArg {
+    fn model(self) -> WarpModel {
+        match self {
+            WarpModelArg::SimtStack => WarpModel::SimtStack,
+            WarpModelArg::Its => WarpModel::Its,
+            WarpModelArg::Threads => WarpModel::Threads,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            WarpModelArg::SimtStack => "simt-stack",
+            WarpModelArg::Its => "its",
+            WarpModelArg::Threads => "threads",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MemoryArg {
+    /// Sequentially consistent memory; an access completes inside its step.
+    Flat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Readable rows and a status paragraph.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+/// A scheduling policy (`--schedule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    RoundRobin,
+    Random(u64),
+}
+
+impl Schedule {
+    pub fn text(self) -> String {
+        match self {
+            Schedule::RoundRobin => "round-robin".to_string(),
+            Schedule::Random(seed) => format!("random:{seed}"),
+        }
+    }
+    pub fn seed(self) -> Option<u64> {
+        match self {
+            Schedule::RoundRobin => None,
+            Schedule::Random(seed) => Some(seed),
+        }
+    }
+}
+
+fn parse_schedule(text: &str) -> Result<Schedule, String> {
+    match text.split_once(':') {
+        None if text == "round-robin" => Ok(Schedule::RoundRobin),
+        Some(("random", seed)) => seed.parse().map(Schedule::Random).map_err(|_| {
+            format!("`{seed}` is not a seed: write random:SEED with SEED a number up to 2^64-1")
+        }),
+        _ if text == "random" => {
+            Err("random needs a seed: write random:SEED, e.g. random:7".to_string())
+        }
+        _ => Err(format!(
+            "unknown schedule `{text}`: write round-robin or random:SEED"
+        )),
+    }
 }
 
 pub fn run(args: Args) -> Outcome {
-    let _ = args;
-    eprintln!("cudasem run: not implemented yet");
-    Outcome::BadInput
+    match run_inner(&args) {
+        Ok(outcome) => outcome,
+        Err(message) => {
+            // Empty when the error was already rendered (PTX diagnostics).
+            if !message.is_empty() {
+                eprint!("{message}");
+                if !message.ends_with('\n') {
+                    eprintln!();
+                }
+            }
+            Outcome::BadInput
+        }
+    }
+}
+
+/// Runs the command; `Err` is bad input, already rendered for stderr.
+fn run_inner(args: &Args) -> Result<Outcome, String> {
+    let ptx_path = args.file.display().to_string();
+    let text = std::fs::read_to_string(&args.file)
+        .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
+    let program = load_program(&ptx_path, &text)?;
+
+    let mut launch = match &args.launch {
+        Some(path) => Launch::read(path).map_err(|e| e.to_string())?,
+        None => Launch::default(),
+    };
+    let q = &args.quick;
+    let flags = LaunchFlags {
+        kernel: q.kernel.clone(),
+        grid: q.grid.clone(),
+        block: q.block.clone(),
+        shared: q.shared,
+        buffers: q.buffers.clone(),
+        args: q.args.clone(),
+        globals: q.globals.clone(),
+        print: q.print.clone(),
+    };
+    if args.launch.is_none() && flags.is_empty() {
+        return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
+    }
+    launch.apply_flags(&flags).map_err(|e| e.to_string())?;
+    let resolved = launch
+        .resolve(&program)
+        .map_err(|e: LaunchError| e.to_string())?;
+    let config = machine_config(args)?;
+
+    let replay = replay_command();
+    let result = execute(program, &resolved, &config, args)?;
+
+    let buffers = resolved
+        .print
+        .iter()
+        .map(|&i| PrintedBuffer {
+            name: &resolved.config.buffers[i].name,
+            elem: resolved.elems[i],
+            bytes: &result.buffers[i],
+        })
+        .collect();
+    let report = RunReport {
+        kernel: &resolved.kernel,
+        ptx_path: &ptx_path,
+        files: &result.files,
+        buffers,
+        termination: &result.termination,
+        steps: result.steps,
+        max_steps: args.max_steps,
+        setup: format!(
+            "{}, {} memory, {}",
+            args.warp_model.name(),
+            match args.memory {
+                MemoryArg::Flat => "flat",
+            },
+            args.schedule.text()
+        ),
+        replay,
+    };
+    let out = match args.format {
+        Format::Text => report.text(),
+        Format::Json => report.json() + "\n",
+    };
+    let mut stdout = std::io::stdout().lock();
+    // A closed pipe (`| head`) is not an error of the run.
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    Ok(match result.termination {
+        Termination::Completed => Outcome::Clean,
+        _ => Outcome::Misbehaved,
+    })
+}
+
+/// Parses and loads. Diagnostics (errors and warnings) are rendered to stderr by `render`
+/// (`file:line:col` with the line and a caret); `Err` then carries nothing more to print.
+pub fn load_program(path: &str, text: &str) -> Result<semantics::Program, String> {
+    let parsed = ptx_parser::parse(text);
+    if parsed.has_errors() {
+        // Loading a module with syntax errors would report their consequences again.
+        render::diagnostics(path, text, &parsed.diagnostics);
+        return Err(String::new());
+    }
+    match semantics::load(&parsed.module, text) {
+        Ok((program, warnings)) => {
+            render::diagnostics(path, text, &warnings);
+            Ok(program)
+        }
+        Err(diagnostics) => {
+            render::diagnostics(path, text, &diagnostics);
+            Err(String::new())
+        }
+    }
+}
+
+fn machine_config(args: &Args) -> Result<MachineConfig, String> {
+    let mut device = DeviceConfig::default();
+    let d = &args.device;
+    if let Some(path) = &d.device {
+        DeviceFile::read(path)
+            .map_err(|e| e.to_string())?
+            .apply(&mut device);
+    }
+    DeviceFile {
+        num_sms: d.sms,
+        max_blocks_per_sm: d.max_blocks_per_sm,
+        max_threads_per_sm: d.max_threads_per_sm,
+        max_warps_per_sm: d.max_warps_per_sm,
+        shared_mem_per_sm: d.shared_mem_per_sm,
+        max_threads_per_block: d.max_threads_per_block,
+        warp_size: d.warp_size,
+    }
+    .apply(&mut device);
+    if device.warp_size == 0 || device.warp_size > 64 {
+        return Err(format!(
+            "error: warp size {} is not supported\n  = help: warps have 1 to 64 lanes",
+            device.warp_size
+        ));
+    }
+    Ok(MachineConfig {
+        warp_model: args.warp_model.model(),
+        memory: match args.memory {
+            MemoryArg::Flat => MemoryKind::Flat,
+        },
+        device,
+        exited_warps_arrive: args.exited_warps_arrive,
+        check_invariants: args.check_invariants,
+        ..MachineConfig::default()
+    })
+}
+
+/// The command line as typed, with `cudasem` for the binary's path.
+fn replay_command() -> String {
+    let mut argv: Vec<String> = std::env::args().collect();
+    if let Some(first) = argv.first_mut() {
+        *first = "cudasem".to_string();
+    }
+    shell_command(&argv)
+}
+
+/// What a run leaves: the final buffers (all of them, in launch order), how it ended, its steps.
+struct RunResult {
+    buffers: Vec<Vec<u8>>,
+    termination: Termination,
+    steps: u64,
+    files: std::collections::BTreeMap<u32, String>,
+}
+
+/// Runs the machine. `Err` is bad input (the device cannot hold the launch, an unwritable trace).
+fn execute(
+    program: semantics::Program,
+    resolved: &Resolved,
+    config: &MachineConfig,
+    args: &Args,
+) -> Result<RunResult, String> {
+    let files = program.files.clone();
+    let hash = program.hash;
+    let mut machine = Machine::new(Arc::new(program), &resolved.config, config).map_err(|e| {
+        format!(
+            "error: the launch does not fit the machine: {}\n",
+            e.message
+        )
+    })?;
+    let mut policy: Box<dyn Scheduler> = match args.schedule {
+        Schedule::RoundRobin => Box::new(RoundRobin::new()),
+        Schedule::Random(seed) => Box::new(Random::new(seed)),
+    };
+    let termination = match &args.trace {
+        None => scheduler::run(&mut machine, policy.as_mut(), args.max_steps),
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
+            let mut recorder = Recorder {
+                inner: policy.as_mut(),
+                out: std::io::BufWriter::new(file),
+                error: None,
+            };
+            let header = TraceHeader {
+                trace: traces::Trace::new(hash, &resolved.config, config, args.schedule.seed()),
+                schedule: args.schedule.text(),
+                max_steps: args.max_steps,
+            };
+            recorder.write_line(&header);
+            let termination = scheduler::run(&mut machine, &mut recorder, args.max_steps);
+            if let Err(e) = recorder.out.flush() {
+                recorder.error.get_or_insert(e);
+            }
+            if let Some(e) = recorder.error {
+                return Err(format!(
+                    "error: cannot write trace {}: {e}\n",
+                    path.display()
+                ));
+            }
+            termination
+        }
+    };
+    let buffers = (0..resolved.config.buffers.len())
+        .map(|i| machine.buffer(i))
+        .collect();
+    Ok(RunResult {
+        buffers,
+        termination,
+        steps: machine.steps(),
+        files,
+    })
+}
+
+/// The first line of a `--trace` file: the trace's identity (its `choices` list stays empty:
+/// the choices follow, one JSON line each).
+#[derive(serde::Serialize)]
+struct TraceHeader<'a> {
+    #[serde(flatten)]
+    trace: traces::Trace<&'a semantics::machine::LaunchConfig, &'a MachineConfig>,
+    schedule: String,
+    max_steps: u64,
+}
+
+/// A scheduler that writes every choice its inner scheduler takes as a JSON line.
+struct Recorder<'a, W: Write> {
+    inner: &'a mut dyn Scheduler,
+    out: W,
+    /// The first write error (reported after the run: a scheduler cannot fail).
+    error: Option<std::io::Error>,
+}
+
+impl<W: Write> Recorder<'_, W> {
+    fn write_line<T: serde::Serialize>(&mut self, value: &T) {
+        if self.error.is_some() {
+            return;
+        }
+        let result = serde_json::to_writer(&mut self.out, value)
+            .map_err(std::io::Error::from)
+            .and_then(|()| self.out.write_all(b"\n"));
+        if let Err(e) = result {
+            self.error = Some(e);
+        }
+    }
+}
+
+impl<W: Write> Scheduler for Recorder<'_, W> {
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize {
+        let i = self
+            .inner
+            .pick(machine, enabled)
+            .min(enabled.len().saturating_sub(1));
+        if let Some(choice) = enabled.get(i) {
+            self.write_line(choice);
+        }
+        i
+    }
 }

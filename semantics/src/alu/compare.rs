@@ -13,6 +13,7 @@ use crate::program::Compare;
 use ptx_parser::ScalarType;
 use std::cmp::Ordering;
 
+#[inline]
 pub(super) fn compare(cmp: Compare, ty: ScalarType, ftz: bool, a: u64, b: u64) -> bool {
     // `None` is "unordered" (a NaN operand).
     let ord: Option<Ordering> = match float_fmt(ty) {

@@ -26,6 +26,7 @@ fn max_of(ty: ScalarType) -> i128 {
 }
 
 /// Clamps to the type's range (`.sat`) or wraps, and returns the register word.
+#[inline]
 fn sat_or_wrap(ty: ScalarType, sat: bool, v: i128) -> u64 {
     let v = if sat {
         v.clamp(min_of(ty), max_of(ty))
@@ -35,6 +36,7 @@ fn sat_or_wrap(ty: ScalarType, sat: bool, v: i128) -> u64 {
     (v as u64) & mask(ty)
 }
 
+#[inline]
 pub(super) fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
     let m = mask(ty);
     let a = a & m;
@@ -65,6 +67,7 @@ pub(super) fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
 }
 
 /// `mul.hi` (9.7.1.3): the upper half of the double-width product.
+#[inline]
 fn mul_hi(ty: ScalarType, a: u64, b: u64) -> u64 {
     let w = width(ty);
     let m = mask(ty);
@@ -78,6 +81,7 @@ fn mul_hi(ty: ScalarType, a: u64, b: u64) -> u64 {
 
 /// `mul.wide` (9.7.1.3): the full product, twice the width of `ty` (64-bit types, which PTX does
 /// not allow, keep the low 64 bits).
+#[inline]
 fn mul_wide(ty: ScalarType, a: u64, b: u64) -> u64 {
     let p = int_val(ty, a).wrapping_mul(int_val(ty, b));
     (p as u64) & mask_bits(2 * width(ty))
@@ -118,6 +122,7 @@ fn rem(ty: ScalarType, a: u64, b: u64) -> u64 {
 
 /// `shl`/`shr` (9.7.8.7-8): the amount is an unsigned 32-bit value; amounts >= the width give 0
 /// (`shl`, `shr.u`/`.b`) or the sign fill (`shr.s`).
+#[inline]
 fn shift(ty: ScalarType, left: bool, a: u64, amount: u64) -> u64 {
     let w = width(ty);
     let m = mask(ty);
@@ -136,6 +141,7 @@ fn shift(ty: ScalarType, left: bool, a: u64, amount: u64) -> u64 {
 }
 
 /// The carry-out of `a + b + cin` at the type's width.
+#[inline]
 fn add_carry(ty: ScalarType, a: u64, b: u64, cin: bool) -> (u64, bool) {
     let m = mask(ty);
     let s = (a & m) as u128 + (b & m) as u128 + cin as u128;
@@ -143,6 +149,7 @@ fn add_carry(ty: ScalarType, a: u64, b: u64, cin: bool) -> (u64, bool) {
 }
 
 /// `a - (b + bin)` and its borrow-out (PTX ISA 9.7.2.3-4: `sub.cc` writes the borrow to CC.CF).
+#[inline]
 fn sub_borrow(ty: ScalarType, a: u64, b: u64, bin: bool) -> (u64, bool) {
     let m = mask(ty);
     let sub = (b & m) as u128 + bin as u128;
@@ -150,6 +157,7 @@ fn sub_borrow(ty: ScalarType, a: u64, b: u64, bin: bool) -> (u64, bool) {
     ((a.wrapping_sub(sub) as u64) & m, a < sub)
 }
 
+#[inline]
 pub(super) fn binary(
     op: BinaryOp,
     ty: ScalarType,
@@ -211,6 +219,7 @@ pub(super) fn binary(
 
 /// Integer `mad.lo`, `mad.hi` (with `.sat` for `.s32`), `mad.wide` (9.7.1.4); `Fma` on an
 /// integer type (not in PTX) is `mad.lo`.
+#[inline]
 pub(super) fn mad(op: TernaryOp, ty: ScalarType, flags: ArithFlags, a: u64, b: u64, c: u64) -> u64 {
     let m = mask(ty);
     match op {

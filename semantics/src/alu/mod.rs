@@ -66,6 +66,7 @@ use softfloat::{Fmt, Mode};
 pub type Carry = bool;
 
 /// `op.ty d, a`.
+#[inline]
 pub fn unary(op: UnaryOp, ty: ScalarType, flags: ArithFlags, a: u64) -> u64 {
     let float = match (float_fmt(ty), packed_lanes(ty)) {
         (Some(fmt), _) => float::unary(op, fmt, flags, a),
@@ -76,6 +77,7 @@ pub fn unary(op: UnaryOp, ty: ScalarType, flags: ArithFlags, a: u64) -> u64 {
 }
 
 /// `op.ty d, a, b`; `carry` is read and written by the carry forms only.
+#[inline]
 pub fn binary(
     op: BinaryOp,
     ty: ScalarType,
@@ -99,6 +101,7 @@ pub fn binary(
 }
 
 /// `op.ty d, a, b, c` (`selp`: `c` is the predicate, 0 or 1).
+#[inline]
 pub fn ternary(
     op: TernaryOp,
     ty: ScalarType,
@@ -160,37 +163,44 @@ pub fn mad_carry(
 }
 
 /// `bfi.ty d, a, b, pos, len`.
+#[inline]
 pub fn bfi(ty: ScalarType, a: u64, b: u64, pos: u64, len: u64) -> u64 {
     bits::bfi(ty, a, b, pos, len)
 }
 
 /// `prmt.b32.mode d, a, b, c`.
+#[inline]
 pub fn prmt(mode: PrmtMode, a: u64, b: u64, c: u64) -> u64 {
     bits::prmt(mode, a, b, c)
 }
 
 /// `cvt.dst_ty.src_ty d, a` with rounding, `.sat`, `.ftz`.
+#[inline]
 pub fn cvt(dst_ty: ScalarType, src_ty: ScalarType, flags: ArithFlags, a: u64) -> u64 {
     cvt::cvt(dst_ty, src_ty, flags, a)
 }
 
 /// The comparison of `setp`/`set`.
+#[inline]
 pub fn compare(cmp: Compare, ty: ScalarType, ftz: bool, a: u64, b: u64) -> bool {
     compare::compare(cmp, ty, ftz, a, b)
 }
 
 /// `set`'s destination value for a boolean: all ones for integer types, 1.0 for `.f32`.
+#[inline]
 pub fn set_value(dst_ty: ScalarType, value: bool) -> u64 {
     compare::set_value(dst_ty, value)
 }
 
 /// `slct.ty.c_ty d, a, b, c`: `c >= 0 ? a : b` (`-0.0` counts as >= 0; NaN selects `b`).
+#[inline]
 pub fn slct(c_ty: ScalarType, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
     compare::slct(c_ty, ftz, a, b, c)
 }
 
 /// The value an atomic writes back, given the old memory value (`cas`: `a` is the compare value,
 /// `b` the new one). The old value is what the destination register receives.
+#[inline]
 pub fn atom_new_value(op: AtomOp, ty: ScalarType, old: u64, a: u64, b: u64) -> u64 {
     atom::atom_new_value(op, ty, old, a, b)
 }
@@ -205,6 +215,7 @@ pub fn redux(op: ReduxOp, ty: ScalarType, values: &[u64]) -> u64 {
 
 /// Bits a register value of `ty` occupies. `.b128` is treated as 64 bits (a register word);
 /// opaque reference types as 64-bit handles.
+#[inline]
 pub(crate) fn width(ty: ScalarType) -> u32 {
     use ScalarType::*;
     match ty {
@@ -216,14 +227,17 @@ pub(crate) fn width(ty: ScalarType) -> u32 {
     }
 }
 
+#[inline]
 pub(crate) fn mask_bits(w: u32) -> u64 {
     if w >= 64 { u64::MAX } else { (1u64 << w) - 1 }
 }
 
+#[inline]
 pub(crate) fn mask(ty: ScalarType) -> u64 {
     mask_bits(width(ty))
 }
 
+#[inline]
 pub(crate) fn is_signed(ty: ScalarType) -> bool {
     matches!(
         ty,
@@ -232,6 +246,7 @@ pub(crate) fn is_signed(ty: ScalarType) -> bool {
 }
 
 /// Sign-extends the low `w` bits of `v`.
+#[inline]
 pub(crate) fn sext(v: u64, w: u32) -> i64 {
     if w == 0 || w >= 64 {
         v as i64
@@ -242,6 +257,7 @@ pub(crate) fn sext(v: u64, w: u32) -> i64 {
 }
 
 /// The integer value of a register word of `ty` (signed types sign-extended).
+#[inline]
 pub(crate) fn int_val(ty: ScalarType, v: u64) -> i128 {
     if is_signed(ty) {
         sext(v, width(ty)) as i128
@@ -251,6 +267,7 @@ pub(crate) fn int_val(ty: ScalarType, v: u64) -> i128 {
 }
 
 /// The IEEE format of a scalar float type.
+#[inline]
 pub(crate) fn float_fmt(ty: ScalarType) -> Option<Fmt> {
     match ty {
         ScalarType::F16 => Some(softfloat::F16),
@@ -262,6 +279,7 @@ pub(crate) fn float_fmt(ty: ScalarType) -> Option<Fmt> {
 }
 
 /// The lane format of the packed types `.f16x2` / `.bf16x2`.
+#[inline]
 fn packed_lanes(ty: ScalarType) -> Option<Fmt> {
     match ty {
         ScalarType::F16x2 => Some(softfloat::F16),

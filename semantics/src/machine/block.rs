@@ -76,6 +76,9 @@ pub(crate) struct BlockShared {
     pub live_threads: u32,
     /// Warps that completed (for deadlock explanations, T20).
     pub exited_warps: Vec<u32>,
+    /// Barriers whose `EndBarrier` choice is in the machine's enabled set (bit per index), so
+    /// that an arrival that readies nothing skips the scan of the enabled set.
+    pub end_choices: u16,
 }
 
 /// A resident thread block.

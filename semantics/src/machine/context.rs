@@ -62,6 +62,7 @@ impl Machine {
                 live_warps: info.warps_per_block,
                 live_threads: info.threads_per_block,
                 exited_warps: Vec::new(),
+                end_choices: 0,
             },
         };
         self.mem
@@ -96,7 +97,7 @@ impl Machine {
 
     /// Block (compl): every warp completed; the block leaves its SM.
     pub(crate) fn complete_block(&mut self, block: u32, events: Option<&mut Vec<Event>>) {
-        if let Some(b) = self.blocks.remove(&block) {
+        if let Some(b) = self.blocks.remove(block) {
             let s = &mut self.sms[b.sm as usize];
             s.blocks = s.blocks.saturating_sub(1);
             s.shared = s.shared.saturating_sub(self.info.shared_bytes);

@@ -102,7 +102,7 @@ impl Machine {
             Choice::EndBarrier { block, barrier } => {
                 let ok = self
                     .blocks
-                    .get(&block)
+                    .get(block)
                     .and_then(|b| b.shared.bars.get(barrier as usize))
                     .is_some_and(|b| b.ready());
                 if !ok {
@@ -145,7 +145,7 @@ impl Machine {
         }
         let Some(w) = self
             .blocks
-            .get(&block)
+            .get(block)
             .and_then(|b| b.warps.get(warp as usize))
         else {
             return Err(Self::not_enabled(choice, "no such resident warp"));
@@ -156,10 +156,8 @@ impl Machine {
         match *choice {
             Choice::Warp { .. } if w.waiting == 0 && w.targets <= 1 => Ok(()),
             Choice::Target { k, .. } if w.waiting == 0 && k < w.targets && w.targets > 1 => Ok(()),
-            Choice::Lanes { .. } => {
-                let mut out = Vec::new();
-                self.warp_choices(block, warp, &mut out);
-                if out.contains(choice) {
+            Choice::Lanes { mask, .. } => {
+                if self.lanes_enabled(block, warp, mask) {
                     Ok(())
                 } else {
                     Err(Self::not_enabled(
@@ -196,7 +194,7 @@ impl Machine {
             steps,
             ..
         } = self;
-        let Some(b) = blocks.get_mut(&block) else {
+        let Some(b) = blocks.get_mut(block) else {
             return;
         };
         let sp = special(
@@ -327,7 +325,7 @@ impl Machine {
     /// Block (endBar): the barrier completes, reduction results are written, waiters released.
     fn end_barrier(&mut self, block: u32, barrier: u32, events: Option<&mut Vec<Event>>) {
         let ws = self.info.warp_size as usize;
-        let Some(b) = self.blocks.get_mut(&block) else {
+        let Some(b) = self.blocks.get_mut(block) else {
             return;
         };
         let bar = &mut b.shared.bars[barrier as usize];

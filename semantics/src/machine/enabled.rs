@@ -30,7 +30,7 @@ fn warp_of(c: &Choice) -> Option<(u32, u32)> {
 impl Machine {
     /// Appends the current choices of one warp to `out`.
     pub(crate) fn warp_choices(&mut self, block: u32, warp: u32, out: &mut Vec<Choice>) {
-        let Some(b) = self.blocks.get(&block) else {
+        let Some(b) = self.blocks.get(block) else {
             return;
         };
         let Some(w) = b.warps.get(warp as usize) else {
@@ -71,6 +71,33 @@ impl Machine {
         }
     }
 
+    /// Whether `Lanes{block, warp, mask}` is one of the warp's current choices (ITS/threads),
+    /// without building the choice list.
+    pub(crate) fn lanes_enabled(&mut self, block: u32, warp: u32, mask: u64) -> bool {
+        let Some(b) = self.blocks.get(block) else {
+            return false;
+        };
+        let Some(w) = b.warps.get(warp as usize) else {
+            return false;
+        };
+        if w.completed || self.config.warp_model == WarpModel::SimtStack {
+            return false;
+        }
+        let sp = self.special(b, w);
+        let mut groups = std::mem::take(&mut self.scratch);
+        its::groups(
+            &self.program,
+            w,
+            self.info.warp_size as usize,
+            self.config.warp_model == WarpModel::Threads,
+            &sp,
+            &mut groups,
+        );
+        let found = groups.contains(&mask);
+        self.scratch = groups;
+        found
+    }
+
     /// Replaces the warp's choices in the enabled set.
     pub(crate) fn refresh_warp(&mut self, block: u32, warp: u32) {
         self.enabled.retain(|c| warp_of(c) != Some((block, warp)));
@@ -81,9 +108,22 @@ impl Machine {
 
     /// Replaces the block's `EndBarrier` choices.
     pub(crate) fn refresh_barriers(&mut self, block: u32) {
+        if let Some(b) = self.blocks.get_mut(block) {
+            let ready = b
+                .shared
+                .bars
+                .iter()
+                .enumerate()
+                .fold(0u16, |m, (i, bar)| m | (bar.ready() as u16) << i);
+            // Nothing to remove and nothing to add: the set stays as it is (O(16), not O(|enabled|)).
+            if ready == 0 && b.shared.end_choices == 0 {
+                return;
+            }
+            b.shared.end_choices = ready;
+        }
         self.enabled
             .retain(|c| !matches!(c, Choice::EndBarrier { block: b, .. } if *b == block));
-        if let Some(b) = self.blocks.get(&block) {
+        if let Some(b) = self.blocks.get(block) {
             for (i, bar) in b.shared.bars.iter().enumerate() {
                 if bar.ready() {
                     self.enabled.push(Choice::EndBarrier {
@@ -118,7 +158,7 @@ impl Machine {
         }
         let ws = self.info.warp_size as usize;
         let program = self.program.clone();
-        if let Some(b) = self.blocks.get_mut(&block)
+        if let Some(b) = self.blocks.get_mut(block)
             && let Some(w) = b.warps.get_mut(warp as usize)
         {
             let t = simt_stack::pending_targets(&program, w, ws);
@@ -137,16 +177,16 @@ impl Machine {
         let keys: Vec<(u32, u32)> = self
             .blocks
             .iter()
-            .flat_map(|(b, blk)| (0..blk.warps.len() as u32).map(move |w| (*b, w)))
+            .flat_map(|(b, blk)| (0..blk.warps.len() as u32).map(move |w| (b, w)))
             .collect();
         for (b, w) in keys {
             self.warp_choices(b, w, &mut out);
         }
-        for (id, b) in &self.blocks {
+        for (id, b) in self.blocks.iter() {
             for (i, bar) in b.shared.bars.iter().enumerate() {
                 if bar.ready() {
                     out.push(Choice::EndBarrier {
-                        block: *id,
+                        block: id,
                         barrier: i as u32,
                     });
                 }

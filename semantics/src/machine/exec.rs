@@ -176,6 +176,16 @@ fn address(regs: &[u64], ws: usize, a: &Address, lane: usize, fb: &[u32]) -> u64
     base.wrapping_add(a.offset as u64)
 }
 
+/// The memory space of an explicit `.global`/`.shared` access (no generic or frame resolution).
+#[inline]
+fn direct_space(space: Space) -> Option<MemSpace> {
+    match space {
+        Space::Global => Some(MemSpace::Global),
+        Space::Shared => Some(MemSpace::Shared),
+        _ => None,
+    }
+}
+
 fn mem_space_of(space: Space) -> Option<MemSpace> {
     match space {
         Space::Generic => None,
@@ -189,7 +199,7 @@ fn mem_space_of(space: Space) -> Option<MemSpace> {
 
 /// Sign- or zero-extends a loaded value to the destination register's width.
 #[inline]
-fn extend(v: u64, size: u32, signed: bool, dst_bits: u32) -> u64 {
+pub(crate) fn extend(v: u64, size: u32, signed: bool, dst_bits: u32) -> u64 {
     let v = if signed && size < 8 {
         let sh = 64 - size * 8;
         (((v << sh) as i64) >> sh) as u64
@@ -223,6 +233,9 @@ pub(crate) fn exec_data(
     let lvl = &mut w.levels[level];
     let fb = &lvl.frame_base;
     let regs = &mut lvl.regs;
+    if super::fast::try_exec(regs, fb, ws, &sp, exec, op) {
+        return Ok(());
+    }
     macro_rules! each {
         (|$l:ident| $body:expr) => {{
             let mut m = exec;
@@ -455,6 +468,32 @@ pub(crate) fn exec_data(
             let size = type_size(*ty);
             let n = (*vector).max(1) as u32;
             let signed = type_signed(*ty);
+            // The destinations' widths, once per instruction (not per lane).
+            let mut dst_bits = [64u32; 8];
+            for (b, d) in dst_bits.iter_mut().zip(dst.iter()) {
+                if let Some(d) = d {
+                    *b = reg_bits(cx.program, func, d.0);
+                }
+            }
+            // Scalar `.global`/`.shared` loads, unobserved: the whole warp through one call.
+            if let (1, Some(ms), false, Some(Some(d))) =
+                (n, direct_space(*space), cx.events.is_some(), dst.first())
+                && size <= 8
+                && let Some(res) = super::fast::load(
+                    cx.mem,
+                    (cx.block, w.tid_base),
+                    regs,
+                    fb,
+                    ws,
+                    exec,
+                    addr,
+                    (ms, size, signed),
+                    *d,
+                    dst_bits[0],
+                )
+            {
+                return res.map_err(|(l, e)| Fault::mem(l, e, "ld"));
+            }
             let mut m = exec;
             while m != 0 {
                 let l = m.trailing_zeros() as usize;
@@ -488,7 +527,10 @@ pub(crate) fn exec_data(
                             .map_err(|e| Fault::mem(l, e, "ld"))?
                     };
                     if let Some(d) = d {
-                        let bits = reg_bits(cx.program, func, d.0);
+                        let bits = match dst_bits.get(i) {
+                            Some(&b) => b,
+                            None => reg_bits(cx.program, func, d.0),
+                        };
                         let v = extend(v, size.min(8), signed, bits);
                         regs[d.0 as usize * ws + l] = v;
                         if cx.events.is_some() {
@@ -508,6 +550,24 @@ pub(crate) fn exec_data(
         } => {
             let size = type_size(*ty).min(8);
             let n = (*vector).max(1) as u32;
+            // Scalar `.global`/`.shared` stores, unobserved: the whole warp through one call.
+            if let (1, Some(ms), false, Some(s0)) =
+                (n, direct_space(*space), cx.events.is_some(), src.first())
+                && let Some(res) = super::fast::store(
+                    cx.mem,
+                    (cx.block, w.tid_base),
+                    regs,
+                    fb,
+                    &sp,
+                    ws,
+                    exec,
+                    addr,
+                    (ms, size),
+                    s0,
+                )
+            {
+                return res.map_err(|(l, e)| Fault::mem(l, e, "st"));
+            }
             let mut m = exec;
             while m != 0 {
                 let l = m.trailing_zeros() as usize;

@@ -6,7 +6,6 @@ use super::thread::type_size;
 use super::{ArgValue, LaunchConfig, LaunchError, LaunchInfo, Machine, MachineConfig, Sm};
 use crate::program::{FunctionKind, ParamLoc, Program, Space};
 use memory_model::Flat;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 fn err(message: impl Into<String>) -> LaunchError {
@@ -212,7 +211,7 @@ pub(super) fn new(
         info: Arc::new(info),
         config: *config,
         mem,
-        blocks: BTreeMap::new(),
+        blocks: memory_model::BlockTable::new(),
         sms: vec![Sm::default(); dev.num_sms as usize],
         next_block: 0,
         completed_blocks: 0,

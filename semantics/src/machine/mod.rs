@@ -9,6 +9,7 @@ mod context;
 mod device;
 mod enabled;
 pub(crate) mod exec;
+mod fast;
 mod grid;
 mod invariants;
 mod launch;
@@ -22,7 +23,6 @@ use crate::program::{FuncId, Pc, Program};
 use memory_model::Flat;
 use ptx_parser::ScalarType;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 use traces::{Choice, Event};
@@ -316,7 +316,7 @@ pub struct Machine {
     config: MachineConfig,
     mem: Flat,
     /// Resident blocks by linear index.
-    blocks: BTreeMap<u32, block::Block>,
+    blocks: memory_model::BlockTable<block::Block>,
     sms: Vec<Sm>,
     /// Blocks are issued in linear order: `next_block..total_blocks` are unscheduled.
     next_block: u32,
@@ -421,7 +421,7 @@ impl Machine {
 
     /// A snapshot of one resident warp's SIMT state, for debuggers and tests.
     pub fn warp_view(&self, block: u32, warp: u32) -> Option<WarpView> {
-        let w = self.blocks.get(&block)?.warps.get(warp as usize)?;
+        let w = self.blocks.get(block)?.warps.get(warp as usize)?;
         Some(WarpView {
             pc: w.pc,
             active: w.active,
@@ -443,7 +443,7 @@ impl Machine {
         lane: u32,
         reg: crate::program::RegId,
     ) -> Option<u64> {
-        let w = self.blocks.get(&block)?.warps.get(warp as usize)?;
+        let w = self.blocks.get(block)?.warps.get(warp as usize)?;
         let d = *w.depth.get(lane as usize)? as usize;
         w.levels
             .get(d)?

@@ -29,6 +29,10 @@ pub struct Program {
     /// Module-level variables (and function-scope `.shared`/`.global`/`.const` ones, which are
     /// static), by state space with their resolved addresses and initial bytes.
     pub variables: Vec<Variable>,
+    /// Module-scope `.reg` variables (the thesis's lowered dialect: `%stackBase` of Listing 5.2).
+    /// Every function's register file starts with them, in this order (ids `0..n`); they are one
+    /// per thread, so the machine keeps their values across calls and returns.
+    pub global_registers: Vec<RegisterInfo>,
     /// Bytes of each static state space the module's variables occupy (`.global`, `.const`, and
     /// the per-block static `.shared`).
     pub global_size: u64,
@@ -121,6 +125,10 @@ pub struct Variable {
     pub init: Vec<u8>,
     /// `.extern .shared x[]`: dynamic shared memory, placed after the static shared variables.
     pub dynamic: bool,
+    /// `generic(x)` in the initializer (PTX ISA 5.4.4): byte offsets in `init` holding the address of
+    /// a variable in its own state space (written there by `load`), to which the machine adds the
+    /// generic base of that space when it initialises memory.
+    pub generic_relocations: Vec<(u64, Space)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -148,6 +156,10 @@ pub struct BasicBlock {
     /// True when the block ends the function (ret/exit/trap).
     pub exits: bool,
 }
+
+/// Module `.global` variables are laid out from this address up (the space's first page stays
+/// unmapped, so dereferencing a null pointer is an out-of-bounds error, never a variable).
+pub const GLOBAL_VARIABLES_BASE: u64 = 0x1_0000;
 
 /// Function addresses (`mov.u64 %rd1, foo;`) are this base plus the function's index: far from any
 /// data address, so a function pointer used as data faults clearly.

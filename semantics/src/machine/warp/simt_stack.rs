@@ -112,13 +112,25 @@ pub(crate) fn guard_mask(
         Some(g) => {
             let regs = &w.levels[level].regs;
             let base = g.reg.0 as usize * ws;
-            let mut out = 0;
-            for l in lanes(mask) {
-                if (regs.get(base + l).copied().unwrap_or(0) != 0) != g.negated {
-                    out |= 1 << l;
+            match regs.get(base..base + ws) {
+                // The whole column at once (branch-free, vectorisable), then the lanes of `mask`.
+                Some(col) => {
+                    let mut set = 0u64;
+                    for (l, &v) in col.iter().enumerate() {
+                        set |= ((v != 0) as u64) << l;
+                    }
+                    (if g.negated { !set } else { set }) & mask
+                }
+                None => {
+                    let mut out = 0;
+                    for l in lanes(mask) {
+                        if (regs.get(base + l).copied().unwrap_or(0) != 0) != g.negated {
+                            out |= 1 << l;
+                        }
+                    }
+                    out
                 }
             }
-            out
         }
     }
 }
@@ -135,6 +147,21 @@ pub(crate) fn target_groups(
     out: &mut smallvec::SmallVec<[(Pc, u64); 4]>,
 ) -> Result<(), (usize, String)> {
     out.clear();
+    // A direct target: one group (the common case, without the per-lane search).
+    let direct = match op {
+        Op::Bra { target, .. } => Some(*target),
+        Op::Call {
+            target: CallTarget::Direct(f),
+            ..
+        } => Some(cx_program.function(*f).start),
+        _ => None,
+    };
+    if let Some(t) = direct {
+        if exec != 0 {
+            out.push((t, exec));
+        }
+        return Ok(());
+    }
     let regs = &w.levels[level].regs;
     for l in lanes(exec) {
         let t = match op {

@@ -1,0 +1,112 @@
+//! `cudasem cfg` snapshots (text and `--dot`) for the thesis listings and clang's divergent
+//! if/else kernel; the divergent branch reconverges at the instruction after the join.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace")
+        .to_path_buf()
+}
+
+/// Runs `cudasem cfg` on a corpus file (path relative to the workspace, so snapshots are stable).
+fn cfg(file: &str, dot: bool) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cudasem"));
+    cmd.arg("cfg")
+        .arg(file)
+        .current_dir(root())
+        .env("NO_COLOR", "1");
+    if dot {
+        cmd.arg("--dot");
+    }
+    let out = cmd.output().expect("run cudasem");
+    format!(
+        "exit {}\n{}{}",
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    )
+}
+
+fn snapshot(file: &str) {
+    let name = Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let text = cfg(file, false);
+    assert!(text.starts_with("exit 0"), "{file}:\n{text}");
+    insta::assert_snapshot!(format!("{name}_text"), text);
+    let dot = cfg(file, true);
+    assert!(dot.starts_with("exit 0"), "{file}:\n{dot}");
+    insta::assert_snapshot!(format!("{name}_dot"), dot);
+}
+
+#[test]
+fn thesis_listings() {
+    for f in [
+        "listing_5_4",
+        "listing_5_5",
+        "listing_5_6",
+        "listing_5_7",
+        "listing_6_1",
+        "listing_6_2",
+    ] {
+        let path = format!("tests/thesis/{f}.ptx");
+        if root().join(&path).exists() {
+            snapshot(&path);
+        }
+    }
+}
+
+/// The corpus's divergent if/else kernel (clang output).
+fn if_else_kernel() -> Option<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("tests/kernels"))
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| {
+            n.ends_with(".ptx")
+                && (n.contains("diverg") || n.contains("ifelse") || n.contains("if_else"))
+        })
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .find(|n| n.contains("if_else") || n.contains("ifelse"))
+        .map(|n| format!("tests/kernels/{n}"))
+}
+
+#[test]
+fn divergent_if_else_reconverges_after_the_join() {
+    let Some(file) = if_else_kernel() else {
+        panic!("no divergent if/else kernel in tests/kernels");
+    };
+    snapshot(&file);
+    // The if/else branch is the last conditional `bra` before the join label; its reconvergence
+    // point is the join: the first instruction after the label the `bra.uni` of the then-path
+    // jumps to.
+    let source = std::fs::read_to_string(root().join(&file)).expect("read");
+    let lines: Vec<&str> = source.lines().collect();
+    let uni = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("bra.uni"))
+        .expect("a bra.uni to the join");
+    let join = lines[uni]
+        .split_whitespace()
+        .last()
+        .expect("label")
+        .trim_end_matches(';');
+    let label_line = lines
+        .iter()
+        .position(|l| l.trim() == format!("{join}:"))
+        .expect("join label")
+        + 1;
+    let after = label_line + 1;
+    let text = cfg(&file, false);
+    assert!(
+        text.contains(&format!("({join}), line {after}")),
+        "reconvergence at {join} (line {after}) expected:\n{text}"
+    );
+}

@@ -1,0 +1,498 @@
+//! Control flow (PTX ISA 9.7.14; thesis 5.1.1): `bra`, `call` (direct, and indirect through a
+//! register with a `.callprototype`), `ret`, `exit`, `trap`, the no-ops `nanosleep`/`pmevent`, and
+//! the thesis dialect `ssy L`, `sync`, `brk`/`break`, `preBrk L`, `preRet L`.
+//!
+//! Branch and token targets are decoded as label indices of the function; `load` rewrites them
+//! to program addresses once every instruction has one (a label names the next instruction,
+//! thesis 5.1.3 `load` step 3).
+
+use super::{Cx, Named, m_ty, m_word};
+use crate::load::scope::Local;
+use crate::load::types;
+use crate::load::unsupported::Gap;
+use crate::program::{CallTarget, Op, ParamLoc};
+use ptx_parser::{Operand, Param, ScalarType};
+
+impl Cx<'_, '_, '_> {
+    /// A label operand: its index in the function (inner labels hide outer ones).
+    fn label_operand(&mut self, op: &Operand) -> Option<u32> {
+        let Operand::Symbol {
+            name,
+            component: None,
+            span,
+        } = op
+        else {
+            self.error(
+                op.span(),
+                format!(
+                    "`{}` needs a label, found {}",
+                    self.full_name(),
+                    super::operand_kind(op)
+                ),
+                "not a label",
+                "write the name of a label of this function",
+            );
+            return None;
+        };
+        if let Some(l) = self.f.env.label(self.scope, &name.name) {
+            return Some(l);
+        }
+        match self.resolve(name, None) {
+            Named::Local(Local::Reg { .. }) => {
+                let d = crate::load::unsupported::diag(
+                    *span,
+                    &format!("{} {}", self.full_name(), name.name),
+                    Gap::BranchTables,
+                );
+                self.push_diag(d);
+            }
+            Named::Func(_) | Named::Bodiless => {
+                self.error(
+                    *span,
+                    format!("`{}` is a function, not a label", name.name),
+                    "function",
+                    format!("use `call {}` to call a function", name.name),
+                );
+            }
+            _ => {
+                if let Some(owner) = self.f.m.label_owner(&name.name) {
+                    self.error(*span, format!("branch into another function: label `{}` belongs to `{owner}`", name.name), "label of another function", "branch only to labels of the same function; use `call` to enter another function");
+                } else {
+                    self.error(*span, format!("undefined label `{}`", name.name), "no such label in scope", format!("define `{}:` in this function (labels in inner `{{ }}` blocks are not visible outside them)", name.name));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// `bra{.uni} L`.
+pub(super) fn bra(cx: &mut Cx<'_, '_, '_>) {
+    let Some(mods) = cx.mods(|n| m_word(n, &["uni"])) else {
+        return;
+    };
+    if !cx.arity(&[1]) {
+        return;
+    }
+    let ins = cx.ins;
+    if let Some(target) = cx.label_operand(&ins.operands[0]) {
+        cx.emit(Op::Bra {
+            target,
+            uni: mods.has("uni"),
+        });
+    }
+}
+
+/// `brx.idx{.uni} index, TABLE` with `TABLE: .branchtargets L0, L1, ...;` (PTX ISA 9.7.14.2):
+/// the thesis's indirect `bra r` (rule bra_target).
+pub(super) fn brx(cx: &mut Cx<'_, '_, '_>) {
+    let Some(mods) = cx.mods(|n| m_word(n, &["idx", "uni"])) else {
+        return;
+    };
+    if !mods.has("idx") {
+        cx.error(
+            cx.ins.span,
+            format!("`{}` needs `.idx`", cx.full_name()),
+            "missing `.idx`",
+            "write `brx.idx index, TABLE;`",
+        );
+        return;
+    }
+    if !cx.arity(&[2]) {
+        return;
+    }
+    let ins = cx.ins;
+    let index = cx.src(&ins.operands[0], ScalarType::U32);
+    let Operand::Symbol {
+        name,
+        component: None,
+        span,
+    } = &ins.operands[1]
+    else {
+        cx.error(
+            ins.operands[1].span(),
+            "`brx.idx` needs the label of a `.branchtargets` list",
+            "not a label",
+            "declare `TABLE: .branchtargets L0, L1;` and name `TABLE`",
+        );
+        return;
+    };
+    let Some((list, false)) = cx.f.env.target_list(cx.scope, &name.name) else {
+        cx.error(
+            *span,
+            format!("`{}` is not a `.branchtargets` list", name.name),
+            "no `.branchtargets` of that name",
+            format!(
+                "declare `{}: .branchtargets L0, L1, ...;` in this function",
+                name.name
+            ),
+        );
+        return;
+    };
+    let mut targets = Vec::with_capacity(list.targets.len());
+    for t in &list.targets {
+        match cx.f.env.label(cx.scope, &t.name) {
+            Some(l) => targets.push(l),
+            None => {
+                cx.error(
+                    t.span,
+                    format!("undefined label `{}` in `.branchtargets`", t.name),
+                    "no such label in scope",
+                    "list labels of this function",
+                );
+                return;
+            }
+        }
+    }
+    if let Some(index) = index {
+        cx.emit(Op::BraIndirect {
+            index,
+            targets: targets.into(),
+            uni: mods.has("uni"),
+        });
+    }
+}
+
+/// `ssy L`, `preBrk L`, `preRet L` (thesis dialect; labels only, 5.1.1).
+pub(super) fn push_token(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
+    if cx.mods(|_| None).is_none() || !cx.arity(&[1]) {
+        return;
+    }
+    let ins = cx.ins;
+    if let Some(target) = cx.label_operand(&ins.operands[0]) {
+        cx.emit(match opcode {
+            "ssy" => Op::Ssy { target },
+            "preBrk" => Op::PreBrk { target },
+            _ => Op::PreRet { target },
+        });
+    }
+}
+
+/// `ret exit trap nanosleep pmevent sync brk break`.
+pub(super) fn simple(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
+    let Some(mods) = cx.mods(|n| match opcode {
+        "ret" => m_word(n, &["uni"]),
+        "nanosleep" => m_ty(n),
+        "pmevent" => m_word(n, &["mask"]),
+        _ => None,
+    }) else {
+        return;
+    };
+    let _ = mods;
+    let (n, op) = match opcode {
+        // Thesis 5.1.3 step 5: a kernel's `ret` is `exit`.
+        "ret" => (0, if cx.f.is_entry { Op::Exit } else { Op::Ret }),
+        "exit" => (0, Op::Exit),
+        "trap" => (0, Op::Trap),
+        "sync" => (0, Op::Sync),
+        "brk" | "break" => (0, Op::Brk),
+        _ => (1, Op::Nop),
+    };
+    if !cx.arity(&[n]) {
+        return;
+    }
+    if n == 1 {
+        let ins = cx.ins;
+        if cx.src(&ins.operands[0], ScalarType::U32).is_none() {
+            return;
+        }
+    }
+    cx.emit(op);
+}
+
+/// `call{.uni} (rets), f, (args)`; `call (rets), %rd, (args), prototype`.
+pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
+    let Some(mods) = cx.mods(|n| m_word(n, &["uni"])) else {
+        return;
+    };
+    let ins = cx.ins;
+    let ops = &ins.operands;
+    let mut i = 0;
+    let rets: &[Operand] = match ops.first() {
+        Some(Operand::List(items, _)) => {
+            i = 1;
+            items
+        }
+        _ => &[],
+    };
+    let Some(callee) = ops.get(i) else {
+        cx.error(
+            ins.span,
+            "`call` needs a function",
+            "missing callee",
+            "write `call f, (args);`",
+        );
+        return;
+    };
+    i += 1;
+    let args: &[Operand] = match ops.get(i) {
+        Some(Operand::List(items, _)) => {
+            i += 1;
+            items
+        }
+        _ => &[],
+    };
+    let proto_op = ops.get(i);
+    if ops.len() > i + 1 {
+        cx.error(
+            ops[i + 1].span(),
+            "too many operands for `call`",
+            "unexpected operand",
+            "write `call (rets), f, (args);` or `call (rets), %rd, (args), prototype;`",
+        );
+        return;
+    }
+    let Operand::Symbol {
+        name,
+        component: None,
+        span,
+    } = callee
+    else {
+        cx.error(
+            callee.span(),
+            format!(
+                "`call` needs a function name or register, found {}",
+                super::operand_kind(callee)
+            ),
+            "not a function",
+            "write the name of a `.func`, or a register holding its address",
+        );
+        return;
+    };
+    let (target, ret_params, params, callee_name): (CallTarget, &[Param], &[Param], String) =
+        match cx.resolve(name, None) {
+            Named::Func(id) => {
+                if proto_op.is_some() {
+                    cx.error(
+                        ins.span,
+                        "a direct call takes no prototype",
+                        "unexpected prototype",
+                        "drop the prototype operand",
+                    );
+                    return;
+                }
+                let Some(sig) = cx.f.m.signatures.get(&*name.name).copied() else {
+                    return;
+                };
+                if sig.kind == ptx_parser::FunctionKind::Entry {
+                    cx.error(
+                        *span,
+                        format!("`{}` is a kernel and cannot be called", name.name),
+                        "`.entry`",
+                        "call a `.func`; kernels are launched from the host (thesis 5.1.3 step 3)",
+                    );
+                    return;
+                }
+                (
+                    CallTarget::Direct(id),
+                    &sig.return_params[..],
+                    &sig.params[..],
+                    name.name.to_string(),
+                )
+            }
+            Named::Bodiless => {
+                cx.unsupported(Gap::ExternCalls);
+                return;
+            }
+            Named::Local(Local::Reg { id, ty, vector: 1 })
+                if types::is_int(ty) && matches!(types::size(ty), 4 | 8) =>
+            {
+                let Some(Operand::Symbol { name: pname, .. }) = proto_op else {
+                    cx.error(ins.span, "an indirect call needs a `.callprototype` label as its last operand", "missing prototype", "declare `proto: .callprototype (...) _ (...);` and write `call (rets), %rd, (args), proto;`");
+                    return;
+                };
+                if let Some(proto) = cx.f.env.prototype(cx.scope, &pname.name) {
+                    // Candidates are filled in once every function's address-taking is known.
+                    (
+                        CallTarget::Indirect {
+                            reg: id,
+                            candidates: Box::new([]),
+                        },
+                        &proto.return_params[..],
+                        &proto.params[..],
+                        format!("prototype `{}`", pname.name),
+                    )
+                } else if let Some((list, true)) = cx.f.env.target_list(cx.scope, &pname.name) {
+                    // `.calltargets f, g`: the listed functions are the candidates; they share the
+                    // first one's signature.
+                    let mut cands = Vec::new();
+                    for t in &list.targets {
+                        match cx.f.m.functions.get(&*t.name) {
+                            Some(&f) => cands.push(f),
+                            None => {
+                                cx.error(
+                                    t.span,
+                                    format!("undefined function `{}` in `.calltargets`", t.name),
+                                    "no such function",
+                                    "list `.func`s with bodies in this module",
+                                );
+                                return;
+                            }
+                        }
+                    }
+                    let Some(sig) = list
+                        .targets
+                        .first()
+                        .and_then(|t| cx.f.m.signatures.get(&*t.name).copied())
+                    else {
+                        cx.error(
+                            list.span,
+                            "empty `.calltargets` list",
+                            "no targets",
+                            "list at least one function",
+                        );
+                        return;
+                    };
+                    (
+                        CallTarget::Indirect {
+                            reg: id,
+                            candidates: cands.into(),
+                        },
+                        &sig.return_params[..],
+                        &sig.params[..],
+                        format!("call targets `{}`", pname.name),
+                    )
+                } else {
+                    cx.error(
+                        pname.span,
+                        format!("undefined call prototype `{}`", pname.name),
+                        "no `.callprototype` of that name",
+                        format!(
+                            "declare `{}: .callprototype (...) _ (...);` in this function",
+                            pname.name
+                        ),
+                    );
+                    return;
+                }
+            }
+            Named::Undefined => {
+                cx.error(
+                    *span,
+                    format!("undefined function `{}`", name.name),
+                    "no such function",
+                    format!(
+                        "declare `.func {}` in this module (or fix the name)",
+                        name.name
+                    ),
+                );
+                return;
+            }
+            _ => {
+                cx.error(
+                    *span,
+                    format!("`{}` is not a function", name.name),
+                    "not a function",
+                    "call a `.func` or a register holding a function address",
+                );
+                return;
+            }
+        };
+    // The thesis's lowered form (Listings 5.2, 5.3 after step 3): `call f;` to a function whose
+    // parameters are `.local` frame slots the caller filled through `%stackBase`.
+    let lowered = args.is_empty()
+        && rets.is_empty()
+        && params
+            .iter()
+            .chain(ret_params)
+            .all(|p| p.space == ptx_parser::StateSpace::Local);
+    if !lowered && (rets.len() != ret_params.len() || args.len() != params.len()) {
+        cx.error(
+            ins.span,
+            format!(
+                "call arity mismatch: {callee_name} takes {} argument(s) and returns {} value(s), but the call passes {} and receives {}",
+                params.len(),
+                ret_params.len(),
+                args.len(),
+                rets.len()
+            ),
+            "wrong number of arguments",
+            format!("pass {} argument(s) and receive {} return value(s), as the declaration says", params.len(), ret_params.len()),
+        );
+        return;
+    }
+    let mut out_args = Vec::with_capacity(args.len());
+    for (a, p) in args.iter().zip(params) {
+        match param_loc(cx, a, p, false) {
+            Some(l) => out_args.push(l),
+            None => return,
+        }
+    }
+    let mut out_rets = Vec::with_capacity(rets.len());
+    for (r, p) in rets.iter().zip(ret_params) {
+        match param_loc(cx, r, p, true) {
+            Some(l) => out_rets.push(l),
+            None => return,
+        }
+    }
+    cx.emit(Op::Call {
+        target,
+        args: out_args.into(),
+        rets: out_rets.into(),
+        uni: mods.has("uni"),
+    });
+}
+
+/// Where a call's argument or return operand lives in the caller.
+fn param_loc(cx: &mut Cx<'_, '_, '_>, op: &Operand, p: &Param, is_ret: bool) -> Option<ParamLoc> {
+    match op {
+        Operand::Symbol {
+            name,
+            component,
+            span,
+        } => match cx.resolve(name, *component) {
+            Named::Local(Local::Frame { offset, size, .. }) => {
+                Some(ParamLoc::Frame { offset, size })
+            }
+            Named::Local(Local::Reg { vector, .. }) if vector > 1 || p.ty.vector > 1 => {
+                // A `.vN` register passed whole: `ParamLoc` holds one register.
+                let d = crate::load::unsupported::diag(
+                    *span,
+                    &format!("{} with vector argument {}", cx.full_name(), name.name),
+                    Gap::WideVectors,
+                );
+                cx.push_diag(d);
+                None
+            }
+            Named::Local(Local::Reg { .. }) => {
+                let ty = p.ty.scalar;
+                cx.reg_operand(op, Some(ty), is_ret, true)
+                    .map(ParamLoc::Reg)
+            }
+            Named::Undefined => {
+                cx.error(
+                    *span,
+                    format!("undefined name `{}`", name.name),
+                    "not declared in this scope",
+                    format!(
+                        "declare `.param .b32 {};` (or a register) before the call",
+                        name.name
+                    ),
+                );
+                None
+            }
+            _ => {
+                cx.error(
+                    *span,
+                    format!("`{}` cannot be passed to a call", name.name),
+                    "not a parameter or register",
+                    "pass a `.param` variable declared in this function, or a register",
+                );
+                None
+            }
+        },
+        Operand::Immediate(e) if !is_ret => cx.imm(e, p.ty.scalar).map(ParamLoc::Imm),
+        other => {
+            cx.error(
+                other.span(),
+                format!(
+                    "{} cannot be a call {}",
+                    super::operand_kind(other),
+                    if is_ret { "result" } else { "argument" }
+                ),
+                "wrong kind of operand",
+                "pass a `.param` variable or a register",
+            );
+            None
+        }
+    }
+}

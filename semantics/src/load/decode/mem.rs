@@ -1,0 +1,756 @@
+//! Memory instructions (PTX ISA 9.7.9 and 9.7.12-9.7.13): `ld ldu st` with every state space and
+//! generic addressing, memory-model qualifiers, cache operators and vectors; `atom red`;
+//! `cvta isspacep`; `membar fence`; `prefetch` (a no-op). Thesis 5.1.1: `ld`, `st`, `atom`,
+//! `membar` with explicit spaces; generic addressing and `red` go beyond it.
+//!
+//! Addresses: `[%rd+8]` is register-based; `[x+4]` of a module variable or kernel parameter is
+//! absolute in that variable's space; `[x+4]` of a frame variable is relative to the frame. A
+//! generic `ld`/`st` that names a variable directly (`ld.u32 %r, [x]`) is decoded in the
+//! variable's own space: the generic address of `x` and its address in its space denote the same
+//! location (PTX ISA 6.4.1.1), and the machine then needs no generic mapping for it.
+
+use super::alu::Elem;
+use super::{Cx, M, Named, m_order, m_scope, m_space, m_ty, m_word};
+use crate::load::scope::Local;
+use crate::load::types;
+use crate::load::unsupported::Gap;
+use crate::program::{
+    AddrBase, Address, AtomOp, CacheOp, FenceLevel, MemOrder, MemQualifiers, Op, Scope, Space, Src,
+    VecDst,
+};
+use ptx_parser::{Operand, ScalarType};
+
+fn m_cache(n: &str) -> Option<M> {
+    Some(M::Cache(match n {
+        "ca" => CacheOp::Ca,
+        "cg" => CacheOp::Cg,
+        "cs" => CacheOp::Cs,
+        "lu" => CacheOp::Lu,
+        "cv" => CacheOp::Cv,
+        "wb" => CacheOp::Wb,
+        "wt" => CacheOp::Wt,
+        _ => return None,
+    }))
+}
+
+fn m_vec(n: &str) -> Option<M> {
+    match n {
+        "v2" => Some(M::Vector(2)),
+        "v4" => Some(M::Vector(4)),
+        _ => None,
+    }
+}
+
+impl Cx<'_, '_, '_> {
+    /// Resolves a `[...]` operand for an access in `space`; returns the address and the space the
+    /// access really uses (a named variable's space for generic accesses).
+    pub(super) fn address(&mut self, op: &Operand, space: Space) -> Option<(Address, Space)> {
+        let Operand::Address(a) = op else {
+            self.error(
+                op.span(),
+                format!(
+                    "expected an address `[...]`, found {}",
+                    super::operand_kind(op)
+                ),
+                "not an address",
+                "write the address in brackets, e.g. `[%rd1+4]`",
+            );
+            return None;
+        };
+        let offset = match &a.offset {
+            Some(e) => {
+                let layout = self.f.m.layout;
+                let mut sym = |id: &ptx_parser::Ident, _g: bool| match layout.names.get(&*id.name) {
+                    Some(&i) => Ok(layout.variables.get(i).map(|v| v.address).unwrap_or(0)),
+                    None => crate::load::consts::no_symbols(id, false),
+                };
+                match crate::load::consts::fold_int(e, &mut sym) {
+                    Ok(v) => v as i64,
+                    Err(d) => {
+                        self.push_diag(d);
+                        return None;
+                    }
+                }
+            }
+            None => 0,
+        };
+        let Some(base) = &a.base else {
+            return Some((
+                Address {
+                    base: AddrBase::Absolute,
+                    offset,
+                },
+                space,
+            ));
+        };
+        let (addr, implied) = match self.resolve(base, None) {
+            Named::Local(Local::Reg { id, ty, vector }) => {
+                if vector != 1 || !(types::is_int(ty) && matches!(types::size(ty), 4 | 8)) {
+                    self.error(
+                        base.span,
+                        format!("`{}` cannot hold an address", base.name),
+                        "not a 32/64-bit integer register",
+                        "use a `.u64`/`.b64` (or `.u32`) register as the address base",
+                    );
+                    return None;
+                }
+                (
+                    Address {
+                        base: AddrBase::Reg(id),
+                        offset,
+                    },
+                    None,
+                )
+            }
+            Named::Local(Local::Frame {
+                offset: fo,
+                space: fs,
+                ..
+            }) => (
+                Address {
+                    base: AddrBase::Frame,
+                    offset: fo as i64 + offset,
+                },
+                Some(fs),
+            ),
+            Named::Local(Local::KernelParam { offset: po, .. }) => (
+                Address {
+                    base: AddrBase::Absolute,
+                    offset: po as i64 + offset,
+                },
+                Some(Space::Param),
+            ),
+            Named::Local(Local::Static(i)) | Named::Var(i) => {
+                let vs = self
+                    .f
+                    .m
+                    .layout
+                    .variables
+                    .get(i)
+                    .map(|v| v.space)
+                    .unwrap_or(Space::Global);
+                (
+                    Address {
+                        base: AddrBase::Absolute,
+                        offset: self.var_address(i) as i64 + offset,
+                    },
+                    Some(vs),
+                )
+            }
+            Named::Undefined => {
+                self.undefined(base);
+                return None;
+            }
+            _ => {
+                self.error(
+                    base.span,
+                    format!("`{}` cannot be used as an address", base.name),
+                    "not a register or variable",
+                    "address a register or a variable: `[%rd1]`, `[name+4]`",
+                );
+                return None;
+            }
+        };
+        match implied {
+            None => Some((addr, space)),
+            Some(v) if space == Space::Generic || v == space => Some((addr, v)),
+            Some(v) => {
+                self.error(
+                    base.span,
+                    format!(
+                        "`{}` is in `{}` but `{}` accesses `{}`",
+                        base.name,
+                        space_name(v),
+                        self.full_name(),
+                        space_name(space)
+                    ),
+                    "state space mismatch",
+                    format!(
+                        "use `{}` in the instruction, or drop the state space for a generic access",
+                        space_name(v)
+                    ),
+                );
+                None
+            }
+        }
+    }
+}
+
+pub(crate) fn space_name(s: Space) -> &'static str {
+    match s {
+        Space::Generic => "generic",
+        Space::Global => ".global",
+        Space::Shared => ".shared",
+        Space::Local => ".local",
+        Space::Const => ".const",
+        Space::Param => ".param",
+    }
+}
+
+/// `ld ldu st` (PTX ISA 9.7.9.8-9.7.9.10).
+pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
+    let is_st = opcode == "st";
+    let Some(mods) = cx.mods(|n| {
+        m_ty(n)
+            .or_else(|| m_space(n))
+            .or_else(|| m_order(n))
+            .or_else(|| m_scope(n))
+            .or_else(|| m_cache(n))
+            .or_else(|| m_vec(n))
+            .or_else(|| m_word(n, &["nc"]))
+    }) else {
+        return;
+    };
+    let Some(ty) = cx.ty(&mods) else { return };
+    if types::is_unsupported(ty) && !matches!(ty, ScalarType::F16 | ScalarType::Bf16) {
+        // Half-precision values move through memory as 16-bit patterns; b128 and f16x2 do not.
+        cx.unsupported(if ty == ScalarType::B128 {
+            Gap::WideVectors
+        } else {
+            Gap::HalfFloat
+        });
+        return;
+    }
+    let space = cx
+        .one(&mods, |m| if let M::Space(s) = m { Some(*s) } else { None })
+        .unwrap_or(Space::Generic);
+    let order = cx
+        .one(&mods, |m| if let M::Order(o) = m { Some(*o) } else { None })
+        .unwrap_or(MemOrder::Weak);
+    let scope = cx.one(&mods, |m| if let M::Scope(s) = m { Some(*s) } else { None });
+    let cache = cx.one(&mods, |m| if let M::Cache(c) = m { Some(*c) } else { None });
+    let vector = cx
+        .one(
+            &mods,
+            |m| if let M::Vector(n) = m { Some(*n) } else { None },
+        )
+        .unwrap_or(1);
+    let nc = mods.has("nc");
+    let span = cx.ins.span;
+    // Orders and scopes each instruction admits (PTX ISA 9.7.9.8, 9.7.9.10).
+    let order_ok = matches!(
+        (is_st, order),
+        (_, MemOrder::Weak | MemOrder::Volatile | MemOrder::Relaxed)
+            | (false, MemOrder::Acquire)
+            | (true, MemOrder::Release)
+    );
+    if !order_ok {
+        cx.error(
+            span,
+            format!(
+                "`{full}` has a memory order `{opcode}` does not take",
+                full = cx.full_name()
+            ),
+            "wrong memory order",
+            if is_st {
+                "`st` takes `.weak .volatile .relaxed .release`"
+            } else {
+                "`ld` takes `.weak .volatile .relaxed .acquire`"
+            },
+        );
+        return;
+    }
+    if scope.is_some()
+        && !matches!(
+            order,
+            MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release
+        )
+    {
+        cx.error(
+            span,
+            format!(
+                "`{full}` has a scope but no `.relaxed/.acquire/.release`",
+                full = cx.full_name()
+            ),
+            "scope without a strong order",
+            "add `.relaxed` (or `.acquire`/`.release`), or drop the scope",
+        );
+        return;
+    }
+    if let Some(c) = cache {
+        let ok = if is_st {
+            matches!(c, CacheOp::Wb | CacheOp::Cg | CacheOp::Cs | CacheOp::Wt)
+        } else {
+            matches!(
+                c,
+                CacheOp::Ca | CacheOp::Cg | CacheOp::Cs | CacheOp::Lu | CacheOp::Cv
+            )
+        };
+        if !ok || order != MemOrder::Weak {
+            cx.error(
+                span,
+                format!(
+                    "`{full}` combines a cache operator with {}",
+                    if ok {
+                        "a memory order"
+                    } else {
+                        "the wrong instruction"
+                    },
+                    full = cx.full_name()
+                ),
+                "cache operator not allowed here",
+                if is_st {
+                    "`st` takes `.wb .cg .cs .wt` on weak stores"
+                } else {
+                    "`ld` takes `.ca .cg .cs .lu .cv` on weak loads"
+                },
+            );
+            return;
+        }
+    }
+    if nc && (is_st || !matches!(space, Space::Global) || order != MemOrder::Weak) {
+        cx.error(
+            span,
+            format!(
+                "`.nc` is only allowed on weak `ld.global`, not `{full}`",
+                full = cx.full_name()
+            ),
+            "`.nc` not allowed here",
+            "drop `.nc`",
+        );
+        return;
+    }
+    if opcode == "ldu" && !matches!(space, Space::Global | Space::Generic) {
+        cx.error(
+            span,
+            format!(
+                "`ldu` reads `.global` memory only, not `{full}`",
+                full = cx.full_name()
+            ),
+            "wrong space",
+            "use `ld` for other state spaces",
+        );
+        return;
+    }
+    if (matches!(space, Space::Const | Space::Param) && is_st && space == Space::Const)
+        || (order == MemOrder::Volatile && matches!(space, Space::Const | Space::Param))
+    {
+        cx.error(span, format!("`{full}` is not allowed on that state space", full = cx.full_name()), "wrong space", "`.const` memory is read-only, and `.volatile` applies to `.global .shared .local` and generic");
+        return;
+    }
+    if !cx.arity(&[2]) {
+        return;
+    }
+    let ins = cx.ins;
+    let (data, addr_op) = if is_st {
+        (&ins.operands[1], &ins.operands[0])
+    } else {
+        (&ins.operands[0], &ins.operands[1])
+    };
+    let Some((addr, space)) = cx.address(addr_op, space) else {
+        return;
+    };
+    let qual = MemQualifiers {
+        order,
+        scope,
+        cache,
+        non_coherent: nc,
+    };
+    let elems: Vec<Elem<'_>> = if vector == 1 {
+        vec![Elem::Op(data)]
+    } else {
+        match super::alu::vector_elems(cx, data, vector, ty) {
+            Some(e) => e,
+            None => return,
+        }
+    };
+    if is_st {
+        let mut src = [Src::Imm(0); 4];
+        for (k, e) in elems.iter().enumerate() {
+            src[k] = match e {
+                Elem::Reg(r) => Src::Reg(*r),
+                Elem::Op(op) => match cx.src_with(op, ty, true) {
+                    Some(s) => s,
+                    None => return,
+                },
+            };
+        }
+        cx.emit(Op::St {
+            space,
+            qual,
+            ty,
+            vector,
+            src,
+            addr,
+        });
+    } else {
+        let mut dst: VecDst = [None; 4];
+        for (k, e) in elems.iter().enumerate() {
+            dst[k] = match e {
+                Elem::Reg(r) => Some(*r),
+                Elem::Op(op @ Operand::Sink(_)) if vector > 1 => {
+                    let _ = op;
+                    None
+                }
+                Elem::Op(op) => match cx.reg_operand(op, Some(ty), true, true) {
+                    Some(r) => Some(r),
+                    None => return,
+                },
+            };
+        }
+        cx.emit(Op::Ld {
+            space,
+            qual,
+            ty,
+            vector,
+            dst,
+            addr,
+        });
+    }
+}
+
+/// `cvta[.to].space.size d, a` and `isspacep.space p, a` (PTX ISA 9.7.9.19, 9.7.9.18).
+pub(super) fn cvta(cx: &mut Cx<'_, '_, '_>, isspacep: bool) {
+    let Some(mods) = cx.mods(|n| {
+        m_ty(n)
+            .or_else(|| m_space(n))
+            .or_else(|| m_word(n, &["to"]))
+    }) else {
+        return;
+    };
+    let space = cx.one(&mods, |m| if let M::Space(s) = m { Some(*s) } else { None });
+    let Some(space) = space else {
+        cx.error(
+            cx.ins.span,
+            format!("`{}` needs a state space", cx.full_name()),
+            "missing state space",
+            "add `.global`, `.shared`, `.local`, `.const` or `.param`",
+        );
+        return;
+    };
+    if !cx.arity(&[2]) {
+        return;
+    }
+    let ins = cx.ins;
+    let ops = &ins.operands;
+    if isspacep {
+        if !mods.types().is_empty() || mods.has("to") {
+            cx.error(
+                cx.ins.span,
+                format!("`{}` takes only a state space", cx.full_name()),
+                "extra modifier",
+                "write `isspacep.global p, a`",
+            );
+            return;
+        }
+        let dst = cx.dst(&ops[0], Some(ScalarType::Pred));
+        let a = cx.src(&ops[1], ScalarType::U64);
+        if let (Some(dst), Some(a)) = (dst, a) {
+            cx.emit(Op::IsSpace { space, dst, a });
+        }
+        return;
+    }
+    let Some(ty) = cx.ty(&mods) else { return };
+    if !cx.require_ty(
+        ty,
+        |t| {
+            matches!(
+                t,
+                ScalarType::U32
+                    | ScalarType::U64
+                    | ScalarType::B32
+                    | ScalarType::B64
+                    | ScalarType::S64
+                    | ScalarType::S32
+            )
+        },
+        "`.u32` or `.u64`",
+    ) {
+        return;
+    }
+    let dst = cx.dst(&ops[0], Some(ty));
+    let a = cx.src(&ops[1], ty);
+    if let (Some(dst), Some(a)) = (dst, a) {
+        cx.emit(Op::Cvta {
+            to_generic: !mods.has("to"),
+            space,
+            dst,
+            a,
+        });
+    }
+}
+
+/// `atom` and `red` (PTX ISA 9.7.12.3, 9.7.12.4).
+pub(super) fn atom(cx: &mut Cx<'_, '_, '_>, is_red: bool) {
+    let ops_words = [
+        "add", "inc", "dec", "exch", "cas", "min", "max", "and", "or", "xor",
+    ];
+    let Some(mods) = cx.mods(|n| {
+        m_ty(n)
+            .or_else(|| m_space(n))
+            .or_else(|| m_order(n))
+            .or_else(|| m_scope(n))
+            .or_else(|| m_word(n, &ops_words))
+            .or(match n {
+                "v2" | "v4" => Some(M::Unsupported(Gap::WideVectors)),
+                _ => None,
+            })
+    }) else {
+        return;
+    };
+    let op = cx.one(&mods, |m| {
+        Some(match m {
+            M::Word("add") => AtomOp::Add,
+            M::Word("inc") => AtomOp::Inc,
+            M::Word("dec") => AtomOp::Dec,
+            M::Word("exch") => AtomOp::Exch,
+            M::Word("cas") => AtomOp::Cas,
+            M::Word("min") => AtomOp::Min,
+            M::Word("max") => AtomOp::Max,
+            M::Word("and") => AtomOp::And,
+            M::Word("or") => AtomOp::Or,
+            M::Word("xor") => AtomOp::Xor,
+            _ => return None,
+        })
+    });
+    let Some(op) = op else {
+        cx.error(
+            cx.ins.span,
+            format!("`{}` needs an operation", cx.full_name()),
+            "missing operation",
+            "add one of `.add .inc .dec .exch .cas .min .max .and .or .xor`",
+        );
+        return;
+    };
+    let Some(ty) = cx.ty(&mods) else { return };
+    let space = cx
+        .one(&mods, |m| if let M::Space(s) = m { Some(*s) } else { None })
+        .unwrap_or(Space::Generic);
+    let order = cx
+        .one(&mods, |m| if let M::Order(o) = m { Some(*o) } else { None })
+        .unwrap_or(MemOrder::Relaxed);
+    let scope = cx.one(&mods, |m| if let M::Scope(s) = m { Some(*s) } else { None });
+    if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
+        cx.error(
+            cx.ins.span,
+            format!(
+                "`{full}`: atomics work on `.global`, `.shared` or generic addresses",
+                full = cx.full_name()
+            ),
+            "wrong state space",
+            "use `.global` or `.shared`, or a generic address",
+        );
+        return;
+    }
+    if !matches!(
+        order,
+        MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release | MemOrder::AcqRel
+    ) || (is_red && matches!(order, MemOrder::Acquire | MemOrder::AcqRel))
+    {
+        cx.error(
+            cx.ins.span,
+            format!(
+                "`{full}` has a memory order atomics do not take",
+                full = cx.full_name()
+            ),
+            "wrong memory order",
+            "atomics take `.relaxed .acquire .release .acq_rel` (`red`: `.relaxed .release`)",
+        );
+        return;
+    }
+    let type_ok = match op {
+        AtomOp::And | AtomOp::Or | AtomOp::Xor => {
+            matches!(types::size(ty), 4 | 8) && types::is_int(ty)
+        }
+        AtomOp::Exch | AtomOp::Cas => {
+            matches!(types::size(ty), 4 | 8) && !matches!(ty, ScalarType::Pred)
+        }
+        AtomOp::Inc | AtomOp::Dec => matches!(ty, ScalarType::U32),
+        AtomOp::Add => matches!(
+            ty,
+            ScalarType::U32
+                | ScalarType::S32
+                | ScalarType::U64
+                | ScalarType::S64
+                | ScalarType::F32
+                | ScalarType::F64
+        ),
+        AtomOp::Min | AtomOp::Max => matches!(
+            ty,
+            ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64
+        ),
+    };
+    if types::is_unsupported(ty) {
+        cx.unsupported(Gap::HalfFloat);
+        return;
+    }
+    if !type_ok {
+        cx.error(
+            cx.ins.span,
+            format!(
+                "`{full}`: type `{}` is not allowed for this atomic operation",
+                ty.directive(),
+                full = cx.full_name()
+            ),
+            "wrong type",
+            "see PTX ISA 9.7.12.3 for the types each atomic operation takes",
+        );
+        return;
+    }
+    let n = if is_red { 2 } else { 3 } + usize::from(op == AtomOp::Cas);
+    if !cx.arity(&[n]) {
+        return;
+    }
+    let ins = cx.ins;
+    let ops = &ins.operands;
+    let (dst, rest) = if is_red {
+        (None, &ops[..])
+    } else {
+        match cx.dst(&ops[0], Some(ty)) {
+            Some(d) => (Some(d), &ops[1..]),
+            None => return,
+        }
+    };
+    let Some((addr, space)) = cx.address(&rest[0], space) else {
+        return;
+    };
+    if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
+        cx.error(
+            rest[0].span(),
+            format!(
+                "`{full}`: atomics work on `.global` or `.shared` variables",
+                full = cx.full_name()
+            ),
+            "wrong state space",
+            "apply the atomic to a `.global` or `.shared` location",
+        );
+        return;
+    }
+    let Some(a) = cx.src(&rest[1], ty) else {
+        return;
+    };
+    let b = match rest.get(2) {
+        Some(op) => match cx.src(op, ty) {
+            Some(b) => Some(b),
+            None => return,
+        },
+        None => None,
+    };
+    let qual = MemQualifiers {
+        order,
+        scope,
+        cache: None,
+        non_coherent: false,
+    };
+    cx.emit(Op::Atom {
+        space,
+        op,
+        ty,
+        qual,
+        dst,
+        addr,
+        a,
+        b,
+    });
+}
+
+/// `membar.level` and `fence.sem.scope` (PTX ISA 9.7.13.4; thesis `membar` with `MemBarLevel`).
+pub(super) fn fence(cx: &mut Cx<'_, '_, '_>, is_fence: bool) {
+    let Some(mods) = cx.mods(|n| {
+        if is_fence {
+            m_order(n).or_else(|| m_scope(n)).or(match n {
+                "proxy"
+                | "proxy::alias"
+                | "proxy::async"
+                | "proxy::tensormap_generic"
+                | "alias"
+                | "async" => Some(M::Unsupported(Gap::Modifiers)),
+                "mbarrier_init" | "release_sync_restrict" | "acquire_sync_restrict" => {
+                    Some(M::Unsupported(Gap::CpAsync))
+                }
+                _ => None,
+            })
+        } else {
+            m_word(n, &["cta", "gl", "sys"]).or_else(|| {
+                if n == "proxy" {
+                    Some(M::Unsupported(Gap::Modifiers))
+                } else {
+                    None
+                }
+            })
+        }
+    }) else {
+        return;
+    };
+    if is_fence {
+        let order = cx
+            .one(&mods, |m| if let M::Order(o) = m { Some(*o) } else { None })
+            .unwrap_or(MemOrder::AcqRel);
+        let scope = cx.one(&mods, |m| if let M::Scope(s) = m { Some(*s) } else { None });
+        if !matches!(order, MemOrder::Sc | MemOrder::AcqRel) {
+            cx.error(
+                cx.ins.span,
+                format!("`{}`: a fence is `.sc` or `.acq_rel`", cx.full_name()),
+                "wrong fence order",
+                "write `fence.sc.SCOPE` or `fence.acq_rel.SCOPE`",
+            );
+            return;
+        }
+        let level = match scope {
+            Some(Scope::Cta) => FenceLevel::Cta,
+            Some(Scope::Sys) => FenceLevel::Sys,
+            Some(Scope::Gpu) => FenceLevel::Gpu,
+            Some(Scope::Cluster) | None => {
+                cx.error(
+                    cx.ins.span,
+                    format!("`{}` needs a scope", cx.full_name()),
+                    "missing scope",
+                    "add `.cta`, `.gpu` or `.sys`",
+                );
+                return;
+            }
+        };
+        if cx.arity(&[0]) {
+            cx.emit(Op::Fence { level, order });
+        }
+    } else {
+        let level = cx.one(&mods, |m| {
+            Some(match m {
+                M::Word("cta") => FenceLevel::Cta,
+                M::Word("gl") => FenceLevel::Gpu,
+                M::Word("sys") => FenceLevel::Sys,
+                _ => return None,
+            })
+        });
+        let Some(level) = level else {
+            cx.error(
+                cx.ins.span,
+                "`membar` needs a level",
+                "missing level",
+                "write `membar.cta`, `membar.gl` or `membar.sys`",
+            );
+            return;
+        };
+        if cx.arity(&[0]) {
+            cx.emit(Op::Fence {
+                level,
+                order: MemOrder::Sc,
+            });
+        }
+    }
+}
+
+/// `prefetch{.space}.level [a]` and `prefetchu.L1 [a]`: performance hints, no semantic effect.
+pub(super) fn prefetch(cx: &mut Cx<'_, '_, '_>) {
+    let Some(mods) = cx.mods(|n| {
+        m_space(n).or_else(|| m_word(n, &["L1", "L2"])).or_else(|| {
+            if n == "tensormap" {
+                Some(M::Unsupported(Gap::CpAsync))
+            } else {
+                None
+            }
+        })
+    }) else {
+        return;
+    };
+    let space = cx
+        .one(&mods, |m| if let M::Space(s) = m { Some(*s) } else { None })
+        .unwrap_or(Space::Generic);
+    if !cx.arity(&[1]) {
+        return;
+    }
+    let ins = cx.ins;
+    if cx.address(&ins.operands[0], space).is_some() {
+        cx.emit(Op::Nop);
+    }
+}

@@ -1,0 +1,734 @@
+//! Names inside a function: the `{}` scope tree, register allocation, frame layout and labels
+//! (thesis 5.1.3 step 3 and step 7, Listing 5.4; PTX ISA 5.1.x and 11.1).
+//!
+//! PTX scoping is static and block-wide: a declaration anywhere in a block is visible in the whole
+//! block, including before it, and hides outer declarations of the same name; labels scope the
+//! same way (the inner `BLOCK` of Listing 5.4 wins). The walk here flattens the body into its
+//! instructions, each tagged with its scope, and records every declaration and label per scope;
+//! lookups then walk the scope chain. Registers get dense per-function ids (`%r<5>` is `%r0..%r4`,
+//! a `.v4` register takes four consecutive ids); a shadowed name is shown as `r#1` by the debugger.
+//! Function-scope `.local`/`.param` variables and a `.func`'s formal `.param`s get aligned offsets
+//! in the function's frame: return parameters first (offset 0), then parameters, then the body's
+//! variables in declaration order (thesis 5.1.3 step 3, Listing 5.3).
+
+use super::layout::{self, StaticKey};
+use super::types;
+use crate::program::{FrameVariable, ParamInfo, ParamLoc, RegId, RegisterInfo, Space};
+use ptx_parser::{
+    Block, CallPrototype, Diagnostic, Function, Instruction, Param, ScalarType, Span, StateSpace,
+    Statement, TargetList, VariableDecl,
+};
+
+/// Deepest `{}` nesting followed (no unbounded recursion on hostile input).
+const MAX_BLOCK_DEPTH: u32 = 200;
+
+/// What a name declared inside a function denotes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Local {
+    /// A register (first id) of `vector` consecutive ids.
+    Reg {
+        id: RegId,
+        ty: ScalarType,
+        vector: u8,
+    },
+    /// A frame-resident variable (`.local`, `.param` in a body, a `.func`'s `.param` parameter).
+    Frame {
+        offset: u32,
+        size: u32,
+        space: Space,
+        ty: ScalarType,
+    },
+    /// A kernel parameter at `offset` in the launch's parameter buffer.
+    KernelParam {
+        offset: u32,
+        size: u32,
+        ty: ScalarType,
+    },
+    /// A function-scope `.shared`/`.global`/`.const` variable: index into `Program::variables`.
+    Static(usize),
+}
+
+/// `%r<5>`: names `prefix0 .. prefix{count-1}`.
+#[derive(Debug)]
+struct RangeDecl<'a> {
+    prefix: &'a str,
+    position: u32,
+    base: u32,
+    count: u32,
+    ty: ScalarType,
+    vector: u8,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Scope<'a> {
+    parent: Option<u32>,
+    /// Name to (meaning, declaration span, position): the declaration is visible to the
+    /// instructions from flat index `position` on (declare before use; Listing 5.4, line 9 still
+    /// sees the outer `r`).
+    names: crate::load::FastMap<&'a str, (Local, Span, u32)>,
+    ranges: Vec<RangeDecl<'a>>,
+    labels: crate::load::FastMap<&'a str, u32>,
+    protos: crate::load::FastMap<&'a str, &'a CallPrototype>,
+    /// `.branchtargets` and `.calltargets` lists by label.
+    targets: crate::load::FastMap<&'a str, (&'a TargetList, bool)>,
+}
+
+/// An instruction of the flattened body.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FlatInstr<'a> {
+    pub ins: &'a Instruction,
+    pub scope: u32,
+    /// The `.loc` in force.
+    pub loc: Option<(u32, u32, u32)>,
+}
+
+/// A label: it names the instruction `stmt` of the flattened body (or the end when `stmt` is the
+/// number of instructions).
+#[derive(Debug, Clone)]
+pub(crate) struct LabelInfo {
+    pub name: String,
+    pub stmt: u32,
+    pub span: Span,
+}
+
+/// A function body after the scope walk.
+#[derive(Debug, Default)]
+pub(crate) struct FnEnv<'a> {
+    pub scopes: Vec<Scope<'a>>,
+    pub instrs: Vec<FlatInstr<'a>>,
+    pub labels: Vec<LabelInfo>,
+    pub registers: Vec<RegisterInfo>,
+    pub frame: Vec<FrameVariable>,
+    pub frame_size: u32,
+    pub params: Vec<ParamInfo>,
+    pub return_params: Vec<ParamInfo>,
+    pub param_size: u32,
+    /// Names declared in nested `{ }` blocks, or in the body over a parameter: the only ones that
+    /// can shadow (and so need `#k` display names); `None` in the list means "check everything".
+    shadow_candidates: Vec<Option<&'a str>>,
+}
+
+impl<'a> FnEnv<'a> {
+    /// Looks `name` up from `scope` outwards, as seen by the instruction at flat index `at`.
+    pub(crate) fn lookup(&self, scope: u32, name: &str, at: u32) -> Option<Local> {
+        let mut s = Some(scope);
+        while let Some(i) = s {
+            let sc = self.scopes.get(i as usize)?;
+            if let Some((l, _, pos)) = sc.names.get(name)
+                && *pos <= at
+            {
+                return Some(*l);
+            }
+            if let Some(l) = lookup_range(&sc.ranges, name, at) {
+                return Some(l);
+            }
+            s = sc.parent;
+        }
+        None
+    }
+
+    /// The label `name` as seen from `scope` (inner labels hide outer ones): its index.
+    pub(crate) fn label(&self, scope: u32, name: &str) -> Option<u32> {
+        let mut s = Some(scope);
+        while let Some(i) = s {
+            let sc = self.scopes.get(i as usize)?;
+            if let Some(l) = sc.labels.get(name) {
+                return Some(*l);
+            }
+            s = sc.parent;
+        }
+        None
+    }
+
+    /// The `.branchtargets` (`false`) or `.calltargets` (`true`) list named `name`.
+    pub(crate) fn target_list(&self, scope: u32, name: &str) -> Option<(&'a TargetList, bool)> {
+        let mut s = Some(scope);
+        while let Some(i) = s {
+            let sc = self.scopes.get(i as usize)?;
+            if let Some(p) = sc.targets.get(name) {
+                return Some(*p);
+            }
+            s = sc.parent;
+        }
+        None
+    }
+
+    pub(crate) fn prototype(&self, scope: u32, name: &str) -> Option<&'a CallPrototype> {
+        let mut s = Some(scope);
+        while let Some(i) = s {
+            let sc = self.scopes.get(i as usize)?;
+            if let Some(p) = sc.protos.get(name) {
+                return Some(*p);
+            }
+            s = sc.parent;
+        }
+        None
+    }
+
+    /// Allocates `vector` consecutive register ids named `name` (`name.x`... for vectors).
+    pub(crate) fn new_register(
+        &mut self,
+        name: &str,
+        ty: ScalarType,
+        vector: u8,
+        span: Span,
+    ) -> Result<RegId, Diagnostic> {
+        let first = self.registers.len();
+        if first + vector as usize > u16::MAX as usize {
+            return Err(
+                Diagnostic::error(span, "too many registers in one function")
+                    .with_label("register limit exceeded here")
+                    .with_help(format!(
+                        "cudasem allows at most {} registers per function; split the function",
+                        u16::MAX
+                    )),
+            );
+        }
+        if vector <= 1 {
+            self.registers.push(RegisterInfo {
+                name: name.to_string(),
+                ty,
+            });
+        } else {
+            for c in ["x", "y", "z", "w", "4", "5", "6", "7"]
+                .iter()
+                .take(vector as usize)
+            {
+                self.registers.push(RegisterInfo {
+                    name: format!("{name}.{c}"),
+                    ty,
+                });
+            }
+        }
+        Ok(RegId(first as u16))
+    }
+
+    /// Shadowed names are shown as `name#1`, `name#2`... (the first declaration keeps `name`), so
+    /// that the debugger can tell Listing 5.4's two `r`s apart.
+    pub(crate) fn rename_shadowed(&mut self) {
+        if self.shadow_candidates.is_empty() {
+            return;
+        }
+        let mut renames = Vec::new();
+        if self.shadow_candidates.contains(&None) {
+            let mut seen: crate::load::FastMap<&str, u32> = crate::load::FastMap::default();
+            for (i, r) in self.registers.iter().enumerate() {
+                let n = seen.entry(r.name.as_str()).or_insert(0);
+                if *n > 0 {
+                    renames.push((i, format!("{}#{n}", r.name)));
+                }
+                *n += 1;
+            }
+        } else {
+            let mut names: Vec<&str> = self.shadow_candidates.iter().flatten().copied().collect();
+            names.sort_unstable();
+            names.dedup();
+            for name in names {
+                let mut n = 0;
+                for (i, r) in self.registers.iter().enumerate() {
+                    // Vector registers show as `v.x`: compare the part before the component.
+                    let base = r.name.split_once('.').map_or(r.name.as_str(), |(b, _)| b);
+                    if base == name {
+                        if n > 0 {
+                            renames.push((i, format!("{}#{n}", r.name)));
+                        }
+                        n += 1;
+                    }
+                }
+            }
+        }
+        for (i, name) in renames {
+            if let Some(r) = self.registers.get_mut(i) {
+                r.name = name;
+            }
+        }
+    }
+}
+
+/// Appends `k` in decimal (cheaper than `format!` in the register-range loop).
+fn push_decimal(s: &mut String, mut k: u32) {
+    let mut digits = [0u8; 10];
+    let mut n = 0;
+    loop {
+        digits[n] = b'0' + (k % 10) as u8;
+        n += 1;
+        k /= 10;
+        if k == 0 {
+            break;
+        }
+    }
+    for &d in digits[..n].iter().rev() {
+        s.push(d as char);
+    }
+}
+
+fn lookup_range(ranges: &[RangeDecl<'_>], name: &str, at: u32) -> Option<Local> {
+    if ranges.is_empty() {
+        return None;
+    }
+    let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+    let (prefix, number) = name.split_at(digits);
+    // `%r01` is not `%r1`: a range's names have no leading zeros.
+    if number.is_empty() || (number.len() > 1 && number.starts_with('0')) {
+        return None;
+    }
+    let k: u32 = number.parse().ok()?;
+    ranges
+        .iter()
+        .rev()
+        .find(|r| r.prefix == prefix && k < r.count && r.position <= at)
+        .map(|r| Local::Reg {
+            id: RegId((r.base + k * r.vector as u32) as u16),
+            ty: r.ty,
+            vector: r.vector,
+        })
+}
+
+/// Size and alignment of a declared variable or parameter: element size times vector width times
+/// the array dimensions (an unsized dimension counts as `unsized_elems`).
+pub(crate) fn size_align(
+    ty: ScalarType,
+    vector: u8,
+    array: &[Option<u64>],
+    align: Option<u32>,
+    unsized_elems: u64,
+) -> (u64, u32) {
+    let elem = types::size(ty) as u64 * vector.max(1) as u64;
+    let count = array.iter().fold(1u64, |acc, d| {
+        acc.saturating_mul(d.unwrap_or(unsized_elems))
+    });
+    let natural = elem.clamp(1, 16) as u32;
+    (
+        elem.saturating_mul(count),
+        align.filter(|a| a.is_power_of_two()).unwrap_or(natural),
+    )
+}
+
+pub(crate) fn align_up(x: u64, align: u32) -> u64 {
+    let a = align.max(1) as u64;
+    x.div_ceil(a).saturating_mul(a)
+}
+
+/// Walks `f`'s parameters and body. `statics` maps function-scope static declarations to their
+/// module variable; diagnostics go to `diags`.
+pub(crate) fn build<'a>(
+    f: &'a Function,
+    body: &'a Block,
+    statics: &crate::load::FastMap<StaticKey, usize>,
+    module_regs: &[&'a VariableDecl],
+    diags: &mut Vec<Diagnostic>,
+) -> FnEnv<'a> {
+    let mut env = FnEnv::default();
+    // Scope 0 holds the module-scope registers (ids 0..n, the same in every function) and the
+    // parameters; the body is scope 1, its child.
+    env.scopes.push(Scope::default());
+    for v in module_regs {
+        let vector = v.ty.vector.max(1);
+        if let Ok(id) = env.new_register(&v.name.name, v.ty.scalar, vector, v.name.span) {
+            env.scopes[0].names.insert(
+                &v.name.name,
+                (
+                    Local::Reg {
+                        id,
+                        ty: v.ty.scalar,
+                        vector,
+                    },
+                    v.name.span,
+                    0,
+                ),
+            );
+        }
+    }
+    let is_entry = f.kind == ptx_parser::FunctionKind::Entry;
+    let mut frame_end = 0u64;
+    if is_entry {
+        let mut offset = 0u64;
+        for p in &f.params {
+            let (size, align) = param_size_align(p);
+            offset = align_up(offset, align);
+            let loc = ParamLoc::Frame {
+                offset: offset as u32,
+                size: size as u32,
+            };
+            let local = Local::KernelParam {
+                offset: offset as u32,
+                size: size as u32,
+                ty: p.ty.scalar,
+            };
+            if p.space != StateSpace::Param {
+                diags.push(
+                    Diagnostic::error(
+                        p.span,
+                        "kernel parameters must be in the `.param` state space",
+                    )
+                    .with_label("not `.param`")
+                    .with_help("declare the parameter as `.param .TYPE name`"),
+                );
+            }
+            declare(
+                &mut env.scopes[0],
+                &p.name.name,
+                local,
+                p.name.span,
+                0,
+                diags,
+            );
+            env.params.push(ParamInfo {
+                name: p.name.name.to_string(),
+                ty: p.ty.scalar,
+                size: size as u32,
+                align,
+                loc,
+            });
+            offset += size;
+        }
+        env.param_size = offset as u32;
+        if !f.return_params.is_empty() {
+            diags.push(
+                Diagnostic::error(f.name.span, "a kernel cannot return values")
+                    .with_label("`.entry` with return parameters")
+                    .with_help("remove the return parameter list, or make this a `.func`"),
+            );
+        }
+    } else {
+        for (is_ret, p) in f
+            .return_params
+            .iter()
+            .map(|p| (true, p))
+            .chain(f.params.iter().map(|p| (false, p)))
+        {
+            let (size, align) = param_size_align(p);
+            let (local, loc) = if p.space == StateSpace::Reg {
+                match env.new_register(&p.name.name, p.ty.scalar, p.ty.vector, p.name.span) {
+                    Ok(id) => (
+                        Local::Reg {
+                            id,
+                            ty: p.ty.scalar,
+                            vector: p.ty.vector.max(1),
+                        },
+                        ParamLoc::Reg(id),
+                    ),
+                    Err(d) => {
+                        diags.push(d);
+                        continue;
+                    }
+                }
+            } else {
+                frame_end = align_up(frame_end, align);
+                let offset = frame_end as u32;
+                frame_end += size;
+                env.frame.push(FrameVariable {
+                    name: p.name.name.to_string(),
+                    offset,
+                    size: size as u32,
+                });
+                // `.local` parameters are the thesis's lowered form (Listing 5.2, step 3).
+                let space = if p.space == StateSpace::Local {
+                    Space::Local
+                } else {
+                    Space::Param
+                };
+                (
+                    Local::Frame {
+                        offset,
+                        size: size as u32,
+                        space,
+                        ty: p.ty.scalar,
+                    },
+                    ParamLoc::Frame {
+                        offset,
+                        size: size as u32,
+                    },
+                )
+            };
+            declare(
+                &mut env.scopes[0],
+                &p.name.name,
+                local,
+                p.name.span,
+                0,
+                diags,
+            );
+            let info = ParamInfo {
+                name: p.name.name.to_string(),
+                ty: p.ty.scalar,
+                size: size as u32,
+                align,
+                loc,
+            };
+            if is_ret {
+                env.return_params.push(info)
+            } else {
+                env.params.push(info)
+            }
+        }
+    }
+    let mut walk = Walk {
+        env,
+        frame_end,
+        statics,
+        loc: None,
+        diags,
+    };
+    walk.block(body, 0, 0);
+    let Walk {
+        mut env, frame_end, ..
+    } = walk;
+    env.frame_size = u32::try_from(align_up(frame_end, 8)).unwrap_or(u32::MAX);
+    env
+}
+
+fn param_size_align(p: &Param) -> (u64, u32) {
+    size_align(p.ty.scalar, p.ty.vector, &p.array, p.align, 0)
+}
+
+fn declare<'a>(
+    scope: &mut Scope<'a>,
+    name: &'a str,
+    local: Local,
+    span: Span,
+    position: u32,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if let Some((_, earlier, _)) = scope.names.get(name) {
+        diags.push(
+            Diagnostic::error(
+                span,
+                format!("`{name}` is declared twice in the same scope"),
+            )
+            .with_label("second declaration")
+            .with_secondary(*earlier, "first declared here")
+            .with_help("rename one of them, or put one in its own `{ }` block"),
+        );
+        return;
+    }
+    scope.names.insert(name, (local, span, position));
+}
+
+struct Walk<'a, 'd> {
+    env: FnEnv<'a>,
+    frame_end: u64,
+    statics: &'d crate::load::FastMap<StaticKey, usize>,
+    loc: Option<(u32, u32, u32)>,
+    diags: &'d mut Vec<Diagnostic>,
+}
+
+impl<'a> Walk<'a, '_> {
+    fn block(&mut self, block: &'a Block, parent: u32, depth: u32) {
+        if depth > MAX_BLOCK_DEPTH {
+            self.diags.push(
+                Diagnostic::error(block.span, "`{ }` blocks nested too deeply")
+                    .with_label("here")
+                    .with_help(format!("nest blocks at most {MAX_BLOCK_DEPTH} levels deep")),
+            );
+            return;
+        }
+        let id = self.env.scopes.len() as u32;
+        self.env.scopes.push(Scope {
+            parent: Some(parent),
+            ..Scope::default()
+        });
+        for s in &block.statements {
+            match s {
+                Statement::Instruction(ins) => self.env.instrs.push(FlatInstr {
+                    ins,
+                    scope: id,
+                    loc: self.loc,
+                }),
+                Statement::Label(l) => {
+                    let index = self.env.labels.len() as u32;
+                    let scope = &mut self.env.scopes[id as usize];
+                    if let Some(&earlier) = scope.labels.get(&*l.name) {
+                        let first = self
+                            .env
+                            .labels
+                            .get(earlier as usize)
+                            .map(|l| l.span)
+                            .unwrap_or_default();
+                        self.diags.push(
+                            Diagnostic::error(
+                                l.span,
+                                format!("label `{}` is defined twice in the same scope", l.name),
+                            )
+                            .with_label("second definition")
+                            .with_secondary(first, "first defined here")
+                            .with_help(
+                                "rename one of the labels (an inner `{ }` block may reuse a name)",
+                            ),
+                        );
+                        continue;
+                    }
+                    scope.labels.insert(&l.name, index);
+                    let stmt = self.env.instrs.len() as u32;
+                    self.env.labels.push(LabelInfo {
+                        name: l.name.to_string(),
+                        stmt,
+                        span: l.span,
+                    });
+                }
+                Statement::Variable(v) => self.variable(v, id),
+                Statement::Block(b) => self.block(b, id, depth + 1),
+                Statement::Loc(l) => self.loc = Some((l.file, l.line, l.column)),
+                Statement::Pragma(_) => {}
+                Statement::CallPrototype(p) => {
+                    let scope = &mut self.env.scopes[id as usize];
+                    scope.protos.insert(&p.label.name, p);
+                }
+                Statement::BranchTargets(t) => {
+                    self.env.scopes[id as usize]
+                        .targets
+                        .insert(&t.label.name, (t, false));
+                }
+                Statement::CallTargets(t) => {
+                    self.env.scopes[id as usize]
+                        .targets
+                        .insert(&t.label.name, (t, true));
+                }
+            }
+        }
+    }
+
+    fn variable(&mut self, v: &'a VariableDecl, scope: u32) {
+        let vector = v.ty.vector.max(1);
+        match v.space {
+            StateSpace::Reg => {
+                if v.ty.scalar == ScalarType::Pred && vector > 1 {
+                    self.diags.push(
+                        Diagnostic::error(v.span, "predicate registers cannot be vectors")
+                            .with_label("`.pred` vector")
+                            .with_help("declare scalar `.pred` registers"),
+                    );
+                    return;
+                }
+                if !v.array.is_empty() {
+                    self.diags.push(
+                        Diagnostic::error(v.span, "register arrays are not allowed")
+                            .with_label("array of registers")
+                            .with_help("use a parameterized name `%r<N>` to declare N registers"),
+                    );
+                    return;
+                }
+                if scope >= 2 || self.env.scopes[0].names.contains_key(&*v.name.name) {
+                    self.env.shadow_candidates.push(if v.range.is_some() {
+                        None
+                    } else {
+                        Some(&v.name.name)
+                    });
+                }
+                match v.range {
+                    None => {
+                        match self
+                            .env
+                            .new_register(&v.name.name, v.ty.scalar, vector, v.name.span)
+                        {
+                            Ok(id) => {
+                                let l = Local::Reg {
+                                    id,
+                                    ty: v.ty.scalar,
+                                    vector,
+                                };
+                                declare(
+                                    &mut self.env.scopes[scope as usize],
+                                    &v.name.name,
+                                    l,
+                                    v.name.span,
+                                    self.env.instrs.len() as u32,
+                                    self.diags,
+                                );
+                            }
+                            Err(d) => self.diags.push(d),
+                        }
+                    }
+                    Some(count) => {
+                        let base = self.env.registers.len() as u32;
+                        if base as u64 + count as u64 * vector as u64 > u16::MAX as u64 {
+                            self.diags.push(
+                                Diagnostic::error(v.span, "too many registers in one function")
+                                    .with_label("register limit exceeded here")
+                                    .with_help(format!(
+                                        "cudasem allows at most {} registers per function",
+                                        u16::MAX
+                                    )),
+                            );
+                            return;
+                        }
+                        let mut name = String::with_capacity(v.name.name.len() + 4);
+                        for k in 0..count {
+                            name.clear();
+                            name.push_str(&v.name.name);
+                            push_decimal(&mut name, k);
+                            // Cannot fail: the total was checked above.
+                            let _ = self
+                                .env
+                                .new_register(&name, v.ty.scalar, vector, v.name.span);
+                        }
+                        let position = self.env.instrs.len() as u32;
+                        self.env.scopes[scope as usize].ranges.push(RangeDecl {
+                            prefix: &v.name.name,
+                            position,
+                            base,
+                            count,
+                            ty: v.ty.scalar,
+                            vector,
+                        });
+                    }
+                }
+            }
+            StateSpace::Local | StateSpace::Param => {
+                let (size, align) = size_align(v.ty.scalar, vector, &v.array, v.align, 0);
+                self.frame_end = align_up(self.frame_end, align);
+                let offset = u32::try_from(self.frame_end).unwrap_or(u32::MAX);
+                self.frame_end = self.frame_end.saturating_add(size);
+                let size = u32::try_from(size).unwrap_or(u32::MAX);
+                let space = if v.space == StateSpace::Local {
+                    Space::Local
+                } else {
+                    Space::Param
+                };
+                self.env.frame.push(FrameVariable {
+                    name: v.name.name.to_string(),
+                    offset,
+                    size,
+                });
+                let l = Local::Frame {
+                    offset,
+                    size,
+                    space,
+                    ty: v.ty.scalar,
+                };
+                declare(
+                    &mut self.env.scopes[scope as usize],
+                    &v.name.name,
+                    l,
+                    v.name.span,
+                    self.env.instrs.len() as u32,
+                    self.diags,
+                );
+                if v.init.is_some() {
+                    self.diags.push(
+                        Diagnostic::warning(
+                            v.span,
+                            "initializer of a function-scope `.local`/`.param` variable is ignored",
+                        )
+                        .with_label("ignored")
+                        .with_help(
+                            "PTX does not allow initializing these; store the value explicitly",
+                        ),
+                    );
+                }
+            }
+            _ => {
+                if let Some(&index) = self.statics.get(&layout::static_key(v)) {
+                    declare(
+                        &mut self.env.scopes[scope as usize],
+                        &v.name.name,
+                        Local::Static(index),
+                        v.name.span,
+                        self.env.instrs.len() as u32,
+                        self.diags,
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The documented gaps of the supported PTX subset (`docs/ptx-subset.md`, "Not supported (yet)").
+//!
+//! Anything outside the subset is a load error naming the instruction, its line and the gap, never
+//! a silent approximation (ARCHITECTURE.md 3, "Program environments"). Each [`Gap`] has a short
+//! key that the document lists; `semantics/tests/load_subset_doc.rs` checks the two agree.
+
+use ptx_parser::{Diagnostic, Span};
+
+/// A family of PTX the loader knowingly rejects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Gap {
+    /// Tensor-core instructions: `mma`, `wmma`, `ldmatrix`, `stmatrix`, `wgmma`.
+    Mma,
+    /// Asynchronous copies and their barriers: `cp.async*`, `mbarrier`, `cp.reduce.async`.
+    CpAsync,
+    /// Half-precision and other narrow floating-point arithmetic and conversions (`.f16 .f16x2
+    /// .bf16 .bf16x2 .tf32`, fp8 `.e4m3 .e5m2`, `cvt.pack`, `.relu`, `.satfinite`).
+    HalfFloat,
+    /// Texture and surface instructions and references: `tex tld4 txq suld sust sured suq
+    /// istypep`, `.texref .samplerref .surfref`, `.tex` variables.
+    Texture,
+    /// SIMD video instructions and dot products: `vadd vsub vshl vshr vmad vset vmin vmax vabsdiff
+    /// dp2a dp4a sad` and their `.v2`/`.v4` forms.
+    Video,
+    /// 24-bit multiplies `mul24 mad24`.
+    Mul24,
+    /// Bit-manipulation instructions without a decoded form: `lop3 bmsk szext fns`.
+    BitExtras,
+    /// Vectors of more than four elements (`.v8`), 128-bit types (`.b128`), vector-typed call
+    /// parameters and vector atomics.
+    WideVectors,
+    /// `brx.idx` with `.branchtargets`, and `.calltargets` lists.
+    BranchTables,
+    /// Module-scope `.local` variables.
+    ModuleLocal,
+    /// Dynamic stack allocation: `alloca`, `stacksave`, `stackrestore`.
+    Alloca,
+    /// Clusters and grid dependency control: `barrier.cluster`, `mapa`, `getctarank`,
+    /// `griddepcontrol`, `elect`, `setmaxnreg`, `%cluster*` registers.
+    Clusters,
+    /// Calls to functions declared without a body (`vprintf`, `malloc`, libdevice not linked in).
+    ExternCalls,
+    /// Modifiers that are valid PTX but have no decoded meaning in cudasem (e.g. `.NaN`,
+    /// `.xorsign`, `.abs` on `max`, cache-eviction policies with an operand, `.L2::cache_hint`).
+    Modifiers,
+    /// Any other instruction not listed in the subset's tables.
+    Other,
+}
+
+impl Gap {
+    pub const ALL: &'static [Gap] = &[
+        Gap::Mma,
+        Gap::CpAsync,
+        Gap::HalfFloat,
+        Gap::Texture,
+        Gap::Video,
+        Gap::Mul24,
+        Gap::BitExtras,
+        Gap::WideVectors,
+        Gap::BranchTables,
+        Gap::ModuleLocal,
+        Gap::Alloca,
+        Gap::Clusters,
+        Gap::ExternCalls,
+        Gap::Modifiers,
+        Gap::Other,
+    ];
+
+    /// The key `docs/ptx-subset.md` lists the gap under.
+    pub fn key(self) -> &'static str {
+        match self {
+            Gap::Mma => "mma",
+            Gap::CpAsync => "cp.async",
+            Gap::HalfFloat => "half-float",
+            Gap::Texture => "texture",
+            Gap::Video => "video",
+            Gap::Mul24 => "mul24",
+            Gap::BitExtras => "bit-extras",
+            Gap::WideVectors => "wide-vectors",
+            Gap::BranchTables => "branch-tables",
+            Gap::ModuleLocal => "module-local",
+            Gap::Alloca => "alloca",
+            Gap::Clusters => "clusters",
+            Gap::ExternCalls => "extern-calls",
+            Gap::Modifiers => "modifiers",
+            Gap::Other => "other",
+        }
+    }
+
+    /// The gap an unknown opcode belongs to.
+    pub fn of_opcode(opcode: &str) -> Gap {
+        match opcode {
+            "mma" | "wmma" | "ldmatrix" | "stmatrix" | "wgmma" | "movmatrix" => Gap::Mma,
+            "cp" | "mbarrier" | "cp.async" | "tensormap" => Gap::CpAsync,
+            "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" | "istypep" => Gap::Texture,
+            "vadd" | "vsub" | "vshl" | "vshr" | "vmad" | "vset" | "vmin" | "vmax" | "vabsdiff"
+            | "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2"
+            | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" | "dp2a"
+            | "dp4a" | "sad" => Gap::Video,
+            "mul24" | "mad24" => Gap::Mul24,
+            "lop3" | "bmsk" | "szext" | "fns" => Gap::BitExtras,
+            "alloca" | "stacksave" | "stackrestore" => Gap::Alloca,
+            "mapa" | "getctarank" | "griddepcontrol" | "elect" | "setmaxnreg" | "multimem" => {
+                Gap::Clusters
+            }
+            _ => Gap::Other,
+        }
+    }
+}
+
+/// "unsupported instruction `what` (gap: `key`)", pointing at `span`, with help naming the document.
+pub(crate) fn diag(span: Span, what: &str, gap: Gap) -> Diagnostic {
+    Diagnostic::error(span, format!("unsupported instruction `{what}` (gap: `{}`)", gap.key()))
+        .with_label("outside the supported PTX subset")
+        .with_help(format!(
+            "cudasem executes the PTX subset listed in docs/ptx-subset.md; `{}` is under \"Not supported (yet)\": rewrite the code without it",
+            gap.key()
+        ))
+}
+
+/// An unsupported modifier of an otherwise supported instruction.
+pub(crate) fn modifier(span: Span, full: &str, modifier: &str, gap: Gap) -> Diagnostic {
+    Diagnostic::error(span, format!("unsupported instruction `{full}`: modifier `.{modifier}` (gap: `{}`)", gap.key()))
+        .with_label("modifier outside the supported subset")
+        .with_help(format!(
+            "see docs/ptx-subset.md for the modifiers cudasem decodes (gap `{}` under \"Not supported (yet)\"); remove or replace `.{modifier}`",
+            gap.key()
+        ))
+}

@@ -1,0 +1,844 @@
+//! Fast paths of [`super::exec::exec_data`] for the common data instructions (ARCHITECTURE.md
+//! section 8): a performance layer only, with exactly the semantics of the generic per-lane path.
+//!
+//! The generic path matches on every operand's kind and on the op inside the lane loop. Here the
+//! operands are gathered once per warp instruction into lane columns (a register's column is a
+//! copy of its structure-of-arrays row; an immediate is broadcast; special registers and frame
+//! addresses are read per lane, as the generic path does), then:
+//! * the integer ops of the hot loops (`add sub mul mul.hi mul.wide min max and or xor shl shr`,
+//!   `mad.lo mad.wide mad.hi selp`, integer `setp` without a predicate combination) on 32- and
+//!   64-bit types run as one closed loop per (op, width, signedness) over ALL lanes of the warp, which
+//!   the compiler unrolls and vectorises; the results are then written back to the executing lanes
+//!   only. Computing the inactive lanes is harmless: these are pure, total functions of register
+//!   bits, and their results are dropped;
+//! * the other ops without a carry (`cvt`, float arithmetic, ...) call `crate::alu` per executing
+//!   lane on the gathered columns;
+//! * everything else (carry ops, predicate combinations, memory, warp-collective ops) returns
+//!   `false` and takes the generic path.
+//!
+//! Lanes write only their own column and read their own lane of each operand, so gathering all
+//! operands before writing any result is the same as the generic read-then-write per lane, even
+//! when the destination is also a source. Unit tests compare every fast kernel with `crate::alu`.
+
+use super::thread::SpecialCtx;
+use super::warp::{lane_mask, lanes};
+use crate::alu;
+use crate::program::{AddrBase, Address, BinaryOp, Compare, Op, RegId, Src, TernaryOp, UnaryOp};
+use memory_model::{Flat, MemError, MemSpace};
+use ptx_parser::ScalarType;
+
+/// Executes `op` for the `exec` lanes if a fast path covers it; `false` leaves the registers
+/// untouched (the caller then runs the generic path).
+#[inline]
+pub(crate) fn try_exec(
+    regs: &mut [u64],
+    fb: &[u32],
+    ws: usize,
+    sp: &SpecialCtx,
+    exec: u64,
+    op: &Op,
+) -> bool {
+    if ws == 32 {
+        exec_n::<32>(regs, fb, 32, sp, exec, op)
+    } else if ws <= 64 {
+        exec_n::<64>(regs, fb, ws, sp, exec, op)
+    } else {
+        false
+    }
+}
+
+/// Integer type classes with fast kernels.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IntTy {
+    S32,
+    U32,
+    S64,
+    U64,
+}
+
+fn int_ty(ty: ScalarType) -> Option<IntTy> {
+    match ty {
+        ScalarType::S32 => Some(IntTy::S32),
+        ScalarType::U32 | ScalarType::B32 => Some(IntTy::U32),
+        ScalarType::S64 => Some(IntTy::S64),
+        ScalarType::U64 | ScalarType::B64 => Some(IntTy::U64),
+        _ => None,
+    }
+}
+
+#[inline(always)]
+fn gather<const N: usize>(
+    regs: &[u64],
+    ws: usize,
+    s: &Src,
+    sp: &SpecialCtx,
+    fb: &[u32],
+    out: &mut [u64; N],
+) -> bool {
+    let out = &mut out[..ws];
+    match *s {
+        Src::Reg(r) => {
+            let base = r.0 as usize * ws;
+            match regs.get(base..base + ws) {
+                Some(col) => out.copy_from_slice(col),
+                None => return false,
+            }
+        }
+        Src::Imm(v) => out.fill(v),
+        Src::Special(x) => {
+            for (l, o) in out.iter_mut().enumerate() {
+                *o = sp.read(x, l as u32);
+            }
+        }
+        Src::FrameAddr(off) => {
+            let Some(fb) = fb.get(..ws) else {
+                return false;
+            };
+            for (o, &b) in out.iter_mut().zip(fb) {
+                *o = b as u64 + off as u64;
+            }
+        }
+    }
+    true
+}
+
+/// The destination column, if in range.
+#[inline(always)]
+fn column(regs: &mut [u64], ws: usize, dst: RegId) -> Option<&mut [u64]> {
+    let base = dst.0 as usize * ws;
+    regs.get_mut(base..base + ws)
+}
+
+/// Writes the `exec` lanes of `vals` to the column.
+#[inline(always)]
+fn write_lanes(col: &mut [u64], exec: u64, full: bool, vals: &[u64]) {
+    if full {
+        col.copy_from_slice(&vals[..col.len()]);
+    } else {
+        for l in lanes(exec) {
+            col[l] = vals[l];
+        }
+    }
+}
+
+#[inline(always)]
+fn map1(out: &mut [u64], a: &[u64], f: impl Fn(u64) -> u64) {
+    for (o, &x) in out.iter_mut().zip(a) {
+        *o = f(x);
+    }
+}
+
+#[inline(always)]
+fn map2(out: &mut [u64], a: &[u64], b: &[u64], f: impl Fn(u64, u64) -> u64) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(x, y);
+    }
+}
+
+#[inline(always)]
+fn map3(out: &mut [u64], a: &[u64], b: &[u64], c: &[u64], f: impl Fn(u64, u64, u64) -> u64) {
+    for (((o, &x), &y), &z) in out.iter_mut().zip(a).zip(b).zip(c) {
+        *o = f(x, y, z);
+    }
+}
+
+/// Runs `f` on the executing lanes only (ops without a vectorised kernel).
+#[inline(always)]
+fn each(exec: u64, out: &mut [u64], mut f: impl FnMut(usize) -> u64) {
+    for l in lanes(exec) {
+        out[l] = f(l);
+    }
+}
+
+/// `d = op(a, b)` over all lanes for the integer ops with a closed kernel; `false` if none.
+#[inline(always)]
+fn binary_kernel(op: BinaryOp, t: IntTy, sat: bool, a: &[u64], b: &[u64], o: &mut [u64]) -> bool {
+    use BinaryOp as B;
+    use IntTy::*;
+    let m32 = |v: u64| v & 0xFFFF_FFFF;
+    match (op, t) {
+        (B::Add, S32 | U32) if !sat => map2(o, a, b, |x, y| m32(x.wrapping_add(y))),
+        (B::Add, S64 | U64) if !sat => map2(o, a, b, |x, y| x.wrapping_add(y)),
+        (B::Sub, S32 | U32) if !sat => map2(o, a, b, |x, y| m32(x.wrapping_sub(y))),
+        (B::Sub, S64 | U64) if !sat => map2(o, a, b, |x, y| x.wrapping_sub(y)),
+        (B::Mul, S32 | U32) => map2(o, a, b, |x, y| m32(x.wrapping_mul(y))),
+        (B::Mul, S64 | U64) => map2(o, a, b, |x, y| x.wrapping_mul(y)),
+        (B::MulHi, S32) => map2(o, a, b, |x, y| {
+            m32(((x as i32 as i64 * y as i32 as i64) >> 32) as u64)
+        }),
+        (B::MulHi, U32) => map2(o, a, b, |x, y| (m32(x) * m32(y)) >> 32),
+        (B::MulHi, S64) => map2(o, a, b, |x, y| {
+            ((x as i64 as i128 * y as i64 as i128) >> 64) as u64
+        }),
+        (B::MulHi, U64) => map2(o, a, b, |x, y| ((x as u128 * y as u128) >> 64) as u64),
+        (B::MulWide, S32) => map2(o, a, b, |x, y| (x as i32 as i64 * y as i32 as i64) as u64),
+        (B::MulWide, U32) => map2(o, a, b, |x, y| m32(x) * m32(y)),
+        (B::MulWide, S64 | U64) => map2(o, a, b, |x, y| x.wrapping_mul(y)),
+        (B::Min, S32) => map2(o, a, b, |x, y| m32(if x as i32 <= y as i32 { x } else { y })),
+        (B::Min, U32) => map2(o, a, b, |x, y| m32(x).min(m32(y))),
+        (B::Min, S64) => map2(o, a, b, |x, y| (x as i64).min(y as i64) as u64),
+        (B::Min, U64) => map2(o, a, b, |x, y| x.min(y)),
+        (B::Max, S32) => map2(o, a, b, |x, y| m32(if x as i32 >= y as i32 { x } else { y })),
+        (B::Max, U32) => map2(o, a, b, |x, y| m32(x).max(m32(y))),
+        (B::Max, S64) => map2(o, a, b, |x, y| (x as i64).max(y as i64) as u64),
+        (B::Max, U64) => map2(o, a, b, |x, y| x.max(y)),
+        (B::And, S32 | U32) => map2(o, a, b, |x, y| m32(x & y)),
+        (B::And, S64 | U64) => map2(o, a, b, |x, y| x & y),
+        (B::Or, S32 | U32) => map2(o, a, b, |x, y| m32(x | y)),
+        (B::Or, S64 | U64) => map2(o, a, b, |x, y| x | y),
+        (B::Xor, S32 | U32) => map2(o, a, b, |x, y| m32(x ^ y)),
+        (B::Xor, S64 | U64) => map2(o, a, b, |x, y| x ^ y),
+        // Amounts are unsigned 32-bit; >= the width gives 0 or the sign fill.
+        (B::Shl, S32 | U32) => map2(o, a, b, |x, y| {
+            let n = m32(y);
+            if n >= 32 { 0 } else { m32(x << n) }
+        }),
+        (B::Shl, S64 | U64) => map2(o, a, b, |x, y| {
+            let n = m32(y);
+            if n >= 64 { 0 } else { x << n }
+        }),
+        (B::Shr, S32) => map2(o, a, b, |x, y| m32(((x as i32) >> m32(y).min(31)) as u64)),
+        (B::Shr, U32) => map2(o, a, b, |x, y| {
+            let n = m32(y);
+            if n >= 32 { 0 } else { m32(x) >> n }
+        }),
+        (B::Shr, S64) => map2(o, a, b, |x, y| ((x as i64) >> m32(y).min(63)) as u64),
+        (B::Shr, U64) => map2(o, a, b, |x, y| {
+            let n = m32(y);
+            if n >= 64 { 0 } else { x >> n }
+        }),
+        _ => return false,
+    }
+    true
+}
+
+/// `d = op(a, b, c)` over all lanes for the ternary ops with a closed kernel; `false` if none.
+#[inline(always)]
+fn ternary_kernel(
+    op: TernaryOp,
+    t: IntTy,
+    sat: bool,
+    a: &[u64],
+    b: &[u64],
+    c: &[u64],
+    o: &mut [u64],
+) -> bool {
+    use IntTy::*;
+    use TernaryOp as T;
+    let m32 = |v: u64| v & 0xFFFF_FFFF;
+    match (op, t) {
+        (T::Mad | T::Fma, S32 | U32) => {
+            map3(o, a, b, c, |x, y, z| m32(x.wrapping_mul(y).wrapping_add(z)))
+        }
+        (T::Mad | T::Fma, S64 | U64) => map3(o, a, b, c, |x, y, z| x.wrapping_mul(y).wrapping_add(z)),
+        (T::MadWide, S32) => map3(o, a, b, c, |x, y, z| {
+            ((x as i32 as i64 * y as i32 as i64) as u64).wrapping_add(z)
+        }),
+        (T::MadWide, U32) => map3(o, a, b, c, |x, y, z| (m32(x) * m32(y)).wrapping_add(z)),
+        (T::MadWide, S64 | U64) => map3(o, a, b, c, |x, y, z| x.wrapping_mul(y).wrapping_add(z)),
+        (T::MadHi, S32) if !sat => map3(o, a, b, c, |x, y, z| {
+            m32(((x as i32 as i64 * y as i32 as i64) >> 32) as u64).wrapping_add(z) & 0xFFFF_FFFF
+        }),
+        (T::MadHi, U32) if !sat => {
+            map3(o, a, b, c, |x, y, z| m32(((m32(x) * m32(y)) >> 32).wrapping_add(z)))
+        }
+        (T::MadHi, S64) if !sat => map3(o, a, b, c, |x, y, z| {
+            (((x as i64 as i128 * y as i64 as i128) >> 64) as u64).wrapping_add(z)
+        }),
+        (T::MadHi, U64) if !sat => map3(o, a, b, c, |x, y, z| {
+            (((x as u128 * y as u128) >> 64) as u64).wrapping_add(z)
+        }),
+        (T::Selp, S32 | U32) => map3(o, a, b, c, |x, y, z| m32(if z & 1 != 0 { x } else { y })),
+        (T::Selp, S64 | U64) => map3(o, a, b, c, |x, y, z| if z & 1 != 0 { x } else { y }),
+        _ => return false,
+    }
+    true
+}
+
+/// The comparison of an integer `setp` as a total order on keys: signed values sign-extended,
+/// unsigned ones with the sign bit flipped (so that `i64` order is unsigned order).
+#[inline(always)]
+fn setp_kernel(cmp: Compare, ty: ScalarType, a: &[u64], b: &[u64], o: &mut [u64]) {
+    let w = alu::width(ty);
+    let signed = alu::is_signed(ty);
+    let m = alu::mask_bits(w);
+    // Shifts that sign-extend from bit `w - 1` (signed) or clear the bits above `w` and flip
+    // bit 63 (unsigned); `w` is 1..=64.
+    let up = 64 - w;
+    macro_rules! cmp {
+        ($f:expr) => {
+            if signed {
+                map2(o, a, b, |x, y| {
+                    $f(((x << up) as i64) >> up, ((y << up) as i64) >> up) as u64
+                })
+            } else {
+                map2(o, a, b, |x, y| {
+                    $f(((x & m) ^ (1 << 63)) as i64, ((y & m) ^ (1 << 63)) as i64) as u64
+                })
+            }
+        };
+    }
+    // Integers are always ordered: the `u` forms are the plain ones, `num` true, `nan` false.
+    match cmp {
+        Compare::Eq | Compare::Equ => cmp!(|x: i64, y: i64| x == y),
+        Compare::Ne | Compare::Neu => cmp!(|x: i64, y: i64| x != y),
+        Compare::Lt | Compare::Ltu => cmp!(|x: i64, y: i64| x < y),
+        Compare::Le | Compare::Leu => cmp!(|x: i64, y: i64| x <= y),
+        Compare::Gt | Compare::Gtu => cmp!(|x: i64, y: i64| x > y),
+        Compare::Ge | Compare::Geu => cmp!(|x: i64, y: i64| x >= y),
+        Compare::Num => o.fill(1),
+        Compare::Nan => o.fill(0),
+    }
+}
+
+#[inline(always)]
+fn exec_n<const N: usize>(
+    regs: &mut [u64],
+    fb: &[u32],
+    ws: usize,
+    sp: &SpecialCtx,
+    exec: u64,
+    op: &Op,
+) -> bool {
+    let full = exec == lane_mask(ws as u32);
+    // Operand columns: a register's is its row of `regs` (borrowed, not copied), the others are
+    // built in these buffers; results go to `out`, written back once the operands are dead.
+    let (abuf, bbuf, cbuf): ([u64; N], [u64; N], [u64; N]);
+    let mut out = [0u64; N];
+    macro_rules! get {
+        ($buf:ident, $s:expr) => {
+            match *$s {
+                Src::Reg(r) => {
+                    let base = r.0 as usize * ws;
+                    match regs.get(base..base + ws) {
+                        Some(col) => col,
+                        None => return false,
+                    }
+                }
+                Src::Imm(v) => {
+                    $buf = [v; N];
+                    &$buf[..ws]
+                }
+                _ => {
+                    let mut buf = [0u64; N];
+                    if !gather::<N>(regs, ws, $s, sp, fb, &mut buf) {
+                        return false;
+                    }
+                    $buf = buf;
+                    &$buf[..ws]
+                }
+            }
+        };
+    }
+    macro_rules! put {
+        ($dst:expr, $vals:expr) => {{
+            let Some(col) = column(regs, ws, *$dst) else {
+                return false;
+            };
+            write_lanes(col, exec, full, $vals);
+        }};
+    }
+    match op {
+        Op::Unary {
+            op: UnaryOp::Mov,
+            dst,
+            a: sa,
+            ..
+        } => {
+            let a = get!(abuf, sa);
+            out[..ws].copy_from_slice(a);
+            put!(dst, &out);
+        }
+        Op::Unary {
+            op,
+            ty,
+            flags,
+            dst,
+            a: sa,
+        } => {
+            let a = get!(abuf, sa);
+            let (op, ty, flags) = (*op, *ty, *flags);
+            each(exec, &mut out, |l| alu::unary(op, ty, flags, a[l]));
+            put!(dst, &out);
+        }
+        Op::Binary {
+            op,
+            ty,
+            flags,
+            dst,
+            a: sa,
+            b: sb,
+        } => {
+            use BinaryOp as B;
+            if matches!(
+                op,
+                B::AddCc | B::AddC | B::AddCCc | B::SubCc | B::SubC | B::SubCCc
+            ) {
+                return false;
+            }
+            let a = get!(abuf, sa);
+            let b = get!(bbuf, sb);
+            let (op, ty, flags) = (*op, *ty, *flags);
+            let done = match int_ty(ty) {
+                Some(t) => binary_kernel(op, t, flags.sat, a, b, &mut out[..ws]),
+                None => false,
+            };
+            if !done {
+                each(exec, &mut out, |l| {
+                    let mut carry = false;
+                    alu::binary(op, ty, flags, a[l], b[l], &mut carry)
+                });
+            }
+            put!(dst, &out);
+        }
+        Op::Ternary {
+            op,
+            ty,
+            flags,
+            dst,
+            a: sa,
+            b: sb,
+            c: sc,
+        } => {
+            if matches!(op, TernaryOp::MadCc | TernaryOp::MadC) {
+                return false;
+            }
+            let a = get!(abuf, sa);
+            let b = get!(bbuf, sb);
+            let c = get!(cbuf, sc);
+            let (op, ty, flags) = (*op, *ty, *flags);
+            let done = match int_ty(ty) {
+                Some(t) => ternary_kernel(op, t, flags.sat, a, b, c, &mut out[..ws]),
+                None => false,
+            };
+            if !done {
+                each(exec, &mut out, |l| {
+                    let mut carry = false;
+                    alu::ternary(op, ty, flags, a[l], b[l], c[l], &mut carry)
+                });
+            }
+            put!(dst, &out);
+        }
+        Op::Setp {
+            cmp,
+            ty,
+            ftz,
+            dst,
+            dst_neg,
+            a: sa,
+            b: sb,
+            combine: None,
+        } => {
+            let a = get!(abuf, sa);
+            let b = get!(bbuf, sb);
+            let (cmp, ty, ftz) = (*cmp, *ty, *ftz);
+            if alu::float_fmt(ty).is_none() {
+                setp_kernel(cmp, ty, a, b, &mut out[..ws]);
+            } else {
+                each(exec, &mut out, |l| alu::compare(cmp, ty, ftz, a[l], b[l]) as u64);
+            }
+            if let Some(q) = dst_neg {
+                // Check both destinations before writing either.
+                if column(regs, ws, *q).is_none() {
+                    return false;
+                }
+                put!(dst, &out);
+                let mut neg = [0u64; N];
+                map1(&mut neg[..ws], &out[..ws], |p| p ^ 1);
+                put!(q, &neg);
+            } else {
+                put!(dst, &out);
+            }
+        }
+        Op::Cvt {
+            dst_ty,
+            src_ty,
+            flags,
+            dst,
+            a: sa,
+        } => {
+            let a = get!(abuf, sa);
+            let (dt, st, flags) = (*dst_ty, *src_ty, *flags);
+            each(exec, &mut out, |l| alu::cvt(dt, st, flags, a[l]));
+            put!(dst, &out);
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// The addresses of all lanes (as `exec::address` computes them; the inactive lanes' are
+/// computed too, and ignored). `false` if the base register's column is out of range.
+#[inline(always)]
+fn addresses<const N: usize>(
+    regs: &[u64],
+    ws: usize,
+    a: &Address,
+    fb: &[u32],
+    out: &mut [u64; N],
+) -> bool {
+    let off = a.offset as u64;
+    let out = &mut out[..ws];
+    match a.base {
+        AddrBase::Reg(r) => {
+            let base = r.0 as usize * ws;
+            let Some(col) = regs.get(base..base + ws) else {
+                return false;
+            };
+            map1(out, col, |v| v.wrapping_add(off));
+        }
+        AddrBase::Absolute => out.fill(off),
+        AddrBase::Frame => {
+            let Some(fb) = fb.get(..ws) else {
+                return false;
+            };
+            for (o, &b) in out.iter_mut().zip(fb) {
+                *o = (b as u64).wrapping_add(off);
+            }
+        }
+    }
+    true
+}
+
+/// A scalar, unobserved `ld` of `.global`/`.shared` memory for the `exec` lanes, through
+/// [`Flat::load_lanes`]: the lanes before a failing one load, as lane-by-lane execution would.
+/// `None` if the registers are out of range (the generic path reports it).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn load(
+    mem: &mut Flat,
+    who: (u32, u32),
+    regs: &mut [u64],
+    fb: &[u32],
+    ws: usize,
+    exec: u64,
+    addr: &Address,
+    (space, size, signed): (MemSpace, u32, bool),
+    dst: RegId,
+    dst_bits: u32,
+) -> Option<Result<(), (usize, MemError)>> {
+    if ws == 32 {
+        load_n::<32>(mem, who, regs, fb, 32, exec, addr, (space, size, signed), dst, dst_bits)
+    } else {
+        load_n::<64>(mem, who, regs, fb, ws, exec, addr, (space, size, signed), dst, dst_bits)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn load_n<const N: usize>(
+    mem: &mut Flat,
+    (block, tid_base): (u32, u32),
+    regs: &mut [u64],
+    fb: &[u32],
+    ws: usize,
+    exec: u64,
+    addr: &Address,
+    (space, size, signed): (MemSpace, u32, bool),
+    dst: RegId,
+    dst_bits: u32,
+) -> Option<Result<(), (usize, MemError)>> {
+    let mut addrs = [0u64; N];
+    let mut vals = [0u64; N];
+    column(regs, ws, dst)?;
+    if !addresses(regs, ws, addr, fb, &mut addrs) {
+        return None;
+    }
+    let res = mem.load_lanes(block, tid_base, space, size, exec, &addrs, &mut vals);
+    let done = match &res {
+        Ok(()) => exec,
+        Err((l, _)) => exec & ((1u64 << l) - 1),
+    };
+    let col = column(regs, ws, dst)?;
+    let ext = |v: u64| super::exec::extend(v, size, signed, dst_bits);
+    if done == lane_mask(ws as u32) {
+        map1(col, &vals[..ws], ext);
+    } else {
+        for l in lanes(done) {
+            col[l] = ext(vals[l]);
+        }
+    }
+    Some(res)
+}
+
+/// A scalar, unobserved `st` to `.global`/`.shared` memory for the `exec` lanes, through
+/// [`Flat::store_lanes`]. `None` if the registers are out of range.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn store(
+    mem: &mut Flat,
+    who: (u32, u32),
+    regs: &[u64],
+    fb: &[u32],
+    sp: &SpecialCtx,
+    ws: usize,
+    exec: u64,
+    addr: &Address,
+    (space, size): (MemSpace, u32),
+    src: &Src,
+) -> Option<Result<(), (usize, MemError)>> {
+    if ws == 32 {
+        store_n::<32>(mem, who, regs, fb, sp, 32, exec, addr, (space, size), src)
+    } else {
+        store_n::<64>(mem, who, regs, fb, sp, ws, exec, addr, (space, size), src)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn store_n<const N: usize>(
+    mem: &mut Flat,
+    (block, tid_base): (u32, u32),
+    regs: &[u64],
+    fb: &[u32],
+    sp: &SpecialCtx,
+    ws: usize,
+    exec: u64,
+    addr: &Address,
+    (space, size): (MemSpace, u32),
+    src: &Src,
+) -> Option<Result<(), (usize, MemError)>> {
+    let mut addrs = [0u64; N];
+    if !addresses(regs, ws, addr, fb, &mut addrs) {
+        return None;
+    }
+    let buf: [u64; N];
+    let vals: &[u64] = match *src {
+        Src::Reg(r) => {
+            let base = r.0 as usize * ws;
+            regs.get(base..base + ws)?
+        }
+        _ => {
+            let mut b = [0u64; N];
+            if !gather::<N>(regs, ws, src, sp, fb, &mut b) {
+                return None;
+            }
+            buf = b;
+            &buf[..ws]
+        }
+    };
+    Some(mem.store_lanes(block, tid_base, space, size, exec, &addrs, vals))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::ArithFlags;
+
+    fn sp() -> SpecialCtx {
+        SpecialCtx {
+            block_dim: [64, 1, 1],
+            grid_dim: [1, 1, 1],
+            ctaid: [0, 0, 0],
+            warp_size: 32,
+            warp_index: 1,
+            tid_base: 32,
+            sm: 0,
+            num_sms: 1,
+            max_warps_per_sm: 64,
+            steps: 7,
+            dynamic_smem: 0,
+            total_smem: 0,
+        }
+    }
+
+    /// Operand values: edge cases and pseudo-random bits.
+    fn values(n: usize, seed: u64) -> Vec<u64> {
+        let edges = [
+            0u64,
+            1,
+            2,
+            31,
+            32,
+            33,
+            63,
+            64,
+            65,
+            0x7FFF_FFFF,
+            0x8000_0000,
+            0xFFFF_FFFF,
+            0x1_0000_0000,
+            0x7FFF_FFFF_FFFF_FFFF,
+            0x8000_0000_0000_0000,
+            u64::MAX,
+            0xFFFF_FFFF_8000_0000,
+            0xDEAD_BEEF_0000_0003,
+        ];
+        let mut x = seed;
+        (0..n)
+            .map(|i| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                match i % 3 {
+                    0 => edges[(x >> 40) as usize % edges.len()],
+                    1 => x >> (x & 63),
+                    _ => x,
+                }
+            })
+            .collect()
+    }
+
+    const TYPES: [ScalarType; 8] = [
+        ScalarType::S32,
+        ScalarType::U32,
+        ScalarType::B32,
+        ScalarType::S64,
+        ScalarType::U64,
+        ScalarType::B64,
+        ScalarType::S16,
+        ScalarType::F32,
+    ];
+
+    /// Runs `op` through the fast path on registers 0..4 (columns of 32 lanes) and checks every
+    /// lane of the destination against `expect`, for full and partial `exec` masks.
+    fn check(op: &Op, dst: usize, expect: impl Fn(&[u64], usize) -> Option<u64>) {
+        let ws = 32;
+        for seed in 0..40u64 {
+            let init = values(6 * ws, seed * 7919 + 1);
+            for exec in [u64::from(u32::MAX), 0x8000_0001, 0x0F0F_0F0F & (seed | 1)] {
+                let mut regs = init.clone();
+                assert!(try_exec(&mut regs, &[0; 32], ws, &sp(), exec, op), "{op:?}");
+                for l in 0..ws {
+                    let want = if exec >> l & 1 == 1 {
+                        match expect(&init, l) {
+                            Some(v) => v,
+                            None => return,
+                        }
+                    } else {
+                        init[dst * ws + l]
+                    };
+                    assert_eq!(
+                        regs[dst * ws + l],
+                        want,
+                        "{op:?} lane {l} a={:#x} b={:#x} c={:#x}",
+                        init[ws + l],
+                        init[2 * ws + l],
+                        init[3 * ws + l]
+                    );
+                }
+            }
+        }
+    }
+
+    fn r(i: u16) -> Src {
+        Src::Reg(RegId(i))
+    }
+
+    #[test]
+    fn binary_kernels_agree_with_the_alu() {
+        use BinaryOp::*;
+        for op in [
+            Add, Sub, Mul, MulHi, MulWide, Div, Rem, Min, Max, And, Or, Xor, Shl, Shr, Copysign,
+        ] {
+            for ty in TYPES {
+                for sat in [false, true] {
+                    let flags = ArithFlags {
+                        sat,
+                        ..Default::default()
+                    };
+                    for (a, b) in [(r(1), r(2)), (r(1), Src::Imm(3)), (Src::Imm(40), r(2))] {
+                        let o = Op::Binary {
+                            op,
+                            ty,
+                            flags,
+                            dst: RegId(0),
+                            a,
+                            b,
+                        };
+                        check(&o, 0, |init, l| {
+                            let rd = |s: Src| match s {
+                                Src::Reg(x) => init[x.0 as usize * 32 + l],
+                                Src::Imm(v) => v,
+                                _ => unreachable!(),
+                            };
+                            Some(alu::binary(op, ty, flags, rd(a), rd(b), &mut false))
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ternary_kernels_agree_with_the_alu() {
+        use TernaryOp::*;
+        for op in [Mad, MadHi, MadWide, Fma, Selp, Bfe, ShfLWrap, ShfRClamp] {
+            for ty in TYPES {
+                for sat in [false, true] {
+                    let flags = ArithFlags {
+                        sat,
+                        ..Default::default()
+                    };
+                    let o = Op::Ternary {
+                        op,
+                        ty,
+                        flags,
+                        dst: RegId(3),
+                        a: r(1),
+                        b: Src::Imm(1664525),
+                        c: r(3),
+                    };
+                    check(&o, 3, |init, l| {
+                        Some(alu::ternary(
+                            op,
+                            ty,
+                            flags,
+                            init[32 + l],
+                            1664525,
+                            init[96 + l],
+                            &mut false,
+                        ))
+                    });
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn setp_kernels_agree_with_the_alu() {
+        use Compare::*;
+        for cmp in [Eq, Ne, Lt, Le, Gt, Ge, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan] {
+            for ty in TYPES.into_iter().chain([ScalarType::Pred, ScalarType::U8]) {
+                let o = Op::Setp {
+                    cmp,
+                    ty,
+                    ftz: false,
+                    dst: RegId(0),
+                    dst_neg: Some(RegId(4)),
+                    a: r(1),
+                    b: r(2),
+                    combine: None,
+                };
+                check(&o, 0, |init, l| {
+                    Some(alu::compare(cmp, ty, false, init[32 + l], init[64 + l]) as u64)
+                });
+                check(&o, 4, |init, l| {
+                    Some(!alu::compare(cmp, ty, false, init[32 + l], init[64 + l]) as u64)
+                });
+            }
+        }
+    }
+
+    #[test]
+    fn mov_cvt_and_special_operands() {
+        let o = Op::Unary {
+            op: UnaryOp::Mov,
+            ty: ScalarType::U32,
+            flags: ArithFlags::default(),
+            dst: RegId(2),
+            a: Src::Special(crate::program::SpecialReg::Tid(crate::program::Dim::X)),
+        };
+        check(&o, 2, |_, l| Some(32 + l as u64));
+        let o = Op::Cvt {
+            dst_ty: ScalarType::S64,
+            src_ty: ScalarType::S32,
+            flags: ArithFlags::default(),
+            dst: RegId(2),
+            a: r(1),
+        };
+        check(&o, 2, |init, l| {
+            Some(alu::cvt(ScalarType::S64, ScalarType::S32, ArithFlags::default(), init[32 + l]))
+        });
+    }
+}

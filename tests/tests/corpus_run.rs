@@ -1,0 +1,1048 @@
+//! Every corpus kernel (`tests/kernels/*.ptx` and `tests/kernels/nvcc/*.ptx`, each with its
+//! `.ron` launch) runs to the result a plain Rust reference computes here, from the same input
+//! buffers, under the warp models simt-stack, its and threads, with round-robin and 20 random
+//! schedules each. No stored dumps: each kernel has one small reference function.
+//!
+//! Floats are compared bit for bit: every float kernel's arithmetic has one order (no float
+//! reductions across threads), and the references use the same operations (`mul_add` where the
+//! PTX has `fma.rn`). Kernels whose outcome depends on the schedule (atomics) are checked on what
+//! does not: counts and totals.
+//!
+//! The three bench kernels (65,536 threads each) run a smaller launch here (`adjust`).
+
+use corpus::launch::{Launch, LaunchFlags, Resolved};
+use corpus::*;
+use semantics::machine::{ArgValue, Termination, WarpModel};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Random schedules per warp model (plus round-robin).
+const SEEDS: u64 = 20;
+/// Far above what any case needs (the largest takes about 10^5 steps under `threads`).
+const MAX_STEPS: u64 = 20_000_000;
+
+/// What a reference check sees: the resolved launch (inputs) and the finished run (outputs).
+struct Ctx<'a> {
+    resolved: &'a Resolved,
+    run: &'a Run,
+}
+
+impl Ctx<'_> {
+    fn index(&self, name: &str) -> usize {
+        self.resolved
+            .config
+            .buffers
+            .iter()
+            .position(|b| b.name == name)
+            .unwrap_or_else(|| panic!("the launch has no buffer `{name}`"))
+    }
+    fn input(&self, name: &str) -> &[u8] {
+        &self.resolved.config.buffers[self.index(name)].bytes
+    }
+    fn output(&self, name: &str) -> Vec<u8> {
+        self.run.buffer(self.index(name))
+    }
+    fn scalar(&self, arg: usize) -> u64 {
+        match self.resolved.config.args[arg] {
+            ArgValue::Scalar { bits, .. } => bits,
+            other => panic!("argument {arg} is {other:?}, not a scalar"),
+        }
+    }
+    fn scalar_i32(&self, arg: usize) -> i32 {
+        self.scalar(arg) as u32 as i32
+    }
+    /// Threads in the launch.
+    fn threads(&self) -> usize {
+        let c = &self.resolved.config;
+        (c.grid.iter().product::<u32>() * c.block.iter().product::<u32>()) as usize
+    }
+    fn grid(&self) -> [u32; 3] {
+        self.resolved.config.grid
+    }
+    fn block(&self) -> [u32; 3] {
+        self.resolved.config.block
+    }
+    /// A module variable's bytes after the run.
+    fn variable(&self, name: &str) -> Vec<u8> {
+        self.run
+            .machine
+            .variable(name)
+            .unwrap_or_else(|| panic!("no module variable `{name}`"))
+    }
+    /// A module variable's initial value: the launch's `globals` override, else its initializer.
+    fn initial_i32s(&self, name: &str) -> Vec<i32> {
+        if let Some((_, bits)) = self.resolved.config.globals.iter().find(|(n, _)| n == name) {
+            return vec![*bits as u32 as i32];
+        }
+        let v = self
+            .run
+            .machine
+            .program()
+            .variables
+            .iter()
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("no module variable `{name}`"));
+        as_i32(&v.init)
+    }
+
+    fn in_i32(&self, name: &str) -> Vec<i32> {
+        as_i32(self.input(name))
+    }
+    fn in_u32(&self, name: &str) -> Vec<u32> {
+        as_u32(self.input(name))
+    }
+    fn in_f32(&self, name: &str) -> Vec<f32> {
+        as_f32(self.input(name))
+    }
+    fn in_i64(&self, name: &str) -> Vec<i64> {
+        as_i64(self.input(name))
+    }
+    fn out_i32(&self, name: &str) -> Vec<i32> {
+        as_i32(&self.output(name))
+    }
+    fn out_u32(&self, name: &str) -> Vec<u32> {
+        as_u32(&self.output(name))
+    }
+    fn out_f32(&self, name: &str) -> Vec<f32> {
+        as_f32(&self.output(name))
+    }
+    fn out_f64(&self, name: &str) -> Vec<f64> {
+        as_f64(&self.output(name))
+    }
+    fn out_u64(&self, name: &str) -> Vec<u64> {
+        as_u64(&self.output(name))
+    }
+    fn out_i64(&self, name: &str) -> Vec<i64> {
+        as_i64(&self.output(name))
+    }
+}
+
+/// One corpus kernel: its path under `tests/kernels` (no extension), launch changes, and check.
+struct Case {
+    path: &'static str,
+    adjust: fn() -> LaunchFlags,
+    check: fn(&Ctx) -> Result<(), String>,
+}
+
+fn as_is() -> LaunchFlags {
+    LaunchFlags::default()
+}
+
+fn flags(grid: &str, block: &str, buffers: &[&str], args: &[&str]) -> LaunchFlags {
+    LaunchFlags {
+        grid: Some(grid.into()),
+        block: Some(block.into()),
+        buffers: buffers.iter().map(|s| s.to_string()).collect(),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        ..LaunchFlags::default()
+    }
+}
+
+const CASES: &[Case] = &[
+    Case {
+        path: "vecadd",
+        adjust: as_is,
+        check: check_vecadd,
+    },
+    Case {
+        path: "nvcc/vecadd_nvcc",
+        adjust: as_is,
+        check: check_vecadd,
+    },
+    Case {
+        path: "bitops",
+        adjust: as_is,
+        check: check_bitops,
+    },
+    Case {
+        path: "divergent_if_else",
+        adjust: as_is,
+        check: check_divergent_if_else,
+    },
+    // The launch file gives no dynamic shared size; the kernel needs blockDim.x ints.
+    Case {
+        path: "dynamic_shared",
+        adjust: || LaunchFlags {
+            shared: Some(256),
+            ..LaunchFlags::default()
+        },
+        check: check_dynamic_shared,
+    },
+    Case {
+        path: "float_math",
+        adjust: as_is,
+        check: check_float_math,
+    },
+    Case {
+        path: "globals_const",
+        adjust: as_is,
+        check: check_globals_const,
+    },
+    Case {
+        path: "grid_2d",
+        adjust: as_is,
+        check: check_grid_2d,
+    },
+    Case {
+        path: "grid_barrier",
+        adjust: as_is,
+        check: check_grid_barrier,
+    },
+    Case {
+        path: "histogram_global",
+        adjust: as_is,
+        check: check_histogram,
+    },
+    Case {
+        path: "histogram_shared",
+        adjust: as_is,
+        check: check_histogram,
+    },
+    Case {
+        path: "indirect_call",
+        adjust: as_is,
+        check: check_indirect_call,
+    },
+    Case {
+        path: "int64_arith",
+        adjust: as_is,
+        check: check_int64_arith,
+    },
+    Case {
+        path: "loop_break_continue",
+        adjust: as_is,
+        check: check_loop_break_continue,
+    },
+    Case {
+        path: "matmul_tiled",
+        adjust: as_is,
+        check: check_matmul_tiled,
+    },
+    Case {
+        path: "nested_divergence",
+        adjust: as_is,
+        check: check_nested_divergence,
+    },
+    Case {
+        path: "noinline_func",
+        adjust: as_is,
+        check: check_noinline_func,
+    },
+    Case {
+        path: "recursion",
+        adjust: as_is,
+        check: check_recursion,
+    },
+    Case {
+        path: "reduce_tree",
+        adjust: as_is,
+        check: check_reduce_blocks,
+    },
+    Case {
+        path: "reduce_warp_shfl",
+        adjust: as_is,
+        check: check_reduce_warp_shfl,
+    },
+    Case {
+        path: "saxpy",
+        adjust: as_is,
+        check: check_saxpy,
+    },
+    Case {
+        path: "nvcc/saxpy_loop_nvcc",
+        adjust: as_is,
+        check: check_saxpy_loop,
+    },
+    Case {
+        path: "scan_inclusive",
+        adjust: as_is,
+        check: check_scan_inclusive,
+    },
+    Case {
+        path: "spinlock",
+        adjust: as_is,
+        check: check_spinlock,
+    },
+    Case {
+        path: "stencil_1d",
+        adjust: as_is,
+        check: check_stencil_1d,
+    },
+    Case {
+        path: "transpose_shared",
+        adjust: as_is,
+        check: check_transpose_shared,
+    },
+    Case {
+        path: "vector_pack",
+        adjust: as_is,
+        check: check_vector_pack,
+    },
+    Case {
+        path: "warp_vote",
+        adjust: as_is,
+        check: check_warp_vote,
+    },
+    // 64 threads instead of 65,536: the same code paths, a thousandth of the steps.
+    Case {
+        path: "bench_alu",
+        adjust: || {
+            flags(
+                "1",
+                "64",
+                &["in:u32:64:random:5:0:4294967295", "out:u32:64"],
+                &["buffer:in", "buffer:out", "s32:60"],
+            )
+        },
+        check: check_bench_alu,
+    },
+    // n = 16 (one tile), random inputs: the fma chain order matters and is checked bit for bit.
+    Case {
+        path: "bench_matmul",
+        adjust: || {
+            flags(
+                "1,1",
+                "16,16",
+                &[
+                    "A:f32:256:random:1:-4:4",
+                    "B:f32:256:random:2:-4:4",
+                    "C:f32:256",
+                ],
+                &["buffer:A", "buffer:B", "buffer:C", "s32:16"],
+            )
+        },
+        check: check_bench_matmul,
+    },
+    Case {
+        path: "bench_reduce",
+        adjust: || {
+            flags(
+                "2",
+                "128",
+                &["in:s32:256:random:3:-1000:1000", "out:s32:2"],
+                &["buffer:in", "buffer:out", "s32:200"],
+            )
+        },
+        check: check_reduce_blocks,
+    },
+    Case {
+        path: "nvcc/apply_calls_nvcc",
+        adjust: as_is,
+        check: check_apply_calls,
+    },
+    Case {
+        path: "nvcc/local_array_nvcc",
+        adjust: as_is,
+        check: check_local_array,
+    },
+    Case {
+        path: "nvcc/reduce_sum_nvcc",
+        adjust: as_is,
+        check: check_reduce_sum,
+    },
+];
+
+// -- the harness ---------------------------------------------------------------------------------
+
+fn run_case(path: &str) {
+    let case = CASES
+        .iter()
+        .find(|c| c.path == path)
+        .unwrap_or_else(|| panic!("no case `{path}`"));
+    let ptx = kernels_dir().join(format!("{path}.ptx"));
+    let ron = kernels_dir().join(format!("{path}.ron"));
+    let program = Arc::new(load_file(&ptx).unwrap_or_else(|e| panic!("{e}")));
+    let mut launch: Launch = read_launch(&ron).unwrap_or_else(|e| panic!("{e}"));
+    let adjust = (case.adjust)();
+    launch
+        .apply_flags(&adjust)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let resolved = resolve(&launch, &program).unwrap_or_else(|e| panic!("{e}"));
+
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for model in WARP_MODELS {
+        let config = config_with(model);
+        for schedule in Schedule::round_robin_and_random(SEEDS) {
+            runs += 1;
+            let outcome = match run_launch(&program, &resolved.config, &config, schedule, MAX_STEPS)
+            {
+                Err(e) => Err(format!("launch refused: {e}")),
+                Ok(run) => match &run.termination {
+                    Termination::Completed => (case.check)(&Ctx {
+                        resolved: &resolved,
+                        run: &run,
+                    }),
+                    other => Err(format!(
+                        "ended with {other:?} after {} steps",
+                        run.machine.steps()
+                    )),
+                },
+            };
+            if let Err(why) = outcome {
+                failures.push(format!(
+                    "  {why}\n    reproduce: {}",
+                    reproduce(&ptx, &ron, &adjust, model, schedule)
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{path}: {} of {runs} runs differ from the reference:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The `cudasem run` command that repeats one run.
+fn reproduce(
+    ptx: &Path,
+    ron: &Path,
+    adjust: &LaunchFlags,
+    model: WarpModel,
+    schedule: Schedule,
+) -> String {
+    let rel = |p: &Path| {
+        p.strip_prefix(workspace_root())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| p.to_path_buf())
+            .display()
+            .to_string()
+    };
+    let mut cmd = format!(
+        "cudasem run {} --launch {} --warp-model {} --schedule {}",
+        rel(ptx),
+        rel(ron),
+        warp_model_flag(model),
+        schedule.flag()
+    );
+    if let Some(g) = &adjust.grid {
+        cmd += &format!(" --grid {g}");
+    }
+    if let Some(b) = &adjust.block {
+        cmd += &format!(" --block {b}");
+    }
+    if let Some(s) = adjust.shared {
+        cmd += &format!(" --shared {s}");
+    }
+    for b in &adjust.buffers {
+        cmd += &format!(" --buffer {b}");
+    }
+    for a in &adjust.args {
+        cmd += &format!(" --arg {a}");
+    }
+    cmd
+}
+
+macro_rules! corpus_tests {
+    ($($name:ident => $path:literal,)*) => {
+        $( #[test] fn $name() { run_case($path); } )*
+        const TESTED: &[&str] = &[$($path),*];
+    };
+}
+
+corpus_tests! {
+    vecadd => "vecadd",
+    vecadd_nvcc => "nvcc/vecadd_nvcc",
+    bitops => "bitops",
+    divergent_if_else => "divergent_if_else",
+    dynamic_shared => "dynamic_shared",
+    float_math => "float_math",
+    globals_const => "globals_const",
+    grid_2d => "grid_2d",
+    grid_barrier => "grid_barrier",
+    histogram_global => "histogram_global",
+    histogram_shared => "histogram_shared",
+    indirect_call => "indirect_call",
+    int64_arith => "int64_arith",
+    loop_break_continue => "loop_break_continue",
+    matmul_tiled => "matmul_tiled",
+    nested_divergence => "nested_divergence",
+    noinline_func => "noinline_func",
+    recursion => "recursion",
+    reduce_tree => "reduce_tree",
+    reduce_warp_shfl => "reduce_warp_shfl",
+    saxpy => "saxpy",
+    saxpy_loop_nvcc => "nvcc/saxpy_loop_nvcc",
+    scan_inclusive => "scan_inclusive",
+    spinlock => "spinlock",
+    stencil_1d => "stencil_1d",
+    transpose_shared => "transpose_shared",
+    vector_pack => "vector_pack",
+    warp_vote => "warp_vote",
+    bench_alu => "bench_alu",
+    bench_matmul => "bench_matmul",
+    bench_reduce => "bench_reduce",
+    apply_calls_nvcc => "nvcc/apply_calls_nvcc",
+    local_array_nvcc => "nvcc/local_array_nvcc",
+    reduce_sum_nvcc => "nvcc/reduce_sum_nvcc",
+}
+
+/// A kernel added to the corpus without a reference here fails this test.
+#[test]
+fn every_corpus_kernel_has_a_reference() {
+    let dir = kernels_dir();
+    let mut missing = Vec::new();
+    for sub in [PathBuf::new(), PathBuf::from("nvcc")] {
+        for ptx in ptx_files(&dir.join(&sub)) {
+            let stem = ptx
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let key = sub.join(&stem).display().to_string();
+            if !TESTED.contains(&key.as_str()) || !CASES.iter().any(|c| c.path == key) {
+                missing.push(key.clone());
+            }
+            assert!(
+                ptx.with_extension("ron").is_file(),
+                "{key}.ptx has no launch file {key}.ron"
+            );
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "corpus kernels without a reference in tests/tests/corpus_run.rs: {missing:?}"
+    );
+}
+
+// -- references ----------------------------------------------------------------------------------
+
+/// `out` as it was before the run, with `f(i)` written for every `i < n` that a thread covers.
+fn updated<T: Clone>(initial: Vec<T>, n: usize, f: impl Fn(usize) -> T) -> Vec<T> {
+    let mut v = initial;
+    for (i, slot) in v.iter_mut().enumerate().take(n) {
+        *slot = f(i);
+    }
+    v
+}
+
+fn n_covered(c: &Ctx, n_arg: usize) -> usize {
+    (c.scalar_i32(n_arg).max(0) as usize).min(c.threads())
+}
+
+fn reference_vecadd(a: &[i32], b: &[i32], c: Vec<i32>, n: usize) -> Vec<i32> {
+    updated(c, n, |i| a[i].wrapping_add(b[i]))
+}
+
+fn check_vecadd(c: &Ctx) -> Result<(), String> {
+    let want = reference_vecadd(
+        &c.in_i32("a"),
+        &c.in_i32("b"),
+        c.in_i32("c"),
+        n_covered(c, 3),
+    );
+    compare("c", &c.out_i32("c"), &want)
+}
+
+fn reference_bitops(x: u32, i: usize) -> [u32; 8] {
+    let r = (i & 31) as u32;
+    [
+        x.count_ones(),
+        x.leading_zeros(),
+        x.reverse_bits(),
+        (x >> 5) & 0x3ff,
+        (x >> 8) & 0xfff,
+        x.rotate_left(r),
+        ((x as i32) >> 7) as u32,
+        !(x ^ 0x5a5a_5a5a) & (x | 0x0f0f_0f0f),
+    ]
+}
+
+fn check_bitops(c: &Ctx) -> Result<(), String> {
+    let input = c.in_u32("in");
+    let mut want = c.in_u32("out");
+    for i in 0..n_covered(c, 2) {
+        want[8 * i..8 * i + 8].copy_from_slice(&reference_bitops(input[i], i));
+    }
+    compare("out", &c.out_u32("out"), &want)
+}
+
+fn check_divergent_if_else(c: &Ctx) -> Result<(), String> {
+    let (a, b) = (c.in_i32("a"), c.in_i32("b"));
+    let bx = c.block()[0] as usize;
+    let want = updated(c.in_i32("out"), n_covered(c, 3), |i| {
+        if (i % bx) & 1 == 0 {
+            a[i].wrapping_mul(a[i])
+        } else {
+            b[i].wrapping_sub(1)
+        }
+    });
+    compare("out", &c.out_i32("out"), &want)
+}
+
+fn check_dynamic_shared(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i32("in");
+    let n = c.scalar_i32(2) as usize;
+    let bx = c.block()[0] as usize;
+    let read = |i: usize| if i < n { input[i] } else { -1 };
+    let want = updated(c.in_i32("out"), n.min(c.threads()), |i| {
+        let (base, t) = (i - i % bx, i % bx);
+        read(base + bx - 1 - t)
+    });
+    compare("out", &c.out_i32("out"), &want)
+}
+
+fn check_float_math(c: &Ctx) -> Result<(), String> {
+    let (x, y) = (c.in_f32("x"), c.in_f32("y"));
+    let n = n_covered(c, 5);
+    let mut out = c.in_f32("out");
+    let mut iout = c.in_i32("iout");
+    let mut dout = as_f64(c.input("dout"));
+    for i in 0..n {
+        let (a, b) = (x[i], y[i]);
+        let o = &mut out[8 * i..8 * i + 8];
+        o[0] = a.abs().sqrt();
+        o[1] = a.min(b);
+        o[2] = a.max(b);
+        o[3] = a.mul_add(b, 1.5);
+        o[4] = a / if b == 0.0 { 1.0 } else { b };
+        o[5] = a.mul_add(-0.25, i as f32);
+        o[6] = if a > b { a - b } else { b - a };
+        o[7] = 1.0 / (b.abs() + 3.0);
+        iout[i] = (a * 3.0) as i32;
+        let (da, db) = (a as f64, b as f64);
+        dout[i] = da.mul_add(da, db * db).sqrt() / 3.0;
+    }
+    compare_f32_bits("out", &c.out_f32("out"), &out)?;
+    compare("iout", &c.out_i32("iout"), &iout)?;
+    compare_f64_bits("dout", &c.out_f64("dout"), &dout)
+}
+
+fn check_globals_const(c: &Ctx) -> Result<(), String> {
+    let scale = c.initial_i32s("scale")[0];
+    let table = c.initial_i32s("table");
+    let coeffs = c.initial_i32s("coeffs");
+    let calls = c.initial_i32s("calls")[0];
+    let input = c.in_i32("in");
+    let n = n_covered(c, 3);
+    let want = updated(c.in_i32("out"), n, |i| {
+        let v = input[i];
+        v.wrapping_mul(scale)
+            .wrapping_add(table[i & 3].wrapping_mul(coeffs[(v & 3) as usize]))
+    });
+    compare("out", &c.out_i32("out"), &want)?;
+    let fwant = updated(c.in_f32("fout"), n, |i| input[i] as f32 * 0.5);
+    compare_f32_bits("fout", &c.out_f32("fout"), &fwant)?;
+    compare("calls", &as_i32(&c.variable("calls")), &[calls + n as i32])?;
+    compare(
+        "result",
+        &as_i32(&c.variable("result")),
+        &[table[0] + table[3] + scale],
+    )
+}
+
+fn check_grid_2d(c: &Ctx) -> Result<(), String> {
+    let (width, height) = (c.scalar_i32(2) as usize, c.scalar_i32(3) as usize);
+    let (g, b) = (c.grid(), c.block());
+    let (nx, ny) = ((g[0] * b[0]) as usize, (g[1] * b[1]) as usize);
+    let mut want = c.in_i32("out");
+    for y in 0..height.min(ny) {
+        for x in 0..width.min(nx) {
+            want[y * width + x] = (y * 1000 + x) as i32;
+        }
+    }
+    compare("out", &c.out_i32("out"), &want)?;
+    compare("dims", &c.out_i32("dims"), &[g[1] as i32, b[1] as i32])
+}
+
+fn check_grid_barrier(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i32("in");
+    let n = c.scalar_i32(4) as usize;
+    let (blocks, bx) = (c.grid()[0] as usize, c.block()[0] as usize);
+    let partial: Vec<i32> = (0..blocks)
+        .map(|b| {
+            (b * bx..(b + 1) * bx)
+                .filter(|&i| i < n)
+                .fold(0i32, |s, i| s.wrapping_add(input[i]))
+        })
+        .collect();
+    let total = partial.iter().fold(0i32, |s, &p| s.wrapping_add(p));
+    compare("partial", &c.out_i32("partial"), &partial)?;
+    compare("count", &c.out_i32("count"), &[blocks as i32])?;
+    compare("out", &c.out_i32("out"), &vec![total; blocks])
+}
+
+/// Atomic increments in any order: the counts do not depend on the schedule.
+fn check_histogram(c: &Ctx) -> Result<(), String> {
+    let data = c.in_u32("data");
+    let (n, nbins) = (n_covered(c, 2), c.scalar_i32(3) as u32);
+    let mut want = c.in_i32("hist");
+    for &d in &data[..n] {
+        want[(d % nbins) as usize] += 1;
+    }
+    compare("hist", &c.out_i32("hist"), &want)
+}
+
+fn check_indirect_call(c: &Ctx) -> Result<(), String> {
+    let (sel, input) = (c.in_i32("sel"), c.in_i32("in"));
+    let want = updated(c.in_i32("out"), n_covered(c, 3), |i| {
+        match (sel[i] as u32) % 3 {
+            0 => input[i].wrapping_add(1),
+            1 => input[i].wrapping_mul(2),
+            _ => input[i].wrapping_neg(),
+        }
+    });
+    compare("out", &c.out_i32("out"), &want)
+}
+
+fn reference_int64_arith(x: i32, y: i32) -> [u64; 8] {
+    let w = x as i64 * y as i64;
+    let uw = (x as u32 as u64) * (y as u32 as u64);
+    let big = uw.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let d = if y == 0 { 1 } else { y as i64 };
+    [
+        w as u64,
+        uw,
+        ((big as u128 * 0xC2B2_AE3D_27D4_EB4F_u128) >> 64) as u64,
+        ((w as i128 * -7) >> 64) as i64 as u64,
+        (big >> 17) ^ (big << 9),
+        w.wrapping_add(0xFFFF_FFFF).wrapping_sub(uw as i64) as u64,
+        w.wrapping_div(d) as u64,
+        big % (uw | 1),
+    ]
+}
+
+fn check_int64_arith(c: &Ctx) -> Result<(), String> {
+    let (a, b) = (c.in_i32("a"), c.in_i32("b"));
+    let mut want = as_u64(c.input("out"));
+    for i in 0..n_covered(c, 3) {
+        want[8 * i..8 * i + 8].copy_from_slice(&reference_int64_arith(a[i], b[i]));
+    }
+    compare("out", &c.out_u64("out"), &want)
+}
+
+fn check_loop_break_continue(c: &Ctx) -> Result<(), String> {
+    let trips = c.in_i32("trips");
+    let limit = c.scalar_i32(3);
+    let want = updated(c.in_i32("out"), n_covered(c, 2), |i| {
+        let mut acc = 0i32;
+        for k in 0..trips[i] {
+            if k % 3 == 0 {
+                continue;
+            }
+            acc = acc.wrapping_add(k.wrapping_mul(i as i32 + 1));
+            if acc > limit {
+                break;
+            }
+        }
+        acc
+    });
+    compare("out", &c.out_i32("out"), &want)
+}
+
+fn check_matmul_tiled(c: &Ctx) -> Result<(), String> {
+    let (a, b) = (c.in_i32("A"), c.in_i32("B"));
+    let n = c.scalar_i32(3) as usize;
+    let mut want = c.in_i32("C");
+    for r in 0..n {
+        for col in 0..n {
+            want[r * n + col] = (0..n).fold(0i32, |s, k| {
+                s.wrapping_add(a[r * n + k].wrapping_mul(b[k * n + col]))
+            });
+        }
+    }
+    compare("C", &c.out_i32("C"), &want)
+}
+
+fn check_nested_divergence(c: &Ctx) -> Result<(), String> {
+    let (trips, a, b) = (c.in_i32("trips"), c.in_i32("a"), c.in_i32("b"));
+    let n = c.scalar_i32(4) as usize;
+    let want = updated(c.in_i32("out"), n.min(c.threads()), |i| {
+        let mut acc = 0i32;
+        for k in 0..trips[i].max(0) as usize {
+            let j = (i + k) % n;
+            if (i + k) & 1 == 1 {
+                acc = if k & 2 != 0 {
+                    acc.wrapping_add(a[j])
+                } else {
+                    acc.wrapping_sub(b[j])
+                };
+            } else {
+                acc ^= k as i32;
+            }
+        }
+        acc
+    });
+    compare("out", &c.out_i32("out"), &want)
+}
+
+fn mix(x: i32, y: i32) -> i32 {
+    let r = x.wrapping_mul(31).wrapping_add(y);
+    r ^ (r >> 3)
+}
+
+fn check_noinline_func(c: &Ctx) -> Result<(), String> {
+    let a = c.in_i32("a");
+    let want = updated(c.in_i32("out"), n_covered(c, 2), |i| {
+        let v = if a[i] & 1 != 0 {
+            mix(a[i], i as i32)
+        } else {
+            a[i]
+        };
+        mix(v, 7)
+    });
+    compare("out", &c.out_i32("out"), &want)
+}
+
+fn fib(k: i32) -> i32 {
+    if k < 2 {
+        k
+    } else {
+        fib(k - 1).wrapping_add(fib(k - 2))
+    }
+}
+
+fn fact(k: u32) -> u32 {
+    if k <= 1 {
+        1
+    } else {
+        k.wrapping_mul(fact(k - 1))
+    }
+}
+
+fn check_recursion(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i32("n");
+    let count = n_covered(c, 3);
+    compare(
+        "fibs",
+        &c.out_i32("fibs"),
+        &updated(c.in_i32("fibs"), count, |i| fib(input[i] & 15)),
+    )?;
+    compare(
+        "facts",
+        &c.out_u32("facts"),
+        &updated(c.in_u32("facts"), count, |i| fact((input[i] & 15) as u32)),
+    )
+}
+
+/// `out[b]` = the sum of block `b`'s elements below `n` (integers: the tree order is irrelevant).
+fn check_reduce_blocks(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i32("in");
+    let n = c.scalar_i32(2) as usize;
+    let (blocks, bx) = (c.grid()[0] as usize, c.block()[0] as usize);
+    let mut want = c.in_i32("out");
+    for (b, slot) in want.iter_mut().enumerate().take(blocks) {
+        *slot = (b * bx..(b + 1) * bx)
+            .filter(|&i| i < n)
+            .fold(0i32, |s, i| s.wrapping_add(input[i]));
+    }
+    compare("out", &c.out_i32("out"), &want)
+}
+
+fn check_reduce_warp_shfl(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i32("in");
+    let n = c.scalar_i32(2) as usize;
+    let mut want = c.in_i32("out");
+    for (w, slot) in want.iter_mut().enumerate().take(c.threads() / 32) {
+        *slot = (32 * w..32 * w + 32)
+            .filter(|&i| i < n)
+            .fold(0i32, |s, i| s.wrapping_add(input[i]));
+    }
+    compare("out", &c.out_i32("out"), &want)
+}
+
+/// `y[i] = fma(a, x[i], y[i])` (one rounding) for `i < covered`.
+fn reference_saxpy(c: &Ctx, covered: usize) -> Result<(), String> {
+    let a = f32::from_bits(c.scalar(1) as u32);
+    let (x, y) = (c.in_f32("x"), c.in_f32("y"));
+    let want = updated(y.clone(), covered, |i| a.mul_add(x[i], y[i]));
+    compare_f32_bits("y", &c.out_f32("y"), &want)
+}
+
+/// One element per thread.
+fn check_saxpy(c: &Ctx) -> Result<(), String> {
+    reference_saxpy(c, n_covered(c, 0))
+}
+
+/// A grid-stride loop: every `i < n`, whatever the thread count.
+fn check_saxpy_loop(c: &Ctx) -> Result<(), String> {
+    reference_saxpy(c, c.scalar_i32(0) as usize)
+}
+
+fn check_scan_inclusive(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i32("in");
+    let n = c.scalar_i32(3) as usize;
+    let (blocks, bx) = (c.grid()[0] as usize, c.block()[0] as usize);
+    let mut out = c.in_i32("out");
+    let mut sums = c.in_i32("block_sums");
+    for (b, sum) in sums.iter_mut().enumerate().take(blocks) {
+        let mut acc = 0i32;
+        for i in b * bx..(b + 1) * bx {
+            acc = acc.wrapping_add(if i < n { input[i] } else { 0 });
+            if i < n {
+                out[i] = acc;
+            }
+        }
+        *sum = acc;
+    }
+    compare("out", &c.out_i32("out"), &out)?;
+    compare("block_sums", &c.out_i32("block_sums"), &sums)
+}
+
+fn check_spinlock(c: &Ctx) -> Result<(), String> {
+    let iters = c.scalar_i32(2);
+    compare(
+        "counter",
+        &c.out_i32("counter"),
+        &[c.in_i32("counter")[0] + c.grid()[0] as i32 * iters],
+    )?;
+    compare("lock", &c.out_i32("lock"), &[0])
+}
+
+fn check_stencil_1d(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i32("in");
+    let n = c.scalar_i32(2) as i64;
+    let want = updated(c.in_i32("out"), n_covered(c, 2), |i| {
+        (-3i64..=3)
+            .map(|o| i as i64 + o)
+            .filter(|&j| j >= 0 && j < n)
+            .fold(0i32, |s, j| s.wrapping_add(input[j as usize]))
+    });
+    compare("out", &c.out_i32("out"), &want)
+}
+
+fn check_transpose_shared(c: &Ctx) -> Result<(), String> {
+    let input = c.in_f32("in");
+    let (rows, cols) = (c.scalar_i32(2) as usize, c.scalar_i32(3) as usize);
+    let mut want = c.in_f32("out");
+    for r in 0..rows {
+        for col in 0..cols {
+            want[col * rows + r] = input[r * cols + col];
+        }
+    }
+    compare_f32_bits("out", &c.out_f32("out"), &want)
+}
+
+fn check_vector_pack(c: &Ctx) -> Result<(), String> {
+    let a = c.in_i32("a");
+    let f = c.in_f32("f");
+    let bytes = c.input("bytes").to_vec();
+    let halves = as_i16(c.input("halves"));
+    let n = n_covered(c, 8);
+    let w = |l: usize| {
+        if l < n {
+            bytes[l] as i64 * 1_000_000_007 + halves[l] as i64
+        } else {
+            0
+        }
+    };
+    let mut b = c.in_i32("b");
+    for i in 0..n {
+        for j in 0..4 {
+            b[4 * i + j] = a[4 * i + 3 - j].wrapping_add(j as i32 + 1);
+        }
+    }
+    compare("b", &c.out_i32("b"), &b)?;
+    compare_f32_bits(
+        "fsum",
+        &c.out_f32("fsum"),
+        &updated(as_f32(c.input("fsum")), n, |i| f[2 * i] + f[2 * i + 1]),
+    )?;
+    compare(
+        "wide",
+        &c.out_i64("wide"),
+        &updated(c.in_i64("wide"), n, |i| w(i - i % 32 + (i % 32 + 1) % 32)),
+    )?;
+    compare(
+        "swapped",
+        &c.out_u32("swapped"),
+        &updated(c.in_u32("swapped"), n, |i| (a[4 * i] as u32).swap_bytes()),
+    )
+}
+
+fn check_warp_vote(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i32("in");
+    let n = c.scalar_i32(2) as usize;
+    let pred = |i: usize| i < n && input[i] > 0;
+    let mut want = c.in_u32("out");
+    for w in 0..c.threads() / 32 {
+        let ballot = (0..32)
+            .filter(|&l| pred(32 * w + l))
+            .fold(0u32, |m, l| m | 1 << l);
+        want[3 * w] = ballot;
+        want[3 * w + 1] = (ballot == u32::MAX) as u32;
+        want[3 * w + 2] = (ballot != 0) as u32;
+    }
+    compare("out", &c.out_u32("out"), &want)
+}
+
+fn reference_bench_alu(mut x: u32) -> u32 {
+    for k in 0..64u32 {
+        x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        x ^= x >> 13;
+        x = x.wrapping_add(k.wrapping_mul(0x9E37_79B9));
+        x ^= x << 7;
+    }
+    x
+}
+
+fn check_bench_alu(c: &Ctx) -> Result<(), String> {
+    let input = c.in_u32("in");
+    compare(
+        "out",
+        &c.out_u32("out"),
+        &updated(c.in_u32("out"), n_covered(c, 2), |i| {
+            reference_bench_alu(input[i])
+        }),
+    )
+}
+
+/// Tiled, in the kernel's order: per tile, `acc = fma(As[ty][k], Bs[k][tx], acc)` for k = 0..16,
+/// out-of-range elements read as 0.
+fn check_bench_matmul(c: &Ctx) -> Result<(), String> {
+    const TILE: usize = 16;
+    let (a, b) = (c.in_f32("A"), c.in_f32("B"));
+    let n = c.scalar_i32(3) as usize;
+    let (g, bl) = (c.grid(), c.block());
+    let (rows, cols) = ((g[1] * bl[1]) as usize, (g[0] * bl[0]) as usize);
+    let mut want = c.in_f32("C");
+    for row in 0..n.min(rows) {
+        for col in 0..n.min(cols) {
+            let mut acc = 0.0f32;
+            for t in 0..n.div_ceil(TILE) {
+                for k in 0..TILE {
+                    let ac = t * TILE + k;
+                    let x = if ac < n { a[row * n + ac] } else { 0.0 };
+                    let y = if ac < n { b[ac * n + col] } else { 0.0 };
+                    acc = x.mul_add(y, acc);
+                }
+            }
+            want[row * n + col] = acc;
+        }
+    }
+    compare_f32_bits("C", &c.out_f32("C"), &want)
+}
+
+fn check_apply_calls(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i32("in");
+    let want = updated(c.in_i32("out"), n_covered(c, 2), |i| {
+        let v = if i % 2 == 1 {
+            input[i].wrapping_mul(2)
+        } else {
+            input[i].wrapping_add(1)
+        };
+        v.clamp(-50, 50)
+    });
+    compare("out", &c.out_i32("out"), &want)
+}
+
+fn check_local_array(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i32("in");
+    let want = updated(c.in_i32("out"), n_covered(c, 2), |i| {
+        let v = input[i];
+        v.wrapping_mul(v & 15)
+            .wrapping_add(v.wrapping_mul((v >> 4) & 15))
+    });
+    compare("out", &c.out_i32("out"), &want)
+}
+
+/// One atomic add per block, in any order: the total does not depend on it.
+fn check_reduce_sum(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i64("in");
+    let n = n_covered(c, 2);
+    let total = input[..n]
+        .iter()
+        .fold(c.in_i64("out")[0], |s, &x| s.wrapping_add(x));
+    compare("out", &c.out_i64("out"), &[total])
+}
