@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 
 /// A map from block index to `T`, for the blocks resident at a time.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BlockTable<T> {
     /// Block index of `slots[0]`.
     base: u32,
@@ -117,7 +117,9 @@ mod tests {
         // A deterministic mix of inserts and removes, in and out of order.
         let mut x = 12345u64;
         for _ in 0..5000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let id = ((x >> 33) % 64) as u32;
             if x >> 20 & 1 == 0 {
                 assert_eq!(t.insert(id, id * 3), m.insert(id, id * 3));

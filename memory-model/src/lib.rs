@@ -19,6 +19,7 @@
 //! never straddles a page; the access path allocates nothing.
 
 mod block_table;
+mod state_hash;
 
 pub use block_table::BlockTable;
 use std::fmt;
@@ -137,7 +138,7 @@ pub trait MemorySystem {
 }
 
 /// A contiguous allocation: a buffer, a module variable, a block's shared memory.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Segment {
     pub name: String,
     pub base: u64,
@@ -232,25 +233,34 @@ fn read_le(p: &[u8], at: usize, size: u32) -> u64 {
 
 #[inline(always)]
 fn write_le(p: &mut [u8], at: usize, size: u32, value: u64) {
-    let b = value.to_le_bytes();
-    p[at..at + size as usize].copy_from_slice(&b[..size as usize]);
+    // One bounds check and one store per access (no `memcpy` of a variable length).
+    match size {
+        1 => p[at] = value as u8,
+        2 => p[at..at + 2].copy_from_slice(&(value as u16).to_le_bytes()),
+        4 => p[at..at + 4].copy_from_slice(&(value as u32).to_le_bytes()),
+        8 => p[at..at + 8].copy_from_slice(&value.to_le_bytes()),
+        _ => {
+            let b = value.to_le_bytes();
+            p[at..at + size as usize].copy_from_slice(&b[..size as usize]);
+        }
+    }
 }
 
 /// One thread's `.local` memory: pages grown on demand up to the bound.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 struct LocalMem {
     pages: Vec<Option<Page>>,
 }
 
 /// The per-block state: shared memory and the threads' local memories.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct BlockMem {
     shared: Segment,
     local: Vec<LocalMem>,
 }
 
 /// Sequentially consistent flat memory (ARCHITECTURE.md, `--memory flat`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Flat {
     /// Module `.global` variables and launch buffers, sorted by base.
     global: Vec<Segment>,
@@ -600,6 +610,7 @@ impl Flat {
     /// Loads `size` bytes at `addrs[l]` in `space` for every lane `l` of `exec` into `out[l]`,
     /// lane by lane in ascending order, for the threads `tid_base + l` of `block`. On the first
     /// failing lane, returns it with its error; the lanes before it have been loaded.
+    #[allow(clippy::too_many_arguments)]
     pub fn load_lanes(
         &mut self,
         block: u32,
@@ -863,7 +874,11 @@ mod tests {
                     _ if x >> 60 == 0 => b,
                     _ => a,
                 };
-                let spread = if round % 5 == 0 { 2 * PAGE_SIZE as u64 + 80 } else { 40 };
+                let spread = if round % 5 == 0 {
+                    2 * PAGE_SIZE as u64 + 80
+                } else {
+                    40
+                };
                 let mut addr = base + (PAGE_SIZE as u64 - 32) + (x >> 20) % spread;
                 if space == MemSpace::Shared {
                     addr = (x >> 20) % 136;
@@ -874,13 +889,20 @@ mod tests {
                 addrs[l] = addr;
                 vals[l] = x;
             }
-            let exec = if round % 2 == 0 { u32::MAX as u64 } else { x >> 32 };
+            let exec = if round % 2 == 0 {
+                u32::MAX as u64
+            } else {
+                x >> 32
+            };
             let (mut fast, ..) = mk();
             let (mut slow, ..) = mk();
             let r_fast = fast.store_lanes(2, 0, space, size, exec, &addrs, &vals);
             let mut r_slow = Ok(());
             for l in (0..32).filter(|l| exec >> l & 1 == 1) {
-                let who = Who { block: 2, thread: l as u32 };
+                let who = Who {
+                    block: 2,
+                    thread: l as u32,
+                };
                 if let Err(e) = slow.store(who, space, addrs[l], size, vals[l]) {
                     r_slow = Err((l, e));
                     break;
@@ -894,7 +916,10 @@ mod tests {
             let mut out_slow = [0u64; 64];
             let mut r_slow = Ok(());
             for l in (0..32).filter(|l| exec >> l & 1 == 1) {
-                let who = Who { block: 2, thread: l as u32 };
+                let who = Who {
+                    block: 2,
+                    thread: l as u32,
+                };
                 match slow.load(who, space, addrs[l], size) {
                     Ok(v) => out_slow[l] = v,
                     Err(e) => {
@@ -906,7 +931,10 @@ mod tests {
             assert_eq!(r_fast, r_slow, "round {round}");
             assert_eq!(out_fast, out_slow, "round {round}");
             if space == MemSpace::Shared {
-                let w = Who { block: 2, thread: 0 };
+                let w = Who {
+                    block: 2,
+                    thread: 0,
+                };
                 for off in (0..128).step_by(8) {
                     assert_eq!(fast.load(w, space, off, 8), slow.load(w, space, off, 8));
                 }

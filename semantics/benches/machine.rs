@@ -18,7 +18,10 @@ fn main() {
     // `CUDASEM_BENCH_COUNTS=1`: print each kernel's thread-instructions per launch first (to turn
     // callgrind's instruction counts into instructions per thread-instruction).
     if std::env::var_os("CUDASEM_BENCH_COUNTS").is_some() {
-        for (name, make) in [("alu", alu_machine as fn() -> Machine), ("memory", mem_machine)] {
+        for (name, make) in [
+            ("alu", alu_machine as fn() -> Machine),
+            ("memory", mem_machine),
+        ] {
             let mut m = make();
             let count = run(&mut m);
             println!(

@@ -20,7 +20,7 @@ use crate::program::{BarRed, RegId};
 use std::sync::Arc;
 
 /// One barrier (thesis `Barrier = ThreadCnt × ArrCnt × BarrierRed_ε × BarrierAct_Θ*`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Barrier {
     /// χ(b) ≠ ε.
     pub in_use: bool,
@@ -69,7 +69,7 @@ impl Barrier {
 }
 
 /// Block state other than the warps (split so a warp step can borrow both).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct BlockShared {
     pub bars: [Barrier; 16],
     pub live_warps: u32,
@@ -82,7 +82,7 @@ pub(crate) struct BlockShared {
 }
 
 /// A resident thread block.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Block {
     /// Linear index in the grid.
     #[allow(dead_code)]

@@ -199,7 +199,7 @@ fn mem_space_of(space: Space) -> Option<MemSpace> {
 
 /// Sign- or zero-extends a loaded value to the destination register's width.
 #[inline]
-pub(crate) fn extend(v: u64, size: u32, signed: bool, dst_bits: u32) -> u64 {
+fn extend(v: u64, size: u32, signed: bool, dst_bits: u32) -> u64 {
     let v = if signed && size < 8 {
         let sh = 64 - size * 8;
         (((v << sh) as i64) >> sh) as u64

@@ -174,11 +174,15 @@ fn binary_kernel(op: BinaryOp, t: IntTy, sat: bool, a: &[u64], b: &[u64], o: &mu
         (B::MulWide, S32) => map2(o, a, b, |x, y| (x as i32 as i64 * y as i32 as i64) as u64),
         (B::MulWide, U32) => map2(o, a, b, |x, y| m32(x) * m32(y)),
         (B::MulWide, S64 | U64) => map2(o, a, b, |x, y| x.wrapping_mul(y)),
-        (B::Min, S32) => map2(o, a, b, |x, y| m32(if x as i32 <= y as i32 { x } else { y })),
+        (B::Min, S32) => map2(o, a, b, |x, y| {
+            m32(if x as i32 <= y as i32 { x } else { y })
+        }),
         (B::Min, U32) => map2(o, a, b, |x, y| m32(x).min(m32(y))),
         (B::Min, S64) => map2(o, a, b, |x, y| (x as i64).min(y as i64) as u64),
         (B::Min, U64) => map2(o, a, b, |x, y| x.min(y)),
-        (B::Max, S32) => map2(o, a, b, |x, y| m32(if x as i32 >= y as i32 { x } else { y })),
+        (B::Max, S32) => map2(o, a, b, |x, y| {
+            m32(if x as i32 >= y as i32 { x } else { y })
+        }),
         (B::Max, U32) => map2(o, a, b, |x, y| m32(x).max(m32(y))),
         (B::Max, S64) => map2(o, a, b, |x, y| (x as i64).max(y as i64) as u64),
         (B::Max, U64) => map2(o, a, b, |x, y| x.max(y)),
@@ -230,7 +234,9 @@ fn ternary_kernel(
         (T::Mad | T::Fma, S32 | U32) => {
             map3(o, a, b, c, |x, y, z| m32(x.wrapping_mul(y).wrapping_add(z)))
         }
-        (T::Mad | T::Fma, S64 | U64) => map3(o, a, b, c, |x, y, z| x.wrapping_mul(y).wrapping_add(z)),
+        (T::Mad | T::Fma, S64 | U64) => {
+            map3(o, a, b, c, |x, y, z| x.wrapping_mul(y).wrapping_add(z))
+        }
         (T::MadWide, S32) => map3(o, a, b, c, |x, y, z| {
             ((x as i32 as i64 * y as i32 as i64) as u64).wrapping_add(z)
         }),
@@ -239,9 +245,9 @@ fn ternary_kernel(
         (T::MadHi, S32) if !sat => map3(o, a, b, c, |x, y, z| {
             m32(((x as i32 as i64 * y as i32 as i64) >> 32) as u64).wrapping_add(z) & 0xFFFF_FFFF
         }),
-        (T::MadHi, U32) if !sat => {
-            map3(o, a, b, c, |x, y, z| m32(((m32(x) * m32(y)) >> 32).wrapping_add(z)))
-        }
+        (T::MadHi, U32) if !sat => map3(o, a, b, c, |x, y, z| {
+            m32(((m32(x) * m32(y)) >> 32).wrapping_add(z))
+        }),
         (T::MadHi, S64) if !sat => map3(o, a, b, c, |x, y, z| {
             (((x as i64 as i128 * y as i64 as i128) >> 64) as u64).wrapping_add(z)
         }),
@@ -435,7 +441,9 @@ fn exec_n<const N: usize>(
             if alu::float_fmt(ty).is_none() {
                 setp_kernel(cmp, ty, a, b, &mut out[..ws]);
             } else {
-                each(exec, &mut out, |l| alu::compare(cmp, ty, ftz, a[l], b[l]) as u64);
+                each(exec, &mut out, |l| {
+                    alu::compare(cmp, ty, ftz, a[l], b[l]) as u64
+                });
             }
             if let Some(q) = dst_neg {
                 // Check both destinations before writing either.
@@ -518,9 +526,31 @@ pub(crate) fn load(
     dst_bits: u32,
 ) -> Option<Result<(), (usize, MemError)>> {
     if ws == 32 {
-        load_n::<32>(mem, who, regs, fb, 32, exec, addr, (space, size, signed), dst, dst_bits)
+        load_n::<32>(
+            mem,
+            who,
+            regs,
+            fb,
+            32,
+            exec,
+            addr,
+            (space, size, signed),
+            dst,
+            dst_bits,
+        )
     } else {
-        load_n::<64>(mem, who, regs, fb, ws, exec, addr, (space, size, signed), dst, dst_bits)
+        load_n::<64>(
+            mem,
+            who,
+            regs,
+            fb,
+            ws,
+            exec,
+            addr,
+            (space, size, signed),
+            dst,
+            dst_bits,
+        )
     }
 }
 
@@ -550,7 +580,15 @@ fn load_n<const N: usize>(
         Err((l, _)) => exec & ((1u64 << l) - 1),
     };
     let col = column(regs, ws, dst)?;
-    let ext = |v: u64| super::exec::extend(v, size, signed, dst_bits);
+    // `exec::extend` without branches: sign-extend from `size` bytes if signed, then keep the
+    // destination register's bits.
+    let sh = if signed && size < 8 { 64 - size * 8 } else { 0 };
+    let keep = if dst_bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << dst_bits) - 1
+    };
+    let ext = |v: u64| ((((v << sh) as i64) >> sh) as u64) & keep;
     if done == lane_mask(ws as u32) {
         map1(col, &vals[..ws], ext);
     } else {
@@ -798,7 +836,9 @@ mod tests {
     #[test]
     fn setp_kernels_agree_with_the_alu() {
         use Compare::*;
-        for cmp in [Eq, Ne, Lt, Le, Gt, Ge, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan] {
+        for cmp in [
+            Eq, Ne, Lt, Le, Gt, Ge, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan,
+        ] {
             for ty in TYPES.into_iter().chain([ScalarType::Pred, ScalarType::U8]) {
                 let o = Op::Setp {
                     cmp,
@@ -838,7 +878,12 @@ mod tests {
             a: r(1),
         };
         check(&o, 2, |init, l| {
-            Some(alu::cvt(ScalarType::S64, ScalarType::S32, ArithFlags::default(), init[32 + l]))
+            Some(alu::cvt(
+                ScalarType::S64,
+                ScalarType::S32,
+                ArithFlags::default(),
+                init[32 + l],
+            ))
         });
     }
 }

@@ -14,6 +14,7 @@ mod grid;
 mod invariants;
 mod launch;
 pub mod render;
+pub mod state_hash;
 pub(crate) mod thread;
 pub(crate) mod warp;
 
@@ -278,7 +279,7 @@ impl fmt::Display for StepError {
 impl std::error::Error for StepError {}
 
 /// What a launch resolved to (shared by clones of the machine).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct LaunchInfo {
     pub entry: FuncId,
     pub entry_start: Pc,
@@ -298,7 +299,7 @@ pub(crate) struct LaunchInfo {
 }
 
 /// Occupancy of one SM (thesis 5.5: resident blocks, threads, warps, shared memory).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Sm {
     pub blocks: u32,
     pub threads: u32,
@@ -309,7 +310,9 @@ pub(crate) struct Sm {
 /// The CUDA machine of one kernel launch (thesis chapter 5: device, context, grid, blocks, warps,
 /// threads) linked to a memory system. Cloning is a snapshot: warps and memory pages are shared
 /// copy-on-write.
-#[derive(Debug, Clone)]
+/// `PartialEq` compares the full state, history counters and caches included (the debugger's
+/// `back` is checked against it).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Machine {
     program: Arc<Program>,
     info: Arc<LaunchInfo>,
@@ -451,6 +454,25 @@ impl Machine {
             .get(reg.0 as usize * self.info.warp_size as usize + lane as usize)
             .copied()
     }
+
+    /// The barriers in use in a resident block (thesis 5.5.1 χ(b) ≠ ε), for debuggers.
+    pub fn barrier_views(&self, block: u32) -> Option<Vec<BarrierView>> {
+        let b = self.blocks.get(block)?;
+        Some(
+            b.shared
+                .bars
+                .iter()
+                .enumerate()
+                .filter(|(_, bar)| bar.in_use)
+                .map(|(i, bar)| BarrierView {
+                    index: i as u32,
+                    arrived: bar.ac,
+                    expected: bar.tc,
+                    reduction: bar.red.map(|r| format!("{r:?}").to_lowercase()),
+                })
+                .collect(),
+        )
+    }
 }
 
 /// A warp's state as debuggers and tests see it.
@@ -467,4 +489,16 @@ pub struct WarpView {
     pub exited: u64,
     pub completed: bool,
     pub waiting: u16,
+}
+
+/// A barrier in use, as debuggers see it (thesis `Barrier = ThreadCnt × ArrCnt × ...`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BarrierView {
+    pub index: u32,
+    /// ac: arrivals so far (threads).
+    pub arrived: u32,
+    /// tc: the thread count it completes at.
+    pub expected: u32,
+    /// `Some("popc")` for a `bar.red` barrier.
+    pub reduction: Option<String>,
 }

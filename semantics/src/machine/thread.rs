@@ -15,7 +15,7 @@
 use crate::program::{FuncId, Pc, Program, SpecialReg};
 
 /// Registers and frame of every lane at one call depth.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Level {
     /// `regs[reg * warp_size + lane]`.
     pub regs: Vec<u64>,

@@ -36,7 +36,7 @@ impl SimtToken {
 }
 
 /// A warp: its lanes' state under every model (only the configured model's fields move).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Warp {
     /// Index in the block (`%warpid`).
     pub index: u32,
