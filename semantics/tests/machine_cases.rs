@@ -680,3 +680,45 @@ fn launch_errors_explain_themselves() {
             .contains("more than the device's 1024 per block")
     );
 }
+
+#[test]
+fn generic_initializers_point_into_their_space_and_null_is_not_a_variable() {
+    // `generic(c)` of a `.const` variable is a generic address in the const window (PTX ISA
+    // 5.4.4); a generic load through it reads the constant.
+    let src = r#"
+.const .align 4 .u32 c = 1234;
+.global .align 8 .u64 p = generic(c);
+.visible .entry k(.param .u64 out)
+{
+    .reg .u64 %o;
+    .reg .u64 %q;
+    .reg .u32 %v;
+    ld.param.u64 %o, [out];
+    ld.global.u64 %q, [p];
+    ld.u32 %v, [%q];
+    st.global.u32 [%o], %v;
+    ret;
+}
+"#;
+    let (t, out) = run_out(src, 1, MachineConfig::default(), 1, 0);
+    assert_eq!(t, Termination::Completed);
+    assert_eq!(out, vec![1234]);
+
+    // A null pointer never lands on a module variable: `.global` variables live above page 0.
+    let src = r#"
+.global .align 4 .u32 g = 7;
+.visible .entry k(.param .u64 out)
+{
+    .reg .u64 %z;
+    .reg .u32 %v;
+    mov.u64 %z, 0;
+    ld.global.u32 %v, [%z];
+    ret;
+}
+"#;
+    let (t, _) = run_out(src, 1, MachineConfig::default(), 1, 0);
+    match t {
+        Termination::Error(e) => assert_eq!(e.kind, ErrorKind::OutOfBounds, "{}", e.message),
+        other => panic!("a null load must fault, got {other:?}"),
+    }
+}

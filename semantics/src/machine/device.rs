@@ -429,7 +429,14 @@ impl Machine {
                 };
                 match self.config.warp_model {
                     WarpModel::SimtStack => {
-                        let (ptx_line, source_line) = loc(w.pc);
+                        // A warp waiting at a barrier has already moved past it ((comm): pc+1);
+                        // report the barrier itself.
+                        let pc = if w.waiting != 0 {
+                            w.pc.saturating_sub(1)
+                        } else {
+                            w.pc
+                        };
+                        let (ptx_line, source_line) = loc(pc);
                         let waiting_for = if w.waiting != 0 {
                             describe(w.waiting)
                         } else {
@@ -439,7 +446,7 @@ impl Machine {
                             block: b.ctaid,
                             warp: w.index,
                             lanes: w.active,
-                            pc: w.pc,
+                            pc,
                             ptx_line,
                             source_line,
                             waiting_for,
@@ -458,7 +465,11 @@ impl Machine {
                                 })
                                 .fold(0u64, |m, k| m | 1 << k);
                             seen |= g;
-                            let pc = w.lane_pc[l];
+                            let pc = if w.lane_wait[l] != 0 {
+                                w.lane_pc[l].saturating_sub(1)
+                            } else {
+                                w.lane_pc[l]
+                            };
                             let (ptx_line, source_line) = loc(pc);
                             let waiting_for = if w.lane_wait[l] != 0 {
                                 describe(w.lane_wait[l])

@@ -186,7 +186,7 @@ fn direct_space(space: Space) -> Option<MemSpace> {
     }
 }
 
-fn mem_space_of(space: Space) -> Option<MemSpace> {
+pub(super) fn mem_space_of(space: Space) -> Option<MemSpace> {
     match space {
         Space::Generic => None,
         Space::Global => Some(MemSpace::Global),
@@ -199,7 +199,7 @@ fn mem_space_of(space: Space) -> Option<MemSpace> {
 
 /// Sign- or zero-extends a loaded value to the destination register's width.
 #[inline]
-fn extend(v: u64, size: u32, signed: bool, dst_bits: u32) -> u64 {
+pub(super) fn extend(v: u64, size: u32, signed: bool, dst_bits: u32) -> u64 {
     let v = if signed && size < 8 {
         let sh = 64 - size * 8;
         (((v << sh) as i64) >> sh) as u64
@@ -376,10 +376,17 @@ pub(crate) fn exec_data(
             flags,
             dst,
             a,
-        } => each!(|l| {
-            let v = alu::cvt(*dst_ty, *src_ty, *flags, rd!(a, l));
-            wr!(dst, l, v)
-        }),
+        } => {
+            // A destination register wider than the result type receives the value sign- or
+            // zero-extended, as for `ld` (PTX ISA 6.4.2, "Operand Size Exceeding Instruction-Type
+            // Size"): `cvt.s16.s8` into a `.b32` register writes 0xFFFFFFC2, not 0xFFC2.
+            let (size, signed) = (type_size(*dst_ty), type_signed(*dst_ty));
+            let bits = reg_bits(cx.program, func, dst.0);
+            each!(|l| {
+                let v = alu::cvt(*dst_ty, *src_ty, *flags, rd!(a, l));
+                wr!(dst, l, extend(v, size, signed, bits))
+            })
+        }
         Op::Cvta {
             to_generic: tg,
             space,
@@ -686,11 +693,14 @@ pub(crate) fn exec_data(
             let mut vals = [0u64; 64];
             let mut preds = [false; 64];
             each!(|l| {
-                let bval = rd!(b, l) as i64;
-                let cval = rd!(c, l) as i64;
+                // Only `b[4:0]`, `c[4:0]` and `c[12:8]` matter (PTX ISA 9.7.9.6): a delta of 33
+                // shuffles by 1, as on hardware.
+                let bval = (rd!(b, l) & 0x1f) as i64;
+                let c_raw = rd!(c, l) as i64;
+                let cval = c_raw & 0x1f;
                 let lane = l as i64;
-                let segmask = (cval >> 8) & 0x1f;
-                let max_lane = (lane & segmask) | (cval & 0x1f & !segmask);
+                let segmask = (c_raw >> 8) & 0x1f;
+                let max_lane = (lane & segmask) | (cval & !segmask);
                 let min_lane = lane & segmask;
                 // PTX ISA 9.7.9.6 (shfl.sync) pseudocode.
                 let (j, pval) = match mode {
@@ -698,7 +708,7 @@ pub(crate) fn exec_data(
                     ShflMode::Down => (lane + bval, lane + bval <= max_lane),
                     ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
                     ShflMode::Idx => {
-                        let j = min_lane | (bval & 0x1f & !segmask);
+                        let j = min_lane | (bval & !segmask);
                         (j, j <= max_lane)
                     }
                 };

@@ -464,7 +464,9 @@ fn exec_n<const N: usize>(
             flags,
             dst,
             a: sa,
-        } => {
+        } if !matches!(dst_ty, ScalarType::S8 | ScalarType::S16 | ScalarType::S32) => {
+            // Narrow signed results are sign-extended to the register's width, which only the
+            // generic path knows (it has the program); unsigned results are already zero-extended.
             let a = get!(abuf, sa);
             let (dt, st, flags) = (*dst_ty, *src_ty, *flags);
             each(exec, &mut out, |l| alu::cvt(dt, st, flags, a[l]));

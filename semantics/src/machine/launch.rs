@@ -103,9 +103,10 @@ pub(super) fn new(
     let mut mem = Flat::new(config.local_bytes_per_thread as u64);
     let mut local_static = 0u64;
     for v in &program.variables {
+        let init = relocated_init(v);
         match v.space {
-            Space::Global => mem.add_global_variable(&v.name, v.address, &v.init, v.size),
-            Space::Const => mem.add_const_variable(&v.name, v.address, &v.init, v.size),
+            Space::Global => mem.add_global_variable(&v.name, v.address, &init, v.size),
+            Space::Const => mem.add_const_variable(&v.name, v.address, &init, v.size),
             Space::Local => local_static = local_static.max(v.address + v.size),
             _ => {}
         }
@@ -232,4 +233,30 @@ fn list(names: &[&str]) -> String {
     } else {
         names.join(", ")
     }
+}
+
+/// A variable's initial bytes with `generic(x)` initializers turned into generic addresses: the
+/// loader stores x's address in its own space, the generic window of that space is the machine's
+/// (PTX ISA 5.4.4).
+fn relocated_init(v: &crate::program::Variable) -> std::borrow::Cow<'_, [u8]> {
+    if v.generic_relocations.is_empty() {
+        return std::borrow::Cow::Borrowed(&v.init);
+    }
+    let mut bytes = v.init.clone();
+    for &(offset, space) in &v.generic_relocations {
+        let Some(slot) = usize::try_from(offset)
+            .ok()
+            .and_then(|o| bytes.get_mut(o..o.checked_add(8)?))
+        else {
+            continue;
+        };
+        let Some(ms) = super::exec::mem_space_of(space) else {
+            continue;
+        };
+        let mut word = [0u8; 8];
+        word.copy_from_slice(slot);
+        let generic = memory_model::to_generic(ms, u64::from_le_bytes(word));
+        slot.copy_from_slice(&generic.to_le_bytes());
+    }
+    std::borrow::Cow::Owned(bytes)
 }
