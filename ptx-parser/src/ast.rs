@@ -30,10 +30,16 @@ impl Span {
     }
 }
 
+/// The text of a name or modifier. Almost every name a compiler emits (`%rd12`, `$L__BB3_7`, `u32`,
+/// `shared::cta`) is at most 24 bytes, which this string type stores inline: parsing a 5 MB module
+/// would otherwise spend most of its time allocating and freeing one `Box<str>` per word. It
+/// dereferences to `&str` and compares with `str`, so it reads like the `Box<str>` it replaces.
+pub type Name = compact_str::CompactString;
+
 /// A name as written: registers (`%r1`), variables, labels (`$L__BB0_2`), functions.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Ident {
-    pub name: Box<str>,
+    pub name: Name,
     pub span: Span,
 }
 
@@ -387,15 +393,22 @@ pub struct Instruction {
     pub opcode: Ident,
     /// The dotted words after the opcode, in source order, without the dot (`global`, `nc`, `v2`,
     /// `f32`, `shared::cta`, `sync`, `aligned`). `bar.sync` has opcode `bar` and modifier `sync`.
-    pub modifiers: Vec<Modifier>,
-    pub operands: Vec<Operand>,
+    pub modifiers: Modifiers,
+    pub operands: Operands,
     pub span: Span,
 }
+
+/// An instruction's modifiers: stored inline up to three (nearly every instruction), so parsing
+/// does not allocate a vector per instruction. Dereferences to a slice.
+pub type Modifiers = smallvec::SmallVec<[Modifier; 3]>;
+
+/// An instruction's operands: inline up to three, for the same reason as [`Modifiers`].
+pub type Operands = smallvec::SmallVec<[Operand; 3]>;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Modifier {
     /// Without the leading dot.
-    pub name: Box<str>,
+    pub name: Name,
     pub span: Span,
 }
 

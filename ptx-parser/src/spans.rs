@@ -22,6 +22,12 @@ impl<T: Strip> Strip for Vec<T> {
     }
 }
 
+impl<T: Strip, const N: usize> Strip for smallvec::SmallVec<[T; N]> {
+    fn strip(&mut self) {
+        self.iter_mut().for_each(Strip::strip);
+    }
+}
+
 impl<T: Strip> Strip for Option<T> {
     fn strip(&mut self) {
         if let Some(x) = self {

@@ -68,7 +68,7 @@ fn stripped_operands(i: &Instruction) -> Vec<Operand> {
     };
     match strip_spans(&m).items.into_iter().next() {
         Some(Item::Function(Function { body: Some(b), .. })) => match b.statements.into_iter().next() {
-            Some(Statement::Instruction(i)) => i.operands,
+            Some(Statement::Instruction(i)) => i.operands.into_vec(),
             _ => unreachable!(),
         },
         _ => unreachable!(),

@@ -4,9 +4,21 @@
 //!   enabled set; it may look at the machine.
 //! * [`RoundRobin`]: rotates through the enabled set, one step each.
 //! * [`Random`]: uniform choices from a seeded ChaCha8 generator (replayable by seed).
+//! * [`debugger`]: the interactive debugger's `Session` (commands in, text out).
+//! * [`pct`], [`policy`]: PCT and the policies by name (progress-model policies included);
+//!   [`replay`]: strict replay with divergence reports; [`fuzz`]: parallel seeded campaigns;
+//!   [`explore`]: exhaustive exploration with verdicts and lassos; [`outcome`]: final outcomes.
 //! * [`run`]: steps until the machine terminates or `max_steps` transitions were taken.
 
+pub mod debugger;
+pub mod explore;
+pub mod fuzz;
+pub mod litmus;
+pub mod outcome;
+pub mod pct;
+pub mod policy;
 pub mod progress;
+pub mod replay;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -6,11 +6,15 @@
 //!   device down to the thread (the thesis's names where the thesis has the rule).
 //! * [`Token`], [`TokenKind`], [`Disable`]: the SIMT stack vocabulary of thesis 5.4.1, as events
 //!   and renderers show it.
-//! * [`Trace`]: the minimal replayable record `{version, program_hash, launch, config, seed, choices}`.
+//! * [`Trace`]: the replayable record `{version, program_hash, launch, config, seed, choices}`,
+//!   optionally with the policy, the PTX path, a lasso's cycle start and the events.
+//! * [`format`]: a trace as RON, as JSON Lines, and as the compact string printed on failures.
 //!
 //! Ids are plain integers: a block is its linear index in the grid (`x + y*gx + z*gx*gy`), a warp
 //! its index in the block, a lane its index in the warp, a mask has bit `i` for lane `i`.
 //! Nothing here reads files, prints or looks at a clock.
+
+pub mod format;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -406,6 +410,9 @@ pub const TRACE_VERSION: u32 = 1;
 
 /// A replayable run: the choices made, with what identifies the run. `L` and `C` are the launch
 /// and machine configuration types of the crate that records the trace (traces knows neither).
+/// The optional fields are left out of the serialized form when empty, and default when absent,
+/// so traces written before they existed still read. Formats: [`format`] (RON, JSON Lines, and
+/// the compact string of [`format::CompactTrace`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trace<L, C> {
     pub version: u32,
@@ -414,7 +421,21 @@ pub struct Trace<L, C> {
     pub config: C,
     /// The scheduler's seed, if it had one.
     pub seed: Option<u64>,
+    #[serde(default)]
     pub choices: Vec<Choice>,
+    /// The policy that made the choices (`random:7`, `pct:3:2`, `explore`), for the reader.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    /// The PTX file the trace was recorded from, as it was named (replay may be given another).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program_path: Option<String>,
+    /// A lasso: `choices[cycle_start..]` is a cycle that returns to the state reached after
+    /// `choices[..cycle_start]` (replay checks that the state fingerprints agree).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_start: Option<usize>,
+    /// The events of each choice (`events[i]` were caused by `choices[i]`), when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<Vec<Event>>>,
 }
 
 impl<L, C> Trace<L, C> {
@@ -426,6 +447,10 @@ impl<L, C> Trace<L, C> {
             config,
             seed,
             choices: Vec::new(),
+            policy: None,
+            program_path: None,
+            cycle_start: None,
+            events: None,
         }
     }
 }

@@ -1,6 +1,13 @@
 //! One module per subcommand: argument struct (clap) and `run(args) -> Outcome`.
 
 pub mod cfg;
+pub mod check;
+pub mod debug;
+pub mod explore;
+pub mod fuzz;
+pub mod litmus;
 pub mod parse;
 pub mod progress;
+pub mod replay;
+pub mod rules;
 pub mod run;

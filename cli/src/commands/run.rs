@@ -52,6 +52,14 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Teaching view: `stack` prints, per warp, the thesis-style table of every step (PTX line
+    /// executed, active mask α, disable mask δ, token stack τ after it; thesis Figure 5.2).
+    #[arg(long, value_enum, value_name = "VIEW")]
+    pub show: Option<Show>,
+    /// The format of `--trace`: `jsonl` (replayable choices) or `perfetto` (Chrome trace JSON
+    /// for the Perfetto UI: a track per warp, a slice per instruction).
+    #[arg(long, value_enum, default_value_t = TraceFormat::Jsonl, requires = "trace")]
+    pub trace_format: TraceFormat,
 
     #[command(flatten)]
     pub device: Box<DeviceArgs>,
@@ -161,6 +169,22 @@ pub enum Format {
     Json,
 }
 
+/// `--show`: teaching views printed before the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Show {
+    /// The thesis-style SIMT stack table per warp.
+    Stack,
+}
+
+/// `--trace-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceFormat {
+    /// A header line and one JSON choice per line (replayable).
+    Jsonl,
+    /// Chrome trace JSON (Perfetto UI, chrome://tracing).
+    Perfetto,
+}
+
 /// A scheduling policy (`--schedule`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Schedule {
@@ -183,7 +207,7 @@ impl Schedule {
     }
 }
 
-fn parse_schedule(text: &str) -> Result<Schedule, String> {
+pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
     match text.split_once(':') {
         None if text == "round-robin" => Ok(Schedule::RoundRobin),
         Some(("random", seed)) => seed.parse().map(Schedule::Random).map_err(|_| {
@@ -310,7 +334,7 @@ pub fn load_program(path: &str, text: &str) -> Result<semantics::Program, String
     }
 }
 
-fn machine_config(args: &Args) -> Result<MachineConfig, String> {
+pub(crate) fn machine_config(args: &Args) -> Result<MachineConfig, String> {
     let mut device = DeviceConfig::default();
     let d = &args.device;
     if let Some(path) = &d.device {
@@ -382,6 +406,32 @@ fn execute(
         Schedule::RoundRobin => Box::new(RoundRobin::new()),
         Schedule::Random(seed) => Box::new(Random::new(seed)),
     };
+    if args.show.is_some() || args.trace_format == TraceFormat::Perfetto {
+        // Teaching views observe every step (slower than the plain run below).
+        let (termination, rows) =
+            crate::teach::run_observed(&mut machine, policy.as_mut(), args.max_steps);
+        let ws = config.device.warp_size;
+        if let Some(Show::Stack) = args.show {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout
+                .write_all(crate::teach::stack_tables(machine.program(), &rows, ws).as_bytes());
+        }
+        if let (Some(path), TraceFormat::Perfetto) = (&args.trace, args.trace_format) {
+            let text = std::fs::read_to_string(&args.file).unwrap_or_default();
+            let json = crate::teach::perfetto(machine.program(), &text, &rows, ws);
+            std::fs::write(path, json)
+                .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
+        }
+        let buffers = (0..resolved.config.buffers.len())
+            .map(|i| machine.buffer(i))
+            .collect();
+        return Ok(RunResult {
+            buffers,
+            termination,
+            steps: machine.steps(),
+            files,
+        });
+    }
     let termination = match &args.trace {
         None => scheduler::run(&mut machine, policy.as_mut(), args.max_steps),
         Some(path) => {

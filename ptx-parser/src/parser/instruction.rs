@@ -7,7 +7,7 @@
 //! expressions, addresses, `{...}` vectors, `(...)` call lists, `p|q` pairs and the sink `_`.
 
 use super::{PResult, Parser};
-use crate::ast::{Address, Component, ConstExpr, Guard, Instruction, Modifier, Operand, UnaryOp};
+use crate::ast::{Address, Component, ConstExpr, Guard, Instruction, Modifier, Modifiers, Operand, Operands, UnaryOp};
 use crate::lexer::Tok;
 
 use super::expr::{binary_op, starts_expr};
@@ -25,14 +25,14 @@ impl Parser<'_> {
         };
         let op = self.expect(Tok::Ident, "an opcode", None)?;
         let opcode = self.ident(op);
+        let mut modifiers = Modifiers::new();
         while self.at(Tok::Dotted) {
             let t = self.bump();
             let name = self.text(t).get(1..).unwrap_or("");
-            self.scratch_modifiers.push(Modifier { name: name.into(), span: t.span() });
+            modifiers.push(Modifier { name: name.into(), span: t.span() });
         }
-        let modifiers: Vec<Modifier> = self.scratch_modifiers.drain(..).collect();
         let operands = if self.at(Tok::Semi) {
-            Vec::new()
+            Operands::new()
         } else {
             let base = self.scratch_operands.len();
             match self.operands_until(None) {

@@ -15,7 +15,7 @@ pub(crate) mod expr;
 mod function;
 mod instruction;
 
-use crate::ast::{Ident, Modifier, Module, Operand, Span, Statement};
+use crate::ast::{Ident, Module, Operand, Span, Statement};
 use crate::diagnostic::Diagnostic;
 use crate::lexer::{Lexer, Tok, Token};
 
@@ -52,7 +52,6 @@ pub(crate) struct Parser<'s> {
     /// drains or truncates back to the length it found.
     pub(crate) scratch_statements: Vec<Statement>,
     pub(crate) scratch_operands: Vec<Operand>,
-    pub(crate) scratch_modifiers: Vec<Modifier>,
 }
 
 impl<'s> Parser<'s> {
@@ -72,7 +71,6 @@ impl<'s> Parser<'s> {
             eof_reported: false,
             scratch_statements: Vec::new(),
             scratch_operands: Vec::new(),
-            scratch_modifiers: Vec::new(),
         }
     }
 

@@ -4,51 +4,48 @@
 //! Per function: basic blocks over the body's addresses (leaders are the entry, branch and token
 //! targets, labels, and the instruction after a terminator), successors taken-first, and the
 //! immediate post-dominator of every conditional branch, multi-target indirect branch and
-//! indirect call, computed with `petgraph`'s Cooper-Harvey-Kennedy dominators on the reversed
-//! graph rooted at a virtual exit node. A branch whose paths only meet at the exit, or that
-//! cannot reach the exit at all (an endless loop), gets `None`.
+//! indirect call: Cooper-Harvey-Kennedy dominators ([`post_dominators`]) on the reversed graph
+//! rooted at a virtual exit node. A branch whose paths only meet at the exit, or that cannot reach
+//! the exit at all (an endless loop), gets `None`.
+//!
+//! The dominator pass works on flat arrays (edges in compressed rows, reverse-postorder numbers)
+//! rather than a general graph library: loading runs it once per function, and for the many
+//! small functions of a large module the graph building and hashing cost more than the
+//! algorithm. It is linear in the blocks and edges per pass; reducible CFGs (everything a
+//! compiler emits) settle in two passes.
 //!
 //! `brk` (thesis dialect) jumps to the innermost pending `preBrk` target, which is dynamic; the
 //! CFG approximates it by edges to every `preBrk` target of the function. Functions in the
 //! dialect reconverge through their explicit tokens, so this only affects `cudasem cfg`.
 
 use crate::program::{BasicBlock, CallTarget, Cfg, Instr, Op, Pc};
-use petgraph::algo::dominators::simple_fast;
-use petgraph::graph::{DiGraph, NodeIndex};
 use smallvec::SmallVec;
 
 /// Successors of the instruction at `pc` inside `start..end`, taken first; and whether it ends the
-/// function (ret/exit/trap) or ends its block.
-fn successors(
-    instr: &Instr,
-    pc: Pc,
-    end: Pc,
-    brk_targets: &[Pc],
-) -> (SmallVec<[Pc; 2]>, bool, bool) {
+/// function (ret/exit/trap, or a guarded terminator falling off the end).
+fn successors(instr: &Instr, pc: Pc, end: Pc, brk_targets: &[Pc]) -> (SmallVec<[Pc; 2]>, bool) {
     let guarded = instr.guard.is_some();
     let next = pc + 1;
     let mut succ: SmallVec<[Pc; 2]> = SmallVec::new();
-    let (exits, term) = match &instr.op {
+    let exits = match &instr.op {
         Op::Bra { target, .. } => {
             succ.push(*target);
-            (false, true)
+            false
         }
         Op::BraIndirect { targets, .. } => {
             succ.extend(targets.iter().copied());
-            (false, true)
+            false
         }
-        Op::Ret | Op::Exit | Op::Trap => (true, true),
+        Op::Ret | Op::Exit | Op::Trap => true,
         Op::Brk => {
             succ.extend(brk_targets.iter().copied());
-            (false, true)
+            false
         }
         _ => {
-            succ.push(next);
-            return (
-                succ.into_iter().filter(|&p| p < end).collect(),
-                next >= end,
-                false,
-            );
+            if next < end {
+                succ.push(next);
+            }
+            return (succ, next >= end);
         }
     };
     if guarded {
@@ -60,7 +57,125 @@ fn successors(
             out.push(p);
         }
     }
-    (out, exits || (guarded && next >= end), term)
+    (out, exits || (guarded && next >= end))
+}
+
+/// Whether `op` ends a basic block: a branch, or an instruction that leaves the function.
+fn is_terminator(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Bra { .. } | Op::BraIndirect { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Brk
+    )
+}
+
+/// The immediate post-dominator of every block (an index into `blocks`), or `None` when it is
+/// the virtual exit (paths meet only on leaving the function) or the block cannot reach the exit.
+///
+/// Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm": dominators of the reversed
+/// CFG from a virtual exit node `n` (= `blocks.len()`) whose reversed edges lead to every exiting
+/// block. Post-order numbers come from an iterative depth-first search, so deep CFGs cannot
+/// overflow the stack.
+pub(crate) fn post_dominators(blocks: &[BasicBlock]) -> Vec<Option<usize>> {
+    const NONE: u32 = u32::MAX;
+    let n = blocks.len();
+    let exit = n;
+    // Reversed edges out of each node, in compressed rows: the CFG predecessors of a block, and
+    // the exiting blocks for the virtual exit.
+    let mut row = vec![0u32; n + 2];
+    for block in blocks {
+        for &s in &block.successors {
+            row[s + 1] += 1;
+        }
+        if block.exits {
+            row[exit + 1] += 1;
+        }
+    }
+    for i in 1..row.len() {
+        row[i] += row[i - 1];
+    }
+    let mut fill = row.clone();
+    let mut edges = vec![0u32; row[n + 1] as usize];
+    for (b, block) in blocks.iter().enumerate() {
+        for &s in &block.successors {
+            edges[fill[s] as usize] = b as u32;
+            fill[s] += 1;
+        }
+        if block.exits {
+            edges[fill[exit] as usize] = b as u32;
+            fill[exit] += 1;
+        }
+    }
+    let out = |x: usize| &edges[row[x] as usize..row[x + 1] as usize];
+
+    // Post-order of the reversed graph from the exit; unreachable blocks keep `NONE`.
+    let mut post = vec![NONE; n + 1];
+    let mut order: Vec<u32> = Vec::with_capacity(n + 1);
+    let mut seen = vec![false; n + 1];
+    let mut stack: Vec<(u32, u32)> = vec![(exit as u32, 0)];
+    seen[exit] = true;
+    while let Some(top) = stack.last_mut() {
+        let (x, next) = *top;
+        if let Some(&y) = out(x as usize).get(next as usize) {
+            top.1 += 1;
+            if !seen[y as usize] {
+                seen[y as usize] = true;
+                stack.push((y, 0));
+            }
+        } else {
+            post[x as usize] = order.len() as u32;
+            order.push(x);
+            stack.pop();
+        }
+    }
+
+    let mut idom = vec![NONE; n + 1];
+    idom[exit] = exit as u32;
+    let intersect = |idom: &[u32], mut a: u32, mut b: u32| {
+        while a != b {
+            while post[a as usize] < post[b as usize] {
+                a = idom[a as usize];
+            }
+            while post[b as usize] < post[a as usize] {
+                b = idom[b as usize];
+            }
+        }
+        a
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        // Reverse post-order, skipping the root (last in post-order).
+        for &x in order.iter().rev().skip(1) {
+            let block = &blocks[x as usize];
+            // Predecessors in the reversed graph: the block's CFG successors, and the exit.
+            let preds = block
+                .successors
+                .iter()
+                .map(|&s| s as u32)
+                .chain(block.exits.then_some(exit as u32));
+            let mut new = NONE;
+            for p in preds {
+                if idom[p as usize] == NONE {
+                    continue;
+                }
+                new = if new == NONE {
+                    p
+                } else {
+                    intersect(&idom, p, new)
+                };
+            }
+            if new != idom[x as usize] {
+                idom[x as usize] = new;
+                changed = true;
+            }
+        }
+    }
+    (0..n)
+        .map(|b| {
+            let d = idom[b];
+            (d != NONE && d as usize != exit).then_some(d as usize)
+        })
+        .collect()
 }
 
 /// Builds the CFG of the body `start..end` of `instrs` (whole-program addresses) and writes the
@@ -99,8 +214,8 @@ pub(crate) fn build(
     }
     for (k, ins) in body.iter().enumerate() {
         let pc = start + k as Pc;
-        let (succ, _, term) = successors(ins, pc, end, &brk_targets);
-        if term {
+        if is_terminator(&ins.op) {
+            let (succ, _) = successors(ins, pc, end, &brk_targets);
             mark(pc + 1, &mut leader);
             for s in succ {
                 mark(s, &mut leader);
@@ -123,7 +238,7 @@ pub(crate) fn build(
     for (b, &s) in starts.iter().enumerate() {
         let e = starts.get(b + 1).copied().unwrap_or(end);
         let last = e - 1;
-        let (succ, exits, _) = successors(&instrs[last as usize], last, end, &brk_targets);
+        let (succ, exits) = successors(&instrs[last as usize], last, end, &brk_targets);
         let mut successors: Vec<usize> = Vec::new();
         for p in succ {
             let t = block_of[(p - start) as usize];
@@ -138,19 +253,8 @@ pub(crate) fn build(
             exits,
         });
     }
-    // Post-dominators: dominators of the reversed graph from a virtual exit.
-    let mut g: DiGraph<(), ()> = DiGraph::with_capacity(blocks.len() + 1, blocks.len() * 2);
-    let nodes: Vec<NodeIndex> = (0..=blocks.len()).map(|_| g.add_node(())).collect();
-    let exit = nodes[blocks.len()];
-    for (b, block) in blocks.iter().enumerate() {
-        for &s in &block.successors {
-            g.add_edge(nodes[s], nodes[b], ());
-        }
-        if block.exits {
-            g.add_edge(exit, nodes[b], ());
-        }
-    }
-    let doms = simple_fast(&g, exit);
+    // Post-dominators only when some branch can diverge (straight-line helpers need none).
+    let mut ipdom: Option<Vec<Option<usize>>> = None;
     for (b, block) in blocks.iter().enumerate() {
         let last = block.end - 1;
         let ins = &instrs[last as usize];
@@ -159,14 +263,14 @@ pub(crate) fn build(
             Op::BraIndirect { targets, .. } => targets.len() > 1 || ins.guard.is_some(),
             _ => false,
         };
-        if divergent {
-            let ipdom = doms
-                .immediate_dominator(nodes[b])
-                .filter(|&d| d != exit)
-                .map(|d| blocks[d.index()].start);
-            if let Some(slot) = reconvergence.get_mut(last as usize) {
-                *slot = ipdom;
-            }
+        if divergent && let Some(slot) = reconvergence.get_mut(last as usize) {
+            let ipdom = ipdom.get_or_insert_with(|| post_dominators(&blocks));
+            *slot = ipdom
+                .get(b)
+                .copied()
+                .flatten()
+                .and_then(|d| blocks.get(d))
+                .map(|d| d.start);
         }
     }
     // An indirect call with several candidates reconverges when the call returns.
@@ -182,4 +286,86 @@ pub(crate) fn build(
         }
     }
     Cfg { blocks }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use petgraph::algo::dominators::simple_fast;
+    use petgraph::graph::{DiGraph, NodeIndex};
+    use proptest::prelude::*;
+
+    /// The reference: petgraph's dominators of the reversed graph from a virtual exit node.
+    fn reference(blocks: &[BasicBlock]) -> Vec<Option<usize>> {
+        let mut g: DiGraph<(), ()> = DiGraph::new();
+        let nodes: Vec<NodeIndex> = (0..=blocks.len()).map(|_| g.add_node(())).collect();
+        let exit = nodes[blocks.len()];
+        for (b, block) in blocks.iter().enumerate() {
+            for &s in &block.successors {
+                g.add_edge(nodes[s], nodes[b], ());
+            }
+            if block.exits {
+                g.add_edge(exit, nodes[b], ());
+            }
+        }
+        let doms = simple_fast(&g, exit);
+        (0..blocks.len())
+            .map(|b| {
+                doms.immediate_dominator(nodes[b])
+                    .filter(|&d| d != exit)
+                    .map(|d| d.index())
+            })
+            .collect()
+    }
+
+    fn cfg_strategy() -> impl Strategy<Value = Vec<BasicBlock>> {
+        (1usize..24).prop_flat_map(|n| {
+            proptest::collection::vec((proptest::collection::vec(0..n, 0..3), any::<bool>()), n)
+                .prop_map(|bs| {
+                    bs.into_iter()
+                        .enumerate()
+                        .map(|(i, (mut successors, exits))| {
+                            successors.dedup();
+                            BasicBlock {
+                                start: i as Pc,
+                                end: i as Pc + 1,
+                                successors,
+                                exits,
+                            }
+                        })
+                        .collect()
+                })
+        })
+    }
+
+    proptest! {
+        /// Immediate post-dominators are unique, so the flat implementation must agree with
+        /// petgraph's on every graph, including irreducible ones and endless loops.
+        #[test]
+        fn post_dominators_match_petgraph(blocks in cfg_strategy()) {
+            prop_assert_eq!(post_dominators(&blocks), reference(&blocks));
+        }
+    }
+
+    #[test]
+    fn diamond_and_endless_loop() {
+        let bb = |successors: Vec<usize>, exits: bool| BasicBlock {
+            start: 0,
+            end: 1,
+            successors,
+            exits,
+        };
+        // 0 -> {1, 2} -> 3 -> exit; 4 loops forever.
+        let blocks = vec![
+            bb(vec![1, 2], false),
+            bb(vec![3], false),
+            bb(vec![3], false),
+            bb(vec![], true),
+            bb(vec![4], false),
+        ];
+        assert_eq!(
+            post_dominators(&blocks),
+            vec![Some(3), Some(3), Some(3), None, None]
+        );
+    }
 }

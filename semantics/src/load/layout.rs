@@ -258,7 +258,11 @@ fn add<'a>(
         *end = a + size;
         // `.global` addresses are generic addresses too: keep page 0 free so that a null pointer
         // never lands on a module variable.
-        if space == Space::Global { a + GLOBAL_VARIABLES_BASE } else { a }
+        if space == Space::Global {
+            a + GLOBAL_VARIABLES_BASE
+        } else {
+            a
+        }
     };
     if is_dynamic && v.init.is_some() {
         diags.push(
@@ -278,7 +282,7 @@ fn add<'a>(
     }
     let i = l.variables.len();
     l.variables.push(Variable {
-        name: v.name.name.to_string(),
+        name: v.name.name.as_str().to_owned(),
         space,
         address,
         size: if is_dynamic { 0 } else { size },

@@ -111,6 +111,8 @@ pub(crate) struct FnEnv<'a> {
 impl<'a> FnEnv<'a> {
     /// Looks `name` up from `scope` outwards, as seen by the instruction at flat index `at`.
     pub(crate) fn lookup(&self, scope: u32, name: &str, at: u32) -> Option<Local> {
+        // `name` split as a range member (`%r12` is `%r` and 12), once for the whole chain.
+        let mut member = None;
         let mut s = Some(scope);
         while let Some(i) = s {
             let sc = self.scopes.get(i as usize)?;
@@ -119,7 +121,10 @@ impl<'a> FnEnv<'a> {
             {
                 return Some(*l);
             }
-            if let Some(l) = lookup_range(&sc.ranges, name, at) {
+            if !sc.ranges.is_empty()
+                && let Some((prefix, k)) = *member.get_or_insert_with(|| range_member(name))
+                && let Some(l) = lookup_range(&sc.ranges, prefix, k, at)
+            {
                 return Some(l);
             }
             s = sc.parent;
@@ -262,17 +267,19 @@ fn push_decimal(s: &mut String, mut k: u32) {
     }
 }
 
-fn lookup_range(ranges: &[RangeDecl<'_>], name: &str, at: u32) -> Option<Local> {
-    if ranges.is_empty() {
-        return None;
-    }
+/// `%r12` as a possible member of a range `%r<N>`: the prefix and the number, or `None` when the
+/// name does not end in a number (`%r01` is not `%r1`: a range's names have no leading zeros).
+fn range_member(name: &str) -> Option<(&str, u32)> {
     let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
     let (prefix, number) = name.split_at(digits);
-    // `%r01` is not `%r1`: a range's names have no leading zeros.
     if number.is_empty() || (number.len() > 1 && number.starts_with('0')) {
         return None;
     }
-    let k: u32 = number.parse().ok()?;
+    Some((prefix, number.parse().ok()?))
+}
+
+/// The register `prefix` `k` of the latest range declared before `at`, if any.
+fn lookup_range(ranges: &[RangeDecl<'_>], prefix: &str, k: u32, at: u32) -> Option<Local> {
     ranges
         .iter()
         .rev()
@@ -374,7 +381,7 @@ pub(crate) fn build<'a>(
                 diags,
             );
             env.params.push(ParamInfo {
-                name: p.name.name.to_string(),
+                name: p.name.name.as_str().to_owned(),
                 ty: p.ty.scalar,
                 size: size as u32,
                 align,
@@ -418,7 +425,7 @@ pub(crate) fn build<'a>(
                 let offset = frame_end as u32;
                 frame_end += size;
                 env.frame.push(FrameVariable {
-                    name: p.name.name.to_string(),
+                    name: p.name.name.as_str().to_owned(),
                     offset,
                     size: size as u32,
                 });
@@ -450,7 +457,7 @@ pub(crate) fn build<'a>(
                 diags,
             );
             let info = ParamInfo {
-                name: p.name.name.to_string(),
+                name: p.name.name.as_str().to_owned(),
                 ty: p.ty.scalar,
                 size: size as u32,
                 align,
@@ -561,7 +568,7 @@ impl<'a> Walk<'a, '_> {
                     scope.labels.insert(&l.name, index);
                     let stmt = self.env.instrs.len() as u32;
                     self.env.labels.push(LabelInfo {
-                        name: l.name.to_string(),
+                        name: l.name.as_str().to_owned(),
                         stmt,
                         span: l.span,
                     });
@@ -652,6 +659,7 @@ impl<'a> Walk<'a, '_> {
                             );
                             return;
                         }
+                        self.env.registers.reserve(count as usize * vector as usize);
                         let mut name = String::with_capacity(v.name.name.len() + 4);
                         for k in 0..count {
                             name.clear();
@@ -686,7 +694,7 @@ impl<'a> Walk<'a, '_> {
                     Space::Param
                 };
                 self.env.frame.push(FrameVariable {
-                    name: v.name.name.to_string(),
+                    name: v.name.name.as_str().to_owned(),
                     offset,
                     size,
                 });

@@ -61,11 +61,7 @@ impl Default for StateHasher {
 
 impl StateHasher {
     pub const fn new() -> Self {
-        StateHasher {
-            a: K3,
-            b: K4,
-            n: 0,
-        }
+        StateHasher { a: K3, b: K4, n: 0 }
     }
 
     /// The 128-bit fingerprint.
@@ -367,9 +363,10 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
         lane_breaks,
         shadow: _,
     } = w;
+    let real = *real;
     h.write_u32(*index);
     h.write_u32(*tid_base);
-    h.write_u64(*real);
+    h.write_u64(real);
     h.write_u8(*completed as u8 | (*retry as u8) << 1);
     if *completed {
         // A completed warp never steps again and nothing reads its registers.
@@ -397,44 +394,39 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
     }
     h.write_u16(*waiting);
     h.write_u32(*targets);
-    h.write_usize(depth.len());
-    for d in depth {
-        h.write_u16(*d);
-    }
     h.write_u64(*exited);
     h.write_u64(*carry);
+    // Per-lane state of real lanes only: dummy lanes (beyond the block's threads) never run,
+    // and hashing them would cost up to 32 times more for small blocks.
+    let ws = depth.len();
+    let lanes = || (0..ws).filter(move |&l| l < 64 && real >> l & 1 == 1);
+    for l in lanes() {
+        h.write_u16(depth[l]);
+        h.write_u32(lane_pc.get(l).copied().unwrap_or(0));
+        h.write_u16(lane_wait.get(l).copied().unwrap_or(0));
+        let b = lane_breaks.get(l).map_or(&[][..], Vec::as_slice);
+        h.write_usize(b.len());
+        for p in b {
+            h.write_u32(*p);
+        }
+    }
     h.write_usize(levels.len());
-    for l in levels {
+    for level in levels {
         let Level {
             regs,
             frame_base,
             func,
             call_pc,
-        } = l;
-        h.write_usize(regs.len());
-        for r in regs {
-            h.write_u64(*r);
-        }
-        for f in frame_base {
-            h.write_u32(*f);
-        }
-        for f in func {
-            h.write_u32(f.0);
-        }
-        for c in call_pc {
-            h.write_u32(*c);
-        }
-    }
-    for p in lane_pc {
-        h.write_u32(*p);
-    }
-    for x in lane_wait {
-        h.write_u16(*x);
-    }
-    for b in lane_breaks {
-        h.write_usize(b.len());
-        for p in b {
-            h.write_u32(*p);
+        } = level;
+        let nregs = if ws == 0 { 0 } else { regs.len() / ws };
+        h.write_usize(nregs);
+        for l in lanes() {
+            h.write_u32(frame_base.get(l).copied().unwrap_or(0));
+            h.write_u32(func.get(l).map_or(0, |f| f.0));
+            h.write_u32(call_pc.get(l).copied().unwrap_or(0));
+            for r in 0..nregs {
+                h.write_u64(regs.get(r * ws + l).copied().unwrap_or(0));
+            }
         }
     }
 }

@@ -364,7 +364,11 @@ pub enum BarrierKind {
     /// `bar.arrive`: arrive without waiting.
     Arrive,
     /// `bar.red.op.type d, a, {b,} p`: wait and reduce `p` over the block's participating threads.
-    Red { op: BarRed, dst: RegId, pred: PredSrc },
+    Red {
+        op: BarRed,
+        dst: RegId,
+        pred: PredSrc,
+    },
 }
 
 /// `membar` levels (thesis `MemBarLevel`) and `fence` scopes.
@@ -391,7 +395,10 @@ pub enum CallTarget {
     Direct(FuncId),
     /// `call %rd1, (args), prototype;`: the register holds a function address; `candidates` are
     /// the functions whose address the program takes (for validation and `cudasem cfg`).
-    Indirect { reg: RegId, candidates: Box<[FuncId]> },
+    Indirect {
+        reg: RegId,
+        candidates: Box<[FuncId]>,
+    },
 }
 
 /// A decoded instruction's operation. Every variant cites the PTX ISA section it implements; the
@@ -400,23 +407,76 @@ pub enum CallTarget {
 pub enum Op {
     /// `mov`, `not`, `neg`, `abs`, `popc`, `clz`, `brev`, `bfind`, `cnot`, `rcp`, `sqrt`, `rsqrt`,
     /// `ex2`, `lg2`, `sin`, `cos` (PTX ISA 9.7.1-9.7.4).
-    Unary { op: UnaryOp, ty: ScalarType, flags: ArithFlags, dst: RegId, a: Src },
+    Unary {
+        op: UnaryOp,
+        ty: ScalarType,
+        flags: ArithFlags,
+        dst: RegId,
+        a: Src,
+    },
     /// `add sub mul div rem min max and or xor shl shr copysign` and the carry forms.
-    Binary { op: BinaryOp, ty: ScalarType, flags: ArithFlags, dst: RegId, a: Src, b: Src },
+    Binary {
+        op: BinaryOp,
+        ty: ScalarType,
+        flags: ArithFlags,
+        dst: RegId,
+        a: Src,
+        b: Src,
+    },
     /// `mad fma bfe selp prmt shf`.
-    Ternary { op: TernaryOp, ty: ScalarType, flags: ArithFlags, dst: RegId, a: Src, b: Src, c: Src },
+    Ternary {
+        op: TernaryOp,
+        ty: ScalarType,
+        flags: ArithFlags,
+        dst: RegId,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
     /// `bfi.b32 d, a, b, pos, len` (PTX ISA 9.7.8.12).
-    Bfi { ty: ScalarType, dst: RegId, a: Src, b: Src, pos: Src, len: Src },
+    Bfi {
+        ty: ScalarType,
+        dst: RegId,
+        a: Src,
+        b: Src,
+        pos: Src,
+        len: Src,
+    },
     /// `prmt.b32.mode d, a, b, c` with a non-default mode.
-    Prmt { mode: PrmtMode, dst: RegId, a: Src, b: Src, c: Src },
+    Prmt {
+        mode: PrmtMode,
+        dst: RegId,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
     /// `mov.b64 %rd1, {%r1, %r2}`: pack `parts` (low first) of `part_ty` into `dst`.
-    Pack { part_ty: ScalarType, dst: RegId, parts: Box<[Src]> },
+    Pack {
+        part_ty: ScalarType,
+        dst: RegId,
+        parts: Box<[Src]>,
+    },
     /// `mov.b64 {%r1, %r2}, %rd1`: split `src` into parts of `part_ty` (low first; `None` = `_`).
-    Unpack { part_ty: ScalarType, dsts: Box<[Option<RegId>]>, src: Src },
+    Unpack {
+        part_ty: ScalarType,
+        dsts: Box<[Option<RegId>]>,
+        src: Src,
+    },
     /// `cvt.dty.sty` (PTX ISA 9.7.9.21): rounding, `.sat`, `.ftz`.
-    Cvt { dst_ty: ScalarType, src_ty: ScalarType, flags: ArithFlags, dst: RegId, a: Src },
+    Cvt {
+        dst_ty: ScalarType,
+        src_ty: ScalarType,
+        flags: ArithFlags,
+        dst: RegId,
+        a: Src,
+    },
     /// `cvta.space.size d, a` (to generic) or `cvta.to.space.size` (from generic).
-    Cvta { to_generic: bool, space: Space, dst: RegId, a: Src },
+    Cvta {
+        to_generic: bool,
+        space: Space,
+        dst: RegId,
+        a: Src,
+    },
     /// `isspacep.space p, a`.
     IsSpace { space: Space, dst: RegId, a: Src },
     /// `setp.cmp[.bop].ty p[|q], a, b[, {!}c]` (PTX ISA 9.7.3.5 / 9.7.4.2).
@@ -443,11 +503,33 @@ pub enum Op {
         combine: Option<(BoolOp, PredSrc)>,
     },
     /// `slct.dty.s32 d, a, b, c` / `slct.dty.f32`: `c >= 0 ? a : b`.
-    Slct { ty: ScalarType, c_ty: ScalarType, ftz: bool, dst: RegId, a: Src, b: Src, c: Src },
+    Slct {
+        ty: ScalarType,
+        c_ty: ScalarType,
+        ftz: bool,
+        dst: RegId,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
     /// `ld[.order][.scope][.space][.cop][.nc][.vN].ty` (PTX ISA 9.7.9.8).
-    Ld { space: Space, qual: MemQualifiers, ty: ScalarType, vector: u8, dst: VecDst, addr: Address },
+    Ld {
+        space: Space,
+        qual: MemQualifiers,
+        ty: ScalarType,
+        vector: u8,
+        dst: VecDst,
+        addr: Address,
+    },
     /// `st[...].vN.ty [addr], src` (PTX ISA 9.7.9.10).
-    St { space: Space, qual: MemQualifiers, ty: ScalarType, vector: u8, src: [Src; 4], addr: Address },
+    St {
+        space: Space,
+        qual: MemQualifiers,
+        ty: ScalarType,
+        vector: u8,
+        src: [Src; 4],
+        addr: Address,
+    },
     /// `atom` (with `dst`) and `red` (without) (PTX ISA 9.7.12.x): `b` is cas's new value.
     Atom {
         space: Space,
@@ -460,28 +542,68 @@ pub enum Op {
         b: Option<Src>,
     },
     /// `bar.sync/arrive/red` and `barrier.sync` (PTX ISA 9.7.13.1; thesis 5.5.1).
-    Barrier { kind: BarrierKind, id: Src, count: Option<Src>, aligned: bool },
+    Barrier {
+        kind: BarrierKind,
+        id: Src,
+        count: Option<Src>,
+        aligned: bool,
+    },
     /// `bar.warp.sync mask` (PTX ISA 9.7.13.3).
     WarpSync { mask: Src },
     /// `membar.level` / `fence.sc|acq_rel.scope` (PTX ISA 9.7.13.4).
     Fence { level: FenceLevel, order: MemOrder },
     /// `vote[.sync].mode.pred/b32 d, {!}p[, mask]` (PTX ISA 9.7.13.6).
-    Vote { mode: VoteMode, dst: RegId, pred: PredSrc, mask: Option<Src> },
+    Vote {
+        mode: VoteMode,
+        dst: RegId,
+        pred: PredSrc,
+        mask: Option<Src>,
+    },
     /// `shfl.sync.mode.b32 d[|p], a, b, c, mask` (PTX ISA 9.7.9.6).
-    Shfl { mode: ShflMode, dst: RegId, dst_pred: Option<RegId>, a: Src, b: Src, c: Src, mask: Option<Src> },
+    Shfl {
+        mode: ShflMode,
+        dst: RegId,
+        dst_pred: Option<RegId>,
+        a: Src,
+        b: Src,
+        c: Src,
+        mask: Option<Src>,
+    },
     /// `match.any/all.sync.b32/b64 d[|p], a, mask` (PTX ISA 9.7.13.8).
-    Match { all: bool, ty: ScalarType, dst: RegId, dst_pred: Option<RegId>, a: Src, mask: Src },
+    Match {
+        all: bool,
+        ty: ScalarType,
+        dst: RegId,
+        dst_pred: Option<RegId>,
+        a: Src,
+        mask: Src,
+    },
     /// `redux.sync.op.type d, a, mask` (PTX ISA 9.7.13.10).
-    Redux { op: ReduxOp, ty: ScalarType, dst: RegId, a: Src, mask: Src },
+    Redux {
+        op: ReduxOp,
+        ty: ScalarType,
+        dst: RegId,
+        a: Src,
+        mask: Src,
+    },
     /// `activemask.b32 d`.
     ActiveMask { dst: RegId },
     /// `bra[.uni] target` (direct). Thesis rules bra_uni / bra_div.
     Bra { target: Pc, uni: bool },
     /// `brx.idx[.uni] index, table` (indirect branch through a label table); thesis bra_target.
-    BraIndirect { index: Src, targets: Box<[Pc]>, uni: bool },
+    BraIndirect {
+        index: Src,
+        targets: Box<[Pc]>,
+        uni: bool,
+    },
     /// `call[.uni] (rets), target, (args)` (PTX ISA 9.7.14.3). Arguments are copied into the
     /// callee's formal parameters when the call is taken, return values back when it returns.
-    Call { target: CallTarget, args: Box<[ParamLoc]>, rets: Box<[ParamLoc]>, uni: bool },
+    Call {
+        target: CallTarget,
+        args: Box<[ParamLoc]>,
+        rets: Box<[ParamLoc]>,
+        uni: bool,
+    },
     /// `ret[.uni]`; a kernel's `ret` is `exit` (thesis 5.1.3 step 5).
     Ret,
     /// `exit`.

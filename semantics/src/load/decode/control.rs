@@ -287,7 +287,7 @@ pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
                     CallTarget::Direct(id),
                     &sig.return_params[..],
                     &sig.params[..],
-                    name.name.to_string(),
+                    name.name.as_str().to_owned(),
                 )
             }
             Named::Bodiless => {

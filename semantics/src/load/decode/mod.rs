@@ -134,7 +134,7 @@ impl ModuleCtx<'_> {
         }
         self.module.items.iter().find_map(|i| match i {
             ptx_parser::Item::Function(f) if f.body.as_ref().is_some_and(|b| has(b, name, 0)) => {
-                Some(f.name.name.to_string())
+                Some(f.name.name.as_str().to_owned())
             }
             _ => None,
         })
@@ -225,7 +225,7 @@ impl Mods<'_> {
 impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
     /// The instruction as written up to its operands (`ld.global.v4.f32`).
     pub fn full_name(&self) -> String {
-        let mut s = self.ins.opcode.name.to_string();
+        let mut s = self.ins.opcode.name.as_str().to_owned();
         for m in &self.ins.modifiers {
             s.push('.');
             s.push_str(&m.name);
@@ -927,20 +927,24 @@ pub(crate) fn m_word(name: &str, words: &[&'static str]) -> Option<M> {
     words.iter().find(|w| **w == name).map(|w| M::Word(w))
 }
 
-/// Decodes one instruction into zero or more ops (the guard is applied by the caller). Errors go to
-/// the diagnostics; the result is `None` when the instruction could not be decoded.
+/// Decodes one instruction into zero or more ops (the guard is applied by the caller), appended
+/// to `out` after clearing it: the caller passes the same buffer for every instruction, so
+/// decoding allocates no vector per instruction. Errors go to the diagnostics; the result is
+/// `false` (and `out` unspecified) when the instruction could not be decoded.
 pub(crate) fn decode<'a>(
     f: &mut FnCx<'a, '_>,
     ins: &'a Instruction,
     scope: u32,
     pos: u32,
-) -> Option<Vec<Op>> {
+    out: &mut Vec<Op>,
+) -> bool {
+    out.clear();
     let mut cx = Cx {
         f,
         ins,
         scope,
         pos,
-        out: Vec::new(),
+        out: std::mem::take(out),
         failed: false,
     };
     let opcode: &str = &ins.opcode.name;
@@ -983,5 +987,6 @@ pub(crate) fn decode<'a>(
             cx.unsupported(gap);
         }
     }
-    if cx.failed { None } else { Some(cx.out) }
+    *out = cx.out;
+    !cx.failed
 }

@@ -1,0 +1,942 @@
+//! `cudasem check`: run a launch with the monitors on (data races, barrier divergence,
+//! out-of-bounds and uninitialised accesses; `semantics::monitors`) over one schedule, `N`
+//! random schedules, or a bounded exploration, and say how far a clean result reaches.
+//!
+//! **Coverage** (digest `seeds_gpuverify.md` §2.1 R3/R5/R6, §2.4): for a kernel without atomics
+//! (nor other strong accesses) and without warp-level communication, one terminating schedule
+//! decides race freedom and barrier divergence for this input and launch (seed 004 §3.2, the
+//! barrier-interval / earliest-race argument); the result is then `complete`. Otherwise a clean
+//! result covers only the schedules run, unless `--explore` exhausted its search.
+//!
+//! **Exploration** (`--explore`): a stateless depth-first search written here (the shared
+//! explorer of `scheduler` was not available when this command was written). It branches only
+//! where some enabled warp is about to execute an atomic, a strong access or a fence; elsewhere it
+//! takes the first enabled choice. Plain accesses of a race-free barrier interval commute (seed
+//! 004 §3.2), and a racy one is reported whatever the order, so only the order of synchronising
+//! operations can change what the monitors see (seed 002 §2.2: "it is no longer sound to
+//! consider a single thread schedule" once atomics are in play). Bounded by `--max-schedules`.
+//!
+//! Exit codes: 0 clean, 1 a finding (or the kernel misbehaved), 2 bad input.
+
+use super::run::{self, Format};
+use crate::Outcome;
+use crate::launch::{Launch, LaunchError, LaunchFlags, Resolved};
+use crate::output::{lanes_text, shell_command, status_word};
+use scheduler::{Random, RoundRobin, Scheduler};
+use semantics::Program;
+use semantics::machine::{Machine, MachineConfig, Termination};
+use semantics::monitors::{
+    Access, AccessOp, BarrierSite, Divergence, DivergenceKind, Findings, MemoryErrorKind,
+    MemoryFinding, MonitorConfig, Monitors, Race, RaceKind, RaceModel, RaceScope,
+    ScheduleDependence, ScopeName,
+};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::sync::Arc;
+use traces::{Choice, Event};
+
+#[derive(clap::Args)]
+#[group(id = "check_args")]
+pub struct Args {
+    /// Every `cudasem run` option (file, launch, schedule, warp model, device, format...).
+    #[command(flatten)]
+    pub run: run::Args,
+    /// Which accesses of one warp are ordered: `interleaving` (every thread separately; only
+    /// barriers and __syncwarp order) or `warp-sync` (lanes of a warp synchronise at every
+    /// instruction both execute, seed 002's warp-aware definition).
+    #[arg(long, value_enum, default_value_t = RaceModelArg::Interleaving)]
+    pub race_model: RaceModelArg,
+    /// Check N random schedules (seeds 1..=N) instead of the one `--schedule` names; stops at
+    /// the first with a finding.
+    #[arg(long, value_name = "N", conflicts_with = "explore")]
+    pub schedules: Option<u64>,
+    /// Explore the schedules exhaustively (bounded by --max-schedules): branches at atomics,
+    /// strong accesses and fences only.
+    #[arg(long)]
+    pub explore: bool,
+    /// Bound of --explore.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_schedules: u64,
+    /// A launch buffer whose contents are undefined: reading an element before writing it is
+    /// reported (repeatable).
+    #[arg(long = "uninit", value_name = "BUFFER")]
+    pub uninit: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RaceModelArg {
+    /// Every thread separately (portable; Volta+ independent thread scheduling).
+    Interleaving,
+    /// Lanes of one warp are ordered by every instruction they execute together (pre-Volta
+    /// warp-synchronous programming, seed 002 Def 2.2).
+    WarpSync,
+}
+
+impl RaceModelArg {
+    fn model(self) -> RaceModel {
+        match self {
+            RaceModelArg::Interleaving => RaceModel::Interleaving,
+            RaceModelArg::WarpSync => RaceModel::WarpSync,
+        }
+    }
+}
+
+pub fn run(args: Args) -> Outcome {
+    match check(&args) {
+        Ok(outcome) => outcome,
+        Err(message) => {
+            if !message.is_empty() {
+                eprint!("{message}");
+                if !message.ends_with('\n') {
+                    eprintln!();
+                }
+            }
+            Outcome::BadInput
+        }
+    }
+}
+
+/// Everything one checked schedule leaves.
+struct Checked {
+    findings: Findings,
+    termination: Termination,
+    steps: u64,
+    choices: Vec<Choice>,
+}
+
+/// What the runs share.
+struct Setup {
+    program: Arc<Program>,
+    resolved: Resolved,
+    config: MachineConfig,
+    monitors: MonitorConfig,
+    uninit: Vec<usize>,
+    max_steps: u64,
+}
+
+impl Setup {
+    /// Runs one schedule with the monitors; `pick` chooses among the enabled choices.
+    fn check(&self, pick: &mut dyn FnMut(&Machine, &[Choice]) -> usize) -> Result<Checked, String> {
+        let mut machine = Machine::new(self.program.clone(), &self.resolved.config, &self.config)
+            .map_err(|e| {
+            format!(
+                "error: the launch does not fit the machine: {}\n",
+                e.message
+            )
+        })?;
+        let mut monitors = Monitors::new(&machine, &self.resolved.config, self.monitors);
+        for &i in &self.uninit {
+            monitors.mark_buffer_uninitialised(i);
+        }
+        let mut events: Vec<Event> = Vec::new();
+        let mut choices = Vec::new();
+        let mut taken = 0u64;
+        let termination = loop {
+            if let Some(t) = machine.termination() {
+                break t.clone();
+            }
+            if taken >= self.max_steps {
+                machine.stop_at_step_limit();
+                break Termination::StepLimit;
+            }
+            let enabled = machine.enabled();
+            if enabled.is_empty() {
+                break machine
+                    .termination()
+                    .cloned()
+                    .unwrap_or(Termination::Completed);
+            }
+            let i = pick(&machine, enabled).min(enabled.len() - 1);
+            let choice = enabled[i];
+            events.clear();
+            if let Err(e) = machine.step_observed(&choice, &mut events) {
+                return Err(format!("error: internal: {e}\n"));
+            }
+            monitors.observe(&events);
+            choices.push(choice);
+            taken += 1;
+        };
+        Ok(Checked {
+            findings: monitors.finish(),
+            termination,
+            steps: machine.steps(),
+            choices,
+        })
+    }
+}
+
+/// How the schedules were chosen, for the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Mode {
+    One(run::Schedule),
+    Random(u64),
+    Explore,
+}
+
+fn check(args: &Args) -> Result<Outcome, String> {
+    let r = &args.run;
+    let ptx_path = r.file.display().to_string();
+    let text = std::fs::read_to_string(&r.file)
+        .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
+    let program = run::load_program(&ptx_path, &text)?;
+    let mut launch = match &r.launch {
+        Some(path) => Launch::read(path).map_err(|e| e.to_string())?,
+        None => Launch::default(),
+    };
+    let q = &r.quick;
+    let flags = LaunchFlags {
+        kernel: q.kernel.clone(),
+        grid: q.grid.clone(),
+        block: q.block.clone(),
+        shared: q.shared,
+        buffers: q.buffers.clone(),
+        args: q.args.clone(),
+        globals: q.globals.clone(),
+        print: q.print.clone(),
+    };
+    if r.launch.is_none() && flags.is_empty() {
+        return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
+    }
+    launch.apply_flags(&flags).map_err(|e| e.to_string())?;
+    let resolved = launch
+        .resolve(&program)
+        .map_err(|e: LaunchError| e.to_string())?;
+    let mut uninit = Vec::new();
+    for name in &args.uninit {
+        match resolved.config.buffers.iter().position(|b| &b.name == name) {
+            Some(i) => uninit.push(i),
+            None => {
+                return Err(format!(
+                    "error: --uninit {name}: the launch has no buffer `{name}`\n"
+                ));
+            }
+        }
+    }
+    let config = run::machine_config(r)?;
+    let dependence = ScheduleDependence::of(&program);
+    let setup = Setup {
+        program: Arc::new(program),
+        resolved,
+        config,
+        monitors: MonitorConfig {
+            race_model: args.race_model.model(),
+            ..MonitorConfig::default()
+        },
+        uninit,
+        max_steps: r.max_steps,
+    };
+
+    let mode = if args.explore {
+        Mode::Explore
+    } else if let Some(n) = args.schedules {
+        Mode::Random(n)
+    } else {
+        Mode::One(r.schedule)
+    };
+    let mut runs = 0u64;
+    let mut exhausted = false;
+    let mut failing: Option<(Checked, Option<u64>)> = None;
+    let mut last: Option<Checked> = None;
+    let mut all_completed = true;
+    match &mode {
+        Mode::One(schedule) => {
+            let result = run_policy(&setup, *schedule)?;
+            runs = 1;
+            all_completed = result.termination == Termination::Completed;
+            if !result.findings.is_clean() || !all_completed {
+                failing = Some((result, schedule.seed()));
+            } else {
+                last = Some(result);
+            }
+        }
+        Mode::Random(n) => {
+            for seed in 1..=*n {
+                let result = run_policy(&setup, run::Schedule::Random(seed))?;
+                runs += 1;
+                all_completed &= result.termination == Termination::Completed;
+                if !result.findings.is_clean() || result.termination != Termination::Completed {
+                    failing = Some((result, Some(seed)));
+                    break;
+                }
+                last = Some(result);
+            }
+        }
+        Mode::Explore => {
+            let (result, n, done) = explore(&setup, args.max_schedules)?;
+            runs = n;
+            exhausted = done;
+            all_completed = result.termination == Termination::Completed;
+            if !result.findings.is_clean() || !all_completed {
+                failing = Some((result, None));
+            } else {
+                last = Some(result);
+            }
+        }
+    }
+    let (result, seed) = match (failing, last) {
+        (Some((f, seed)), _) => (f, seed),
+        (None, Some(l)) => (l, None),
+        (None, None) => return Err("error: no schedule was run\n".to_string()),
+    };
+    let independent = dependence.schedule_independent();
+    let complete = all_completed && (independent || exhausted);
+    let coverage = if !all_completed {
+        "the kernel did not complete under this schedule: other schedules were not covered"
+            .to_string()
+    } else if independent {
+        "all schedules: no atomics and no warp-level communication, so one schedule decides races and divergence for this input (barrier-interval argument, seed 004 §3.2)".to_string()
+    } else if exhausted {
+        format!(
+            "all schedules: --explore exhausted the {runs} schedules that order atomics, strong accesses and fences differently"
+        )
+    } else {
+        let why = if !dependence.atomics.is_empty() {
+            format!(
+                "the kernel has atomics or strong accesses (first at PTX line {})",
+                line_of(&setup.program, dependence.atomics[0])
+            )
+        } else {
+            format!(
+                "the kernel has warp-level communication (first at PTX line {})",
+                line_of(&setup.program, dependence.warp_level[0])
+            )
+        };
+        match mode {
+            Mode::Explore => format!(
+                "only the {runs} schedules explored (bound --max-schedules {} reached): {why}",
+                args.max_schedules
+            ),
+            _ => format!("only the {runs} schedule(s) run: {why}; try --schedules N or --explore"),
+        }
+    };
+    let replay = replay_commands(seed, &result, &mode);
+    let ctx = Render {
+        ptx_path: &ptx_path,
+        text: &text,
+        program: &setup.program,
+    };
+    let report = Report {
+        kernel: &setup.resolved.kernel,
+        race_model: args.race_model.model(),
+        result: &result,
+        complete,
+        coverage,
+        schedules: runs,
+        seed,
+        replay,
+    };
+    let out = match r.format {
+        Format::Text => report.text(&ctx),
+        Format::Json => report.json(&ctx) + "\n",
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    Ok(
+        if result.findings.is_clean() && result.termination == Termination::Completed {
+            Outcome::Clean
+        } else {
+            Outcome::Misbehaved
+        },
+    )
+}
+
+fn line_of(program: &Program, pc: u32) -> u32 {
+    program.source.get(pc as usize).map_or(0, |s| s.ptx_line)
+}
+
+fn run_policy(setup: &Setup, schedule: run::Schedule) -> Result<Checked, String> {
+    let mut policy: Box<dyn Scheduler> = match schedule.seed() {
+        Some(seed) => Box::new(Random::new(seed)),
+        None => Box::new(RoundRobin::new()),
+    };
+    setup.check(&mut |m, enabled| policy.pick(m, enabled))
+}
+
+/// Whether taking `choice` executes a synchronising operation (atomic, strong access, fence,
+/// barrier completion): the only steps whose order the exploration varies.
+fn synchronising(machine: &Machine, choice: &Choice) -> bool {
+    let program = machine.program();
+    let sync_at = |pc: u32| {
+        program.instructions.get(pc as usize).is_some_and(|i| {
+            use semantics::program::{MemOrder, Op};
+            match &i.op {
+                Op::Atom { .. } | Op::Fence { .. } => true,
+                Op::Ld { qual, .. } | Op::St { qual, .. } => qual.order != MemOrder::Weak,
+                _ => false,
+            }
+        })
+    };
+    match *choice {
+        Choice::Warp { block, warp } | Choice::Target { block, warp, .. } => machine
+            .warp_view(block, warp)
+            .is_some_and(|w| sync_at(w.pc)),
+        Choice::Lanes { block, warp, mask } => machine.warp_view(block, warp).is_some_and(|w| {
+            let lane = mask.trailing_zeros() as usize;
+            w.lane_pcs.get(lane).is_some_and(|&pc| sync_at(pc))
+        }),
+        _ => false,
+    }
+}
+
+/// Stateless bounded DFS over the choices at synchronising steps. Returns the first failing run
+/// (or the last clean one), the number of runs, and whether the search was exhausted.
+fn explore(setup: &Setup, bound: u64) -> Result<(Checked, u64, bool), String> {
+    // The stack of branch points of the current path: (alternatives, index taken).
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    let mut runs = 0u64;
+    loop {
+        let mut depth = 0usize;
+        let prefix = stack.clone();
+        let mut branches: Vec<(usize, usize)> = Vec::new();
+        let result = setup.check(&mut |m, enabled| {
+            let sync: Vec<usize> = (0..enabled.len())
+                .filter(|&i| synchronising(m, &enabled[i]))
+                .collect();
+            if sync.len() < 2 && !(sync.len() == 1 && enabled.len() > 1) {
+                return 0;
+            }
+            // Alternatives: each synchronising choice, or first a non-synchronising one (which
+            // delays all of them).
+            let mut alts = sync.clone();
+            if let Some(other) = (0..enabled.len()).find(|i| !sync.contains(i)) {
+                alts.insert(0, other);
+            }
+            let k = match prefix.get(depth) {
+                Some(&(_, k)) => k.min(alts.len() - 1),
+                None => 0,
+            };
+            branches.push((alts.len(), k));
+            depth += 1;
+            alts[k]
+        })?;
+        runs += 1;
+        if !result.findings.is_clean() || result.termination != Termination::Completed {
+            return Ok((result, runs, false));
+        }
+        // Next path: advance the deepest branch point with an untried alternative.
+        stack = branches;
+        while let Some((n, k)) = stack.pop() {
+            if k + 1 < n {
+                stack.push((n, k + 1));
+                break;
+            }
+        }
+        if stack.is_empty() {
+            return Ok((result, runs, true));
+        }
+        if runs >= bound {
+            return Ok((result, runs, false));
+        }
+    }
+}
+
+/// The commands that reproduce the reported schedule.
+fn replay_commands(seed: Option<u64>, result: &Checked, mode: &Mode) -> Vec<String> {
+    let argv: Vec<String> = std::env::args().collect();
+    let mut check = vec!["cudasem".to_string()];
+    let mut run = vec!["cudasem".to_string(), "run".to_string()];
+    let mut i = 1;
+    let mut schedule_given = false;
+    while i < argv.len() {
+        let a = &argv[i];
+        let takes_value = |name: &str| a == name;
+        if a == "check" {
+            check.push(a.clone());
+        } else if takes_value("--schedules") || takes_value("--max-schedules") {
+            i += 1;
+        } else if a.starts_with("--schedules=")
+            || a.starts_with("--max-schedules=")
+            || a == "--explore"
+        {
+        } else if takes_value("--schedule") {
+            i += 1;
+            schedule_given = true;
+        } else if a.starts_with("--schedule=") {
+            schedule_given = true;
+        } else if takes_value("--race-model") || takes_value("--uninit") {
+            check.push(a.clone());
+            if let Some(v) = argv.get(i + 1) {
+                check.push(v.clone());
+            }
+            i += 1;
+        } else if a.starts_with("--race-model=") || a.starts_with("--uninit=") {
+            check.push(a.clone());
+        } else {
+            check.push(a.clone());
+            run.push(a.clone());
+        }
+        i += 1;
+    }
+    let _ = schedule_given;
+    let schedule = match (seed, mode) {
+        (Some(s), _) => Some(format!("random:{s}")),
+        (None, Mode::One(s)) => Some(s.text()),
+        _ => None,
+    };
+    match schedule {
+        Some(s) => {
+            for v in [&mut check, &mut run] {
+                v.push("--schedule".to_string());
+                v.push(s.clone());
+            }
+            vec![shell_command(&check), shell_command(&run)]
+        }
+        None => {
+            // An explored schedule: no `--schedule` spells it; print the choices.
+            let choices: Vec<String> = result.choices.iter().map(|c| c.to_string()).collect();
+            vec![format!(
+                "schedule ({} choices): {}",
+                choices.len(),
+                choices.join("; ")
+            )]
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+// ---------------------------------------------------------------------------------------------
+
+struct Render<'a> {
+    ptx_path: &'a str,
+    text: &'a str,
+    program: &'a Program,
+}
+
+impl Render<'_> {
+    /// The instruction's text at a pc (from its span).
+    fn instruction(&self, pc: u32) -> String {
+        self.program
+            .source
+            .get(pc as usize)
+            .and_then(|s| self.text.get(s.span.start as usize..s.span.end as usize))
+            .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    }
+    fn source(&self, loc: Option<(u32, u32)>) -> Option<String> {
+        let (file, line) = loc?;
+        let name = self
+            .program
+            .files
+            .get(&file)
+            .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
+            .unwrap_or_else(|| format!("file {file}"));
+        Some(format!("{name}:{line}"))
+    }
+    fn position(&self, ptx_line: u32, loc: Option<(u32, u32)>) -> String {
+        match self.source(loc) {
+            Some(s) => format!("{}:{ptx_line} ({s})", self.ptx_path),
+            None => format!("{}:{ptx_line}", self.ptx_path),
+        }
+    }
+}
+
+struct Report<'a> {
+    kernel: &'a str,
+    race_model: RaceModel,
+    result: &'a Checked,
+    complete: bool,
+    coverage: String,
+    schedules: u64,
+    seed: Option<u64>,
+    replay: Vec<String>,
+}
+
+fn op_word(op: AccessOp, strong: Option<ScopeName>) -> String {
+    let base = match op {
+        AccessOp::Read => "read",
+        AccessOp::Write => "write",
+        AccessOp::Atomic => "atomic",
+    };
+    match (op, strong) {
+        (AccessOp::Atomic, Some(ScopeName::Cta)) => "atomic (.cta)".to_string(),
+        (AccessOp::Atomic, _) | (_, None) => base.to_string(),
+        (_, Some(s)) => format!("strong {base} ({})", scope_word(s)),
+    }
+}
+
+fn scope_word(s: ScopeName) -> &'static str {
+    match s {
+        ScopeName::Cta => ".cta",
+        ScopeName::Gpu => ".gpu",
+        ScopeName::Sys => ".sys",
+    }
+}
+
+fn race_kind_word(k: RaceKind) -> &'static str {
+    match k {
+        RaceKind::ReadWrite => "read-write",
+        RaceKind::WriteRead => "write-read",
+        RaceKind::WriteWrite => "write-write",
+    }
+}
+
+fn race_scope_word(s: RaceScope) -> &'static str {
+    match s {
+        RaceScope::IntraWarp => "intra-warp",
+        RaceScope::InterWarp => "inter-warp",
+        RaceScope::InterBlock => "inter-block",
+    }
+}
+
+fn divergence_word(k: DivergenceKind) -> &'static str {
+    match k {
+        DivergenceKind::DifferentBarriers => "threads reach different barriers",
+        DivergenceKind::LoopIterations => "threads reach the barrier in different loop iterations",
+        DivergenceKind::DivergentWarp => "a warp reaches the barrier with diverged lanes",
+        DivergenceKind::ExitedBeforeBarrier => {
+            "a thread exits while its block waits at the barrier"
+        }
+    }
+}
+
+fn space_word(s: traces::MemSpace) -> &'static str {
+    memory_model::space_name(s)
+}
+
+fn where_text(a: &Access) -> String {
+    let loc = match &a.location {
+        Some(l) if l.byte == 0 => format!("`{}[{}]`", l.name, l.index),
+        Some(l) => format!("`{}[{}]` byte {}", l.name, l.index, l.byte),
+        None => "no buffer".to_string(),
+    };
+    format!(
+        "{} {loc} (address {:#x}, {} bytes)",
+        space_word(a.space),
+        a.address,
+        a.size
+    )
+}
+
+impl Report<'_> {
+    fn access_lines(&self, out: &mut String, label: &str, a: &Access, r: &Render) {
+        let _ = writeln!(
+            out,
+            "  {label} block ({}, {}, {}) thread ({}, {}, {}) [warp {} lane {}]: {} at {}",
+            a.block_idx[0],
+            a.block_idx[1],
+            a.block_idx[2],
+            a.thread_idx[0],
+            a.thread_idx[1],
+            a.thread_idx[2],
+            a.warp,
+            a.lane,
+            op_word(a.op, a.strong),
+            r.position(a.ptx_line, a.source_line),
+        );
+        let _ = writeln!(out, "          pc {}: {}", a.pc, r.instruction(a.pc));
+    }
+
+    fn site_lines(&self, out: &mut String, label: &str, s: &BarrierSite, r: &Render) {
+        let counters = if s.loop_counters.is_empty() {
+            String::new()
+        } else {
+            format!(", loop iterations {:?} (outermost first)", s.loop_counters)
+        };
+        let _ = writeln!(
+            out,
+            "  {label} thread ({}, {}, {}) [warp {} lane {}]: {} at {}{counters}",
+            s.thread_idx[0],
+            s.thread_idx[1],
+            s.thread_idx[2],
+            s.warp,
+            s.lane,
+            s.what,
+            r.position(s.ptx_line, s.source_line),
+        );
+        let _ = writeln!(out, "          pc {}: {}", s.pc, r.instruction(s.pc));
+    }
+
+    fn text(&self, r: &Render) -> String {
+        let mut out = String::new();
+        let f = &self.result.findings;
+        for race in &f.races {
+            let _ = writeln!(
+                out,
+                "data race ({}, {}) on {}",
+                race_kind_word(race.kind),
+                race_scope_word(race.scope),
+                where_text(&race.second)
+            );
+            self.access_lines(&mut out, "first: ", &race.first, r);
+            self.access_lines(&mut out, "second:", &race.second, r);
+            if race.first.address != race.second.address || race.first.size != race.second.size {
+                let _ = writeln!(out, "  first access: {}", where_text(&race.first));
+            }
+            if let Some(n) = &race.note {
+                let _ = writeln!(out, "  note: {n}");
+            }
+            if race.occurrences > 1 {
+                let _ = writeln!(out, "  ({} times in this run)", race.occurrences);
+            }
+            out.push('\n');
+        }
+        for d in &f.divergences {
+            let _ = writeln!(
+                out,
+                "barrier divergence in block ({}, {}, {}), barrier {}: {}",
+                d.block_idx[0],
+                d.block_idx[1],
+                d.block_idx[2],
+                d.barrier,
+                divergence_word(d.kind)
+            );
+            self.site_lines(&mut out, "first: ", &d.first, r);
+            self.site_lines(&mut out, "second:", &d.second, r);
+            out.push('\n');
+        }
+        for m in &f.memory {
+            let what = match m.kind {
+                MemoryErrorKind::OutOfBounds => "out-of-bounds access",
+                MemoryErrorKind::Uninitialised => "read of uninitialised memory",
+            };
+            let _ = writeln!(out, "{what}: {}", where_text(&m.access));
+            self.access_lines(&mut out, "by:", &m.access, r);
+            if m.occurrences > 1 {
+                let _ = writeln!(out, "  ({} times in this run)", m.occurrences);
+            }
+            out.push('\n');
+        }
+        if let Termination::Error(e) = &self.result.termination {
+            let _ = writeln!(
+                out,
+                "error: {} (block ({}, {}, {}), thread ({}, {}, {}), at {})",
+                e.message,
+                e.block[0],
+                e.block[1],
+                e.block[2],
+                e.thread[0],
+                e.thread[1],
+                e.thread[2],
+                r.position(e.ptx_line, e.source_line)
+            );
+            let _ = writeln!(out, "          pc {}: {}", e.pc, r.instruction(e.pc));
+            out.push('\n');
+        }
+        if let Termination::Deadlock(w) = &self.result.termination {
+            let _ = writeln!(out, "deadlock:");
+            for i in w {
+                let _ = writeln!(
+                    out,
+                    "  block ({}, {}, {}) warp {} lanes {} at {}: {}",
+                    i.block[0],
+                    i.block[1],
+                    i.block[2],
+                    i.warp,
+                    lanes_text(i.lanes),
+                    r.position(i.ptx_line, i.source_line),
+                    i.waiting_for
+                );
+            }
+            out.push('\n');
+        }
+        if f.dropped > 0 {
+            let _ = writeln!(out, "({} more findings not shown)\n", f.dropped);
+        }
+        let n = f.races.len() + f.divergences.len() + f.memory.len();
+        let status = if n == 0 && self.result.termination == Termination::Completed {
+            "clean".to_string()
+        } else {
+            let mut parts = Vec::new();
+            if !f.races.is_empty() {
+                parts.push(format!("{} data race(s)", f.races.len()));
+            }
+            if !f.divergences.is_empty() {
+                parts.push(format!("{} barrier divergence(s)", f.divergences.len()));
+            }
+            if !f.memory.is_empty() {
+                parts.push(format!("{} memory error(s)", f.memory.len()));
+            }
+            if self.result.termination != Termination::Completed {
+                parts.push(status_word(&self.result.termination).replace('_', " "));
+            }
+            parts.join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "{}: {status} ({} steps, race model {}, {} schedule(s) checked)",
+            self.kernel,
+            self.result.steps,
+            self.race_model.name(),
+            self.schedules
+        );
+        let _ = writeln!(
+            out,
+            "coverage: {}{}",
+            if self.complete {
+                "complete, "
+            } else {
+                "partial, "
+            },
+            self.coverage
+        );
+        if n > 0 || self.result.termination != Termination::Completed {
+            for c in &self.replay {
+                let _ = writeln!(out, "reproduce: {c}");
+            }
+        }
+        out
+    }
+
+    fn json(&self, r: &Render) -> String {
+        #[derive(Serialize)]
+        struct J<'a> {
+            kernel: &'a str,
+            status: &'a str,
+            race_model: &'a str,
+            races: Vec<JRace<'a>>,
+            barrier_divergence: Vec<JDiv<'a>>,
+            errors: Vec<JErr<'a>>,
+            complete: bool,
+            coverage: &'a str,
+            schedules: u64,
+            steps: u64,
+            seed: Option<u64>,
+            replay: &'a [String],
+            dropped: u64,
+        }
+        #[derive(Serialize)]
+        struct JAccess<'a> {
+            #[serde(flatten)]
+            access: &'a Access,
+            instruction: String,
+            source: Option<String>,
+        }
+        #[derive(Serialize)]
+        struct JRace<'a> {
+            #[serde(flatten)]
+            race: &'a Race,
+            accesses: [JAccess<'a>; 2],
+        }
+        #[derive(Serialize)]
+        struct JSite<'a> {
+            #[serde(flatten)]
+            site: &'a BarrierSite,
+            instruction: String,
+            source: Option<String>,
+        }
+        #[derive(Serialize)]
+        struct JDiv<'a> {
+            #[serde(flatten)]
+            div: &'a Divergence,
+            sites: [JSite<'a>; 2],
+        }
+        #[derive(Serialize)]
+        struct JErr<'a> {
+            kind: &'a str,
+            message: String,
+            access: Option<JAccess<'a>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            finding: Option<&'a MemoryFinding>,
+        }
+        let f = &self.result.findings;
+        let mk = |a: &Access| (r.instruction(a.pc), r.source(a.source_line));
+        let races = f
+            .races
+            .iter()
+            .map(|x| {
+                let (i1, s1) = mk(&x.first);
+                let (i2, s2) = mk(&x.second);
+                JRace {
+                    race: x,
+                    accesses: [
+                        JAccess {
+                            access: &x.first,
+                            instruction: i1,
+                            source: s1,
+                        },
+                        JAccess {
+                            access: &x.second,
+                            instruction: i2,
+                            source: s2,
+                        },
+                    ],
+                }
+            })
+            .collect();
+        let site = |s: &BarrierSite| (r.instruction(s.pc), r.source(s.source_line));
+        let divs = f
+            .divergences
+            .iter()
+            .map(|d| {
+                let (i1, s1) = site(&d.first);
+                let (i2, s2) = site(&d.second);
+                JDiv {
+                    div: d,
+                    sites: [
+                        JSite {
+                            site: &d.first,
+                            instruction: i1,
+                            source: s1,
+                        },
+                        JSite {
+                            site: &d.second,
+                            instruction: i2,
+                            source: s2,
+                        },
+                    ],
+                }
+            })
+            .collect();
+        let mut errors: Vec<JErr> = f
+            .memory
+            .iter()
+            .map(|m| {
+                let (i, s) = mk(&m.access);
+                JErr {
+                    kind: match m.kind {
+                        MemoryErrorKind::OutOfBounds => "out_of_bounds",
+                        MemoryErrorKind::Uninitialised => "uninitialised",
+                    },
+                    message: where_text(&m.access),
+                    access: Some(JAccess {
+                        access: &m.access,
+                        instruction: i,
+                        source: s,
+                    }),
+                    finding: Some(m),
+                }
+            })
+            .collect();
+        match &self.result.termination {
+            Termination::Error(e) => errors.push(JErr {
+                kind: "machine_error",
+                message: e.to_string(),
+                access: None,
+                finding: None,
+            }),
+            Termination::Deadlock(_) => errors.push(JErr {
+                kind: "deadlock",
+                message: self.result.termination.to_string(),
+                access: None,
+                finding: None,
+            }),
+            Termination::StepLimit => errors.push(JErr {
+                kind: "step_limit",
+                message: "the step bound was reached".to_string(),
+                access: None,
+                finding: None,
+            }),
+            Termination::Completed => {}
+        }
+        let clean = f.is_clean() && self.result.termination == Termination::Completed;
+        let j = J {
+            kernel: self.kernel,
+            status: if clean { "clean" } else { "failed" },
+            race_model: self.race_model.name(),
+            races,
+            barrier_divergence: divs,
+            errors,
+            complete: self.complete,
+            coverage: &self.coverage,
+            schedules: self.schedules,
+            steps: self.result.steps,
+            seed: self.seed,
+            replay: &self.replay,
+            dropped: f.dropped,
+        };
+        serde_json::to_string(&j).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+    }
+}

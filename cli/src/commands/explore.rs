@@ -1,0 +1,360 @@
+//! `cudasem explore FILE.ptx --launch L [--progress MODEL] [--level blocks|warps|lanes]
+//! [--max-states N] [run options]`: exhaustive exploration (`scheduler::explore`).
+//!
+//! Prints the bound and the state counts, the set of final outcomes, and the verdict:
+//! "terminates under MODEL" (every execution fair under the model at the level ends), or
+//! "may not terminate under MODEL" with a lasso: the stem (shortest, breadth-first), the cycle
+//! step by step (choice, pc, lanes, active mask, token stack), why the cycle is fair under the
+//! model (F, the units stepping in it, the units disabled on it), and the `cudasem replay`
+//! command that re-executes it and checks that the cycle closes. With a bound hit, no verdict.
+//!
+//! Exit codes: 0 terminates and no outcome is a failure, 1 may not terminate, a failing
+//! outcome (deadlock, fault) or no verdict (bound hit), 2 bad input.
+
+use crate::Outcome;
+use crate::commands::replay::{compact_of, event_lines, save_trace, trace_of};
+use crate::commands::run::Format;
+use crate::options::{RunOptions, Setup, replay_command};
+use scheduler::explore::{self, Exploration, Lasso, Level, Limits};
+use scheduler::progress::{ProgressModel, Reason, Verdict};
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+use traces::Choice;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The PTX file.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub options: RunOptions,
+    /// The progress model: unfair, fair, obe, hsa, hsa-obe, lobe, each optionally -strong.
+    #[arg(long, value_name = "MODEL", default_value = "fair", value_parser = parse_model)]
+    pub progress: ProgressModel,
+    /// The units the model is fair to (default: blocks for a grid of several blocks, else
+    /// warps for several warps, else lanes).
+    #[arg(long, value_name = "LEVEL", value_parser = parse_level)]
+    pub level: Option<Level>,
+    /// Bound on the explored states (machine state × units that have stepped).
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub max_states: usize,
+    /// Write the lasso (or the first failing outcome's run) as a trace file with its events
+    /// (.ron for RON, else JSON Lines).
+    #[arg(long, value_name = "OUT")]
+    pub save: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+fn parse_model(s: &str) -> Result<ProgressModel, String> {
+    s.parse()
+        .map_err(|e: scheduler::progress::UnknownModel| e.to_string())
+}
+
+fn parse_level(s: &str) -> Result<Level, String> {
+    s.parse().map_err(|e: explore::UnknownLevel| e.to_string())
+}
+
+pub fn run(args: Args) -> Outcome {
+    match run_inner(&args) {
+        Ok(o) => o,
+        Err(message) => {
+            if !message.is_empty() {
+                eprint!("{message}");
+                if !message.ends_with('\n') {
+                    eprintln!();
+                }
+            }
+            Outcome::BadInput
+        }
+    }
+}
+
+/// `fair (weak)`, `lobe (strong)`.
+fn model_text(m: ProgressModel) -> String {
+    let name = m.name();
+    match name.strip_suffix("_strong") {
+        Some(stem) => format!("{} (strong)", stem.replace('_', "-")),
+        None if name == "unfair" => "unfair".to_string(),
+        None => format!("{} (weak)", name.replace('_', "-")),
+    }
+}
+
+/// The lasso's steps with what each executed.
+fn steps_text(setup: &Setup, stem: &[Choice], cycle: &[Choice]) -> (Vec<String>, Vec<String>) {
+    let mut m = setup.machine.clone();
+    let mut lines = |choices: &[Choice], offset: usize| {
+        let mut out = Vec::new();
+        for (i, c) in choices.iter().enumerate() {
+            let mut ev = Vec::new();
+            if m.step_observed(c, &mut ev).is_err() {
+                out.push(format!(
+                    "{:>6}  {c}  (not enabled: internal error)",
+                    offset + i
+                ));
+                break;
+            }
+            let ev = event_lines(&ev);
+            match ev.first() {
+                Some(first) => out.push(format!("{:>6}  {c:<24} {first}", offset + i)),
+                None => out.push(format!("{:>6}  {c}", offset + i)),
+            }
+            for more in ev.iter().skip(1) {
+                out.push(format!("{:>6}  {:<24} {more}", "", ""));
+            }
+        }
+        out
+    };
+    let s = lines(stem, 0);
+    let c = lines(cycle, stem.len());
+    (s, c)
+}
+
+fn reason_text(x: &Exploration, lasso: &Lasso) -> String {
+    let u = &x.units;
+    match lasso.reason {
+        Reason::Deadlock { blocked } => format!(
+            "a deadlock: nothing can step, {} are live",
+            u.names(blocked)
+        ),
+        Reason::WeakCycle {
+            fair,
+            stepping,
+            disabled,
+        } => {
+            let mut s = format!(
+                "F = {} all along the cycle; stepping in it: {}",
+                u.names(fair),
+                u.names(stepping)
+            );
+            if !disabled.is_empty() {
+                s.push_str(&format!(
+                    "; disabled somewhere on it (not continuously enabled, so weak fairness owes them nothing): {}",
+                    u.names(disabled)
+                ));
+            }
+            if fair.is_empty() {
+                s.push_str("; the model guarantees no unit a step, so any cycle is fair");
+            } else {
+                s.push_str("; every unit of F is served, so the cycle is weakly fair");
+            }
+            s
+        }
+        Reason::StrongCycle { fair, stepping } => format!(
+            "F = {} all along the cycle; stepping in it: {}; the cycle takes every step of an F unit enabled on it and none leaves it, so it is strongly fair",
+            u.names(fair),
+            u.names(stepping)
+        ),
+    }
+}
+
+fn run_inner(args: &Args) -> Result<Outcome, String> {
+    let setup = args.options.setup(&args.file)?;
+    let level = args.level.unwrap_or_else(|| {
+        let m = &setup.machine;
+        if m.total_blocks() > 1 {
+            Level::Blocks
+        } else if m.warps_per_block() > 1 {
+            Level::Warps
+        } else {
+            Level::Lanes
+        }
+    });
+    let limits = Limits {
+        max_states: args.max_states,
+    };
+    let start = Instant::now();
+    let x = explore::explore(&setup.machine, level, &setup.observe(), limits)
+        .map_err(|e| format!("error: {e}\n"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let model = args.progress;
+    let verdict = x.verdict(model);
+    let lasso = x.lasso(model);
+    let hash = setup.program.hash;
+
+    // Failing outcomes (deadlocks, faults) with their replay commands.
+    let mut failing = Vec::new();
+    for (o, info) in &x.outcomes {
+        if o.status.is_failure() {
+            let compact = compact_of(&setup.machine, hash, &info.witness, None)?;
+            failing.push((o, replay_command(&compact, &setup.ptx_path, &args.options)));
+        }
+    }
+    let lasso_replay = match &lasso {
+        Some(l) => {
+            let mut all = l.stem.clone();
+            all.extend_from_slice(&l.cycle);
+            let compact = compact_of(&setup.machine, hash, &all, Some(l.stem.len()))?;
+            Some(replay_command(&compact, &setup.ptx_path, &args.options))
+        }
+        None => None,
+    };
+    if let Some(path) = &args.save {
+        let saved = match (
+            &lasso,
+            x.outcomes.iter().find(|(o, _)| o.status.is_failure()),
+        ) {
+            (Some(l), _) => {
+                let mut all = l.stem.clone();
+                all.extend_from_slice(&l.cycle);
+                let mut t = trace_of(&setup, all, format!("explore {}", model.name()), None);
+                t.cycle_start = Some(l.stem.len());
+                Some(t)
+            }
+            (None, Some((_, info))) => Some(trace_of(
+                &setup,
+                info.witness.clone(),
+                format!("explore {}", model.name()),
+                None,
+            )),
+            (None, None) => None,
+        };
+        if let Some(mut t) = saved {
+            let mut m = setup.machine.clone();
+            let r = scheduler::replay::replay(&mut m, &t.choices, None, None, true);
+            t.events = r.events;
+            save_trace(path, &t)?;
+        }
+    }
+    let rate = if seconds > 0.0 {
+        x.states() as f64 / seconds
+    } else {
+        0.0
+    };
+    let terminates = verdict.map(|v| v == Verdict::Pass);
+    let out = match args.format {
+        Format::Text => {
+            let mut s = format!(
+                "explored `{}` ({}, {} at level {}): {} states ({} machine states), {} transitions in {:.3} s ({:.0} states/s)\n",
+                setup.resolved.kernel,
+                setup.setup_text(),
+                model_text(model),
+                level,
+                x.states(),
+                x.machine_states,
+                x.transitions(),
+                seconds,
+                rate
+            );
+            match x.bound_hit {
+                Some(b) => s.push_str(&format!(
+                    "bound: --max-states {b} REACHED: the exploration is incomplete, nothing is proven\n"
+                )),
+                None => s.push_str(&format!(
+                    "bound: --max-states {} not reached: the exploration is complete\n",
+                    limits.max_states
+                )),
+            }
+            s.push_str(&format!("outcomes ({}):\n", x.outcomes.len()));
+            for (o, info) in &x.outcomes {
+                let data: Vec<String> = setup
+                    .data_text(&o.data)
+                    .into_iter()
+                    .map(|(n, v)| format!("{n}=[{}]", v.join(", ")))
+                    .collect();
+                s.push_str(&format!(
+                    "  {}  {}  ({} terminal state{})\n",
+                    o.status,
+                    data.join(" "),
+                    info.states,
+                    if info.states == 1 { "" } else { "s" }
+                ));
+            }
+            for (o, cmd) in &failing {
+                s.push_str(&format!(
+                    "{} is reachable; to reproduce:\n  {cmd}\n",
+                    o.status
+                ));
+            }
+            match (verdict, &lasso) {
+                (None, _) => s.push_str(&format!(
+                    "verdict: none (bounded out) under {} at level {level}\n",
+                    model_text(model)
+                )),
+                (Some(Verdict::Pass), _) => s.push_str(&format!(
+                    "verdict: terminates under {} at level {level}\n",
+                    model_text(model)
+                )),
+                (Some(Verdict::Fail), lasso) => {
+                    s.push_str(&format!(
+                        "verdict: may not terminate under {} at level {level}\n",
+                        model_text(model)
+                    ));
+                    if let Some(l) = lasso {
+                        let (stem, cycle) = steps_text(&setup, &l.stem, &l.cycle);
+                        s.push_str(&format!(
+                            "lasso: a stem of {} steps, then a cycle of {} steps repeated forever\n",
+                            l.stem.len(),
+                            l.cycle.len()
+                        ));
+                        s.push_str(&format!("why it is fair: {}\n", reason_text(&x, l)));
+                        s.push_str("stem:\n");
+                        for line in stem {
+                            s.push_str(&format!("{line}\n"));
+                        }
+                        s.push_str("cycle:\n");
+                        for line in cycle {
+                            s.push_str(&format!("{line}\n"));
+                        }
+                        if let Some(cmd) = &lasso_replay {
+                            s.push_str(&format!(
+                                "to replay it (checks that the cycle closes):\n  {cmd}\n"
+                            ));
+                        }
+                    }
+                }
+            }
+            s
+        }
+        Format::Json => {
+            let lasso_json = lasso.as_ref().map(|l| {
+                let (stepping, reason) = (x.units.names(l.stepping), reason_text(&x, l));
+                json!({
+                    "stem": l.stem.iter().map(Choice::to_string).collect::<Vec<_>>(),
+                    "cycle": l.cycle.iter().map(Choice::to_string).collect::<Vec<_>>(),
+                    "stepping": stepping,
+                    "why": reason,
+                    "replay": lasso_replay,
+                })
+            });
+            let outcomes: Vec<_> = x
+                .outcomes
+                .iter()
+                .map(|(o, info)| {
+                    json!({
+                        "status": o.status.to_string(),
+                        "terminal_states": info.states,
+                        "data": setup.data_text(&o.data),
+                        "replay": failing.iter().find(|(f, _)| *f == o).map(|(_, c)| c),
+                    })
+                })
+                .collect();
+            let j = json!({
+                "kernel": setup.resolved.kernel,
+                "setup": setup.setup_text(),
+                "model": model.name(),
+                "level": level.name(),
+                "terminates": terminates,
+                "states": x.states(),
+                "machine_states": x.machine_states,
+                "transitions": x.transitions(),
+                "bound": { "max_states": limits.max_states, "hit": x.bound_hit.is_some() },
+                "outcomes": outcomes,
+                "lasso": lasso_json,
+                "seconds": seconds,
+                "states_per_second": rate,
+            });
+            j.to_string() + "\n"
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    Ok(if terminates == Some(true) && failing.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Misbehaved
+    })
+}

@@ -1,0 +1,311 @@
+//! `cudasem fuzz FILE.ptx --launch L --runs N [--seed S] [--jobs J] [--schedule random|pct:DEPTH]`:
+//! N seeded random (or PCT) schedules in parallel, with a progress bar on a terminal. Prints
+//! the histogram of distinct final outcomes (printed buffers, module variables and status),
+//! every failure kind with the `cudasem replay` command of its first run (minimised to few
+//! preemptions), and runs per second. The output is the same for the same seed at any
+//! `--jobs`, timings aside (`scheduler::fuzz`).
+//!
+//! Exit codes: 0 no run failed, 1 some run failed (deadlock, fault, step limit), 2 bad input.
+
+use crate::Outcome;
+use crate::commands::replay::{compact_of, save_trace, trace_of};
+use crate::commands::run::Format;
+use crate::options::{RunOptions, Setup, replay_command};
+use scheduler::fuzz::{self, FuzzConfig, FuzzPolicy, FuzzReport};
+use serde::Serialize;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Default step bound per run: fuzzing wants many short runs.
+pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The PTX file.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub options: RunOptions,
+    /// Number of runs.
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub runs: u64,
+    /// The campaign's seed: run i uses a seed derived from it and i.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "J", default_value_t = 0)]
+    pub jobs: usize,
+    /// The random scheduler: `random` (uniform) or `pct:DEPTH`.
+    #[arg(long, value_name = "POLICY", default_value = "random", value_parser = parse_policy)]
+    pub schedule: FuzzPolicy,
+    /// Step bound of each run (a run that hits it is a `step-limit` failure: the kernel may
+    /// not terminate under that schedule).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
+    /// Do not minimise failing schedules (fewest preemptions).
+    #[arg(long)]
+    pub no_minimise: bool,
+    /// Write the first failing run of each kind as a trace file into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub save_failures: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+fn parse_policy(text: &str) -> Result<FuzzPolicy, String> {
+    match text.split_once(':') {
+        None if text == "random" => Ok(FuzzPolicy::Random),
+        Some(("pct", d)) => match d.parse::<u32>() {
+            Ok(depth) if (1..=1000).contains(&depth) => Ok(FuzzPolicy::Pct { depth }),
+            _ => Err(format!("`{d}` is not a PCT depth (1 to 1000)")),
+        },
+        _ => Err(format!(
+            "unknown fuzzing schedule `{text}`: write random or pct:DEPTH (seeds come from --seed)"
+        )),
+    }
+}
+
+pub fn run(args: Args) -> Outcome {
+    match run_inner(&args) {
+        Ok(o) => o,
+        Err(message) => {
+            if !message.is_empty() {
+                eprint!("{message}");
+                if !message.ends_with('\n') {
+                    eprintln!();
+                }
+            }
+            Outcome::BadInput
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct JsonOutcome {
+    status: String,
+    count: u64,
+    first_run: u64,
+    data: Vec<(String, Vec<String>)>,
+}
+
+#[derive(Serialize)]
+struct JsonFailure {
+    status: String,
+    count: u64,
+    first_run: u64,
+    seed: u64,
+    schedule: String,
+    steps: usize,
+    preemptions: usize,
+    replay: String,
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    kernel: &'a str,
+    setup: String,
+    runs: u64,
+    seed: u64,
+    schedule: String,
+    max_steps: u64,
+    outcomes: Vec<JsonOutcome>,
+    failures: Vec<JsonFailure>,
+    total_steps: u64,
+    seconds: f64,
+    runs_per_second: f64,
+}
+
+fn run_inner(args: &Args) -> Result<Outcome, String> {
+    let setup = args.options.setup(&args.file)?;
+    let config = FuzzConfig {
+        runs: args.runs,
+        seed: args.seed,
+        policy: args.schedule,
+        max_steps: args.max_steps,
+        jobs: args.jobs,
+        observe: setup.observe(),
+    };
+    let bar = (std::io::stderr().is_terminal() && args.runs > 1).then(|| {
+        let b = indicatif::ProgressBar::new(args.runs);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} fuzz [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        b
+    });
+    let start = Instant::now();
+    let report = fuzz::campaign(&setup.machine, &config, &|n| {
+        if let Some(b) = &bar {
+            b.inc(n);
+        }
+    })
+    .map_err(|e| format!("error: {e}\n"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let failures = failure_details(args, &setup, &report)?;
+    let schedule = match args.schedule {
+        FuzzPolicy::Random => "random".to_string(),
+        FuzzPolicy::Pct { depth } => format!("pct:{depth}"),
+    };
+    let rate = if seconds > 0.0 {
+        report.runs as f64 / seconds
+    } else {
+        0.0
+    };
+    let out = match args.format {
+        Format::Text => text(args, &setup, &report, &failures, &schedule, seconds, rate),
+        Format::Json => {
+            let j = JsonReport {
+                kernel: &setup.resolved.kernel,
+                setup: setup.setup_text(),
+                runs: report.runs,
+                seed: args.seed,
+                schedule,
+                max_steps: args.max_steps,
+                outcomes: report
+                    .outcomes
+                    .iter()
+                    .map(|(o, t)| JsonOutcome {
+                        status: o.status.to_string(),
+                        count: t.count,
+                        first_run: t.first_run,
+                        data: setup.data_text(&o.data),
+                    })
+                    .collect(),
+                failures,
+                total_steps: report.total_steps,
+                seconds,
+                runs_per_second: rate,
+            };
+            serde_json::to_string(&j).unwrap_or_default() + "\n"
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    Ok(if report.failures.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Misbehaved
+    })
+}
+
+/// For each failure kind: re-run its first run recording the schedule, minimise it, and build
+/// the replay command (and save the trace when asked).
+fn failure_details(
+    args: &Args,
+    setup: &Setup,
+    report: &FuzzReport,
+) -> Result<Vec<JsonFailure>, String> {
+    let mut out = Vec::new();
+    for (status, tally) in &report.failures {
+        let seed = fuzz::run_seed(args.seed, tally.first_run);
+        let mut choices = fuzz::record_one(
+            &setup.machine,
+            args.schedule,
+            seed,
+            report.horizon,
+            args.max_steps,
+        );
+        // A step-limit run is as long as the bound: minimising it would replay the bound many
+        // times over; other failures are short.
+        if !args.no_minimise && !matches!(status, scheduler::outcome::Status::StepLimit) {
+            choices = fuzz::minimise(&setup.machine, &choices, status, args.max_steps, 2000);
+        }
+        let preemptions = fuzz::preemptions(&setup.machine, &choices);
+        let compact = compact_of(&setup.machine, setup.program.hash, &choices, None)?;
+        let replay = replay_command(&compact, &setup.ptx_path, &args.options);
+        if let Some(dir) = &args.save_failures {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("error: cannot create {}: {e}\n", dir.display()))?;
+            let trace = trace_of(
+                setup,
+                choices.clone(),
+                fuzz::policy_text(args.schedule, seed),
+                Some(seed),
+            );
+            save_trace(
+                &dir.join(format!("{}-run{}.jsonl", status.word(), tally.first_run)),
+                &trace,
+            )?;
+        }
+        out.push(JsonFailure {
+            status: status.to_string(),
+            count: tally.count,
+            first_run: tally.first_run,
+            seed,
+            schedule: fuzz::policy_text(args.schedule, seed),
+            steps: choices.len(),
+            preemptions,
+            replay,
+        });
+    }
+    Ok(out)
+}
+
+fn text(
+    args: &Args,
+    setup: &Setup,
+    report: &FuzzReport,
+    failures: &[JsonFailure],
+    schedule: &str,
+    seconds: f64,
+    rate: f64,
+) -> String {
+    let mut s = String::new();
+    s.push_str(&format!(
+        "fuzz: {} runs of `{}` ({}, {} schedules, seed {}, at most {} steps each)\n",
+        report.runs,
+        setup.resolved.kernel,
+        setup.setup_text(),
+        schedule,
+        args.seed,
+        args.max_steps
+    ));
+    s.push_str(&format!("outcomes ({} distinct):\n", report.outcomes.len()));
+    let width = report
+        .outcomes
+        .values()
+        .map(|t| t.count.to_string().len())
+        .max()
+        .unwrap_or(1);
+    for (o, t) in &report.outcomes {
+        let data: Vec<String> = setup
+            .data_text(&o.data)
+            .into_iter()
+            .map(|(n, v)| format!("{n}=[{}]", v.join(", ")))
+            .collect();
+        s.push_str(&format!(
+            "  {:>width$}  {}  {}\n",
+            t.count,
+            o.status,
+            data.join(" ")
+        ));
+    }
+    if failures.is_empty() {
+        s.push_str("failures: none\n");
+    } else {
+        s.push_str(&format!(
+            "failures ({} kind{}):\n",
+            failures.len(),
+            if failures.len() == 1 { "" } else { "s" }
+        ));
+        for f in failures {
+            s.push_str(&format!(
+                "  {}: {} runs, first run {} ({}); a schedule of {} steps with {} preemptions reproduces it:\n    {}\n",
+                f.status, f.count, f.first_run, f.schedule, f.steps, f.preemptions, f.replay
+            ));
+        }
+    }
+    s.push_str(&format!(
+        "{} runs, {} steps in {:.3} s: {:.0} runs/s\n",
+        report.runs, report.total_steps, seconds, rate
+    ));
+    s
+}

@@ -1,0 +1,238 @@
+//! `cudasem litmus FILE.litmus... [--memory flat|cached] [--format text|json] [--max-states N]
+//! [--emit-ptx DIR]`: herd-style PTX memory-model litmus tests (`scheduler::litmus`).
+//!
+//! For each file: the final outcomes reached over every execution (herd-style `1:r0=1; x=2;`,
+//! with the number of distinct final machine states showing each), the condition's verdict
+//! (`holds`: the condition as written holds, the meaning of the expected CSVs' 1) and, for a
+//! reachable `exists` or a violated `~exists`/`forall`, a witness: the choice sequence and a
+//! compact string for `cudasem replay` (with the PTX that `--emit-ptx` writes). JSON: one object
+//! per file with `status` (`ok`, `unsupported`, `bounded`), `holds`, `outcomes`, `witness`.
+//!
+//! Exit codes: 0 every file was checked (an "unsupported" verdict included), 2 a file could not
+//! be read or parsed (`file:line:col: message`; the other files are still checked) or
+//! `--memory cached`, which is not implemented yet.
+
+use crate::Outcome;
+use scheduler::litmus::parse::{self, LitmusTest};
+use scheduler::litmus::{self, MemorySystem, Options, Report, Status};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Litmus files (herd format, PTX flavour).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The memory system.
+    #[arg(long, value_enum, default_value_t = MemoryArg::Flat)]
+    pub memory: MemoryArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Bound on the distinct states explored per test; a test that hits it gets no verdict.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub max_states: usize,
+    /// Write each test's translated PTX to DIR/<file stem>.ptx (for `cudasem replay`).
+    #[arg(long, value_name = "DIR")]
+    pub emit_ptx: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MemoryArg {
+    /// Sequentially consistent memory.
+    Flat,
+    /// Per-SM L1 caches, shared L2 (not implemented yet).
+    Cached,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+pub fn run(args: Args) -> Outcome {
+    let options = Options {
+        memory: match args.memory {
+            MemoryArg::Flat => MemorySystem::Flat,
+            MemoryArg::Cached => MemorySystem::Cached,
+        },
+        max_states: args.max_states,
+    };
+    if let Some(dir) = &args.emit_ptx
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        eprintln!("error: cannot create `{}`: {e}", dir.display());
+        return Outcome::BadInput;
+    }
+    let mut outcome = Outcome::Clean;
+    for file in &args.files {
+        let path = file.display().to_string();
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: cannot read `{path}`: {e}");
+                outcome = Outcome::BadInput;
+                continue;
+            }
+        };
+        let test = match parse::parse(&text) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {path}:{e}");
+                outcome = Outcome::BadInput;
+                continue;
+            }
+        };
+        let start = Instant::now();
+        let report = match litmus::check(&test, &options) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {path}: {e}");
+                return Outcome::BadInput;
+            }
+        };
+        let seconds = start.elapsed().as_secs_f64();
+        let ptx_path = match (&args.emit_ptx, &report.ptx) {
+            (Some(dir), Some(ptx)) => {
+                let stem = file
+                    .file_stem()
+                    .map_or("litmus".into(), |s| s.to_string_lossy().to_string());
+                let p = dir.join(format!("{stem}.ptx"));
+                if let Err(e) = std::fs::write(&p, ptx) {
+                    eprintln!("error: cannot write `{}`: {e}", p.display());
+                    outcome = Outcome::BadInput;
+                }
+                Some(p)
+            }
+            _ => None,
+        };
+        match args.format {
+            Format::Text => print!("{}", text_report(&path, &test, &report, seconds, ptx_path.as_deref())),
+            Format::Json => println!("{}", json_report(&path, &test, &report, ptx_path.as_deref())),
+        }
+    }
+    outcome
+}
+
+fn replay_line(report: &Report, compact: &str, ptx: Option<&Path>) -> String {
+    let ptx = ptx.map_or("<the PTX from --emit-ptx DIR>".to_string(), |p| {
+        p.display().to_string()
+    });
+    format!(
+        "cudasem replay {compact} {ptx} {}",
+        report.replay_flags.join(" ")
+    )
+}
+
+fn text_report(
+    path: &str,
+    test: &LitmusTest,
+    report: &Report,
+    seconds: f64,
+    ptx: Option<&Path>,
+) -> String {
+    let mut s = format!(
+        "Test {} ({path}), memory {}\n",
+        test.name,
+        report.memory.name()
+    );
+    s.push_str(&format!(
+        "Condition: {} {}\n",
+        report.quantifier.name(),
+        report.condition
+    ));
+    if let Status::Unsupported(reason) = &report.status {
+        s.push_str(&format!("Status: unsupported: {reason}\n\n"));
+        return s;
+    }
+    s.push_str(&format!(
+        "Explored {} states in {seconds:.3} s: {} outcomes, {} deadlocked and {} faulting final states\n",
+        report.states,
+        report.outcomes.len(),
+        report.deadlocks,
+        report.faults
+    ));
+    if let Some(f) = &report.first_fault {
+        s.push_str(&format!("First fault: {f}\n"));
+    }
+    s.push_str("Outcomes (final states reaching each; * = satisfies the proposition):\n");
+    for o in &report.outcomes {
+        s.push_str(&format!(
+            "  {:>6}{} {}\n",
+            o.states,
+            if o.satisfies { " *" } else { "  " },
+            report.outcome_text(&o.values)
+        ));
+    }
+    match (&report.status, report.holds) {
+        (Status::Bounded, _) => s.push_str(
+            "Status: bounded: the state bound cut the search (--max-states); no verdict\n",
+        ),
+        (_, Some(h)) => s.push_str(&format!(
+            "Status: ok\nVerdict: the condition {} (holds: {h})\n",
+            if h { "holds" } else { "does not hold" }
+        )),
+        _ => {}
+    }
+    if let Some(w) = &report.witness {
+        s.push_str(&format!(
+            "Witness: {}\n  choices: {}\n  replay: {}\n",
+            report.outcome_text(&w.values),
+            w.choices
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            replay_line(report, &w.compact, ptx)
+        ));
+    }
+    s.push('\n');
+    s
+}
+
+fn json_report(path: &str, test: &LitmusTest, report: &Report, ptx: Option<&Path>) -> Value {
+    let outcomes: Vec<Value> = report
+        .outcomes
+        .iter()
+        .map(|o| {
+            let values: serde_json::Map<String, Value> = report
+                .terms
+                .iter()
+                .zip(&o.values)
+                .map(|(t, v)| (t.to_string(), json!(v)))
+                .collect();
+            json!({
+                "outcome": report.outcome_text(&o.values),
+                "values": values,
+                "final_states": o.states,
+                "satisfies": o.satisfies,
+            })
+        })
+        .collect();
+    let witness = report.witness.as_ref().map(|w| {
+        json!({
+            "outcome": report.outcome_text(&w.values),
+            "choices": w.choices.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            "compact": w.compact,
+            "replay": replay_line(report, &w.compact, ptx),
+        })
+    });
+    json!({
+        "file": path,
+        "name": test.name,
+        "memory": report.memory.name(),
+        "condition": format!("{} {}", report.quantifier.name(), report.condition),
+        "status": report.status.word(),
+        "reason": match &report.status { Status::Unsupported(r) => Some(r.clone()), _ => None },
+        "holds": report.holds,
+        "outcomes": outcomes,
+        "counts": "distinct final machine states",
+        "witness": witness,
+        "states": report.states,
+        "deadlocks": report.deadlocks,
+        "faults": report.faults,
+        "ptx": ptx.map(|p| p.display().to_string()),
+    })
+}

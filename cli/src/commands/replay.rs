@@ -1,0 +1,690 @@
+//! `cudasem replay TRACE [FILE.ptx] [run options]`: re-execute a recorded run and check it.
+//!
+//! TRACE is a trace file (RON, or JSON Lines as `cudasem run --trace` and `--save` write) or a
+//! compact string (`cudasem1:...`, printed by every failing `fuzz` and `explore`). A file
+//! carries its launch and configuration (the run options are then ignored) and names its PTX
+//! file (FILE.ptx overrides it); a compact string needs FILE.ptx and the run options.
+//!
+//! Checks, in order: the program hash; every choice against the machine's enabled set (a
+//! compact index against the enabled set's length, then the choices' checksum); recorded
+//! events against the replayed ones; for a lasso, that the cycle returns to the state after
+//! the stem. The first divergence is reported with its step. Then the final state is printed
+//! like `cudasem run` does.
+//!
+//! Exit codes: 0 replayed and the kernel completed, 1 replayed and the run misbehaved (or the
+//! lasso closed: the kernel may not terminate), 2 the trace does not match (divergence, hash)
+//! or bad input.
+//!
+//! The trace's launch and configuration are mirrored here ([`TraceLaunch`], [`TraceConfig`])
+//! with exactly the serialized shape of `semantics::machine::{LaunchConfig, MachineConfig}`,
+//! so the JSON Lines that `cudasem run --trace` writes read back.
+
+use crate::Outcome;
+use crate::commands::run::load_program;
+use crate::launch::Elem;
+use crate::options::{RunOptions, Setup, warp_model_name};
+use crate::output::{PrintedBuffer, RunReport};
+use ptx_parser::ScalarType;
+use scheduler::replay::{CycleCheck, replay, resolve_indices};
+use semantics::machine::{
+    ArgValue, BufferSpec, DeviceConfig, LaunchConfig, Machine, MachineConfig, MemoryKind,
+    Termination, WarpModel,
+};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use traces::format::{self, CompactTrace, Format};
+use traces::{Choice, Event, Trace};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A trace file (.ron or .jsonl) or a compact trace string (`cudasem1:...`).
+    pub trace: String,
+    /// The PTX file (required with a compact trace; overrides a trace file's `program_path`).
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub options: RunOptions,
+    /// Print every step: the choice and what it executed (pc, lanes, active mask, token stack).
+    #[arg(long)]
+    pub events: bool,
+    /// Write the replayed run, with its events, as a trace file (.ron for RON, else JSON Lines).
+    #[arg(long, value_name = "OUT")]
+    pub save: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = crate::commands::run::Format::Text)]
+    pub format: crate::commands::run::Format,
+}
+
+/// A buffer of a trace's launch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceBuffer {
+    pub name: String,
+    /// The element type as `ScalarType` serializes it (`S32`).
+    pub elem: String,
+    pub bytes: Vec<u8>,
+}
+
+/// An argument of a trace's launch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum TraceArg {
+    Buffer(usize),
+    Scalar { ty: String, bits: u64 },
+    Null,
+}
+
+/// A trace's launch: `LaunchConfig`'s serialized shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceLaunch {
+    pub kernel: Option<String>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared_bytes: u32,
+    pub buffers: Vec<TraceBuffer>,
+    pub args: Vec<TraceArg>,
+    pub globals: Vec<(String, u64)>,
+    /// Names of the buffers to print (absent in `cudasem run --trace` files: then all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub print: Option<Vec<String>>,
+}
+
+/// A trace's device: `DeviceConfig`'s serialized shape.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TraceDevice {
+    pub num_sms: u32,
+    pub max_blocks_per_sm: u32,
+    pub max_threads_per_sm: u32,
+    pub max_warps_per_sm: u32,
+    pub shared_mem_per_sm: u32,
+    pub max_threads_per_block: u32,
+    pub warp_size: u32,
+}
+
+/// A trace's configuration: `MachineConfig`'s serialized shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceConfig {
+    pub warp_model: String,
+    pub memory: String,
+    pub device: TraceDevice,
+    pub exited_warps_arrive: bool,
+    pub local_bytes_per_thread: u32,
+    pub check_invariants: bool,
+}
+
+/// The trace type the CLI reads and writes.
+pub type CliTrace = Trace<TraceLaunch, TraceConfig>;
+
+const SCALARS: [ScalarType; 24] = [
+    ScalarType::S8,
+    ScalarType::S16,
+    ScalarType::S32,
+    ScalarType::S64,
+    ScalarType::U8,
+    ScalarType::U16,
+    ScalarType::U32,
+    ScalarType::U64,
+    ScalarType::F16,
+    ScalarType::F16x2,
+    ScalarType::Bf16,
+    ScalarType::Bf16x2,
+    ScalarType::Tf32,
+    ScalarType::F32,
+    ScalarType::F64,
+    ScalarType::B8,
+    ScalarType::B16,
+    ScalarType::B32,
+    ScalarType::B64,
+    ScalarType::B128,
+    ScalarType::Pred,
+    ScalarType::TexRef,
+    ScalarType::SamplerRef,
+    ScalarType::SurfRef,
+];
+
+fn scalar_name(t: ScalarType) -> String {
+    serde_json::to_value(t)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn scalar_of(name: &str) -> Result<ScalarType, String> {
+    SCALARS
+        .iter()
+        .copied()
+        .find(|t| scalar_name(*t) == name)
+        .ok_or_else(|| format!("unknown element type `{name}` in the trace"))
+}
+
+fn warp_model_word(m: WarpModel) -> String {
+    serde_json::to_value(m)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl TraceLaunch {
+    pub fn of(launch: &LaunchConfig, print: Option<Vec<String>>) -> TraceLaunch {
+        TraceLaunch {
+            kernel: launch.kernel.clone(),
+            grid: launch.grid,
+            block: launch.block,
+            dynamic_shared_bytes: launch.dynamic_shared_bytes,
+            buffers: launch
+                .buffers
+                .iter()
+                .map(|b| TraceBuffer {
+                    name: b.name.clone(),
+                    elem: scalar_name(b.elem),
+                    bytes: b.bytes.clone(),
+                })
+                .collect(),
+            args: launch
+                .args
+                .iter()
+                .map(|a| match *a {
+                    ArgValue::Buffer(i) => TraceArg::Buffer(i),
+                    ArgValue::Scalar { ty, bits } => TraceArg::Scalar {
+                        ty: scalar_name(ty),
+                        bits,
+                    },
+                    ArgValue::Null => TraceArg::Null,
+                })
+                .collect(),
+            globals: launch.globals.clone(),
+            print,
+        }
+    }
+
+    pub fn to_launch(&self) -> Result<LaunchConfig, String> {
+        Ok(LaunchConfig {
+            kernel: self.kernel.clone(),
+            grid: self.grid,
+            block: self.block,
+            dynamic_shared_bytes: self.dynamic_shared_bytes,
+            buffers: self
+                .buffers
+                .iter()
+                .map(|b| {
+                    Ok(BufferSpec {
+                        name: b.name.clone(),
+                        elem: scalar_of(&b.elem)?,
+                        bytes: b.bytes.clone(),
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+            args: self
+                .args
+                .iter()
+                .map(|a| {
+                    Ok(match a {
+                        TraceArg::Buffer(i) => ArgValue::Buffer(*i),
+                        TraceArg::Scalar { ty, bits } => ArgValue::Scalar {
+                            ty: scalar_of(ty)?,
+                            bits: *bits,
+                        },
+                        TraceArg::Null => ArgValue::Null,
+                    })
+                })
+                .collect::<Result<_, String>>()?,
+            globals: self.globals.clone(),
+        })
+    }
+}
+
+impl TraceConfig {
+    pub fn of(c: &MachineConfig) -> TraceConfig {
+        let d = c.device;
+        TraceConfig {
+            warp_model: warp_model_word(c.warp_model),
+            memory: "Flat".to_string(),
+            device: TraceDevice {
+                num_sms: d.num_sms,
+                max_blocks_per_sm: d.max_blocks_per_sm,
+                max_threads_per_sm: d.max_threads_per_sm,
+                max_warps_per_sm: d.max_warps_per_sm,
+                shared_mem_per_sm: d.shared_mem_per_sm,
+                max_threads_per_block: d.max_threads_per_block,
+                warp_size: d.warp_size,
+            },
+            exited_warps_arrive: c.exited_warps_arrive,
+            local_bytes_per_thread: c.local_bytes_per_thread,
+            check_invariants: c.check_invariants,
+        }
+    }
+
+    pub fn to_config(&self) -> Result<MachineConfig, String> {
+        let warp_model = [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads]
+            .into_iter()
+            .find(|m| warp_model_word(*m) == self.warp_model)
+            .ok_or_else(|| format!("unknown warp model `{}` in the trace", self.warp_model))?;
+        if self.memory != "Flat" {
+            return Err(format!("unknown memory `{}` in the trace", self.memory));
+        }
+        let d = self.device;
+        Ok(MachineConfig {
+            warp_model,
+            memory: MemoryKind::Flat,
+            device: DeviceConfig {
+                num_sms: d.num_sms,
+                max_blocks_per_sm: d.max_blocks_per_sm,
+                max_threads_per_sm: d.max_threads_per_sm,
+                max_warps_per_sm: d.max_warps_per_sm,
+                shared_mem_per_sm: d.shared_mem_per_sm,
+                max_threads_per_block: d.max_threads_per_block,
+                warp_size: d.warp_size,
+            },
+            exited_warps_arrive: self.exited_warps_arrive,
+            local_bytes_per_thread: self.local_bytes_per_thread,
+            check_invariants: self.check_invariants,
+        })
+    }
+}
+
+/// A trace of `setup`'s launch with these choices.
+pub fn trace_of(
+    setup: &Setup,
+    choices: Vec<Choice>,
+    policy: String,
+    seed: Option<u64>,
+) -> CliTrace {
+    let print = setup
+        .resolved
+        .print
+        .iter()
+        .map(|&i| setup.resolved.config.buffers[i].name.clone())
+        .collect();
+    let mut t = Trace::new(
+        setup.program.hash,
+        TraceLaunch::of(&setup.resolved.config, Some(print)),
+        TraceConfig::of(&setup.config),
+        seed,
+    );
+    t.choices = choices;
+    t.policy = Some(policy);
+    t.program_path = Some(setup.ptx_path.clone());
+    t
+}
+
+/// The compact string of `choices` on `machine` (the enabled-set indices).
+pub fn compact_of(
+    machine: &Machine,
+    program_hash: u64,
+    choices: &[Choice],
+    cycle_start: Option<usize>,
+) -> Result<String, String> {
+    let indices = scheduler::replay::indices_of(machine, choices)
+        .map_err(|d| format!("internal: a recorded schedule does not replay: {d}"))?;
+    Ok(CompactTrace {
+        program_hash,
+        checksum: CompactTrace::checksum_of(choices),
+        cycle_start,
+        indices,
+    }
+    .encode())
+}
+
+/// Writes a trace file: RON for `.ron`, JSON Lines otherwise.
+pub fn save_trace(path: &Path, trace: &CliTrace) -> Result<(), String> {
+    let text = if path.extension().is_some_and(|e| e == "ron") {
+        format::to_ron(trace)
+    } else {
+        format::to_json_lines(trace)
+    }
+    .map_err(|e| format!("error: cannot encode trace: {e}\n"))?;
+    std::fs::write(path, text)
+        .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))
+}
+
+/// One line per executed event of a step: `pc 3  lanes 0x2  active 0x2  stack [break 0x3 @7]`.
+pub fn event_lines(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Executed {
+                pc,
+                lanes,
+                active,
+                stack,
+                next_pc,
+                derivation,
+                ..
+            } => {
+                let tokens: Vec<String> = stack
+                    .iter()
+                    .map(|t| format!("{} {:#x} @{}", t.kind.name(), t.mask, t.pc))
+                    .collect();
+                Some(format!(
+                    "pc {pc:>3} -> {next_pc:<3} lanes {lanes:#06x}  active {active:#06x}  stack [{}]  ({derivation})",
+                    tokens.join(", ")
+                ))
+            }
+            Event::BarrierCompleted { block, barrier, .. } => {
+                Some(format!("barrier {barrier} of block {block} completed"))
+            }
+            Event::BlockCompleted { block, .. } => Some(format!("block {block} completed")),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn run(args: Args) -> Outcome {
+    match run_inner(&args) {
+        Ok(o) => o,
+        Err(message) => {
+            if !message.is_empty() {
+                eprint!("{message}");
+                if !message.ends_with('\n') {
+                    eprintln!();
+                }
+            }
+            Outcome::BadInput
+        }
+    }
+}
+
+/// What a replay starts from.
+struct Loaded {
+    ptx_path: String,
+    machine: Machine,
+    program_hash: u64,
+    choices: Vec<Choice>,
+    events: Option<Vec<Vec<Event>>>,
+    cycle_start: Option<usize>,
+    /// (name, elem, buffer index) to print.
+    print: Vec<(String, Elem, usize)>,
+    kernel: String,
+    files: std::collections::BTreeMap<u32, String>,
+    setup_text: String,
+    launch: LaunchConfig,
+}
+
+fn load_trace(args: &Args) -> Result<Loaded, String> {
+    let is_file = Path::new(&args.trace).is_file();
+    if !is_file && format::detect(&args.trace) == Format::Compact {
+        let compact = CompactTrace::parse(&args.trace).map_err(|e| format!("error: {e}\n"))?;
+        let file = args.file.as_ref().ok_or(
+            "error: a compact trace needs the PTX file and the launch: cudasem replay TRACE FILE.ptx --launch L.ron\n",
+        )?;
+        let setup = args.options.setup(file)?;
+        check_hash(&setup.ptx_path, setup.program.hash, compact.program_hash)?;
+        let choices = resolve_indices(&setup.machine, &compact.indices).map_err(|d| {
+            format!("replay diverged: {d}\n  = the trace does not belong to this program, launch and configuration\n")
+        })?;
+        if CompactTrace::checksum_of(&choices) != compact.checksum {
+            return Err(format!(
+                "replay diverged: the {} indices resolve to other choices than were recorded (checksum {:08x}, recorded {:08x})\n",
+                choices.len(),
+                CompactTrace::checksum_of(&choices),
+                compact.checksum
+            ));
+        }
+        let print = setup
+            .resolved
+            .print
+            .iter()
+            .map(|&i| {
+                (
+                    setup.resolved.config.buffers[i].name.clone(),
+                    setup.resolved.elems[i],
+                    i,
+                )
+            })
+            .collect();
+        return Ok(Loaded {
+            ptx_path: setup.ptx_path.clone(),
+            program_hash: setup.program.hash,
+            kernel: setup.resolved.kernel.clone(),
+            files: setup.program.files.clone(),
+            setup_text: setup.setup_text(),
+            launch: setup.resolved.config.clone(),
+            machine: setup.machine,
+            choices,
+            events: None,
+            cycle_start: compact.cycle_start,
+            print,
+        });
+    }
+    let text = std::fs::read_to_string(&args.trace).map_err(|e| {
+        format!(
+            "error: cannot read trace {}: {e}\n  = help: TRACE is a trace file or a compact string starting with `cudasem1:`\n",
+            args.trace
+        )
+    })?;
+    let trace: CliTrace = match format::detect(&text) {
+        Format::Ron => format::from_ron(&text),
+        Format::JsonLines => format::from_json_lines(&text),
+        Format::Compact => {
+            return Err(format!(
+                "error: {} holds a compact trace: pass the string itself\n",
+                args.trace
+            ));
+        }
+    }
+    .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
+    let ptx: PathBuf = match (&args.file, &trace.program_path) {
+        (Some(f), _) => f.clone(),
+        (None, Some(p)) => PathBuf::from(p),
+        (None, None) => {
+            return Err(
+                "error: the trace does not name its PTX file: cudasem replay TRACE FILE.ptx\n"
+                    .to_string(),
+            );
+        }
+    };
+    let ptx_path = ptx.display().to_string();
+    let text = std::fs::read_to_string(&ptx)
+        .map_err(|e| format!("error: cannot read {ptx_path}: {e}\n"))?;
+    let program = load_program(&ptx_path, &text)?;
+    check_hash(&ptx_path, program.hash, trace.program_hash)?;
+    let launch = trace
+        .launch
+        .to_launch()
+        .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
+    let config = trace
+        .config
+        .to_config()
+        .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
+    let program_hash = program.hash;
+    let files = program.files.clone();
+    let kernel = launch
+        .kernel
+        .clone()
+        .unwrap_or_else(|| "kernel".to_string());
+    let machine = Machine::new(Arc::new(program), &launch, &config)
+        .map_err(|e| format!("error: the trace's launch does not fit: {}\n", e.message))?;
+    let print = launch
+        .buffers
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| {
+            trace
+                .launch
+                .print
+                .as_ref()
+                .is_none_or(|names| names.contains(&b.name))
+        })
+        .map(|(i, b)| {
+            (
+                b.name.clone(),
+                Elem::from_scalar_type(b.elem).unwrap_or(Elem::U8),
+                i,
+            )
+        })
+        .collect();
+    Ok(Loaded {
+        ptx_path,
+        machine,
+        program_hash,
+        choices: trace.choices,
+        events: trace.events,
+        cycle_start: trace.cycle_start,
+        print,
+        kernel,
+        files,
+        setup_text: format!("{}, flat memory", warp_model_name(config.warp_model)),
+        launch,
+    })
+}
+
+/// The program must be the one the trace was recorded from.
+fn check_hash(ptx_path: &str, have: u64, want: u64) -> Result<(), String> {
+    if have == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "replay refused: {ptx_path} has program hash {have:016x}, the trace was recorded from {want:016x}\n  = help: the PTX file changed since the trace was recorded, or it is another file\n"
+        ))
+    }
+}
+
+fn run_inner(args: &Args) -> Result<Outcome, String> {
+    let loaded = load_trace(args)?;
+    let fresh = loaded.machine.clone();
+    let mut machine = loaded.machine;
+    let r = replay(
+        &mut machine,
+        &loaded.choices,
+        loaded.events.as_deref(),
+        loaded.cycle_start,
+        args.events || args.save.is_some(),
+    );
+    let mut out = String::new();
+    if args.events
+        && let Some(events) = &r.events
+    {
+        for (i, (c, ev)) in loaded.choices.iter().zip(events).enumerate() {
+            if loaded.cycle_start == Some(i) {
+                out.push_str("-- cycle (repeats forever) --\n");
+            }
+            out.push_str(&format!("{i:>6}  {c}\n"));
+            for line in event_lines(ev) {
+                out.push_str(&format!("          {line}\n"));
+            }
+        }
+    }
+    if let Some(path) = &args.save {
+        let mut t: CliTrace = Trace::new(
+            loaded.program_hash,
+            TraceLaunch::of(
+                &loaded.launch,
+                Some(loaded.print.iter().map(|p| p.0.clone()).collect()),
+            ),
+            TraceConfig::of(fresh.config()),
+            None,
+        );
+        t.choices = loaded.choices[..r.taken].to_vec();
+        t.program_path = Some(loaded.ptx_path.clone());
+        t.cycle_start = loaded.cycle_start;
+        t.events = r.events.clone();
+        t.policy = Some("replay".to_string());
+        save_trace(path, &t)?;
+    }
+    if let Some(d) = &r.divergence {
+        let msg = format!(
+            "{out}replay diverged after {} of {} choices: {d}\n",
+            r.taken,
+            loaded.choices.len()
+        );
+        if args.format == crate::commands::run::Format::Json {
+            let j = serde_json::json!({
+                "replayed": r.taken,
+                "choices": loaded.choices.len(),
+                "divergence": { "step": d.step, "message": d.to_string() },
+            });
+            println!("{j}");
+        } else {
+            eprint!("{msg}");
+        }
+        return Ok(Outcome::BadInput);
+    }
+    let buffers_bytes: Vec<Vec<u8>> = loaded.print.iter().map(|p| machine.buffer(p.2)).collect();
+    let termination = r.termination.clone();
+    let lasso_text = match r.cycle {
+        Some(CycleCheck::Closed { fingerprint }) => Some(format!(
+            "the cycle closes: the state after choice {} recurs after choice {} (fingerprint {fingerprint:032x}); repeating it never terminates\n",
+            loaded.cycle_start.unwrap_or(0),
+            loaded.choices.len()
+        )),
+        Some(CycleCheck::Open {
+            stem_end,
+            cycle_end,
+        }) => Some(format!(
+            "the cycle does NOT close: state {stem_end:032x} after the stem, {cycle_end:032x} after the cycle\n"
+        )),
+        None => None,
+    };
+    let printed: Vec<PrintedBuffer> = loaded
+        .print
+        .iter()
+        .zip(&buffers_bytes)
+        .map(|(p, bytes)| PrintedBuffer {
+            name: &p.0,
+            elem: p.1,
+            bytes,
+        })
+        .collect();
+    let outcome = match (&termination, &r.cycle) {
+        (_, Some(CycleCheck::Open { .. })) => Outcome::BadInput,
+        (_, Some(CycleCheck::Closed { .. })) => Outcome::Misbehaved,
+        (Some(Termination::Completed), _) => Outcome::Clean,
+        (Some(_), _) => Outcome::Misbehaved,
+        // The trace ended before the run did (a step-limit failure, or a partial run).
+        (None, _) => Outcome::Misbehaved,
+    };
+    let stopped = Termination::StepLimit;
+    let report = RunReport {
+        kernel: &loaded.kernel,
+        ptx_path: &loaded.ptx_path,
+        files: &loaded.files,
+        buffers: printed,
+        termination: termination.as_ref().unwrap_or(&stopped),
+        steps: machine.steps(),
+        max_steps: loaded.choices.len() as u64,
+        setup: format!("{}, replay of {} choices", loaded.setup_text, r.taken),
+        replay: String::new(),
+    };
+    match args.format {
+        crate::commands::run::Format::Text => {
+            out.push_str(&format!(
+                "replayed {} choices: program hash {:016x} matches, every choice was enabled{}\n",
+                r.taken,
+                loaded.program_hash,
+                if loaded.events.is_some() {
+                    ", every step's events match the recorded ones"
+                } else {
+                    ""
+                }
+            ));
+            if let Some(l) = &lasso_text {
+                out.push_str(l);
+            }
+            if termination.is_some() {
+                out.push_str(&report.text());
+            } else {
+                out.push_str(&format!(
+                    "the run has not ended after the trace's {} choices\n",
+                    r.taken
+                ));
+            }
+        }
+        crate::commands::run::Format::Json => {
+            let j = serde_json::json!({
+                "replayed": r.taken,
+                "choices": loaded.choices.len(),
+                "divergence": serde_json::Value::Null,
+                "program_hash": format!("{:016x}", loaded.program_hash),
+                "events_checked": loaded.events.is_some(),
+                "lasso": lasso_text.as_ref().map(|_| matches!(r.cycle, Some(CycleCheck::Closed { .. }))),
+                "ended": termination.is_some(),
+                "run": serde_json::from_str::<serde_json::Value>(&report.json()).unwrap_or_default(),
+            });
+            out.push_str(&j.to_string());
+            out.push('\n');
+        }
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    Ok(outcome)
+}

@@ -1,0 +1,67 @@
+//! `cudasem rules [NAME]`: the rules cudasem's derivations name (`semantics::rules`), each with
+//! its thesis section and seed lines, its text in the thesis's notation and where cudasem
+//! departs from it (ARCHITECTURE.md section 11). Without NAME: a one-line index of every rule.
+//!
+//! Exit codes: 0, or 2 when no rule has that name.
+
+use crate::Outcome;
+use semantics::rules;
+use std::io::Write;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A rule name (`bra_guard`), a layer-qualified one (`thread/bra`), or `all` for every
+    /// rule in full.
+    pub name: Option<String>,
+}
+
+pub fn run(args: Args) -> Outcome {
+    let text = match args.name.as_deref() {
+        None => index(),
+        Some("all") => rules::all()
+            .iter()
+            .map(rules::RuleDoc::render)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(name) => {
+            let found = rules::find(name);
+            if found.is_empty() {
+                eprintln!(
+                    "error: no rule `{name}`\n  = help: `cudasem rules` lists them (e.g. bra_guard, thread/bra, endBar)"
+                );
+                return Outcome::BadInput;
+            }
+            found
+                .iter()
+                .map(rules::RuleDoc::render)
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    Outcome::Clean
+}
+
+/// One line per rule: qualified name, where it comes from, and a deviation mark.
+fn index() -> String {
+    let all = rules::all();
+    let width = all
+        .iter()
+        .map(|d| d.qualified_name().chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut s = String::from(
+        "rules of cudasem's semantics (`cudasem rules NAME` for the text; * = cudasem deviates)\n",
+    );
+    for d in &all {
+        let name = d.qualified_name();
+        s.push_str(&format!(
+            "  {name:<width$}  {}{}\n",
+            d.source(),
+            if d.deviation.is_some() { "  *" } else { "" }
+        ));
+    }
+    s
+}

@@ -1,0 +1,291 @@
+//! Run options shared by `fuzz`, `explore` and `replay`: the launch (file and flags), the warp
+//! model, the memory system and the device, built from `run`'s own flag groups
+//! ([`QuickLaunch`], [`DeviceArgs`], [`WarpModelArg`], [`MemoryArg`]) so every command spells
+//! them the same way. [`RunOptions::setup`] turns them and a PTX file into a ready machine;
+//! [`RunOptions::argv`] writes them back as flags for the replay commands printed on failures.
+
+use crate::commands::run::{DeviceArgs, MemoryArg, QuickLaunch, WarpModelArg, load_program};
+use crate::launch::{DeviceFile, Elem, Launch, LaunchFlags, Resolved};
+use semantics::machine::{DeviceConfig, Machine, MachineConfig, MemoryKind, WarpModel};
+use semantics::program::Space;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Everything but the PTX file that `run` takes to describe a launch and its machine.
+#[derive(clap::Args)]
+pub struct RunOptions {
+    /// The launch file (RON): kernel, grid, block, buffers, args, globals, print (docs/run.md).
+    #[arg(long, value_name = "FILE.ron")]
+    pub launch: Option<PathBuf>,
+    #[command(flatten)]
+    pub quick: Box<QuickLaunch>,
+    /// How warps execute divergent code.
+    #[arg(long, value_enum, default_value_t = WarpModelArg::SimtStack)]
+    pub warp_model: WarpModelArg,
+    /// The memory system.
+    #[arg(long, value_enum, default_value_t = MemoryArg::Flat)]
+    pub memory: MemoryArg,
+    #[command(flatten)]
+    pub device: Box<DeviceArgs>,
+    /// Hardware behaviour: an exited warp counts as arrived at its block's barriers.
+    #[arg(long)]
+    pub exited_warps_arrive: bool,
+    /// Check the SIMT stack's safety invariants (thesis chapter 6) after every step (slower).
+    #[arg(long)]
+    pub check_invariants: bool,
+}
+
+/// A loaded program, its resolved launch and configuration, and the fresh machine.
+pub struct Setup {
+    pub ptx_path: String,
+    pub program: Arc<semantics::Program>,
+    pub resolved: Resolved,
+    pub config: MachineConfig,
+    pub machine: Machine,
+}
+
+impl Setup {
+    /// Module `.global` variables of at most 8 bytes: observed with the printed buffers, so
+    /// that programs whose result is a module variable (a lock) have visible outcomes.
+    pub fn observed_variables(&self) -> Vec<(String, Elem)> {
+        self.program
+            .variables
+            .iter()
+            .filter(|v| v.space == Space::Global && v.size <= 8)
+            .map(|v| {
+                (
+                    v.name.clone(),
+                    Elem::from_scalar_type(v.ty).unwrap_or(Elem::U8),
+                )
+            })
+            .collect()
+    }
+
+    /// What fuzzing and exploration record of a final state.
+    pub fn observe(&self) -> scheduler::outcome::Observe {
+        scheduler::outcome::Observe {
+            buffers: self.resolved.print.clone(),
+            variables: self
+                .observed_variables()
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect(),
+        }
+    }
+
+    /// `simt-stack, flat memory`.
+    pub fn setup_text(&self) -> String {
+        format!(
+            "{}, {} memory",
+            warp_model_name(self.config.warp_model),
+            match self.config.memory {
+                MemoryKind::Flat => "flat",
+            }
+        )
+    }
+
+    /// Formats observed data (printed buffers, then variables) as `name=[v, ...]` items.
+    pub fn data_text(&self, data: &[Vec<u8>]) -> Vec<(String, Vec<String>)> {
+        let names = self
+            .resolved
+            .print
+            .iter()
+            .map(|&i| {
+                (
+                    self.resolved.config.buffers[i].name.clone(),
+                    self.resolved.elems[i],
+                )
+            })
+            .chain(self.observed_variables());
+        names
+            .zip(data)
+            .map(|((name, elem), bytes)| {
+                let values = crate::output::decode(elem, bytes)
+                    .into_iter()
+                    .map(crate::output::Value::text)
+                    .collect();
+                (name, values)
+            })
+            .collect()
+    }
+}
+
+/// `simt-stack`, `its`, `threads`.
+pub fn warp_model_name(m: WarpModel) -> &'static str {
+    match m {
+        WarpModel::SimtStack => "simt-stack",
+        WarpModel::Its => "its",
+        WarpModel::Threads => "threads",
+    }
+}
+
+fn warp_model_of(a: WarpModelArg) -> WarpModel {
+    match a {
+        WarpModelArg::SimtStack => WarpModel::SimtStack,
+        WarpModelArg::Its => WarpModel::Its,
+        WarpModelArg::Threads => WarpModel::Threads,
+    }
+}
+
+impl RunOptions {
+    /// Loads `file`, resolves the launch and builds the machine. `Err` is bad input, already
+    /// rendered for stderr (empty when PTX diagnostics were printed).
+    pub fn setup(&self, file: &Path) -> Result<Setup, String> {
+        let ptx_path = file.display().to_string();
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
+        let program = load_program(&ptx_path, &text)?;
+        let mut launch = match &self.launch {
+            Some(path) => Launch::read(path).map_err(|e| e.to_string())?,
+            None => Launch::default(),
+        };
+        let q = &self.quick;
+        let flags = LaunchFlags {
+            kernel: q.kernel.clone(),
+            grid: q.grid.clone(),
+            block: q.block.clone(),
+            shared: q.shared,
+            buffers: q.buffers.clone(),
+            args: q.args.clone(),
+            globals: q.globals.clone(),
+            print: q.print.clone(),
+        };
+        if self.launch.is_none() && flags.is_empty() {
+            return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
+        }
+        launch.apply_flags(&flags).map_err(|e| e.to_string())?;
+        let resolved = launch.resolve(&program).map_err(|e| e.to_string())?;
+        let config = self.machine_config()?;
+        let program = Arc::new(program);
+        let machine =
+            Machine::new(Arc::clone(&program), &resolved.config, &config).map_err(|e| {
+                format!(
+                    "error: the launch does not fit the machine: {}\n",
+                    e.message
+                )
+            })?;
+        Ok(Setup {
+            ptx_path,
+            program,
+            resolved,
+            config,
+            machine,
+        })
+    }
+
+    /// The machine configuration the flags describe.
+    pub fn machine_config(&self) -> Result<MachineConfig, String> {
+        let mut device = DeviceConfig::default();
+        let d = &self.device;
+        if let Some(path) = &d.device {
+            DeviceFile::read(path)
+                .map_err(|e| e.to_string())?
+                .apply(&mut device);
+        }
+        DeviceFile {
+            num_sms: d.sms,
+            max_blocks_per_sm: d.max_blocks_per_sm,
+            max_threads_per_sm: d.max_threads_per_sm,
+            max_warps_per_sm: d.max_warps_per_sm,
+            shared_mem_per_sm: d.shared_mem_per_sm,
+            max_threads_per_block: d.max_threads_per_block,
+            warp_size: d.warp_size,
+        }
+        .apply(&mut device);
+        if device.warp_size == 0 || device.warp_size > 64 {
+            return Err(format!(
+                "error: warp size {} is not supported\n  = help: warps have 1 to 64 lanes",
+                device.warp_size
+            ));
+        }
+        Ok(MachineConfig {
+            warp_model: warp_model_of(self.warp_model),
+            memory: match self.memory {
+                MemoryArg::Flat => MemoryKind::Flat,
+            },
+            device,
+            exited_warps_arrive: self.exited_warps_arrive,
+            check_invariants: self.check_invariants,
+            ..MachineConfig::default()
+        })
+    }
+
+    /// The options as command-line flags (defaults left out), for printed replay commands.
+    pub fn argv(&self) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        let mut flag = |name: &str, value: String| {
+            v.push(format!("--{name}"));
+            v.push(value);
+        };
+        if let Some(l) = &self.launch {
+            flag("launch", l.display().to_string());
+        }
+        let q = &self.quick;
+        if let Some(k) = &q.kernel {
+            flag("kernel", k.clone());
+        }
+        if let Some(g) = &q.grid {
+            flag("grid", g.clone());
+        }
+        if let Some(b) = &q.block {
+            flag("block", b.clone());
+        }
+        if let Some(s) = q.shared {
+            flag("shared", s.to_string());
+        }
+        for b in &q.buffers {
+            flag("buffer", b.clone());
+        }
+        for a in &q.args {
+            flag("arg", a.clone());
+        }
+        for g in &q.globals {
+            flag("global", g.clone());
+        }
+        if let Some(p) = &q.print {
+            flag("print", p.join(","));
+        }
+        if self.warp_model != WarpModelArg::SimtStack {
+            flag(
+                "warp-model",
+                warp_model_name(warp_model_of(self.warp_model)).to_string(),
+            );
+        }
+        let d = &self.device;
+        if let Some(p) = &d.device {
+            flag("device", p.display().to_string());
+        }
+        for (name, value) in [
+            ("sms", d.sms),
+            ("warp-size", d.warp_size),
+            ("max-blocks-per-sm", d.max_blocks_per_sm),
+            ("max-threads-per-sm", d.max_threads_per_sm),
+            ("max-warps-per-sm", d.max_warps_per_sm),
+            ("shared-mem-per-sm", d.shared_mem_per_sm),
+            ("max-threads-per-block", d.max_threads_per_block),
+        ] {
+            if let Some(x) = value {
+                flag(name, x.to_string());
+            }
+        }
+        if self.exited_warps_arrive {
+            v.push("--exited-warps-arrive".to_string());
+        }
+        if self.check_invariants {
+            v.push("--check-invariants".to_string());
+        }
+        v
+    }
+}
+
+/// `cudasem replay TRACE FILE.ptx <options>`, quoted for a shell.
+pub fn replay_command(trace: &str, ptx_path: &str, options: &RunOptions) -> String {
+    let mut argv = vec![
+        "cudasem".to_string(),
+        "replay".to_string(),
+        trace.to_string(),
+        ptx_path.to_string(),
+    ];
+    argv.extend(options.argv());
+    crate::output::shell_command(&argv)
+}

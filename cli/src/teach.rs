@@ -1,0 +1,181 @@
+//! Teaching renderers of `cudasem run`: `--show stack` (the thesis-style table per warp: the
+//! PTX line executed, then α, δ and the token stack after it; Figure 5.2 is the model) and
+//! `--trace-format perfetto` (Chrome trace JSON that the Perfetto UI and chrome://tracing
+//! open: a process per block, a track per warp, a slice per executed instruction one step
+//! long, and a counter of each warp's active lanes, so divergence shows as the counter
+//! dropping and slices naming their lanes).
+
+use scheduler::Scheduler;
+use semantics::Program;
+use semantics::machine::render::{mask_string, stack_rows, stack_table};
+use semantics::machine::{Machine, Termination};
+use serde_json::json;
+use std::collections::BTreeSet;
+use traces::Event;
+
+/// One executed instruction and the step it was executed at (steps count from 1).
+pub struct Executed {
+    pub step: u64,
+    pub event: Event,
+}
+
+/// Runs like `scheduler::run`, but observes every step and keeps the `Executed` events.
+pub fn run_observed(
+    machine: &mut Machine,
+    policy: &mut dyn Scheduler,
+    max_steps: u64,
+) -> (Termination, Vec<Executed>) {
+    let mut out = Vec::new();
+    let mut events = Vec::new();
+    let mut taken = 0u64;
+    loop {
+        if let Some(t) = machine.termination() {
+            return (t.clone(), out);
+        }
+        if taken >= max_steps {
+            machine.stop_at_step_limit();
+            return (Termination::StepLimit, out);
+        }
+        let enabled = machine.enabled();
+        if enabled.is_empty() {
+            return (Termination::Completed, out);
+        }
+        let i = policy.pick(machine, enabled).min(enabled.len() - 1);
+        let choice = enabled[i];
+        events.clear();
+        if let Err(e) = machine.step_observed(&choice, &mut events) {
+            // A policy picked from the enabled set: a cudasem bug, reported as an error.
+            return (
+                Termination::Error(semantics::machine::MachineError {
+                    kind: semantics::machine::ErrorKind::Stuck,
+                    block: [0; 3],
+                    thread: [0; 3],
+                    pc: 0,
+                    ptx_line: 0,
+                    source_line: None,
+                    message: format!("internal: {e}"),
+                }),
+                out,
+            );
+        }
+        taken += 1;
+        let step = machine.steps();
+        out.extend(
+            events
+                .drain(..)
+                .filter(|e| matches!(e, Event::Executed { .. }))
+                .map(|event| Executed { step, event }),
+        );
+    }
+}
+
+/// The warps that executed something, in order.
+fn warps(rows: &[Executed]) -> BTreeSet<(u32, u32)> {
+    rows.iter()
+        .filter_map(|r| match r.event {
+            Event::Executed { block, warp, .. } => Some((block, warp)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `--show stack`: one table per warp, pcs and token pcs named by their PTX line.
+pub fn stack_tables(program: &Program, rows: &[Executed], warp_size: u32) -> String {
+    let events: Vec<Event> = rows.iter().map(|r| r.event.clone()).collect();
+    let label = |pc: u32| {
+        Some(
+            program
+                .source
+                .get(pc as usize)
+                .map_or_else(|| format!("pc{pc}"), |s| s.ptx_line.to_string()),
+        )
+    };
+    let mut s = String::new();
+    for (b, w) in warps(rows) {
+        s.push_str(&format!(
+            "block {b} warp {w}: PTX line executed, then α, δ and τ after the step\n"
+        ));
+        s.push_str(&stack_table(
+            &stack_rows(&events, b, w),
+            warp_size,
+            true,
+            &label,
+        ));
+        s.push('\n');
+    }
+    s
+}
+
+/// The instruction text at `pc`, on one line.
+fn instruction(program: &Program, text: &str, pc: u32) -> String {
+    program
+        .source
+        .get(pc as usize)
+        .and_then(|s| text.get(s.span.start as usize..s.span.end as usize))
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .map(|t| t.trim_end_matches(';').to_string())
+        .unwrap_or_else(|| format!("pc {pc}"))
+}
+
+/// `--trace-format perfetto`: Chrome trace JSON. One step is one microsecond.
+pub fn perfetto(program: &Program, text: &str, rows: &[Executed], warp_size: u32) -> String {
+    let mut trace = Vec::new();
+    let blocks: BTreeSet<u32> = warps(rows).iter().map(|(b, _)| *b).collect();
+    for b in &blocks {
+        trace.push(
+            json!({"name": "process_name", "ph": "M", "pid": b, "tid": 0,
+            "args": {"name": format!("block {b}")}}),
+        );
+    }
+    for (b, w) in warps(rows) {
+        trace.push(json!({"name": "thread_name", "ph": "M", "pid": b, "tid": w,
+            "args": {"name": format!("warp {w}")}}));
+    }
+    for r in rows {
+        let Event::Executed {
+            block,
+            warp,
+            pc,
+            lanes,
+            active,
+            stack,
+            next_pc,
+            derivation,
+            ..
+        } = &r.event
+        else {
+            continue;
+        };
+        let name = instruction(program, text, *pc);
+        let line = program.source.get(*pc as usize).map_or(0, |s| s.ptx_line);
+        trace.push(json!({
+            "name": name,
+            "cat": "instruction",
+            "ph": "X",
+            "ts": r.step - 1,
+            "dur": 1,
+            "pid": block,
+            "tid": warp,
+            "args": {
+                "pc": pc,
+                "ptx_line": line,
+                "lanes": mask_string(*lanes, warp_size),
+                "active_after": mask_string(*active, warp_size),
+                "stack_depth": stack.len(),
+                "next_pc": next_pc,
+                "derivation": derivation.to_string(),
+            }
+        }));
+        trace.push(json!({
+            "name": format!("warp {warp} active lanes"),
+            "ph": "C",
+            "ts": r.step - 1,
+            "pid": block,
+            "args": {"lanes": lanes.count_ones()}
+        }));
+    }
+    let doc = json!({"traceEvents": trace, "displayTimeUnit": "ms",
+        "otherData": {"producer": "cudasem", "time_unit": "one step = 1 µs"}});
+    // Serializing a JSON value to a string cannot fail.
+    serde_json::to_string(&doc).unwrap_or_default()
+}

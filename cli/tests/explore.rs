@@ -1,0 +1,181 @@
+//! End-to-end `cudasem explore`: Listing 6.2's lasso under the SIMT stack (with the break token
+//! in every cycle step and a replay command that closes the cycle), proofs of termination under
+//! ITS and with two blocks, the JSON keys, and a bound that withholds the verdict.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(".."))
+}
+
+/// Exit code, stdout, stderr of `cudasem ARGS` run from the workspace root.
+fn cudasem(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .args(args)
+        .current_dir(workspace())
+        .env_remove("CUDASEM_LOG")
+        .output()
+        .expect("the cudasem binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The arguments of the `cudasem replay ...` line in `text` (no argument needs quoting).
+fn replay_args(text: &str) -> Vec<String> {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("cudasem replay "))
+        .unwrap_or_else(|| panic!("no replay command in:\n{text}"));
+    line.split_whitespace().skip(1).map(str::to_string).collect()
+}
+
+const L62: &str = "tests/thesis/listing_6_2.ptx";
+
+#[test]
+fn listing_6_2_one_warp_simt_stack_has_a_replayable_lasso() {
+    let (code, out, err) = cudasem(&["explore", L62, "--launch", "tests/thesis/listing_6_2.ron"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("the exploration is complete"), "{out}");
+    assert!(
+        out.contains("verdict: may not terminate under fair (weak) at level lanes"),
+        "{out}"
+    );
+    assert!(out.contains("disabled somewhere on it"), "{out}");
+    let cycle: Vec<&str> = out
+        .lines()
+        .skip_while(|l| *l != "cycle:")
+        .skip(1)
+        .take_while(|l| l.starts_with(' '))
+        .collect();
+    assert!(!cycle.is_empty(), "{out}");
+    for l in &cycle {
+        assert!(l.contains("break 0x3"), "the break token is never popped: {l}");
+    }
+    let args = replay_args(&out);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = cudasem(&args);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("every choice was enabled"), "{out}");
+    assert!(out.contains("the cycle closes"), "{out}");
+}
+
+#[test]
+fn listing_6_2_terminates_under_its_with_fair_lanes() {
+    let (code, out, err) = cudasem(&[
+        "explore",
+        L62,
+        "--launch",
+        "tests/thesis/listing_6_2.ron",
+        "--warp-model",
+        "its",
+        "--progress",
+        "fair",
+        "--level",
+        "lanes",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("verdict: terminates under fair (weak) at level lanes"), "{out}");
+    assert!(out.contains("completed  lock=[1]"), "{out}");
+}
+
+#[test]
+fn listing_6_2_two_blocks_fair_terminates_unfair_has_a_lasso() {
+    let launch = "tests/thesis/listing_6_2.two_blocks.ron";
+    let (code, out, _) = cudasem(&[
+        "explore", L62, "--launch", launch, "--progress", "fair", "--level", "blocks",
+        "--format", "json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["terminates"], true);
+    assert!(j["lasso"].is_null());
+    assert!(j["states"].as_u64().unwrap() > 0);
+    assert_eq!(j["outcomes"].as_array().unwrap().len(), 1);
+    let (code, out, _) = cudasem(&[
+        "explore", L62, "--launch", launch, "--progress", "unfair", "--level", "blocks",
+        "--format", "json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["terminates"], false);
+    assert!(!j["lasso"]["cycle"].as_array().unwrap().is_empty());
+    assert!(j["lasso"]["replay"].as_str().unwrap().starts_with("cudasem replay cudasem1:"));
+}
+
+#[test]
+fn a_bound_withholds_the_verdict() {
+    let (code, out, _) = cudasem(&[
+        "explore",
+        L62,
+        "--launch",
+        "tests/thesis/listing_6_2.two_blocks.ron",
+        "--max-states",
+        "5",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(j["terminates"].is_null());
+    assert!(j["lasso"].is_null());
+    assert_eq!(j["bound"]["hit"], true);
+    assert_eq!(j["bound"]["max_states"], 5);
+}
+
+#[test]
+fn grid_barrier_on_a_device_too_small_has_a_lasso_under_fair() {
+    let args = [
+        "explore",
+        "tests/kernels/grid_barrier.ptx",
+        "--grid",
+        "2",
+        "--block",
+        "1",
+        "--buffer",
+        "in:s32:2:values:1,2",
+        "--buffer",
+        "partial:s32:2",
+        "--buffer",
+        "count:s32:1",
+        "--buffer",
+        "out:s32:2",
+        "--arg",
+        "buffer:in",
+        "--arg",
+        "buffer:partial",
+        "--arg",
+        "buffer:count",
+        "--arg",
+        "buffer:out",
+        "--arg",
+        "s32:2",
+        "--print",
+        "out",
+        "--progress",
+        "fair",
+        "--level",
+        "blocks",
+    ];
+    let (code, out, err) = cudasem(&args);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("completed  out=[3, 3]"), "{out}");
+    let mut small: Vec<&str> = args.to_vec();
+    small.extend(["--sms", "1", "--max-blocks-per-sm", "1"]);
+    let (code, out, err) = cudasem(&small);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("may not terminate under fair (weak) at level blocks"), "{out}");
+    assert!(out.contains("{block 1}"), "{out}");
+    let replay = replay_args(&out);
+    let replay: Vec<&str> = replay.iter().map(String::as_str).collect();
+    let (code, out, err) = cudasem(&replay);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("the cycle closes"), "{out}");
+}

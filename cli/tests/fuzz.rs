@@ -1,0 +1,113 @@
+//! End-to-end `cudasem fuzz`: the same report at any `--jobs` (timings aside), the JSON keys,
+//! and failures that print a replay command which reproduces them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(".."))
+}
+
+fn cudasem(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .args(args)
+        .current_dir(workspace())
+        .env_remove("CUDASEM_LOG")
+        .output()
+        .expect("the cudasem binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The JSON report without its timing fields.
+fn untimed(out: &str) -> serde_json::Value {
+    let mut j: serde_json::Value = serde_json::from_str(out).unwrap();
+    let o = j.as_object_mut().unwrap();
+    o.remove("seconds");
+    o.remove("runs_per_second");
+    j
+}
+
+#[test]
+fn same_report_at_any_jobs() {
+    let base = [
+        "fuzz",
+        "tests/kernels/histogram_global.ptx",
+        "--launch",
+        "tests/kernels/histogram_global.ron",
+        "--runs",
+        "64",
+        "--seed",
+        "11",
+        "--format",
+        "json",
+    ];
+    let mut reports = Vec::new();
+    for jobs in ["1", "3"] {
+        let mut args = base.to_vec();
+        args.extend(["--jobs", jobs]);
+        let (code, out, err) = cudasem(&args);
+        assert_eq!(code, 0, "{out}{err}");
+        reports.push(untimed(&out));
+    }
+    assert_eq!(reports[0], reports[1]);
+    let j = &reports[0];
+    assert_eq!(j["runs"], 64);
+    let total: u64 = j["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 64);
+    assert!(j["failures"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn pct_schedules_are_accepted() {
+    let (code, out, err) = cudasem(&[
+        "fuzz",
+        "tests/kernels/spinlock.ptx",
+        "--launch",
+        "tests/kernels/spinlock.ron",
+        "--runs",
+        "20",
+        "--schedule",
+        "pct:3",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("20  completed  lock=[0] counter=[12]"), "{out}");
+    assert!(out.contains("runs/s"), "{out}");
+}
+
+#[test]
+fn a_livelock_is_a_step_limit_failure_with_a_replay_command() {
+    let (code, out, err) = cudasem(&[
+        "fuzz",
+        "tests/thesis/listing_6_2.ptx",
+        "--launch",
+        "tests/thesis/listing_6_2.ron",
+        "--runs",
+        "8",
+        "--max-steps",
+        "300",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("8  step-limit  lock=[0]"), "{out}");
+    let line = out
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("cudasem replay "))
+        .unwrap();
+    let args: Vec<&str> = line.split_whitespace().skip(1).collect();
+    let (code, out, err) = cudasem(&args);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("replayed 300 choices"), "{out}");
+    assert!(out.contains("the run has not ended"), "{out}");
+}

@@ -1,0 +1,98 @@
+//! End-to-end `cudasem replay`: traces written by `cudasem run --trace` and by
+//! `cudasem explore --save` replay; a trace altered at one step is rejected at exactly that
+//! step; a trace of another program is refused by its hash.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(".."))
+}
+
+fn cudasem(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .args(args)
+        .current_dir(workspace())
+        .env_remove("CUDASEM_LOG")
+        .output()
+        .expect("the cudasem binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("cudasem-cli-replay-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_run_trace_replays_and_an_altered_one_is_rejected_at_its_step() {
+    let dir = scratch("run");
+    let trace = dir.join("t.jsonl");
+    let trace_s = trace.to_str().unwrap();
+    let (code, out, err) = cudasem(&[
+        "run",
+        "tests/kernels/spinlock.ptx",
+        "--launch",
+        "tests/kernels/spinlock.ron",
+        "--schedule",
+        "random:4",
+        "--trace",
+        trace_s,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = cudasem(&["replay", trace_s, "tests/kernels/spinlock.ptx"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("every choice was enabled"), "{out}");
+    assert!(out.contains("counter: s32[1]"), "{out}");
+
+    // Replace the 21st choice (step 20) by a warp that does not exist.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[21] = r#"{"Warp":{"block":77,"warp":0}}"#.to_string();
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let (code, out, err) = cudasem(&["replay", bad.to_str().unwrap(), "tests/kernels/spinlock.ptx"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("replay diverged after 20 of") && err.contains("step 20: `warp 77.0` is not enabled"),
+        "{err}"
+    );
+
+    // Another program: refused by the hash.
+    let (code, _, err) = cudasem(&["replay", trace_s, "tests/kernels/vecadd.ptx"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("replay refused"), "{err}");
+}
+
+#[test]
+fn an_explored_lasso_saved_with_events_replays_and_checks_them() {
+    let dir = scratch("lasso");
+    for ext in ["ron", "jsonl"] {
+        let path = dir.join(format!("lasso.{ext}"));
+        let p = path.to_str().unwrap();
+        let (code, out, err) = cudasem(&[
+            "explore",
+            "tests/thesis/listing_6_2.ptx",
+            "--launch",
+            "tests/thesis/listing_6_2.ron",
+            "--save",
+            p,
+        ]);
+        assert_eq!(code, 1, "{out}{err}");
+        let (code, out, err) = cudasem(&["replay", p, "--events"]);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(out.contains("events match the recorded ones"), "{out}");
+        assert!(out.contains("-- cycle (repeats forever) --"), "{out}");
+        assert!(out.contains("the cycle closes"), "{out}");
+    }
+}

@@ -1,0 +1,785 @@
+//! The debugger's command language: one line of text parsed into a [`Command`], and the help
+//! text of every command with an example. Parsing never panics: a malformed line is an `Err`
+//! with a message that says what was expected.
+
+use ptx_parser::ScalarType;
+
+/// Where a breakpoint or `until` stops: before a warp executes the instruction there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A label, optionally qualified by its function (`f:LOOP`): labels are scoped per function.
+    Label {
+        function: Option<String>,
+        name: String,
+    },
+    /// A PTX line: the first instruction on or after it.
+    Line(u32),
+    /// An instruction address (`pc 17` or `*17`).
+    Pc(u32),
+}
+
+/// A comparison operator of a breakpoint condition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    pub fn holds(self, a: i128, b: i128) -> bool {
+        match self {
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+        }
+    }
+    pub fn text(self) -> &'static str {
+        match self {
+            Cmp::Eq => "==",
+            Cmp::Ne => "!=",
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+        }
+    }
+}
+
+/// One side of a condition, evaluated per lane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Operand {
+    /// A register of the lane (`%r1`, `%p`), by its declared type.
+    Reg(String),
+    /// An integer literal (decimal, or hex with `0x`).
+    Int(i128),
+    /// The lane's index in its warp.
+    Lane,
+    /// The lane's linear thread index in its block (`%tid.x` for 1-D blocks).
+    Tid,
+}
+
+/// `if LHS CMP RHS`: a breakpoint stops when some active lane satisfies it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Condition {
+    pub lhs: Operand,
+    pub cmp: Cmp,
+    pub rhs: Operand,
+}
+
+impl std::fmt::Display for Operand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Operand::Reg(r) => f.write_str(r),
+            Operand::Int(v) => write!(f, "{v}"),
+            Operand::Lane => f.write_str("lane"),
+            Operand::Tid => f.write_str("tid"),
+        }
+    }
+}
+
+impl std::fmt::Display for Condition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} {}", self.lhs, self.cmp.text(), self.rhs)
+    }
+}
+
+/// What a watchpoint watches: one element.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WatchTarget {
+    /// A launch buffer's or a module variable's element: `watch c[3]`, `watch sdata[0]`.
+    Named { name: String, index: u64 },
+    /// A `.shared` address (a 4-byte word unless a type is given), in `block` or in every block.
+    Shared {
+        address: u64,
+        ty: Option<ScalarType>,
+        block: Option<u32>,
+    },
+    /// A `.global` address (a 4-byte word unless a type is given).
+    Global {
+        address: u64,
+        ty: Option<ScalarType>,
+    },
+}
+
+/// What `mem` prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MemTarget {
+    /// `mem c[0..8]`, `mem c[3]`, `mem c`: elements `start..end` of a buffer or variable.
+    Named {
+        name: String,
+        start: Option<u64>,
+        end: Option<u64>,
+    },
+    /// `mem .shared 0x10 4 [s32] [block B]`: `count` elements at a shared address.
+    Shared {
+        address: u64,
+        count: u64,
+        ty: Option<ScalarType>,
+        block: Option<u32>,
+    },
+    /// `mem .global 0x10000 4 [u32]`.
+    Global {
+        address: u64,
+        count: u64,
+        ty: Option<ScalarType>,
+    },
+}
+
+/// `block B warp W lane L`, any part optional (defaults: the focused thread).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ThreadSel {
+    pub block: Option<u32>,
+    pub warp: Option<u32>,
+    pub lane: Option<u32>,
+}
+
+/// `trace save FILE` / `trace load FILE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TraceOp {
+    Save(String),
+    Load(String),
+}
+
+/// One debugger command (see [`HELP`] for the syntax of each).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `help [COMMAND]`.
+    Help(Option<String>),
+    /// `step [N]`: N choices of the session's policy.
+    Step(u64),
+    /// `warp B W`: step that warp.
+    Warp { block: u32, warp: u32 },
+    /// `lane B W L`: step the lane group of that lane (its, threads).
+    Lane { block: u32, warp: u32, lane: u32 },
+    /// `next`: step the focused warp; over a call.
+    Next,
+    /// `continue`: until a breakpoint, a watchpoint, the end, or an interrupt.
+    Continue,
+    /// `until LOCATION`: continue until a warp is about to execute there.
+    Until(Location),
+    /// `break LOCATION [if CONDITION]`.
+    Break {
+        at: Location,
+        condition: Option<Condition>,
+    },
+    /// `watch TARGET`.
+    Watch(WatchTarget),
+    /// `delete [ID]`: one or all breakpoints and watchpoints.
+    Delete(Option<u32>),
+    /// `info breakpoints`.
+    InfoBreakpoints,
+    /// `print %REG [block B warp W lane L]`.
+    Print { register: String, at: ThreadSel },
+    /// `regs`: the focused warp's lanes × registers.
+    Regs,
+    /// `mem ...`.
+    Mem(MemTarget),
+    /// `where`: the focused warp's source line and PTX line.
+    Where,
+    /// `stack` (the focused warp's SIMT state) or `stack table [N]` (the thesis-style table of
+    /// its last N steps).
+    Stack { table: Option<Option<u64>> },
+    /// `warps`.
+    Warps,
+    /// `blocks`.
+    Blocks,
+    /// `barriers`.
+    Barriers,
+    /// `caches`.
+    Caches,
+    /// `choices`: the enabled set, numbered.
+    Choices,
+    /// `choose N`: take enabled choice N.
+    Choose(usize),
+    /// `back [N]`: N steps back.
+    Back(u64),
+    /// `back to STEP`.
+    BackTo(u64),
+    /// `rule`: the derivation of the last step with each rule's text.
+    Rule,
+    /// `trace save FILE` / `trace load FILE`.
+    Trace(TraceOp),
+    /// `status`: step count, how the run stands, the policy.
+    Status,
+    /// `quit`.
+    Quit,
+}
+
+/// Command words, for help and completion.
+pub const COMMANDS: &[&str] = &[
+    "help", "step", "warp", "lane", "next", "continue", "until", "break", "watch", "delete",
+    "info", "print", "regs", "mem", "where", "stack", "warps", "blocks", "barriers", "caches",
+    "choices", "choose", "back", "rule", "trace", "status", "quit",
+];
+
+/// `(command, syntax, what it does, example)`, in the order `help` lists them.
+pub const HELP: &[(&str, &str, &str, &str)] = &[
+    (
+        "step",
+        "step [N]",
+        "take one choice (or N) of the session's scheduling policy",
+        "step 3",
+    ),
+    (
+        "warp",
+        "warp B W",
+        "step warp W of block B once",
+        "warp 0 1",
+    ),
+    (
+        "lane",
+        "lane B W L",
+        "step the group of lanes holding lane L (its, threads models)",
+        "lane 0 0 5",
+    ),
+    (
+        "next",
+        "next",
+        "step the focused warp; a call runs until the warp is back in this function",
+        "next",
+    ),
+    (
+        "continue",
+        "continue",
+        "run until a breakpoint, a watchpoint, the end or Ctrl-C",
+        "continue",
+    ),
+    (
+        "until",
+        "until LABEL|LINE",
+        "run until some warp is about to execute there",
+        "until SYNC",
+    ),
+    (
+        "break",
+        "break LABEL|LINE|pc N [if EXPR]",
+        "stop before a warp executes there; EXPR: OPERAND CMP OPERAND over registers, lane, tid and integers, true in some active lane",
+        "break DIVERGE if %a == 3",
+    ),
+    (
+        "watch",
+        "watch BUFFER[I] | .shared ADDR [TYPE] [block B] | .global ADDR [TYPE]",
+        "stop after a step that writes the element",
+        "watch .shared 0x4 block 0",
+    ),
+    (
+        "delete",
+        "delete [ID]",
+        "delete one breakpoint or watchpoint, or all",
+        "delete 1",
+    ),
+    (
+        "info",
+        "info breakpoints",
+        "list breakpoints and watchpoints",
+        "info breakpoints",
+    ),
+    (
+        "print",
+        "print %REG [block B] [warp W] [lane L]",
+        "a register of one lane (default: the focused lane)",
+        "print %r1 lane 1",
+    ),
+    (
+        "regs",
+        "regs",
+        "every register of every lane of the focused warp (* marks active lanes)",
+        "regs",
+    ),
+    (
+        "mem",
+        "mem BUFFER[I..J] | .shared ADDR N [TYPE] [block B] | .global ADDR N [TYPE]",
+        "memory as elements of their type",
+        "mem c[0..2]",
+    ),
+    (
+        "where",
+        "where",
+        "the focused warp's pc, label, PTX line and source line",
+        "where",
+    ),
+    (
+        "stack",
+        "stack | stack table [N]",
+        "the focused warp's pc, active mask, disable mask and token stack; `table`: the thesis-style table of its last N steps",
+        "stack table",
+    ),
+    (
+        "warps",
+        "warps",
+        "every resident warp: pc, line, masks, state",
+        "warps",
+    ),
+    (
+        "blocks",
+        "blocks",
+        "resident, waiting and completed blocks",
+        "blocks",
+    ),
+    (
+        "barriers",
+        "barriers",
+        "barriers in use: arrivals, thread count, who waits",
+        "barriers",
+    ),
+    (
+        "caches",
+        "caches",
+        "the cache state (cached memory only)",
+        "caches",
+    ),
+    (
+        "choices",
+        "choices",
+        "the enabled choices, numbered: you are the scheduler",
+        "choices",
+    ),
+    ("choose", "choose N", "take enabled choice N", "choose 1"),
+    (
+        "back",
+        "back [N] | back to STEP",
+        "reverse N steps (default 1), or to step STEP; exact",
+        "back to 4",
+    ),
+    (
+        "rule",
+        "rule",
+        "the derivation of the last step, each rule with its thesis text",
+        "rule",
+    ),
+    (
+        "trace",
+        "trace save FILE | trace load FILE",
+        "save the choices so far; restart and replay a saved prefix",
+        "trace save run.jsonl",
+    ),
+    (
+        "status",
+        "status",
+        "the step count, how the run stands, the policy",
+        "status",
+    ),
+    (
+        "help",
+        "help [COMMAND]",
+        "this list, or one command",
+        "help break",
+    ),
+    ("quit", "quit", "leave the debugger", "quit"),
+];
+
+/// The help text: every command, or one.
+pub fn help(topic: Option<&str>) -> Result<String, String> {
+    match topic {
+        None => {
+            let mut s = String::from("commands (`help COMMAND` for one):\n");
+            for (_, syntax, what, _) in HELP {
+                if syntax.chars().count() > 44 {
+                    s.push_str(&format!("  {syntax}\n  {:<44} {what}\n", ""));
+                } else {
+                    s.push_str(&format!("  {syntax:<44} {what}\n"));
+                }
+            }
+            Ok(s)
+        }
+        Some(t) => {
+            let t = if t == "c" { "continue" } else { t };
+            HELP.iter()
+                .find(|(name, ..)| *name == t)
+                .map(|(_, syntax, what, example)| {
+                    format!("{syntax}\n  {what}\n  example: {example}\n")
+                })
+                .ok_or_else(|| format!("no command `{t}`; `help` lists them"))
+        }
+    }
+}
+
+fn number(word: &str) -> Option<u64> {
+    let w = word.replace('_', "");
+    if let Some(hex) = w.strip_prefix("0x").or_else(|| w.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16).ok()
+    } else {
+        w.parse().ok()
+    }
+}
+
+fn num<T: TryFrom<u64>>(word: Option<&str>, what: &str) -> Result<T, String> {
+    let w = word.ok_or_else(|| format!("expected {what}"))?;
+    number(w)
+        .and_then(|v| T::try_from(v).ok())
+        .ok_or_else(|| format!("`{w}` is not {what}"))
+}
+
+fn scalar_type(word: &str) -> Option<ScalarType> {
+    let dotted = if word.starts_with('.') {
+        word.to_string()
+    } else {
+        format!(".{word}")
+    };
+    ScalarType::from_directive(&dotted)
+}
+
+/// Parses `block B`, `warp W`, `lane L` and a type word in any order.
+fn options(words: &[&str]) -> Result<(ThreadSel, Option<ScalarType>), String> {
+    let mut sel = ThreadSel::default();
+    let mut ty = None;
+    let mut i = 0;
+    while i < words.len() {
+        match words[i] {
+            "block" => sel.block = Some(num(words.get(i + 1).copied(), "a block index")?),
+            "warp" => sel.warp = Some(num(words.get(i + 1).copied(), "a warp index")?),
+            "lane" => sel.lane = Some(num(words.get(i + 1).copied(), "a lane index")?),
+            w => match scalar_type(w) {
+                Some(t) if ty.is_none() => {
+                    ty = Some(t);
+                    i += 1;
+                    continue;
+                }
+                _ => {
+                    return Err(format!(
+                        "unexpected `{w}`: expected `block B`, `warp W`, `lane L` or a type (u32, s32, f32, ...)"
+                    ));
+                }
+            },
+        }
+        i += 2;
+    }
+    Ok((sel, ty))
+}
+
+fn location(words: &[&str]) -> Result<Location, String> {
+    match words {
+        [] => Err("expected a label, a PTX line or `pc N`".to_string()),
+        ["pc", n] => Ok(Location::Pc(num(Some(n), "an instruction address")?)),
+        [w] if w.starts_with('*') => {
+            Ok(Location::Pc(num(Some(&w[1..]), "an instruction address")?))
+        }
+        [w] if w.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
+            Ok(Location::Line(num(Some(w), "a PTX line number")?))
+        }
+        [w] => Ok(match w.split_once(':') {
+            Some((f, l)) => Location::Label {
+                function: Some(f.to_string()),
+                name: l.to_string(),
+            },
+            None => Location::Label {
+                function: None,
+                name: w.to_string(),
+            },
+        }),
+        _ => Err(format!(
+            "unexpected `{}` after the location",
+            words[1..].join(" ")
+        )),
+    }
+}
+
+fn operand(word: &str) -> Result<Operand, String> {
+    if word == "lane" {
+        Ok(Operand::Lane)
+    } else if word == "tid" {
+        Ok(Operand::Tid)
+    } else if word.starts_with('%') {
+        Ok(Operand::Reg(word.to_string()))
+    } else if let Some(rest) = word.strip_prefix('-') {
+        number(rest)
+            .map(|v| Operand::Int(-(v as i128)))
+            .ok_or_else(|| format!("`{word}` is not a register, `lane`, `tid` or an integer"))
+    } else {
+        number(word)
+            .map(|v| Operand::Int(v as i128))
+            .ok_or_else(|| format!("`{word}` is not a register, `lane`, `tid` or an integer"))
+    }
+}
+
+fn condition(text: &str) -> Result<Condition, String> {
+    // Operators may be written with or without spaces: `%r1==3`, `%r1 == 3`.
+    for (sym, cmp) in [
+        ("==", Cmp::Eq),
+        ("!=", Cmp::Ne),
+        ("<=", Cmp::Le),
+        (">=", Cmp::Ge),
+        ("<", Cmp::Lt),
+        (">", Cmp::Gt),
+    ] {
+        if let Some((l, r)) = text.split_once(sym) {
+            return Ok(Condition {
+                lhs: operand(l.trim())?,
+                cmp,
+                rhs: operand(r.trim())?,
+            });
+        }
+    }
+    Err(format!(
+        "`{text}` is not a condition: write OPERAND CMP OPERAND, e.g. `%r1 == 3` or `lane < 2`"
+    ))
+}
+
+/// `NAME`, `NAME[I]`, `NAME[I..J]`, `NAME[I..=J]`.
+fn indexed(word: &str) -> Result<(String, Option<u64>, Option<u64>), String> {
+    let Some((name, rest)) = word.split_once('[') else {
+        return Ok((word.to_string(), None, None));
+    };
+    let inner = rest
+        .strip_suffix(']')
+        .ok_or_else(|| format!("`{word}`: missing `]`"))?;
+    let bad = || format!("`{word}`: write NAME[I], NAME[I..J] (J excluded) or NAME[I..=J]");
+    let (start, end) = if let Some((a, b)) = inner.split_once("..=") {
+        let b = number(b).ok_or_else(bad)?;
+        (
+            number(a).ok_or_else(bad)?,
+            b.checked_add(1).ok_or_else(bad)?,
+        )
+    } else if let Some((a, b)) = inner.split_once("..") {
+        (number(a).ok_or_else(bad)?, number(b).ok_or_else(bad)?)
+    } else {
+        let i = number(inner).ok_or_else(bad)?;
+        (i, i.checked_add(1).ok_or_else(bad)?)
+    };
+    if end < start {
+        return Err(format!("`{word}`: the range ends before it starts"));
+    }
+    Ok((name.to_string(), Some(start), Some(end)))
+}
+
+/// Parses one line. `Ok(None)` for a blank line or a `#` comment.
+pub fn parse(line: &str) -> Result<Option<Command>, String> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (head, args) = (words[0], &words[1..]);
+    let none = |c: Command| {
+        if args.is_empty() {
+            Ok(Some(c))
+        } else {
+            Err(format!("`{head}` takes no arguments"))
+        }
+    };
+    match head {
+        "help" | "h" | "?" => Ok(Some(Command::Help(args.first().map(|s| s.to_string())))),
+        "step" | "s" | "stepi" | "si" => Ok(Some(Command::Step(match args {
+            [] => 1,
+            [n] => num(Some(n), "a step count")?,
+            _ => return Err("write `step` or `step N`".into()),
+        }))),
+        "warp" => match args {
+            [b, w] => Ok(Some(Command::Warp {
+                block: num(Some(b), "a block index")?,
+                warp: num(Some(w), "a warp index")?,
+            })),
+            _ => Err("write `warp B W`, e.g. `warp 0 1`".into()),
+        },
+        "lane" => match args {
+            [b, w, l] => Ok(Some(Command::Lane {
+                block: num(Some(b), "a block index")?,
+                warp: num(Some(w), "a warp index")?,
+                lane: num(Some(l), "a lane index")?,
+            })),
+            _ => Err("write `lane B W L`, e.g. `lane 0 0 5`".into()),
+        },
+        "next" | "n" => none(Command::Next),
+        "continue" | "c" | "cont" => none(Command::Continue),
+        "until" | "u" => Ok(Some(Command::Until(location(args)?))),
+        "break" | "b" => {
+            let (loc, cond) = match args.iter().position(|w| *w == "if") {
+                Some(i) => (&args[..i], Some(condition(&args[i + 1..].join(" "))?)),
+                None => (args, None),
+            };
+            Ok(Some(Command::Break {
+                at: location(loc)?,
+                condition: cond,
+            }))
+        }
+        "watch" => match args {
+            [] => {
+                Err("write `watch BUFFER[I]`, `watch .shared ADDR` or `watch .global ADDR`".into())
+            }
+            [".shared", addr, rest @ ..] => {
+                let (sel, ty) = options(rest)?;
+                if sel.warp.is_some() || sel.lane.is_some() {
+                    return Err("a shared watchpoint takes `block B` only".into());
+                }
+                Ok(Some(Command::Watch(WatchTarget::Shared {
+                    address: num(Some(addr), "a shared address")?,
+                    ty,
+                    block: sel.block,
+                })))
+            }
+            [".global", addr, rest @ ..] => {
+                let (sel, ty) = options(rest)?;
+                if sel != ThreadSel::default() {
+                    return Err("a global watchpoint takes an optional type only".into());
+                }
+                Ok(Some(Command::Watch(WatchTarget::Global {
+                    address: num(Some(addr), "a global address")?,
+                    ty,
+                })))
+            }
+            [w] if w.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
+                Ok(Some(Command::Watch(WatchTarget::Global {
+                    address: num(Some(w), "a global address")?,
+                    ty: None,
+                })))
+            }
+            [w] => {
+                let (name, start, end) = indexed(w)?;
+                match (start, end) {
+                    (Some(i), Some(j)) if j == i + 1 => {
+                        Ok(Some(Command::Watch(WatchTarget::Named { name, index: i })))
+                    }
+                    (None, _) => Ok(Some(Command::Watch(WatchTarget::Named { name, index: 0 }))),
+                    _ => Err("a watchpoint watches one element: write NAME[I]".into()),
+                }
+            }
+            _ => Err(format!("unexpected `{}`", args[1..].join(" "))),
+        },
+        "delete" | "d" => match args {
+            [] => Ok(Some(Command::Delete(None))),
+            [n] => Ok(Some(Command::Delete(Some(num(
+                Some(n),
+                "a breakpoint number",
+            )?)))),
+            _ => Err("write `delete` or `delete ID`".into()),
+        },
+        "info" | "i" => match args {
+            ["breakpoints" | "break" | "b" | "watchpoints"] => Ok(Some(Command::InfoBreakpoints)),
+            _ => Err("write `info breakpoints`".into()),
+        },
+        "print" | "p" => match args {
+            [reg, rest @ ..] => {
+                let (at, ty) = options(rest)?;
+                if ty.is_some() {
+                    return Err("`print` shows a register in its declared type".into());
+                }
+                Ok(Some(Command::Print {
+                    register: reg.to_string(),
+                    at,
+                }))
+            }
+            [] => Err("write `print %REG [block B] [warp W] [lane L]`".into()),
+        },
+        "regs" | "registers" => none(Command::Regs),
+        "mem" | "x" => match args {
+            [".shared", addr, count, rest @ ..] => {
+                let (sel, ty) = options(rest)?;
+                Ok(Some(Command::Mem(MemTarget::Shared {
+                    address: num(Some(addr), "a shared address")?,
+                    count: num(Some(count), "an element count")?,
+                    ty,
+                    block: sel.block,
+                })))
+            }
+            [".global", addr, count, rest @ ..] => {
+                let (_, ty) = options(rest)?;
+                Ok(Some(Command::Mem(MemTarget::Global {
+                    address: num(Some(addr), "a global address")?,
+                    count: num(Some(count), "an element count")?,
+                    ty,
+                })))
+            }
+            [".shared" | ".global", ..] => {
+                Err("write `mem .shared ADDR N [TYPE] [block B]`".into())
+            }
+            [w] => {
+                let (name, start, end) = indexed(w)?;
+                Ok(Some(Command::Mem(MemTarget::Named { name, start, end })))
+            }
+            _ => Err("write `mem BUFFER[I..J]` or `mem .shared ADDR N [TYPE] [block B]`".into()),
+        },
+        "where" | "w" | "bt" => none(Command::Where),
+        "stack" => match args {
+            [] => Ok(Some(Command::Stack { table: None })),
+            ["table"] => Ok(Some(Command::Stack { table: Some(None) })),
+            ["table", n] => Ok(Some(Command::Stack {
+                table: Some(Some(num(Some(n), "a row count")?)),
+            })),
+            _ => Err("write `stack` or `stack table [N]`".into()),
+        },
+        "warps" => none(Command::Warps),
+        "blocks" => none(Command::Blocks),
+        "barriers" => none(Command::Barriers),
+        "caches" => none(Command::Caches),
+        "choices" => none(Command::Choices),
+        "choose" => match args {
+            [n] => Ok(Some(Command::Choose(num(Some(n), "a choice number")?))),
+            _ => Err("write `choose N` with N from `choices`".into()),
+        },
+        "back" => match args {
+            [] => Ok(Some(Command::Back(1))),
+            ["to", s] => Ok(Some(Command::BackTo(num(Some(s), "a step number")?))),
+            [n] => Ok(Some(Command::Back(num(Some(n), "a step count")?))),
+            _ => Err("write `back`, `back N` or `back to STEP`".into()),
+        },
+        "rule" | "rules" => none(Command::Rule),
+        "trace" => match args {
+            ["save", f] => Ok(Some(Command::Trace(TraceOp::Save(f.to_string())))),
+            ["load", f] => Ok(Some(Command::Trace(TraceOp::Load(f.to_string())))),
+            _ => Err("write `trace save FILE` or `trace load FILE`".into()),
+        },
+        "status" => none(Command::Status),
+        "quit" | "q" | "exit" => none(Command::Quit),
+        other => Err(format!(
+            "unknown command `{other}`; `help` lists the commands"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_word_has_help() {
+        for c in COMMANDS {
+            assert!(help(Some(c)).is_ok(), "{c}");
+        }
+    }
+
+    #[test]
+    fn parses() {
+        assert_eq!(parse("step 3"), Ok(Some(Command::Step(3))));
+        assert_eq!(parse("  # comment"), Ok(None));
+        assert_eq!(
+            parse("break DIVERGE if %a==3"),
+            Ok(Some(Command::Break {
+                at: Location::Label {
+                    function: None,
+                    name: "DIVERGE".into()
+                },
+                condition: Some(Condition {
+                    lhs: Operand::Reg("%a".into()),
+                    cmp: Cmp::Eq,
+                    rhs: Operand::Int(3)
+                })
+            }))
+        );
+        assert_eq!(
+            parse("mem c[1..=2]"),
+            Ok(Some(Command::Mem(MemTarget::Named {
+                name: "c".into(),
+                start: Some(1),
+                end: Some(3)
+            })))
+        );
+        assert!(parse("mem c[3..1]").is_err());
+        assert!(parse("step x").is_err());
+        assert!(parse("frobnicate").is_err());
+        assert_eq!(
+            parse("watch .shared 0x4 block 1"),
+            Ok(Some(Command::Watch(WatchTarget::Shared {
+                address: 4,
+                ty: None,
+                block: Some(1)
+            })))
+        );
+    }
+}

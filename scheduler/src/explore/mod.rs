@@ -1,0 +1,373 @@
+//! Exhaustive exploration of a launch (ARCHITECTURE.md section 4): stateful breadth-first
+//! search over canonical machine states ([`Machine::state_fingerprint`]) that builds the
+//! progress models' labelled transition system ([`crate::progress::Lts`]) with units of a
+//! chosen [`Level`], collects the set of final outcomes, and hands the graph to the termination
+//! [`Oracle`] of `digests/seed000_progress.md` §4.4 for verdicts and lassos.
+//!
+//! * A node is (machine state, units that have stepped); its machine state is settled: system
+//!   choices (block issue, barrier completion) are folded into the step before ([`settle`]).
+//! * An edge is one enabled choice. A choice that steps several units at once (a converged
+//!   group at lane level) becomes one parallel edge per unit, all to the same node, whose
+//!   `stepped` includes the whole group: the oracle then sees every member step on a cycle
+//!   through it (weak check) and counts it as a step of any member (strong check).
+//! * Successors of a machine state are computed once, whatever the `stepped` sets it is
+//!   reached with; a machine is kept only until its successors are known.
+//! * Terminal states: completed runs and faults are final outcomes (a fault is not a
+//!   non-termination: its units count as done); a deadlock is an outcome *and* a
+//!   non-termination under every model (the oracle's deadlock rule).
+//! * Bounds: `max_states` distinct nodes. A bound hit is reported, and then no verdict is
+//!   claimed ([`Exploration::verdict`] returns `None`).
+//!
+//! Lassos come back as choice sequences ([`Lasso::stem`], [`Lasso::cycle`]) that replay on a
+//! fresh machine: the stem from the initial state (shortest, breadth-first), the cycle back to
+//! the stem's end state.
+
+pub mod axb_ptx;
+pub mod units;
+
+pub use units::{Level, TooManyUnits, Units, UnknownLevel, is_system, settle};
+
+use crate::outcome::{Observe, Outcome, Status};
+use crate::progress::{
+    Counterexample, Lts, Node, NodeId, Oracle, ProgressModel, Reason, Transition, Unit, UnitSet,
+    Verdict,
+};
+use petgraph::graph::{DiGraph, NodeIndex};
+use semantics::machine::Machine;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
+use traces::Choice;
+
+/// Bounds of an exploration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Stop after this many distinct nodes (machine state × stepped units).
+    pub max_states: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_states: 1_000_000,
+        }
+    }
+}
+
+/// One node's label in the LTS: the fingerprint of its machine state.
+pub type StateKey = u128;
+
+/// What one enabled choice of a machine state leads to.
+#[derive(Debug, Clone)]
+struct Succ {
+    units: UnitSet,
+    /// The choice, then the system choices folded after it.
+    choices: Vec<Choice>,
+    to: StateKey,
+}
+
+/// Per distinct machine state.
+#[derive(Debug, Clone, Default)]
+struct StateInfo {
+    /// Present until the successors are computed.
+    machine: Option<Machine>,
+    succ: Option<Vec<Succ>>,
+    done: UnitSet,
+    /// The final outcome, for terminal states.
+    outcome: Option<Outcome>,
+}
+
+/// A reachable final outcome and where it was first found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutcomeInfo {
+    /// Distinct terminal machine states with this outcome.
+    pub states: usize,
+    /// The choices that reach it first (breadth-first: a shortest run).
+    pub witness: Vec<Choice>,
+}
+
+/// The result of building the state graph.
+#[derive(Debug, Clone)]
+pub struct Exploration {
+    pub units: Units,
+    oracle: Oracle<StateKey>,
+    /// Per edge index: the choices it stands for.
+    edge_choices: Vec<u32>,
+    choice_lists: Vec<Vec<Choice>>,
+    /// System choices folded before the initial node.
+    pub initial_choices: Vec<Choice>,
+    pub outcomes: BTreeMap<Outcome, OutcomeInfo>,
+    /// Distinct machine states (nodes differ also by `stepped`).
+    pub machine_states: usize,
+    /// `Some(bound)` when `max_states` cut the search: no verdict then.
+    pub bound_hit: Option<usize>,
+    pub limits: Limits,
+}
+
+/// A non-termination witness in replayable form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lasso {
+    pub model: ProgressModel,
+    /// From the initial machine (system choices included).
+    pub stem: Vec<Choice>,
+    /// From the stem's end back to the same machine state (empty for a deadlock).
+    pub cycle: Vec<Choice>,
+    pub reason: Reason,
+    /// The units that step in the cycle.
+    pub stepping: UnitSet,
+}
+
+/// Explores every schedule of `machine` (usually fresh) with units at `level`.
+pub fn explore(
+    machine: &Machine,
+    level: Level,
+    observe: &Observe,
+    limits: Limits,
+) -> Result<Exploration, TooManyUnits> {
+    let units = Units::new(machine, level)?;
+    let mut init = machine.clone();
+    let mut initial_choices = Vec::new();
+    settle(&mut init, &mut initial_choices);
+
+    let mut states: HashMap<StateKey, StateInfo> = HashMap::new();
+    let mut graph: DiGraph<Node<StateKey>, Unit, u32> = DiGraph::default();
+    let mut index: HashMap<(StateKey, UnitSet), NodeId> = HashMap::new();
+    let mut edge_choices: Vec<u32> = Vec::new();
+    let mut choice_lists: Vec<Vec<Choice>> = Vec::new();
+    let mut outcomes: BTreeMap<Outcome, OutcomeInfo> = BTreeMap::new();
+    // Breadth-first parents, to name a witness for each outcome.
+    let mut parent: Vec<Option<(NodeId, u32)>> = Vec::new();
+
+    let key0 = init.state_fingerprint();
+    let record_state = |m: Machine, key: StateKey, states: &mut HashMap<StateKey, StateInfo>| {
+        if states.contains_key(&key) {
+            return;
+        }
+        let mut info = StateInfo::default();
+        match m.termination() {
+            Some(t) => {
+                let outcome = Outcome::of(&m, t, observe);
+                // A fault ends the run: not a non-termination, so its units count as done.
+                info.done = if matches!(outcome.status, Status::Error { .. }) {
+                    UnitSet::all(units.count())
+                } else {
+                    units.done(&m)
+                };
+                info.outcome = Some(outcome);
+                info.succ = Some(Vec::new());
+            }
+            None => {
+                info.done = units.done(&m);
+                info.machine = Some(m);
+            }
+        }
+        states.insert(key, info);
+    };
+
+    record_state(init, key0, &mut states);
+    let done0 = states.get(&key0).map_or(UnitSet::EMPTY, |s| s.done);
+    let root = graph.add_node(Node {
+        state: key0,
+        stepped: UnitSet::EMPTY,
+        done: done0,
+        enabled: UnitSet::EMPTY,
+    });
+    parent.push(None);
+    index.insert((key0, UnitSet::EMPTY), root);
+    let mut bound_hit = None;
+    let mut next = 0usize;
+    while next < graph.node_count() {
+        let from = NodeIndex::new(next);
+        next += 1;
+        let (key, stepped) = (graph[from].state, graph[from].stepped);
+        // Successors of the machine state, computed once.
+        if states.get(&key).is_some_and(|s| s.succ.is_none()) {
+            let Some(m) = states.get_mut(&key).and_then(|s| s.machine.take()) else {
+                continue;
+            };
+            let mut succ = Vec::with_capacity(m.enabled().len());
+            let mut new_states = Vec::new();
+            for c in m.enabled() {
+                let u = units.of(&m, c);
+                let mut m2 = m.clone();
+                if m2.step(c).is_err() {
+                    continue;
+                }
+                let mut choices = vec![*c];
+                settle(&mut m2, &mut choices);
+                let to = m2.state_fingerprint();
+                succ.push(Succ {
+                    units: u,
+                    choices,
+                    to,
+                });
+                new_states.push((to, m2));
+            }
+            for (to, m2) in new_states {
+                record_state(m2, to, &mut states);
+            }
+            if let Some(s) = states.get_mut(&key) {
+                s.succ = Some(succ);
+            }
+        }
+        // Taken out while the edges are added, put back after (no clone per node).
+        let succ = states
+            .get_mut(&key)
+            .and_then(|s| s.succ.take())
+            .unwrap_or_default();
+        let mut enabled = UnitSet::EMPTY;
+        for s in &succ {
+            let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
+            let to_stepped = stepped.union(s.units);
+            let to_node = match index.entry((s.to, to_stepped)) {
+                Entry::Occupied(e) => *e.get(),
+                Entry::Vacant(e) => {
+                    if graph.node_count() >= limits.max_states {
+                        bound_hit = Some(limits.max_states);
+                        break;
+                    }
+                    let n = graph.add_node(Node {
+                        state: s.to,
+                        stepped: to_stepped,
+                        done: to_done,
+                        enabled: UnitSet::EMPTY,
+                    });
+                    e.insert(n);
+                    parent.push(Some((from, choice_lists.len() as u32)));
+                    n
+                }
+            };
+            let list = choice_lists.len() as u32;
+            choice_lists.push(s.choices.clone());
+            // Every enabled choice steps at least one unit; charge the lowest live unit
+            // otherwise, so that no transition disappears from the graph.
+            let labels = if s.units.is_empty() {
+                graph[from]
+                    .live(units.count())
+                    .min()
+                    .map_or(UnitSet::EMPTY, UnitSet::single)
+            } else {
+                s.units
+            };
+            for u in labels.iter() {
+                enabled = enabled.with(u);
+                graph.add_edge(from, to_node, u);
+                edge_choices.push(list);
+            }
+        }
+        graph[from].enabled = enabled;
+        if let Some(info) = states.get_mut(&key) {
+            info.succ = Some(succ);
+        }
+        if bound_hit.is_some() {
+            break;
+        }
+    }
+
+    // Outcomes: terminal states in BFS order, each with the shortest run that reaches it.
+    let witness_of = |n: NodeId| {
+        let mut path = Vec::new();
+        let mut cur = n;
+        while let Some((p, list)) = parent[cur.index()] {
+            path.push(list);
+            cur = p;
+        }
+        let mut out = initial_choices.clone();
+        for list in path.into_iter().rev() {
+            out.extend_from_slice(&choice_lists[list as usize]);
+        }
+        out
+    };
+    let mut counted: HashMap<StateKey, ()> = HashMap::new();
+    for n in graph.node_indices() {
+        let key = graph[n].state;
+        let Some(o) = states.get(&key).and_then(|s| s.outcome.as_ref()) else {
+            continue;
+        };
+        if counted.insert(key, ()).is_some() {
+            continue;
+        }
+        let e = outcomes.entry(o.clone()).or_insert_with(|| OutcomeInfo {
+            states: 0,
+            witness: witness_of(n),
+        });
+        e.states += 1;
+    }
+
+    let machine_states = states.len();
+    let lts = Lts {
+        units: units.count(),
+        graph,
+    };
+    Ok(Exploration {
+        units,
+        oracle: Oracle::new(lts),
+        edge_choices,
+        choice_lists,
+        initial_choices,
+        outcomes,
+        machine_states,
+        bound_hit,
+        limits,
+    })
+}
+
+impl Exploration {
+    /// Nodes of the LTS (machine state × stepped units).
+    pub fn states(&self) -> usize {
+        self.oracle.lts().state_count()
+    }
+
+    pub fn transitions(&self) -> usize {
+        self.oracle.lts().edge_count()
+    }
+
+    pub fn oracle(&self) -> &Oracle<StateKey> {
+        &self.oracle
+    }
+
+    /// The verdict under `model`; `None` when a bound cut the exploration.
+    pub fn verdict(&self, model: ProgressModel) -> Option<Verdict> {
+        if self.bound_hit.is_some() {
+            None
+        } else {
+            Some(self.oracle.verdict(model))
+        }
+    }
+
+    /// A lasso when `model`'s verdict is FAIL (never when bounded out).
+    pub fn lasso(&self, model: ProgressModel) -> Option<Lasso> {
+        if self.bound_hit.is_some() {
+            return None;
+        }
+        let cx: Counterexample = self.oracle.counterexample(model)?;
+        let mut stem = self.initial_choices.clone();
+        for t in &cx.stem {
+            stem.extend_from_slice(self.choices_of(t));
+        }
+        let mut cycle = Vec::new();
+        for t in &cx.cycle {
+            cycle.extend_from_slice(self.choices_of(t));
+        }
+        let stepping = cx.cycle.iter().fold(UnitSet::EMPTY, |s, t| s.with(t.unit));
+        Some(Lasso {
+            model,
+            stem,
+            cycle,
+            reason: cx.reason,
+            stepping,
+        })
+    }
+
+    /// The choices of the edge `t` stands for.
+    fn choices_of(&self, t: &Transition) -> &[Choice] {
+        let g = &self.oracle.lts().graph;
+        g.edges_connecting(t.from, t.to)
+            .find(|e| *e.weight() == t.unit)
+            .and_then(|e| {
+                self.edge_choices
+                    .get(petgraph::visit::EdgeRef::id(&e).index())
+            })
+            .and_then(|&l| self.choice_lists.get(l as usize))
+            .map_or(&[], Vec::as_slice)
+    }
+}

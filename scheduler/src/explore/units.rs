@@ -1,0 +1,250 @@
+//! Units of progress on the CUDA machine (progress digest §7.1): which unit a choice steps, and
+//! which units have terminated, at a chosen [`Level`].
+//!
+//! * `blocks`: unit `b` = block `b` of the grid (the paper's workgroups);
+//! * `warps`: unit `b * warps_per_block + w` = warp `w` of block `b`;
+//! * `lanes`: unit `b * threads_per_block + t` = thread `t` of block `b` (a lane; under `its`
+//!   and `threads` a `Lanes` choice steps its whole converged group, under `simt-stack` a warp
+//!   step steps the active lanes α).
+//!
+//! Choices that belong to no unit are *system* choices and are folded into the preceding step
+//! (see [`settle`]): `Issue` (a block becomes resident as soon as an SM has room, on the
+//! lowest-numbered such SM) and `EndBarrier` (a complete barrier releases its warps at once).
+//! Why: issue and barrier completion are not steps of a unit under any progress model (OBE's
+//! "has stepped" means "executed an instruction"), delaying them only delays the units they
+//! enable, and blocks are issued in linear order anyway (deviation D8), so the choice of SM is
+//! the only behaviour folded away (it is observable through `%smid` alone). A block that can
+//! never be issued (the device is full of blocks that never finish) is a live unit that is
+//! never enabled, so weak fairness does not owe it a step.
+
+use crate::progress::{MAX_UNITS, Unit, UnitSet};
+use semantics::machine::Machine;
+use semantics::machine::state_hash::BlockStatus;
+use std::fmt;
+use std::str::FromStr;
+use traces::Choice;
+
+/// The level progress models apply at (`--level`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// Blocks (CTAs) of the grid.
+    Blocks,
+    /// Warps, numbered across the grid.
+    Warps,
+    /// Lanes (threads), numbered across the grid.
+    Lanes,
+}
+
+impl Level {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Level::Blocks => "blocks",
+            Level::Warps => "warps",
+            Level::Lanes => "lanes",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A level name that is none of the three.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown level `{0}` (expected blocks, warps or lanes)")]
+pub struct UnknownLevel(pub String);
+
+impl FromStr for Level {
+    type Err = UnknownLevel;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "blocks" | "block" | "ctas" => Ok(Level::Blocks),
+            "warps" | "warp" => Ok(Level::Warps),
+            "lanes" | "lane" | "threads" => Ok(Level::Lanes),
+            _ => Err(UnknownLevel(s.to_string())),
+        }
+    }
+}
+
+/// The machine's units at one level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Units {
+    pub level: Level,
+    blocks: u32,
+    warps_per_block: u32,
+    threads_per_block: u32,
+    warp_size: u32,
+}
+
+/// More units than a progress model handles.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{count} {level} are more than the {MAX_UNITS} units a progress model handles (choose a coarser --level or a smaller launch)"
+)]
+pub struct TooManyUnits {
+    pub count: usize,
+    pub level: Level,
+}
+
+impl Units {
+    pub fn new(machine: &Machine, level: Level) -> Result<Units, TooManyUnits> {
+        let u = Units {
+            level,
+            blocks: machine.total_blocks(),
+            warps_per_block: machine.warps_per_block(),
+            threads_per_block: machine.threads_per_block(),
+            warp_size: machine.warp_size(),
+        };
+        let count = u.count_u64();
+        if count > MAX_UNITS as u64 {
+            return Err(TooManyUnits {
+                count: count as usize,
+                level,
+            });
+        }
+        Ok(u)
+    }
+
+    fn count_u64(&self) -> u64 {
+        let b = self.blocks as u64;
+        match self.level {
+            Level::Blocks => b,
+            Level::Warps => b * self.warps_per_block as u64,
+            Level::Lanes => b * self.threads_per_block as u64,
+        }
+    }
+
+    pub fn count(&self) -> usize {
+        self.count_u64() as usize
+    }
+
+    /// The units a choice steps; empty for system choices (`Issue`, `EndBarrier`, memory).
+    pub fn of(&self, machine: &Machine, choice: &Choice) -> UnitSet {
+        let (block, warp, lanes) = match *choice {
+            Choice::Warp { block, warp } | Choice::Target { block, warp, .. } => {
+                (block, warp, machine.warp_active(block, warp))
+            }
+            Choice::Lanes { block, warp, mask } => (block, warp, mask),
+            Choice::Issue { .. } | Choice::EndBarrier { .. } | Choice::Mem(_) => {
+                return UnitSet::EMPTY;
+            }
+        };
+        match self.level {
+            Level::Blocks => UnitSet::single(block as Unit),
+            Level::Warps => UnitSet::single((block * self.warps_per_block + warp) as Unit),
+            Level::Lanes => {
+                let base = (block * self.threads_per_block + warp * self.warp_size) as u64;
+                let real = self
+                    .threads_per_block
+                    .saturating_sub(warp * self.warp_size)
+                    .min(self.warp_size);
+                let lanes = lanes & lane_mask(real);
+                if lanes == 0 || base >= MAX_UNITS as u64 {
+                    // A step of no real lane (cannot happen for an enabled choice): charge the
+                    // warp's first lane so the edge still names a unit.
+                    return UnitSet::single(base as Unit);
+                }
+                UnitSet::from_bits(lanes << base)
+            }
+        }
+    }
+
+    /// The units that have terminated.
+    pub fn done(&self, machine: &Machine) -> UnitSet {
+        let mut done = UnitSet::EMPTY;
+        for b in 0..self.blocks {
+            let status = machine.block_status(b);
+            match self.level {
+                Level::Blocks => {
+                    if status == BlockStatus::Completed {
+                        done = done.with(b as Unit);
+                    }
+                }
+                Level::Warps => {
+                    for w in 0..self.warps_per_block {
+                        if machine.warp_completed(b, w) {
+                            done = done.with((b * self.warps_per_block + w) as Unit);
+                        }
+                    }
+                }
+                Level::Lanes => {
+                    for w in 0..self.warps_per_block {
+                        let base = b * self.threads_per_block + w * self.warp_size;
+                        let real = self
+                            .threads_per_block
+                            .saturating_sub(w * self.warp_size)
+                            .min(self.warp_size);
+                        let exited = machine.warp_exited_lanes(b, w) & lane_mask(real);
+                        done = done.union(UnitSet::from_bits(exited << base));
+                    }
+                }
+            }
+        }
+        done
+    }
+
+    /// A unit's name: `block 1`, `warp 0.1` (block.warp), `lane 0.0.1` (block.warp.lane).
+    pub fn name(&self, unit: Unit) -> String {
+        let u = unit as u32;
+        match self.level {
+            Level::Blocks => format!("block {u}"),
+            Level::Warps => format!(
+                "warp {}.{}",
+                u / self.warps_per_block,
+                u % self.warps_per_block
+            ),
+            Level::Lanes => {
+                let b = u / self.threads_per_block;
+                let t = u % self.threads_per_block;
+                format!("lane {b}.{}.{}", t / self.warp_size, t % self.warp_size)
+            }
+        }
+    }
+
+    /// `{block 0, block 1}`.
+    pub fn names(&self, set: UnitSet) -> String {
+        let names: Vec<String> = set.iter().map(|u| self.name(u)).collect();
+        format!("{{{}}}", names.join(", "))
+    }
+}
+
+fn lane_mask(n: u32) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
+/// Whether a choice is a system choice (folded by [`settle`]).
+pub fn is_system(choice: &Choice) -> bool {
+    matches!(
+        choice,
+        Choice::Issue { .. } | Choice::EndBarrier { .. } | Choice::Mem(_)
+    )
+}
+
+/// Takes system choices until none is enabled, appending them to `taken`: the first `Issue`
+/// by lowest SM, else the first complete barrier by (block, barrier). Deterministic.
+pub fn settle(machine: &mut Machine, taken: &mut Vec<Choice>) {
+    loop {
+        if machine.termination().is_some() {
+            return;
+        }
+        let next = machine
+            .enabled()
+            .iter()
+            .filter(|c| matches!(c, Choice::Issue { .. } | Choice::EndBarrier { .. }))
+            .min_by_key(|c| match **c {
+                Choice::Issue { sm, .. } => (0u8, sm, 0),
+                Choice::EndBarrier { block, barrier } => (1, block, barrier),
+                _ => (2, 0, 0),
+            })
+            .copied();
+        let Some(c) = next else {
+            return;
+        };
+        if machine.step(&c).is_err() {
+            return;
+        }
+        taken.push(c);
+    }
+}

@@ -1,0 +1,321 @@
+//! Random-schedule fuzzing (ARCHITECTURE.md section 1): N runs of one launch, run `i` under
+//! a seed derived from the campaign's seed and `i` ([`run_seed`]), in parallel on a rayon
+//! pool. The report (outcome histogram, failures) is a function of the seed and N only:
+//! per-run results are merged with commutative operations (sums, minima of run indices) into
+//! ordered maps, so `--jobs` changes the speed and nothing else.
+//!
+//! Failures are minimised ([`minimise`]): among schedules that end with the same status, the
+//! one with the fewest preemptions found by a preemption-bounded search (iterative context
+//! bounding, CHESS-style), within a budget of runs.
+
+use crate::outcome::{Observe, Outcome, Status};
+use crate::pct::Pct;
+use crate::replay::Recorder;
+use crate::{Random, Scheduler};
+use rayon::prelude::*;
+use semantics::machine::Machine;
+use std::collections::BTreeMap;
+use traces::Choice;
+
+/// Which random scheduler each run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FuzzPolicy {
+    /// `random:SEED_i`: uniform over the enabled set.
+    Random,
+    /// `pct:SEED_i:DEPTH` with the horizon estimated by a round-robin run.
+    Pct { depth: u32 },
+}
+
+/// A campaign's parameters.
+#[derive(Debug, Clone)]
+pub struct FuzzConfig {
+    pub runs: u64,
+    pub seed: u64,
+    pub policy: FuzzPolicy,
+    pub max_steps: u64,
+    /// Worker threads (0: rayon's default).
+    pub jobs: usize,
+    pub observe: Observe,
+}
+
+/// Per outcome: how many runs ended so, and the first of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tally {
+    pub count: u64,
+    pub first_run: u64,
+}
+
+/// The campaign's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FuzzReport {
+    pub runs: u64,
+    pub outcomes: BTreeMap<Outcome, Tally>,
+    /// Failures by status (a failure kind), with their first run.
+    pub failures: BTreeMap<Status, Tally>,
+    pub total_steps: u64,
+    /// PCT's horizon (the round-robin run's length), when PCT was used.
+    pub horizon: u64,
+}
+
+/// SplitMix64: run `i`'s seed from the campaign seed (a bijection of `i` for a fixed seed).
+pub fn run_seed(seed: u64, run: u64) -> u64 {
+    let mut z = seed
+        .wrapping_add(run.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The scheduler of one run.
+pub fn scheduler_for(policy: FuzzPolicy, seed: u64, horizon: u64) -> Box<dyn Scheduler + Send> {
+    match policy {
+        FuzzPolicy::Random => Box::new(Random::new(seed)),
+        FuzzPolicy::Pct { depth } => Box::new(Pct::new(seed, depth, horizon)),
+    }
+}
+
+/// The policy text of one run (`random:S`, `pct:S:D`), as `cudasem run --schedule` takes it.
+pub fn policy_text(policy: FuzzPolicy, seed: u64) -> String {
+    match policy {
+        FuzzPolicy::Random => format!("random:{seed}"),
+        FuzzPolicy::Pct { depth } => format!("pct:{seed}:{depth}"),
+    }
+}
+
+/// PCT's horizon: the length of a round-robin run (at least 1).
+pub fn horizon(machine: &Machine, max_steps: u64) -> u64 {
+    let mut m = machine.clone();
+    crate::run(&mut m, &mut crate::RoundRobin::new(), max_steps);
+    m.steps().max(1)
+}
+
+/// One run: its outcome and steps.
+pub fn run_one(
+    machine: &Machine,
+    policy: FuzzPolicy,
+    seed: u64,
+    horizon: u64,
+    max_steps: u64,
+    observe: &Observe,
+) -> (Outcome, u64) {
+    let mut m = machine.clone();
+    let mut s = scheduler_for(policy, seed, horizon);
+    let t = crate::run(&mut m, s.as_mut(), max_steps);
+    (Outcome::of(&m, &t, observe), m.steps())
+}
+
+/// One run again, recording its choices (for the replay command of a failure).
+pub fn record_one(
+    machine: &Machine,
+    policy: FuzzPolicy,
+    seed: u64,
+    horizon: u64,
+    max_steps: u64,
+) -> Vec<Choice> {
+    let mut m = machine.clone();
+    let mut rec = Recorder::new(scheduler_for(policy, seed, horizon));
+    crate::run(&mut m, &mut rec, max_steps);
+    rec.choices
+}
+
+impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize {
+        (**self).pick(machine, enabled)
+    }
+}
+
+#[derive(Default)]
+struct Acc {
+    outcomes: BTreeMap<Outcome, Tally>,
+    steps: u64,
+}
+
+fn add(map: &mut BTreeMap<Outcome, Tally>, o: Outcome, t: Tally) {
+    map.entry(o)
+        .and_modify(|x| {
+            x.count += t.count;
+            x.first_run = x.first_run.min(t.first_run);
+        })
+        .or_insert(t);
+}
+
+/// Runs the campaign. `progress` is called after each run with the number of runs it adds
+/// (from any worker thread).
+pub fn campaign(
+    machine: &Machine,
+    config: &FuzzConfig,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<FuzzReport, String> {
+    let horizon = match config.policy {
+        FuzzPolicy::Pct { .. } => horizon(machine, config.max_steps),
+        FuzzPolicy::Random => 0,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.jobs)
+        .build()
+        .map_err(|e| format!("cannot start {} worker threads: {e}", config.jobs))?;
+    let work = || {
+        (0..config.runs)
+            .into_par_iter()
+            .fold(Acc::default, |mut acc, i| {
+                let seed = run_seed(config.seed, i);
+                let (o, steps) = run_one(
+                    machine,
+                    config.policy,
+                    seed,
+                    horizon,
+                    config.max_steps,
+                    &config.observe,
+                );
+                add(
+                    &mut acc.outcomes,
+                    o,
+                    Tally {
+                        count: 1,
+                        first_run: i,
+                    },
+                );
+                acc.steps += steps;
+                progress(1);
+                acc
+            })
+            .reduce(Acc::default, |mut a, b| {
+                for (o, t) in b.outcomes {
+                    add(&mut a.outcomes, o, t);
+                }
+                a.steps += b.steps;
+                a
+            })
+    };
+    let acc = pool.install(work);
+    let mut failures: BTreeMap<Status, Tally> = BTreeMap::new();
+    for (o, t) in &acc.outcomes {
+        if o.status.is_failure() {
+            failures
+                .entry(o.status.clone())
+                .and_modify(|x| {
+                    x.count += t.count;
+                    x.first_run = x.first_run.min(t.first_run);
+                })
+                .or_insert(*t);
+        }
+    }
+    Ok(FuzzReport {
+        runs: config.runs,
+        outcomes: acc.outcomes,
+        failures,
+        total_steps: acc.steps,
+        horizon,
+    })
+}
+
+/// Preemptions of a schedule: steps where the previous choice's warp was still enabled and
+/// another warp ran instead.
+pub fn preemptions(machine: &Machine, choices: &[Choice]) -> usize {
+    let mut m = machine.clone();
+    let mut prev: Option<(u32, u32)> = None;
+    let mut count = 0;
+    for c in choices {
+        let me = warp_of(c);
+        if let (Some(p), Some(me)) = (prev, me)
+            && p != me
+            && m.enabled().iter().any(|e| warp_of(e) == Some(p))
+        {
+            count += 1;
+        }
+        if m.step(c).is_err() {
+            break;
+        }
+        if me.is_some() {
+            prev = me;
+        }
+    }
+    count
+}
+
+fn warp_of(c: &Choice) -> Option<(u32, u32)> {
+    match *c {
+        Choice::Warp { block, warp }
+        | Choice::Target { block, warp, .. }
+        | Choice::Lanes { block, warp, .. } => Some((block, warp)),
+        _ => None,
+    }
+}
+
+/// A scheduler that keeps running the previous warp while it is enabled, except at the
+/// preemption points it is told (step numbers), where it takes the `k`-th other choice.
+struct Bounded {
+    preempt: Vec<(u64, usize)>,
+    step: u64,
+    prev: Option<(u32, u32)>,
+}
+
+impl Scheduler for Bounded {
+    fn pick(&mut self, _machine: &Machine, enabled: &[Choice]) -> usize {
+        let step = self.step;
+        self.step += 1;
+        let sticky = self
+            .prev
+            .and_then(|p| enabled.iter().position(|e| warp_of(e) == Some(p)));
+        let i = match self.preempt.iter().find(|(s, _)| *s == step) {
+            Some(&(_, k)) => {
+                let others: Vec<usize> =
+                    (0..enabled.len()).filter(|&i| Some(i) != sticky).collect();
+                others.get(k % others.len().max(1)).copied().unwrap_or(0)
+            }
+            None => sticky.unwrap_or(0),
+        };
+        if let Some(w) = enabled.get(i).and_then(warp_of) {
+            self.prev = Some(w);
+        }
+        i
+    }
+}
+
+/// Looks for a schedule with fewer preemptions than `choices` that ends with the same
+/// `status`: first none, then one preemption at each step (and each other choice), up to
+/// `budget` runs. Returns the shortest-preemption schedule found, or `choices` itself.
+pub fn minimise(
+    machine: &Machine,
+    choices: &[Choice],
+    status: &Status,
+    max_steps: u64,
+    budget: u64,
+) -> Vec<Choice> {
+    let original = preemptions(machine, choices);
+    let attempt = |preempt: Vec<(u64, usize)>| -> Option<Vec<Choice>> {
+        let mut m = machine.clone();
+        let mut rec = Recorder::new(Bounded {
+            preempt,
+            step: 0,
+            prev: None,
+        });
+        let t = crate::run(&mut m, &mut rec, max_steps);
+        (Status::of(&t) == *status).then_some(rec.choices)
+    };
+    if original == 0 {
+        return choices.to_vec();
+    }
+    if let Some(c) = attempt(Vec::new()) {
+        return c;
+    }
+    if original == 1 {
+        return choices.to_vec();
+    }
+    // One preemption: at each step of the original's length, each other choice (up to 4).
+    let len = choices.len() as u64;
+    let mut runs = 1u64;
+    for step in 0..len {
+        for k in 0..4 {
+            if runs >= budget {
+                return choices.to_vec();
+            }
+            runs += 1;
+            if let Some(c) = attempt(vec![(step, k)]) {
+                return c;
+            }
+        }
+    }
+    choices.to_vec()
+}

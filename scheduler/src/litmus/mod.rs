@@ -1,0 +1,309 @@
+//! PTX memory-model litmus tests (herd format, `conformance/ptx-litmus/`): parse, translate to
+//! a PTX module and launch, explore every execution, and give the condition's verdict.
+//!
+//! * [`parse`]: litmus text → [`parse::LitmusTest`] (errors with line and column).
+//! * [`translate`]: a test → PTX + launch + machine configuration, or an
+//!   [`translate::Unsupported`] reason (proxies, several GPUs, ...).
+//! * [`explore`]: exhaustive stateful search (DFS over state fingerprints) collecting the final
+//!   outcomes.
+//! * [`check`]: the three together; the result ([`Report`]) is what `cudasem litmus` prints.
+//!
+//! Memory systems ([`MemorySystem`]): `Flat` (sequentially consistent: only SC outcomes are
+//! reached, so every reached outcome is one the PTX model allows) and `Cached` (the per-SM L1
+//! model, not implemented yet: [`check`] answers [`LitmusError::NotImplemented`]). When the
+//! cached memory lands, `Cached` maps to its `MemoryKind` in [`MemorySystem::kind`]; the
+//! translator already places CTAs on distinct SMs, and the explorer already leaves memory
+//! choices (`Choice::Mem`) as branching points.
+
+pub mod explore;
+pub mod parse;
+pub mod translate;
+
+use parse::{LitmusTest, Quantifier, Term};
+use semantics::machine::{Machine, MemoryKind};
+use std::fmt;
+use std::sync::Arc;
+use traces::Choice;
+use traces::format::CompactTrace;
+
+/// Which memory system runs the test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MemorySystem {
+    /// Sequentially consistent flat memory.
+    Flat,
+    /// Per-SM L1 caches, shared L2 (thesis chapter 4): not implemented yet.
+    Cached,
+}
+
+impl MemorySystem {
+    /// The machine's memory kind, or `None` while the machine lacks it.
+    pub fn kind(self) -> Option<MemoryKind> {
+        match self {
+            MemorySystem::Flat => Some(MemoryKind::Flat),
+            MemorySystem::Cached => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            MemorySystem::Flat => "flat",
+            MemorySystem::Cached => "cached",
+        }
+    }
+}
+
+/// How to check a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    pub memory: MemorySystem,
+    /// Stop after this many distinct states (then the status is [`Status::Bounded`]).
+    pub max_states: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            memory: MemorySystem::Flat,
+            max_states: 1_000_000,
+        }
+    }
+}
+
+/// A test cudasem cannot check at all with these options (not a verdict).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LitmusError {
+    /// The memory system is not implemented yet.
+    NotImplemented(String),
+}
+
+impl fmt::Display for LitmusError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LitmusError::NotImplemented(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for LitmusError {}
+
+/// How the check ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Every execution explored: the verdict stands.
+    Ok,
+    /// The test uses something cudasem does not model; no verdict.
+    Unsupported(String),
+    /// The state bound cut the search; no verdict.
+    Bounded,
+}
+
+impl Status {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Unsupported(_) => "unsupported",
+            Status::Bounded => "bounded",
+        }
+    }
+}
+
+/// One reached final outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutcomeCount {
+    /// Values of [`Report::terms`], in order.
+    pub values: Vec<i64>,
+    /// Distinct completed final states with these values.
+    pub states: usize,
+    /// Whether the condition's proposition is true of it.
+    pub satisfies: bool,
+}
+
+/// A replayable execution reaching a final state that witnesses `exists` or refutes
+/// `~exists`/`forall`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Witness {
+    pub values: Vec<i64>,
+    /// Every choice from the initial state.
+    pub choices: Vec<Choice>,
+    /// The compact string `cudasem replay` takes (with the emitted PTX and [`Report::replay_flags`]).
+    pub compact: String,
+}
+
+/// The result of checking one test.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub name: String,
+    pub quantifier: Quantifier,
+    /// The condition's proposition, printed.
+    pub condition: String,
+    pub memory: MemorySystem,
+    pub status: Status,
+    /// Whether the condition as written holds (the CSVs' 1); `None` unless the status is `Ok`.
+    pub holds: Option<bool>,
+    /// The registers and locations the condition reads.
+    pub terms: Vec<Term>,
+    pub outcomes: Vec<OutcomeCount>,
+    pub witness: Option<Witness>,
+    pub states: usize,
+    pub deadlocks: usize,
+    pub faults: usize,
+    pub first_fault: Option<String>,
+    /// The translated PTX (absent when unsupported before translation).
+    pub ptx: Option<String>,
+    /// The flags `cudasem replay` needs besides the compact string and the PTX file.
+    pub replay_flags: Vec<String>,
+}
+
+impl Report {
+    fn unsupported(test: &LitmusTest, memory: MemorySystem, reason: String) -> Report {
+        Report {
+            name: test.name.clone(),
+            quantifier: test.condition.quantifier,
+            condition: test.condition.expr.to_string(),
+            memory,
+            status: Status::Unsupported(reason),
+            holds: None,
+            terms: test.observed(),
+            outcomes: Vec::new(),
+            witness: None,
+            states: 0,
+            deadlocks: 0,
+            faults: 0,
+            first_fault: None,
+            ptx: None,
+            replay_flags: Vec::new(),
+        }
+    }
+
+    /// Outcome formatted herd-style.
+    pub fn outcome_text(&self, values: &[i64]) -> String {
+        explore::format_outcome(&self.terms, &values.to_vec())
+    }
+}
+
+/// Translates, explores and judges `test`.
+pub fn check(test: &LitmusTest, options: &Options) -> Result<Report, LitmusError> {
+    let Some(kind) = options.memory.kind() else {
+        return Err(LitmusError::NotImplemented(format!(
+            "--memory {} is not implemented yet: the cached memory model (per-SM L1 caches) is a later piece of work; use --memory flat",
+            options.memory.name()
+        )));
+    };
+    let t = match translate::translate(test, kind) {
+        Ok(t) => t,
+        Err(u) => return Ok(Report::unsupported(test, options.memory, u.reason)),
+    };
+    let mut report = Report::unsupported(test, options.memory, String::new());
+    report.ptx = Some(t.ptx.clone());
+    let program = match load(&t.ptx) {
+        Ok(p) => Arc::new(p),
+        Err(e) => {
+            report.status = Status::Unsupported(format!("the translated PTX does not load: {e}"));
+            return Ok(report);
+        }
+    };
+    let program_hash = program.hash;
+    let machine = match Machine::new(program, &t.launch, &t.config) {
+        Ok(m) => m,
+        Err(e) => {
+            report.status =
+                Status::Unsupported(format!("the translated launch does not start: {e}"));
+            return Ok(report);
+        }
+    };
+    report.replay_flags = vec![
+        "--grid".into(),
+        t.launch.grid[0].to_string(),
+        "--block".into(),
+        t.launch.block[0].to_string(),
+        "--warp-size".into(),
+        t.config.device.warp_size.to_string(),
+        "--sms".into(),
+        t.config.device.num_sms.to_string(),
+        "--max-blocks-per-sm".into(),
+        t.config.device.max_blocks_per_sm.to_string(),
+    ];
+    let found = explore::explore(machine.clone(), &t, options.max_states);
+    report.states = found.states;
+    report.deadlocks = found.deadlocks;
+    report.faults = found.faults;
+    report.first_fault = found.first_fault.clone();
+    let expr = &test.condition.expr;
+    let satisfies = |values: &Vec<i64>| {
+        expr.eval(&|term: &Term| match term {
+            Term::Int(v) => *v,
+            other => t
+                .observed
+                .iter()
+                .position(|(o, _)| o == other)
+                .and_then(|i| values.get(i).copied())
+                .unwrap_or(0),
+        })
+    };
+    report.outcomes = found
+        .outcomes
+        .iter()
+        .map(|(values, &states)| OutcomeCount {
+            values: values.clone(),
+            states,
+            satisfies: satisfies(values),
+        })
+        .collect();
+    let (holds, witness) = explore::verdict(
+        test.condition.quantifier,
+        found.outcomes.keys(),
+        satisfies,
+    );
+    if found.bounded {
+        report.status = Status::Bounded;
+    } else {
+        report.status = Status::Ok;
+        report.holds = Some(holds);
+    }
+    // A witness is shown even when bounded: the execution it names is real.
+    if let Some(values) = witness
+        && let Some(choices) = found.paths.get(values)
+    {
+        let compact = scheduler_indices(&machine, choices).map(|indices| {
+            CompactTrace {
+                program_hash,
+                checksum: CompactTrace::checksum_of(choices),
+                cycle_start: None,
+                indices,
+            }
+            .encode()
+        });
+        report.witness = Some(Witness {
+            values: values.clone(),
+            choices: choices.clone(),
+            compact: compact.unwrap_or_default(),
+        });
+    }
+    Ok(report)
+}
+
+fn scheduler_indices(machine: &Machine, choices: &[Choice]) -> Option<Vec<u32>> {
+    crate::replay::indices_of(machine, choices).ok()
+}
+
+/// Parses and loads PTX text; the error is the first diagnostic.
+pub fn load(ptx: &str) -> Result<semantics::Program, String> {
+    let parsed = ptx_parser::parse(ptx);
+    if parsed.has_errors() {
+        return Err(first_message(ptx, &parsed.diagnostics));
+    }
+    semantics::load(&parsed.module, ptx)
+        .map(|(p, _)| p)
+        .map_err(|d| first_message(ptx, &d))
+}
+
+fn first_message(ptx: &str, d: &[ptx_parser::Diagnostic]) -> String {
+    d.iter()
+        .find(|d| d.severity == ptx_parser::Severity::Error)
+        .or(d.first())
+        .map(|d| {
+            let start = (d.span.start as usize).min(ptx.len());
+            let line = ptx[..start].matches('\n').count() + 1;
+            format!("line {line}: {}", d.message)
+        })
+        .unwrap_or_else(|| "unknown error".to_string())
+}

@@ -1,0 +1,231 @@
+//! The debugger's `Session` as a library: `back` restores the full machine state exactly (a
+//! property over random runs, and the `back` + same steps round trip), `choices`/`choose`
+//! reproduce an interleaving through `trace save/load`, `continue` stops on the interrupt flag
+//! without ending the session, and malformed commands answer with an error and change nothing.
+
+mod debugger_common;
+use debugger_common::*;
+use proptest::prelude::*;
+use scheduler::debugger::{Options, Outcome, Policy, Session};
+use semantics::machine::{ArgValue, BufferSpec, WarpModel};
+use std::sync::atomic::Ordering;
+
+/// histogram_shared (tests/kernels): 2 blocks of 64 threads, shared-memory atomics, barriers.
+fn histogram(policy: Policy, snapshot_every: u64) -> Session {
+    let ptx = workspace_file("tests/kernels/histogram_shared.ptx");
+    let data: Vec<u32> = (0..128u32).map(|i| (i * 37 + 11) % 1000).collect();
+    let mut l = launch(
+        "histogram_shared",
+        2,
+        64,
+        vec![u32_buffer("data", &data), u32_buffer("hist", &[0; 10])],
+    );
+    l.args = vec![
+        ArgValue::Buffer(0),
+        ArgValue::Buffer(1),
+        ArgValue::Scalar {
+            ty: ptx_parser::ScalarType::S32,
+            bits: 120,
+        },
+        ArgValue::Scalar {
+            ty: ptx_parser::ScalarType::S32,
+            bits: 10,
+        },
+    ];
+    let options = Options {
+        policy,
+        snapshot_every,
+        max_snapshots: 8,
+        ..Options::default()
+    };
+    session(&ptx, l, config(WarpModel::SimtStack, 32), options)
+}
+
+/// A kernel that spins 2^32 times: `continue` only stops when interrupted.
+const SPIN: &str = "
+.version 6.0
+.target sm_70
+.address_size 64
+.visible .entry spin(.param .u64 spin_param_0)
+{
+	.reg .pred 	%p;
+	.reg .u32 	%r;
+	mov.u32 	%r, 0;
+LOOP:
+	add.u32 	%r, %r, 1;
+	setp.ne.u32 	%p, %r, 0;
+	@%p bra 	LOOP;
+	ret;
+}
+";
+
+fn spin() -> Session {
+    let l = launch(
+        "spin",
+        1,
+        32,
+        vec![BufferSpec {
+            name: "unused".into(),
+            elem: ptx_parser::ScalarType::U32,
+            bytes: vec![0; 4],
+        }],
+    );
+    session(
+        SPIN,
+        l,
+        config(WarpModel::SimtStack, 32),
+        Options::default(),
+    )
+}
+
+/// Takes `choices` again by their index in the enabled set (`choose N`).
+fn replay(s: &mut Session, choices: &[traces::Choice]) {
+    for c in choices {
+        let i = s
+            .machine()
+            .enabled()
+            .iter()
+            .position(|e| e == c)
+            .expect("a logged choice is enabled again after back");
+        let r = s.handle(&format!("choose {i}"));
+        assert_eq!(r.outcome, Outcome::Ok, "{}", r.text);
+    }
+}
+
+#[test]
+fn back_then_the_same_steps_give_an_identical_state() {
+    // Snapshots every 4 steps (at most 8, thinned as they fill up), so `back` replays.
+    let mut s = histogram(Policy::Random(3), 4);
+    assert_eq!(s.handle("step 150").outcome, Outcome::Ok);
+    let before = s.machine().clone();
+    let tail: Vec<_> = s.choices_taken()[100..].to_vec();
+    let r = s.handle("back 50");
+    assert_eq!(r.text.lines().next(), Some("back at step 100"));
+    assert_ne!(s.machine(), &before);
+    replay(&mut s, &tail);
+    assert_eq!(
+        s.machine(),
+        &before,
+        "the full machine state, not a summary"
+    );
+    assert!(s.snapshot_count() <= 9, "snapshots stay bounded");
+    // `back to 0` is the initial state; the same choices lead to the same state again.
+    let all = s.choices_taken().to_vec();
+    s.handle("back to 0");
+    replay(&mut s, &all);
+    assert_eq!(s.machine(), &before);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn back_n_then_restepping_returns_to_the_same_state(
+        seed in 0u64..1000, steps in 1u64..400, back in 0u64..400, every in 1u64..40
+    ) {
+        let back = back.min(steps);
+        let mut s = histogram(Policy::Random(seed), every);
+        s.handle(&format!("step {steps}"));
+        let before = s.machine().clone();
+        let taken = s.step_count();
+        let tail: Vec<_> = s.choices_taken()[(taken - back.min(taken)) as usize..].to_vec();
+        let r = s.handle(&format!("back {}", back.min(taken)));
+        prop_assert_eq!(r.outcome, Outcome::Ok);
+        replay(&mut s, &tail);
+        prop_assert!(s.machine() == &before);
+    }
+}
+
+#[test]
+fn choose_reproduces_an_interleaving_through_a_saved_trace() {
+    let mut a = histogram(Policy::RoundRobin, 64);
+    // The user is the scheduler: always the last enabled choice (block 1 first, then warp 1).
+    for _ in 0..40 {
+        let n = a.machine().enabled().len();
+        assert_eq!(a.handle(&format!("choose {}", n - 1)).outcome, Outcome::Ok);
+    }
+    let saved = a.handle("trace save run");
+    assert_eq!(saved.text, "saved 40 choices to run\n");
+    // Another session of the same launch with the same files replays the prefix.
+    let mut b = histogram(Policy::RoundRobin, 64);
+    b.set_host(Box::new(scheduler::debugger::MemoryFiles {
+        traces: [(
+            "run".to_string(),
+            scheduler::debugger::TraceRecord {
+                program_hash: a.machine().program().hash,
+                choices: a.choices_taken().to_vec(),
+            },
+        )]
+        .into(),
+    }));
+    let r = b.handle("trace load run");
+    assert!(
+        r.text.starts_with("replayed 40 of 40 choices from run"),
+        "{}",
+        r.text
+    );
+    assert_eq!(b.machine(), a.machine());
+    assert_eq!(b.choices_taken(), a.choices_taken());
+}
+
+#[test]
+fn interrupt_stops_continue_and_the_session_lives_on() {
+    let mut s = spin();
+    let flag = s.interrupt_flag();
+    // Stands in for the CLI's Ctrl-C handler; nothing here depends on when it fires.
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let r = s.handle("continue");
+    setter.join().expect("the setter thread ends");
+    assert!(r.text.starts_with("interrupted after "), "{}", r.text);
+    assert_eq!(r.outcome, Outcome::Ok);
+    let at = s.step_count();
+    assert!(at > 0);
+    let r = s.handle("step");
+    assert_eq!(r.outcome, Outcome::Ok);
+    assert_eq!(s.step_count(), at + 1);
+    let r = s.handle("print %r");
+    assert!(r.text.starts_with("%r = "), "{}", r.text);
+}
+
+#[test]
+fn errors_answer_and_change_nothing() {
+    let mut s = listing_5_5();
+    s.handle("step 5");
+    let before = s.machine().clone();
+    for bad in [
+        "print %nope",
+        "mem c[5..9]",
+        "mem c[2..1]",
+        "break NOWHERE",
+        "until NOWHERE",
+        "back 99",
+        "back to 99",
+        "choose 7",
+        "warp 3 0",
+        "lane 0 0 0",
+        "watch c[9]",
+        "watch .shared 0 block 9",
+        "print %a lane 5",
+        "trace load missing",
+        "delete 12",
+        "bogus",
+        "step 0",
+    ] {
+        let r = s.handle(bad);
+        assert_eq!(r.outcome, Outcome::Error, "`{bad}` answered {}", r.text);
+        assert!(r.text.starts_with("error: "), "{}", r.text);
+        assert_eq!(s.machine(), &before, "`{bad}` changed the state");
+    }
+    assert_eq!(s.handle("quit").outcome, Outcome::Quit);
+}
+
+#[test]
+fn completion_words_name_commands_labels_and_registers() {
+    let s = listing_5_5();
+    let w = s.completion_words();
+    for want in ["continue", "DIVERGE", "%lane", "c", "breakpoints"] {
+        assert!(w.iter().any(|x| x == want), "{want} missing from {w:?}");
+    }
+}

@@ -1,0 +1,161 @@
+//! Replay fidelity (ARCHITECTURE.md section 5): 200 random schedules over the corpus
+//! (`tests/kernels/*.ptx` with their launch files, under the three warp models) are recorded
+//! with their events, written as JSON Lines, read back, and replayed strictly: every replay
+//! takes every choice and produces identical events. Deliberately altered traces are rejected
+//! at exactly the altered step, and the compact string round-trips through the enabled-set
+//! indices.
+
+#[allow(dead_code)]
+#[path = "../../cli/src/launch.rs"]
+mod launch;
+
+use scheduler::replay::{DivergenceKind, Recorder, indices_of, replay, resolve_indices};
+use scheduler::{Random, run};
+use semantics::machine::{Machine, MachineConfig, WarpModel};
+use std::path::PathBuf;
+use std::sync::Arc;
+use traces::format::{CompactTrace, from_json_lines, to_json_lines};
+use traces::{Choice, Trace};
+
+fn kernels() -> Vec<(String, Machine)> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for ptx in files {
+        let ron = ptx.with_extension("ron");
+        let name = ptx.file_stem().unwrap().to_string_lossy().into_owned();
+        // Benchmarks are long; the rest are litmus- to test-size.
+        if !ron.is_file() || name.starts_with("bench_") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&ptx).unwrap();
+        let parsed = ptx_parser::parse(&text);
+        let Ok((program, _)) = semantics::load(&parsed.module, &text) else {
+            continue;
+        };
+        let resolved = launch::Launch::read(&ron).unwrap().resolve(&program).unwrap();
+        let program = Arc::new(program);
+        for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
+            let config = MachineConfig {
+                warp_model: model,
+                ..MachineConfig::default()
+            };
+            if let Ok(m) = Machine::new(Arc::clone(&program), &resolved.config, &config) {
+                out.push((format!("{name} {model:?}"), m));
+            }
+        }
+    }
+    out
+}
+
+/// Records a random run: choices and the events of each.
+fn record(m: &Machine, seed: u64, max_steps: u64) -> (Vec<Choice>, Vec<Vec<traces::Event>>) {
+    let mut rec = Recorder::new(Random::new(seed));
+    let mut m1 = m.clone();
+    run(&mut m1, &mut rec, max_steps);
+    let mut m2 = m.clone();
+    let r = replay(&mut m2, &rec.choices, None, None, true);
+    assert_eq!(r.divergence, None);
+    (rec.choices, r.events.unwrap())
+}
+
+#[test]
+fn two_hundred_random_schedules_replay_with_identical_events() {
+    let ks = kernels();
+    assert!(ks.len() >= 30, "{} kernels", ks.len());
+    let mut replayed = 0;
+    let mut steps = 0;
+    for i in 0..200u64 {
+        let (name, m) = &ks[(i as usize * 7) % ks.len()];
+        let (choices, events) = record(m, i, 20_000);
+        let mut t: Trace<String, String> = Trace::new(0, name.clone(), String::new(), Some(i));
+        t.choices = choices;
+        t.events = Some(events);
+        let text = to_json_lines(&t).unwrap();
+        let back: Trace<String, String> = from_json_lines(&text).unwrap();
+        assert_eq!(back, t, "{name}: JSON Lines round trip");
+        let mut fresh = m.clone();
+        let r = replay(
+            &mut fresh,
+            &back.choices,
+            back.events.as_deref(),
+            None,
+            false,
+        );
+        assert_eq!(r.divergence, None, "{name} seed {i}");
+        assert_eq!(r.taken, back.choices.len());
+        // The compact form resolves to the same choices.
+        let idx = indices_of(m, &back.choices).unwrap();
+        let c = CompactTrace {
+            program_hash: 0,
+            checksum: CompactTrace::checksum_of(&back.choices),
+            cycle_start: None,
+            indices: idx,
+        };
+        let parsed = CompactTrace::parse(&c.encode()).unwrap();
+        let resolved = resolve_indices(m, &parsed.indices).unwrap();
+        assert_eq!(resolved, back.choices, "{name} seed {i}: compact round trip");
+        assert_eq!(CompactTrace::checksum_of(&resolved), parsed.checksum);
+        replayed += 1;
+        steps += back.choices.len();
+    }
+    assert_eq!(replayed, 200);
+    assert!(steps > 1000);
+}
+
+#[test]
+fn altered_traces_are_rejected_at_the_altered_step() {
+    let ks = kernels();
+    let (name, m) = ks
+        .iter()
+        .find(|(n, _)| n.starts_with("spinlock SimtStack"))
+        .unwrap();
+    let (choices, events) = record(m, 3, 100_000);
+    assert!(choices.len() > 50, "{name}");
+    let k = choices.len() / 2;
+
+    // A choice that is not enabled at step k.
+    let mut bad = choices.clone();
+    bad[k] = Choice::Warp {
+        block: 999,
+        warp: 0,
+    };
+    let r = replay(&mut m.clone(), &bad, None, None, false);
+    let d = r.divergence.unwrap();
+    assert_eq!(d.step, k);
+    assert_eq!(r.taken, k);
+    assert!(matches!(d.kind, DivergenceKind::NotEnabled { .. }));
+    assert!(!d.enabled.is_empty());
+
+    // An altered event at step k: the choice is enabled, what it did differs.
+    let mut bad_events = events.clone();
+    let j = (k..events.len()).find(|&j| !events[j].is_empty()).unwrap();
+    bad_events[j].pop();
+    let r = replay(&mut m.clone(), &choices, Some(&bad_events), None, false);
+    let d = r.divergence.unwrap();
+    assert_eq!(d.step, j);
+    assert!(matches!(d.kind, DivergenceKind::EventsDiffer { .. }));
+
+    // A trace that goes on after the run ended.
+    let mut longer = choices.clone();
+    longer.push(choices[0]);
+    let r = replay(&mut m.clone(), &longer, None, None, false);
+    let d = r.divergence.unwrap();
+    assert_eq!(d.step, choices.len());
+    assert!(matches!(d.kind, DivergenceKind::Ended { .. }));
+
+    // A compact index beyond the enabled set.
+    let mut idx = indices_of(m, &choices).unwrap();
+    idx[k] = 1000;
+    let d = resolve_indices(m, &idx).unwrap_err();
+    assert_eq!(d.step, k);
+    assert!(matches!(
+        d.kind,
+        DivergenceKind::IndexOutOfRange { index: 1000 }
+    ));
+}

@@ -1,0 +1,176 @@
+//! Cost of the monitors (`semantics::monitors`) relative to a plain run, on the three 65,536-thread
+//! corpus kernels (`tests/kernels/bench_{alu,reduce,matmul}`), round-robin, SIMT stack, flat memory:
+//!
+//! * `plain`: `Machine::step` (the fast path, no events);
+//! * `observed`: `Machine::step_observed` with the events thrown away (what recording costs);
+//! * `monitors`: `step_observed` plus every monitor (races under `interleaving`, barrier
+//!   divergence, memory checks).
+//!
+//! The goal is `monitors / plain <= 2`. `CUDASEM_BENCH_RATIO=1` times one launch of each
+//! variant once and prints the ratios (no statistics; for the report).
+
+use ptx_parser::ScalarType;
+use semantics::machine::{ArgValue, BufferSpec, LaunchConfig, Machine, MachineConfig};
+use semantics::monitors::{MonitorConfig, Monitors};
+use std::sync::Arc;
+use traces::Event;
+
+const KERNELS: [&str; 3] = ["alu", "reduce", "matmul"];
+
+fn main() {
+    if std::env::var_os("CUDASEM_BENCH_RATIO").is_some() {
+        for k in KERNELS {
+            let (program, launch) = setup(k);
+            let t = |f: &dyn Fn() -> u64| {
+                let start = std::time::Instant::now();
+                let steps = f();
+                (start.elapsed().as_secs_f64(), steps)
+            };
+            let (plain, steps) = t(&|| plain(&program, &launch));
+            let (observed, _) = t(&|| observed(&program, &launch));
+            let (monitored, _) = t(&|| monitored(&program, &launch));
+            println!(
+                "{k}: {steps} steps; plain {plain:.3}s, observed {observed:.3}s ({:.2}x), monitors {monitored:.3}s ({:.2}x)",
+                observed / plain,
+                monitored / plain
+            );
+        }
+        return;
+    }
+    divan::main();
+}
+
+fn bytes_u32(n: usize, f: impl Fn(usize) -> u32) -> Vec<u8> {
+    (0..n).flat_map(|i| f(i).to_le_bytes()).collect()
+}
+
+/// The program and launch of `tests/kernels/bench_<name>` (as its `.ron` says).
+fn setup(name: &str) -> (Arc<semantics::Program>, LaunchConfig) {
+    let text = match name {
+        "alu" => include_str!("../../tests/kernels/bench_alu.ptx"),
+        "reduce" => include_str!("../../tests/kernels/bench_reduce.ptx"),
+        _ => include_str!("../../tests/kernels/bench_matmul.ptx"),
+    };
+    let parsed = ptx_parser::parse(text);
+    let (program, _) = semantics::load(&parsed.module, text).expect("bench kernel loads");
+    let n = 65536usize;
+    let buf = |name: &str, elem, bytes| BufferSpec {
+        name: name.to_string(),
+        elem,
+        bytes,
+    };
+    let scalar = |v: u64| ArgValue::Scalar {
+        ty: ScalarType::S32,
+        bits: v,
+    };
+    let launch = match name {
+        "alu" | "reduce" => LaunchConfig {
+            kernel: Some(format!("bench_{name}")),
+            grid: [256, 1, 1],
+            block: [256, 1, 1],
+            dynamic_shared_bytes: 0,
+            buffers: vec![
+                buf("in", ScalarType::U32, bytes_u32(n, |i| i as u32)),
+                buf(
+                    "out",
+                    ScalarType::U32,
+                    vec![0; if name == "alu" { n * 4 } else { 256 * 4 }],
+                ),
+            ],
+            args: vec![ArgValue::Buffer(0), ArgValue::Buffer(1), scalar(n as u64)],
+            globals: vec![],
+        },
+        _ => LaunchConfig {
+            kernel: Some("bench_matmul".to_string()),
+            grid: [16, 16, 1],
+            block: [16, 16, 1],
+            dynamic_shared_bytes: 0,
+            buffers: vec![
+                buf("A", ScalarType::F32, bytes_u32(n, |_| 0.5f32.to_bits())),
+                buf("B", ScalarType::F32, bytes_u32(n, |_| 2.0f32.to_bits())),
+                buf("C", ScalarType::F32, vec![0; n * 4]),
+            ],
+            args: vec![
+                ArgValue::Buffer(0),
+                ArgValue::Buffer(1),
+                ArgValue::Buffer(2),
+                scalar(256),
+            ],
+            globals: vec![],
+        },
+    };
+    (Arc::new(program), launch)
+}
+
+fn machine(program: &Arc<semantics::Program>, launch: &LaunchConfig) -> Machine {
+    Machine::new(program.clone(), launch, &MachineConfig::default()).expect("bench launch fits")
+}
+
+/// Round-robin as `scheduler::RoundRobin` does it (the scheduler crate depends on this one).
+fn next(machine: &Machine, rr: &mut usize) -> Option<traces::Choice> {
+    let enabled = machine.enabled();
+    if enabled.is_empty() {
+        return None;
+    }
+    let i = *rr % enabled.len();
+    *rr = i + 1;
+    Some(enabled[i])
+}
+
+fn plain(program: &Arc<semantics::Program>, launch: &LaunchConfig) -> u64 {
+    let mut m = machine(program, launch);
+    let mut rr = 0;
+    while let Some(c) = next(&m, &mut rr) {
+        if m.step(&c).is_err() {
+            break;
+        }
+    }
+    m.steps()
+}
+
+fn observed(program: &Arc<semantics::Program>, launch: &LaunchConfig) -> u64 {
+    let mut m = machine(program, launch);
+    let mut rr = 0;
+    let mut events: Vec<Event> = Vec::new();
+    while let Some(c) = next(&m, &mut rr) {
+        events.clear();
+        if m.step_observed(&c, &mut events).is_err() {
+            break;
+        }
+    }
+    m.steps()
+}
+
+fn monitored(program: &Arc<semantics::Program>, launch: &LaunchConfig) -> u64 {
+    let mut m = machine(program, launch);
+    let mut monitors = Monitors::new(&m, launch, MonitorConfig::default());
+    let mut rr = 0;
+    let mut events: Vec<Event> = Vec::new();
+    while let Some(c) = next(&m, &mut rr) {
+        events.clear();
+        if m.step_observed(&c, &mut events).is_err() {
+            break;
+        }
+        monitors.observe(&events);
+    }
+    assert!(monitors.finish().is_clean(), "bench kernels are race free");
+    m.steps()
+}
+
+#[divan::bench(args = KERNELS, sample_count = 3, sample_size = 1)]
+fn run_plain(bencher: divan::Bencher, kernel: &str) {
+    let (program, launch) = setup(kernel);
+    bencher.bench_local(|| plain(&program, &launch));
+}
+
+#[divan::bench(args = KERNELS, sample_count = 3, sample_size = 1)]
+fn run_observed(bencher: divan::Bencher, kernel: &str) {
+    let (program, launch) = setup(kernel);
+    bencher.bench_local(|| observed(&program, &launch));
+}
+
+#[divan::bench(args = KERNELS, sample_count = 3, sample_size = 1)]
+fn run_monitors(bencher: divan::Bencher, kernel: &str) {
+    let (program, launch) = setup(kernel);
+    bencher.bench_local(|| monitored(&program, &launch));
+}

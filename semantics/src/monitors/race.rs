@@ -1,0 +1,845 @@
+//! The data race monitor (digest `seeds_gpuverify.md` §2.3 "Race detector").
+//!
+//! **Definition.** Two accesses race when they are made by different threads, touch a common byte,
+//! at least one writes, they are not both *morally strong* with scopes that include both threads,
+//! and neither happens before the other. Happens-before is:
+//! * program order of one thread;
+//! * a barrier both threads' warps passed (seed 001 Def 3.1 BARRIER_S; seed 002 Def 2.1): per
+//!   block, each warp has a vector clock over the block's warps, joined at `endBar`, so named
+//!   barriers with thread counts and `bar.arrive` producers order exactly the warps that met;
+//! * inside a warp, the warp synchronisations of the race model: `bar.warp.sync` always, and
+//!   under [`RaceModel::WarpSync`] every instruction executed by both lanes (seed 002 Def 2.2 with
+//!   the re-sync rule `ps ∧ pt`, §1.2.3). Per warp we keep the last instruction index at which
+//!   all lanes synchronised, and a lane × lane matrix only once partial masks occur;
+//! * the PTX memory model's release/acquire patterns (PTX ISA 8.x §8.8): a release (a
+//!   `.release` strong write, or a fence followed by a strong write) publishes what its thread
+//!   knows at the written location; a strong read that is `.acquire` (or followed by a fence)
+//!   learns it. Both sides need a scope that includes the other thread: a `.cta` atomic or fence
+//!   does not order threads of different blocks (issue: "scope-aware"). Read-modify-writes
+//!   continue release sequences. Without such a pattern, *any* conflicting pair of accesses from
+//!   two blocks races (seed 004: "inter-group synchronisation within a kernel invocation is not
+//!   possible"; GPUVerify's inter-group check).
+//!
+//! **Which accesses are atomic** (digest §7 item 2, decided): `atom`/`red`, `ld/st.relaxed`,
+//! `.acquire`, `.release` and `ld/st.volatile` (PTX ISA 8.x: `volatile` is `relaxed.sys` for the
+//! memory model) are morally strong; two strong accesses never race when each thread is in the
+//! other's scope (S2 §4.1's atomic set `AA`: atomic-atomic pairs are not racy). A strong access
+//! and a plain one conflict as S2 §4.1's table says (`histo_main`'s read/atomic race is a race).
+//!
+//! **Shadow memory.** One [`Cell`] per 4-byte word: the last write and the last reads by two
+//! different threads, each an [`Acc`] of 24 bytes (thread, warp clock, warp instruction index,
+//! release counter, pc, byte mask). Global memory is paged (a page per 4 KiB touched), shared
+//! memory is a flat array per resident block. Local memory is private to a thread: no races.
+//! Sub-word accesses by different threads to different bytes of one word do not conflict (byte
+//! masks); the cell then keeps the newest of them, which may hide a later race on the older
+//! bytes (documented limitation, never a false report).
+
+use super::{
+    AccessOp, Instr, Monitors, Race, RaceKind, RaceModel, RaceScope, RawAccess, SCOPE_CTA,
+    SCOPE_GPU, Shape,
+};
+use std::collections::{BTreeMap, HashMap};
+use traces::MemSpace;
+
+/// One access as the shadow keeps it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Acc {
+    /// Global thread id + 1; 0 = no access.
+    thread: u32,
+    /// The warp's barrier clock at the access.
+    clock: u32,
+    /// The warp's instruction index at the access.
+    wi: u32,
+    /// The thread's release counter at the access.
+    rel: u32,
+    pc: u32,
+    /// Bytes of the word accessed.
+    mask: u8,
+    /// `STRONG | RMW | scope << 2`.
+    flags: u8,
+    size: u8,
+    /// Access address minus word address (negative for the second word of an 8-byte access).
+    off: i8,
+    /// The thread's block, and `warp << 6 | lane` (kept to avoid divisions on the hot path).
+    block: u32,
+    warp_lane: u32,
+}
+
+const STRONG: u8 = 1;
+const RMW: u8 = 2;
+
+impl Acc {
+    #[inline]
+    fn present(&self) -> bool {
+        self.thread != 0
+    }
+    #[inline]
+    fn g(&self) -> u32 {
+        self.thread - 1
+    }
+    #[inline]
+    fn strong(&self) -> bool {
+        self.flags & STRONG != 0
+    }
+    #[inline]
+    fn scope(&self) -> u8 {
+        self.flags >> 2
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Cell {
+    w: Acc,
+    r0: Acc,
+    r1: Acc,
+}
+
+const PAGE_WORDS: usize = 1024;
+
+/// Paged shadow of global memory.
+#[derive(Debug, Default)]
+struct Paged {
+    index: HashMap<u64, usize>,
+    pages: Vec<Box<[Cell]>>,
+    last: Option<(u64, usize)>,
+}
+
+impl Paged {
+    #[inline]
+    fn cell(&mut self, word: u64) -> &mut Cell {
+        let page = word / PAGE_WORDS as u64;
+        let i = match self.last {
+            Some((p, i)) if p == page => i,
+            _ => {
+                let n = self.pages.len();
+                let i = *self.index.entry(page).or_insert(n);
+                if i == n {
+                    self.pages
+                        .push(vec![Cell::default(); PAGE_WORDS].into_boxed_slice());
+                }
+                self.last = Some((page, i));
+                i
+            }
+        };
+        &mut self.pages[i][(word % PAGE_WORDS as u64) as usize]
+    }
+}
+
+/// What a thread knows happened before it (beyond its block's barriers): sparse vector clocks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Knowledge {
+    /// `(block << 32 | warp) -> clock`: accesses of that warp with a clock up to this.
+    warps: Vec<(u64, u32)>,
+    /// `global thread -> release counter`: that thread's accesses with a counter up to this.
+    threads: Vec<(u32, u32)>,
+}
+
+fn join_sorted<K: Ord + Copy>(dst: &mut Vec<(K, u32)>, src: &[(K, u32)]) {
+    if src.is_empty() {
+        return;
+    }
+    if dst.is_empty() {
+        dst.extend_from_slice(src);
+        return;
+    }
+    let mut out = Vec::with_capacity(dst.len() + src.len());
+    let (mut i, mut j) = (0, 0);
+    while i < dst.len() && j < src.len() {
+        let (a, b) = (dst[i], src[j]);
+        match a.0.cmp(&b.0) {
+            std::cmp::Ordering::Less => {
+                out.push(a);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push((a.0, a.1.max(b.1)));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&dst[i..]);
+    out.extend_from_slice(&src[j..]);
+    *dst = out;
+}
+
+fn lookup<K: Ord + Copy>(list: &[(K, u32)], k: K) -> Option<u32> {
+    list.binary_search_by(|e| e.0.cmp(&k))
+        .ok()
+        .map(|i| list[i].1)
+}
+
+impl Knowledge {
+    fn join(&mut self, other: &Knowledge) {
+        join_sorted(&mut self.warps, &other.warps);
+        join_sorted(&mut self.threads, &other.threads);
+    }
+    fn is_empty(&self) -> bool {
+        self.warps.is_empty() && self.threads.is_empty()
+    }
+    /// Whether access `a` (made in `block`, `warp`) happened before the thread that knows this.
+    #[inline]
+    fn covers(&self, a: &Acc, block: u32, warp: u32) -> bool {
+        if lookup(&self.warps, (block as u64) << 32 | warp as u64).is_some_and(|c| a.clock <= c) {
+            return true;
+        }
+        lookup(&self.threads, a.g()).is_some_and(|r| a.rel <= r)
+    }
+}
+
+/// A release published at a location: by a thread of `block`, at `scope`.
+#[derive(Debug, Clone)]
+struct Published {
+    block: u32,
+    scope: u8,
+    knowledge: Knowledge,
+}
+
+/// Per-thread synchronisation state.
+#[derive(Debug, Clone, Default)]
+struct ThreadSync {
+    /// Release counter: incremented at each release point (fence or `.release` write).
+    rel: u32,
+    /// The last fence: `1 + scope` (0: none yet) and the release counter before it.
+    fence: u8,
+    fence_rel: u32,
+    /// The warp clocks at the last fence (row of the block's matrix).
+    knowledge: Option<Box<Knowledge>>,
+    /// Releases read by strong non-acquire reads since the last fence: `(published, read scope)`.
+    pending: Vec<(Published, u8)>,
+}
+
+/// A barrier being gathered: who arrived, what they knew.
+#[derive(Debug, Clone, Default)]
+struct Gather {
+    join: Vec<u32>,
+    /// Waiting warps and their arriving lanes.
+    waiters: Vec<(u32, u64)>,
+    knowledge: Option<Knowledge>,
+}
+
+/// A resident block's clocks.
+#[derive(Debug)]
+struct BlockSync {
+    /// `vc[w * W + v]`: warp `w` has seen warp `v`'s accesses with clocks up to this. Own clocks
+    /// start at 1 (so nothing is ordered before the first barrier).
+    vc: Vec<u32>,
+    /// Per warp: instruction index (counts warp steps).
+    wi: Vec<u32>,
+    /// Per warp: 1 + the last instruction index at which all the warp's lanes synchronised.
+    full: Vec<u32>,
+    /// Per warp: `1 + index` of the last instruction synchronising lanes `s` and `t` (ws × ws),
+    /// allocated at the first partial synchronisation.
+    joint: Vec<Option<Box<[u32]>>>,
+    threads: Vec<ThreadSync>,
+    bars: Vec<Gather>,
+    shared: Vec<Cell>,
+    /// Some thread of the block knows something: barrier completion must propagate it.
+    knows: bool,
+}
+
+/// A race as first seen (converted to a report when new).
+#[derive(Debug, Clone, Copy)]
+struct RawRace {
+    prev: Acc,
+    prev_write: bool,
+    cur: Acc,
+    cur_write: bool,
+    space: MemSpace,
+    word: u64,
+}
+
+pub(crate) struct RaceState {
+    model: RaceModel,
+    shared_words: usize,
+    global: Paged,
+    blocks: Vec<Option<Box<BlockSync>>>,
+    /// Releases published per location `(space, block for shared, word)`.
+    sync: HashMap<(u8, u32, u64), Vec<Published>>,
+    /// Reported pairs `(first pc, second pc, kind)` -> index in `findings.races`.
+    seen: BTreeMap<(u32, u32, u8), usize>,
+}
+
+impl RaceState {
+    pub fn new(shared_bytes: u64, model: RaceModel) -> RaceState {
+        RaceState {
+            model,
+            shared_words: shared_bytes.div_ceil(4) as usize,
+            global: Paged::default(),
+            blocks: Vec::new(),
+            sync: HashMap::new(),
+            seen: BTreeMap::new(),
+        }
+    }
+
+    pub fn issue(&mut self, block: u32, shape: &Shape) {
+        let w = shape.warps_per_block as usize;
+        let mut vc = vec![0u32; w * w];
+        for i in 0..w {
+            vc[i * w + i] = 1;
+        }
+        let b = BlockSync {
+            vc,
+            wi: vec![0; w],
+            full: vec![0; w],
+            joint: vec![None; w],
+            threads: vec![ThreadSync::default(); shape.tpb as usize],
+            bars: vec![Gather::default(); 16],
+            shared: vec![Cell::default(); self.shared_words],
+            knows: false,
+        };
+        let i = block as usize;
+        if self.blocks.len() <= i {
+            self.blocks.resize_with(i + 1, || None);
+        }
+        self.blocks[i] = Some(Box::new(b));
+    }
+
+    pub fn retire(&mut self, block: u32) {
+        if let Some(b) = self.blocks.get_mut(block as usize) {
+            *b = None;
+        }
+        // Shared-memory releases of the block die with it.
+        if !self.sync.is_empty() {
+            self.sync
+                .retain(|k, _| !(k.0 == MemSpace::Shared as u8 && k.1 == block));
+        }
+    }
+
+    /// Warp step bookkeeping after its accesses: warp synchronisation, fences.
+    pub fn executed(&mut self, ins: &Instr, shape: &Shape) {
+        let Some(Some(b)) = self.blocks.get_mut(ins.block as usize) else {
+            return;
+        };
+        let w = ins.warp as usize;
+        let Some(idx) = b.wi.get(w).copied() else {
+            return;
+        };
+        let sync = match self.model {
+            RaceModel::WarpSync => ins.lanes,
+            RaceModel::Interleaving if ins.class.warp_sync => ins.lanes,
+            RaceModel::Interleaving => 0,
+        };
+        if sync != 0 {
+            let full = shape.warp_mask(ins.warp);
+            if sync & full == full {
+                b.full[w] = idx + 1;
+            } else if sync.count_ones() > 1 {
+                let ws = shape.ws as usize;
+                let m = b.joint[w].get_or_insert_with(|| vec![0u32; ws * ws].into_boxed_slice());
+                let mut s_mask = sync;
+                while s_mask != 0 {
+                    let s = s_mask.trailing_zeros() as usize;
+                    s_mask &= s_mask - 1;
+                    let mut t_mask = sync;
+                    while t_mask != 0 {
+                        let t = t_mask.trailing_zeros() as usize;
+                        t_mask &= t_mask - 1;
+                        m[s * ws + t] = idx + 1;
+                    }
+                }
+            }
+        }
+        b.wi[w] = idx + 1;
+        if ins.class.fence {
+            let scope = ins.class.scope;
+            let mut m = ins.lanes;
+            while m != 0 {
+                let l = m.trailing_zeros();
+                m &= m - 1;
+                let tid = (ins.warp * shape.ws + l) as usize;
+                let Some(t) = b.threads.get_mut(tid) else {
+                    continue;
+                };
+                // Release side: later strong writes publish what preceded the fence.
+                t.fence = 1 + scope;
+                t.fence_rel = t.rel;
+                t.rel += 1;
+                // Acquire side: releases read since the last fence become known.
+                if !t.pending.is_empty() {
+                    let pending = std::mem::take(&mut t.pending);
+                    let k = t.knowledge.get_or_insert_with(Default::default);
+                    for (p, read_scope) in &pending {
+                        if p.block == ins.block
+                            || (p.scope >= SCOPE_GPU && scope.min(*read_scope) >= SCOPE_GPU)
+                        {
+                            k.join(&p.knowledge);
+                        }
+                    }
+                    b.knows = true;
+                }
+            }
+        }
+    }
+
+    /// A warp (or, under `its`/`threads`, the lanes in `lanes`) arrived at barrier `bar`.
+    pub fn arrive(
+        &mut self,
+        block: u32,
+        warp: u32,
+        bar: u32,
+        lanes: u64,
+        ins: &Instr,
+        shape: &Shape,
+    ) {
+        let Some(Some(b)) = self.blocks.get_mut(block as usize) else {
+            return;
+        };
+        let nw = shape.warps_per_block as usize;
+        let w = warp as usize;
+        let Some(g) = b.bars.get_mut(bar as usize) else {
+            return;
+        };
+        if g.join.is_empty() {
+            g.join = vec![0; nw];
+        }
+        for (j, v) in g.join.iter_mut().zip(&b.vc[w * nw..(w + 1) * nw]) {
+            *j = (*j).max(*v);
+        }
+        if b.knows {
+            let mut m = lanes;
+            while m != 0 {
+                let l = m.trailing_zeros();
+                m &= m - 1;
+                if let Some(k) = b
+                    .threads
+                    .get((warp * shape.ws + l) as usize)
+                    .and_then(|t| t.knowledge.as_deref())
+                {
+                    g.knowledge.get_or_insert_with(Default::default).join(k);
+                }
+            }
+        }
+        if ins.class.barrier_waits {
+            g.waiters.push((warp, lanes));
+        }
+        // Accesses after the arrival are not ordered before the other warps' later ones.
+        b.vc[w * nw + w] += 1;
+    }
+
+    /// Barrier `bar` of `block` completed (`endBar`): waiters learn what the arrivals knew.
+    pub fn complete(&mut self, block: u32, bar: u32, shape: &Shape) {
+        let Some(Some(b)) = self.blocks.get_mut(block as usize) else {
+            return;
+        };
+        let nw = shape.warps_per_block as usize;
+        let Some(g) = b.bars.get_mut(bar as usize) else {
+            return;
+        };
+        let g = std::mem::take(g);
+        for &(w, lanes) in &g.waiters {
+            let w = w as usize;
+            if g.join.len() == nw {
+                for (v, j) in b.vc[w * nw..(w + 1) * nw].iter_mut().zip(&g.join) {
+                    *v = (*v).max(*j);
+                }
+            }
+            if let Some(k) = &g.knowledge {
+                let mut m = lanes;
+                while m != 0 {
+                    let l = m.trailing_zeros();
+                    m &= m - 1;
+                    if let Some(t) = b.threads.get_mut(w * shape.ws as usize + l as usize) {
+                        t.knowledge.get_or_insert_with(Default::default).join(k);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Monitors {
+    /// One lane's access to `.global` or `.shared` memory.
+    pub(crate) fn race_access(&mut self, a: &RawAccess) {
+        let shape = self.shape;
+        let rs = &mut self.race;
+        let Some(Some(b)) = rs.blocks.get_mut(a.block as usize) else {
+            return;
+        };
+        let b = &mut **b;
+        let nw = shape.warps_per_block as usize;
+        let w = a.warp as usize;
+        let tid = (a.warp * shape.ws + a.lane) as usize;
+        if w >= nw || tid >= b.threads.len() {
+            return;
+        }
+        let g = shape.global_thread(a.block, a.warp, a.lane);
+        let write = a.op != AccessOp::Read;
+        let strong = a.class.strong;
+        let mut flags = (a.class.scope << 2) | if strong { STRONG } else { 0 };
+        if a.op == AccessOp::Atomic {
+            flags |= RMW;
+        }
+        let cur_base = Acc {
+            thread: g + 1,
+            clock: b.vc[w * nw + w],
+            wi: b.wi[w],
+            rel: b.threads[tid].rel,
+            pc: a.pc,
+            mask: 0,
+            flags,
+            size: a.size.min(255) as u8,
+            off: 0,
+            block: a.block,
+            warp_lane: a.warp << 6 | a.lane,
+        };
+        let space_key = if a.space == MemSpace::Shared {
+            a.block
+        } else {
+            u32::MAX
+        };
+        let mut raws: [Option<RawRace>; 4] = [None; 4];
+        let mut nraw = 0usize;
+        let first = a.address >> 2;
+        let last = (a.address + a.size.max(1) as u64 - 1) >> 2;
+        for word in first..=last {
+            let lo = (word << 2).max(a.address);
+            let hi = ((word << 2) + 4).min(a.address + a.size as u64);
+            let mut mask = 0u8;
+            for byte in lo..hi {
+                mask |= 1 << (byte & 3);
+            }
+            let cur = Acc {
+                mask,
+                off: (a.address as i64 - (word << 2) as i64) as i8,
+                ..cur_base
+            };
+            let cell: &mut Cell = if a.space == MemSpace::Shared {
+                match b.shared.get_mut(word as usize) {
+                    Some(c) => c,
+                    None => continue,
+                }
+            } else {
+                rs.global.cell(word)
+            };
+            let mut found: [Option<RawRace>; 2] = [None, None];
+            let mut nf = 0usize;
+            let ctx = Ctx {
+                shape: &shape,
+                block: a.block,
+                warp: a.warp,
+                lane: a.lane,
+                vc: &b.vc[w * nw..(w + 1) * nw],
+                full: b.full[w],
+                joint: b.joint[w].as_deref(),
+                knowledge: b.threads[tid].knowledge.as_deref(),
+            };
+            // Against the last write.
+            if cell.w.present() && conflicts(&cell.w, &cur, &ctx) {
+                found[nf] = Some(RawRace {
+                    prev: cell.w,
+                    prev_write: true,
+                    cur,
+                    cur_write: write,
+                    space: a.space,
+                    word,
+                });
+                nf += 1;
+            }
+            if write {
+                for r in [cell.r0, cell.r1] {
+                    if nf < 2 && r.present() && conflicts(&r, &cur, &ctx) {
+                        found[nf] = Some(RawRace {
+                            prev: r,
+                            prev_write: false,
+                            cur,
+                            cur_write: true,
+                            space: a.space,
+                            word,
+                        });
+                        nf += 1;
+                        break;
+                    }
+                }
+                if cell.w.thread == cur.thread && cell.w.mask != cur.mask {
+                    let mask = cell.w.mask | cur.mask;
+                    cell.w = Acc { mask, ..cur };
+                } else {
+                    cell.w = cur;
+                }
+                // Reads before this write were either reported or ordered before it.
+                cell.r0 = Acc::default();
+                cell.r1 = Acc::default();
+            } else if cell.r0.thread == cur.thread {
+                let mask = cell.r0.mask | cur.mask;
+                cell.r0 = Acc { mask, ..cur };
+            } else if cell.r1.thread == cur.thread {
+                let mask = cell.r1.mask | cur.mask;
+                cell.r1 = cell.r0;
+                cell.r0 = Acc { mask, ..cur };
+            } else if !cell.r0.present() || ordered(&cell.r0, &ctx) {
+                cell.r0 = cur;
+            } else {
+                // Keep two readers of different threads: whatever thread writes next, one of
+                // them is another thread.
+                cell.r1 = cell.r0;
+                cell.r0 = cur;
+            }
+            // Synchronisation through this location (strong accesses only).
+            if strong || !rs.sync.is_empty() {
+                let key = (a.space as u8, space_key, word);
+                sync_access(rs.model, &mut rs.sync, key, a, b, &shape, tid, g);
+            }
+            for r in found.iter().take(nf).flatten() {
+                if nraw < raws.len() {
+                    raws[nraw] = Some(*r);
+                    nraw += 1;
+                }
+            }
+        }
+        for r in raws.iter().take(nraw).flatten() {
+            self.report_race(r);
+        }
+    }
+
+    /// Records a race unless this pair of instructions was reported already (then counts it).
+    fn report_race(&mut self, r: &RawRace) {
+        let kind = (r.prev_write as u8) << 1 | r.cur_write as u8;
+        let key = (r.prev.pc, r.cur.pc, kind);
+        if let Some(&i) = self.race.seen.get(&key) {
+            if let Some(x) = self.findings.races.get_mut(i) {
+                x.occurrences += 1;
+            }
+            return;
+        }
+        if self.full() {
+            return;
+        }
+        let report = self.race_report(r);
+        self.race.seen.insert(key, self.findings.races.len());
+        self.findings.races.push(report);
+    }
+
+    fn race_report(&self, r: &RawRace) -> Race {
+        let side = |a: &Acc, write: bool| {
+            let op = if a.flags & RMW != 0 {
+                AccessOp::Atomic
+            } else if write {
+                AccessOp::Write
+            } else {
+                AccessOp::Read
+            };
+            let addr = ((r.word << 2) as i64 + a.off as i64) as u64;
+            self.access_info(
+                a.g(),
+                a.pc,
+                op,
+                a.strong().then(|| a.scope()),
+                r.space,
+                addr,
+                a.size as u32,
+                0,
+            )
+        };
+        let first = side(&r.prev, r.prev_write);
+        let second = side(&r.cur, r.cur_write);
+        let kind = match (r.prev_write, r.cur_write) {
+            (true, true) => RaceKind::WriteWrite,
+            (true, false) => RaceKind::WriteRead,
+            _ => RaceKind::ReadWrite,
+        };
+        let scope = if first.block != second.block {
+            RaceScope::InterBlock
+        } else if first.warp != second.warp {
+            RaceScope::InterWarp
+        } else {
+            RaceScope::IntraWarp
+        };
+        let note = if r.prev.strong() && r.cur.strong() {
+            Some(format!(
+                "both accesses are atomic, but a {}-scoped one does not order threads of different blocks",
+                if r.prev.scope().min(r.cur.scope()) == SCOPE_CTA {
+                    ".cta"
+                } else {
+                    "narrow"
+                }
+            ))
+        } else if r.prev.strong() || r.cur.strong() {
+            Some("only one of the accesses is atomic".to_string())
+        } else if scope == RaceScope::IntraWarp && r.prev.wi == r.cur.wi {
+            Some("two lanes of one warp instruction write the same address".to_string())
+        } else if scope == RaceScope::IntraWarp {
+            Some(match self.config.race_model {
+                RaceModel::Interleaving => {
+                    "lanes of one warp are not ordered without __syncwarp() (race model interleaving)"
+                        .to_string()
+                }
+                RaceModel::WarpSync => {
+                    "the lanes did not execute a common instruction between the accesses (divergence)"
+                        .to_string()
+                }
+            })
+        } else {
+            None
+        };
+        Race {
+            kind,
+            scope,
+            first,
+            second,
+            step: self.step,
+            note,
+            occurrences: 1,
+        }
+    }
+}
+
+/// The accessing thread's view, for ordering checks.
+struct Ctx<'a> {
+    shape: &'a Shape,
+    block: u32,
+    warp: u32,
+    lane: u32,
+    /// The accessing warp's row of its block's clock matrix.
+    vc: &'a [u32],
+    full: u32,
+    joint: Option<&'a [u32]>,
+    knowledge: Option<&'a Knowledge>,
+}
+
+/// Whether `prev` happens before the access `ctx` is making.
+#[inline]
+fn ordered(prev: &Acc, ctx: &Ctx) -> bool {
+    let pblock = prev.block;
+    let pwarp = prev.warp_lane >> 6;
+    if pblock == ctx.block {
+        if pwarp == ctx.warp {
+            // Same warp: a barrier since (the warp's own clock moved on) or a warp
+            // synchronisation of both lanes at or after the earlier access.
+            if prev.clock < ctx.vc[pwarp as usize] {
+                return true;
+            }
+            let plane = prev.warp_lane & 63;
+            let mut j = ctx.full;
+            if let Some(m) = ctx.joint {
+                let ws = ctx.shape.ws as usize;
+                j = j.max(m[plane as usize * ws + ctx.lane as usize]);
+            }
+            if j > prev.wi {
+                return true;
+            }
+        } else if ctx.vc.get(pwarp as usize).is_some_and(|&c| prev.clock <= c) {
+            return true;
+        }
+    }
+    ctx.knowledge.is_some_and(|k| k.covers(prev, pblock, pwarp))
+}
+
+/// Whether `prev` and `cur` (by different threads, overlapping bytes, one of them a write —
+/// checked by the caller for writes) race.
+#[inline]
+fn conflicts(prev: &Acc, cur: &Acc, ctx: &Ctx) -> bool {
+    if prev.thread == cur.thread || prev.mask & cur.mask == 0 {
+        return false;
+    }
+    if prev.strong() && cur.strong() {
+        let same_block = prev.block == ctx.block;
+        if same_block || prev.scope().min(cur.scope()) >= SCOPE_GPU {
+            return false;
+        }
+    }
+    !ordered(prev, ctx)
+}
+
+/// Release/acquire through location `key` (PTX ISA 8.x §8.8 patterns).
+#[allow(clippy::too_many_arguments)]
+fn sync_access(
+    _model: RaceModel,
+    sync: &mut HashMap<(u8, u32, u64), Vec<Published>>,
+    key: (u8, u32, u64),
+    a: &RawAccess,
+    b: &mut BlockSync,
+    shape: &Shape,
+    tid: usize,
+    g: u32,
+) {
+    let c = a.class;
+    let reads = a.op != AccessOp::Write;
+    let writes = a.op != AccessOp::Read;
+    // Only the first word of an access names the location (accesses are aligned).
+    if key.2 != a.address >> 2 {
+        return;
+    }
+    if reads && c.strong {
+        if let Some(list) = sync.get(&key) {
+            let t = &mut b.threads[tid];
+            if c.acquire {
+                let k = t.knowledge.get_or_insert_with(Default::default);
+                for p in list {
+                    if p.block == a.block || (p.scope >= SCOPE_GPU && c.scope >= SCOPE_GPU) {
+                        k.join(&p.knowledge);
+                    }
+                }
+                b.knows = true;
+            } else {
+                for p in list {
+                    t.pending.push((p.clone(), c.scope));
+                }
+            }
+        }
+    }
+    if !writes {
+        return;
+    }
+    // Release: a `.release` write, or a strong write after a fence.
+    let t = &b.threads[tid];
+    let release = if !c.strong {
+        None
+    } else if c.release {
+        Some((c.scope, t.rel))
+    } else if t.fence != 0 {
+        Some(((t.fence - 1).min(c.scope), t.fence_rel))
+    } else {
+        None
+    };
+    let published = release.map(|(scope, upto)| {
+        let nw = shape.warps_per_block as usize;
+        let w = a.warp as usize;
+        let mut k = Knowledge::default();
+        for (v, &clock) in b.vc[w * nw..(w + 1) * nw].iter().enumerate() {
+            let clock = if v == w { clock - 1 } else { clock };
+            if clock > 0 {
+                k.warps.push(((a.block as u64) << 32 | v as u64, clock));
+            }
+        }
+        k.threads.push((g, upto));
+        if let Some(tk) = &t.knowledge {
+            k.join(tk);
+        }
+        Published {
+            block: a.block,
+            scope,
+            knowledge: k,
+        }
+    });
+    if c.release {
+        b.threads[tid].rel += 1;
+    }
+    if a.op == AccessOp::Atomic {
+        // A read-modify-write continues the release sequence.
+        if let Some(p) = published {
+            let list = sync.entry(key).or_default();
+            match list
+                .iter_mut()
+                .find(|q| q.block == p.block && q.scope == p.scope)
+            {
+                Some(q) => q.knowledge.join(&p.knowledge),
+                None => list.push(p),
+            }
+        }
+    } else {
+        match published {
+            Some(p) => {
+                sync.insert(key, vec![p]);
+            }
+            None => {
+                sync.remove(&key);
+            }
+        }
+    }
+    let _ = Knowledge::is_empty;
+}

@@ -1,0 +1,18 @@
+// warp_equality: T-S2-7 (seed 002 §3.3), run by one warp. Verdict: ASSERT-FAIL (result[0] = 0);
+// RACE under interleaving (on A[1], A[2]); NO-RACE under warp-sync.
+#include "race_min.h"
+
+extern "C" __global__ void warp_equality(int *result) {
+    __shared__ int A[32];
+    unsigned tid = threadIdx_x;
+    if (tid == 0) {
+        A[0] = 1;
+        A[1] = 1;
+        A[2] = 1;
+    }
+    COMPILER_FENCE();
+    A[tid] = 0;
+    COMPILER_FENCE();
+    if (tid == 0)
+        result[0] = (A[0] == 1 || A[1] == 1 || A[2] == 1);
+}
