@@ -227,3 +227,36 @@ fn perfetto_trace_is_chrome_trace_json() {
     );
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn lane_steps_one_group_under_its() {
+    // Under `its` the two lanes of Listing 5.5 split at the branch; `lane 0 0 1` steps lane 1's
+    // group only, and `where` shows both groups' pcs.
+    let (code, out) = debug(
+        L55.0,
+        L55.1,
+        &["--warp-model", "its", "--warp-size", "2"],
+        "until 58\nstep\nchoices\nlane 0 0 1\nlane 0 0 1\nwhere\n",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("lanes 1: pc 21 (line 64, SYNC)") && out.contains("lanes 0: pc 20"),
+        "{out}"
+    );
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn next_steps_over_a_call() {
+    // `next` on a `call.uni` runs the callee to its return and stops at the instruction after
+    // the call, in the caller.
+    let (code, out) = debug(
+        "tests/kernels/noinline_func.ptx",
+        "tests/kernels/noinline_func.ron",
+        &[],
+        "until 66\nnext\nwhere\n",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("stepped over the call"), "{out}");
+    insta::assert_snapshot!(out);
+}
