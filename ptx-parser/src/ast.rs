@@ -155,6 +155,10 @@ pub struct Block {
     pub span: Span,
 }
 
+// Instructions (with their inline modifiers and operands) are the large variant, and also nearly
+// every statement of a body: boxing them would cost an allocation per instruction to save space
+// on the few labels and directives.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Statement {
     /// `LBB0_2:`

@@ -404,22 +404,26 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
     // ---- names ----
 
     pub fn resolve(&mut self, name: &Ident, component: Option<Component>) -> Named {
-        if let Some(s) = special(&name.name, component) {
+        // Borrowed once: each deref of the inline-or-heap name string costs a branch.
+        let name: &str = name.name.as_str();
+        if name.starts_with('%')
+            && let Some(s) = special(name, component)
+        {
             return Named::Special(s);
         }
-        if let Some(l) = self.f.env.lookup(self.scope, &name.name, self.pos) {
+        if let Some(l) = self.f.env.lookup(self.scope, name, self.pos) {
             return Named::Local(l);
         }
-        if let Some(&i) = self.f.m.layout.names.get(&*name.name) {
+        if let Some(&i) = self.f.m.layout.names.get(name) {
             return Named::Var(i);
         }
-        if let Some(&id) = self.f.m.functions.get(&*name.name) {
+        if let Some(&id) = self.f.m.functions.get(name) {
             return Named::Func(id);
         }
-        if self.f.m.signatures.contains_key(&*name.name) {
+        if self.f.m.signatures.contains_key(name) {
             return Named::Bodiless;
         }
-        if let Some(l) = self.f.env.label(self.scope, &name.name) {
+        if let Some(l) = self.f.env.label(self.scope, name) {
             return Named::Label(l);
         }
         Named::Undefined
