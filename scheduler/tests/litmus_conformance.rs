@@ -83,7 +83,11 @@ fn every_litmus_file_parses() {
             errors.push(format!("{}:{e}", f.display()));
         }
     }
-    println!("parsed {} of {} litmus files", files.len() - errors.len(), files.len());
+    println!(
+        "parsed {} of {} litmus files",
+        files.len() - errors.len(),
+        files.len()
+    );
     assert!(errors.is_empty(), "parse errors:\n{}", errors.join("\n"));
 }
 
@@ -217,5 +221,9 @@ fn flat_memory_is_sound_against_the_ptx_model() {
     let _ = std::fs::create_dir_all(workspace().join("target"));
     let _ = std::fs::write(workspace().join("target/litmus-report.md"), &md);
     assert!(run > 50, "only {run} tests ran");
-    assert!(violations.is_empty(), "soundness violations:\n{}", violations.join("\n"));
+    assert!(
+        violations.is_empty(),
+        "soundness violations:\n{}",
+        violations.join("\n")
+    );
 }

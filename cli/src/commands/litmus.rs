@@ -109,8 +109,14 @@ pub fn run(args: Args) -> Outcome {
             _ => None,
         };
         match args.format {
-            Format::Text => print!("{}", text_report(&path, &test, &report, seconds, ptx_path.as_deref())),
-            Format::Json => println!("{}", json_report(&path, &test, &report, ptx_path.as_deref())),
+            Format::Text => print!(
+                "{}",
+                text_report(&path, &test, &report, seconds, ptx_path.as_deref())
+            ),
+            Format::Json => println!(
+                "{}",
+                json_report(&path, &test, &report, ptx_path.as_deref())
+            ),
         }
     }
     outcome
@@ -184,7 +190,7 @@ fn text_report(
                 .iter()
                 .map(|c| c.to_string())
                 .collect::<Vec<_>>()
-                .join(" "),
+                .join(", "),
             replay_line(report, &w.compact, ptx)
         ));
     }

@@ -248,11 +248,8 @@ pub fn check(test: &LitmusTest, options: &Options) -> Result<Report, LitmusError
             satisfies: satisfies(values),
         })
         .collect();
-    let (holds, witness) = explore::verdict(
-        test.condition.quantifier,
-        found.outcomes.keys(),
-        satisfies,
-    );
+    let (holds, witness) =
+        explore::verdict(test.condition.quantifier, found.outcomes.keys(), satisfies);
     if found.bounded {
         report.status = Status::Bounded;
     } else {

@@ -327,7 +327,11 @@ pub enum Expr {
     And(Box<Expr>, Box<Expr>),
     Not(Box<Expr>),
     /// `a == b` (`=` too) or `a != b`.
-    Cmp { eq: bool, a: Term, b: Term },
+    Cmp {
+        eq: bool,
+        a: Term,
+        b: Term,
+    },
     Const(bool),
 }
 
@@ -335,7 +339,10 @@ pub enum Expr {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Term {
     /// `P1:r0` (or `1:r0`).
-    Reg { thread: usize, reg: String },
+    Reg {
+        thread: usize,
+        reg: String,
+    },
     /// A memory location.
     Loc(String),
     Int(i64),
@@ -428,7 +435,7 @@ pub fn parse(text: &str) -> Result<LitmusTest, ParseError> {
     let header = p.src[header_start..p.i].trim();
     let comments: Vec<String> = if header.is_empty() {
         Vec::new()
-    } else if header.matches('"').count() % 2 == 0 {
+    } else if header.matches('"').count().is_multiple_of(2) {
         header
             .split('"')
             .skip(1)
@@ -515,7 +522,9 @@ pub fn parse(text: &str) -> Result<LitmusTest, ParseError> {
 
     p.skip_ws();
     if p.peek().is_none() {
-        return Err(p.err_here("expected the final condition (`exists`, `~exists` or `forall`)".into()));
+        return Err(
+            p.err_here("expected the final condition (`exists`, `~exists` or `forall`)".into())
+        );
     }
     let cond_pos = p.pos();
     let cond = Sub::new(&p, p.i, p.src.len());
@@ -572,7 +581,9 @@ fn check(test: &LitmusTest) -> Result<(), ParseError> {
         {
             return Err(ParseError {
                 pos: test.condition.pos,
-                message: format!("the condition reads {thread}:{reg} but P{thread} is not a thread of this test"),
+                message: format!(
+                    "the condition reads {thread}:{reg} but P{thread} is not a thread of this test"
+                ),
             });
         }
     }
@@ -700,7 +711,8 @@ impl<'c, 'a> Sub<'c, 'a> {
             if c.is_ascii_alphabetic() || c == '_' || c == '%' || c == '$' {
                 let s = i;
                 while i < b.len()
-                    && ((b[i] as char).is_ascii_alphanumeric() || matches!(b[i], b'_' | b'.' | b'$' | b'%'))
+                    && ((b[i] as char).is_ascii_alphanumeric()
+                        || matches!(b[i], b'_' | b'.' | b'$' | b'%'))
                 {
                     i += 1;
                 }
@@ -779,10 +791,7 @@ fn parse_init(cur: &Cursor, start: usize, end: usize) -> Result<Vec<Init>, Parse
         let pos = sub.start_pos();
         let bad = |what: &str| ParseError {
             pos,
-            message: format!(
-                "malformed initial value `{}`: {what}",
-                sub.text().trim()
-            ),
+            message: format!("malformed initial value `{}`: {what}", sub.text().trim()),
         };
         let value_of = |ts: &[(Tok, Pos)]| -> Result<InitValue, ParseError> {
             match ts {
@@ -795,7 +804,13 @@ fn parse_init(cur: &Cursor, start: usize, end: usize) -> Result<Vec<Init>, Parse
         };
         match toks.as_slice() {
             // P0:r1 = v   /  0:r1 = v
-            [(first, _), (Tok::Punct(":"), _), (Tok::Word(reg), _), (Tok::Punct("="), _), rest @ ..] => {
+            [
+                (first, _),
+                (Tok::Punct(":"), _),
+                (Tok::Word(reg), _),
+                (Tok::Punct("="), _),
+                rest @ ..,
+            ] => {
                 let thread = match first {
                     Tok::Word(w) => thread_number(w),
                     Tok::Int(v) => usize::try_from(*v).ok(),
@@ -809,9 +824,13 @@ fn parse_init(cur: &Cursor, start: usize, end: usize) -> Result<Vec<Init>, Parse
                     pos,
                 });
             }
-            [(Tok::Word(name), _), (Tok::Punct("@"), _), (Tok::Word(proxy), _), (Tok::Word(al), _), (Tok::Word(target), _)]
-                if al == "aliases" =>
-            {
+            [
+                (Tok::Word(name), _),
+                (Tok::Punct("@"), _),
+                (Tok::Word(proxy), _),
+                (Tok::Word(al), _),
+                (Tok::Word(target), _),
+            ] if al == "aliases" => {
                 let proxy = match proxy.as_str() {
                     "generic" => Proxy::Generic,
                     "texture" => Proxy::Texture,
@@ -859,11 +878,15 @@ fn parse_header(cur: &Cursor, s: usize, e: usize, k: usize) -> Result<Thread, Pa
         ),
     };
     let (id, cta, gpu) = match toks.as_slice() {
-        [(Tok::Word(p), _), (Tok::Punct("@"), _), (Tok::Word(c), _), (Tok::Int(cta), _), (Tok::Punct(","), _), (Tok::Word(g), _), (Tok::Int(gpu), _)]
-            if c == "cta" && g == "gpu" =>
-        {
-            (thread_number(p).ok_or_else(bad)?, *cta, *gpu)
-        }
+        [
+            (Tok::Word(p), _),
+            (Tok::Punct("@"), _),
+            (Tok::Word(c), _),
+            (Tok::Int(cta), _),
+            (Tok::Punct(","), _),
+            (Tok::Word(g), _),
+            (Tok::Int(gpu), _),
+        ] if c == "cta" && g == "gpu" => (thread_number(p).ok_or_else(bad)?, *cta, *gpu),
         // Plain `P0` (no placement): one CTA, one GPU.
         [(Tok::Word(p), _)] => (thread_number(p).ok_or_else(bad)?, 0, 0),
         _ => return Err(bad()),
@@ -871,7 +894,9 @@ fn parse_header(cur: &Cursor, s: usize, e: usize, k: usize) -> Result<Thread, Pa
     if id != k {
         return Err(ParseError {
             pos,
-            message: format!("thread column {k} is named P{id}: columns must be P0, P1, ... in order"),
+            message: format!(
+                "thread column {k} is named P{id}: columns must be P0, P1, ... in order"
+            ),
         });
     }
     let to_u32 = |v: i64| u32::try_from(v).map_err(|_| bad());
@@ -989,7 +1014,10 @@ fn parse_instr(cell: &Sub) -> Result<Instr, ParseError> {
             Some((Tok::Int(v), _)) => Ok(Value::Imm(*v)),
             Some((_, p)) => Err(ParseError {
                 pos: *p,
-                message: format!("`{text}`: operand {} must be a register or an integer", i + 1),
+                message: format!(
+                    "`{text}`: operand {} must be a register or an integer",
+                    i + 1
+                ),
             }),
             None => Err(err(format!("missing operand {}", i + 1))),
         }
@@ -998,7 +1026,10 @@ fn parse_instr(cell: &Sub) -> Result<Instr, ParseError> {
         if operands.len() == n {
             Ok(())
         } else {
-            Err(err(format!("expected {n} operands, found {}", operands.len())))
+            Err(err(format!(
+                "expected {n} operands, found {}",
+                operands.len()
+            )))
         }
     };
     let parts: Vec<&str> = head.split('.').collect();
@@ -1007,7 +1038,10 @@ fn parse_instr(cell: &Sub) -> Result<Instr, ParseError> {
     // `sem{.scope}` for ld/st.
     let sem_scope = |mods: &[&str]| -> Result<(Sem, Option<Scope>), ParseError> {
         match mods {
-            [s] => Ok((sem_of(s).ok_or_else(|| err(format!("unknown semantics `.{s}`")))?, None)),
+            [s] => Ok((
+                sem_of(s).ok_or_else(|| err(format!("unknown semantics `.{s}`")))?,
+                None,
+            )),
             [s, sc] => Ok((
                 sem_of(s).ok_or_else(|| err(format!("unknown semantics `.{s}`")))?,
                 Some(scope_of(sc).ok_or_else(|| err(format!("unknown scope `.{sc}`")))?),
@@ -1116,7 +1150,11 @@ fn parse_instr(cell: &Sub) -> Result<Instr, ParseError> {
                     sem: Sem::AcqRel,
                     scope: scope_of(sc).unwrap_or(Scope::Sys),
                 },
-                _ => return Err(err("expected `fence.sem.scope` or `fence.proxy.kind`".into())),
+                _ => {
+                    return Err(err(
+                        "expected `fence.sem.scope` or `fence.proxy.kind`".into()
+                    ));
+                }
             };
             Ok(Instr::Fence(kind))
         }
@@ -1127,7 +1165,11 @@ fn parse_instr(cell: &Sub) -> Result<Instr, ParseError> {
                 ["cta"] => Scope::Cta,
                 ["gl"] | ["gpu"] => Scope::Gpu,
                 ["sys"] => Scope::Sys,
-                _ => return Err(err("expected `membar.cta`, `membar.gl` or `membar.sys`".into())),
+                _ => {
+                    return Err(err(
+                        "expected `membar.cta`, `membar.gl` or `membar.sys`".into()
+                    ));
+                }
             };
             Ok(Instr::Fence(FenceKind::Memory {
                 sem: Sem::Sc,
@@ -1319,7 +1361,11 @@ impl CondParser<'_> {
         }
     }
     fn term(&mut self) -> Result<Term, ParseError> {
-        let t = match (self.toks.get(self.i), self.toks.get(self.i + 1), self.toks.get(self.i + 2)) {
+        let t = match (
+            self.toks.get(self.i),
+            self.toks.get(self.i + 1),
+            self.toks.get(self.i + 2),
+        ) {
             (Some((first, _)), Some((Tok::Punct(":"), _)), Some((Tok::Word(reg), _))) => {
                 let thread = match first {
                     Tok::Word(w) => thread_number(w),
@@ -1366,7 +1412,7 @@ mod tests {
                 loc: "y".into()
             }
         );
-        assert_eq!(t.threads[1].instrs[0].pos, Pos { line: 5, col: 16 });
+        assert_eq!(t.threads[1].instrs[0].pos, Pos { line: 5, col: 17 });
         assert_eq!(t.condition.quantifier, Quantifier::NotExists);
         assert_eq!(
             t.observed(),
@@ -1416,7 +1462,13 @@ mod tests {
     fn proxies_and_aliases_parse() {
         let t = parse("PTX t\n{ x=0; s @ surface aliases x; }\n P0@cta 0,gpu 1 ;\n sust.weak s, 1 ;\n fence.proxy.surface ;\n ld.weak r0, x ;\nforall (P0:r0 == 1)\n")
             .expect("parses");
-        assert!(matches!(t.init[1], Init::Alias { proxy: Proxy::Surface, .. }));
+        assert!(matches!(
+            t.init[1],
+            Init::Alias {
+                proxy: Proxy::Surface,
+                ..
+            }
+        ));
         assert_eq!(t.threads[0].gpu, 1);
         assert_eq!(
             t.threads[0].instrs[1].instr,

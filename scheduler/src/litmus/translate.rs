@@ -29,8 +29,8 @@
 //! values, instructions with no PTX counterpart (`ld.release`, `atom.weak`, `atom.mul`...).
 
 use super::parse::{
-    BarrierMode, BranchCond, FenceKind, Init, InitValue, Instr, LitmusTest, LocalOp, Proxy,
-    RmwOp, Scope, Sem, Term, Value,
+    BarrierMode, BranchCond, FenceKind, Init, InitValue, Instr, LitmusTest, LocalOp, Proxy, RmwOp,
+    Scope, Sem, Term, Value,
 };
 use semantics::machine::{DeviceConfig, LaunchConfig, MachineConfig, MemoryKind, WarpModel};
 use std::collections::{BTreeMap, BTreeSet};
@@ -92,7 +92,11 @@ pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, U
     check_supported(test)?;
     // Placement.
     let ctas: BTreeSet<u32> = test.threads.iter().map(|t| t.cta).collect();
-    let block_of: BTreeMap<u32, u32> = ctas.iter().enumerate().map(|(i, c)| (*c, i as u32)).collect();
+    let block_of: BTreeMap<u32, u32> = ctas
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (*c, i as u32))
+        .collect();
     let mut per_block = vec![0u32; ctas.len()];
     let mut placement = Vec::new();
     for t in &test.threads {
@@ -190,7 +194,12 @@ pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, U
     );
     s.push_str(".version 7.0\n.target sm_70\n.address_size 64\n\n");
     for (name, v) in &locations {
-        let _ = writeln!(s, ".global .s32 {} = {};", location_variable(name), i32_of(*v)?);
+        let _ = writeln!(
+            s,
+            ".global .s32 {} = {};",
+            location_variable(name),
+            i32_of(*v)?
+        );
     }
     let _ = writeln!(s, ".global .s32 {OUT}[{}];", n_out.max(1));
     let _ = writeln!(s, "\n.visible .entry {ENTRY}()\n{{");
@@ -200,12 +209,17 @@ pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, U
             let _ = writeln!(s, "\t.reg .s32 {};", reg_name(i, r));
         }
     }
-    s.push_str("\tmov.u32 %blk, %ctaid.x;\n\tmov.u32 %thr, %tid.x;\n");
-    // Dispatch: warp-uniform branches (warp size 1), so no divergence.
+    // Dispatch on the linear thread id: warp-uniform branches (warp size 1), no divergence,
+    // and few steps (every local step multiplies the interleavings the explorer visits).
+    let _ = writeln!(
+        s,
+        "\tmov.u32 %blk, %ctaid.x;\n\tmov.u32 %thr, %tid.x;\n\tmad.lo.u32 %blk, %blk, {block_dim}, %thr;"
+    );
     for (i, (b, w)) in placement.iter().enumerate() {
         let _ = writeln!(
             s,
-            "\tsetp.ne.u32 %p, %blk, {b};\n\t@%p bra NOT_P{i};\n\tsetp.eq.u32 %p, %thr, {w};\n\t@%p bra P{i};\nNOT_P{i}:"
+            "\tsetp.eq.u32 %p, %blk, {};\n\t@%p bra P{i};",
+            b * block_dim + w
         );
     }
     s.push_str("\texit;\n");
@@ -497,7 +511,12 @@ fn emit(
             ..
         } => {
             let q = sem_scope(*sem, *scope, "st", &[Sem::Weak, Sem::Relaxed, Sem::Release])?;
-            let _ = writeln!(s, "\tst{q}.global.s32 [{}], {};", loc(l), operand(ti, value)?);
+            let _ = writeln!(
+                s,
+                "\tst{q}.global.s32 [{}], {};",
+                loc(l),
+                operand(ti, value)?
+            );
         }
         Instr::Atom {
             sem,
