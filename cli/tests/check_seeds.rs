@@ -86,8 +86,17 @@ fn assert_race_witness(name: &str, j: &Value) {
         assert_eq!(accesses.len(), 2, "{name}");
         for a in accesses {
             for key in [
-                "block", "thread", "thread_idx", "warp", "lane", "pc", "ptx_line", "op", "space",
-                "address", "size",
+                "block",
+                "thread",
+                "thread_idx",
+                "warp",
+                "lane",
+                "pc",
+                "ptx_line",
+                "op",
+                "space",
+                "address",
+                "size",
             ] {
                 assert!(!a[key].is_null(), "{name}: access lacks `{key}`: {a}");
             }
@@ -101,16 +110,22 @@ fn assert_race_witness(name: &str, j: &Value) {
             );
         }
         assert_ne!(
-            (accesses[0]["block"].as_u64(), accesses[0]["thread"].as_u64()),
-            (accesses[1]["block"].as_u64(), accesses[1]["thread"].as_u64()),
+            (
+                accesses[0]["block"].as_u64(),
+                accesses[0]["thread"].as_u64()
+            ),
+            (
+                accesses[1]["block"].as_u64(),
+                accesses[1]["thread"].as_u64()
+            ),
             "{name}: a race is between two threads"
         );
     }
     let replay = j["replay"].as_array().expect("replay commands");
     assert!(
-        replay
-            .iter()
-            .any(|c| c.as_str().is_some_and(|c| c.starts_with("cudasem run ") && c.contains("--schedule"))),
+        replay.iter().any(|c| c
+            .as_str()
+            .is_some_and(|c| c.starts_with("cudasem run ") && c.contains("--schedule"))),
         "{name}: the replay command is printed: {replay:?}"
     );
 }
@@ -124,25 +139,60 @@ fn listings_with_verdicts() {
         ("scan_no_second_barrier", &[], Verdict::Race, "T-S1-1b"),
         ("scan_divergent", &[], Verdict::Divergence, "T-S1-2"),
         ("warp_add", &[], Verdict::Race, "T-S2-1, Def 2.1"),
-        ("warp_add", &["--race-model", "warp-sync"], Verdict::NoRace, "T-S2-1, Def 2.2, N = 32"),
+        (
+            "warp_add",
+            &["--race-model", "warp-sync"],
+            Verdict::NoRace,
+            "T-S2-1, Def 2.2, N = 32",
+        ),
         ("warp_add_barrier", &[], Verdict::NoRace, "T-S2-2"),
         ("histo_atomic", &[], Verdict::NoRace, "T-S2-3"),
         ("histo_plain", &[], Verdict::Race, "T-S2-3v"),
         ("histo_serial", &[], Verdict::NoRace, "T-S2-4"),
         ("same_address", &[], Verdict::Race, "T-S2-5"),
-        ("same_address", &["--race-model", "warp-sync"], Verdict::Race, "T-S2-5 warp-aware"),
+        (
+            "same_address",
+            &["--race-model", "warp-sync"],
+            Verdict::Race,
+            "T-S2-5 warp-aware",
+        ),
         ("divergent_write", &[], Verdict::Race, "T-S2-6"),
-        ("divergent_write", &["--race-model", "warp-sync"], Verdict::Race, "T-S2-6 warp-aware"),
+        (
+            "divergent_write",
+            &["--race-model", "warp-sync"],
+            Verdict::Race,
+            "T-S2-6 warp-aware",
+        ),
         ("warp_equality", &[], Verdict::Race, "T-S2-7, Def 2.1"),
-        ("warp_equality", &["--race-model", "warp-sync"], Verdict::NoRace, "T-S2-7, Def 2.2"),
+        (
+            "warp_equality",
+            &["--race-model", "warp-sync"],
+            Verdict::NoRace,
+            "T-S2-7, Def 2.2",
+        ),
         ("atomic_indices", &[], Verdict::NoRace, "T-S2-8"),
         ("add_neighbour", &[], Verdict::Race, "T-S3-1, offset 1"),
-        ("add_neighbour", &["--arg", "buffer:out", "--arg", "s32:0"], Verdict::NoRace, "T-S3-1, offset 0"),
+        (
+            "add_neighbour",
+            &["--arg", "buffer:out", "--arg", "s32:0"],
+            Verdict::NoRace,
+            "T-S3-1, offset 0",
+        ),
         ("add_neighbour_barrier", &[], Verdict::NoRace, "T-S3-2"),
         ("barrier_pair", &[], Verdict::Divergence, "T-S3-3"),
         ("foo_idx", &[], Verdict::Race, "T-S3-4, idx 1"),
-        ("foo_idx", &["--arg", "buffer:out", "--arg", "s32:0"], Verdict::NoRace, "T-S3-4, idx 0"),
-        ("nested_loops", &["--warp-model", "threads"], Verdict::Divergence, "D1"),
+        (
+            "foo_idx",
+            &["--arg", "buffer:out", "--arg", "s32:0"],
+            Verdict::NoRace,
+            "T-S3-4, idx 0",
+        ),
+        (
+            "nested_loops",
+            &["--warp-model", "threads"],
+            Verdict::Divergence,
+            "D1",
+        ),
         ("warp_uniform_barriers", &[], Verdict::Divergence, "D2"),
         ("gen_hists", &[], Verdict::Race, "D3"),
         ("gen_hists_fixed", &[], Verdict::NoRace, "D3 fixed"),
@@ -154,7 +204,9 @@ fn listings_with_verdicts() {
     for (name, extra, expected, reference) in table {
         let (got, j) = verdict(name, extra);
         if got != *expected {
-            wrong.push(format!("{reference} ({name} {extra:?}): expected {expected:?}, got {got:?}"));
+            wrong.push(format!(
+                "{reference} ({name} {extra:?}): expected {expected:?}, got {got:?}"
+            ));
         }
         if got == Verdict::Race {
             assert_race_witness(name, &j);
@@ -167,7 +219,14 @@ fn listings_with_verdicts() {
 #[test]
 fn warp_equality_assertion_fails() {
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
-        .args(["run", "warp_equality.ptx", "--launch", "warp_equality.ron", "--format", "json"])
+        .args([
+            "run",
+            "warp_equality.ptx",
+            "--launch",
+            "warp_equality.ron",
+            "--format",
+            "json",
+        ])
         .current_dir(race_dir())
         .output()
         .expect("the cudasem binary runs");
@@ -191,7 +250,14 @@ fn warp_size_sensitivity() {
     assert_eq!(threads, [31, 32]);
     let (v, _) = verdict(
         "warp_add",
-        &["--block", "64", "--race-model", "warp-sync", "--warp-size", "64"],
+        &[
+            "--block",
+            "64",
+            "--race-model",
+            "warp-sync",
+            "--warp-size",
+            "64",
+        ],
     );
     assert_eq!(v, Verdict::NoRace);
     let (v, _) = verdict("warp_add", &["--block", "64", "--warp-size", "64"]);
@@ -241,7 +307,11 @@ fn divergent_syncthreads_names_both_sites() {
     let d = &divergences(&j)[0];
     assert_eq!(d["kind"], "DifferentBarriers");
     let sites = d["sites"].as_array().expect("two sites");
-    assert!(sites.iter().all(|s| s["instruction"].as_str().is_some_and(|i| i.starts_with("bar.sync"))));
+    assert!(sites.iter().all(|s| {
+        s["instruction"]
+            .as_str()
+            .is_some_and(|i| i.starts_with("bar.sync"))
+    }));
     assert_ne!(sites[0]["pc"], sites[1]["pc"]);
     // Under independent thread scheduling the lanes arrive separately: the β check still sees it.
     let (v, _) = verdict("divergent_syncthreads", &["--warp-model", "its"]);

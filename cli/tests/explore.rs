@@ -34,7 +34,10 @@ fn replay_args(text: &str) -> Vec<String> {
         .map(str::trim)
         .find(|l| l.starts_with("cudasem replay "))
         .unwrap_or_else(|| panic!("no replay command in:\n{text}"));
-    line.split_whitespace().skip(1).map(str::to_string).collect()
+    line.split_whitespace()
+        .skip(1)
+        .map(str::to_string)
+        .collect()
 }
 
 const L62: &str = "tests/thesis/listing_6_2.ptx";
@@ -57,7 +60,10 @@ fn listing_6_2_one_warp_simt_stack_has_a_replayable_lasso() {
         .collect();
     assert!(!cycle.is_empty(), "{out}");
     for l in &cycle {
-        assert!(l.contains("break 0x3"), "the break token is never popped: {l}");
+        assert!(
+            l.contains("break 0x3"),
+            "the break token is never popped: {l}"
+        );
     }
     let args = replay_args(&out);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -82,7 +88,10 @@ fn listing_6_2_terminates_under_its_with_fair_lanes() {
         "lanes",
     ]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("verdict: terminates under fair (weak) at level lanes"), "{out}");
+    assert!(
+        out.contains("verdict: terminates under fair (weak) at level lanes"),
+        "{out}"
+    );
     assert!(out.contains("completed  lock=[1]"), "{out}");
 }
 
@@ -90,8 +99,16 @@ fn listing_6_2_terminates_under_its_with_fair_lanes() {
 fn listing_6_2_two_blocks_fair_terminates_unfair_has_a_lasso() {
     let launch = "tests/thesis/listing_6_2.two_blocks.ron";
     let (code, out, _) = cudasem(&[
-        "explore", L62, "--launch", launch, "--progress", "fair", "--level", "blocks",
-        "--format", "json",
+        "explore",
+        L62,
+        "--launch",
+        launch,
+        "--progress",
+        "fair",
+        "--level",
+        "blocks",
+        "--format",
+        "json",
     ]);
     assert_eq!(code, 0, "{out}");
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -100,14 +117,27 @@ fn listing_6_2_two_blocks_fair_terminates_unfair_has_a_lasso() {
     assert!(j["states"].as_u64().unwrap() > 0);
     assert_eq!(j["outcomes"].as_array().unwrap().len(), 1);
     let (code, out, _) = cudasem(&[
-        "explore", L62, "--launch", launch, "--progress", "unfair", "--level", "blocks",
-        "--format", "json",
+        "explore",
+        L62,
+        "--launch",
+        launch,
+        "--progress",
+        "unfair",
+        "--level",
+        "blocks",
+        "--format",
+        "json",
     ]);
     assert_eq!(code, 1, "{out}");
     let j: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(j["terminates"], false);
     assert!(!j["lasso"]["cycle"].as_array().unwrap().is_empty());
-    assert!(j["lasso"]["replay"].as_str().unwrap().starts_with("cudasem replay cudasem1:"));
+    assert!(
+        j["lasso"]["replay"]
+            .as_str()
+            .unwrap()
+            .starts_with("cudasem replay cudasem1:")
+    );
 }
 
 #[test]
@@ -171,7 +201,10 @@ fn grid_barrier_on_a_device_too_small_has_a_lasso_under_fair() {
     small.extend(["--sms", "1", "--max-blocks-per-sm", "1"]);
     let (code, out, err) = cudasem(&small);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(out.contains("may not terminate under fair (weak) at level blocks"), "{out}");
+    assert!(
+        out.contains("may not terminate under fair (weak) at level blocks"),
+        "{out}"
+    );
     assert!(out.contains("{block 1}"), "{out}");
     let replay = replay_args(&out);
     let replay: Vec<&str> = replay.iter().map(String::as_str).collect();

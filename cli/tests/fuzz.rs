@@ -82,7 +82,10 @@ fn pct_schedules_are_accepted() {
         "pct:3",
     ]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("20  completed  lock=[0] counter=[12]"), "{out}");
+    assert!(
+        out.contains("20  completed  lock=[0] counter=[12]"),
+        "{out}"
+    );
     assert!(out.contains("runs/s"), "{out}");
 }
 

