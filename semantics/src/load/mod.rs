@@ -375,6 +375,24 @@ impl std::hash::Hasher for FxHasher {
     }
 }
 
+/// String equality for the loader's short names and modifiers (`%r`, `ftz`): a short inline
+/// loop instead of a `memcmp` call; strings over 16 bytes fall back to `==`.
+#[inline]
+pub(crate) fn short_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() > 16 {
+        return a == b;
+    }
+    let mut diff = 0u8;
+    for (x, y) in a.iter().zip(b) {
+        diff |= x ^ y;
+    }
+    diff == 0
+}
+
 /// A hash map for name lookups (see [`FxHasher`]).
 pub(crate) type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 

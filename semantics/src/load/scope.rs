@@ -275,7 +275,13 @@ fn range_member(name: &str) -> Option<(&str, u32)> {
     if number.is_empty() || (number.len() > 1 && number.starts_with('0')) {
         return None;
     }
-    Some((prefix, number.parse().ok()?))
+    // `u32` accumulation by hand (cheaper than `str::parse` on this hot path); overflow is `None`
+    // as with `parse`.
+    let mut k: u32 = 0;
+    for d in number.bytes() {
+        k = k.checked_mul(10)?.checked_add((d - b'0') as u32)?;
+    }
+    Some((prefix, k))
 }
 
 /// The register `prefix` `k` of the latest range declared before `at`, if any.
@@ -283,7 +289,7 @@ fn lookup_range(ranges: &[RangeDecl<'_>], prefix: &str, k: u32, at: u32) -> Opti
     ranges
         .iter()
         .rev()
-        .find(|r| r.prefix == prefix && k < r.count && r.position <= at)
+        .find(|r| crate::load::short_eq(r.prefix, prefix) && k < r.count && r.position <= at)
         .map(|r| Local::Reg {
             id: RegId((r.base + k * r.vector as u32) as u16),
             ty: r.ty,

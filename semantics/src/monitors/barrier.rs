@@ -286,17 +286,20 @@ impl Monitors {
                 }
             }
             // 3. Someone of the block exited already: END met this barrier.
-            if p.full && !p.reported && ins.class.barrier_full && ins.class.barrier_waits {
-                if let Some(t) = b.first_exited {
-                    p.reported = true;
-                    let epc = b
-                        .exited
-                        .get(t as usize)
-                        .copied()
-                        .unwrap_or(1)
-                        .saturating_sub(1);
-                    exited_first = Some((t, epc));
-                }
+            if p.full
+                && !p.reported
+                && ins.class.barrier_full
+                && ins.class.barrier_waits
+                && let Some(t) = b.first_exited
+            {
+                p.reported = true;
+                let epc = b
+                    .exited
+                    .get(t as usize)
+                    .copied()
+                    .unwrap_or(1)
+                    .saturating_sub(1);
+                exited_first = Some((t, epc));
             }
         }
         if let Some((r, tid, counters)) = mismatch {

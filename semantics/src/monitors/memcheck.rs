@@ -39,6 +39,8 @@ pub(crate) struct MemState {
     /// Uninitialised launch buffers: `(region index, init bits)`.
     global_init: Vec<(usize, Vec<u64>)>,
     shared_bytes: u64,
+    /// One bit per shared byte: inside some `.shared` variable (the out-of-bounds test).
+    shared_covered: Vec<u64>,
     shared_init: Vec<Option<Vec<u64>>>,
     /// `(global thread, page) -> bits`.
     local_init: HashMap<(u32, u64), Box<[u64; (LOCAL_PAGE / 64) as usize]>>,
@@ -83,10 +85,19 @@ impl MemState {
             });
         }
         regions.sort_by_key(|r| (r.space as u8, r.base));
+        let shared_bytes = program.shared_size + launch.dynamic_shared_bytes as u64;
+        let mut shared_covered = vec![0u64; shared_bytes.div_ceil(64) as usize];
+        for r in regions.iter().filter(|r| r.space == MemSpace::Shared) {
+            let hi = (r.base + r.size).min(shared_bytes);
+            if r.base < hi {
+                bits(&mut shared_covered, r.base, hi, true);
+            }
+        }
         MemState {
+            shared_covered,
             regions,
             global_init: Vec::new(),
-            shared_bytes: program.shared_size + launch.dynamic_shared_bytes as u64,
+            shared_bytes,
             shared_init: Vec::new(),
             local_init: HashMap::new(),
             seen: BTreeMap::new(),
@@ -130,7 +141,11 @@ impl MemState {
     pub fn locate(&self, space: MemSpace, addr: u64, size: u32) -> Option<Location> {
         let r = &self.regions[self.region(space, addr)?];
         let off = addr - r.base;
-        let elem = if r.elem == 1 && r.buffer.is_none() { (size as u64).max(1) } else { r.elem };
+        let elem = if r.elem == 1 && r.buffer.is_none() {
+            (size as u64).max(1)
+        } else {
+            r.elem
+        };
         Some(Location {
             name: r.name.clone(),
             index: off / elem,
@@ -145,7 +160,11 @@ fn bits(bits: &mut [u64], lo: u64, hi: u64, set: bool) -> bool {
     // Fast path: the range lies in one 64-bit word (every naturally aligned access of <= 8 bytes).
     if hi > lo && lo / 64 == (hi - 1) / 64 {
         let n = hi - lo;
-        let m = if n >= 64 { u64::MAX } else { ((1u64 << n) - 1) << (lo % 64) };
+        let m = if n >= 64 {
+            u64::MAX
+        } else {
+            ((1u64 << n) - 1) << (lo % 64)
+        };
         if let Some(word) = bits.get_mut((lo / 64) as usize) {
             let all = *word & m == m;
             if set {
@@ -177,9 +196,12 @@ impl Monitors {
         let mut oob = false;
         match a.space {
             MemSpace::Shared => {
-                if self.mem.region(MemSpace::Shared, a.address).is_none() {
-                    oob = true;
-                }
+                oob = !bits(
+                    &mut self.mem.shared_covered,
+                    a.address,
+                    a.address + size,
+                    false,
+                );
                 if let Some(Some(init)) = self.mem.shared_init.get_mut(a.block as usize) {
                     let ok = bits(init, a.address, a.address + size, writes);
                     uninit = reads && !ok;

@@ -178,9 +178,6 @@ impl Knowledge {
         join_sorted(&mut self.warps, &other.warps);
         join_sorted(&mut self.threads, &other.threads);
     }
-    fn is_empty(&self) -> bool {
-        self.warps.is_empty() && self.threads.is_empty()
-    }
     /// Whether access `a` (made in `block`, `warp`) happened before the thread that knows this.
     #[inline]
     fn covers(&self, a: &Acc, block: u32, warp: u32) -> bool {
@@ -262,6 +259,8 @@ pub(crate) struct RaceState {
     sync: HashMap<(u8, u32, u64), Vec<Published>>,
     /// Reported pairs `(first pc, second pc, kind)` -> index in `findings.races`.
     seen: BTreeMap<(u32, u32, u8), usize>,
+    /// Races found by the access being processed (reused: no allocation per access).
+    pending: Vec<RawRace>,
 }
 
 impl RaceState {
@@ -273,6 +272,7 @@ impl RaceState {
             blocks: Vec::new(),
             sync: HashMap::new(),
             seen: BTreeMap::new(),
+            pending: Vec::new(),
         }
     }
 
@@ -492,17 +492,12 @@ impl Monitors {
         } else {
             u32::MAX
         };
-        let mut raws: [Option<RawRace>; 4] = [None; 4];
-        let mut nraw = 0usize;
         let first = a.address >> 2;
         let last = (a.address + a.size.max(1) as u64 - 1) >> 2;
         for word in first..=last {
             let lo = (word << 2).max(a.address);
             let hi = ((word << 2) + 4).min(a.address + a.size as u64);
-            let mut mask = 0u8;
-            for byte in lo..hi {
-                mask |= 1 << (byte & 3);
-            }
+            let mask = (((1u32 << (hi - lo)) - 1) << (lo & 3)) as u8;
             let cur = Acc {
                 mask,
                 off: (a.address as i64 - (word << 2) as i64) as i8,
@@ -582,17 +577,19 @@ impl Monitors {
             // Synchronisation through this location (strong accesses only).
             if strong || !rs.sync.is_empty() {
                 let key = (a.space as u8, space_key, word);
-                sync_access(rs.model, &mut rs.sync, key, a, b, &shape, tid, g);
+                sync_access(&mut rs.sync, key, a, b, &shape, tid, g);
             }
             for r in found.iter().take(nf).flatten() {
-                if nraw < raws.len() {
-                    raws[nraw] = Some(*r);
-                    nraw += 1;
-                }
+                rs.pending.push(*r);
             }
         }
-        for r in raws.iter().take(nraw).flatten() {
-            self.report_race(r);
+        if !self.race.pending.is_empty() {
+            let pending = std::mem::take(&mut self.race.pending);
+            for r in &pending {
+                self.report_race(r);
+            }
+            self.race.pending = pending;
+            self.race.pending.clear();
         }
     }
 
@@ -748,7 +745,6 @@ fn conflicts(prev: &Acc, cur: &Acc, ctx: &Ctx) -> bool {
 /// Release/acquire through location `key` (PTX ISA 8.x §8.8 patterns).
 #[allow(clippy::too_many_arguments)]
 fn sync_access(
-    _model: RaceModel,
     sync: &mut HashMap<(u8, u32, u64), Vec<Published>>,
     key: (u8, u32, u64),
     a: &RawAccess,
@@ -764,8 +760,11 @@ fn sync_access(
     if key.2 != a.address >> 2 {
         return;
     }
-    if reads && c.strong {
-        if let Some(list) = sync.get(&key) {
+    if reads
+        && c.strong
+        && let Some(list) = sync.get(&key)
+    {
+        {
             let t = &mut b.threads[tid];
             if c.acquire {
                 let k = t.knowledge.get_or_insert_with(Default::default);
@@ -841,5 +840,4 @@ fn sync_access(
             }
         }
     }
-    let _ = Knowledge::is_empty;
 }

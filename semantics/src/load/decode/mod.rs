@@ -218,7 +218,7 @@ impl Mods<'_> {
     pub fn has(&self, word: &str) -> bool {
         self.list
             .iter()
-            .any(|(m, _)| matches!(m, M::Word(w) if *w == word))
+            .any(|(m, _)| matches!(m, M::Word(w) if crate::load::short_eq(w, word)))
     }
 }
 
@@ -928,7 +928,10 @@ pub(crate) fn m_round(name: &str) -> Option<M> {
 
 /// A fixed word of a family.
 pub(crate) fn m_word(name: &str, words: &[&'static str]) -> Option<M> {
-    words.iter().find(|w| **w == name).map(|w| M::Word(w))
+    words
+        .iter()
+        .find(|w| crate::load::short_eq(w, name))
+        .map(|w| M::Word(w))
 }
 
 /// Decodes one instruction into zero or more ops (the guard is applied by the caller), appended

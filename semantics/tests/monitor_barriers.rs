@@ -1,0 +1,211 @@
+//! The monitors through the library API, on hand-written PTX where clang's output would not show
+//! the point: digest D1 (seed 001's loop counters catch a B2 violation with identical pcs, which
+//! clang's unrolling of the corpus version hides), T-S1-4 (the natural loop of the Fig. 1a scan),
+//! T-S2-5 under both race models, and the schedule-dependence facts behind `complete`.
+
+use semantics::machine::{
+    ArgValue, BufferSpec, DeviceConfig, LaunchConfig, Machine, MachineConfig, WarpModel,
+};
+use semantics::monitors::{
+    DivergenceKind, Findings, Loops, MonitorConfig, Monitors, RaceModel, RaceScope,
+    ScheduleDependence,
+};
+use std::sync::Arc;
+use traces::Event;
+
+fn load(text: &str) -> semantics::Program {
+    let parsed = ptx_parser::parse(text);
+    assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
+    match semantics::load(&parsed.module, text) {
+        Ok((p, _)) => p,
+        Err(d) => panic!("load: {d:?}"),
+    }
+}
+
+fn launch(threads: u32, buffer_bytes: usize) -> LaunchConfig {
+    LaunchConfig {
+        kernel: None,
+        grid: [1, 1, 1],
+        block: [threads, 1, 1],
+        dynamic_shared_bytes: 0,
+        buffers: vec![BufferSpec {
+            name: "out".to_string(),
+            elem: ptx_parser::ScalarType::S32,
+            bytes: vec![0; buffer_bytes],
+        }],
+        args: vec![ArgValue::Buffer(0)],
+        globals: vec![],
+    }
+}
+
+/// Runs round-robin with the monitors; returns what they found.
+fn check(text: &str, l: &LaunchConfig, config: MachineConfig, model: RaceModel) -> Findings {
+    let program = Arc::new(load(text));
+    let mut m = Machine::new(program, l, &config).expect("launch fits");
+    let mut mon = Monitors::new(
+        &m,
+        l,
+        MonitorConfig {
+            race_model: model,
+            ..MonitorConfig::default()
+        },
+    );
+    let mut events: Vec<Event> = Vec::new();
+    for rr in 0..100_000usize {
+        let enabled = m.enabled();
+        if enabled.is_empty() {
+            break;
+        }
+        let c = enabled[rr % enabled.len()];
+        events.clear();
+        m.step_observed(&c, &mut events).expect("enabled choice");
+        mon.observe(&events);
+    }
+    mon.finish()
+}
+
+const D1: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry nested(.param .u64 out)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<8>;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, 0;
+OUTER:
+    setp.ge.s32 %p1, %r2, 2;
+    @%p1 bra DONE;
+    setp.eq.s32 %p2, %r2, 0;
+    selp.b32 %r3, 2, 0, %p2;
+    setp.eq.s32 %p3, %r1, 0;
+    selp.b32 %r4, %r3, 1, %p3;
+    mov.u32 %r5, 0;
+INNER:
+    setp.ge.s32 %p1, %r5, %r4;
+    @%p1 bra NEXT;
+    bar.sync 0;
+    add.s32 %r5, %r5, 1;
+    bra.uni INNER;
+NEXT:
+    add.s32 %r2, %r2, 1;
+    bra.uni OUTER;
+DONE:
+    ret;
+}
+"#;
+
+/// D1: the second synchronisation pairs thread 0 at (outer 1, inner 2) with thread 1 at (outer 2,
+/// inner 1): one barrier pc, different β.
+#[test]
+fn d1_loop_counters_differ_at_one_barrier() {
+    for config in [
+        MachineConfig {
+            warp_model: WarpModel::Threads,
+            ..MachineConfig::default()
+        },
+        MachineConfig {
+            device: DeviceConfig {
+                warp_size: 1,
+                ..DeviceConfig::default()
+            },
+            ..MachineConfig::default()
+        },
+    ] {
+        let f = check(D1, &launch(2, 8), config, RaceModel::Interleaving);
+        let d = f
+            .divergences
+            .iter()
+            .find(|d| d.kind == DivergenceKind::LoopIterations)
+            .unwrap_or_else(|| panic!("{:?}: {:?}", config.warp_model, f.divergences));
+        assert_eq!(d.first.pc, d.second.pc, "a pc-only check would miss it");
+        assert_ne!(d.first.loop_counters, d.second.loop_counters);
+        let mut counters = [
+            d.first.loop_counters.clone(),
+            d.second.loop_counters.clone(),
+        ];
+        counters.sort();
+        assert_eq!(counters, [vec![1, 2], vec![2, 1]]);
+    }
+}
+
+/// T-S1-4: Fig. 1a's CFG has exactly one natural loop, enclosing both barriers.
+#[test]
+fn scan_has_one_natural_loop_around_both_barriers() {
+    let program = load(include_str!("../../tests/kernels/race/scan_ok.ptx"));
+    let loops = Loops::of(&program);
+    assert_eq!(loops.count(), 1);
+    let bars: Vec<u32> = program
+        .instructions
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i.op, semantics::program::Op::Barrier { .. }))
+        .map(|(pc, _)| pc as u32)
+        .collect();
+    assert_eq!(bars.len(), 2);
+    for pc in bars {
+        assert_eq!(loops.enclosing(pc), &[0]);
+    }
+    let f = check(
+        include_str!("../../tests/kernels/race/scan_ok.ptx"),
+        &LaunchConfig {
+            buffers: vec![BufferSpec {
+                name: "sum".to_string(),
+                elem: ptx_parser::ScalarType::S32,
+                bytes: (1..=64u32).flat_map(|v| v.to_le_bytes()).collect(),
+            }],
+            ..launch(64, 0)
+        },
+        MachineConfig::default(),
+        RaceModel::Interleaving,
+    );
+    assert!(f.is_clean(), "{f:?}");
+}
+
+const SAME_ADDRESS: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry same(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+"#;
+
+/// T-S2-5: `A[0] = tid` is a write-write race between two lanes of one instruction under both
+/// race models.
+#[test]
+fn same_instruction_same_address_races_in_both_models() {
+    for model in [RaceModel::Interleaving, RaceModel::WarpSync] {
+        let f = check(
+            SAME_ADDRESS,
+            &launch(32, 4),
+            MachineConfig::default(),
+            model,
+        );
+        assert_eq!(f.races.len(), 1, "{model:?}");
+        let r = &f.races[0];
+        assert_eq!(r.scope, RaceScope::IntraWarp);
+        assert_eq!(r.first.pc, r.second.pc);
+        assert_eq!(
+            r.first.location.as_ref().map(|l| l.name.as_str()),
+            Some("out")
+        );
+    }
+}
+
+#[test]
+fn schedule_dependence_of_corpus_kernels() {
+    let scan = load(include_str!("../../tests/kernels/race/scan_ok.ptx"));
+    assert!(ScheduleDependence::of(&scan).schedule_independent());
+    let histo = load(include_str!("../../tests/kernels/race/histo_atomic.ptx"));
+    let d = ScheduleDependence::of(&histo);
+    assert!(!d.schedule_independent());
+    assert_eq!(d.atomics.len(), 1);
+}
