@@ -5,8 +5,8 @@
 //! [`RunOptions::argv`] writes them back as flags for the replay commands printed on failures.
 
 use crate::commands::run::{DeviceArgs, MemoryArg, QuickLaunch, WarpModelArg, load_program};
-use crate::launch::{DeviceFile, Elem, Launch, LaunchFlags, Resolved};
-use semantics::machine::{DeviceConfig, Machine, MachineConfig, MemoryKind, WarpModel};
+use crate::launch::{Elem, Launch, LaunchFlags, Resolved};
+use semantics::machine::{Machine, MachineConfig, MemoryKind, WarpModel};
 use semantics::program::Space;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -119,14 +119,6 @@ pub fn warp_model_name(m: WarpModel) -> &'static str {
     }
 }
 
-fn warp_model_of(a: WarpModelArg) -> WarpModel {
-    match a {
-        WarpModelArg::SimtStack => WarpModel::SimtStack,
-        WarpModelArg::Its => WarpModel::Its,
-        WarpModelArg::Threads => WarpModel::Threads,
-    }
-}
-
 impl RunOptions {
     /// Loads `file`, resolves the launch and builds the machine. `Err` is bad input, already
     /// rendered for stderr (empty when PTX diagnostics were printed).
@@ -175,39 +167,13 @@ impl RunOptions {
 
     /// The machine configuration the flags describe.
     pub fn machine_config(&self) -> Result<MachineConfig, String> {
-        let mut device = DeviceConfig::default();
-        let d = &self.device;
-        if let Some(path) = &d.device {
-            DeviceFile::read(path)
-                .map_err(|e| e.to_string())?
-                .apply(&mut device);
-        }
-        DeviceFile {
-            num_sms: d.sms,
-            max_blocks_per_sm: d.max_blocks_per_sm,
-            max_threads_per_sm: d.max_threads_per_sm,
-            max_warps_per_sm: d.max_warps_per_sm,
-            shared_mem_per_sm: d.shared_mem_per_sm,
-            max_threads_per_block: d.max_threads_per_block,
-            warp_size: d.warp_size,
-        }
-        .apply(&mut device);
-        if device.warp_size == 0 || device.warp_size > 64 {
-            return Err(format!(
-                "error: warp size {} is not supported\n  = help: warps have 1 to 64 lanes",
-                device.warp_size
-            ));
-        }
-        Ok(MachineConfig {
-            warp_model: warp_model_of(self.warp_model),
-            memory: match self.memory {
-                MemoryArg::Flat => MemoryKind::Flat,
-            },
-            device,
-            exited_warps_arrive: self.exited_warps_arrive,
-            check_invariants: self.check_invariants,
-            ..MachineConfig::default()
-        })
+        crate::commands::run::machine_config_of(
+            &self.device,
+            self.warp_model,
+            self.memory,
+            self.exited_warps_arrive,
+            self.check_invariants,
+        )
     }
 
     /// The options as command-line flags (defaults left out), for printed replay commands.
@@ -246,10 +212,7 @@ impl RunOptions {
             flag("print", p.join(","));
         }
         if self.warp_model != WarpModelArg::SimtStack {
-            flag(
-                "warp-model",
-                warp_model_name(warp_model_of(self.warp_model)).to_string(),
-            );
+            flag("warp-model", self.warp_model.name().to_string());
         }
         let d = &self.device;
         if let Some(p) = &d.device {

@@ -12,9 +12,9 @@ use crate::Outcome;
 use crate::commands::run::{
     DeviceArgs, MemoryArg, QuickLaunch, Schedule, WarpModelArg, load_program,
 };
-use crate::launch::{DeviceFile, Launch, LaunchFlags};
+use crate::launch::{Launch, LaunchFlags};
 use scheduler::debugger::{self, Host, Options, Policy, Session, TraceRecord};
-use semantics::machine::{DeviceConfig, LaunchConfig, MachineConfig, MemoryKind, WarpModel};
+use semantics::machine::{LaunchConfig, MachineConfig};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -122,43 +122,13 @@ fn start(args: &Args) -> Result<Session, String> {
 }
 
 fn machine_config(args: &Args) -> Result<MachineConfig, String> {
-    let mut device = DeviceConfig::default();
-    let d = &args.device;
-    if let Some(path) = &d.device {
-        DeviceFile::read(path)
-            .map_err(|e| e.to_string())?
-            .apply(&mut device);
-    }
-    DeviceFile {
-        num_sms: d.sms,
-        max_blocks_per_sm: d.max_blocks_per_sm,
-        max_threads_per_sm: d.max_threads_per_sm,
-        max_warps_per_sm: d.max_warps_per_sm,
-        shared_mem_per_sm: d.shared_mem_per_sm,
-        max_threads_per_block: d.max_threads_per_block,
-        warp_size: d.warp_size,
-    }
-    .apply(&mut device);
-    if device.warp_size == 0 || device.warp_size > 64 {
-        return Err(format!(
-            "error: warp size {} is not supported\n  = help: warps have 1 to 64 lanes",
-            device.warp_size
-        ));
-    }
-    Ok(MachineConfig {
-        warp_model: match args.warp_model {
-            WarpModelArg::SimtStack => WarpModel::SimtStack,
-            WarpModelArg::Its => WarpModel::Its,
-            WarpModelArg::Threads => WarpModel::Threads,
-        },
-        memory: match args.memory {
-            MemoryArg::Flat => MemoryKind::Flat,
-        },
-        device,
-        exited_warps_arrive: args.exited_warps_arrive,
-        check_invariants: args.check_invariants,
-        ..MachineConfig::default()
-    })
+    crate::commands::run::machine_config_of(
+        &args.device,
+        args.warp_model,
+        args.memory,
+        args.exited_warps_arrive,
+        args.check_invariants,
+    )
 }
 
 /// `trace save/load`: JSON Lines files as `cudasem run --trace` writes them.

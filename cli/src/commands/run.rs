@@ -139,14 +139,14 @@ pub enum WarpModelArg {
 }
 
 impl WarpModelArg {
-    fn model(self) -> WarpModel {
+    pub(crate) fn model(self) -> WarpModel {
         match self {
             WarpModelArg::SimtStack => WarpModel::SimtStack,
             WarpModelArg::Its => WarpModel::Its,
             WarpModelArg::Threads => WarpModel::Threads,
         }
     }
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             WarpModelArg::SimtStack => "simt-stack",
             WarpModelArg::Its => "its",
@@ -335,8 +335,25 @@ pub fn load_program(path: &str, text: &str) -> Result<semantics::Program, String
 }
 
 pub(crate) fn machine_config(args: &Args) -> Result<MachineConfig, String> {
+    machine_config_of(
+        &args.device,
+        args.warp_model,
+        args.memory,
+        args.exited_warps_arrive,
+        args.check_invariants,
+    )
+}
+
+/// The machine configuration that the shared run flags describe (`run`, `debug`, `check`,
+/// `fuzz`, `explore`, `replay` all spell them the same way): device file, then device flags.
+pub(crate) fn machine_config_of(
+    d: &DeviceArgs,
+    warp_model: WarpModelArg,
+    memory: MemoryArg,
+    exited_warps_arrive: bool,
+    check_invariants: bool,
+) -> Result<MachineConfig, String> {
     let mut device = DeviceConfig::default();
-    let d = &args.device;
     if let Some(path) = &d.device {
         DeviceFile::read(path)
             .map_err(|e| e.to_string())?
@@ -359,13 +376,13 @@ pub(crate) fn machine_config(args: &Args) -> Result<MachineConfig, String> {
         ));
     }
     Ok(MachineConfig {
-        warp_model: args.warp_model.model(),
-        memory: match args.memory {
+        warp_model: warp_model.model(),
+        memory: match memory {
             MemoryArg::Flat => MemoryKind::Flat,
         },
         device,
-        exited_warps_arrive: args.exited_warps_arrive,
-        check_invariants: args.check_invariants,
+        exited_warps_arrive,
+        check_invariants,
         ..MachineConfig::default()
     })
 }
