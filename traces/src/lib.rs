@@ -289,9 +289,23 @@ impl fmt::Display for Rule {
     }
 }
 
-/// The rules applied, from the device down to the thread.
+/// The rules applied, from the device down to the thread. Inline up to 8 rules (derivations are
+/// 3 to 6 long), so recording events allocates nothing for them.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub struct Derivation(pub Vec<Rule>);
+pub struct Derivation(pub smallvec::SmallVec<[Rule; 8]>);
+
+impl Derivation {
+    /// The derivation made of these rules.
+    pub fn of(rules: &[Rule]) -> Self {
+        Derivation(smallvec::SmallVec::from_slice(rules))
+    }
+    /// `prefix` (the outer layers' rules) followed by `rules`.
+    pub fn with_prefix(prefix: &[Rule], rules: &[Rule]) -> Self {
+        let mut v = smallvec::SmallVec::from_slice(prefix);
+        v.extend_from_slice(rules);
+        Derivation(v)
+    }
+}
 
 impl fmt::Display for Derivation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -461,7 +475,7 @@ mod tests {
 
     #[test]
     fn derivation_displays_with_separators() {
-        let d = Derivation(vec![
+        let d = Derivation::of(&[
             Rule::Exec,
             Rule::ScheduleWarps,
             Rule::WarpBra,

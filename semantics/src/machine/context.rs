@@ -79,7 +79,7 @@ impl Machine {
                 grid: 0,
                 block,
                 sm,
-                derivation: Derivation(vec![Rule::Exec, Rule::IssueBlocks]),
+                derivation: Derivation::of(&[Rule::Exec, Rule::IssueBlocks]),
             });
         }
         for i in 0..info.warps_per_block {
@@ -107,7 +107,7 @@ impl Machine {
             if let Some(ev) = events {
                 ev.push(Event::BlockCompleted {
                     block,
-                    derivation: Derivation(vec![Rule::Exec, Rule::BlockCompl]),
+                    derivation: Derivation::of(&[Rule::Exec, Rule::BlockCompl]),
                 });
             }
             self.enabled

@@ -295,7 +295,7 @@ impl Machine {
                 ev.push(Event::WarpCompleted {
                     block,
                     warp,
-                    derivation: Derivation(vec![Rule::Exec, Rule::ScheduleWarps]),
+                    derivation: Derivation::of(&[Rule::Exec, Rule::ScheduleWarps]),
                 });
             }
         }
@@ -362,7 +362,7 @@ impl Machine {
             ev.push(Event::BarrierCompleted {
                 block,
                 barrier,
-                derivation: Derivation(vec![Rule::Exec, Rule::EndBar]),
+                derivation: Derivation::of(&[Rule::Exec, Rule::EndBar]),
             });
         }
         for w in released {

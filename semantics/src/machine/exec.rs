@@ -69,9 +69,7 @@ impl Ctx<'_> {
     }
 
     pub fn derivation(&self, rules: &[Rule]) -> Derivation {
-        let mut v = self.prefix.to_vec();
-        v.extend_from_slice(rules);
-        Derivation(v)
+        Derivation::with_prefix(self.prefix, rules)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -244,15 +244,15 @@ pub(crate) fn step(
                     bar.participants.push((w.index, 1 << l, *dst, level as u16));
                 }
                 if let Some(ev) = cx.events.as_deref_mut() {
-                    let mut d = cx.prefix.to_vec();
-                    d.extend_from_slice(&[Rule::ItsStep, Rule::BarSync]);
+                    let d =
+                        traces::Derivation::with_prefix(cx.prefix, &[Rule::ItsStep, Rule::BarSync]);
                     ev.push(Event::BarrierArrived {
                         block: cx.block,
                         warp: w.index,
                         barrier: b as u32,
                         arrived: bar.ac,
                         expected: bar.tc,
-                        derivation: traces::Derivation(d),
+                        derivation: d,
                     });
                 }
                 out.arrived |= 1 << b;

@@ -798,15 +798,17 @@ pub(crate) fn step(
                             .push((w.index, lanes_b, *dst, level as u16));
                     }
                     if let Some(ev) = cx.events.as_deref_mut() {
-                        let mut d = cx.prefix.to_vec();
-                        d.extend_from_slice(&[Rule::WarpComm, Rule::BarSync]);
+                        let d = traces::Derivation::with_prefix(
+                            cx.prefix,
+                            &[Rule::WarpComm, Rule::BarSync],
+                        );
                         ev.push(Event::BarrierArrived {
                             block: cx.block,
                             warp: w.index,
                             barrier: b,
                             arrived: bar.ac,
                             expected: bar.tc,
-                            derivation: traces::Derivation(d),
+                            derivation: d,
                         });
                     }
                 }
