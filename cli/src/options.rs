@@ -5,7 +5,7 @@
 //! [`RunOptions::argv`] writes them back as flags for the replay commands printed on failures.
 
 use crate::commands::run::{DeviceArgs, MemoryArg, QuickLaunch, WarpModelArg, load_program};
-use crate::launch::{Elem, Launch, LaunchFlags, Resolved};
+use crate::launch::{Elem, Resolved};
 use semantics::machine::{Machine, MachineConfig, MemoryKind, WarpModel};
 use semantics::program::Space;
 use std::path::{Path, PathBuf};
@@ -127,26 +127,8 @@ impl RunOptions {
         let text = std::fs::read_to_string(file)
             .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
         let program = load_program(&ptx_path, &text)?;
-        let mut launch = match &self.launch {
-            Some(path) => Launch::read(path).map_err(|e| e.to_string())?,
-            None => Launch::default(),
-        };
-        let q = &self.quick;
-        let flags = LaunchFlags {
-            kernel: q.kernel.clone(),
-            grid: q.grid.clone(),
-            block: q.block.clone(),
-            shared: q.shared,
-            buffers: q.buffers.clone(),
-            args: q.args.clone(),
-            globals: q.globals.clone(),
-            print: q.print.clone(),
-        };
-        if self.launch.is_none() && flags.is_empty() {
-            return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
-        }
-        launch.apply_flags(&flags).map_err(|e| e.to_string())?;
-        let resolved = launch.resolve(&program).map_err(|e| e.to_string())?;
+        let resolved =
+            crate::commands::run::resolve_launch(self.launch.as_deref(), &self.quick, &program)?;
         let config = self.machine_config()?;
         let program = Arc::new(program);
         let machine =

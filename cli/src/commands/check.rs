@@ -20,7 +20,7 @@
 
 use super::run::{self, Format};
 use crate::Outcome;
-use crate::launch::{Launch, LaunchError, LaunchFlags, Resolved};
+use crate::launch::Resolved;
 use crate::output::{lanes_text, shell_command, status_word};
 use scheduler::{Random, RoundRobin, Scheduler};
 use semantics::Program;
@@ -180,28 +180,7 @@ fn check(args: &Args) -> Result<Outcome, String> {
     let text = std::fs::read_to_string(&r.file)
         .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
     let program = run::load_program(&ptx_path, &text)?;
-    let mut launch = match &r.launch {
-        Some(path) => Launch::read(path).map_err(|e| e.to_string())?,
-        None => Launch::default(),
-    };
-    let q = &r.quick;
-    let flags = LaunchFlags {
-        kernel: q.kernel.clone(),
-        grid: q.grid.clone(),
-        block: q.block.clone(),
-        shared: q.shared,
-        buffers: q.buffers.clone(),
-        args: q.args.clone(),
-        globals: q.globals.clone(),
-        print: q.print.clone(),
-    };
-    if r.launch.is_none() && flags.is_empty() {
-        return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
-    }
-    launch.apply_flags(&flags).map_err(|e| e.to_string())?;
-    let resolved = launch
-        .resolve(&program)
-        .map_err(|e: LaunchError| e.to_string())?;
+    let resolved = crate::commands::run::resolve_launch(r.launch.as_deref(), &r.quick, &program)?;
     let mut uninit = Vec::new();
     for name in &args.uninit {
         match resolved.config.buffers.iter().position(|b| &b.name == name) {

@@ -12,7 +12,6 @@ use crate::Outcome;
 use crate::commands::run::{
     DeviceArgs, MemoryArg, QuickLaunch, Schedule, WarpModelArg, load_program,
 };
-use crate::launch::{Launch, LaunchFlags};
 use scheduler::debugger::{self, Host, Options, Policy, Session, TraceRecord};
 use semantics::machine::{LaunchConfig, MachineConfig};
 use std::io::{BufRead, IsTerminal, Write};
@@ -76,26 +75,8 @@ fn start(args: &Args) -> Result<Session, String> {
     let text = std::fs::read_to_string(&args.file)
         .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
     let program = load_program(&ptx_path, &text)?;
-    let mut launch = match &args.launch {
-        Some(path) => Launch::read(path).map_err(|e| e.to_string())?,
-        None => Launch::default(),
-    };
-    let q = &args.quick;
-    let flags = LaunchFlags {
-        kernel: q.kernel.clone(),
-        grid: q.grid.clone(),
-        block: q.block.clone(),
-        shared: q.shared,
-        buffers: q.buffers.clone(),
-        args: q.args.clone(),
-        globals: q.globals.clone(),
-        print: q.print.clone(),
-    };
-    if args.launch.is_none() && flags.is_empty() {
-        return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
-    }
-    launch.apply_flags(&flags).map_err(|e| e.to_string())?;
-    let resolved = launch.resolve(&program).map_err(|e| e.to_string())?;
+    let resolved =
+        crate::commands::run::resolve_launch(args.launch.as_deref(), &args.quick, &program)?;
     let config = machine_config(args)?;
     let options = Options {
         source: Some(Arc::from(text.as_str())),

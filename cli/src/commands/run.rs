@@ -245,28 +245,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
     let program = load_program(&ptx_path, &text)?;
 
-    let mut launch = match &args.launch {
-        Some(path) => Launch::read(path).map_err(|e| e.to_string())?,
-        None => Launch::default(),
-    };
-    let q = &args.quick;
-    let flags = LaunchFlags {
-        kernel: q.kernel.clone(),
-        grid: q.grid.clone(),
-        block: q.block.clone(),
-        shared: q.shared,
-        buffers: q.buffers.clone(),
-        args: q.args.clone(),
-        globals: q.globals.clone(),
-        print: q.print.clone(),
-    };
-    if args.launch.is_none() && flags.is_empty() {
-        return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
-    }
-    launch.apply_flags(&flags).map_err(|e| e.to_string())?;
-    let resolved = launch
-        .resolve(&program)
-        .map_err(|e: LaunchError| e.to_string())?;
+    let resolved = resolve_launch(args.launch.as_deref(), &args.quick, &program)?;
     let config = machine_config(args)?;
 
     let replay = replay_command();
@@ -332,6 +311,36 @@ pub fn load_program(path: &str, text: &str) -> Result<semantics::Program, String
             Err(String::new())
         }
     }
+}
+
+/// The launch that a launch file and the launch flags describe together (flags override the
+/// file's fields), resolved against the program; shared by every command that launches a kernel.
+pub(crate) fn resolve_launch(
+    launch_file: Option<&std::path::Path>,
+    q: &QuickLaunch,
+    program: &semantics::Program,
+) -> Result<crate::launch::Resolved, String> {
+    let mut launch = match launch_file {
+        Some(path) => Launch::read(path).map_err(|e| e.to_string())?,
+        None => Launch::default(),
+    };
+    let flags = LaunchFlags {
+        kernel: q.kernel.clone(),
+        grid: q.grid.clone(),
+        block: q.block.clone(),
+        shared: q.shared,
+        buffers: q.buffers.clone(),
+        args: q.args.clone(),
+        globals: q.globals.clone(),
+        print: q.print.clone(),
+    };
+    if launch_file.is_none() && flags.is_empty() {
+        return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
+    }
+    launch.apply_flags(&flags).map_err(|e| e.to_string())?;
+    launch
+        .resolve(program)
+        .map_err(|e: LaunchError| e.to_string())
 }
 
 pub(crate) fn machine_config(args: &Args) -> Result<MachineConfig, String> {
