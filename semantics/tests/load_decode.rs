@@ -1559,3 +1559,41 @@ fn reconvergence_of_an_if_else() {
         )
     );
 }
+
+#[test]
+fn a_missing_required_modifier_is_named_with_what_to_add() {
+    let src = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n .reg .b32 %r<3>;\n .reg .b64 %rd;\n .reg .pred %p;\n vote.sync.pred %p, %p, 0xffffffff;\n shfl.sync.b32 %r1, %r2, 1, 31, 0xffffffff;\n atom.global.u32 %r1, [%rd], 1;\n cvta.u64 %rd, %rd;\n ret;\n}\n";
+    let parsed = ptx_parser::parse(src);
+    assert!(!parsed.has_errors());
+    let diags = semantics::load(&parsed.module, src).expect_err("four errors");
+    let said: Vec<(String, String, String)> = diags
+        .iter()
+        .map(|d| {
+            (
+                d.message.clone(),
+                d.label.clone(),
+                d.help.clone().unwrap_or_default(),
+            )
+        })
+        .collect();
+    for (message, label, help) in [
+        ("`vote.sync.pred` needs a mode", "missing mode", ".ballot"),
+        ("`shfl.sync.b32` needs a mode", "missing mode", ".bfly"),
+        (
+            "`atom.global.u32` needs an operation",
+            "missing operation",
+            ".cas",
+        ),
+        (
+            "`cvta.u64` needs a state space",
+            "missing state space",
+            ".shared",
+        ),
+    ] {
+        assert!(
+            said.iter()
+                .any(|(m, l, h)| m == message && l == label && h.contains(help)),
+            "{message}: {said:?}"
+        );
+    }
+}

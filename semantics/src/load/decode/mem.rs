@@ -408,14 +408,12 @@ pub(super) fn cvta(cx: &mut Cx<'_, '_, '_>, isspacep: bool) {
     }) else {
         return;
     };
-    let space = cx.one(&mods, |m| if let M::Space(s) = m { Some(*s) } else { None });
-    let Some(space) = space else {
-        cx.error(
-            cx.ins.span,
-            format!("`{}` needs a state space", cx.full_name()),
-            "missing state space",
-            "add `.global`, `.shared`, `.local`, `.const` or `.param`",
-        );
+    let Some(space) = cx.required(
+        &mods,
+        "a state space",
+        "add `.global`, `.shared`, `.local`, `.const` or `.param`",
+        |m| if let M::Space(s) = m { Some(*s) } else { None },
+    ) else {
         return;
     };
     if !cx.arity(&[2]) {
@@ -488,28 +486,26 @@ pub(super) fn atom(cx: &mut Cx<'_, '_, '_>, is_red: bool) {
     }) else {
         return;
     };
-    let op = cx.one(&mods, |m| {
-        Some(match m {
-            M::Word("add") => AtomOp::Add,
-            M::Word("inc") => AtomOp::Inc,
-            M::Word("dec") => AtomOp::Dec,
-            M::Word("exch") => AtomOp::Exch,
-            M::Word("cas") => AtomOp::Cas,
-            M::Word("min") => AtomOp::Min,
-            M::Word("max") => AtomOp::Max,
-            M::Word("and") => AtomOp::And,
-            M::Word("or") => AtomOp::Or,
-            M::Word("xor") => AtomOp::Xor,
-            _ => return None,
-        })
-    });
-    let Some(op) = op else {
-        cx.error(
-            cx.ins.span,
-            format!("`{}` needs an operation", cx.full_name()),
-            "missing operation",
-            "add one of `.add .inc .dec .exch .cas .min .max .and .or .xor`",
-        );
+    let Some(op) = cx.required(
+        &mods,
+        "an operation",
+        "add one of `.add .inc .dec .exch .cas .min .max .and .or .xor`",
+        |m| {
+            Some(match m {
+                M::Word("add") => AtomOp::Add,
+                M::Word("inc") => AtomOp::Inc,
+                M::Word("dec") => AtomOp::Dec,
+                M::Word("exch") => AtomOp::Exch,
+                M::Word("cas") => AtomOp::Cas,
+                M::Word("min") => AtomOp::Min,
+                M::Word("max") => AtomOp::Max,
+                M::Word("and") => AtomOp::And,
+                M::Word("or") => AtomOp::Or,
+                M::Word("xor") => AtomOp::Xor,
+                _ => return None,
+            })
+        },
+    ) else {
         return;
     };
     let Some(ty) = cx.ty(&mods) else { return };

@@ -293,6 +293,27 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
     }
 
     /// The one value `pick` finds among the modifiers, reporting contradictory ones.
+    /// [`Cx::one`] for a modifier the instruction cannot do without: when none is given, reports
+    /// "`full` needs WHAT" (WHAT with its article, e.g. "a mode") with `help`, and gives `None`.
+    pub fn required<T: PartialEq + Copy>(
+        &mut self,
+        mods: &Mods<'_>,
+        what: &str,
+        help: &str,
+        pick: impl Fn(&M) -> Option<T>,
+    ) -> Option<T> {
+        let found = self.one(mods, pick);
+        if found.is_none() {
+            let noun = what
+                .strip_prefix("an ")
+                .or_else(|| what.strip_prefix("a "))
+                .unwrap_or(what);
+            let message = format!("`{}` needs {what}", self.full_name());
+            self.error(self.ins.span, message, &format!("missing {noun}"), help);
+        }
+        found
+    }
+
     pub fn one<T: PartialEq + Copy>(
         &mut self,
         mods: &Mods<'_>,

@@ -165,22 +165,20 @@ pub(super) fn vote(cx: &mut Cx<'_, '_, '_>) {
     else {
         return;
     };
-    let mode = cx.one(&mods, |m| {
-        Some(match m {
-            M::Word("all") => VoteMode::All,
-            M::Word("any") => VoteMode::Any,
-            M::Word("uni") => VoteMode::Uni,
-            M::Word("ballot") => VoteMode::Ballot,
-            _ => return None,
-        })
-    });
-    let Some(mode) = mode else {
-        cx.error(
-            cx.ins.span,
-            format!("`{}` needs a mode", cx.full_name()),
-            "missing mode",
-            "add `.all`, `.any`, `.uni` or `.ballot`",
-        );
+    let Some(mode) = cx.required(
+        &mods,
+        "a mode",
+        "add `.all`, `.any`, `.uni` or `.ballot`",
+        |m| {
+            Some(match m {
+                M::Word("all") => VoteMode::All,
+                M::Word("any") => VoteMode::Any,
+                M::Word("uni") => VoteMode::Uni,
+                M::Word("ballot") => VoteMode::Ballot,
+                _ => return None,
+            })
+        },
+    ) else {
         return;
     };
     let Some(ty) = cx.ty(&mods) else { return };
@@ -246,22 +244,20 @@ pub(super) fn shfl(cx: &mut Cx<'_, '_, '_>) {
     else {
         return;
     };
-    let mode = cx.one(&mods, |m| {
-        Some(match m {
-            M::Word("up") => ShflMode::Up,
-            M::Word("down") => ShflMode::Down,
-            M::Word("bfly") => ShflMode::Bfly,
-            M::Word("idx") => ShflMode::Idx,
-            _ => return None,
-        })
-    });
-    let Some(mode) = mode else {
-        cx.error(
-            cx.ins.span,
-            format!("`{}` needs a mode", cx.full_name()),
-            "missing mode",
-            "add `.up`, `.down`, `.bfly` or `.idx`",
-        );
+    let Some(mode) = cx.required(
+        &mods,
+        "a mode",
+        "add `.up`, `.down`, `.bfly` or `.idx`",
+        |m| {
+            Some(match m {
+                M::Word("up") => ShflMode::Up,
+                M::Word("down") => ShflMode::Down,
+                M::Word("bfly") => ShflMode::Bfly,
+                M::Word("idx") => ShflMode::Idx,
+                _ => return None,
+            })
+        },
+    ) else {
         return;
     };
     let Some(ty) = cx.ty(&mods) else { return };
