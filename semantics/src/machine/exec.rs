@@ -165,6 +165,31 @@ pub(crate) fn resolve(space: Space, base: AddrBase, addr: u64, in_kernel: bool) 
 }
 
 #[inline(always)]
+/// The space and in-space address that lane `l` of an `ld`/`st` of `n` elements of `size` bytes
+/// accesses; a vector access (`.v2`, `.v4`) must be aligned to its whole size (PTX ISA 9.7.9.8).
+fn lane_address(
+    (regs, ws, fb): (&[u64], usize, &[u32]),
+    (space, addr, in_kernel): (Space, &Address, bool),
+    l: usize,
+    (size, n): (u32, u32),
+    what: &str,
+) -> Result<(MemSpace, u64), Fault> {
+    let a = address(regs, ws, addr, l, fb);
+    let (ms, a) = resolve(space, addr.base, a, in_kernel);
+    if n > 1 && a % (size as u64 * n as u64) != 0 {
+        return Err(Fault::new(
+            ErrorKind::Misaligned,
+            Some(l),
+            format!(
+                "{what}.v{n}: {} address {a:#x} is not aligned to the vector size ({} bytes)",
+                memory_model::space_name(ms),
+                size * n
+            ),
+        ));
+    }
+    Ok((ms, a))
+}
+
 fn address(regs: &[u64], ws: usize, a: &Address, lane: usize, fb: &[u32]) -> u64 {
     let base = match a.base {
         AddrBase::Reg(r) => regs[r.0 as usize * ws + lane],
@@ -503,19 +528,13 @@ pub(crate) fn exec_data(
             while m != 0 {
                 let l = m.trailing_zeros() as usize;
                 m &= m - 1;
-                let a = address(regs, ws, addr, l, fb);
-                let (ms, a) = resolve(*space, addr.base, a, in_kernel);
-                if n > 1 && a % (size as u64 * n as u64) != 0 {
-                    return Err(Fault::new(
-                        ErrorKind::Misaligned,
-                        Some(l),
-                        format!(
-                            "ld.v{n}: {} address {a:#x} is not aligned to the vector size ({} bytes)",
-                            memory_model::space_name(ms),
-                            size * n
-                        ),
-                    ));
-                }
+                let (ms, a) = lane_address(
+                    (regs, ws, fb),
+                    (*space, addr, in_kernel),
+                    l,
+                    (size, n),
+                    "ld",
+                )?;
                 let who = Who {
                     block: cx.block,
                     thread: w.tid_base + l as u32,
@@ -577,19 +596,13 @@ pub(crate) fn exec_data(
             while m != 0 {
                 let l = m.trailing_zeros() as usize;
                 m &= m - 1;
-                let a = address(regs, ws, addr, l, fb);
-                let (ms, a) = resolve(*space, addr.base, a, in_kernel);
-                if n > 1 && a % (size as u64 * n as u64) != 0 {
-                    return Err(Fault::new(
-                        ErrorKind::Misaligned,
-                        Some(l),
-                        format!(
-                            "st.v{n}: {} address {a:#x} is not aligned to the vector size ({} bytes)",
-                            memory_model::space_name(ms),
-                            size * n
-                        ),
-                    ));
-                }
+                let (ms, a) = lane_address(
+                    (regs, ws, fb),
+                    (*space, addr, in_kernel),
+                    l,
+                    (size, n),
+                    "st",
+                )?;
                 let who = Who {
                     block: cx.block,
                     thread: w.tid_base + l as u32,
