@@ -19,6 +19,7 @@
 //! never straddles a page; the access path allocates nothing.
 
 mod block_table;
+pub mod cached;
 mod state_hash;
 
 pub use block_table::BlockTable;
@@ -75,14 +76,14 @@ pub fn from_generic(addr: u64) -> (MemSpace, u64) {
 
 /// The thread on whose behalf an access happens: its block (linear index in the grid) and its
 /// linear thread index in the block. Selects the `.shared` and `.local` memory it sees.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct Who {
     pub block: u32,
     pub thread: u32,
 }
 
 /// Fence scopes (`membar.cta/gl/sys`, `fence.*.cta/gpu/sys`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum FenceScope {
     Cta,
     Gpu,

@@ -249,10 +249,34 @@ impl CompactTrace {
                     eat(block as u64);
                     eat(barrier as u64);
                 }
-                Choice::Mem(MemChoice::Step { op }) => {
-                    eat(5);
-                    eat(op as u64);
-                }
+                Choice::Mem(m) => match m {
+                    MemChoice::Step { op } => {
+                        eat(5);
+                        eat(op as u64);
+                    }
+                    MemChoice::EvictL1 { sm, line } => {
+                        eat(6);
+                        eat(sm as u64);
+                        eat(line);
+                    }
+                    MemChoice::EvictL2 { line } => {
+                        eat(7);
+                        eat(line);
+                    }
+                    MemChoice::WriteBackL1 { sm, line } => {
+                        eat(8);
+                        eat(sm as u64);
+                        eat(line);
+                    }
+                    MemChoice::WriteBackL2 { line } => {
+                        eat(9);
+                        eat(line);
+                    }
+                    MemChoice::Flush { sm } => {
+                        eat(10);
+                        eat(sm as u64);
+                    }
+                },
             }
         }
         h

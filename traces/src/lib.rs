@@ -52,16 +52,42 @@ pub enum Choice {
     /// Block `endBar` (thesis 5.5.1): barrier `barrier` of block `block` has all its arrivals and
     /// completes now.
     EndBarrier { block: BlockId, barrier: u32 },
-    /// Cached memory (thesis 4.6): a step of the memory environment. Placeholder for a later issue.
+    /// Cached memory (thesis 4.6): a step of the memory environment: a micro step of an in-flight
+    /// memory program or a silent cache action.
     Mem(MemChoice),
 }
 
-/// A memory-environment decision of the cached model (thesis 4.6). Placeholder: the flat memory
-/// never offers one.
+/// A memory-environment decision of the cached model (thesis 4.6 `->M`); the flat memory never
+/// offers one. `line` is a line's base address (global memory), `sm` an SM index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum MemChoice {
-    /// Pending memory operation `op` makes a micro step.
+    /// Rule (step)/(end): in-flight memory op `op` runs its next micro step.
     Step { op: u32 },
+    /// Silent rule (evict_L1): a clean, unpinned line leaves SM `sm`'s L1.
+    EvictL1 { sm: u32, line: u64 },
+    /// Silent rule (evict_L2).
+    EvictL2 { line: u64 },
+    /// Silent rule (wb_L1): a dirty L1 line is written back to L2.
+    WriteBackL1 { sm: u32, line: u64 },
+    /// Silent rule (wb_L2): a dirty L2 line is written back to DRAM.
+    WriteBackL2 { line: u64 },
+    /// Silent rule (flush): every global line of SM `sm`'s L1 is invalidated.
+    Flush { sm: u32 },
+}
+
+impl fmt::Display for MemChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            MemChoice::Step { op } => write!(f, "memory op {op}"),
+            MemChoice::EvictL1 { sm, line } => write!(f, "evict L1 line {line:#x} on sm {sm}"),
+            MemChoice::EvictL2 { line } => write!(f, "evict L2 line {line:#x}"),
+            MemChoice::WriteBackL1 { sm, line } => {
+                write!(f, "write back L1 line {line:#x} on sm {sm}")
+            }
+            MemChoice::WriteBackL2 { line } => write!(f, "write back L2 line {line:#x}"),
+            MemChoice::Flush { sm } => write!(f, "flush L1 of sm {sm}"),
+        }
+    }
 }
 
 impl fmt::Display for Choice {
@@ -76,7 +102,7 @@ impl fmt::Display for Choice {
             Choice::EndBarrier { block, barrier } => {
                 write!(f, "end barrier {barrier} of block {block}")
             }
-            Choice::Mem(MemChoice::Step { op }) => write!(f, "memory op {op}"),
+            Choice::Mem(m) => m.fmt(f),
         }
     }
 }
