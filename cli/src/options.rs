@@ -80,6 +80,7 @@ impl Setup {
             warp_model_name(self.config.warp_model),
             match self.config.memory {
                 MemoryKind::Flat => "flat",
+                MemoryKind::Cached => "cached",
             }
         )
     }
@@ -196,6 +197,9 @@ impl RunOptions {
         if self.warp_model != WarpModelArg::SimtStack {
             flag("warp-model", self.warp_model.name().to_string());
         }
+        if self.memory != MemoryArg::Flat {
+            flag("memory", self.memory.name().to_string());
+        }
         let d = &self.device;
         if let Some(p) = &d.device {
             flag("device", p.display().to_string());
@@ -208,10 +212,16 @@ impl RunOptions {
             ("max-warps-per-sm", d.max_warps_per_sm),
             ("shared-mem-per-sm", d.shared_mem_per_sm),
             ("max-threads-per-block", d.max_threads_per_block),
+            ("line-bytes", d.line_bytes),
+            ("l1-lines", d.l1_lines),
+            ("l2-lines", d.l2_lines),
         ] {
             if let Some(x) = value {
                 flag(name, x.to_string());
             }
+        }
+        if let Some(s) = d.silent {
+            flag("silent", s.name().to_string());
         }
         if self.exited_warps_arrive {
             v.push("--exited-warps-arrive".to_string());

@@ -554,6 +554,20 @@ impl Flat {
         }
     }
 
+    /// Checks that an access would succeed (bounds, alignment, read-only) without doing it: the
+    /// cached memory checks a request when it is issued, and its programs then touch memory
+    /// only where the check passed.
+    pub fn check_access(
+        &mut self,
+        who: Who,
+        space: MemSpace,
+        addr: u64,
+        size: u32,
+        write: bool,
+    ) -> Result<(), MemError> {
+        self.locate(who, space, addr, size, write).map(|_| ())
+    }
+
     /// Host-side read of `len` bytes of a thread's local memory.
     pub fn read_local(&self, who: Who, addr: u64, len: usize) -> Vec<u8> {
         let Some(mem) = self

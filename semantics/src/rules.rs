@@ -28,12 +28,15 @@ pub enum Layer {
     Device,
     /// Independent thread scheduling: not in the thesis.
     Its,
+    /// The memory environment →M (thesis 4.6), under `--memory cached`.
+    Memory,
 }
 
 impl Layer {
     pub fn name(self) -> &'static str {
         match self {
             Layer::Thread => "thread",
+            Layer::Memory => "memory",
             Layer::Crs => "crs",
             Layer::Warp => "warp",
             Layer::Block => "block",
@@ -149,6 +152,12 @@ pub const ALL: &[Rule] = &[
     Rule::WarpSync,
     Rule::ItsStep,
     Rule::Rendezvous,
+    Rule::MemStep,
+    Rule::EvictL1,
+    Rule::EvictL2,
+    Rule::WbL1,
+    Rule::WbL2,
+    Rule::Flush,
 ];
 
 /// Every rule's documentation, in catalogue order.
@@ -568,6 +577,65 @@ pub fn doc(rule: Rule) -> RuleDoc {
              vote(.all, t⃗) = ⋀ t_p;  vote(.any, t⃗) = ⋁ t_p;  vote(.uni, t⃗) = ∀t1,t2. t1_p = t2_p;\n\
              vote(.ballot, t⃗): bit wl set iff lane wl voted true (inactive lanes vote false)",
             None,
+        ),
+        R::MemStep => entry(
+            rule,
+            Memory,
+            (Some("4.6"), Some((1403, 1420))),
+            "(step)  ⟨stm, η, σ⟩ →Op_yield ⟨stm', η', σ'⟩\n\
+             ─────────────────────────────────────────────   if highestPrio(π, op⃗)\n\
+             ⟨η | (op ▷ stm, σ, π) ∘ op⃗⟩ →M ⟨η' | (op ◁ stm', σ') ∘ op⃗⟩\n\
+             (end)   the same with →Op_end: the completed op leaves op⃗.\n\
+             One micro step of one in-flight memory program: its statements up to the next\n\
+             yield, deferral or end, atomically.",
+            Some(
+                "D16: priorities are replaced by per-thread dependencies (same bytes in program \
+                  order; release, acquire and fences per the PTX memory model); writeToRegs and \
+                  releaseRegs share one micro step; a pure retry of a deferred op is not offered",
+            ),
+        ),
+        R::EvictL1 => entry(
+            rule,
+            Memory,
+            (Some("4.6"), Some((1425, 1433))),
+            "(evict_L1)  ⟨η | op⃗⟩ →M ⟨η ◁ l1Cache(pid) := cl⃗ | op⃗⟩\n\
+             if canEvict(l1Cache(η, pid), pAddr) ∧ cl⃗ = evict(l1Cache(η, pid), pAddr) ∧ cl⃗ ≠ ε\n\
+             A clean, unpinned line silently leaves an SM's L1.",
+            None,
+        ),
+        R::EvictL2 => entry(
+            rule,
+            Memory,
+            (Some("4.6"), Some((1434, 1440))),
+            "(evict_L2)  ⟨η | op⃗⟩ →M ⟨η ◁ l2Cache := cl⃗ | op⃗⟩\n\
+             if canEvict(l2Cache(η), pAddr) ∧ cl⃗ = evict(l2Cache(η), pAddr) ∧ cl⃗ ≠ ε",
+            Some("offered only with --silent all: it changes no value a thread can read"),
+        ),
+        R::WbL1 => entry(
+            rule,
+            Memory,
+            (Some("4.6"), Some((1441, 1447))),
+            "(wb_L1)  a dirty L1 line (pAddr, cw, true, true, mid⃗, ec) becomes clean if\n\
+             cl⃗2 = write(l2Cache, pAddr, cw) ≠ ε: the data moves to L2 (local memory only).",
+            Some("offered only with --silent all; the machine keeps .local accesses direct (D16)"),
+        ),
+        R::WbL2 => entry(
+            rule,
+            Memory,
+            (Some("4.6"), Some((1449, 1452))),
+            "(wb_L2)  ⟨η ▷ (pAddr, cw, true, true, mid⃗, ec) ∘ cl⃗ | op⃗⟩ →M\n\
+             ⟨write_device(η, ssd, pAddr, MaxMemOpSize, cw) ◁ l2Cache := (pAddr, cw, false, …) ∘ cl⃗ | op⃗⟩",
+            Some("writes only the dirty bytes of the line (digest A8, per-byte masks)"),
+        ),
+        R::Flush => entry(
+            rule,
+            Memory,
+            (Some("4.6"), Some((1453, 1460))),
+            "(flush)  every global line of one SM's L1 becomes init; local lines stay.",
+            Some(
+                "A10: lines pinned by in-flight ops are set aside for their pinners instead of \
+                  wiped; fences, acquires and barrier completion flush the issuing SM's L1",
+            ),
         ),
         R::Membar => entry(
             rule,

@@ -238,6 +238,19 @@ pub enum Rule {
     Redux,
     ActiveMask,
     Membar,
+    // memory environment rules (thesis 4.6)
+    /// (step)/(end): one micro step of an in-flight memory program.
+    MemStep,
+    /// Silent (evict_L1).
+    EvictL1,
+    /// Silent (evict_L2).
+    EvictL2,
+    /// Silent (wb_L1).
+    WbL1,
+    /// Silent (wb_L2).
+    WbL2,
+    /// Silent (flush).
+    Flush,
     BarSync,
     BarArrive,
     BarRed,
@@ -298,6 +311,12 @@ impl Rule {
             Redux => "redux",
             ActiveMask => "activemask",
             Membar => "membar",
+            MemStep => "mem_step",
+            EvictL1 => "evict_L1",
+            EvictL2 => "evict_L2",
+            WbL1 => "wb_L1",
+            WbL2 => "wb_L2",
+            Flush => "flush",
             BarSync => "bar_sync",
             BarArrive => "bar_arrive",
             BarRed => "bar_red",
@@ -429,6 +448,18 @@ pub enum Event {
         block: BlockId,
         derivation: Derivation,
     },
+    /// Cached memory: a memory choice ran (a micro step of an in-flight memory program, or a
+    /// silent cache action). `operations` are the thesis's operations it executed
+    /// (`"readL2; atomOp; writeL2"`); `delivered` is `(block, warp, lane, value)` when it wrote a
+    /// loaded value (an atomic's old value) to a register. Under cached memory, `Memory` events
+    /// are emitted when an access is issued, with value 0 for loads and atomics: the value
+    /// arrives later, here.
+    MemoryStep {
+        choice: MemChoice,
+        operations: String,
+        delivered: Option<(BlockId, WarpId, u32, u64)>,
+        derivation: Derivation,
+    },
 }
 
 impl Event {
@@ -440,7 +471,8 @@ impl Event {
             | Event::BarrierArrived { derivation, .. }
             | Event::BarrierCompleted { derivation, .. }
             | Event::WarpCompleted { derivation, .. }
-            | Event::BlockCompleted { derivation, .. } => derivation,
+            | Event::BlockCompleted { derivation, .. }
+            | Event::MemoryStep { derivation, .. } => derivation,
         }
     }
 }

@@ -42,7 +42,7 @@ pub struct Args {
 pub enum MemoryArg {
     /// Sequentially consistent memory.
     Flat,
-    /// Per-SM L1 caches, shared L2 (not implemented yet).
+    /// Per-SM L1 caches (not coherent), one L2, memory programs (thesis chapter 4).
     Cached,
 }
 

@@ -105,6 +105,9 @@ pub struct TraceDevice {
 pub struct TraceConfig {
     pub warp_model: String,
     pub memory: String,
+    /// The caches' shape (`--memory cached`); absent in traces of flat runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<memory_model::cached::CacheConfig>,
     pub device: TraceDevice,
     pub exited_warps_arrive: bool,
     pub local_bytes_per_thread: u32,
@@ -237,7 +240,12 @@ impl TraceConfig {
         let d = c.device;
         TraceConfig {
             warp_model: warp_model_word(c.warp_model),
-            memory: "Flat".to_string(),
+            memory: match c.memory {
+                MemoryKind::Flat => "Flat",
+                MemoryKind::Cached => "Cached",
+            }
+            .to_string(),
+            cache: (c.memory == MemoryKind::Cached).then_some(c.cache),
             device: TraceDevice {
                 num_sms: d.num_sms,
                 max_blocks_per_sm: d.max_blocks_per_sm,
@@ -258,13 +266,16 @@ impl TraceConfig {
             .into_iter()
             .find(|m| warp_model_word(*m) == self.warp_model)
             .ok_or_else(|| format!("unknown warp model `{}` in the trace", self.warp_model))?;
-        if self.memory != "Flat" {
-            return Err(format!("unknown memory `{}` in the trace", self.memory));
-        }
+        let memory = match self.memory.as_str() {
+            "Flat" => MemoryKind::Flat,
+            "Cached" => MemoryKind::Cached,
+            other => return Err(format!("unknown memory `{other}` in the trace")),
+        };
         let d = self.device;
         Ok(MachineConfig {
             warp_model,
-            memory: MemoryKind::Flat,
+            memory,
+            cache: self.cache.unwrap_or_default(),
             device: DeviceConfig {
                 num_sms: d.num_sms,
                 max_blocks_per_sm: d.max_blocks_per_sm,

@@ -126,6 +126,37 @@ pub struct DeviceArgs {
     pub shared_mem_per_sm: Option<u32>,
     #[arg(long, value_name = "N")]
     pub max_threads_per_block: Option<u32>,
+    /// `--memory cached`: bytes per cache line (a power of two, 8 to 64; default 32).
+    #[arg(long, value_name = "BYTES")]
+    pub line_bytes: Option<u32>,
+    /// `--memory cached`: lines per L1 (one L1 per SM; default 1024).
+    #[arg(long, value_name = "N")]
+    pub l1_lines: Option<u32>,
+    /// `--memory cached`: lines of the L2 (default 16384).
+    #[arg(long, value_name = "N")]
+    pub l2_lines: Option<u32>,
+    /// `--memory cached`: which silent cache actions the scheduler may take (thesis 4.6):
+    /// none, observable (L1 evictions and flushes, the default) or all.
+    #[arg(long, value_enum, value_name = "WHICH")]
+    pub silent: Option<SilentArg>,
+}
+
+/// `--silent`: which silent rules of the cached memory are choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SilentArg {
+    None,
+    Observable,
+    All,
+}
+
+impl SilentArg {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            SilentArg::None => "none",
+            SilentArg::Observable => "observable",
+            SilentArg::All => "all",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -159,6 +190,18 @@ impl WarpModelArg {
 pub enum MemoryArg {
     /// Sequentially consistent memory; an access completes inside its step.
     Flat,
+    /// Thesis chapter 4: per-SM L1s (not coherent), one L2, DRAM; accesses are memory programs
+    /// whose micro steps the scheduler interleaves.
+    Cached,
+}
+
+impl MemoryArg {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            MemoryArg::Flat => "flat",
+            MemoryArg::Cached => "cached",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -271,9 +314,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         setup: format!(
             "{}, {} memory, {}",
             args.warp_model.name(),
-            match args.memory {
-                MemoryArg::Flat => "flat",
-            },
+            args.memory.name(),
             args.schedule.text()
         ),
         replay,
@@ -384,11 +425,30 @@ pub(crate) fn machine_config_of(
             device.warp_size
         ));
     }
+    let mut cache = memory_model::cached::CacheConfig::default();
+    if let Some(b) = d.line_bytes {
+        cache.line_bytes = b;
+    }
+    if let Some(n) = d.l1_lines {
+        cache.l1_lines = n;
+    }
+    if let Some(n) = d.l2_lines {
+        cache.l2_lines = n;
+    }
+    if let Some(s) = d.silent {
+        cache.silent = match s {
+            SilentArg::None => memory_model::cached::SilentActions::None,
+            SilentArg::Observable => memory_model::cached::SilentActions::Observable,
+            SilentArg::All => memory_model::cached::SilentActions::All,
+        };
+    }
     Ok(MachineConfig {
         warp_model: warp_model.model(),
         memory: match memory {
             MemoryArg::Flat => MemoryKind::Flat,
+            MemoryArg::Cached => MemoryKind::Cached,
         },
+        cache,
         device,
         exited_warps_arrive,
         check_invariants,

@@ -34,7 +34,7 @@ pub type OpId = u32;
 
 /// Which silent rules (thesis 4.6 `evict_L1`, `evict_L2`, `wb_L1`, `wb_L2`, `flush`) are offered
 /// as choices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize, Default)]
 pub enum SilentActions {
     /// None: lines leave a cache only to make room (deterministic victim) or by a fence/barrier.
     None,
@@ -47,7 +47,7 @@ pub enum SilentActions {
 }
 
 /// Shape of the caches (thesis Fig. 3.2 constants; A7: sizes are counted in lines here).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 pub struct CacheConfig {
     /// Bytes per line: a power of two in 8..=64 (an access of at most 8 naturally aligned bytes
     /// never straddles a line). Default 32 (a sector of NVIDIA's L1/L2).

@@ -40,7 +40,7 @@ impl MemorySystem {
     pub fn kind(self) -> Option<MemoryKind> {
         match self {
             MemorySystem::Flat => Some(MemoryKind::Flat),
-            MemorySystem::Cached => None,
+            MemorySystem::Cached => Some(MemoryKind::Cached),
         }
     }
     pub fn name(self) -> &'static str {

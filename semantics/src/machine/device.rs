@@ -110,16 +110,28 @@ impl Machine {
                 }
                 self.end_barrier(block, barrier, events);
             }
-            Choice::Mem(_) => {
-                return Err(Self::not_enabled(
-                    choice,
-                    "flat memory has no memory choices",
-                ));
+            Choice::Mem(m) => {
+                if self.cached.is_none() {
+                    return Err(Self::not_enabled(
+                        choice,
+                        "flat memory has no memory choices",
+                    ));
+                }
+                if !self.enabled.contains(choice) {
+                    return Err(Self::not_enabled(
+                        choice,
+                        "the memory environment does not offer it now",
+                    ));
+                }
+                self.mem_step(m, events.as_deref_mut());
             }
         }
         self.steps += 1;
+        if self.cached.is_some() && self.termination.is_none() {
+            self.refresh_mem();
+        }
         if self.termination.is_none() {
-            if self.grid_completed() {
+            if self.grid_completed() && self.cached.as_ref().is_none_or(|c| c.idle()) {
                 self.termination = Some(Termination::Completed);
                 self.enabled.clear();
             } else if self.enabled.is_empty() {
@@ -152,6 +164,12 @@ impl Machine {
         };
         if w.completed {
             return Err(Self::not_enabled(choice, "the warp has completed"));
+        }
+        if self.cached.is_some() && !self.enabled.contains(choice) {
+            return Err(Self::not_enabled(
+                choice,
+                "the warp waits for its memory operations (a pending register or a drain)",
+            ));
         }
         match *choice {
             Choice::Warp { .. } if w.waiting == 0 && w.targets <= 1 => Ok(()),
@@ -190,6 +208,7 @@ impl Machine {
             info,
             config,
             mem,
+            cached,
             blocks,
             steps,
             ..
@@ -215,6 +234,7 @@ impl Machine {
             program,
             info,
             mem,
+            cache: cached.as_mut(),
             block,
             special: sp,
             events: events.as_deref_mut(),
@@ -308,6 +328,7 @@ impl Machine {
             return;
         }
         let changed = model != WarpModel::SimtStack
+            || self.cached.is_some()
             || completed
             || waiting != 0
             || new_targets != was_targets;
@@ -328,6 +349,12 @@ impl Machine {
         let Some(b) = self.blocks.get_mut(block) else {
             return;
         };
+        if let Some(c) = self.cached.as_mut() {
+            // bar.sync orders memory for the block (PTX ISA 9.7.13.1, membar.cta semantics): its
+            // threads drained their ops before arriving; now no line of the SM's L1 filled
+            // before the barrier may serve a read after it (digest T3's stale line).
+            c.flush_l1(b.sm);
+        }
         let bar = &mut b.shared.bars[barrier as usize];
         let result = bar.result();
         let participants = std::mem::take(&mut bar.participants);

@@ -41,7 +41,7 @@ impl Machine {
         }
         match self.config.warp_model {
             WarpModel::SimtStack => {
-                if w.waiting != 0 {
+                if w.waiting != 0 || self.mem_blocked(block, warp, w.pc, w.real & !w.exited) {
                     return;
                 }
                 if w.targets > 1 {
@@ -64,6 +64,10 @@ impl Machine {
                 out.extend(
                     groups
                         .iter()
+                        .filter(|&&mask| {
+                            let pc = w.lane_pc[mask.trailing_zeros() as usize];
+                            !self.mem_blocked(block, warp, pc, mask)
+                        })
                         .map(|&mask| Choice::Lanes { block, warp, mask }),
                 );
                 self.scratch = groups;

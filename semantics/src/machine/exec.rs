@@ -53,6 +53,8 @@ pub(crate) struct Ctx<'a> {
     pub program: &'a Program,
     pub info: &'a LaunchInfo,
     pub mem: &'a mut Flat,
+    /// Cached memory: `.global`/`.shared` accesses and fences become in-flight memory programs.
+    pub cache: Option<&'a mut memory_model::cached::Cached>,
     pub block: u32,
     pub special: SpecialCtx,
     /// Recording events (observed steps only).
@@ -493,7 +495,7 @@ pub(crate) fn exec_data(
             vector,
             dst,
             addr,
-            ..
+            qual,
         } => {
             let size = type_size(*ty);
             let n = (*vector).max(1) as u32;
@@ -509,6 +511,7 @@ pub(crate) fn exec_data(
             if let (1, Some(ms), false, Some(Some(d))) =
                 (n, direct_space(*space), cx.events.is_some(), dst.first())
                 && size <= 8
+                && cx.cache.is_none()
                 && let Some(res) = super::fast::load(
                     cx.mem,
                     (cx.block, w.tid_base),
@@ -541,6 +544,34 @@ pub(crate) fn exec_data(
                 };
                 for (i, d) in dst.iter().take(n as usize).enumerate() {
                     let ea = a + i as u64 * size as u64;
+                    if let Some(cache) = cx.cache.as_deref_mut()
+                        && super::memory_ops::cached_space(ms)
+                    {
+                        cx.mem
+                            .check_access(who, ms, ea, size.min(8), false)
+                            .map_err(|e| Fault::mem(l, e, "ld"))?;
+                        let bits = match (d, dst_bits.get(i)) {
+                            (_, Some(&b)) => b,
+                            (Some(d), None) => reg_bits(cx.program, func, d.0),
+                            (None, None) => 64,
+                        };
+                        let dest = d.map(|d| memory_model::cached::Dest {
+                            warp: cx.warp_index,
+                            lane: l as u32,
+                            reg: d.0 as u32,
+                            level: level as u32,
+                            signed,
+                            bits,
+                        });
+                        cache.issue(super::memory_ops::load_request(
+                            who,
+                            sp.sm,
+                            (ms, ea, size.min(8)),
+                            qual,
+                            dest,
+                        ));
+                        continue;
+                    }
                     let v = if size > 8 {
                         cx.mem
                             .load(who, ms, ea, 8)
@@ -570,13 +601,14 @@ pub(crate) fn exec_data(
             vector,
             src,
             addr,
-            ..
+            qual,
         } => {
             let size = type_size(*ty).min(8);
             let n = (*vector).max(1) as u32;
             // Scalar `.global`/`.shared` stores, unobserved: the whole warp through one call.
             if let (1, Some(ms), false, Some(s0)) =
                 (n, direct_space(*space), cx.events.is_some(), src.first())
+                && cx.cache.is_none()
                 && let Some(res) = super::fast::store(
                     cx.mem,
                     (cx.block, w.tid_base),
@@ -610,9 +642,24 @@ pub(crate) fn exec_data(
                 for (i, s) in src.iter().take(n as usize).enumerate() {
                     let ea = a + i as u64 * size as u64;
                     let v = read_src(regs, ws, s, l, &sp, fb);
-                    cx.mem
-                        .store(who, ms, ea, size, v)
-                        .map_err(|e| Fault::mem(l, e, "st"))?;
+                    if let Some(cache) = cx.cache.as_deref_mut()
+                        && super::memory_ops::cached_space(ms)
+                    {
+                        cx.mem
+                            .check_access(who, ms, ea, size, true)
+                            .map_err(|e| Fault::mem(l, e, "st"))?;
+                        cache.issue(super::memory_ops::store_request(
+                            who,
+                            sp.sm,
+                            (ms, ea, size),
+                            qual,
+                            v,
+                        ));
+                    } else {
+                        cx.mem
+                            .store(who, ms, ea, size, v)
+                            .map_err(|e| Fault::mem(l, e, "st"))?;
+                    }
                     if cx.events.is_some() {
                         let mask = if size >= 8 {
                             u64::MAX
@@ -632,7 +679,7 @@ pub(crate) fn exec_data(
             addr,
             a,
             b,
-            ..
+            qual,
         } => {
             let size = type_size(*ty).min(8);
             let mut m = exec;
@@ -650,6 +697,35 @@ pub(crate) fn exec_data(
                     block: cx.block,
                     thread: w.tid_base + l as u32,
                 };
+                if let Some(cache) = cx.cache.as_deref_mut()
+                    && super::memory_ops::cached_space(ms)
+                {
+                    cx.mem
+                        .check_access(who, ms, ad, size, true)
+                        .map_err(|e| Fault::mem(l, e, "atom"))?;
+                    let dest = dst.map(|d| memory_model::cached::Dest {
+                        warp: cx.warp_index,
+                        lane: l as u32,
+                        reg: d.0 as u32,
+                        level: level as u32,
+                        signed: false,
+                        bits: 64,
+                    });
+                    let rmw = memory_model::cached::Rmw {
+                        code: pc,
+                        a: av,
+                        b: bv,
+                    };
+                    cache.issue(super::memory_ops::atomic_request(
+                        who,
+                        sp.sm,
+                        (ms, ad, size),
+                        qual,
+                        rmw,
+                        dest,
+                    ));
+                    continue;
+                }
                 let (op, ty) = (*op, *ty);
                 let (old, new) = cx
                     .mem
@@ -787,7 +863,18 @@ pub(crate) fn exec_data(
             each!(|l| wr!(dst, l, r));
         }
         Op::Fence { .. } | Op::Nop | Op::WarpSync { .. } => {
-            if let Op::Fence { level, .. } = op {
+            if let (Op::Fence { level, order }, Some(cache)) = (op, cx.cache.as_deref_mut()) {
+                let tid_base = w.tid_base;
+                each!(|l| cache.issue(super::memory_ops::fence_request(
+                    Who {
+                        block: cx.block,
+                        thread: tid_base + l as u32,
+                    },
+                    sp.sm,
+                    *level,
+                    *order,
+                )));
+            } else if let Op::Fence { level, .. } = op {
                 let scope = match level {
                     crate::program::FenceLevel::Cta => memory_model::FenceScope::Cta,
                     crate::program::FenceLevel::Gpu => memory_model::FenceScope::Gpu,

@@ -201,6 +201,17 @@ pub(super) fn new(
         kernel_frame_base: local_static.next_multiple_of(16) as u32,
         buffers,
     };
+    if config.memory == super::MemoryKind::Cached {
+        let lb = config.cache.line_bytes;
+        if !(8..=64).contains(&lb) || !lb.is_power_of_two() {
+            return Err(err(format!(
+                "cache line size {lb} is not a power of two between 8 and 64 bytes"
+            )));
+        }
+        if config.cache.l1_lines == 0 || config.cache.l2_lines == 0 {
+            return Err(err("the L1 and L2 caches need at least one line each"));
+        }
+    }
     if info.kernel_frame_base as u64 + f.frame_size as u64 > config.local_bytes_per_thread as u64 {
         return Err(err(format!(
             "the kernel's frame ({} bytes) does not fit in {} bytes of local memory per thread",
@@ -212,6 +223,12 @@ pub(super) fn new(
         info: Arc::new(info),
         config: *config,
         mem,
+        cached: (config.memory == super::MemoryKind::Cached).then(|| {
+            memory_model::cached::Cached::new(memory_model::cached::CacheConfig {
+                num_sms: dev.num_sms,
+                ..config.cache
+            })
+        }),
         blocks: memory_model::BlockTable::new(),
         sms: vec![Sm::default(); dev.num_sms as usize],
         next_block: 0,

@@ -13,6 +13,7 @@ mod fast;
 mod grid;
 mod invariants;
 mod launch;
+mod memory_ops;
 pub mod render;
 pub mod state_hash;
 pub(crate) mod thread;
@@ -22,6 +23,7 @@ pub use thread::{type_signed, type_size};
 
 use crate::program::{FuncId, Pc, Program};
 use memory_model::Flat;
+use memory_model::cached::{CacheConfig, Cached};
 use ptx_parser::ScalarType;
 use serde::Serialize;
 use std::fmt;
@@ -84,6 +86,9 @@ pub enum MemoryKind {
     /// Sequentially consistent, an access completes inside its warp step.
     #[default]
     Flat,
+    /// Thesis chapter 4: per-SM L1s, one L2, DRAM; `.global` and `.shared` accesses are memory
+    /// programs in flight that run micro steps chosen by the scheduler (`Choice::Mem`).
+    Cached,
 }
 
 /// The device's shape (thesis Fig. 3.2 constants); `--device FILE.ron` or flags.
@@ -104,6 +109,8 @@ pub struct DeviceConfig {
 pub struct MachineConfig {
     pub warp_model: WarpModel,
     pub memory: MemoryKind,
+    /// The caches' shape under [`MemoryKind::Cached`] (its `num_sms` follows `device`).
+    pub cache: CacheConfig,
     pub device: DeviceConfig,
     /// Hardware behaviour: a warp that exits counts as arrived at every barrier of its block.
     /// The thesis's model does not do this (digest T20); off by default.
@@ -121,6 +128,7 @@ impl Default for MachineConfig {
         MachineConfig {
             warp_model: WarpModel::default(),
             memory: MemoryKind::default(),
+            cache: CacheConfig::default(),
             device: DeviceConfig::default(),
             exited_warps_arrive: false,
             local_bytes_per_thread: 64 * 1024,
@@ -318,6 +326,9 @@ pub struct Machine {
     info: Arc<LaunchInfo>,
     config: MachineConfig,
     mem: Flat,
+    /// The caches and in-flight memory programs under [`MemoryKind::Cached`] (DRAM, shared and
+    /// local bytes stay in `mem`).
+    cached: Option<Cached>,
     /// Resident blocks by linear index.
     blocks: memory_model::BlockTable<block::Block>,
     sms: Vec<Sm>,
@@ -385,13 +396,26 @@ impl Machine {
         self.thread_instructions
     }
 
-    /// Current bytes of launch buffer `index` (empty if there is none).
+    /// Current bytes of launch buffer `index` (empty if there is none), as a thread would read
+    /// them: under cached memory, valid L2 bytes over DRAM's.
     pub fn buffer(&self, index: usize) -> Vec<u8> {
         self.info
             .buffers
             .get(index)
-            .map(|b| self.mem.read_global(*b))
+            .map(|b| self.observe_global(*b, self.mem.read_global(*b)))
             .unwrap_or_default()
+    }
+
+    fn observe_global(&self, base: u64, mut bytes: Vec<u8>) -> Vec<u8> {
+        if let Some(c) = &self.cached {
+            c.overlay_global(base, &mut bytes);
+        }
+        bytes
+    }
+
+    /// The cached memory environment (caches and in-flight memory programs), if configured.
+    pub fn cache(&self) -> Option<&Cached> {
+        self.cached.as_ref()
     }
 
     /// The global address of launch buffer `index`.
@@ -403,7 +427,10 @@ impl Machine {
     pub fn variable(&self, name: &str) -> Option<Vec<u8>> {
         let v = self.program.variables.iter().find(|v| v.name == name)?;
         match v.space {
-            crate::program::Space::Global => self.mem.global_named(name).map(|s| s.bytes()),
+            crate::program::Space::Global => self
+                .mem
+                .global_named(name)
+                .map(|s| self.observe_global(s.base, s.bytes())),
             crate::program::Space::Const => self.mem.const_named(name).map(|s| s.bytes()),
             _ => None,
         }

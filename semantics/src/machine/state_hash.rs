@@ -149,6 +149,7 @@ impl Machine {
             info: _,
             config: _,
             mem,
+            cached,
             blocks,
             sms,
             next_block,
@@ -191,6 +192,9 @@ impl Machine {
             hash_block(b, h);
         }
         mem.hash_state(h);
+        if let Some(c) = cached {
+            c.hash_state(h);
+        }
     }
 
     /// The number of blocks in the grid.

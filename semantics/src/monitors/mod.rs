@@ -625,7 +625,7 @@ impl Monitors {
                     }
                     self.barrier.complete(*block, *barrier);
                 }
-                Event::WarpCompleted { .. } => {}
+                Event::WarpCompleted { .. } | Event::MemoryStep { .. } => {}
                 Event::BlockCompleted { block, .. } => {
                     self.race.retire(*block);
                     self.barrier.retire(*block);

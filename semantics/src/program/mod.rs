@@ -12,6 +12,7 @@
 //! * Reconvergence: the CFG of each function and the immediate post-dominator of every branch.
 
 pub mod instr;
+mod registers;
 
 pub use instr::*;
 

@@ -1,0 +1,225 @@
+//! The registers an instruction reads or writes, for the cached memory model's scoreboard
+//! (thesis 5.8.1: a warp whose next instruction uses a register blocked by a pending memory
+//! operation cannot be scheduled).
+
+use super::instr::{AddrBase, Address, BarrierKind, CallTarget, Instr, Op, ParamLoc, PredSrc, Src};
+use super::RegId;
+
+impl Instr {
+    /// Calls `f` with every register the instruction (guard included) reads or writes; a
+    /// register may be reported more than once.
+    pub fn for_each_register(&self, f: &mut impl FnMut(RegId)) {
+        if let Some(g) = &self.guard {
+            f(g.reg);
+        }
+        self.op.for_each_register(f);
+    }
+}
+
+fn src(s: &Src, f: &mut impl FnMut(RegId)) {
+    if let Src::Reg(r) = s {
+        f(*r);
+    }
+}
+
+fn pred(p: &PredSrc, f: &mut impl FnMut(RegId)) {
+    src(&p.src, f);
+}
+
+fn addr(a: &Address, f: &mut impl FnMut(RegId)) {
+    if let AddrBase::Reg(r) = a.base {
+        f(r);
+    }
+}
+
+fn param(p: &ParamLoc, f: &mut impl FnMut(RegId)) {
+    if let ParamLoc::Reg(r) = p {
+        f(*r);
+    }
+}
+
+impl Op {
+    /// Calls `f` with every register the operation reads or writes.
+    pub fn for_each_register(&self, f: &mut impl FnMut(RegId)) {
+        match self {
+            Op::Unary { dst, a, .. } | Op::Cvt { dst, a, .. } | Op::Cvta { dst, a, .. } => {
+                f(*dst);
+                src(a, f);
+            }
+            Op::IsSpace { dst, a, .. } => {
+                f(*dst);
+                src(a, f);
+            }
+            Op::Binary { dst, a, b, .. } => {
+                f(*dst);
+                src(a, f);
+                src(b, f);
+            }
+            Op::Ternary { dst, a, b, c, .. }
+            | Op::Prmt { dst, a, b, c, .. }
+            | Op::Slct { dst, a, b, c, .. } => {
+                f(*dst);
+                for s in [a, b, c] {
+                    src(s, f);
+                }
+            }
+            Op::Bfi {
+                dst, a, b, pos, len, ..
+            } => {
+                f(*dst);
+                for s in [a, b, pos, len] {
+                    src(s, f);
+                }
+            }
+            Op::Pack { dst, parts, .. } => {
+                f(*dst);
+                parts.iter().for_each(|s| src(s, f));
+            }
+            Op::Unpack { dsts, src: s, .. } => {
+                dsts.iter().flatten().for_each(|d| f(*d));
+                src(s, f);
+            }
+            Op::Setp {
+                dst,
+                dst_neg,
+                a,
+                b,
+                combine,
+                ..
+            } => {
+                f(*dst);
+                if let Some(d) = dst_neg {
+                    f(*d);
+                }
+                src(a, f);
+                src(b, f);
+                if let Some((_, p)) = combine {
+                    pred(p, f);
+                }
+            }
+            Op::Set {
+                dst, a, b, combine, ..
+            } => {
+                f(*dst);
+                src(a, f);
+                src(b, f);
+                if let Some((_, p)) = combine {
+                    pred(p, f);
+                }
+            }
+            Op::Ld { dst, addr: a, .. } => {
+                dst.iter().flatten().for_each(|d| f(*d));
+                addr(a, f);
+            }
+            Op::St { src: s, addr: a, .. } => {
+                s.iter().for_each(|s| src(s, f));
+                addr(a, f);
+            }
+            Op::Atom {
+                dst, addr: ad, a, b, ..
+            } => {
+                if let Some(d) = dst {
+                    f(*d);
+                }
+                addr(ad, f);
+                src(a, f);
+                if let Some(b) = b {
+                    src(b, f);
+                }
+            }
+            Op::Barrier {
+                kind, id, count, ..
+            } => {
+                src(id, f);
+                if let Some(c) = count {
+                    src(c, f);
+                }
+                if let BarrierKind::Red { dst, pred: p, .. } = kind {
+                    f(*dst);
+                    pred(p, f);
+                }
+            }
+            Op::WarpSync { mask } => src(mask, f),
+            Op::Vote {
+                dst, pred: p, mask, ..
+            } => {
+                f(*dst);
+                pred(p, f);
+                if let Some(m) = mask {
+                    src(m, f);
+                }
+            }
+            Op::Shfl {
+                dst,
+                dst_pred,
+                a,
+                b,
+                c,
+                mask,
+                ..
+            } => {
+                f(*dst);
+                if let Some(d) = dst_pred {
+                    f(*d);
+                }
+                for s in [a, b, c] {
+                    src(s, f);
+                }
+                if let Some(m) = mask {
+                    src(m, f);
+                }
+            }
+            Op::Match {
+                dst,
+                dst_pred,
+                a,
+                mask,
+                ..
+            } => {
+                f(*dst);
+                if let Some(d) = dst_pred {
+                    f(*d);
+                }
+                src(a, f);
+                src(mask, f);
+            }
+            Op::Redux { dst, a, mask, .. } => {
+                f(*dst);
+                src(a, f);
+                src(mask, f);
+            }
+            Op::ActiveMask { dst } => f(*dst),
+            Op::BraIndirect { index, .. } => src(index, f),
+            Op::Call {
+                target, args, rets, ..
+            } => {
+                if let CallTarget::Indirect { reg, .. } = target {
+                    f(*reg);
+                }
+                args.iter().chain(rets.iter()).for_each(|p| param(p, f));
+            }
+            Op::Fence { .. }
+            | Op::Bra { .. }
+            | Op::Ret
+            | Op::Exit
+            | Op::Trap
+            | Op::Nop
+            | Op::Ssy { .. }
+            | Op::Sync
+            | Op::Brk
+            | Op::PreBrk { .. }
+            | Op::PreRet { .. } => {}
+        }
+    }
+
+    /// Whether the issuing threads must have no memory operation in flight first (cached
+    /// memory): barriers order memory for the block (PTX ISA 9.7.13.1: `bar.sync` has
+    /// `membar.cta` semantics), and calls, returns and exits change the register file that
+    /// pending loads would write.
+    pub fn drains_memory(&self) -> bool {
+        matches!(
+            self,
+            Op::Barrier { .. } | Op::Call { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Brk
+        )
+    }
+}
