@@ -271,7 +271,9 @@ impl Cached {
         for (sm, l1) in self.l1.iter().enumerate() {
             let sm = sm as u32;
             for (k, l) in l1.live.lines.iter() {
-                if is_global(*k) && l.valid != 0 && l.evictable() {
+                // Local lines only under `All`: evicting a clean local line changes no value a
+                // thread reads (its data is in L2 or DRAM by then).
+                if (is_global(*k) || all) && l.valid != 0 && l.evictable() {
                     out.push(MemChoice::EvictL1 { sm, line: *k });
                 }
                 if all && !is_global(*k) && l.dirty != 0 && self.wb_l1_possible(*k) {
