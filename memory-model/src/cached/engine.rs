@@ -157,7 +157,7 @@ impl Cached {
     }
 
     fn geometry(&self, id: OpId, req: &Request) -> Result<Geometry, Stuck> {
-        if !matches!(req.size, 1 | 2 | 4 | 8) || req.addr % req.size as u64 != 0 {
+        if !matches!(req.size, 1 | 2 | 4 | 8) || !req.addr.is_multiple_of(req.size as u64) {
             return Err(stuck(
                 Some(id),
                 format!(
@@ -308,6 +308,13 @@ impl Cached {
         let Some(Stm::Op(name)) = prog.program().stms.get(op.pc as usize).copied() else {
             return false;
         };
+        if name == OpName::Lock {
+            return self
+                .banks(&op.req)
+                .iter()
+                .any(|b| self.locks.contains_key(&(op.req.who.block, *b)));
+        }
+        // Shared and fence programs defer only at `lock`; a malformed access errors (progress).
         let Ok(g) = self.geometry(id, &op.req) else {
             return false;
         };
@@ -336,10 +343,6 @@ impl Cached {
             OpName::DiscardL1 => {
                 l1.is_some_and(|c| c.live.lines.get(&g.key).is_some_and(|l| l.pinned()))
             }
-            OpName::Lock => self
-                .banks(&op.req)
-                .iter()
-                .any(|b| self.locks.contains_key(&(op.req.who.block, *b))),
             _ => false,
         }
     }

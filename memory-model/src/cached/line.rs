@@ -89,10 +89,10 @@ impl Line {
     /// becomes valid and dirty; writing the value a valid byte already holds leaves it and its
     /// dirty bit alone (digest §6 item 5).
     pub fn write(&mut self, bytes: &[u8; 64], mask: u64) {
-        for i in 0..64 {
+        for (i, (d, b)) in self.data.iter_mut().zip(bytes).enumerate() {
             let bit = 1u64 << i;
-            if mask & bit != 0 && (self.valid & bit == 0 || self.data[i] != bytes[i]) {
-                self.data[i] = bytes[i];
+            if mask & bit != 0 && (self.valid & bit == 0 || *d != *b) {
+                *d = *b;
                 self.valid |= bit;
                 self.dirty |= bit;
             }
@@ -104,9 +104,9 @@ impl Line {
     /// item 4, test T8). The fill has arrived: `fill_pending` is cleared. Pins stay.
     pub fn update(&mut self, bytes: &[u8; 64], mask: u64) {
         let fill = mask & !self.valid;
-        for i in 0..64 {
+        for (i, (d, b)) in self.data.iter_mut().zip(bytes).enumerate() {
             if fill >> i & 1 != 0 {
-                self.data[i] = bytes[i];
+                *d = *b;
             }
         }
         self.valid |= fill;
