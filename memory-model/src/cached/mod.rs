@@ -23,9 +23,17 @@
 //! Where cudasem repairs or refines the thesis, the code says so with the digest's ambiguity
 //! number (A1-A28) and ARCHITECTURE.md lists it.
 
+mod engine;
+mod line;
+mod program;
+mod view;
+
 use crate::{FenceScope, Flat, Who};
+use imbl::OrdMap;
+pub use line::EvClass;
 use serde::Serialize;
 pub use traces::MemChoice;
+pub use view::{LineView, LockView, OpView, programs};
 
 /// Identifies an in-flight memory op (thesis `MemOpIdx`). Ids are slots: the smallest free one
 /// is reused once an op has ended (its pins are gone by then, invariant I8), which keeps equal
@@ -201,78 +209,122 @@ pub struct Stuck {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cached {
     config: CacheConfig,
-    // filled in by the implementation
+    /// `config.line_bytes` made a power of two in 8..=64 (a bad configuration never panics).
+    line_bytes: u64,
+    /// One L1 per SM (thesis `ProcMem.l1Cache`).
+    l1: Vec<line::L1>,
+    l2: line::Cache,
+    /// In-flight ops by id (slot); `None`: a free slot.
+    ops: Vec<Option<engine::Op>>,
+    /// Shared-memory bank locks: (block, bank) -> holding op (thesis `SharedMem` π2; one set
+    /// of banks per block's shared memory, A23).
+    locks: OrdMap<(u32, u32), OpId>,
 }
 
 impl Cached {
     pub fn new(config: CacheConfig) -> Cached {
-        Cached { config }
+        Cached {
+            config,
+            line_bytes: config.line_bytes.clamp(8, 64).next_power_of_two() as u64,
+            l1: engine::new_l1s(config.num_sms),
+            l2: engine::new_l2(),
+            ops: Vec::new(),
+            locks: OrdMap::new(),
+        }
     }
 
     pub fn config(&self) -> &CacheConfig {
         &self.config
     }
 
-    /// Puts a request in flight; computes its ordering dependencies on the thread's earlier ops.
+    /// Puts a request in flight; computes its ordering dependencies on the thread's earlier ops
+    /// (D1-D3, see `engine`). Never fails: a malformed request (bad size, alignment, SM or
+    /// space) gets stuck (`Err(Stuck)`) at its first step.
     pub fn issue(&mut self, request: Request) -> OpId {
-        let _ = request;
-        todo!()
+        self.issue_op(request)
     }
 
-    /// Appends the enabled memory choices in a deterministic order.
+    /// Appends the enabled memory choices in a deterministic order: `Step` for each op (by id)
+    /// whose dependencies ended and whose next micro step changes the state (a pure retry of a
+    /// deferred operation is not offered), then the silent rules allowed by
+    /// [`CacheConfig::silent`], per SM (`EvictL1`, `WriteBackL1` by line address, `Flush`),
+    /// then L2 (`EvictL2`, `WriteBackL2` by line address).
     pub fn enabled(&self, out: &mut Vec<MemChoice>) {
-        let _ = out;
-        todo!()
+        self.enabled_choices(out)
     }
 
     /// Takes one memory choice: one micro step of an op or one silent rule. `apply` computes an
-    /// atomic's new value from `(rmw, old, size)`.
+    /// atomic's new value from `(rmw, old, size)`. A choice that is not enabled, and a program
+    /// that gets stuck (thesis ⊥), give `Err(Stuck)`; the stuck op stays in flight where it
+    /// stopped.
     pub fn step(
         &mut self,
         choice: MemChoice,
         dram: &mut Flat,
         apply: &dyn Fn(Rmw, u64, u32) -> u64,
     ) -> Result<StepReport, Stuck> {
-        let _ = (choice, dram, apply);
-        todo!()
+        self.step_choice(choice, dram, apply)
     }
 
     /// Whether the thread has ops in flight (barriers, exit, call and ret wait until it has none).
     pub fn thread_busy(&self, who: Who) -> bool {
-        let _ = who;
-        todo!()
+        self.ops.iter().flatten().any(|o| o.req.who == who)
     }
 
     /// The registers of warp `warp` of block `block` that in-flight loads and atomics will
     /// write, as `(lane, level, reg)` (the machine's scoreboard: an instruction touching one of
-    /// them waits).
+    /// them waits). A register stays pending until its op *ends*: the value is delivered in the
+    /// op's last micro step, which also ends it, so delivery and release coincide. In op-id
+    /// order; `red` and `_` sinks (no dest) contribute nothing.
     pub fn pending_dests(&self, block: u32, warp: u32, out: &mut Vec<(u32, u32, u32)>) {
-        let _ = (block, warp, out);
-        todo!()
+        for o in self.ops.iter().flatten() {
+            let dest = match o.req.kind {
+                RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
+                _ => None,
+            };
+            if let Some(d) = dest
+                && o.req.who.block == block
+                && d.warp == warp
+            {
+                out.push((d.lane, d.level, d.reg));
+            }
+        }
     }
 
     /// Whether any op is in flight (a grid completes only when none is).
     pub fn idle(&self) -> bool {
-        todo!()
+        self.ops.iter().all(Option::is_none)
     }
 
     /// Invalidates the global lines of SM `sm`'s L1 (barrier completion; fences do it as their
     /// last step). Pinned lines become invisible to everyone but their pinners (A10 repair).
+    /// An SM that does not exist: nothing happens.
     pub fn flush_l1(&mut self, sm: u32) {
-        let _ = sm;
-        todo!()
+        self.flush(sm)
     }
 
     /// Global memory as the threads would see it through L2: `out` starts as DRAM's bytes at
     /// `addr` (read by the caller) and receives every valid L2 byte over them (digest §6 item 17).
     pub fn overlay_global(&self, addr: u64, out: &mut [u8]) {
-        let _ = (addr, out);
-        todo!()
+        let lb = self.line_bytes;
+        for (i, b) in out.iter_mut().enumerate() {
+            let a = addr.wrapping_add(i as u64);
+            if !engine::is_global(a) {
+                continue;
+            }
+            let base = a & !(lb - 1);
+            if let Some(l) = self.l2.lines.get(&base) {
+                let off = (a - base) as usize;
+                if l.valid >> off & 1 != 0 {
+                    *b = l.data[off];
+                }
+            }
+        }
     }
 
-    /// Feeds the canonical state (lines, ops, locks) into a hasher (for state hashing).
+    /// Feeds the canonical state (lines in address order, ops by id with their statement index
+    /// and σ, locks) into a hasher (for state hashing).
     pub fn hash_state<H: std::hash::Hasher>(&self, h: &mut H) {
-        let _ = h;
-        todo!()
+        self.hash_into(h)
     }
 }

@@ -1,0 +1,805 @@
+//! In-flight ops, their ordering dependencies, the micro-step interpreter (thesis →Op, 4.4.4),
+//! the silent rules (4.6) and the enabled set.
+//!
+//! Ordering (computed at issue, per thread; replaces the thesis's priorities, A17/A18):
+//! * D1: an op depends on every in-flight op of its thread whose bytes overlap its own (same
+//!   space; shared and local memory are per block/thread, so the same thread means the same
+//!   memory): per-location program order, PTX coherence. This replaces the thesis's volatile
+//!   priorities (A25): `.volatile` is `.relaxed.sys` (PTX ISA >= 6.0), which orders nothing
+//!   beyond D1 between different addresses.
+//! * D2: a Release/AcqRel/Sc store or atomic, an Sc load (cudasem: stronger than asked, so
+//!   safe) and a fence depend on every in-flight op of the thread.
+//! * D3: every op depends on the thread's in-flight Acquire/AcqRel/Sc ops and fences.
+//!
+//! An op runs only once its dependencies ended. When an Acquire/AcqRel/Sc load or atomic ends,
+//! or a fence ends, the issuing SM's L1 loses its global lines (doomed-lines flush, A10 repair),
+//! so later weak loads of the thread cannot hit a line fetched before the acquire.
+//!
+//! On ⊥ the micro step stops where it is (no rollback): the op is stuck for good and the
+//! machine reports the error, so the partial state is never explored further.
+
+use super::line::{self, Cache, Flow, Key, L1, Slot};
+use super::program::{Cond, OpName, ProgramId, Stm, program_for};
+use super::{
+    Cached, Delivery, MemChoice, OpId, Order, Request, RequestKind, Rmw, SilentActions, StepReport,
+    Stuck,
+};
+use crate::{Flat, LOCAL_WINDOW, MemSpace, MemorySystem, Who};
+use smallvec::SmallVec;
+
+/// An in-flight memory op (thesis `MemOp` minus the priority): request, program position and
+/// the implicit state σ.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Op {
+    pub req: Request,
+    /// `None`: no program exists for the request (stuck at its first step).
+    pub prog: Option<ProgramId>,
+    /// Index of the next statement.
+    pub pc: u8,
+    /// In-flight ops that must end before this one may step (D1-D3); ids leave the list as
+    /// their ops end, so a reused id never inherits an old dependency.
+    pub deps: SmallVec<[OpId; 4]>,
+    /// σ's loaded value (loads) or old value (atomics, thesis `v_out`).
+    pub value: u64,
+    /// An atomic's new value (thesis `v_in1` after `atomOp`).
+    pub new: u64,
+    /// Line bytes in transit between levels (thesis `v_i/o` of a fill), and which are valid.
+    pub buf: [u8; 64],
+    pub buf_mask: u64,
+}
+
+/// Local lines are keyed in the local generic window: 18 bits of block, 10 of thread, 28 of
+/// address (56 bits, the window size). Accesses beyond these bounds have no key (stuck).
+const LOCAL_ADDR_BITS: u32 = 28;
+const LOCAL_THREAD_BITS: u32 = 10;
+const LOCAL_BLOCK_BITS: u32 = 18;
+
+pub fn local_key(who: Who, addr: u64) -> Option<Key> {
+    if addr >> LOCAL_ADDR_BITS != 0
+        || who.thread >> LOCAL_THREAD_BITS != 0
+        || who.block >> LOCAL_BLOCK_BITS != 0
+    {
+        return None;
+    }
+    Some(
+        LOCAL_WINDOW
+            + ((who.block as u64) << (LOCAL_ADDR_BITS + LOCAL_THREAD_BITS))
+            + ((who.thread as u64) << LOCAL_ADDR_BITS)
+            + addr,
+    )
+}
+
+/// Whether a key names a global line.
+pub fn is_global(key: Key) -> bool {
+    key < LOCAL_WINDOW
+}
+
+/// The space, thread (local lines) and in-space address of a key.
+pub fn decode_key(key: Key) -> (MemSpace, Option<Who>, u64) {
+    if is_global(key) {
+        return (MemSpace::Global, None, key);
+    }
+    let off = key - LOCAL_WINDOW;
+    let who = Who {
+        block: (off >> (LOCAL_ADDR_BITS + LOCAL_THREAD_BITS)) as u32,
+        thread: ((off >> LOCAL_ADDR_BITS) & ((1 << LOCAL_THREAD_BITS) - 1)) as u32,
+    };
+    (
+        MemSpace::Local,
+        Some(who),
+        off & ((1 << LOCAL_ADDR_BITS) - 1),
+    )
+}
+
+fn size_mask(size: u32) -> u64 {
+    if size >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (size * 8)) - 1
+    }
+}
+
+fn acquires(req: &Request) -> bool {
+    matches!(req.kind, RequestKind::Fence)
+        || matches!(req.order, Order::Acquire | Order::AcqRel | Order::Sc)
+}
+
+fn orders_all_earlier(req: &Request) -> bool {
+    match req.kind {
+        RequestKind::Fence => true,
+        RequestKind::Store { .. } | RequestKind::Atomic { .. } => {
+            matches!(req.order, Order::Release | Order::AcqRel | Order::Sc)
+        }
+        RequestKind::Load { .. } => req.order == Order::Sc,
+    }
+}
+
+fn overlaps(a: &Request, b: &Request) -> bool {
+    let is_access = |r: &Request| !matches!(r.kind, RequestKind::Fence);
+    is_access(a)
+        && is_access(b)
+        && a.space == b.space
+        && a.addr < b.addr.saturating_add(b.size as u64)
+        && b.addr < a.addr.saturating_add(a.size as u64)
+}
+
+/// Where an op's access lands: its line key, byte offset in the line and byte mask.
+#[derive(Debug, Clone, Copy)]
+struct Geometry {
+    key: Key,
+    off: usize,
+    mask: u64,
+}
+
+fn stuck(op: Option<OpId>, message: impl Into<String>) -> Stuck {
+    Stuck {
+        op,
+        message: message.into(),
+    }
+}
+
+impl Cached {
+    /// The mask of a whole line.
+    pub(super) fn full_mask(&self) -> u64 {
+        if self.line_bytes >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.line_bytes) - 1
+        }
+    }
+
+    fn l1_capacity(&self) -> usize {
+        self.config.l1_lines as usize
+    }
+
+    fn l2_capacity(&self) -> usize {
+        self.config.l2_lines as usize
+    }
+
+    fn geometry(&self, id: OpId, req: &Request) -> Result<Geometry, Stuck> {
+        if !matches!(req.size, 1 | 2 | 4 | 8) || !req.addr.is_multiple_of(req.size as u64) {
+            return Err(stuck(
+                Some(id),
+                format!(
+                    "access of {} bytes at {:#x} is not naturally aligned (1, 2, 4 or 8 bytes)",
+                    req.size, req.addr
+                ),
+            ));
+        }
+        let base = req.addr & !(self.line_bytes - 1);
+        let key = match req.space {
+            MemSpace::Global if is_global(req.addr) => base,
+            MemSpace::Local => local_key(req.who, base).ok_or_else(|| {
+                stuck(
+                    Some(id),
+                    format!(
+                        "local address {:#x} is beyond the cached model's local key space",
+                        req.addr
+                    ),
+                )
+            })?,
+            _ => {
+                return Err(stuck(
+                    Some(id),
+                    format!("no cache line for {:?} address {:#x}", req.space, req.addr),
+                ));
+            }
+        };
+        let off = (req.addr - base) as usize;
+        Ok(Geometry {
+            key,
+            off,
+            mask: ((1u64 << req.size) - 1) << off,
+        })
+    }
+
+    fn l1_of(&self, id: OpId, sm: u32) -> Result<usize, Stuck> {
+        let i = sm as usize;
+        if i < self.l1.len() {
+            Ok(i)
+        } else {
+            Err(stuck(
+                Some(id),
+                format!("sm {sm} does not exist ({} SMs configured)", self.l1.len()),
+            ))
+        }
+    }
+
+    /// Thesis `banks(pAddr, size)`: successive 32-bit words in successive banks.
+    fn banks(&self, req: &Request) -> SmallVec<[u32; 2]> {
+        let n = self.config.shared_banks.max(1) as u64;
+        let first = req.addr / 4;
+        let last = (req.addr + req.size.max(1) as u64 - 1) / 4;
+        let mut out = SmallVec::new();
+        for w in first..=last {
+            let b = (w % n) as u32;
+            if !out.contains(&b) {
+                out.push(b);
+            }
+        }
+        out
+    }
+
+    // ---- issue ----------------------------------------------------------------------------
+
+    pub(super) fn issue_op(&mut self, req: Request) -> OpId {
+        let mut deps = SmallVec::new();
+        let all = orders_all_earlier(&req);
+        for (j, o) in self.ops.iter().enumerate() {
+            let Some(o) = o else { continue };
+            if o.req.who == req.who && (all || acquires(&o.req) || overlaps(&o.req, &req)) {
+                deps.push(j as OpId);
+            }
+        }
+        let op = Op {
+            req,
+            prog: program_for(&req),
+            pc: 0,
+            deps,
+            value: 0,
+            new: 0,
+            buf: [0; 64],
+            buf_mask: 0,
+        };
+        match self.ops.iter().position(Option::is_none) {
+            Some(i) => {
+                self.ops[i] = Some(op);
+                i as OpId
+            }
+            None => {
+                self.ops.push(Some(op));
+                (self.ops.len() - 1) as OpId
+            }
+        }
+    }
+
+    // ---- the enabled set ------------------------------------------------------------------
+
+    pub(super) fn enabled_choices(&self, out: &mut Vec<MemChoice>) {
+        for (i, o) in self.ops.iter().enumerate() {
+            if let Some(o) = o
+                && o.deps.is_empty()
+                && !self.blocked(i as OpId, o)
+            {
+                out.push(MemChoice::Step { op: i as OpId });
+            }
+        }
+        if self.config.silent == SilentActions::None {
+            return;
+        }
+        let all = self.config.silent == SilentActions::All;
+        for (sm, l1) in self.l1.iter().enumerate() {
+            let sm = sm as u32;
+            for (k, l) in l1.live.lines.iter() {
+                // Local lines only under `All`: evicting a clean local line changes no value a
+                // thread reads (its data is in L2 or DRAM by then).
+                if (is_global(*k) || all) && l.valid != 0 && l.evictable() {
+                    out.push(MemChoice::EvictL1 { sm, line: *k });
+                }
+                if all && !is_global(*k) && l.dirty != 0 && self.wb_l1_possible(*k) {
+                    out.push(MemChoice::WriteBackL1 { sm, line: *k });
+                }
+            }
+            if l1.live.lines.keys().any(|k| is_global(*k)) {
+                out.push(MemChoice::Flush { sm });
+            }
+        }
+        if all {
+            for (k, l) in self.l2.lines.iter() {
+                if l.valid != 0 && l.evictable() {
+                    out.push(MemChoice::EvictL2 { line: *k });
+                }
+                if l.dirty != 0 {
+                    out.push(MemChoice::WriteBackL2 { line: *k });
+                }
+            }
+        }
+    }
+
+    fn wb_l1_possible(&self, key: Key) -> bool {
+        !self.l2.would_defer_alloc(key, self.l2_capacity())
+    }
+
+    /// Whether the op's next micro step would be a pure retry: its first statement is an
+    /// operation that defers without changing anything (such a step is not offered, so an
+    /// explorer sees no self-loops). Errors count as progress (the step reports them).
+    fn blocked(&self, id: OpId, op: &Op) -> bool {
+        let Some(prog) = op.prog else { return false };
+        let Some(Stm::Op(name)) = prog.program().stms.get(op.pc as usize).copied() else {
+            return false;
+        };
+        if name == OpName::Lock {
+            return self
+                .banks(&op.req)
+                .iter()
+                .any(|b| self.locks.contains_key(&(op.req.who.block, *b)));
+        }
+        // Shared and fence programs defer only at `lock`; a malformed access errors (progress).
+        let Ok(g) = self.geometry(id, &op.req) else {
+            return false;
+        };
+        let l1 = self.l1.get(op.req.sm as usize);
+        let l2_mask = self.l2_mask(op, g);
+        match name {
+            OpName::ReserveL1 | OpName::WriteL1 => {
+                l1.is_some_and(|c| c.live.would_defer_alloc(g.key, self.l1_capacity()))
+            }
+            OpName::ReserveL2 | OpName::WriteL2 => {
+                self.l2.would_defer_alloc(g.key, self.l2_capacity())
+            }
+            OpName::ReadL1 => l1.is_some_and(|c| {
+                c.find(g.key, id)
+                    .and_then(|s| c.get(g.key, s))
+                    .is_some_and(|l| l.valid & g.mask != g.mask && l.pins.contains(&id))
+            }),
+            OpName::ReadL2 => self
+                .l2
+                .lines
+                .get(&g.key)
+                .is_some_and(|l| l.valid & l2_mask != l2_mask && l.pins.contains(&id)),
+            OpName::EvictL1 => {
+                l1.is_some_and(|c| c.live.lines.get(&g.key).is_some_and(|l| !l.evictable()))
+            }
+            OpName::DiscardL1 => {
+                l1.is_some_and(|c| c.live.lines.get(&g.key).is_some_and(|l| l.pinned()))
+            }
+            _ => false,
+        }
+    }
+
+    /// The bytes an op's L2 accesses need: the whole line when it fills an L1 line (L1 lines
+    /// are filled all at once), else its own bytes.
+    fn l2_mask(&self, op: &Op, g: Geometry) -> u64 {
+        if op.prog.is_some_and(ProgramId::fills_l1) {
+            self.full_mask()
+        } else {
+            g.mask
+        }
+    }
+
+    // ---- step -----------------------------------------------------------------------------
+
+    pub(super) fn step_choice(
+        &mut self,
+        choice: MemChoice,
+        dram: &mut Flat,
+        apply: &dyn Fn(Rmw, u64, u32) -> u64,
+    ) -> Result<StepReport, Stuck> {
+        let mut report = StepReport::default();
+        match choice {
+            MemChoice::Step { op } => {
+                let ok = self
+                    .ops
+                    .get(op as usize)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|o| o.deps.is_empty() && !self.blocked(op, o));
+                if !ok {
+                    return Err(stuck(
+                        Some(op),
+                        format!(
+                            "memory op {op} is not enabled (absent, waiting for earlier ops, or only retrying)"
+                        ),
+                    ));
+                }
+                self.micro_step(op, dram, apply, &mut report)?;
+            }
+            silent => {
+                let mut list = Vec::new();
+                self.enabled_choices(&mut list);
+                if !list.contains(&silent) {
+                    return Err(stuck(None, format!("{silent} is not enabled")));
+                }
+                self.silent(silent, dram, &mut report);
+            }
+        }
+        Ok(report)
+    }
+
+    fn silent(&mut self, choice: MemChoice, dram: &mut Flat, report: &mut StepReport) {
+        match choice {
+            MemChoice::Step { .. } => {}
+            MemChoice::EvictL1 { sm, line } => {
+                report.operations.push("evict_L1");
+                if let Some(c) = self.l1.get_mut(sm as usize) {
+                    c.live.lines.remove(&line);
+                }
+            }
+            MemChoice::EvictL2 { line } => {
+                report.operations.push("evict_L2");
+                self.l2.lines.remove(&line);
+            }
+            MemChoice::Flush { sm } => {
+                report.operations.push("flush");
+                self.flush(sm);
+            }
+            MemChoice::WriteBackL1 { sm, line } => {
+                // wb_L1 (A4): only when the L2 write succeeds at once (A27); writes the dirty
+                // bytes only (A8 refinement) and leaves the L1 line valid and clean.
+                report.operations.push("wb_L1");
+                let cap = self.l2_capacity();
+                let Some(l) = self
+                    .l1
+                    .get_mut(sm as usize)
+                    .and_then(|c| c.live.lines.get_mut(&line))
+                else {
+                    return;
+                };
+                if self.l2.write(line, &l.data, l.dirty, cap) == Flow::Continue {
+                    l.dirty = 0;
+                }
+            }
+            MemChoice::WriteBackL2 { line } => {
+                // wb_L2 (A5): DRAM gets the dirty bytes only (A8: a full-line write would
+                // clobber bytes nobody wrote).
+                report.operations.push("wb_L2");
+                let lb = self.line_bytes as usize;
+                let Some(l) = self.l2.lines.get_mut(&line) else {
+                    return;
+                };
+                match decode_key(line) {
+                    (MemSpace::Local, Some(who), addr) => {
+                        dram.write_local_masked(who, addr, &l.data[..lb], l.dirty)
+                    }
+                    (_, _, addr) => dram.write_global_masked(addr, &l.data[..lb], l.dirty),
+                }
+                l.dirty = 0;
+            }
+        }
+    }
+
+    pub(super) fn flush(&mut self, sm: u32) {
+        if let Some(c) = self.l1.get_mut(sm as usize) {
+            c.flush(is_global);
+        }
+    }
+
+    /// One micro step of op `id` (thesis (step)/(end)): statements up to the next `yield`,
+    /// deferral or `end`.
+    fn micro_step(
+        &mut self,
+        id: OpId,
+        dram: &mut Flat,
+        apply: &dyn Fn(Rmw, u64, u32) -> u64,
+        report: &mut StepReport,
+    ) -> Result<(), Stuck> {
+        let Some(mut op) = self.ops.get_mut(id as usize).and_then(Option::take) else {
+            return Err(stuck(Some(id), "no such memory op"));
+        };
+        let result = self.run(id, &mut op, dram, apply, report);
+        match result {
+            Ok(true) => self.end(id, op, report),
+            Ok(false) | Err(_) => self.ops[id as usize] = Some(op),
+        }
+        result.map(|_| ())
+    }
+
+    /// Runs statements; `Ok(true)` when the op reached `end`.
+    fn run(
+        &mut self,
+        id: OpId,
+        op: &mut Op,
+        dram: &mut Flat,
+        apply: &dyn Fn(Rmw, u64, u32) -> u64,
+        report: &mut StepReport,
+    ) -> Result<bool, Stuck> {
+        let Some(prog) = op.prog else {
+            return Err(stuck(
+                Some(id),
+                format!(
+                    "no memory program for {:?} on {:?}",
+                    op.req.kind, op.req.space
+                ),
+            ));
+        };
+        let stms = prog.program().stms;
+        loop {
+            let Some(stm) = stms.get(op.pc as usize).copied() else {
+                return Err(stuck(Some(id), "memory program ran past its end"));
+            };
+            match stm {
+                Stm::Yield => {
+                    op.pc += 1;
+                    return Ok(false);
+                }
+                Stm::End => return Ok(true),
+                Stm::IfNot(cond, skip) => {
+                    op.pc = if self.cond(id, op, cond)? {
+                        skip
+                    } else {
+                        op.pc + 1
+                    };
+                }
+                Stm::Op(name) => {
+                    report.operations.push(name.name());
+                    match self.exec(id, op, name, dram, apply, report)? {
+                        Flow::Continue => op.pc += 1,
+                        Flow::Defer => return Ok(false),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Thesis (end): the op leaves; ops waiting for it lose the dependency; an acquiring op
+    /// flushes its SM's L1 (module documentation).
+    fn end(&mut self, id: OpId, op: Op, report: &mut StepReport) {
+        for o in self.ops.iter_mut().flatten() {
+            o.deps.retain(|d| *d != id);
+        }
+        let load_or_atomic = matches!(
+            op.req.kind,
+            RequestKind::Load { .. } | RequestKind::Atomic { .. }
+        );
+        if load_or_atomic && acquires(&op.req) {
+            report.operations.push("flushL1");
+            self.flush(op.req.sm);
+        }
+        report.ended = Some((id, op.req.who));
+        // Trailing empty slots go, so the slot vector of equal states is equal.
+        while matches!(self.ops.last(), Some(None)) {
+            self.ops.pop();
+        }
+    }
+
+    fn cond(&self, id: OpId, op: &Op, cond: Cond) -> Result<bool, Stuck> {
+        let g = self.geometry(id, &op.req)?;
+        Ok(match cond {
+            // Doomed lines are invisible to lookups (A10 repair).
+            Cond::IsCachedL1 => {
+                let l1 = &self.l1[self.l1_of(id, op.req.sm)?];
+                l1.live.lines.get(&g.key).is_some_and(|l| l.holds(g.mask))
+            }
+            Cond::IsCachedL2 => {
+                let mask = self.l2_mask(op, g);
+                self.l2.lines.get(&g.key).is_some_and(|l| l.holds(mask))
+            }
+        })
+    }
+
+    /// The bytes the op writes (store value or atomic new value) placed in a line buffer.
+    fn write_bytes(op: &Op, g: Geometry) -> [u8; 64] {
+        let v = match op.req.kind {
+            RequestKind::Store { value, .. } => value,
+            _ => op.new,
+        };
+        let mut b = [0u8; 64];
+        let bytes = v.to_le_bytes();
+        b[g.off..g.off + op.req.size as usize].copy_from_slice(&bytes[..op.req.size as usize]);
+        b
+    }
+
+    fn extract(data: &[u8; 64], g: Geometry, size: u32) -> u64 {
+        let mut b = [0u8; 8];
+        b[..size as usize].copy_from_slice(&data[g.off..g.off + size as usize]);
+        u64::from_le_bytes(b)
+    }
+
+    /// One operation of 𝔒⟦−⟧.
+    fn exec(
+        &mut self,
+        id: OpId,
+        op: &mut Op,
+        name: OpName,
+        dram: &mut Flat,
+        apply: &dyn Fn(Rmw, u64, u32) -> u64,
+        report: &mut StepReport,
+    ) -> Result<Flow, Stuck> {
+        let req = op.req;
+        let shared = req.space == MemSpace::Shared;
+        // Shared programs and fences have no cache line.
+        let g = if shared || matches!(req.kind, RequestKind::Fence) {
+            None
+        } else {
+            Some(self.geometry(id, &req)?)
+        };
+        let need =
+            || g.ok_or_else(|| stuck(Some(id), format!("{} needs a cached access", name.name())));
+        let cap1 = self.l1_capacity();
+        let cap2 = self.l2_capacity();
+        let lb = self.line_bytes as usize;
+        let full = self.full_mask();
+        Ok(match name {
+            OpName::ReadMem => {
+                if shared {
+                    op.value = dram
+                        .load(req.who, MemSpace::Shared, req.addr, req.size)
+                        .map_err(|e| stuck(Some(id), e.message))?;
+                } else {
+                    // A line-sized DRAM read (the thesis's read_device of a whole cache word).
+                    let g = need()?;
+                    match decode_key(g.key) {
+                        (MemSpace::Local, Some(who), addr) => {
+                            dram.read_local_line(who, addr, &mut op.buf[..lb])
+                        }
+                        (_, _, addr) => dram.read_global_line(addr, &mut op.buf[..lb]),
+                    }
+                    op.buf_mask = full;
+                }
+                Flow::Continue
+            }
+            OpName::WriteMem => {
+                let v = match req.kind {
+                    RequestKind::Store { value, .. } => value,
+                    _ => op.new,
+                };
+                if !shared {
+                    return Err(stuck(Some(id), "writeMem outside shared memory"));
+                }
+                dram.store(req.who, MemSpace::Shared, req.addr, req.size, v)
+                    .map_err(|e| stuck(Some(id), e.message))?;
+                Flow::Continue
+            }
+            OpName::AtomOp => {
+                let RequestKind::Atomic { rmw, .. } = req.kind else {
+                    return Err(stuck(Some(id), "atomOp on a request that is no atomic"));
+                };
+                op.new = apply(rmw, op.value, req.size) & size_mask(req.size);
+                Flow::Continue
+            }
+            OpName::WriteToRegs => {
+                let dest = match req.kind {
+                    RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
+                    _ => None,
+                };
+                if let Some(dest) = dest {
+                    report.delivered = Some(Delivery {
+                        who: req.who,
+                        dest,
+                        value: op.value & size_mask(req.size),
+                        size: req.size,
+                    });
+                }
+                Flow::Continue
+            }
+            // Registers are released when the op ends (`ended` in the report).
+            OpName::ReleaseRegs => Flow::Continue,
+            OpName::Lock => {
+                // All or nothing (T14): no deadlock from partial locking.
+                let banks = self.banks(&req);
+                if banks
+                    .iter()
+                    .any(|b| self.locks.contains_key(&(req.who.block, *b)))
+                {
+                    Flow::Defer
+                } else {
+                    for b in banks {
+                        self.locks.insert((req.who.block, b), id);
+                    }
+                    Flow::Continue
+                }
+            }
+            OpName::Unlock => {
+                for b in self.banks(&req) {
+                    if self.locks.get(&(req.who.block, b)) == Some(&id) {
+                        self.locks.remove(&(req.who.block, b));
+                    }
+                }
+                Flow::Continue
+            }
+            OpName::ReadL1 => {
+                let g = need()?;
+                let i = self.l1_of(id, req.sm)?;
+                match self.l1[i].read(g.key, g.mask, id)? {
+                    Some(l) => {
+                        op.value = Self::extract(&l.data, g, req.size);
+                        Flow::Continue
+                    }
+                    None => Flow::Defer,
+                }
+            }
+            OpName::ReadL2 => {
+                let g = need()?;
+                let mask = self.l2_mask(op, g);
+                match line::read_l2(&mut self.l2, g.key, mask, id)? {
+                    Some(l) => {
+                        op.value = Self::extract(&l.data, g, req.size);
+                        op.buf = l.data;
+                        op.buf_mask = l.valid;
+                        Flow::Continue
+                    }
+                    None => Flow::Defer,
+                }
+            }
+            OpName::WriteL1 => {
+                let g = need()?;
+                let i = self.l1_of(id, req.sm)?;
+                let bytes = Self::write_bytes(op, g);
+                self.l1[i].live.write(g.key, &bytes, g.mask, cap1)
+            }
+            OpName::WriteL2 => {
+                let g = need()?;
+                let bytes = Self::write_bytes(op, g);
+                self.l2.write(g.key, &bytes, g.mask, cap2)
+            }
+            OpName::ReserveL1 => {
+                let g = need()?;
+                let i = self.l1_of(id, req.sm)?;
+                self.l1[i].live.reserve(g.key, id, cap1)
+            }
+            OpName::ReserveL2 => self.l2.reserve(need()?.key, id, cap2),
+            OpName::UpdateL1 => {
+                let g = need()?;
+                let i = self.l1_of(id, req.sm)?;
+                let l1 = &mut self.l1[i];
+                let line = l1.find(g.key, id).and_then(|s| l1.get_mut(g.key, s));
+                let Some(line) = line else {
+                    return Err(stuck(
+                        Some(id),
+                        format!("updateL1: line {:#x} is not cached", g.key),
+                    ));
+                };
+                line.update(&op.buf, op.buf_mask);
+                Flow::Continue
+            }
+            OpName::UpdateL2 => {
+                let g = need()?;
+                let Some(line) = self.l2.lines.get_mut(&g.key) else {
+                    return Err(stuck(
+                        Some(id),
+                        format!("updateL2: line {:#x} is not cached", g.key),
+                    ));
+                };
+                line.update(&op.buf, op.buf_mask);
+                Flow::Continue
+            }
+            OpName::EvictL1 => {
+                let g = need()?;
+                let i = self.l1_of(id, req.sm)?;
+                self.l1[i].live.evict(g.key)
+            }
+            OpName::DiscardL1 => {
+                let g = need()?;
+                let i = self.l1_of(id, req.sm)?;
+                self.l1[i].live.discard(g.key)
+            }
+            OpName::ClassifyFirstL1 | OpName::ClassifyNormalL1 => {
+                let g = need()?;
+                let i = self.l1_of(id, req.sm)?;
+                let class = if name == OpName::ClassifyFirstL1 {
+                    line::EvClass::First
+                } else {
+                    line::EvClass::Normal
+                };
+                let l1 = &mut self.l1[i];
+                let slot = l1.find(g.key, id).unwrap_or(Slot::Live);
+                // A21: classify of an uncached line is ⊥ (never happens in the listings).
+                let Some(line) = l1.get_mut(g.key, slot) else {
+                    return Err(stuck(
+                        Some(id),
+                        format!("{}: line {:#x} is not cached", name.name(), g.key),
+                    ));
+                };
+                line.class = class;
+                Flow::Continue
+            }
+            OpName::ClassifyFirstL2 | OpName::ClassifyNormalL2 => {
+                let g = need()?;
+                let Some(line) = self.l2.lines.get_mut(&g.key) else {
+                    return Err(stuck(
+                        Some(id),
+                        format!("{}: line {:#x} is not cached", name.name(), g.key),
+                    ));
+                };
+                line.class = if name == OpName::ClassifyFirstL2 {
+                    line::EvClass::First
+                } else {
+                    line::EvClass::Normal
+                };
+                Flow::Continue
+            }
+            OpName::FlushL1 => {
+                self.flush(req.sm);
+                Flow::Continue
+            }
+        })
+    }
+}
+
+/// An empty L1 per SM.
+pub(super) fn new_l1s(n: u32) -> Vec<L1> {
+    (0..n).map(|_| L1::new()).collect()
+}
+
+pub(super) fn new_l2() -> Cache {
+    Cache::new()
+}

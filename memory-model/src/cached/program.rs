@@ -1,0 +1,387 @@
+//! Memory programs (thesis 4.1, 4.5; digest §3.11, §3.15) as statement lists, and the table that
+//! maps a request to its program.
+//!
+//! A program is a flat list of statements run by the micro-step interpreter in `engine`:
+//! `Op(name)` (one operation of 𝔒⟦−⟧, keeping the thesis's names), `Yield`, `End` and
+//! `IfNot(cond, skip)`, which is the thesis's `if (!cond) { … }` flattened: when `cond` is false
+//! the statements after it run, when it is true execution continues at `skip`. Every `if` of the
+//! thesis's listings has this shape (no `else`), and a flat list makes an op's position a single
+//! statement index (for state hashing and the debugger's listing).
+//!
+//! cudasem coarsening: `writeToRegs; yield; releaseRegs; end` of the thesis is one micro step
+//! `writeToRegs; releaseRegs; end` here. Both operations touch only the issuing thread's
+//! registers, and the thread cannot read the destination before `releaseRegs`, so the split
+//! only adds interleavings nobody can observe.
+
+use super::{CacheOperator, Order, Request, RequestKind};
+use crate::MemSpace;
+use serde::Serialize;
+
+/// The operations of 𝔒⟦−⟧ (digest §3.9), plus the fence's `flushL1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum OpName {
+    ReadMem,
+    WriteMem,
+    AtomOp,
+    WriteToRegs,
+    ReleaseRegs,
+    Lock,
+    Unlock,
+    ReadL1,
+    ReadL2,
+    WriteL1,
+    WriteL2,
+    ReserveL1,
+    ReserveL2,
+    UpdateL1,
+    UpdateL2,
+    EvictL1,
+    DiscardL1,
+    ClassifyFirstL1,
+    ClassifyFirstL2,
+    ClassifyNormalL1,
+    ClassifyNormalL2,
+    /// The fence's invalidation of the issuing SM's L1 (cudasem; the thesis leaves membar to
+    /// `updMemBar` in chapter 5).
+    FlushL1,
+}
+
+impl OpName {
+    /// The thesis's name of the operation.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpName::ReadMem => "readMem",
+            OpName::WriteMem => "writeMem",
+            OpName::AtomOp => "atomOp",
+            OpName::WriteToRegs => "writeToRegs",
+            OpName::ReleaseRegs => "releaseRegs",
+            OpName::Lock => "lock",
+            OpName::Unlock => "unlock",
+            OpName::ReadL1 => "readL1",
+            OpName::ReadL2 => "readL2",
+            OpName::WriteL1 => "writeL1",
+            OpName::WriteL2 => "writeL2",
+            OpName::ReserveL1 => "reserveL1",
+            OpName::ReserveL2 => "reserveL2",
+            OpName::UpdateL1 => "updateL1",
+            OpName::UpdateL2 => "updateL2",
+            OpName::EvictL1 => "evictL1",
+            OpName::DiscardL1 => "discardL1",
+            OpName::ClassifyFirstL1 => "classifyFirstL1",
+            OpName::ClassifyFirstL2 => "classifyFirstL2",
+            OpName::ClassifyNormalL1 => "classifyNormalL1",
+            OpName::ClassifyNormalL2 => "classifyNormalL2",
+            OpName::FlushL1 => "flushL1",
+        }
+    }
+}
+
+/// The boolean expressions of 4.4.2 that the listings use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Cond {
+    IsCachedL1,
+    IsCachedL2,
+}
+
+impl Cond {
+    pub fn name(self) -> &'static str {
+        match self {
+            Cond::IsCachedL1 => "isCachedL1",
+            Cond::IsCachedL2 => "isCachedL2",
+        }
+    }
+}
+
+/// A program statement (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Stm {
+    Op(OpName),
+    Yield,
+    End,
+    /// `if (!cond) { stms[here+1 .. skip] }`, then continue at `skip`.
+    IfNot(Cond, u8),
+}
+
+/// Names the programs (an op stores this, not the statements).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum ProgramId {
+    /// Listing 4.2: `ld.{global,local}.ca` (and `.nc`, `.wb`, `.wt` loads).
+    LoadCa,
+    /// Listing 4.2 with `classifyFirst` after each reserve: `.cs`, `.lu` loads (digest §3.15).
+    LoadCs,
+    /// L2 only (digest §3.15 `ld.global.cg`): `.cg`, `.cv` and every strong global load.
+    LoadL2,
+    /// Listing 4.1: global stores `.wb`, `.cg`, `.wt` (global stores never touch L1 anyway).
+    StoreGlobal,
+    /// Listing 4.1 with `classifyFirstL2`: `st.global.cs`.
+    StoreGlobalCs,
+    /// Listing 4.3: `st.local.cs` and `st.local.cg` (A14: the listing's caption says `.cg`, its
+    /// body is `.cs`; both map here).
+    StoreLocalFirst,
+    /// `st.local.wb`/`.wt` (digest §3.15).
+    StoreLocal,
+    /// Listing 4.4 read per A12 (the atomic acts like a `.cg` access).
+    AtomicGlobal,
+    /// Listing 4.5 (bank locks).
+    AtomicShared,
+    LoadShared,
+    StoreShared,
+    /// `membar`/`fence`: one micro step once every earlier op of the thread ended.
+    Fence,
+}
+
+/// A memory program: its name and statements.
+#[derive(Debug)]
+pub struct Program {
+    pub name: &'static str,
+    pub stms: &'static [Stm],
+}
+
+use OpName::*;
+use Stm::{End, IfNot, Op, Yield};
+
+const LOAD_CA: &[Stm] = &[
+    IfNot(Cond::IsCachedL1, 12),
+    Op(ReserveL1),
+    Yield,
+    IfNot(Cond::IsCachedL2, 9),
+    Op(ReserveL2),
+    Yield,
+    Op(ReadMem),
+    Yield,
+    Op(UpdateL2),
+    Op(ReadL2),
+    Yield,
+    Op(UpdateL1),
+    Op(ReadL1),
+    Yield,
+    Op(WriteToRegs),
+    Op(ReleaseRegs),
+    End,
+];
+
+const LOAD_CS: &[Stm] = &[
+    IfNot(Cond::IsCachedL1, 14),
+    Op(ReserveL1),
+    Op(ClassifyFirstL1),
+    Yield,
+    IfNot(Cond::IsCachedL2, 11),
+    Op(ReserveL2),
+    Op(ClassifyFirstL2),
+    Yield,
+    Op(ReadMem),
+    Yield,
+    Op(UpdateL2),
+    Op(ReadL2),
+    Yield,
+    Op(UpdateL1),
+    Op(ReadL1),
+    Yield,
+    Op(WriteToRegs),
+    Op(ReleaseRegs),
+    End,
+];
+
+const LOAD_L2: &[Stm] = &[
+    IfNot(Cond::IsCachedL2, 6),
+    Op(ReserveL2),
+    Yield,
+    Op(ReadMem),
+    Yield,
+    Op(UpdateL2),
+    Op(ReadL2),
+    Yield,
+    Op(WriteToRegs),
+    Op(ReleaseRegs),
+    End,
+];
+
+const STORE_GLOBAL: &[Stm] = &[
+    Op(DiscardL1),
+    Yield,
+    Op(WriteL2),
+    Op(ClassifyNormalL2),
+    Op(ReleaseRegs),
+    End,
+];
+
+const STORE_GLOBAL_CS: &[Stm] = &[
+    Op(DiscardL1),
+    Yield,
+    Op(WriteL2),
+    Op(ClassifyFirstL2),
+    Op(ReleaseRegs),
+    End,
+];
+
+const STORE_LOCAL_FIRST: &[Stm] = &[
+    Op(WriteL1),
+    Op(ClassifyFirstL1),
+    Yield,
+    Op(ReleaseRegs),
+    End,
+];
+
+const STORE_LOCAL: &[Stm] = &[
+    Op(WriteL1),
+    Op(ClassifyNormalL1),
+    Yield,
+    Op(ReleaseRegs),
+    End,
+];
+
+const ATOMIC_GLOBAL: &[Stm] = &[
+    Op(EvictL1),
+    Yield,
+    IfNot(Cond::IsCachedL2, 10),
+    Op(ReserveL2),
+    Op(ClassifyNormalL2),
+    Yield,
+    Op(ReadMem),
+    Yield,
+    Op(UpdateL2),
+    Yield,
+    Op(ReadL2),
+    Op(AtomOp),
+    Op(WriteL2),
+    Yield,
+    Op(WriteToRegs),
+    Op(ReleaseRegs),
+    End,
+];
+
+const ATOMIC_SHARED: &[Stm] = &[
+    Op(Lock),
+    Op(ReadMem),
+    Yield,
+    Op(AtomOp),
+    Yield,
+    Op(WriteMem),
+    Yield,
+    Op(Unlock),
+    Yield,
+    Op(WriteToRegs),
+    Op(ReleaseRegs),
+    End,
+];
+
+const LOAD_SHARED: &[Stm] = &[Op(ReadMem), Yield, Op(WriteToRegs), Op(ReleaseRegs), End];
+
+const STORE_SHARED: &[Stm] = &[Op(WriteMem), Op(ReleaseRegs), End];
+
+const FENCE: &[Stm] = &[Op(FlushL1), End];
+
+/// Every program, for listings and static checks.
+pub const ALL: [ProgramId; 12] = [
+    ProgramId::LoadCa,
+    ProgramId::LoadCs,
+    ProgramId::LoadL2,
+    ProgramId::StoreGlobal,
+    ProgramId::StoreGlobalCs,
+    ProgramId::StoreLocalFirst,
+    ProgramId::StoreLocal,
+    ProgramId::AtomicGlobal,
+    ProgramId::AtomicShared,
+    ProgramId::LoadShared,
+    ProgramId::StoreShared,
+    ProgramId::Fence,
+];
+
+impl ProgramId {
+    pub fn program(self) -> Program {
+        let (name, stms) = match self {
+            ProgramId::LoadCa => ("ld.ca (Listing 4.2)", LOAD_CA),
+            ProgramId::LoadCs => ("ld.cs/.lu (Listing 4.2 + classifyFirst)", LOAD_CS),
+            ProgramId::LoadL2 => ("ld L2 only (.cg/.cv/strong)", LOAD_L2),
+            ProgramId::StoreGlobal => ("st.global (Listing 4.1)", STORE_GLOBAL),
+            ProgramId::StoreGlobalCs => (
+                "st.global.cs (Listing 4.1 + classifyFirstL2)",
+                STORE_GLOBAL_CS,
+            ),
+            ProgramId::StoreLocalFirst => ("st.local.cs/.cg (Listing 4.3)", STORE_LOCAL_FIRST),
+            ProgramId::StoreLocal => ("st.local.wb", STORE_LOCAL),
+            ProgramId::AtomicGlobal => ("atom.global (Listing 4.4, A12)", ATOMIC_GLOBAL),
+            ProgramId::AtomicShared => ("atom.shared (Listing 4.5)", ATOMIC_SHARED),
+            ProgramId::LoadShared => ("ld.shared", LOAD_SHARED),
+            ProgramId::StoreShared => ("st.shared", STORE_SHARED),
+            ProgramId::Fence => ("fence", FENCE),
+        };
+        Program { name, stms }
+    }
+
+    /// Whether the program fills an L1 line from L2 (so its L2 accesses need the whole line
+    /// valid: an L1 line is filled all at once, never partially).
+    pub fn fills_l1(self) -> bool {
+        matches!(self, ProgramId::LoadCa | ProgramId::LoadCs)
+    }
+}
+
+/// Whether a load of this order must be coherent (PTX strong loads): `.volatile` is
+/// `.relaxed.sys` since PTX ISA 6.0.
+fn strong(order: Order) -> bool {
+    !matches!(order, Order::Weak | Order::Release)
+}
+
+/// The request -> program table (ARCHITECTURE.md lists it). `None`: no program (an atomic on a
+/// space other than `.global`/`.shared`, any access to `.const`/`.param`); the op is stuck at
+/// its first step.
+pub fn program_for(req: &Request) -> Option<ProgramId> {
+    use CacheOperator as C;
+    Some(match (req.kind, req.space) {
+        (RequestKind::Fence, _) => ProgramId::Fence,
+        (RequestKind::Load { .. }, MemSpace::Shared) => ProgramId::LoadShared,
+        (RequestKind::Store { .. }, MemSpace::Shared) => ProgramId::StoreShared,
+        (RequestKind::Atomic { .. }, MemSpace::Shared) => ProgramId::AtomicShared,
+        (RequestKind::Atomic { .. }, MemSpace::Global) => ProgramId::AtomicGlobal,
+        // Global loads: strong ones and `.cg`/`.cv` are served by L2, the coherence point.
+        (RequestKind::Load { cop, .. }, MemSpace::Global) => match cop {
+            _ if strong(req.order) => ProgramId::LoadL2,
+            Some(C::Cg | C::Cv) => ProgramId::LoadL2,
+            Some(C::Cs | C::Lu) => ProgramId::LoadCs,
+            _ => ProgramId::LoadCa,
+        },
+        // Local loads always go through L1: a local store's data may sit dirty there (write-back
+        // L1), and the thread is the only one that can see it, so L1 is coherent for it.
+        (RequestKind::Load { cop, .. }, MemSpace::Local) => match cop {
+            Some(C::Cs | C::Lu) => ProgramId::LoadCs,
+            _ => ProgramId::LoadCa,
+        },
+        (RequestKind::Store { cop, .. }, MemSpace::Global) => match cop {
+            Some(C::Cs) => ProgramId::StoreGlobalCs,
+            _ => ProgramId::StoreGlobal,
+        },
+        (RequestKind::Store { cop, .. }, MemSpace::Local) => match cop {
+            Some(C::Cs | C::Cg) => ProgramId::StoreLocalFirst,
+            _ => ProgramId::StoreLocal,
+        },
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Digest §6 item 15: every path ends with `end;`, every `if` skips forward inside the
+    /// program, and no statement follows an unconditional `end`.
+    #[test]
+    fn every_program_is_well_formed() {
+        for id in ALL {
+            let p = id.program();
+            let n = p.stms.len();
+            assert_eq!(p.stms.last(), Some(&Stm::End), "{}", p.name);
+            for (i, s) in p.stms.iter().enumerate() {
+                if let Stm::IfNot(_, skip) = s {
+                    assert!(
+                        (*skip as usize) > i + 1 && (*skip as usize) < n,
+                        "{}",
+                        p.name
+                    );
+                }
+                if *s == Stm::End {
+                    assert_eq!(i, n - 1, "{}: end before the last statement", p.name);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! Property test: random requests and random choice sequences on small caches (many deferrals
+//! and evictions); the invariants of digest §4 (I1-I9, in their per-byte form) hold after every
+//! step, every offered step changes the state, and no well-formed request gets stuck.
+
+mod common;
+
+use common::*;
+use memory_model::cached::{CacheConfig, CacheOperator, Cached, Order, Request, SilentActions};
+use memory_model::{MemSpace, Who};
+use proptest::prelude::*;
+use std::collections::BTreeSet;
+use std::hash::{DefaultHasher, Hasher};
+
+fn hash(c: &Cached) -> u64 {
+    let mut h = DefaultHasher::new();
+    c.hash_state(&mut h);
+    h.finish()
+}
+
+fn request(kind: u8, who: Who, sm: u32, base: u64, slot: u8, v: u64) -> Request {
+    let addr = base + (slot as u64 % 6) * 12 / 4 * 4;
+    let order = [Order::Weak, Order::Relaxed, Order::Acquire, Order::Release][v as usize % 4];
+    match kind % 10 {
+        0 => ld(
+            who,
+            sm,
+            MemSpace::Global,
+            addr,
+            None,
+            Order::Weak,
+            slot as u32,
+        ),
+        1 => ld(
+            who,
+            sm,
+            MemSpace::Global,
+            addr,
+            Some(CacheOperator::Cs),
+            order,
+            1,
+        ),
+        2 => ld(
+            who,
+            sm,
+            MemSpace::Global,
+            addr,
+            Some(CacheOperator::Cg),
+            order,
+            2,
+        ),
+        3 => st(who, sm, MemSpace::Global, addr, v, order),
+        4 => atom(who, sm, MemSpace::Global, addr, v, 3),
+        5 => fence(who, sm),
+        6 => atom(who, sm, MemSpace::Shared, (slot as u64 % 4) * 4, 1, 4),
+        7 => st(
+            who,
+            sm,
+            MemSpace::Shared,
+            (slot as u64 % 4) * 4,
+            v,
+            Order::Weak,
+        ),
+        8 => st(
+            who,
+            sm,
+            MemSpace::Local,
+            (slot as u64 % 6) * 8,
+            v,
+            Order::Weak,
+        ),
+        _ => ld(
+            who,
+            sm,
+            MemSpace::Local,
+            (slot as u64 % 6) * 8,
+            None,
+            Order::Weak,
+            5,
+        ),
+    }
+}
+
+fn check_invariants(c: &Cached, cfg: &CacheConfig) {
+    let ops: BTreeSet<u32> = c.ops().iter().map(|o| o.id).collect();
+    let (l1_len, l2_len) = c.line_count();
+    // I2: capacities (unused lines are implicit).
+    assert!(
+        l1_len.iter().all(|n| *n <= cfg.l1_lines as usize),
+        "{l1_len:?}"
+    );
+    assert!(l2_len <= cfg.l2_lines as usize);
+    let mut lines: Vec<_> = c.l2_lines();
+    for sm in 0..cfg.num_sms {
+        let l1 = c.l1_lines(sm);
+        // I1: at most one live line per key.
+        let live: Vec<_> = l1.iter().filter(|l| !l.doomed).map(|l| l.key).collect();
+        let uniq: BTreeSet<_> = live.iter().collect();
+        assert_eq!(live.len(), uniq.len());
+        for l in &l1 {
+            // I6: global L1 lines are never dirty.
+            assert!(l.space != MemSpace::Global || l.dirty == 0, "{l:?}");
+            // A10 repair: doomed lines are pinned.
+            assert!(!l.doomed || !l.pins.is_empty(), "{l:?}");
+        }
+        lines.extend(l1);
+    }
+    for l in &lines {
+        // I4: dirty ⊆ valid.
+        assert_eq!(l.dirty & !l.valid, 0, "{l:?}");
+        // I7: a line waiting for data is pinned.
+        assert!(
+            !(l.fill_pending || l.valid == 0) || !l.pins.is_empty(),
+            "{l:?}"
+        );
+        // Pins are duplicate-free; I9: they name in-flight ops.
+        let p: BTreeSet<_> = l.pins.iter().collect();
+        assert_eq!(p.len(), l.pins.len());
+        assert!(l.pins.iter().all(|p| ops.contains(p)), "{l:?} {ops:?}");
+    }
+    for o in c.ops() {
+        assert!(o.deps.iter().all(|d| ops.contains(d) && *d != o.id));
+    }
+    for k in c.locks() {
+        assert!(ops.contains(&k.holder));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    #[test]
+    fn invariants_hold_on_random_runs(
+        reqs in proptest::collection::vec((0u8..10, 0u8..3, 0u8..12, 1u64..1000), 1..9),
+        picks in proptest::collection::vec(any::<u16>(), 0..200),
+        line in prop_oneof![Just(8u32), Just(16), Just(64)],
+        small in any::<bool>(),
+    ) {
+        let cfg = CacheConfig {
+            line_bytes: line,
+            l1_lines: if small { 1 } else { 3 },
+            l2_lines: if small { 2 } else { 4 },
+            num_sms: 2,
+            shared_banks: 4,
+            silent: SilentActions::All,
+        };
+        let (mut dram, base) = dram_with(&[0; 64]);
+        dram.create_block(0, 64, 3);
+        dram.create_block(1, 64, 3);
+        // Three threads: two in block 0 (SM 0), one in block 1 (SM 1).
+        let whos = [(who(0, 0), 0), (who(0, 1), 0), (who(1, 0), 1)];
+        let mut threads: Vec<Thread> =
+            whos.iter().map(|(w, _)| Thread { who: *w, instrs: Vec::new() }).collect();
+        for (kind, t, slot, v) in reqs {
+            let (w, sm) = whos[t as usize];
+            threads[t as usize].instrs.push(Instr::Issue(request(kind, w, sm, base, slot, v)));
+        }
+        let mut s = Sys::new(Cached::new(cfg), dram, threads);
+        check_invariants(&s.cached, &cfg);
+        for p in picks {
+            let cs = s.choices();
+            if cs.is_empty() {
+                break;
+            }
+            let c = cs[p as usize % cs.len()];
+            let before = hash(&s.cached);
+            let rep = s.take(c);
+            prop_assert_ne!(before, hash(&s.cached), "{} changed nothing", c);
+            if let Some((id, _)) = rep.ended {
+                // I8: an ended op holds no pin and no lock.
+                let on_line = |l: &memory_model::cached::LineView| l.pins.contains(&id);
+                prop_assert!(!s.cached.l2_lines().iter().any(on_line));
+                prop_assert!(!(0..2).any(|sm| s.cached.l1_lines(sm).iter().any(on_line)));
+                prop_assert!(!s.cached.locks().iter().any(|k| k.holder == id));
+            }
+            check_invariants(&s.cached, &cfg);
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! Micro-step structure of the programs (T13, after cudasem's merge of `writeToRegs` and
+//! `releaseRegs` into one last micro step), local write-back (T10) and flush (T11).
+
+mod common;
+
+use common::*;
+use memory_model::cached::{
+    CacheOperator, Cached, EvClass, MemChoice, Order, Request, RequestKind, SilentActions,
+};
+use memory_model::{Flat, MemSpace, Who};
+
+const G: MemSpace = MemSpace::Global;
+const S: MemSpace = MemSpace::Shared;
+const L: MemSpace = MemSpace::Local;
+
+/// Issues `r` alone and steps it to its end; returns the operations of each micro step.
+fn run(c: &mut Cached, dram: &mut Flat, r: Request) -> Vec<Vec<&'static str>> {
+    let op = c.issue(r);
+    let mut steps = Vec::new();
+    loop {
+        let rep = c
+            .step(MemChoice::Step { op }, dram, &apply)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        steps.push(rep.operations);
+        if rep.ended.is_some() {
+            return steps;
+        }
+        assert!(steps.len() < 20, "runaway program");
+    }
+}
+
+fn counts(c: &mut Cached, dram: &mut Flat, r: Request) -> usize {
+    run(c, dram, r).len()
+}
+
+fn setup() -> (Cached, Flat, u64) {
+    let (mut dram, x) = dram_with(&[0; 64]);
+    dram.create_block(0, 64, 2);
+    (Cached::new(config(SilentActions::All)), dram, x)
+}
+
+const A: Who = Who {
+    block: 0,
+    thread: 0,
+};
+
+#[test]
+fn t13_load_paths() {
+    let (mut c, mut d, x) = setup();
+    // Listing 4.2: both miss 6, L2 hit 4 (another SM's L1 is empty), L1 hit 2.
+    let steps = run(&mut c, &mut d, ld(A, 0, G, x, None, Order::Weak, 1));
+    assert_eq!(
+        steps,
+        vec![
+            vec!["reserveL1"],
+            vec!["reserveL2"],
+            vec!["readMem"],
+            vec!["updateL2", "readL2"],
+            vec!["updateL1", "readL1"],
+            vec!["writeToRegs", "releaseRegs"],
+        ]
+    );
+    assert_eq!(
+        counts(&mut c, &mut d, ld(A, 1, G, x, None, Order::Weak, 1)),
+        4
+    );
+    assert_eq!(
+        counts(&mut c, &mut d, ld(A, 0, G, x, None, Order::Weak, 1)),
+        2
+    );
+    // L2 only (.cg, strong): hit 2, miss 4.
+    let cg = Some(CacheOperator::Cg);
+    assert_eq!(
+        counts(&mut c, &mut d, ld(A, 0, G, x, cg, Order::Weak, 1)),
+        2
+    );
+    assert_eq!(
+        counts(
+            &mut c,
+            &mut d,
+            ld(A, 0, G, x + 128, None, Order::Relaxed, 1)
+        ),
+        4
+    );
+    // .cs: the lines are classified evict-first.
+    let cs = Some(CacheOperator::Cs);
+    let steps = run(&mut c, &mut d, ld(A, 0, G, x + 64, cs, Order::Weak, 1));
+    assert_eq!(steps[0], ["reserveL1", "classifyFirstL1"]);
+    assert_eq!(steps.len(), 6);
+    assert!(
+        c.l1_lines(0)
+            .iter()
+            .any(|l| l.addr == x + 64 && l.class == EvClass::First)
+    );
+}
+
+#[test]
+fn t13_store_atomic_shared_fence_paths() {
+    let (mut c, mut d, x) = setup();
+    let steps = run(&mut c, &mut d, st(A, 0, G, x, 7, Order::Weak));
+    assert_eq!(
+        steps,
+        vec![
+            vec!["discardL1"],
+            vec!["writeL2", "classifyNormalL2", "releaseRegs"]
+        ]
+    );
+    // Listing 4.4: L2 hit 3 (the store left the line in L2), miss 6.
+    let steps = run(&mut c, &mut d, atom(A, 0, G, x, 1, 1));
+    assert_eq!(steps[1], ["readL2", "atomOp", "writeL2"]);
+    assert_eq!(steps.len(), 3);
+    assert_eq!(counts(&mut c, &mut d, atom(A, 0, G, x + 128, 1, 1)), 6);
+    // Listing 4.5: 5; shared load 2, shared store 1; fence 1; local store (4.3) 2.
+    assert_eq!(counts(&mut c, &mut d, atom(A, 0, S, 0, 1, 1)), 5);
+    assert_eq!(
+        counts(&mut c, &mut d, ld(A, 0, S, 0, None, Order::Weak, 1)),
+        2
+    );
+    assert_eq!(counts(&mut c, &mut d, st(A, 0, S, 0, 3, Order::Weak)), 1);
+    assert_eq!(run(&mut c, &mut d, fence(A, 0)), vec![vec!["flushL1"]]);
+    assert_eq!(counts(&mut c, &mut d, st(A, 0, L, 16, 3, Order::Weak)), 2);
+    assert!(c.idle());
+}
+
+fn local_store(cop: Option<CacheOperator>, addr: u64, value: u64) -> Request {
+    let mut r = st(A, 0, L, addr, value, Order::Weak);
+    r.kind = RequestKind::Store { cop, value };
+    r
+}
+
+/// T10: a local store dirties L1 (class first); only wb_L1 then wb_L2 bring it to DRAM; a dirty
+/// line is never evicted.
+#[test]
+fn t10_local_write_back_chain() {
+    let (mut c, mut d, _) = setup();
+    run(&mut c, &mut d, local_store(Some(CacheOperator::Cs), 16, 9));
+    let l1 = c.l1_lines(0);
+    assert_eq!(l1.len(), 1);
+    let line = l1[0].key;
+    assert_eq!((l1[0].space, l1[0].who, l1[0].addr), (L, Some(A), 0));
+    assert_eq!(l1[0].class, EvClass::First);
+    assert_eq!(l1[0].dirty, 0xF << 16);
+    let mut en = Vec::new();
+    c.enabled(&mut en);
+    assert_eq!(en, vec![MemChoice::WriteBackL1 { sm: 0, line }]);
+    let rep = c
+        .step(MemChoice::WriteBackL1 { sm: 0, line }, &mut d, &apply)
+        .unwrap();
+    assert_eq!(rep.operations, ["wb_L1"]);
+    assert_eq!(c.l1_lines(0)[0].dirty, 0);
+    assert_eq!(c.l2_lines()[0].dirty, 0xF << 16);
+    assert_eq!(d.read_local(A, 16, 4), [0; 4], "DRAM changes only by wb_L2");
+    en.clear();
+    c.enabled(&mut en);
+    assert_eq!(
+        en,
+        vec![
+            MemChoice::EvictL1 { sm: 0, line },
+            MemChoice::WriteBackL2 { line }
+        ]
+    );
+    c.step(MemChoice::WriteBackL2 { line }, &mut d, &apply)
+        .unwrap();
+    assert_eq!(d.read_local(A, 16, 4), [9, 0, 0, 0]);
+    c.step(MemChoice::EvictL1 { sm: 0, line }, &mut d, &apply)
+        .unwrap();
+    c.step(MemChoice::EvictL2 { line }, &mut d, &apply).unwrap();
+    // The value comes back from DRAM through both levels.
+    let mut reads = Vec::new();
+    let op = c.issue(ld(A, 0, L, 16, None, Order::Weak, 1));
+    loop {
+        let rep = c.step(MemChoice::Step { op }, &mut d, &apply).unwrap();
+        reads.extend(rep.delivered.map(|d| d.value));
+        if rep.ended.is_some() {
+            break;
+        }
+    }
+    assert_eq!(reads, [9]);
+}
+
+/// T11: a flush invalidates every global L1 line and no local one (dirty flags kept); the next
+/// `.ca` load misses L1 and sees L2.
+#[test]
+fn t11_flush_keeps_local_lines() {
+    let (mut c, mut d, x) = setup();
+    run(&mut c, &mut d, ld(A, 0, G, x, None, Order::Weak, 1));
+    run(&mut c, &mut d, local_store(None, 8, 4));
+    // Another SM's store updates L2; SM 0's L1 keeps the old line.
+    run(&mut c, &mut d, st(A, 1, G, x, 6, Order::Weak));
+    assert_eq!(c.l1_lines(0).len(), 2);
+    let rep = c.step(MemChoice::Flush { sm: 0 }, &mut d, &apply).unwrap();
+    assert_eq!(rep.operations, ["flush"]);
+    let l1 = c.l1_lines(0);
+    assert_eq!(l1.len(), 1);
+    assert_eq!((l1[0].space, l1[0].dirty), (L, 0xF << 8));
+    let steps = run(&mut c, &mut d, ld(A, 0, G, x, None, Order::Weak, 1));
+    assert_eq!(steps.len(), 4, "L1 miss, L2 hit");
+    let mut c2 = c.clone();
+    let op = c2.issue(ld(A, 0, G, x, None, Order::Weak, 1));
+    let v = (0..2)
+        .filter_map(|_| {
+            c2.step(MemChoice::Step { op }, &mut d, &apply)
+                .unwrap()
+                .delivered
+        })
+        .map(|d| d.value)
+        .collect::<Vec<_>>();
+    assert_eq!(v, [6]);
+}
+
+/// A10 repair: a flush while a `.ca` fill is in flight dooms the pinned line; the load still
+/// completes from it, and new lookups do not see it.
+#[test]
+fn flush_during_fill_dooms_the_line() {
+    let (mut c, mut d, x) = setup();
+    let op = c.issue(ld(A, 0, G, x, None, Order::Weak, 1));
+    c.step(MemChoice::Step { op }, &mut d, &apply).unwrap(); // reserveL1
+    c.flush_l1(0);
+    let l1 = c.l1_lines(0);
+    assert_eq!(l1.len(), 1);
+    assert!(l1[0].doomed && l1[0].pins == [op]);
+    let mut v = None;
+    loop {
+        let rep = c.step(MemChoice::Step { op }, &mut d, &apply).unwrap();
+        v = v.or(rep.delivered.map(|d| d.value));
+        if rep.ended.is_some() {
+            break;
+        }
+    }
+    assert_eq!(v, Some(0));
+    assert!(
+        c.l1_lines(0).is_empty(),
+        "the doomed line goes with its last pin"
+    );
+}
+
+/// ⊥ and choices that are not enabled are errors, never panics.
+#[test]
+fn bad_requests_and_choices_are_errors() {
+    let (mut c, mut d, x) = setup();
+    assert!(
+        c.step(MemChoice::Step { op: 3 }, &mut d, &apply).is_err(),
+        "no such op"
+    );
+    assert!(
+        c.step(MemChoice::Flush { sm: 0 }, &mut d, &apply).is_err(),
+        "nothing to flush"
+    );
+    let mut bad = ld(A, 9, G, x, None, Order::Weak, 1);
+    let op = c.issue(bad);
+    assert!(
+        c.step(MemChoice::Step { op }, &mut d, &apply).is_err(),
+        "no sm 9"
+    );
+    bad.sm = 0;
+    bad.addr = x + 2;
+    let op = c.issue(bad);
+    assert!(
+        c.step(MemChoice::Step { op }, &mut d, &apply).is_err(),
+        "misaligned"
+    );
+    let mut konst = ld(A, 0, MemSpace::Const, 0, None, Order::Weak, 1);
+    konst.size = 4;
+    let op = c.issue(konst);
+    assert!(
+        c.step(MemChoice::Step { op }, &mut d, &apply).is_err(),
+        "no program"
+    );
+}

@@ -1,0 +1,298 @@
+//! Test helpers for the cached memory engine: request builders and a tiny exhaustive explorer
+//! over `Cached::enabled`/`Cached::step` with a `Flat` as DRAM.
+//!
+//! A test thread is a list of [`Instr`]: requests are issued as soon as the thread reaches them
+//! (as the machine does when no register blocks it), `WaitSelf` waits until the thread has no op
+//! in flight (a register dependency or `bar`), `Join(t)` until thread `t` finished everything.
+//! The only choices are the memory choices, so the explorer enumerates the memory system's
+//! freedom and nothing else.
+
+#![allow(dead_code)]
+
+use memory_model::cached::{
+    CacheConfig, CacheOperator, Cached, Dest, MemChoice, Order, Request, RequestKind, Rmw,
+    SilentActions, StepReport,
+};
+use memory_model::{Flat, MemSpace, Who};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+pub const ADD: u32 = 0;
+pub const EXCH: u32 = 1;
+
+/// The tests' atomic arithmetic (the engine knows none).
+pub fn apply(rmw: Rmw, old: u64, _size: u32) -> u64 {
+    match rmw.code {
+        ADD => old.wrapping_add(rmw.a),
+        _ => rmw.a,
+    }
+}
+
+pub fn config(silent: SilentActions) -> CacheConfig {
+    CacheConfig {
+        line_bytes: 32,
+        l1_lines: 4,
+        l2_lines: 8,
+        num_sms: 2,
+        shared_banks: 32,
+        silent,
+    }
+}
+
+pub fn who(block: u32, thread: u32) -> Who {
+    Who { block, thread }
+}
+
+fn dest(reg: u32) -> Dest {
+    Dest {
+        warp: 0,
+        lane: 0,
+        reg,
+        level: 0,
+        signed: false,
+        bits: 64,
+    }
+}
+
+pub fn ld(
+    w: Who,
+    sm: u32,
+    space: MemSpace,
+    addr: u64,
+    cop: Option<CacheOperator>,
+    order: Order,
+    reg: u32,
+) -> Request {
+    Request {
+        who: w,
+        sm,
+        kind: RequestKind::Load {
+            cop,
+            dest: Some(dest(reg)),
+        },
+        space,
+        addr,
+        size: 4,
+        order,
+        scope: None,
+    }
+}
+
+pub fn st(w: Who, sm: u32, space: MemSpace, addr: u64, value: u64, order: Order) -> Request {
+    Request {
+        who: w,
+        sm,
+        kind: RequestKind::Store { cop: None, value },
+        space,
+        addr,
+        size: 4,
+        order,
+        scope: None,
+    }
+}
+
+pub fn atom(w: Who, sm: u32, space: MemSpace, addr: u64, add: u64, reg: u32) -> Request {
+    Request {
+        who: w,
+        sm,
+        kind: RequestKind::Atomic {
+            rmw: Rmw {
+                code: ADD,
+                a: add,
+                b: 0,
+            },
+            dest: Some(dest(reg)),
+        },
+        space,
+        addr,
+        size: 4,
+        order: Order::Relaxed,
+        scope: None,
+    }
+}
+
+pub fn fence(w: Who, sm: u32) -> Request {
+    Request {
+        who: w,
+        sm,
+        kind: RequestKind::Fence,
+        space: MemSpace::Global,
+        addr: 0,
+        size: 4,
+        order: Order::AcqRel,
+        scope: None,
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum Instr {
+    Issue(Request),
+    WaitSelf,
+    Join(usize),
+}
+
+#[derive(Debug, Clone)]
+pub struct Thread {
+    pub who: Who,
+    pub instrs: Vec<Instr>,
+}
+
+/// One explored state.
+#[derive(Debug, Clone)]
+pub struct Sys {
+    pub cached: Cached,
+    pub dram: Flat,
+    pub threads: Vec<Thread>,
+    pub pc: Vec<usize>,
+    /// (block, thread, reg) -> delivered value.
+    pub regs: BTreeMap<(u32, u32, u32), u64>,
+}
+
+impl Sys {
+    pub fn new(cached: Cached, dram: Flat, threads: Vec<Thread>) -> Sys {
+        let n = threads.len();
+        let mut s = Sys {
+            cached,
+            dram,
+            threads,
+            pc: vec![0; n],
+            regs: BTreeMap::new(),
+        };
+        s.advance();
+        s
+    }
+
+    fn done(&self, t: usize) -> bool {
+        self.pc[t] == self.threads[t].instrs.len() && !self.cached.thread_busy(self.threads[t].who)
+    }
+
+    /// Runs every thread as far as it goes without a memory choice.
+    pub fn advance(&mut self) {
+        loop {
+            let mut moved = false;
+            for t in 0..self.threads.len() {
+                let Some(i) = self.threads[t].instrs.get(self.pc[t]).cloned() else {
+                    continue;
+                };
+                let go = match i {
+                    Instr::Issue(r) => {
+                        self.cached.issue(r);
+                        true
+                    }
+                    Instr::WaitSelf => !self.cached.thread_busy(self.threads[t].who),
+                    Instr::Join(u) => self.done(u),
+                };
+                if go {
+                    self.pc[t] += 1;
+                    moved = true;
+                }
+            }
+            if !moved {
+                return;
+            }
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        (0..self.threads.len()).all(|t| self.done(t))
+    }
+
+    pub fn choices(&self) -> Vec<MemChoice> {
+        let mut v = Vec::new();
+        self.cached.enabled(&mut v);
+        v
+    }
+
+    pub fn take(&mut self, c: MemChoice) -> StepReport {
+        let r = self
+            .cached
+            .step(c, &mut self.dram, &apply)
+            .unwrap_or_else(|e| panic!("{c}: stuck: {e:?}"));
+        if let Some(d) = r.delivered {
+            self.regs
+                .insert((d.who.block, d.who.thread, d.dest.reg), d.value);
+        }
+        self.advance();
+        r
+    }
+
+    pub fn key(&self) -> u64 {
+        let mut h = DefaultHasher::new();
+        self.cached.hash_state(&mut h);
+        self.dram.hash_state(&mut h);
+        self.pc.hash(&mut h);
+        self.regs.hash(&mut h);
+        h.finish()
+    }
+
+    /// A global word as the threads see it through L2.
+    pub fn global(&self, addr: u64) -> u64 {
+        let mut b = [0u8; 4];
+        self.dram.read_global_line(addr, &mut b);
+        self.cached.overlay_global(addr, &mut b);
+        u32::from_le_bytes(b) as u64
+    }
+
+    /// The value delivered to `reg` of thread `w` (u64::MAX: none).
+    pub fn reg(&self, w: Who, reg: u32) -> u64 {
+        self.regs
+            .get(&(w.block, w.thread, reg))
+            .copied()
+            .unwrap_or(u64::MAX)
+    }
+}
+
+/// What an exploration found.
+#[derive(Debug)]
+pub struct Explored<O> {
+    pub outcomes: BTreeSet<O>,
+    /// States with no choice left where some thread was not finished.
+    pub deadlocks: usize,
+    pub states: usize,
+}
+
+/// Every outcome `observe` sees in a finished state reachable from `start`.
+pub fn explore<O: Ord>(start: Sys, observe: impl Fn(&Sys) -> O) -> Explored<O> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![start];
+    let mut out = Explored {
+        outcomes: BTreeSet::new(),
+        deadlocks: 0,
+        states: 0,
+    };
+    while let Some(s) = stack.pop() {
+        if !seen.insert(s.key()) {
+            continue;
+        }
+        out.states += 1;
+        assert!(out.states < 2_000_000, "state space too large");
+        if s.finished() {
+            // Silent rules after the end change no value a thread can see.
+            out.outcomes.insert(observe(&s));
+            continue;
+        }
+        let cs = s.choices();
+        if cs.is_empty() {
+            out.deadlocks += 1;
+            continue;
+        }
+        for c in cs {
+            let mut n = s.clone();
+            n.take(c);
+            stack.push(n);
+        }
+    }
+    out
+}
+
+/// A DRAM with one global buffer of `words` 4-byte words (initial values) at the returned base.
+pub fn dram_with(words: &[u32]) -> (Flat, u64) {
+    let mut f = Flat::new(1024);
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let base = f.alloc_global("g", &bytes);
+    (f, base)
+}
+
+pub fn issue(r: Request) -> Instr {
+    Instr::Issue(r)
+}
