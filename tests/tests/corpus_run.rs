@@ -12,12 +12,13 @@
 
 use corpus::launch::{Launch, LaunchFlags, Resolved};
 use corpus::*;
-use semantics::machine::{ArgValue, Termination, WarpModel};
+use semantics::machine::{ArgValue, MachineConfig, MemoryKind, Termination, WarpModel};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Random schedules per warp model (plus round-robin).
 const SEEDS: u64 = 20;
+const CACHED_SEEDS: u64 = 2;
 /// Far above what any case needs (the largest takes about 10^5 steps under `threads`).
 const MAX_STEPS: u64 = 20_000_000;
 
@@ -344,7 +345,23 @@ const CASES: &[Case] = &[
 
 // -- the harness ---------------------------------------------------------------------------------
 
-fn run_case(path: &str) {
+/// How many schedules and which warp models one memory system gets: flat memory is cheap and
+/// gets them all; cached memory (every access a multi-step memory program) gets the SIMT stack
+/// and ITS under round-robin and a few random schedules.
+fn runs_of(memory: MemoryKind) -> (Vec<WarpModel>, Vec<Schedule>) {
+    match memory {
+        MemoryKind::Flat => (
+            WARP_MODELS.to_vec(),
+            Schedule::round_robin_and_random(SEEDS),
+        ),
+        MemoryKind::Cached => (
+            vec![WarpModel::SimtStack, WarpModel::Its],
+            Schedule::round_robin_and_random(CACHED_SEEDS),
+        ),
+    }
+}
+
+fn run_case(path: &str, memory: MemoryKind) {
     let case = CASES
         .iter()
         .find(|c| c.path == path)
@@ -361,9 +378,13 @@ fn run_case(path: &str) {
 
     let mut failures = Vec::new();
     let mut runs = 0;
-    for model in WARP_MODELS {
-        let config = config_with(model);
-        for schedule in Schedule::round_robin_and_random(SEEDS) {
+    let (models, schedules) = runs_of(memory);
+    for model in models {
+        let config = MachineConfig {
+            memory,
+            ..config_with(model)
+        };
+        for schedule in schedules.iter().copied() {
             runs += 1;
             let outcome = match run_launch(&program, &resolved.config, &config, schedule, MAX_STEPS)
             {
@@ -382,7 +403,7 @@ fn run_case(path: &str) {
             if let Err(why) = outcome {
                 failures.push(format!(
                     "  {why}\n    reproduce: {}",
-                    reproduce(&ptx, &ron, &adjust, model, schedule)
+                    reproduce(&ptx, &ron, &adjust, (model, memory), schedule)
                 ));
             }
         }
@@ -400,7 +421,7 @@ fn reproduce(
     ptx: &Path,
     ron: &Path,
     adjust: &LaunchFlags,
-    model: WarpModel,
+    (model, memory): (WarpModel, MemoryKind),
     schedule: Schedule,
 ) -> String {
     let rel = |p: &Path| {
@@ -417,6 +438,9 @@ fn reproduce(
         warp_model_flag(model),
         schedule.flag()
     );
+    if memory == MemoryKind::Cached {
+        cmd += " --memory cached";
+    }
     if let Some(g) = &adjust.grid {
         cmd += &format!(" --grid {g}");
     }
@@ -437,7 +461,12 @@ fn reproduce(
 
 macro_rules! corpus_tests {
     ($($name:ident => $path:literal,)*) => {
-        $( #[test] fn $name() { run_case($path); } )*
+        $( #[test] fn $name() { run_case($path, MemoryKind::Flat); } )*
+        /// The same kernels under cached memory: race-free kernels cannot tell the difference.
+        mod cached {
+            use super::*;
+            $( #[test] fn $name() { run_case($path, MemoryKind::Cached); } )*
+        }
         const TESTED: &[&str] = &[$($path),*];
     };
 }

@@ -1941,6 +1941,20 @@ impl Session {
                 Event::BlockIssued { block, sm, .. } => {
                     let _ = writeln!(s, "[{step}] block {block} issued on SM {sm}");
                 }
+                Event::MemoryStep {
+                    choice,
+                    operations,
+                    delivered,
+                    derivation,
+                } => {
+                    let _ = writeln!(s, "[{step}] {choice}: {operations}   ({derivation})");
+                    if let Some((block, warp, lane, value)) = delivered {
+                        let _ = writeln!(
+                            s,
+                            "      delivered {value:#x} to warp {block}.{warp} lane {lane}"
+                        );
+                    }
+                }
                 Event::BarrierCompleted { block, barrier, .. } => {
                     let _ = writeln!(
                         s,
