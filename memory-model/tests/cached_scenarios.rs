@@ -64,7 +64,8 @@ fn t2_other_sm_reads_stale_through_ca_only() {
 }
 
 /// T3 (4.7): W and R on the same SM. R's first load may refill the L1 between W's `discardL1`
-/// and `writeL2`; R's later load then reads the stale value although the store ended.
+/// and `writeL2`; R's second load, issued once L2 already holds W's value, can still read the
+/// stale line (until W's store takes its last step, `invalidateL1`).
 #[test]
 fn t3_same_sm_stale_line_after_store() {
     let (dram, x) = dram_with(&[0; 64]);
@@ -77,7 +78,7 @@ fn t3_same_sm_stale_line_after_store() {
             vec![
                 issue(ld(r, 0, G, x, None, Order::Weak, 1)),
                 Instr::WaitSelf,
-                Instr::Join(0),
+                Instr::AwaitL2(x, 5),
                 issue(ld(r, 0, G, x, None, Order::Weak, 2)),
             ],
         ),
@@ -86,6 +87,35 @@ fn t3_same_sm_stale_line_after_store() {
     let e = explore(sys, |s| (s.reg(r, 1), s.reg(r, 2)));
     // (0, 5): R's line was discarded by W's first step; (0, 0): T3's interleaving.
     assert_eq!(e.outcomes, set(&[(0, 0), (0, 5), (5, 5)]));
+}
+
+/// The writer itself never reads its own store's old value back (PTX coherence), even when a
+/// thread of the same SM refills the L1 line with the old value in the middle of the store.
+#[test]
+fn a_thread_reads_its_own_store_even_after_a_same_sm_refill() {
+    let (dram, x) = dram_with(&[0; 64]);
+    let w = who(0, 0);
+    let r = who(0, 1);
+    let threads = vec![
+        thread(
+            w,
+            vec![
+                issue(st(w, 0, G, x, 5, Order::Weak)),
+                issue(ld(w, 0, G, x, None, Order::Weak, 1)),
+            ],
+        ),
+        thread(
+            r,
+            vec![
+                issue(ld(r, 0, G, x, None, Order::Weak, 1)),
+                Instr::WaitSelf,
+                issue(ld(r, 0, G, x, None, Order::Weak, 2)),
+            ],
+        ),
+    ];
+    let sys = Sys::new(Cached::new(config(SilentActions::Observable)), dram, threads);
+    let e = explore(sys, |s| s.reg(w, 1));
+    assert_eq!(e.outcomes, set(&[5]));
 }
 
 /// T5 (Listing 4.5): a shared atomic add 1 racing `st.shared 5`, initial 0: (final, old).

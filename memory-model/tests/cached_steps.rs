@@ -102,7 +102,8 @@ fn t13_store_atomic_shared_fence_paths() {
         steps,
         vec![
             vec!["discardL1"],
-            vec!["writeL2", "classifyNormalL2", "releaseRegs"]
+            vec!["writeL2", "classifyNormalL2"],
+            vec!["invalidateL1", "releaseRegs"]
         ]
     );
     // Listing 4.4: L2 hit 3 (the store left the line in L2), miss 6.

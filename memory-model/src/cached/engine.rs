@@ -791,6 +791,12 @@ impl Cached {
                 self.flush(req.sm);
                 Flow::Continue
             }
+            OpName::InvalidateL1 => {
+                let g = need()?;
+                let i = self.l1_of(id, req.sm)?;
+                self.l1[i].invalidate(g.key);
+                Flow::Continue
+            }
         })
     }
 }

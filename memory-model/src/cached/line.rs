@@ -306,6 +306,16 @@ impl L1 {
         }
     }
 
+    /// Drops the live line at `key`, if any; a pinned one becomes doomed (like [`L1::flush`] for
+    /// one line).
+    pub fn invalidate(&mut self, key: Key) {
+        if let Some(l) = self.live.lines.remove(&key)
+            && l.pinned()
+        {
+            self.doomed.push((key, l));
+        }
+    }
+
     /// Thesis `read` as seen by `op`: a hit returns the line (after unpinning; a doomed line
     /// whose last pin goes is dropped); a line whose bytes are not valid yet is pinned (defer);
     /// no line is ⊥.

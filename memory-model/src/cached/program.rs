@@ -44,6 +44,12 @@ pub enum OpName {
     /// The fence's invalidation of the issuing SM's L1 (cudasem; the thesis leaves membar to
     /// `updMemBar` in chapter 5).
     FlushL1,
+    /// cudasem: the last step of a global store or atomic drops the issuing SM's L1 line of the
+    /// address (a pinned one becomes doomed). Without it a line refilled with the old value
+    /// between `discardL1`/`evictL1` and `writeL2` (T3) would serve the writing thread's own
+    /// later load: a coherence violation (PTX ISA 8, "Coherence"). Other threads of the SM can
+    /// still read that stale line until this step, so T3 stays reachable.
+    InvalidateL1,
 }
 
 impl OpName {
@@ -72,6 +78,7 @@ impl OpName {
             OpName::ClassifyNormalL1 => "classifyNormalL1",
             OpName::ClassifyNormalL2 => "classifyNormalL2",
             OpName::FlushL1 => "flushL1",
+            OpName::InvalidateL1 => "invalidateL1",
         }
     }
 }
@@ -201,6 +208,8 @@ const STORE_GLOBAL: &[Stm] = &[
     Yield,
     Op(WriteL2),
     Op(ClassifyNormalL2),
+    Yield,
+    Op(InvalidateL1),
     Op(ReleaseRegs),
     End,
 ];
@@ -210,6 +219,8 @@ const STORE_GLOBAL_CS: &[Stm] = &[
     Yield,
     Op(WriteL2),
     Op(ClassifyFirstL2),
+    Yield,
+    Op(InvalidateL1),
     Op(ReleaseRegs),
     End,
 ];
@@ -245,6 +256,7 @@ const ATOMIC_GLOBAL: &[Stm] = &[
     Op(AtomOp),
     Op(WriteL2),
     Yield,
+    Op(InvalidateL1),
     Op(WriteToRegs),
     Op(ReleaseRegs),
     End,

@@ -129,6 +129,8 @@ pub enum Instr {
     Issue(Request),
     WaitSelf,
     Join(usize),
+    /// Waits until global memory seen through L2 holds `value` (4 bytes) at the address.
+    AwaitL2(u64, u64),
 }
 
 #[derive(Debug, Clone)]
@@ -181,6 +183,14 @@ impl Sys {
                     }
                     Instr::WaitSelf => !self.cached.thread_busy(self.threads[t].who),
                     Instr::Join(u) => self.done(u),
+                    Instr::AwaitL2(addr, value) => {
+                        let mut bytes = self.dram.read_global(addr);
+                        bytes.truncate(4);
+                        bytes.resize(4, 0);
+                        self.cached.overlay_global(addr, &mut bytes);
+                        u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64
+                            == value
+                    }
                 };
                 if go {
                     self.pc[t] += 1;
