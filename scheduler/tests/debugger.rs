@@ -1,7 +1,8 @@
 //! The debugger's `Session` as a library: `back` restores the full machine state exactly (a
 //! property over random runs, and the `back` + same steps round trip), `choices`/`choose`
 //! reproduce an interleaving through `trace save/load`, `continue` stops on the interrupt flag
-//! without ending the session, and malformed commands answer with an error and change nothing.
+//! without ending the session, malformed commands answer with an error and change nothing, and
+//! source-line breakpoints stop where warps enter the line.
 
 mod debugger_common;
 use debugger_common::*;
@@ -212,6 +213,17 @@ fn errors_answer_and_change_nothing() {
         "delete 12",
         "bogus",
         "step 0",
+        // Locations that name nothing: no such PTX line, no source lines in this PTX, no such
+        // address, a condition on a register the function lacks.
+        "break 100000",
+        "until ptx:100000",
+        "break listing.cu:3",
+        "until listing.cu:3",
+        "break pc 100000",
+        "break DIVERGE if %nope == 1",
+        "break :3",
+        "mem c[0..=5]",
+        "print %a block 3",
     ] {
         let r = s.handle(bad);
         assert_eq!(r.outcome, Outcome::Error, "`{bad}` answered {}", r.text);
@@ -219,6 +231,116 @@ fn errors_answer_and_change_nothing() {
         assert_eq!(s.machine(), &before, "`{bad}` changed the state");
     }
     assert_eq!(s.handle("quit").outcome, Outcome::Quit);
+}
+
+/// tests/kernels/debug/source_lines (clang `-gline-tables-only`): 8 lanes, lane i loops i
+/// times; and the `.cu` line marked `// @name`.
+fn source_lines() -> (Session, Vec<u32>, impl Fn(&str) -> u32) {
+    let ptx = workspace_file("tests/kernels/debug/source_lines.ptx");
+    let cu = workspace_file("tests/kernels/debug/source_lines.cu");
+    let input: Vec<u32> = (0..8).collect();
+    let mut l = launch(
+        "source_lines",
+        1,
+        8,
+        vec![u32_buffer("out", &[0; 8]), u32_buffer("in", &input)],
+    );
+    l.args.push(ArgValue::Scalar {
+        ty: ptx_parser::ScalarType::S32,
+        bits: 8,
+    });
+    let s = session(
+        &ptx,
+        l,
+        config(WarpModel::SimtStack, 32),
+        Options::default(),
+    );
+    let marked = move |name: &str| {
+        let marker = format!("// @{name}");
+        cu.lines()
+            .position(|l| l.trim_end().ends_with(&marker))
+            .map(|i| i as u32 + 1)
+            .unwrap_or_else(|| panic!("no line marked {marker}"))
+    };
+    (s, input, marked)
+}
+
+#[test]
+fn a_source_line_breakpoint_stops_once_per_entry_into_the_line() {
+    let (mut s, input, marked) = source_lines();
+    let body = marked("body");
+    let r = s.handle(&format!("break source_lines.cu:{body}"));
+    assert_eq!(r.outcome, Outcome::Ok, "{}", r.text);
+    let program = s.machine().program().clone();
+    let mut hits = 0;
+    loop {
+        let r = s.handle("continue");
+        if r.text.starts_with("the kernel ended") {
+            break;
+        }
+        assert!(
+            r.text.starts_with("breakpoint 1 at source_lines.cu:"),
+            "{}",
+            r.text
+        );
+        let pc = s
+            .machine()
+            .warp_view(0, 0)
+            .expect("the warp is resident")
+            .pc;
+        let line = program.source[pc as usize].loc.map(|(_, line, _)| line);
+        assert_eq!(line, Some(body), "stopped on the breakpoint's line");
+        hits += 1;
+        assert!(hits <= 100, "the breakpoint keeps stopping");
+    }
+    // One warp: it runs the loop body as often as its longest-running lane, once per entry.
+    assert_eq!(hits, *input.iter().max().expect("inputs") as usize);
+    // The same line as a bare number, and `until` to it, stop at the same place.
+    let (mut a, _, _) = source_lines();
+    let (mut b, _, _) = source_lines();
+    assert_eq!(a.handle(&format!("break {body}")).outcome, Outcome::Ok);
+    a.handle("continue");
+    b.handle(&format!("until source_lines.cu:{body}"));
+    assert_eq!(a.step_count(), b.step_count());
+    assert_eq!(a.machine(), b.machine());
+}
+
+#[test]
+fn a_line_without_code_names_the_nearest_lines_with_some() {
+    let (mut s, _, marked) = source_lines();
+    let store = marked("store");
+    let before = s.machine().clone();
+    for cmd in [
+        format!("break {store}"),
+        format!("until source_lines.cu:{store}"),
+    ] {
+        let r = s.handle(&cmd);
+        assert_eq!(r.outcome, Outcome::Error, "{}", r.text);
+        assert!(
+            r.text
+                .contains("no instruction comes from source_lines.cu:"),
+            "{}",
+            r.text
+        );
+        // The nearest lines named are lines that a breakpoint can be set on.
+        let near: Vec<u32> = r
+            .text
+            .split("have some are ")
+            .nth(1)
+            .expect("two nearest lines")
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .take(2)
+            .collect();
+        assert_eq!(near.len(), 2, "{}", r.text);
+        assert!(near[0] < store && store < near[1], "{near:?}");
+        for n in near {
+            let ok = s.handle(&format!("break {n}"));
+            assert_eq!(ok.outcome, Outcome::Ok, "{}", ok.text);
+        }
+        s.handle("delete");
+    }
+    assert_eq!(s.machine(), &before);
 }
 
 #[test]

@@ -3,10 +3,14 @@
 //! (rustyline: history, completion of commands, labels, registers and buffers), its scripted
 //! mode (commands from a file or from standard input that is not a terminal: plain text out,
 //! each command echoed), its files (`trace save/load` as JSON Lines, the format of
-//! `cudasem run --trace`) and its Ctrl-C handler (which interrupts a running `continue`).
+//! `cudasem run --trace`) and its Ctrl-C handler.
+//!
+//! Ctrl-C (SIGINT) while a command runs interrupts it and the session goes on, in both modes.
+//! At the REPL's prompt the line editor reads Ctrl-C as a key; a scripted session waiting for
+//! its next command ends on it (exit code 130), as a filter reading standard input would.
 //!
 //! Exit codes: 0 after `quit` or the end of the script, 1 when a scripted command failed,
-//! 2 bad input (files, launch).
+//! 2 bad input (files, launch), 130 Ctrl-C while a scripted session waited for input.
 
 use crate::Outcome;
 use crate::commands::run::{
@@ -17,6 +21,12 @@ use semantics::machine::{LaunchConfig, MachineConfig};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The debugger's default bound on the steps of one `continue`: far below `run`'s, because the
+/// session logs every choice (for `back` and `trace save`) and a non-terminating kernel should
+/// come back to the prompt in seconds, not fill the memory.
+pub const DEFAULT_DEBUG_MAX_STEPS: u64 = 10_000_000;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -36,8 +46,8 @@ pub struct Args {
     /// The policy of `step` and `continue`: round-robin or random:SEED (`choose` overrides it).
     #[arg(long, value_name = "POLICY", default_value = "round-robin", value_parser = crate::commands::run::parse_schedule)]
     pub schedule: Schedule,
-    /// The most steps one `continue` may take.
-    #[arg(long, value_name = "N", default_value_t = crate::commands::run::DEFAULT_MAX_STEPS)]
+    /// The most steps one `continue` (or `until`, or `next` over a call) may take.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_DEBUG_MAX_STEPS)]
     pub max_steps: u64,
     #[command(flatten)]
     pub device: Box<DeviceArgs>,
@@ -140,30 +150,57 @@ impl Host for Files {
     }
 }
 
-fn drive(mut session: Session, args: &Args) -> Outcome {
+/// Installs the Ctrl-C handler: while `busy` (a command runs, or is about to) it sets the
+/// session's interrupt flag; otherwise a scripted session ends with exit code 130 and the REPL
+/// (whose line editor normally reads Ctrl-C as a key) ignores it. The handler runs on the
+/// `ctrlc` crate's own thread, so it may take locks and exit.
+fn install_ctrlc(session: &Session, busy: Arc<AtomicBool>, scripted: bool) {
     let flag = session.interrupt_flag();
-    // Ctrl-C while a command runs sets the flag (the command stops and the session lives on);
-    // at the prompt the line editor sees Ctrl-C as a key. A second handler cannot be installed
-    // (tests run the binary afresh), so a failure here only costs the interrupt.
-    let _ = ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed));
-    match &args.script {
-        Some(p) if p.as_os_str() == "-" => scripted(&mut session, std::io::stdin().lock()),
-        Some(p) => match std::fs::File::open(p) {
-            Ok(f) => scripted(&mut session, std::io::BufReader::new(f)),
-            Err(e) => {
-                eprintln!("error: cannot read {}: {e}", p.display());
-                Outcome::BadInput
-            }
-        },
-        None if std::io::stdin().is_terminal() => interactive(&mut session),
-        None => scripted(&mut session, std::io::stdin().lock()),
+    let handler = move || {
+        if busy.load(Ordering::SeqCst) {
+            flag.store(true, Ordering::SeqCst);
+        } else if scripted {
+            // No flush: the main thread holds the stdout lock while it waits for input, and
+            // every answer was flushed when it was written.
+            eprintln!("interrupted while waiting for a command");
+            std::process::exit(130);
+        }
+    };
+    // Only one handler per process (tests run the binary afresh), so a failure here only costs
+    // the interrupt.
+    if let Err(e) = ctrlc::set_handler(handler) {
+        eprintln!("warning: Ctrl-C will not interrupt commands: {e}");
     }
 }
 
-/// Scripted mode: the banner, then each command echoed after the prompt and its answer.
-fn scripted(session: &mut Session, input: impl BufRead) -> Outcome {
+fn drive(mut session: Session, args: &Args) -> Outcome {
+    let busy = Arc::new(AtomicBool::new(false));
+    let script: Option<Box<dyn BufRead>> = match &args.script {
+        Some(p) if p.as_os_str() == "-" => Some(Box::new(std::io::stdin().lock())),
+        Some(p) => match std::fs::File::open(p) {
+            Ok(f) => Some(Box::new(std::io::BufReader::new(f))),
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", p.display());
+                return Outcome::BadInput;
+            }
+        },
+        None if std::io::stdin().is_terminal() => None,
+        None => Some(Box::new(std::io::stdin().lock())),
+    };
+    install_ctrlc(&session, busy.clone(), script.is_some());
+    match script {
+        Some(input) => scripted(&mut session, input, &busy),
+        None => interactive(&mut session, &busy),
+    }
+}
+
+/// Scripted mode: the banner, then each command echoed after the prompt and its answer. The
+/// echo comes before the command runs (and is flushed), so whoever watches the output sees
+/// what is running, e.g. a `continue` to interrupt.
+fn scripted(session: &mut Session, input: impl BufRead, busy: &AtomicBool) -> Outcome {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(session.banner().as_bytes());
+    let _ = out.flush();
     let mut failed = false;
     for line in input.lines() {
         let Ok(line) = line else { break };
@@ -171,9 +208,14 @@ fn scripted(session: &mut Session, input: impl BufRead) -> Outcome {
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        let reply = session.handle(trimmed);
+        // Busy from before the echo: a Ctrl-C sent on seeing it reaches this command.
+        busy.store(true, Ordering::SeqCst);
         let _ = writeln!(out, "(cudasem) {trimmed}");
+        let _ = out.flush();
+        let reply = session.handle(trimmed);
+        busy.store(false, Ordering::SeqCst);
         let _ = out.write_all(reply.text.as_bytes());
+        let _ = out.flush();
         match reply.outcome {
             debugger::Outcome::Quit => break,
             debugger::Outcome::Error => failed = true,
@@ -224,7 +266,7 @@ impl rustyline::validate::Validator for Completion {}
 impl rustyline::Helper for Completion {}
 
 /// The REPL.
-fn interactive(session: &mut Session) -> Outcome {
+fn interactive(session: &mut Session, busy: &AtomicBool) -> Outcome {
     let mut editor =
         match rustyline::Editor::<Completion, rustyline::history::DefaultHistory>::new() {
             Ok(e) => e,
@@ -251,7 +293,9 @@ fn interactive(session: &mut Session) -> Outcome {
                     continue;
                 }
                 let _ = editor.add_history_entry(line.as_str());
+                busy.store(true, Ordering::SeqCst);
                 let reply = session.handle(&line);
+                busy.store(false, Ordering::SeqCst);
                 print!("{}", reply.text);
                 let _ = std::io::stdout().flush();
                 if reply.outcome == debugger::Outcome::Quit {

@@ -12,10 +12,34 @@ pub enum Location {
         function: Option<String>,
         name: String,
     },
-    /// A PTX line: the first instruction on or after it.
+    /// A bare line number: a source line of the kernel's file when the program has `.loc`
+    /// line information, else a PTX line.
     Line(u32),
+    /// `ptx:N`: a PTX line: the first instruction on or after it.
+    PtxLine(u32),
+    /// `FILE:N` (`vecadd.cu:12`): a source line, through the `.loc`/`.file` directives.
+    SourceLine { file: String, line: u32 },
     /// An instruction address (`pc 17` or `*17`).
     Pc(u32),
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Label {
+                function: Some(func),
+                name,
+            } => write!(f, "{func}:{name}"),
+            Location::Label {
+                function: None,
+                name,
+            } => f.write_str(name),
+            Location::Line(n) => write!(f, "{n}"),
+            Location::PtxLine(n) => write!(f, "ptx:{n}"),
+            Location::SourceLine { file, line } => write!(f, "{file}:{line}"),
+            Location::Pc(pc) => write!(f, "pc {pc}"),
+        }
+    }
 }
 
 /// A comparison operator of a breakpoint condition.
@@ -253,14 +277,18 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "until",
-        "until LABEL|LINE",
-        "run until some warp is about to execute there",
-        "until SYNC",
+        "until LOCATION",
+        "run until some warp is about to execute there (LOCATION as for `break`)",
+        "until kernel.cu:12",
     ),
     (
         "break",
-        "break LABEL|LINE|pc N [if EXPR]",
-        "stop before a warp executes there; EXPR: OPERAND CMP OPERAND over registers, lane, tid and integers, true in some active lane",
+        "break LOCATION [if EXPR]",
+        "stop before a warp executes there. LOCATION: LABEL or FUNCTION:LABEL; FILE:LINE, a source line \
+         (through the PTX's .loc lines; it stops where a warp enters the line); LINE, a source line of \
+         the kernel's file when the PTX has .loc lines, else a PTX line; ptx:LINE, a PTX line; pc N, an \
+         instruction address. EXPR: OPERAND CMP OPERAND over registers, lane, tid and integers, true \
+         in some active lane",
         "break DIVERGE if %a == 3",
     ),
     (
@@ -380,11 +408,19 @@ pub fn help(topic: Option<&str>) -> Result<String, String> {
     match topic {
         None => {
             let mut s = String::from("commands (`help COMMAND` for one):\n");
-            for (_, syntax, what, _) in HELP {
+            for (_, syntax, what, example) in HELP {
+                // The list keeps one line per command: the first sentence of the description
+                // (`help COMMAND` has all of it) and the example.
+                let short = what.split(". ").next().unwrap_or(what);
+                // The example stays on one line: its spaces are not break points.
+                let glued = example.replace(' ', "\u{a0}");
+                let what =
+                    wrap(&format!("{short}; e.g. `{glued}`"), 47, 100).replace('\u{a0}', " ");
                 if syntax.chars().count() > 44 {
-                    s.push_str(&format!("  {syntax}\n  {:<44} {what}\n", ""));
+                    s.push_str(&format!("  {syntax}\n{what}"));
                 } else {
-                    s.push_str(&format!("  {syntax:<44} {what}\n"));
+                    // The first line of `what` goes beside the syntax, in place of its indent.
+                    s.push_str(&format!("  {syntax:<44} {}", what.trim_start()));
                 }
             }
             Ok(s)
@@ -394,11 +430,32 @@ pub fn help(topic: Option<&str>) -> Result<String, String> {
             HELP.iter()
                 .find(|(name, ..)| *name == t)
                 .map(|(_, syntax, what, example)| {
-                    format!("{syntax}\n  {what}\n  example: {example}\n")
+                    format!("{syntax}\n{}  example: {example}\n", wrap(what, 2, 96))
                 })
                 .ok_or_else(|| format!("no command `{t}`; `help` lists them"))
         }
     }
+}
+
+/// `text` in lines of at most `width` columns (longer words stay whole), each indented.
+fn wrap(text: &str, indent: usize, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    // Split at ASCII spaces only: a no-break space glues words together.
+    for word in text.split([' ', '\n']).filter(|w| !w.is_empty()) {
+        if !line.is_empty() && indent + line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&format!("{:indent$}{line}\n", ""));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&format!("{:indent$}{line}\n", ""));
+    }
+    out
 }
 
 fn number(word: &str) -> Option<u64> {
@@ -455,16 +512,30 @@ fn options(words: &[&str]) -> Result<(ThreadSel, Option<ScalarType>), String> {
 }
 
 fn location(words: &[&str]) -> Result<Location, String> {
+    let starts_with_digit = |w: &str| w.chars().next().is_some_and(|c| c.is_ascii_digit());
     match words {
-        [] => Err("expected a label, a PTX line or `pc N`".to_string()),
+        [] => Err(
+            "expected a location: LABEL, LINE, FILE:LINE, ptx:LINE or pc N (`help break`)"
+                .to_string(),
+        ),
         ["pc", n] => Ok(Location::Pc(num(Some(n), "an instruction address")?)),
         [w] if w.starts_with('*') => {
             Ok(Location::Pc(num(Some(&w[1..]), "an instruction address")?))
         }
-        [w] if w.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
-            Ok(Location::Line(num(Some(w), "a PTX line number")?))
-        }
-        [w] => Ok(match w.split_once(':') {
+        [w] if starts_with_digit(w) => Ok(Location::Line(num(Some(w), "a line number")?)),
+        // `FILE:LINE` and `ptx:LINE` end in a number; `FUNCTION:LABEL` cannot (labels do not
+        // start with a digit). The file part may itself hold colons (`C:/src/k.cu:3`).
+        [w] => Ok(match w.rsplit_once(':') {
+            Some(("", _)) | Some((_, "")) => {
+                return Err(format!(
+                    "`{w}`: write FILE:LINE, ptx:LINE or FUNCTION:LABEL"
+                ));
+            }
+            Some(("ptx", l)) => Location::PtxLine(num(Some(l), "a PTX line number")?),
+            Some((f, l)) if starts_with_digit(l) => Location::SourceLine {
+                file: f.to_string(),
+                line: num(Some(l), "a source line number")?,
+            },
             Some((f, l)) => Location::Label {
                 function: Some(f.to_string()),
                 name: l.to_string(),
@@ -741,6 +812,57 @@ mod tests {
     fn every_command_word_has_help() {
         for c in COMMANDS {
             assert!(help(Some(c)).is_ok(), "{c}");
+        }
+    }
+
+    #[test]
+    fn the_command_list_shows_every_example() {
+        let list = help(None).expect("the list");
+        for (name, syntax, _, example) in HELP {
+            assert!(list.contains(syntax), "{name}: {syntax}");
+            // Whole, on one line (it may start a line of its own after `e.g.`).
+            assert!(list.contains(&format!("`{example}`")), "{name}: {example}");
+        }
+        assert!(list.lines().all(|l| l.chars().count() <= 100), "{list}");
+    }
+
+    #[test]
+    fn locations() {
+        let loc = |w: &str| location(&[w]);
+        assert_eq!(loc("12"), Ok(Location::Line(12)));
+        assert_eq!(loc("ptx:12"), Ok(Location::PtxLine(12)));
+        assert_eq!(
+            loc("kernel.cu:12"),
+            Ok(Location::SourceLine {
+                file: "kernel.cu".into(),
+                line: 12
+            })
+        );
+        assert_eq!(
+            loc("C:/src/kernel.cu:7"),
+            Ok(Location::SourceLine {
+                file: "C:/src/kernel.cu".into(),
+                line: 7
+            })
+        );
+        assert_eq!(
+            loc("f:LOOP"),
+            Ok(Location::Label {
+                function: Some("f".into()),
+                name: "LOOP".into()
+            })
+        );
+        assert_eq!(location(&["pc", "3"]), Ok(Location::Pc(3)));
+        assert_eq!(loc("*3"), Ok(Location::Pc(3)));
+        for bad in [":3", "k.cu:", "ptx:x", "k.cu:3x", "12x"] {
+            assert!(loc(bad).is_err(), "{bad}");
+        }
+        assert!(location(&[]).is_err());
+        assert!(location(&["k.cu:3", "extra"]).is_err());
+        // Display gives back what parses to the same location.
+        for w in ["12", "ptx:12", "kernel.cu:12", "f:LOOP", "LOOP"] {
+            let l = loc(w).expect("parses");
+            assert_eq!(loc(&l.to_string()), Ok(l));
         }
     }
 

@@ -11,12 +11,14 @@
 //!   nearest snapshot and replays, which is exact because the machine is deterministic given
 //!   its choices.
 //! * `view`: the renderings (registers, memory, warps, the thesis-style stack table).
+//! * `source`: source lines (`break kernel.cu:12`) as the addresses where warps enter them.
 //!
 //! The session schedules with a *stateless* policy (a function of the enabled set, the last
 //! choice and the step number), so that after `back` the same commands take the same choices.
 
 pub mod command;
 pub mod history;
+mod source;
 mod view;
 
 use command::{Command, Condition, Location, MemTarget, Operand, ThreadSel, TraceOp, WatchTarget};
@@ -170,12 +172,13 @@ impl Default for Options {
     }
 }
 
-/// A breakpoint: before a warp executes the instruction at `pc`.
+/// A breakpoint: before a warp executes the instruction at one of `pcs` (one for a label, a
+/// PTX line or an address; a source line may be entered at several).
 #[derive(Debug, Clone)]
 struct Breakpoint {
     id: u32,
-    pc: u32,
-    /// How the user named it (`DIVERGE`, `line 52`).
+    pcs: Vec<u32>,
+    /// How the user named it (`DIVERGE`, `PTX line 52`, `vecadd.cu:12`).
     name: String,
     condition: Option<Condition>,
     hits: u64,
@@ -351,12 +354,18 @@ impl Session {
 
     /// Handles one command line. Never panics on user input; errors answer with a message and
     /// leave the session as it was.
+    ///
+    /// The interrupt flag stops the command that is running when it is set (or that starts
+    /// while it is set: a caller may set it between echoing a command and handling it), and is
+    /// cleared when the command ends, so an interrupt never reaches a later command.
     pub fn handle(&mut self, line: &str) -> Reply {
-        match command::parse(line) {
+        let reply = match command::parse(line) {
             Ok(None) => Reply::ok(String::new()),
             Ok(Some(c)) => self.execute(c),
             Err(e) => Reply::error(e),
-        }
+        };
+        self.interrupt.store(false, Ordering::Relaxed);
+        reply
     }
 
     fn execute(&mut self, c: Command) -> Reply {
@@ -375,7 +384,7 @@ impl Session {
             Command::Continue => self.cmd_continue(None),
             Command::Until(loc) => self
                 .resolve(&loc)
-                .and_then(|(pc, _)| self.cmd_continue(Some(pc))),
+                .and_then(|(pcs, _)| self.cmd_continue(Some(&pcs))),
             Command::Break { at, condition } => self.cmd_break(&at, condition),
             Command::Watch(t) => self.cmd_watch(&t),
             Command::Delete(id) => self.cmd_delete(id),
@@ -497,20 +506,16 @@ impl Session {
     }
 
     /// The breakpoint `c` would run into, with the lanes that satisfy its condition.
-    fn breakpoint_hit(
-        &self,
-        c: &Choice,
-        temp: Option<u32>,
-    ) -> Option<(Option<u32>, u32, u32, u64)> {
+    fn breakpoint_hit(&self, c: &Choice, temp: &[u32]) -> Option<(Option<u32>, u32, u32, u64)> {
         let (b, w, pc, lanes) = self.choice_pc(c)?;
         if self.resume_from == Some((b, w, pc)) {
             return None;
         }
-        if temp == Some(pc) {
+        if temp.contains(&pc) {
             return Some((None, b, w, lanes));
         }
         for bp in &self.breakpoints {
-            if bp.pc != pc {
+            if !bp.pcs.contains(&pc) {
                 continue;
             }
             match &bp.condition {
@@ -562,7 +567,7 @@ impl Session {
     fn run(
         &mut self,
         limit: u64,
-        temp: Option<u32>,
+        temp: &[u32],
         pick: &mut dyn FnMut(&Session) -> Option<Choice>,
         mut lines: Option<&mut String>,
     ) -> (Stop, u64) {
@@ -574,8 +579,9 @@ impl Session {
             if taken >= limit {
                 return (Stop::Done, taken);
             }
-            // A Ctrl-C between commands must not stop the next one: only polled after a step.
-            if taken > 0 && self.interrupt.swap(false, Ordering::Relaxed) {
+            // Cleared when the command ends (`handle`), so it only ever stops the command that
+            // was running (or about to run) when it came.
+            if self.interrupt.load(Ordering::Relaxed) {
                 return (Stop::Interrupted, taken);
             }
             let Some(choice) = pick(self) else {
@@ -673,12 +679,25 @@ impl Session {
                 );
             }
             Stop::Interrupted => {
-                let _ = writeln!(s, "interrupted after {taken} step{}", plural(taken));
+                let _ = writeln!(
+                    s,
+                    "interrupted after {taken} step{}, at step {}; the session goes on. The last step:",
+                    plural(taken),
+                    self.history.len()
+                );
+                s.push_str(&self.step_line());
             }
             Stop::StepBound => {
                 let _ = writeln!(
                     s,
-                    "stopped after {taken} steps (the session's step bound {})",
+                    "stopped at the step bound after {taken} steps (now at step {}): no breakpoint, \
+                     watchpoint or end of the kernel came; the kernel may not terminate",
+                    self.history.len()
+                );
+                let _ = writeln!(
+                    s,
+                    "`continue` runs up to {} more steps (`--max-steps N` sets the bound); `where` \
+                     and `warps` show where the warps are",
                     self.options.max_steps
                 );
             }
@@ -697,7 +716,7 @@ impl Session {
         let mut lines = String::new();
         let (stop, taken) = self.run(
             n,
-            None,
+            &[],
             &mut Session::policy_pick,
             verbose.then_some(&mut lines),
         );
@@ -713,10 +732,14 @@ impl Session {
         Ok(lines)
     }
 
-    fn cmd_continue(&mut self, until: Option<u32>) -> Result<String, String> {
-        self.interrupt.store(false, Ordering::Relaxed);
+    fn cmd_continue(&mut self, until: Option<&[u32]>) -> Result<String, String> {
         let limit = self.options.max_steps;
-        let (mut stop, taken) = self.run(limit, until, &mut Session::policy_pick, None);
+        let (mut stop, taken) = self.run(
+            limit,
+            until.unwrap_or_default(),
+            &mut Session::policy_pick,
+            None,
+        );
         if matches!(stop, Stop::Done) && taken >= limit {
             stop = Stop::StepBound;
         }
@@ -849,7 +872,6 @@ impl Session {
         let mut s = self.step_line();
         if self.call_depth(b, w) > depth && self.machine.termination().is_none() {
             // Over the call: prefer the focused warp, let the others run when it cannot.
-            self.interrupt.store(false, Ordering::Relaxed);
             let mut pick = move |s: &Session| -> Option<Choice> {
                 if s.call_depth(b, w) <= depth
                     || s.machine.warp_view(b, w).is_none_or(|v| v.completed)
@@ -861,7 +883,10 @@ impl Session {
                     .copied()
                     .or_else(|| Session::policy_pick(s))
             };
-            let (stop, taken) = self.run(self.options.max_steps, None, &mut pick, None);
+            let (mut stop, taken) = self.run(self.options.max_steps, &[], &mut pick, None);
+            if matches!(stop, Stop::Done) && taken >= self.options.max_steps {
+                stop = Stop::StepBound;
+            }
             let _ = writeln!(
                 s,
                 "stepped over the call ({taken} more step{})",
@@ -942,13 +967,40 @@ impl Session {
 
     // ----- breakpoints and watchpoints -------------------------------------------------------
 
-    /// A location's pc and its description.
-    fn resolve(&self, loc: &Location) -> Result<(u32, String), String> {
+    /// The launched kernel.
+    fn kernel(&self) -> Option<semantics::program::FuncId> {
+        let name = self.kernel_name();
+        self.program
+            .functions
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| semantics::program::FuncId(i as u32))
+    }
+
+    /// A location's pcs (several for a source line entered in several places) and its name.
+    fn resolve(&self, loc: &Location) -> Result<(Vec<u32>, String), String> {
         let p = &self.program;
+        let ptx_line = |line: u32| {
+            p.source
+                .iter()
+                .position(|s| s.ptx_line >= line)
+                .map(|pc| {
+                    (
+                        vec![pc as u32],
+                        format!("PTX line {}", p.source[pc].ptx_line),
+                    )
+                })
+                .ok_or_else(|| {
+                    format!(
+                        "no instruction on or after PTX line {line} (the last is on line {})",
+                        p.source.last().map_or(0, |s| s.ptx_line)
+                    )
+                })
+        };
         match loc {
             Location::Pc(pc) => {
                 if (*pc as usize) < p.instructions.len() {
-                    Ok((*pc, format!("pc {pc}")))
+                    Ok((vec![*pc], format!("pc {pc}")))
                 } else {
                     Err(format!(
                         "pc {pc} is beyond the program (addresses 0 to {})",
@@ -956,12 +1008,16 @@ impl Session {
                     ))
                 }
             }
-            Location::Line(line) => p
-                .source
-                .iter()
-                .position(|s| s.ptx_line >= *line)
-                .map(|pc| (pc as u32, format!("line {}", p.source[pc].ptx_line)))
-                .ok_or_else(|| format!("no instruction on or after PTX line {line}")),
+            Location::PtxLine(line) => ptx_line(*line),
+            // A bare number is a source line where the PTX has them (what a CUDA programmer
+            // means), a PTX line otherwise (hand-written PTX, the thesis's listings).
+            Location::Line(line) if source::has_lines(p) => {
+                source::resolve(p, None, *line, self.kernel())
+            }
+            Location::Line(line) => ptx_line(*line),
+            Location::SourceLine { file, line } => {
+                source::resolve(p, Some(file), *line, self.kernel())
+            }
             Location::Label { function, name } => {
                 let mut found = Vec::new();
                 for f in &p.functions {
@@ -994,7 +1050,7 @@ impl Session {
                             }
                         ))
                     }
-                    [(_, pc)] => Ok((*pc, name.clone())),
+                    [(_, pc)] => Ok((vec![*pc], name.clone())),
                     many => Err(format!(
                         "label `{name}` is in several functions ({}): write FUNCTION:{name}",
                         many.iter()
@@ -1008,36 +1064,52 @@ impl Session {
     }
 
     fn cmd_break(&mut self, at: &Location, condition: Option<Condition>) -> Result<String, String> {
-        let (pc, name) = self.resolve(at)?;
+        let (pcs, name) = self.resolve(at)?;
         if let Some(c) = &condition {
-            // Check the registers now, against the function of the breakpoint.
-            let f = self
-                .program
-                .function_of(pc)
-                .map(|f| self.program.function(f));
-            for o in [&c.lhs, &c.rhs] {
-                if let Operand::Reg(r) = o
-                    && f.is_some_and(|f| !f.registers.iter().any(|x| x.name == *r))
-                {
-                    return Err(format!("no register `{r}` in the function of {name}"));
+            // Check the registers now, against the functions of the breakpoint.
+            for pc in &pcs {
+                let f = self
+                    .program
+                    .function_of(*pc)
+                    .map(|f| self.program.function(f));
+                for o in [&c.lhs, &c.rhs] {
+                    if let Operand::Reg(r) = o
+                        && f.is_some_and(|f| !f.registers.iter().any(|x| x.name == *r))
+                    {
+                        return Err(format!("no register `{r}` in the function of {name}"));
+                    }
                 }
             }
         }
         let id = self.next_id;
         self.next_id += 1;
-        let mut s = format!("breakpoint {id} at {name}: {}", self.pc_text(pc));
+        let mut s = format!("breakpoint {id} at {name}");
         if let Some(c) = &condition {
             let _ = write!(s, " if {c}");
         }
-        s.push('\n');
+        s.push_str(&self.locations_text(&pcs));
         self.breakpoints.push(Breakpoint {
             id,
-            pc,
+            pcs,
             name,
             condition,
             hits: 0,
         });
         Ok(s)
+    }
+
+    /// `: pc 3 (...)` for one address, else a line per address.
+    fn locations_text(&self, pcs: &[u32]) -> String {
+        match pcs {
+            [pc] => format!(": {}\n", self.pc_text(*pc)),
+            _ => {
+                let mut s = format!(", {} locations:\n", pcs.len());
+                for pc in pcs {
+                    let _ = writeln!(s, "      {}", self.pc_text(*pc));
+                }
+                s
+            }
+        }
     }
 
     fn cmd_watch(&mut self, t: &WatchTarget) -> Result<String, String> {
@@ -1153,17 +1225,18 @@ impl Session {
         let mut s = String::new();
         let mut rows: Vec<(u32, String)> = Vec::new();
         for b in &self.breakpoints {
-            let mut t = format!(
-                "{:<3} breakpoint  {} ({})",
-                b.id,
-                b.name,
-                self.pc_text(b.pc)
-            );
+            let mut t = format!("{:<3} breakpoint  {}", b.id, b.name);
+            if let [pc] = b.pcs.as_slice() {
+                let _ = write!(t, " ({})", self.pc_text(*pc));
+            }
             if let Some(c) = &b.condition {
                 let _ = write!(t, " if {c}");
             }
             let _ = write!(t, ", hit {} time{}", b.hits, plural(b.hits));
-            rows.push((b.id, t));
+            if b.pcs.len() > 1 {
+                t.push_str(&self.locations_text(&b.pcs));
+            }
+            rows.push((b.id, t.trim_end().to_string()));
         }
         for w in &self.watchpoints {
             rows.push((
@@ -1613,6 +1686,9 @@ impl Session {
         let n = self.lanes_in_warp(w);
         let ws = self.warp_size();
         let mut s = format!("  {}\n", self.pc_text(v.pc));
+        if let Some(src) = view::source_text(&self.program, v.pc) {
+            let _ = writeln!(s, "  source {src}");
+        }
         if self.config.warp_model == semantics::machine::WarpModel::SimtStack {
             let real = lane_mask(n);
             let inactive = real & !v.active & !v.exited;

@@ -187,11 +187,7 @@ pub(crate) fn pc_text(p: &Program, source: Option<&str>, pc: u32) -> String {
 /// `kernel.cu:12` from the `.loc` in force at `pc`.
 pub(crate) fn source_text(p: &Program, pc: u32) -> Option<String> {
     let (file, line, col) = p.source.get(pc as usize)?.loc?;
-    let name = p
-        .files
-        .get(&file)
-        .cloned()
-        .unwrap_or_else(|| format!("file {file}"));
+    let name = super::source::file_name(p, file);
     Some(format!("{name}:{line}:{col}"))
 }
 
