@@ -319,7 +319,9 @@ fn divergent_syncthreads_names_both_sites() {
 }
 
 /// The coverage statement: complete for kernels without atomics, partial for one random schedule
-/// of an atomic kernel, complete when `--explore` exhausts it.
+/// of an atomic kernel; `--explore` (the shared explorer) is complete when every execution it
+/// made was checked (one warp: a single execution), and otherwise says that it checked one
+/// schedule per final outcome (two warps of atomics: many executions, one outcome).
 #[test]
 fn coverage_is_stated() {
     let (_, j) = verdict("scan_ok", &[]);
@@ -329,6 +331,16 @@ fn coverage_is_stated() {
     let (_, j) = verdict("histo_atomic", &["--schedules", "4"]);
     assert_eq!(j["complete"], false);
     assert_eq!(j["schedules"], 4);
-    let (_, j) = verdict("histo_atomic", &["--explore"]);
+    let (_, j) = verdict("histo_main_atomic", &[]);
+    assert_eq!(j["complete"], false, "{j}");
+    let (_, j) = verdict("histo_main_atomic", &["--explore"]);
     assert_eq!(j["complete"], true, "{j}");
+    let (_, j) = verdict("histo_atomic", &["--explore"]);
+    assert_eq!(j["complete"], false, "{j}");
+    let coverage = j["coverage"].as_str().expect("coverage");
+    assert!(
+        coverage.starts_with("every final outcome: --explore exhausted"),
+        "{coverage}"
+    );
+    assert_eq!(j["schedules"], 1, "one outcome, one schedule checked: {j}");
 }

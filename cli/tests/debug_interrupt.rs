@@ -189,8 +189,14 @@ fn ctrl_c_while_waiting_for_a_command_ends_a_scripted_session() {
     let mut d = Debugger::start(&[]);
     d.send("step\n");
     d.wait_for("the answer to `step`", |l| l.starts_with("[1] "));
-    // The step's answer is printed after the command ended: the session now waits for input.
-    d.interrupt();
+    // The step's answer is printed just before the command ends: a SIGINT that lands in that
+    // window interrupts the (finished) command and the session goes on waiting. Repeat the
+    // signal until the waiting session takes it, instead of guessing a sleep.
+    let deadline = Instant::now() + TIMEOUT;
+    while d.child.try_wait().expect("wait for the debugger").is_none() && Instant::now() < deadline {
+        d.interrupt();
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let (code, out, stderr) = d.finish();
     assert_eq!(code, Some(130), "exit code\n{out}\n{stderr}");
     assert!(

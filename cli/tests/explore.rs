@@ -212,3 +212,30 @@ fn grid_barrier_on_a_device_too_small_has_a_lasso_under_fair() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("the cycle closes"), "{out}");
 }
+
+/// `--dot` draws Listing 6.2's lasso (one warp, SIMT stack): stem edges, then red cycle edges
+/// back to the doubly circled state, each labelled with its choice and PTX instruction.
+#[test]
+fn explore_dot_draws_the_lasso() {
+    let (code, out, err) = cudasem(&[
+        "explore",
+        L62,
+        "--launch",
+        "tests/thesis/listing_6_2.ron",
+        "--dot",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.starts_with("digraph lasso {"), "{out}");
+    // The last red (cycle) edge returns to the doubly circled state where the cycle starts.
+    let start = out
+        .lines()
+        .find(|l| l.contains("doublecircle"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no cycle start in {out}"));
+    let red: Vec<&str> = out.lines().filter(|l| l.contains("color=red]")).collect();
+    let last = red
+        .last()
+        .unwrap_or_else(|| panic!("no cycle edge in {out}"));
+    assert!(last.contains(&format!("-> {start} ")), "{last}");
+    insta::assert_snapshot!("listing_6_2_lasso_dot", out);
+}

@@ -114,3 +114,51 @@ fn a_livelock_is_a_step_limit_failure_with_a_replay_command() {
     assert!(out.contains("replayed 300 choices"), "{out}");
     assert!(out.contains("the run has not ended"), "{out}");
 }
+
+/// A spin lock that starts taken: every schedule spins until the bound. The minimised
+/// schedule has no preemption (one block spins alone), the raw one many; both replay.
+#[test]
+fn a_step_limit_failure_is_minimised_to_fewest_preemptions() {
+    let base = [
+        "fuzz",
+        "tests/kernels/spinlock.ptx",
+        "--launch",
+        "tests/kernels/spinlock.ron",
+        "--buffer",
+        "lock:s32:1:values:1",
+        "--runs",
+        "4",
+        "--max-steps",
+        "2000",
+        "--format",
+        "json",
+    ];
+    let failure = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let (code, out, err) = cudasem(&args);
+        assert_eq!(code, 1, "{out}{err}");
+        let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let f = j["failures"][0].clone();
+        assert_eq!(f["status"], "step-limit", "{j}");
+        f
+    };
+    let raw = failure(&["--no-minimise"]);
+    let min = failure(&[]);
+    assert!(raw["preemptions"].as_u64().unwrap() > 0, "{raw}");
+    assert_eq!(min["preemptions"], 0, "{min}");
+    for f in [raw, min] {
+        let args: Vec<String> = f["replay"]
+            .as_str()
+            .unwrap()
+            .split_whitespace()
+            .skip(1)
+            .map(str::to_string)
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = cudasem(&args);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(out.contains("replayed 2000 choices"), "{out}");
+        assert!(out.contains("the run has not ended"), "{out}");
+    }
+}

@@ -178,7 +178,8 @@ fn step_bound_on_a_spin_loop() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("to reproduce: cudasem run tests/kernels/spinlock.ptx --launch tests/kernels/spinlock.ron --buffer lock:s32:1:values:1 --max-steps 5000 --schedule random:7"),
+        stdout.contains("to reproduce: cudasem replay ")
+            && stdout.contains(" tests/kernels/spinlock.ptx"),
         "{stdout}"
     );
     let (code, stdout, _) = in_workspace(&[
@@ -200,7 +201,7 @@ fn step_bound_on_a_spin_loop() {
     assert!(
         v["replay"]
             .as_str()
-            .is_some_and(|r| r.contains("--max-steps 5000"))
+            .is_some_and(|r| r.starts_with("cudasem replay "))
     );
 }
 
@@ -232,7 +233,10 @@ fn out_of_bounds_names_the_buffer() {
     assert!(status.contains("buffer `c`"), "{status}");
     assert!(status.contains("tests/kernels/vecadd.ptx:"), "{status}");
     assert!(
-        status.contains("to reproduce: cudasem run tests/kernels/vecadd.ptx"),
+        status.contains("to reproduce: cudasem replay cudasem1:")
+            && status.contains(
+                " tests/kernels/vecadd.ptx --launch tests/kernels/vecadd.ron --buffer c:s32:100"
+            ),
         "{status}"
     );
     let mut json_args = args.to_vec();
@@ -305,7 +309,8 @@ fn deadlock_says_who_waits_where() {
     );
     assert!(stdout.contains("(stuck.ptx:"), "{stdout}");
     assert!(
-        stdout.contains("to reproduce: cudasem run stuck.ptx --grid 1 --block 64"),
+        stdout.contains("to reproduce: cudasem replay cudasem1:")
+            && stdout.contains(" stuck.ptx --grid 1 --block 64"),
         "{stdout}"
     );
     let mut json_args = args.to_vec();

@@ -425,8 +425,10 @@ pub enum Operand {
     Not(Box<Operand>, Span),
     /// An integer or float immediate, or a constant expression such as `-1` or `(4*8)`.
     Immediate(ConstExpr),
-    /// `[%rd1+8]`, `[name]`, `[name+4]`, `[%rd1+-4]`, `[0x100]`, `[%rd1 + (4*2)]`.
-    Address(Address),
+    /// `[%rd1+8]`, `[name]`, `[name+4]`, `[%rd1+-4]`, `[0x100]`, `[%rd1 + (4*2)]`. Boxed: it is
+    /// the largest operand (80 bytes against 48), and every instruction reserves room for three
+    /// operands inline, so an inline address would make every instruction of the AST larger.
+    Address(Box<Address>),
     /// `{%r1, %r2, _, %r4}` in ld/st/mov/tex.
     Vector(Vec<Operand>, Span),
     /// `(param0, param1)` in `call`.

@@ -420,7 +420,7 @@ fn address_forms() {
     let addr = |src: &str| -> Address {
         let i = instr(src);
         match stripped_operands(&i).into_iter().last() {
-            Some(Operand::Address(a)) => a,
+            Some(Operand::Address(a)) => *a,
             other => panic!("{other:?}"),
         }
     };

@@ -77,12 +77,12 @@ impl FromStr for Policy {
             return Ok(Policy::RoundRobin);
         }
         if let Some((model, rest)) = text.split_once('@') {
-            let model: ProgressModel = model.parse().map_err(|e| BadPolicy(format!("{e}")))?;
+            let model: ProgressModel = model.parse().map_err(|e| bad(format!("{e}")))?;
             let (level, seed) = match rest.split_once(':') {
                 Some((l, s)) => (l, num(s, "seed")?),
                 None => (rest, 0),
             };
-            let level: Level = level.parse().map_err(|e| BadPolicy(format!("{e}")))?;
+            let level: Level = level.parse().map_err(|e| bad(format!("{e}")))?;
             return Ok(Policy::Progress { model, level, seed });
         }
         let parts: Vec<&str> = text.splitn(2, ':').collect();

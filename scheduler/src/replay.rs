@@ -261,18 +261,34 @@ pub fn indices_of(machine: &Machine, choices: &[Choice]) -> Result<Vec<u32>, Div
     Ok(out)
 }
 
-/// Wraps a scheduler and records the choices it makes.
+/// Wraps a scheduler and records the choices it makes, up to an optional limit (a run of
+/// 10^8 steps would otherwise hold gigabytes of choices only to report that it was too long).
 pub struct Recorder<S> {
     pub inner: S,
     pub choices: Vec<Choice>,
+    limit: usize,
+    /// Choices taken beyond `limit` (not kept).
+    pub dropped: u64,
 }
 
 impl<S: Scheduler> Recorder<S> {
     pub fn new(inner: S) -> Self {
+        Self::with_limit(inner, usize::MAX)
+    }
+
+    /// Keeps at most `limit` choices; later ones are only counted in `dropped`.
+    pub fn with_limit(inner: S, limit: usize) -> Self {
         Recorder {
             inner,
             choices: Vec::new(),
+            limit,
+            dropped: 0,
         }
+    }
+
+    /// Whether every choice taken was kept.
+    pub fn complete(&self) -> bool {
+        self.dropped == 0
     }
 }
 
@@ -283,7 +299,11 @@ impl<S: Scheduler> Scheduler for Recorder<S> {
             .pick(machine, enabled)
             .min(enabled.len().saturating_sub(1));
         if let Some(c) = enabled.get(i) {
-            self.choices.push(*c);
+            if self.choices.len() < self.limit {
+                self.choices.push(*c);
+            } else {
+                self.dropped += 1;
+            }
         }
         i
     }

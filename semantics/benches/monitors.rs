@@ -6,8 +6,10 @@
 //! * `monitors`: `step_observed` plus every monitor (races under `interleaving`, barrier
 //!   divergence, memory checks).
 //!
-//! The goal is `monitors / plain <= 2`. `CUDASEM_BENCH_RATIO=1` times one launch of each
-//! variant once and prints the ratios (no statistics; for the report).
+//! The goal is `monitors / plain <= 2`. `CUDASEM_BENCH_RATIO=N` times N launches of each
+//! variant, keeps the fastest, and prints the ratios (for the report); `CUDASEM_BENCH_ONLY=matmul`
+//! restricts it to some kernels, `CUDASEM_BENCH_MONITORS_ONLY=1` runs the `monitors` variant only
+//! (for a profiler).
 
 use ptx_parser::ScalarType;
 use semantics::machine::{ArgValue, BufferSpec, LaunchConfig, Machine, MachineConfig};
@@ -18,14 +20,32 @@ use traces::Event;
 const KERNELS: [&str; 3] = ["alu", "reduce", "matmul"];
 
 fn main() {
-    if std::env::var_os("CUDASEM_BENCH_RATIO").is_some() {
+    if let Some(n) = std::env::var_os("CUDASEM_BENCH_RATIO") {
+        // `CUDASEM_BENCH_RATIO=N`: the best of N launches per variant (other processes share the
+        // machine; the minimum is the least disturbed). `CUDASEM_BENCH_ONLY=k1,k2`: these kernels.
+        let repeat: usize = n.to_str().and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
+        let only = std::env::var("CUDASEM_BENCH_ONLY").unwrap_or_default();
         for k in KERNELS {
+            if !only.is_empty() && !only.split(',').any(|o| o == k) {
+                continue;
+            }
             let (program, launch) = setup(k);
             let t = |f: &dyn Fn() -> u64| {
-                let start = std::time::Instant::now();
-                let steps = f();
-                (start.elapsed().as_secs_f64(), steps)
+                let mut best = f64::INFINITY;
+                let mut steps = 0;
+                for _ in 0..repeat {
+                    let start = std::time::Instant::now();
+                    steps = f();
+                    best = best.min(start.elapsed().as_secs_f64());
+                }
+                (best, steps)
             };
+            if std::env::var_os("CUDASEM_BENCH_MONITORS_ONLY").is_some() {
+                // For profiling the monitors alone.
+                let (monitored, steps) = t(&|| monitored(&program, &launch));
+                println!("{k}: {steps} steps; monitors {monitored:.3}s");
+                continue;
+            }
             let (plain, steps) = t(&|| plain(&program, &launch));
             let (observed, _) = t(&|| observed(&program, &launch));
             let (monitored, _) = t(&|| monitored(&program, &launch));

@@ -8,13 +8,12 @@
 //! barrier-interval / earliest-race argument); the result is then `complete`. Otherwise a clean
 //! result covers only the schedules run, unless `--explore` exhausted its search.
 //!
-//! **Exploration** (`--explore`): a stateless depth-first search written here (the shared
-//! explorer of `scheduler` was not available when this command was written). It branches only
-//! where some enabled warp is about to execute an atomic, a strong access or a fence; elsewhere it
-//! takes the first enabled choice. Plain accesses of a race-free barrier interval commute (seed
-//! 004 §3.2), and a racy one is reported whatever the order, so only the order of synchronising
-//! operations can change what the monitors see (seed 002 §2.2: "it is no longer sound to
-//! consider a single thread schedule" once atomics are in play). Bounded by `--max-schedules`.
+//! **Exploration** (`--explore`): the shared explorer of `scheduler` (`explore::dfs`, stateless
+//! depth-first search with sleep sets over the footprints of steps) finds every final outcome
+//! with a witness schedule, and the monitors check each witness. The result is `complete` when
+//! the search was exhausted and every execution it made reached an outcome of its own (so every
+//! execution was checked); otherwise the coverage says that one schedule per outcome was
+//! checked. Bounded by `--max-schedules` round-robin runs' worth of transitions.
 //!
 //! Exit codes: 0 clean, 1 a finding (or the kernel misbehaved), 2 bad input.
 
@@ -22,7 +21,9 @@ use super::run::{self, Format};
 use crate::Outcome;
 use crate::launch::Resolved;
 use crate::output::{lanes_text, shell_command, status_word};
-use scheduler::{Random, RoundRobin, Scheduler};
+use scheduler::Scheduler;
+use scheduler::explore::dfs::{self, DfsConfig, Memo, Reduction};
+use scheduler::outcome::Observe;
 use semantics::Program;
 use semantics::machine::{Machine, MachineConfig, Termination};
 use semantics::monitors::{
@@ -169,7 +170,7 @@ impl Setup {
 /// How the schedules were chosen, for the report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Mode {
-    One(run::Schedule),
+    One(scheduler::policy::Policy),
     Random(u64),
     Explore,
 }
@@ -211,16 +212,18 @@ fn check(args: &Args) -> Result<Outcome, String> {
     } else if let Some(n) = args.schedules {
         Mode::Random(n)
     } else {
-        Mode::One(r.schedule)
+        Mode::One(r.schedule.clone())
     };
     let mut runs = 0u64;
     let mut exhausted = false;
     let mut failing: Option<(Checked, Option<u64>)> = None;
     let mut last: Option<Checked> = None;
     let mut all_completed = true;
+    // `--explore`: executions made and whether the search was exhausted.
+    let mut explored: Option<(u64, bool)> = None;
     match &mode {
         Mode::One(schedule) => {
-            let result = run_policy(&setup, *schedule)?;
+            let result = run_policy(&setup, schedule)?;
             runs = 1;
             all_completed = result.termination == Termination::Completed;
             if !result.findings.is_clean() || !all_completed {
@@ -231,7 +234,7 @@ fn check(args: &Args) -> Result<Outcome, String> {
         }
         Mode::Random(n) => {
             for seed in 1..=*n {
-                let result = run_policy(&setup, run::Schedule::Random(seed))?;
+                let result = run_policy(&setup, &scheduler::policy::Policy::Random { seed })?;
                 runs += 1;
                 all_completed &= result.termination == Termination::Completed;
                 if !result.findings.is_clean() || result.termination != Termination::Completed {
@@ -242,14 +245,15 @@ fn check(args: &Args) -> Result<Outcome, String> {
             }
         }
         Mode::Explore => {
-            let (result, n, done) = explore(&setup, args.max_schedules)?;
-            runs = n;
-            exhausted = done;
-            all_completed = result.termination == Termination::Completed;
-            if !result.findings.is_clean() || !all_completed {
-                failing = Some((result, None));
+            let x = explore(&setup, args.max_schedules)?;
+            runs = x.checked;
+            exhausted = x.exhausted && x.every_execution;
+            explored = Some((x.executions, x.exhausted));
+            all_completed = x.result.termination == Termination::Completed;
+            if !x.result.findings.is_clean() || !all_completed {
+                failing = Some((x.result, None));
             } else {
-                last = Some(result);
+                last = Some(x.result);
             }
         }
     }
@@ -267,7 +271,7 @@ fn check(args: &Args) -> Result<Outcome, String> {
         "all schedules: no atomics and no warp-level communication, so one schedule decides races and divergence for this input (barrier-interval argument, seed 004 §3.2)".to_string()
     } else if exhausted {
         format!(
-            "all schedules: --explore exhausted the {runs} schedules that order atomics, strong accesses and fences differently"
+            "all schedules: --explore exhausted the schedules (sleep sets: one per order of dependent steps) and checked every one of the {runs} executions it made"
         )
     } else {
         let why = if !dependence.atomics.is_empty() {
@@ -281,9 +285,12 @@ fn check(args: &Args) -> Result<Outcome, String> {
                 line_of(&setup.program, dependence.warp_level[0])
             )
         };
-        match mode {
-            Mode::Explore => format!(
-                "only the {runs} schedules explored (bound --max-schedules {} reached): {why}",
+        match (&mode, explored) {
+            (Mode::Explore, Some((executions, true))) => format!(
+                "every final outcome: --explore exhausted the schedules ({executions} executions, sleep sets) and checked one schedule for each of the {runs} distinct outcomes, not every execution: {why}"
+            ),
+            (Mode::Explore, _) => format!(
+                "only the {runs} schedule(s) checked (bound --max-schedules {} reached, or a finding stopped the search): {why}",
                 args.max_schedules
             ),
             _ => format!("only the {runs} schedule(s) run: {why}; try --schedules N or --explore"),
@@ -325,90 +332,113 @@ fn line_of(program: &Program, pc: u32) -> u32 {
     program.source.get(pc as usize).map_or(0, |s| s.ptx_line)
 }
 
-fn run_policy(setup: &Setup, schedule: run::Schedule) -> Result<Checked, String> {
-    let mut policy: Box<dyn Scheduler> = match schedule.seed() {
-        Some(seed) => Box::new(Random::new(seed)),
-        None => Box::new(RoundRobin::new()),
-    };
+fn run_policy(setup: &Setup, schedule: &scheduler::policy::Policy) -> Result<Checked, String> {
+    let machine = Machine::new(setup.program.clone(), &setup.resolved.config, &setup.config)
+        .map_err(|e| {
+            format!(
+                "error: the launch does not fit the machine: {}\n",
+                e.message
+            )
+        })?;
+    let mut policy = run::policy_scheduler(schedule, &machine, setup.max_steps)?;
     setup.check(&mut |m, enabled| policy.pick(m, enabled))
 }
 
-/// Whether taking `choice` executes a synchronising operation (atomic, strong access, fence,
-/// barrier completion): the only steps whose order the exploration varies.
-fn synchronising(machine: &Machine, choice: &Choice) -> bool {
-    let program = machine.program();
-    let sync_at = |pc: u32| {
-        program.instructions.get(pc as usize).is_some_and(|i| {
-            use semantics::program::{MemOrder, Op};
-            match &i.op {
-                Op::Atom { .. } | Op::Fence { .. } => true,
-                Op::Ld { qual, .. } | Op::St { qual, .. } => qual.order != MemOrder::Weak,
-                _ => false,
-            }
-        })
-    };
-    match *choice {
-        Choice::Warp { block, warp } | Choice::Target { block, warp, .. } => machine
-            .warp_view(block, warp)
-            .is_some_and(|w| sync_at(w.pc)),
-        Choice::Lanes { block, warp, mask } => machine.warp_view(block, warp).is_some_and(|w| {
-            let lane = mask.trailing_zeros() as usize;
-            w.lane_pcs.get(lane).is_some_and(|&pc| sync_at(pc))
-        }),
-        _ => false,
+/// What distinguishes final outcomes for `--explore`: every launch buffer and every scalar
+/// module `.global` variable (more outcomes, more witness schedules checked).
+fn observe_all(setup: &Setup) -> Observe {
+    Observe {
+        buffers: (0..setup.resolved.config.buffers.len()).collect(),
+        variables: setup
+            .program
+            .variables
+            .iter()
+            .filter(|v| v.space == semantics::program::Space::Global && v.size <= 8)
+            .map(|v| v.name.clone())
+            .collect(),
     }
 }
 
-/// Stateless bounded DFS over the choices at synchronising steps. Returns the first failing run
-/// (or the last clean one), the number of runs, and whether the search was exhausted.
-fn explore(setup: &Setup, bound: u64) -> Result<(Checked, u64, bool), String> {
-    // The stack of branch points of the current path: (alternatives, index taken).
-    let mut stack: Vec<(usize, usize)> = Vec::new();
-    let mut runs = 0u64;
-    loop {
-        let mut depth = 0usize;
-        let prefix = stack.clone();
-        let mut branches: Vec<(usize, usize)> = Vec::new();
-        let result = setup.check(&mut |m, enabled| {
-            let sync: Vec<usize> = (0..enabled.len())
-                .filter(|&i| synchronising(m, &enabled[i]))
-                .collect();
-            if sync.len() < 2 && !(sync.len() == 1 && enabled.len() > 1) {
-                return 0;
-            }
-            // Alternatives: each synchronising choice, or first a non-synchronising one (which
-            // delays all of them).
-            let mut alts = sync.clone();
-            if let Some(other) = (0..enabled.len()).find(|i| !sync.contains(i)) {
-                alts.insert(0, other);
-            }
-            let k = match prefix.get(depth) {
-                Some(&(_, k)) => k.min(alts.len() - 1),
-                None => 0,
-            };
-            branches.push((alts.len(), k));
-            depth += 1;
-            alts[k]
+/// What `--explore` found.
+struct Explored {
+    /// The first witness with a finding (or that misbehaved), else the last clean one.
+    result: Checked,
+    /// Witness schedules checked (one per distinct final outcome).
+    checked: u64,
+    /// The search exhausted the schedules.
+    exhausted: bool,
+    /// Every execution the search made was checked (each reached a new outcome).
+    every_execution: bool,
+    executions: u64,
+}
+
+/// `--explore` through the shared explorer (`scheduler::explore::dfs`): a stateless depth-first
+/// search with sleep sets finds every final outcome with a witness schedule, and the monitors
+/// check each witness. The explorer reports outcomes, not each execution it makes, so a clean
+/// result covers every execution only when each execution reached an outcome of its own.
+/// `bound` (`--max-schedules`) is turned into a transition budget of that many round-robin
+/// runs' length.
+fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
+    let machine = Machine::new(setup.program.clone(), &setup.resolved.config, &setup.config)
+        .map_err(|e| {
+            format!(
+                "error: the launch does not fit the machine: {}\n",
+                e.message
+            )
         })?;
-        runs += 1;
-        if !result.findings.is_clean() || result.termination != Termination::Completed {
-            return Ok((result, runs, false));
-        }
-        // Next path: advance the deepest branch point with an untried alternative.
-        stack = branches;
-        while let Some((n, k)) = stack.pop() {
-            if k + 1 < n {
-                stack.push((n, k + 1));
-                break;
-            }
-        }
-        if stack.is_empty() {
-            return Ok((result, runs, true));
-        }
-        if runs >= bound {
-            return Ok((result, runs, false));
-        }
+    let first = run_policy(setup, &scheduler::policy::Policy::RoundRobin)?;
+    if !first.findings.is_clean() || first.termination != Termination::Completed {
+        return Ok(Explored {
+            result: first,
+            checked: 1,
+            exhausted: false,
+            every_execution: false,
+            executions: 1,
+        });
     }
+    let config = DfsConfig {
+        reduction: Reduction::SleepSets,
+        memo: Memo::Stateless {
+            max_depth: usize::try_from(setup.max_steps).unwrap_or(usize::MAX),
+        },
+        max_transitions: bound.saturating_mul(first.steps.max(1)),
+    };
+    let report = dfs::outcomes(&machine, &observe_all(setup), config);
+    let mut last = first;
+    let mut checked = 0u64;
+    for witness in report.outcomes.values() {
+        let mut at = 0usize;
+        let mut lost = false;
+        let result = setup.check(&mut |_, enabled| {
+            let i = witness
+                .get(at)
+                .and_then(|c| enabled.iter().position(|e| e == c));
+            at += 1;
+            lost |= i.is_none();
+            i.unwrap_or(0)
+        })?;
+        if lost {
+            return Err("error: internal: an explored schedule does not replay\n".to_string());
+        }
+        checked += 1;
+        if !result.findings.is_clean() || result.termination != Termination::Completed {
+            return Ok(Explored {
+                result,
+                checked,
+                exhausted: false,
+                every_execution: false,
+                executions: report.executions,
+            });
+        }
+        last = result;
+    }
+    Ok(Explored {
+        result: last,
+        checked: checked.max(1),
+        exhausted: report.bound_hit.is_none(),
+        every_execution: report.executions <= report.outcomes.len() as u64,
+        executions: report.executions,
+    })
 }
 
 /// The commands that reproduce the reported schedule.
@@ -451,7 +481,7 @@ fn replay_commands(seed: Option<u64>, result: &Checked, mode: &Mode) -> Vec<Stri
     let _ = schedule_given;
     let schedule = match (seed, mode) {
         (Some(s), _) => Some(format!("random:{s}")),
-        (None, Mode::One(s)) => Some(s.text()),
+        (None, Mode::One(s)) => Some(s.to_string()),
         _ => None,
     };
     match schedule {

@@ -12,9 +12,9 @@
 //! outcome (deadlock, fault) or no verdict (bound hit), 2 bad input.
 
 use crate::Outcome;
-use crate::commands::replay::{compact_of, event_lines, save_trace, trace_of};
+use crate::commands::replay::{event_lines, reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
-use crate::options::{RunOptions, Setup, replay_command};
+use crate::options::{RunOptions, Setup};
 use scheduler::explore::{self, Exploration, Lasso, Level, Limits};
 use scheduler::progress::{ProgressModel, Reason, Verdict};
 use serde_json::json;
@@ -46,6 +46,10 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Print the lasso as Graphviz instead of the report: the stem and the cycle, each edge
+    /// labelled with its choice and the PTX instruction it executed.
+    #[arg(long, conflicts_with = "format")]
+    pub dot: bool,
 }
 
 fn parse_model(s: &str) -> Result<ProgressModel, String> {
@@ -112,6 +116,83 @@ fn steps_text(setup: &Setup, stem: &[Choice], cycle: &[Choice]) -> (Vec<String>,
     (s, c)
 }
 
+/// Graphviz of a lasso: states `s0..`, stem edges in black, cycle edges in red back to the
+/// cycle's first state (a double circle); each edge names its choice and, for a unit's step,
+/// the PTX line and instruction it executed (from the program's text `ptx`). Without a
+/// lasso, one node says the verdict.
+fn lasso_dot(setup: &Setup, ptx: &str, title: &str, lasso: Option<&Lasso>) -> String {
+    use std::fmt::Write as _;
+    let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
+    let lines: Vec<&str> = ptx.lines().collect();
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph lasso {{");
+    let _ = writeln!(out, "  label=\"{}\";", esc(title));
+    let _ = writeln!(out, "  labelloc=t;");
+    let _ = writeln!(
+        out,
+        "  node [shape=circle, fontname=\"monospace\", fontsize=10];"
+    );
+    let _ = writeln!(out, "  edge [fontname=\"monospace\", fontsize=9];");
+    let Some(l) = lasso else {
+        let _ = writeln!(out, "  s0 [label=\"s0\"];");
+        let _ = writeln!(out, "}}");
+        return out;
+    };
+    let start = l.stem.len();
+    let total = start + l.cycle.len();
+    for i in 0..total.max(start + 1) {
+        let shape = if i == start {
+            ", shape=doublecircle, color=red"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "  s{i} [label=\"s{i}\"{shape}];");
+    }
+    let mut m = setup.machine.clone();
+    for (i, c) in l.stem.iter().chain(&l.cycle).enumerate() {
+        let mut events = Vec::new();
+        let what = if m.step_observed(c, &mut events).is_err() {
+            "(not enabled: internal error)".to_string()
+        } else {
+            events
+                .iter()
+                .find_map(|e| match e {
+                    traces::Event::Executed { pc, .. } => {
+                        let line = setup
+                            .program
+                            .source
+                            .get(*pc as usize)
+                            .map_or(0, |s| s.ptx_line);
+                        // The instruction without its comment, spaces collapsed.
+                        let instr = lines
+                            .get((line as usize).wrapping_sub(1))
+                            .map_or("", |t| t.split("//").next().unwrap_or(""))
+                            .split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        Some(format!("line {line}: {instr}"))
+                    }
+                    _ => None,
+                })
+                .or_else(|| event_lines(&events).into_iter().next())
+                .unwrap_or_default()
+        };
+        let to = if i + 1 == total && !l.cycle.is_empty() {
+            start
+        } else {
+            i + 1
+        };
+        let style = if i >= start { ", color=red" } else { "" };
+        let mut label = format!("{}\\l", esc(&c.to_string()));
+        if !what.is_empty() {
+            label.push_str(&format!("{}\\l", esc(&what)));
+        }
+        let _ = writeln!(out, "  s{i} -> s{to} [label=\"{label}\"{style}];");
+    }
+    let _ = writeln!(out, "}}");
+    out
+}
+
 fn reason_text(x: &Exploration, lasso: &Lasso) -> String {
     let u = &x.units;
     match lasso.reason {
@@ -172,22 +253,34 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     let model = args.progress;
     let verdict = x.verdict(model);
     let lasso = x.lasso(model);
-    let hash = setup.program.hash;
 
     // Failing outcomes (deadlocks, faults) with their replay commands.
     let mut failing = Vec::new();
     for (o, info) in &x.outcomes {
         if o.status.is_failure() {
-            let compact = compact_of(&setup.machine, hash, &info.witness, None)?;
-            failing.push((o, replay_command(&compact, &setup.ptx_path, &args.options)));
+            let cmd = reproduce(
+                &setup,
+                &args.options,
+                &info.witness,
+                None,
+                format!("explore {}", model.name()),
+                None,
+            )?;
+            failing.push((o, cmd));
         }
     }
     let lasso_replay = match &lasso {
         Some(l) => {
             let mut all = l.stem.clone();
             all.extend_from_slice(&l.cycle);
-            let compact = compact_of(&setup.machine, hash, &all, Some(l.stem.len()))?;
-            Some(replay_command(&compact, &setup.ptx_path, &args.options))
+            Some(reproduce(
+                &setup,
+                &args.options,
+                &all,
+                Some(l.stem.len()),
+                format!("explore {}", model.name()),
+                None,
+            )?)
         }
         None => None,
     };
@@ -224,21 +317,33 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         0.0
     };
     let terminates = verdict.map(|v| v == Verdict::Pass);
-    let out = match args.format {
-        Format::Text => {
-            let mut s = format!(
-                "explored `{}` ({}, {} at level {}): {} states ({} machine states), {} transitions in {:.3} s ({:.0} states/s)\n",
-                setup.resolved.kernel,
-                setup.setup_text(),
-                model_text(model),
-                level,
-                x.states(),
-                x.machine_states,
-                x.transitions(),
-                seconds,
-                rate
-            );
-            match x.bound_hit {
+    let out = if args.dot {
+        let text = std::fs::read_to_string(&args.file).unwrap_or_default();
+        let title = match (verdict, &lasso) {
+            (None, _) => format!("no verdict (bounded out) under {}", model_text(model)),
+            (Some(Verdict::Pass), _) => format!("terminates under {}", model_text(model)),
+            (Some(Verdict::Fail), _) => format!(
+                "may not terminate under {} at level {level}",
+                model_text(model)
+            ),
+        };
+        lasso_dot(&setup, &text, &title, lasso.as_ref())
+    } else {
+        match args.format {
+            Format::Text => {
+                let mut s = format!(
+                    "explored `{}` ({}, {} at level {}): {} states ({} machine states), {} transitions in {:.3} s ({:.0} states/s)\n",
+                    setup.resolved.kernel,
+                    setup.setup_text(),
+                    model_text(model),
+                    level,
+                    x.states(),
+                    x.machine_states,
+                    x.transitions(),
+                    seconds,
+                    rate
+                );
+                match x.bound_hit {
                 Some(b) => s.push_str(&format!(
                     "bound: --max-states {b} REACHED: the exploration is incomplete, nothing is proven\n"
                 )),
@@ -247,106 +352,107 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
                     limits.max_states
                 )),
             }
-            s.push_str(&format!("outcomes ({}):\n", x.outcomes.len()));
-            for (o, info) in &x.outcomes {
-                let data: Vec<String> = setup
-                    .data_text(&o.data)
-                    .into_iter()
-                    .map(|(n, v)| format!("{n}=[{}]", v.join(", ")))
-                    .collect();
-                s.push_str(&format!(
-                    "  {}  {}  ({} terminal state{})\n",
-                    o.status,
-                    data.join(" "),
-                    info.states,
-                    if info.states == 1 { "" } else { "s" }
-                ));
-            }
-            for (o, cmd) in &failing {
-                s.push_str(&format!(
-                    "{} is reachable; to reproduce:\n  {cmd}\n",
-                    o.status
-                ));
-            }
-            match (verdict, &lasso) {
-                (None, _) => s.push_str(&format!(
-                    "verdict: none (bounded out) under {} at level {level}\n",
-                    model_text(model)
-                )),
-                (Some(Verdict::Pass), _) => s.push_str(&format!(
-                    "verdict: terminates under {} at level {level}\n",
-                    model_text(model)
-                )),
-                (Some(Verdict::Fail), lasso) => {
+                s.push_str(&format!("outcomes ({}):\n", x.outcomes.len()));
+                for (o, info) in &x.outcomes {
+                    let data: Vec<String> = setup
+                        .data_text(&o.data)
+                        .into_iter()
+                        .map(|(n, v)| format!("{n}=[{}]", v.join(", ")))
+                        .collect();
                     s.push_str(&format!(
-                        "verdict: may not terminate under {} at level {level}\n",
-                        model_text(model)
+                        "  {}  {}  ({} terminal state{})\n",
+                        o.status,
+                        data.join(" "),
+                        info.states,
+                        if info.states == 1 { "" } else { "s" }
                     ));
-                    if let Some(l) = lasso {
-                        let (stem, cycle) = steps_text(&setup, &l.stem, &l.cycle);
+                }
+                for (o, cmd) in &failing {
+                    s.push_str(&format!(
+                        "{} is reachable; to reproduce:\n  {cmd}\n",
+                        o.status
+                    ));
+                }
+                match (verdict, &lasso) {
+                    (None, _) => s.push_str(&format!(
+                        "verdict: none (bounded out) under {} at level {level}\n",
+                        model_text(model)
+                    )),
+                    (Some(Verdict::Pass), _) => s.push_str(&format!(
+                        "verdict: terminates under {} at level {level}\n",
+                        model_text(model)
+                    )),
+                    (Some(Verdict::Fail), lasso) => {
                         s.push_str(&format!(
+                            "verdict: may not terminate under {} at level {level}\n",
+                            model_text(model)
+                        ));
+                        if let Some(l) = lasso {
+                            let (stem, cycle) = steps_text(&setup, &l.stem, &l.cycle);
+                            s.push_str(&format!(
                             "lasso: a stem of {} steps, then a cycle of {} steps repeated forever\n",
                             l.stem.len(),
                             l.cycle.len()
                         ));
-                        s.push_str(&format!("why it is fair: {}\n", reason_text(&x, l)));
-                        s.push_str("stem:\n");
-                        for line in stem {
-                            s.push_str(&format!("{line}\n"));
-                        }
-                        s.push_str("cycle:\n");
-                        for line in cycle {
-                            s.push_str(&format!("{line}\n"));
-                        }
-                        if let Some(cmd) = &lasso_replay {
-                            s.push_str(&format!(
-                                "to replay it (checks that the cycle closes):\n  {cmd}\n"
-                            ));
+                            s.push_str(&format!("why it is fair: {}\n", reason_text(&x, l)));
+                            s.push_str("stem:\n");
+                            for line in stem {
+                                s.push_str(&format!("{line}\n"));
+                            }
+                            s.push_str("cycle:\n");
+                            for line in cycle {
+                                s.push_str(&format!("{line}\n"));
+                            }
+                            if let Some(cmd) = &lasso_replay {
+                                s.push_str(&format!(
+                                    "to replay it (checks that the cycle closes):\n  {cmd}\n"
+                                ));
+                            }
                         }
                     }
                 }
+                s
             }
-            s
-        }
-        Format::Json => {
-            let lasso_json = lasso.as_ref().map(|l| {
-                let (stepping, reason) = (x.units.names(l.stepping), reason_text(&x, l));
-                json!({
-                    "stem": l.stem.iter().map(Choice::to_string).collect::<Vec<_>>(),
-                    "cycle": l.cycle.iter().map(Choice::to_string).collect::<Vec<_>>(),
-                    "stepping": stepping,
-                    "why": reason,
-                    "replay": lasso_replay,
-                })
-            });
-            let outcomes: Vec<_> = x
-                .outcomes
-                .iter()
-                .map(|(o, info)| {
+            Format::Json => {
+                let lasso_json = lasso.as_ref().map(|l| {
+                    let (stepping, reason) = (x.units.names(l.stepping), reason_text(&x, l));
                     json!({
-                        "status": o.status.to_string(),
-                        "terminal_states": info.states,
-                        "data": setup.data_text(&o.data),
-                        "replay": failing.iter().find(|(f, _)| *f == o).map(|(_, c)| c),
+                        "stem": l.stem.iter().map(Choice::to_string).collect::<Vec<_>>(),
+                        "cycle": l.cycle.iter().map(Choice::to_string).collect::<Vec<_>>(),
+                        "stepping": stepping,
+                        "why": reason,
+                        "replay": lasso_replay,
                     })
-                })
-                .collect();
-            let j = json!({
-                "kernel": setup.resolved.kernel,
-                "setup": setup.setup_text(),
-                "model": model.name(),
-                "level": level.name(),
-                "terminates": terminates,
-                "states": x.states(),
-                "machine_states": x.machine_states,
-                "transitions": x.transitions(),
-                "bound": { "max_states": limits.max_states, "hit": x.bound_hit.is_some() },
-                "outcomes": outcomes,
-                "lasso": lasso_json,
-                "seconds": seconds,
-                "states_per_second": rate,
-            });
-            j.to_string() + "\n"
+                });
+                let outcomes: Vec<_> = x
+                    .outcomes
+                    .iter()
+                    .map(|(o, info)| {
+                        json!({
+                            "status": o.status.to_string(),
+                            "terminal_states": info.states,
+                            "data": setup.data_text(&o.data),
+                            "replay": failing.iter().find(|(f, _)| *f == o).map(|(_, c)| c),
+                        })
+                    })
+                    .collect();
+                let j = json!({
+                    "kernel": setup.resolved.kernel,
+                    "setup": setup.setup_text(),
+                    "model": model.name(),
+                    "level": level.name(),
+                    "terminates": terminates,
+                    "states": x.states(),
+                    "machine_states": x.machine_states,
+                    "transitions": x.transitions(),
+                    "bound": { "max_states": limits.max_states, "hit": x.bound_hit.is_some() },
+                    "outcomes": outcomes,
+                    "lasso": lasso_json,
+                    "seconds": seconds,
+                    "states_per_second": rate,
+                });
+                j.to_string() + "\n"
+            }
         }
     };
     let mut stdout = std::io::stdout().lock();

@@ -8,14 +8,19 @@
 //! Exit codes: 0 no run failed, 1 some run failed (deadlock, fault, step limit), 2 bad input.
 
 use crate::Outcome;
-use crate::commands::replay::{compact_of, save_trace, trace_of};
+use crate::commands::replay::{reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
-use crate::options::{RunOptions, Setup, replay_command};
+use crate::options::{RunOptions, Setup};
 use scheduler::fuzz::{self, FuzzConfig, FuzzPolicy, FuzzReport};
 use serde::Serialize;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
+
+/// Runs a failure's minimisation may take.
+const MINIMISE_RUNS: u64 = 2000;
+/// Steps the minimisation of a step-limit failure may take (a few seconds).
+const MINIMISE_STEPS: u64 = 20_000_000;
 
 /// Default step bound per run: fuzzing wants many short runs.
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
@@ -213,14 +218,26 @@ fn failure_details(
             report.horizon,
             args.max_steps,
         );
-        // A step-limit run is as long as the bound: minimising it would replay the bound many
-        // times over; other failures are short.
-        if !args.no_minimise && !matches!(status, scheduler::outcome::Status::StepLimit) {
-            choices = fuzz::minimise(&setup.machine, &choices, status, args.max_steps, 2000);
+        if !args.no_minimise {
+            // Every attempt of a step-limit failure runs to the bound: its budget is counted
+            // in steps (the preemption-free schedule, tried first, is usually the answer).
+            let budget = match status {
+                scheduler::outcome::Status::StepLimit => {
+                    (MINIMISE_STEPS / args.max_steps.max(1)).clamp(1, MINIMISE_RUNS)
+                }
+                _ => MINIMISE_RUNS,
+            };
+            choices = fuzz::minimise(&setup.machine, &choices, status, args.max_steps, budget);
         }
         let preemptions = fuzz::preemptions(&setup.machine, &choices);
-        let compact = compact_of(&setup.machine, setup.program.hash, &choices, None)?;
-        let replay = replay_command(&compact, &setup.ptx_path, &args.options);
+        let replay = reproduce(
+            setup,
+            &args.options,
+            &choices,
+            None,
+            fuzz::policy_text(args.schedule, seed),
+            Some(seed),
+        )?;
         if let Some(dir) = &args.save_failures {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("error: cannot create {}: {e}\n", dir.display()))?;

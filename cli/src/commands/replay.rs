@@ -335,6 +335,68 @@ pub fn compact_of(
     .encode())
 }
 
+/// Reads a trace file (RON or JSON Lines, detected from its text).
+pub fn read_trace_file(path: &str) -> Result<CliTrace, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "error: cannot read trace {path}: {e}\n  = help: TRACE is a trace file or a compact string starting with `cudasem1:`\n"
+        )
+    })?;
+    match format::detect(&text) {
+        Format::Ron => format::from_ron(&text),
+        Format::JsonLines => format::from_json_lines(&text),
+        Format::Compact => {
+            return Err(format!(
+                "error: {path} holds a compact trace: pass the string itself\n"
+            ));
+        }
+    }
+    .map_err(|e| format!("error: {path}: {e}\n"))
+}
+
+/// The longest compact trace printed inline: far below Linux's 128 KiB limit on one shell
+/// argument, and still a line one can copy.
+const INLINE_COMPACT_MAX: usize = 4096;
+
+/// The `cudasem replay ...` command that reproduces `choices` on `setup`'s launch, the one
+/// helper behind every failure that `run`, `fuzz` and `explore` print. Short schedules become
+/// a compact string in the command itself; longer ones are written as a JSON Lines trace
+/// into the system's temporary directory, named by the program hash and the choices'
+/// checksum so that the same failure always names the same file.
+pub fn reproduce(
+    setup: &Setup,
+    options: &RunOptions,
+    choices: &[Choice],
+    cycle_start: Option<usize>,
+    policy: String,
+    seed: Option<u64>,
+) -> Result<String, String> {
+    let compact = compact_of(&setup.machine, setup.program.hash, choices, cycle_start)?;
+    if compact.len() <= INLINE_COMPACT_MAX {
+        return Ok(crate::options::replay_command(
+            &compact,
+            &setup.ptx_path,
+            options,
+        ));
+    }
+    let path = std::env::temp_dir().join(format!(
+        "cudasem-{:016x}-{:08x}-{}.jsonl",
+        setup.program.hash,
+        CompactTrace::checksum_of(choices),
+        choices.len()
+    ));
+    let mut trace = trace_of(setup, choices.to_vec(), policy, seed);
+    trace.cycle_start = cycle_start;
+    save_trace(&path, &trace)?;
+    // The file carries the launch and configuration: only the PTX path is needed.
+    Ok(crate::output::shell_command(&[
+        "cudasem".to_string(),
+        "replay".to_string(),
+        path.display().to_string(),
+        setup.ptx_path.clone(),
+    ]))
+}
+
 /// Writes a trace file: RON for `.ron`, JSON Lines otherwise.
 pub fn save_trace(path: &Path, trace: &CliTrace) -> Result<(), String> {
     let text = if path.extension().is_some_and(|e| e == "ron") {
@@ -456,23 +518,7 @@ fn load_trace(args: &Args) -> Result<Loaded, String> {
             print,
         });
     }
-    let text = std::fs::read_to_string(&args.trace).map_err(|e| {
-        format!(
-            "error: cannot read trace {}: {e}\n  = help: TRACE is a trace file or a compact string starting with `cudasem1:`\n",
-            args.trace
-        )
-    })?;
-    let trace: CliTrace = match format::detect(&text) {
-        Format::Ron => format::from_ron(&text),
-        Format::JsonLines => format::from_json_lines(&text),
-        Format::Compact => {
-            return Err(format!(
-                "error: {} holds a compact trace: pass the string itself\n",
-                args.trace
-            ));
-        }
-    }
-    .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
+    let trace = read_trace_file(&args.trace)?;
     let ptx: PathBuf = match (&args.file, &trace.program_path) {
         (Some(f), _) => f.clone(),
         (None, Some(p)) => PathBuf::from(p),

@@ -3,19 +3,21 @@
 //!
 //! Exit codes: 0 completed, 1 the program misbehaved (deadlock, step limit, fault), 2 bad input
 //! (unreadable files, parse/load errors, a bad launch, a launch the device cannot hold).
-//! A failing run prints the command that reproduces it (with its seed).
+//! A failing run prints the `cudasem replay` command that reproduces it: its schedule is
+//! recorded as it runs (`scheduler::replay::Recorder`) and handed to the one helper that
+//! `fuzz` and `explore` use too (`commands::replay::reproduce`).
 
 use crate::Outcome;
-use crate::launch::{DeviceFile, Launch, LaunchError, LaunchFlags, Resolved};
+use crate::launch::{DeviceFile, Launch, LaunchError, LaunchFlags};
+use crate::options::{RunOptions, Setup};
 use crate::output::{PrintedBuffer, RunReport, shell_command};
 use crate::render;
-use scheduler::{Random, RoundRobin, Scheduler};
-use semantics::machine::{
-    DeviceConfig, Machine, MachineConfig, MemoryKind, Termination, WarpModel,
-};
+use scheduler::Scheduler;
+use scheduler::policy::Policy;
+use semantics::machine::Termination;
+use semantics::machine::{DeviceConfig, Machine, MachineConfig, MemoryKind, WarpModel};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 use traces::Choice;
 
 /// Generous but bounded: a kernel that has not ended after this many steps is reported as such.
@@ -38,9 +40,11 @@ pub struct Args {
     /// The memory system.
     #[arg(long, value_enum, default_value_t = MemoryArg::Flat)]
     pub memory: MemoryArg,
-    /// The scheduling policy: round-robin or random:SEED.
-    #[arg(long, value_name = "POLICY", default_value = "round-robin", value_parser = parse_schedule)]
-    pub schedule: Schedule,
+    /// The scheduling policy: round-robin, random:SEED, pct:SEED:DEPTH, replay:FILE (a trace
+    /// file's choices, then round-robin) or MODEL@LEVEL[:SEED] (only schedules fair under a
+    /// progress model: fair@blocks, obe-strong@warps:7).
+    #[arg(long, value_name = "POLICY", default_value = "round-robin", value_parser = parse_policy)]
+    pub schedule: Policy,
     /// Stop after this many steps (one step = one choice: a warp instruction, a block issue, a
     /// barrier completion...).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
@@ -72,7 +76,7 @@ pub struct Args {
 }
 
 /// Flags that describe a launch or override a launch file's fields.
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 #[command(next_help_heading = "Launch flags (override the launch file's fields)")]
 pub struct QuickLaunch {
     /// The kernel (.entry) to launch (overrides the launch file's `kernel`).
@@ -104,7 +108,7 @@ pub struct QuickLaunch {
 }
 
 /// The device's shape.
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 #[command(next_help_heading = "Device")]
 pub struct DeviceArgs {
     /// The device's shape (RON, any subset of the fields below).
@@ -228,26 +232,18 @@ pub enum TraceFormat {
     Perfetto,
 }
 
-/// A scheduling policy (`--schedule`).
+/// The two policies `debug` and `check --schedules` take (`--schedule` of `run` takes every
+/// [`Policy`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Schedule {
     RoundRobin,
     Random(u64),
 }
 
-impl Schedule {
-    pub fn text(self) -> String {
-        match self {
-            Schedule::RoundRobin => "round-robin".to_string(),
-            Schedule::Random(seed) => format!("random:{seed}"),
-        }
-    }
-    pub fn seed(self) -> Option<u64> {
-        match self {
-            Schedule::RoundRobin => None,
-            Schedule::Random(seed) => Some(seed),
-        }
-    }
+/// `--schedule` of `run` (and `check`): every policy `scheduler::policy` names.
+pub fn parse_policy(text: &str) -> Result<Policy, String> {
+    text.parse()
+        .map_err(|e: scheduler::policy::BadPolicy| e.to_string())
 }
 
 pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
@@ -283,17 +279,17 @@ pub fn run(args: Args) -> Outcome {
 
 /// Runs the command; `Err` is bad input, already rendered for stderr.
 fn run_inner(args: &Args) -> Result<Outcome, String> {
-    let ptx_path = args.file.display().to_string();
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
-    let program = load_program(&ptx_path, &text)?;
+    let options = args.run_options();
+    let setup = options.setup(&args.file)?;
+    let result = execute(&setup, args)?;
+    let failed = !matches!(result.termination, Termination::Completed);
+    let replay = if failed {
+        reproduce_command(&setup, &options, args, &result)?
+    } else {
+        String::new()
+    };
 
-    let resolved = resolve_launch(args.launch.as_deref(), &args.quick, &program)?;
-    let config = machine_config(args)?;
-
-    let replay = replay_command();
-    let result = execute(program, &resolved, &config, args)?;
-
+    let resolved = &setup.resolved;
     let buffers = resolved
         .print
         .iter()
@@ -305,18 +301,13 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         .collect();
     let report = RunReport {
         kernel: &resolved.kernel,
-        ptx_path: &ptx_path,
-        files: &result.files,
+        ptx_path: &setup.ptx_path,
+        files: &setup.program.files,
         buffers,
         termination: &result.termination,
         steps: result.steps,
         max_steps: args.max_steps,
-        setup: format!(
-            "{}, {} memory, {}",
-            args.warp_model.name(),
-            args.memory.name(),
-            args.schedule.text()
-        ),
+        setup: format!("{}, {}", setup.setup_text(), args.schedule),
         replay,
     };
     let out = match args.format {
@@ -327,10 +318,97 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     // A closed pipe (`| head`) is not an error of the run.
     let _ = stdout.write_all(out.as_bytes());
     let _ = stdout.flush();
-    Ok(match result.termination {
-        Termination::Completed => Outcome::Clean,
-        _ => Outcome::Misbehaved,
+    Ok(if failed {
+        Outcome::Misbehaved
+    } else {
+        Outcome::Clean
     })
+}
+
+/// The `cudasem replay ...` command of a failed run: its recorded schedule when it was kept
+/// whole, else the `--trace` file it wrote, else (a run too long to keep) the `run` command
+/// itself with the advice to write a trace.
+fn reproduce_command(
+    setup: &Setup,
+    options: &RunOptions,
+    args: &Args,
+    result: &RunResult,
+) -> Result<String, String> {
+    if let Some(choices) = &result.choices {
+        return crate::commands::replay::reproduce(
+            setup,
+            options,
+            choices,
+            None,
+            args.schedule.to_string(),
+            args.schedule.seed(),
+        );
+    }
+    if let (Some(path), TraceFormat::Jsonl) = (&args.trace, args.trace_format) {
+        return Ok(shell_command(&[
+            "cudasem".to_string(),
+            "replay".to_string(),
+            path.display().to_string(),
+            setup.ptx_path.clone(),
+        ]));
+    }
+    Ok(format!(
+        "{}  (the run's {} choices were too many to keep for a replay; add --trace FILE.jsonl to write them)",
+        run_command_as_typed(),
+        result.steps
+    ))
+}
+
+impl Args {
+    /// The launch, warp model, memory and device flags as the shared [`RunOptions`].
+    pub(crate) fn run_options(&self) -> RunOptions {
+        RunOptions {
+            launch: self.launch.clone(),
+            quick: self.quick.clone(),
+            warp_model: self.warp_model,
+            memory: self.memory,
+            device: self.device.clone(),
+            exited_warps_arrive: self.exited_warps_arrive,
+            check_invariants: self.check_invariants,
+        }
+    }
+}
+
+/// The scheduler a policy names. `replay:FILE` reads the trace file (it must come from the
+/// same program) and continues round-robin after its choices; PCT's horizon is the length of
+/// a round-robin run, as `fuzz` estimates it.
+pub(crate) fn policy_scheduler(
+    policy: &Policy,
+    machine: &Machine,
+    max_steps: u64,
+) -> Result<Box<dyn Scheduler>, String> {
+    match policy {
+        Policy::Replay { file } => {
+            let trace = crate::commands::replay::read_trace_file(file)?;
+            let hash = machine.program().hash;
+            if trace.program_hash != hash {
+                return Err(format!(
+                    "error: --schedule replay:{file}: the trace was recorded from program {:016x}, this one is {hash:016x}\n",
+                    trace.program_hash
+                ));
+            }
+            Ok(Box::new(scheduler::Replay::new(trace.choices)))
+        }
+        &Policy::Progress { model, level, seed } => {
+            scheduler::policy::ProgressPolicy::new(machine, model, level, seed)
+                .map(|p| Box::new(p) as Box<dyn Scheduler>)
+                .map_err(|e| format!("error: --schedule {policy}: {e}\n"))
+        }
+        Policy::Pct { .. } => {
+            let horizon = scheduler::fuzz::horizon(machine, max_steps);
+            policy
+                .scheduler(machine, horizon)
+                .ok_or_else(|| "internal: no PCT scheduler\n".to_string())
+        }
+        Policy::RoundRobin | Policy::Random { .. } => policy
+            .scheduler(machine, 0)
+            .ok_or_else(|| "internal: no scheduler\n".to_string()),
+    }
 }
 
 /// Parses and loads. Diagnostics (errors and warnings) are rendered to stderr by `render`
@@ -457,7 +535,7 @@ pub(crate) fn machine_config_of(
 }
 
 /// The command line as typed, with `cudasem` for the binary's path.
-fn replay_command() -> String {
+fn run_command_as_typed() -> String {
     let mut argv: Vec<String> = std::env::args().collect();
     if let Some(first) = argv.first_mut() {
         *first = "cudasem".to_string();
@@ -465,37 +543,30 @@ fn replay_command() -> String {
     shell_command(&argv)
 }
 
-/// What a run leaves: the final buffers (all of them, in launch order), how it ended, its steps.
+/// Choices a failing run keeps for its replay command (a few dozen MB at most): longer runs
+/// (a step-limit failure under a large `--max-steps`) are reported without one.
+const RECORD_LIMIT: usize = 2_000_000;
+
+/// What a run leaves: the final buffers (all of them, in launch order), how it ended, its steps,
+/// and its schedule when it was short enough to keep.
 struct RunResult {
     buffers: Vec<Vec<u8>>,
     termination: Termination,
     steps: u64,
-    files: std::collections::BTreeMap<u32, String>,
+    choices: Option<Vec<Choice>>,
 }
 
-/// Runs the machine. `Err` is bad input (the device cannot hold the launch, an unwritable trace).
-fn execute(
-    program: semantics::Program,
-    resolved: &Resolved,
-    config: &MachineConfig,
-    args: &Args,
-) -> Result<RunResult, String> {
-    let files = program.files.clone();
-    let hash = program.hash;
-    let mut machine = Machine::new(Arc::new(program), &resolved.config, config).map_err(|e| {
-        format!(
-            "error: the launch does not fit the machine: {}\n",
-            e.message
-        )
-    })?;
-    let mut policy: Box<dyn Scheduler> = match args.schedule {
-        Schedule::RoundRobin => Box::new(RoundRobin::new()),
-        Schedule::Random(seed) => Box::new(Random::new(seed)),
-    };
-    if args.show.is_some() || args.trace_format == TraceFormat::Perfetto {
+/// Runs the machine. `Err` is bad input (an unreadable replay file, an unwritable trace).
+fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
+    let config = &setup.config;
+    let resolved = &setup.resolved;
+    let mut machine = setup.machine.clone();
+    let policy = policy_scheduler(&args.schedule, &machine, args.max_steps)?;
+    let mut recorder = scheduler::replay::Recorder::with_limit(policy, RECORD_LIMIT);
+    let termination = if args.show.is_some() || args.trace_format == TraceFormat::Perfetto {
         // Teaching views observe every step (slower than the plain run below).
         let (termination, rows) =
-            crate::teach::run_observed(&mut machine, policy.as_mut(), args.max_steps);
+            crate::teach::run_observed(&mut machine, &mut recorder, args.max_steps);
         let ws = config.device.warp_size;
         if let Some(Show::Stack) = args.show {
             let mut stdout = std::io::stdout().lock();
@@ -508,53 +579,52 @@ fn execute(
             std::fs::write(path, json)
                 .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
         }
-        let buffers = (0..resolved.config.buffers.len())
-            .map(|i| machine.buffer(i))
-            .collect();
-        return Ok(RunResult {
-            buffers,
-            termination,
-            steps: machine.steps(),
-            files,
-        });
-    }
-    let termination = match &args.trace {
-        None => scheduler::run(&mut machine, policy.as_mut(), args.max_steps),
-        Some(path) => {
-            let file = std::fs::File::create(path)
-                .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
-            let mut recorder = Recorder {
-                inner: policy.as_mut(),
-                out: std::io::BufWriter::new(file),
-                error: None,
-            };
-            let header = TraceHeader {
-                trace: traces::Trace::new(hash, &resolved.config, config, args.schedule.seed()),
-                schedule: args.schedule.text(),
-                max_steps: args.max_steps,
-            };
-            recorder.write_line(&header);
-            let termination = scheduler::run(&mut machine, &mut recorder, args.max_steps);
-            if let Err(e) = recorder.out.flush() {
-                recorder.error.get_or_insert(e);
+        termination
+    } else {
+        match &args.trace {
+            None => scheduler::run(&mut machine, &mut recorder, args.max_steps),
+            Some(path) => {
+                let file = std::fs::File::create(path)
+                    .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
+                let mut writer = TraceWriter {
+                    inner: &mut recorder,
+                    out: std::io::BufWriter::new(file),
+                    error: None,
+                };
+                let header = TraceHeader {
+                    trace: traces::Trace::new(
+                        setup.program.hash,
+                        &resolved.config,
+                        config,
+                        args.schedule.seed(),
+                    ),
+                    schedule: args.schedule.to_string(),
+                    max_steps: args.max_steps,
+                };
+                writer.write_line(&header);
+                let termination = scheduler::run(&mut machine, &mut writer, args.max_steps);
+                if let Err(e) = writer.out.flush() {
+                    writer.error.get_or_insert(e);
+                }
+                if let Some(e) = writer.error {
+                    return Err(format!(
+                        "error: cannot write trace {}: {e}\n",
+                        path.display()
+                    ));
+                }
+                termination
             }
-            if let Some(e) = recorder.error {
-                return Err(format!(
-                    "error: cannot write trace {}: {e}\n",
-                    path.display()
-                ));
-            }
-            termination
         }
     };
     let buffers = (0..resolved.config.buffers.len())
         .map(|i| machine.buffer(i))
         .collect();
+    let complete = recorder.complete();
     Ok(RunResult {
         buffers,
         termination,
         steps: machine.steps(),
-        files,
+        choices: complete.then_some(recorder.choices),
     })
 }
 
@@ -569,14 +639,14 @@ struct TraceHeader<'a> {
 }
 
 /// A scheduler that writes every choice its inner scheduler takes as a JSON line.
-struct Recorder<'a, W: Write> {
+struct TraceWriter<'a, W: Write> {
     inner: &'a mut dyn Scheduler,
     out: W,
     /// The first write error (reported after the run: a scheduler cannot fail).
     error: Option<std::io::Error>,
 }
 
-impl<W: Write> Recorder<'_, W> {
+impl<W: Write> TraceWriter<'_, W> {
     fn write_line<T: serde::Serialize>(&mut self, value: &T) {
         if self.error.is_some() {
             return;
@@ -590,7 +660,7 @@ impl<W: Write> Recorder<'_, W> {
     }
 }
 
-impl<W: Write> Scheduler for Recorder<'_, W> {
+impl<W: Write> Scheduler for TraceWriter<'_, W> {
     fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize {
         let i = self
             .inner

@@ -18,11 +18,15 @@
 //! * Bounds: `max_states` distinct nodes. A bound hit is reported, and then no verdict is
 //!   claimed ([`Exploration::verdict`] returns `None`).
 //!
+//! The set of final outcomes alone is cheaper by depth-first search with sleep sets
+//! ([`dfs`]), which prunes interleavings of independent steps.
+//!
 //! Lassos come back as choice sequences ([`Lasso::stem`], [`Lasso::cycle`]) that replay on a
 //! fresh machine: the stem from the initial state (shortest, breadth-first), the cycle back to
 //! the stem's end state.
 
 pub mod axb_ptx;
+pub mod dfs;
 pub mod units;
 
 pub use units::{Level, TooManyUnits, Units, UnknownLevel, is_system, settle};
@@ -186,9 +190,20 @@ pub fn explore(
             };
             let mut succ = Vec::with_capacity(m.enabled().len());
             let mut new_states = Vec::new();
-            for c in m.enabled() {
-                let u = units.of(&m, c);
-                let mut m2 = m.clone();
+            let enabled = m.enabled().to_vec();
+            let mut last = Some(m);
+            for (i, c) in enabled.iter().enumerate() {
+                let Some(m) = last.as_ref() else { break };
+                let u = units.of(m, c);
+                // The last child takes the parent's machine: one clone fewer per state.
+                let mut m2 = if i + 1 == enabled.len() {
+                    match last.take() {
+                        Some(m) => m,
+                        None => break,
+                    }
+                } else {
+                    m.clone()
+                };
                 if m2.step(c).is_err() {
                     continue;
                 }

@@ -77,6 +77,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
     layout::initialize(&mut layout, &functions, &mut diags);
 
     let lines = LineIndex::new(source);
+    let mut line_cursor = 0;
     let mctx = ModuleCtx {
         layout: &layout,
         functions: &functions,
@@ -120,7 +121,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
                 if decode::decode(&mut fcx, fi.ins, fi.scope, k as u32, &mut ops) {
                     let info = SourceInfo {
                         span: fi.ins.span,
-                        ptx_line: lines.line(fi.ins.span.start),
+                        ptx_line: lines.line_near(fi.ins.span.start, &mut line_cursor),
                         loc: fi.loc,
                     };
                     for op in ops.drain(..) {
@@ -155,7 +156,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
             });
             source_info.push(SourceInfo {
                 span: close,
-                ptx_line: lines.line(close.start),
+                ptx_line: lines.line_near(close.start, &mut line_cursor),
                 loc: None,
             });
         }
@@ -447,6 +448,28 @@ impl LineIndex {
     pub fn line(&self, offset: u32) -> u32 {
         self.starts.partition_point(|&s| s <= offset) as u32
     }
+
+    /// [`LineIndex::line`] for offsets that mostly increase, as instructions do in source order:
+    /// `cursor` keeps the 0-based line last found, and an offset a few lines further on is found
+    /// by stepping from it instead of a binary search over every line of the file.
+    pub fn line_near(&self, offset: u32, cursor: &mut usize) -> u32 {
+        let starts = &self.starts;
+        let mut i = *cursor;
+        if starts.get(i).is_some_and(|&s| s <= offset) {
+            for _ in 0..16 {
+                match starts.get(i + 1) {
+                    Some(&next) if next <= offset => i += 1,
+                    _ => {
+                        *cursor = i;
+                        return i as u32 + 1;
+                    }
+                }
+            }
+        }
+        let line = self.line(offset);
+        *cursor = (line as usize).saturating_sub(1);
+        line
+    }
 }
 
 #[cfg(test)]
@@ -467,6 +490,20 @@ mod tests {
                 }
             }
             prop_assert_eq!(index.line(text.len() as u32), line);
+        }
+
+        /// Stepping from a cursor finds the line the binary search finds, for any order of
+        /// offsets (increasing, far jumps, going back).
+        #[test]
+        fn line_near_matches_line(
+            text in "[a\\n]{0,200}",
+            offsets in proptest::collection::vec(0u32..220, 0..40),
+        ) {
+            let index = LineIndex::new(&text);
+            let mut cursor = 0;
+            for offset in offsets {
+                prop_assert_eq!(index.line_near(offset, &mut cursor), index.line(offset));
+            }
         }
     }
 }

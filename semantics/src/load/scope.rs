@@ -59,13 +59,23 @@ struct RangeDecl<'a> {
     vector: u8,
 }
 
+/// One declaration of a name (not of a range) in the scope `scope`: the declaration is visible
+/// to the instructions from flat index `position` on (declare before use; Listing 5.4, line 9
+/// still sees the outer `r`).
+#[derive(Debug, Clone, Copy)]
+struct Decl {
+    scope: u32,
+    local: Local,
+    span: Span,
+    position: u32,
+}
+
+/// The declarations of one name, at most one per scope; nearly always exactly one.
+type Decls = smallvec::SmallVec<[Decl; 1]>;
+
 #[derive(Debug, Default)]
 pub(crate) struct Scope<'a> {
     parent: Option<u32>,
-    /// Name to (meaning, declaration span, position): the declaration is visible to the
-    /// instructions from flat index `position` on (declare before use; Listing 5.4, line 9 still
-    /// sees the outer `r`).
-    names: crate::load::FastMap<&'a str, (Local, Span, u32)>,
     ranges: Vec<RangeDecl<'a>>,
     labels: crate::load::FastMap<&'a str, u32>,
     protos: crate::load::FastMap<&'a str, &'a CallPrototype>,
@@ -106,6 +116,9 @@ pub(crate) struct FnEnv<'a> {
     /// Names declared in nested `{ }` blocks, or in the body over a parameter: the only ones that
     /// can shadow (and so need `#k` display names); `None` in the list means "check everything".
     shadow_candidates: Vec<Option<&'a str>>,
+    /// Every declared name of the function (all scopes in one table, so that a lookup hashes
+    /// the name once rather than once per enclosing scope).
+    names: crate::load::FastMap<&'a str, Decls>,
 }
 
 impl<'a> FnEnv<'a> {
@@ -113,13 +126,14 @@ impl<'a> FnEnv<'a> {
     pub(crate) fn lookup(&self, scope: u32, name: &str, at: u32) -> Option<Local> {
         // `name` split as a range member (`%r12` is `%r` and 12), once for the whole chain.
         let mut member = None;
+        let decls = self.names.get(name);
         let mut s = Some(scope);
         while let Some(i) = s {
             let sc = self.scopes.get(i as usize)?;
-            if let Some((l, _, pos)) = sc.names.get(name)
-                && *pos <= at
+            if let Some(d) = decls.and_then(|ds| ds.iter().find(|d| d.scope == i))
+                && d.position <= at
             {
-                return Some(*l);
+                return Some(d.local);
             }
             if !sc.ranges.is_empty()
                 && let Some((prefix, k)) = *member.get_or_insert_with(|| range_member(name))
@@ -250,6 +264,11 @@ impl<'a> FnEnv<'a> {
     }
 }
 
+/// The number of decimal digits of `k`.
+fn decimal_len(k: u32) -> usize {
+    k.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
 /// Appends `k` in decimal (cheaper than `format!` in the register-range loop).
 fn push_decimal(s: &mut String, mut k: u32) {
     let mut digits = [0u8; 10];
@@ -338,18 +357,20 @@ pub(crate) fn build<'a>(
     for v in module_regs {
         let vector = v.ty.vector.max(1);
         if let Ok(id) = env.new_register(&v.name.name, v.ty.scalar, vector, v.name.span) {
-            env.scopes[0].names.insert(
-                &v.name.name,
-                (
-                    Local::Reg {
-                        id,
-                        ty: v.ty.scalar,
-                        vector,
-                    },
-                    v.name.span,
-                    0,
-                ),
-            );
+            // A later module register of the same name replaces the earlier one.
+            let decl = Decl {
+                scope: 0,
+                local: Local::Reg {
+                    id,
+                    ty: v.ty.scalar,
+                    vector,
+                },
+                span: v.name.span,
+                position: 0,
+            };
+            let decls = env.names.entry(&v.name.name).or_default();
+            decls.clear();
+            decls.push(decl);
         }
     }
     let is_entry = f.kind == ptx_parser::FunctionKind::Entry;
@@ -379,7 +400,8 @@ pub(crate) fn build<'a>(
                 );
             }
             declare(
-                &mut env.scopes[0],
+                &mut env.names,
+                0,
                 &p.name.name,
                 local,
                 p.name.span,
@@ -455,7 +477,8 @@ pub(crate) fn build<'a>(
                 )
             };
             declare(
-                &mut env.scopes[0],
+                &mut env.names,
+                0,
                 &p.name.name,
                 local,
                 p.name.span,
@@ -483,6 +506,8 @@ pub(crate) fn build<'a>(
         loc: None,
         diags,
     };
+    // Most statements of a body are instructions: size the flat list once.
+    walk.env.instrs.reserve(body.statements.len());
     walk.block(body, 0, 0);
     let Walk {
         mut env, frame_end, ..
@@ -496,14 +521,16 @@ fn param_size_align(p: &Param) -> (u64, u32) {
 }
 
 fn declare<'a>(
-    scope: &mut Scope<'a>,
+    names: &mut crate::load::FastMap<&'a str, Decls>,
+    scope: u32,
     name: &'a str,
     local: Local,
     span: Span,
     position: u32,
     diags: &mut Vec<Diagnostic>,
 ) {
-    if let Some((_, earlier, _)) = scope.names.get(name) {
+    let decls = names.entry(name).or_default();
+    if let Some(Decl { span: earlier, .. }) = decls.iter().find(|d| d.scope == scope) {
         diags.push(
             Diagnostic::error(
                 span,
@@ -515,7 +542,12 @@ fn declare<'a>(
         );
         return;
     }
-    scope.names.insert(name, (local, span, position));
+    decls.push(Decl {
+        scope,
+        local,
+        span,
+        position,
+    });
 }
 
 struct Walk<'a, 'd> {
@@ -621,7 +653,13 @@ impl<'a> Walk<'a, '_> {
                     );
                     return;
                 }
-                if scope >= 2 || self.env.scopes[0].names.contains_key(&*v.name.name) {
+                if scope >= 2
+                    || self
+                        .env
+                        .names
+                        .get(&*v.name.name)
+                        .is_some_and(|ds| ds.iter().any(|d| d.scope == 0))
+                {
                     self.env.shadow_candidates.push(if v.range.is_some() {
                         None
                     } else {
@@ -641,7 +679,8 @@ impl<'a> Walk<'a, '_> {
                                     vector,
                                 };
                                 declare(
-                                    &mut self.env.scopes[scope as usize],
+                                    &mut self.env.names,
+                                    scope,
                                     &v.name.name,
                                     l,
                                     v.name.span,
@@ -666,15 +705,27 @@ impl<'a> Walk<'a, '_> {
                             return;
                         }
                         self.env.registers.reserve(count as usize * vector as usize);
-                        let mut name = String::with_capacity(v.name.name.len() + 4);
+                        let prefix: &str = &v.name.name;
                         for k in 0..count {
-                            name.clear();
-                            name.push_str(&v.name.name);
-                            push_decimal(&mut name, k);
-                            // Cannot fail: the total was checked above.
-                            let _ = self
-                                .env
-                                .new_register(&name, v.ty.scalar, vector, v.name.span);
+                            if vector == 1 {
+                                // The common case, built in its own exactly sized string (one
+                                // allocation per register, no copy through a buffer).
+                                let mut name = String::with_capacity(prefix.len() + decimal_len(k));
+                                name.push_str(prefix);
+                                push_decimal(&mut name, k);
+                                self.env.registers.push(RegisterInfo {
+                                    name,
+                                    ty: v.ty.scalar,
+                                });
+                            } else {
+                                let mut name = String::with_capacity(prefix.len() + 4);
+                                name.push_str(prefix);
+                                push_decimal(&mut name, k);
+                                // Cannot fail: the total was checked above.
+                                let _ =
+                                    self.env
+                                        .new_register(&name, v.ty.scalar, vector, v.name.span);
+                            }
                         }
                         let position = self.env.instrs.len() as u32;
                         self.env.scopes[scope as usize].ranges.push(RangeDecl {
@@ -711,7 +762,8 @@ impl<'a> Walk<'a, '_> {
                     ty: v.ty.scalar,
                 };
                 declare(
-                    &mut self.env.scopes[scope as usize],
+                    &mut self.env.names,
+                    scope,
                     &v.name.name,
                     l,
                     v.name.span,
@@ -734,7 +786,8 @@ impl<'a> Walk<'a, '_> {
             _ => {
                 if let Some(&index) = self.statics.get(&layout::static_key(v)) {
                     declare(
-                        &mut self.env.scopes[scope as usize],
+                        &mut self.env.names,
+                        scope,
                         &v.name.name,
                         Local::Static(index),
                         v.name.span,

@@ -16,6 +16,11 @@
 //! * everything else (carry ops, predicate combinations, memory, warp-collective ops) returns
 //!   `false` and takes the generic path.
 //!
+//! Scalar `.global`/`.shared` loads and stores of a warp go through [`load`] and [`store`] (one
+//! segment and page resolution per run of lanes on a page). An observed step passes a
+//! [`LaneTrace`]: the lanes that accessed memory, with their addresses and values, from which the
+//! caller records the per-lane memory events in lane order, as the generic path does.
+//!
 //! Lanes write only their own column and read their own lane of each operand, so gathering all
 //! operands before writing any result is the same as the generic read-then-write per lane, even
 //! when the destination is also a source. Unit tests compare every fast kernel with `crate::alu`.
@@ -510,9 +515,33 @@ fn addresses<const N: usize>(
     true
 }
 
-/// A scalar, unobserved `ld` of `.global`/`.shared` memory for the `exec` lanes, through
+/// What a warp's scalar load or store did per lane, for events: `done` are the lanes that
+/// accessed memory (those before a faulting lane), `addrs` their addresses, `vals` the values as
+/// the events carry them (a load's destination value, a store's stored bits).
+// Filled only once `exec.rs` passes a trace for observed steps (today observed steps take the
+// generic per-lane path): until then only the unit tests construct one.
+#[allow(dead_code)]
+#[derive(Debug, Clone)]
+pub(crate) struct LaneTrace {
+    pub done: u64,
+    pub addrs: [u64; 64],
+    pub vals: [u64; 64],
+}
+
+impl Default for LaneTrace {
+    fn default() -> Self {
+        LaneTrace {
+            done: 0,
+            addrs: [0; 64],
+            vals: [0; 64],
+        }
+    }
+}
+
+/// A scalar `ld` of `.global`/`.shared` memory for the `exec` lanes, through
 /// [`Flat::load_lanes`]: the lanes before a failing one load, as lane-by-lane execution would.
 /// `None` if the registers are out of range (the generic path reports it).
+/// [`load_traced`] without a trace (an unobserved step).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) fn load(
@@ -523,9 +552,29 @@ pub(crate) fn load(
     ws: usize,
     exec: u64,
     addr: &Address,
+    access: (MemSpace, u32, bool),
+    dst: RegId,
+    dst_bits: u32,
+) -> Option<Result<(), (usize, MemError)>> {
+    load_traced(
+        mem, who, regs, fb, ws, exec, addr, access, dst, dst_bits, None,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn load_traced(
+    mem: &mut Flat,
+    who: (u32, u32),
+    regs: &mut [u64],
+    fb: &[u32],
+    ws: usize,
+    exec: u64,
+    addr: &Address,
     (space, size, signed): (MemSpace, u32, bool),
     dst: RegId,
     dst_bits: u32,
+    trace: Option<&mut LaneTrace>,
 ) -> Option<Result<(), (usize, MemError)>> {
     if ws == 32 {
         load_n::<32>(
@@ -539,6 +588,7 @@ pub(crate) fn load(
             (space, size, signed),
             dst,
             dst_bits,
+            trace,
         )
     } else {
         load_n::<64>(
@@ -552,6 +602,7 @@ pub(crate) fn load(
             (space, size, signed),
             dst,
             dst_bits,
+            trace,
         )
     }
 }
@@ -569,6 +620,7 @@ fn load_n<const N: usize>(
     (space, size, signed): (MemSpace, u32, bool),
     dst: RegId,
     dst_bits: u32,
+    trace: Option<&mut LaneTrace>,
 ) -> Option<Result<(), (usize, MemError)>> {
     let mut addrs = [0u64; N];
     let mut vals = [0u64; N];
@@ -598,11 +650,19 @@ fn load_n<const N: usize>(
             col[l] = ext(vals[l]);
         }
     }
+    if let Some(t) = trace {
+        t.done = done;
+        for l in lanes(done) {
+            t.addrs[l] = addrs[l];
+            t.vals[l] = col[l];
+        }
+    }
     Some(res)
 }
 
-/// A scalar, unobserved `st` to `.global`/`.shared` memory for the `exec` lanes, through
+/// A scalar `st` to `.global`/`.shared` memory for the `exec` lanes, through
 /// [`Flat::store_lanes`]. `None` if the registers are out of range.
+/// [`store_traced`] without a trace (an unobserved step).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) fn store(
@@ -614,13 +674,55 @@ pub(crate) fn store(
     ws: usize,
     exec: u64,
     addr: &Address,
-    (space, size): (MemSpace, u32),
+    access: (MemSpace, u32),
     src: &Src,
 ) -> Option<Result<(), (usize, MemError)>> {
+    store_traced(mem, who, regs, fb, sp, ws, exec, addr, access, src, None)
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn store_traced(
+    mem: &mut Flat,
+    who: (u32, u32),
+    regs: &[u64],
+    fb: &[u32],
+    sp: &SpecialCtx,
+    ws: usize,
+    exec: u64,
+    addr: &Address,
+    (space, size): (MemSpace, u32),
+    src: &Src,
+    trace: Option<&mut LaneTrace>,
+) -> Option<Result<(), (usize, MemError)>> {
     if ws == 32 {
-        store_n::<32>(mem, who, regs, fb, sp, 32, exec, addr, (space, size), src)
+        store_n::<32>(
+            mem,
+            who,
+            regs,
+            fb,
+            sp,
+            32,
+            exec,
+            addr,
+            (space, size),
+            src,
+            trace,
+        )
     } else {
-        store_n::<64>(mem, who, regs, fb, sp, ws, exec, addr, (space, size), src)
+        store_n::<64>(
+            mem,
+            who,
+            regs,
+            fb,
+            sp,
+            ws,
+            exec,
+            addr,
+            (space, size),
+            src,
+            trace,
+        )
     }
 }
 
@@ -637,6 +739,7 @@ fn store_n<const N: usize>(
     addr: &Address,
     (space, size): (MemSpace, u32),
     src: &Src,
+    trace: Option<&mut LaneTrace>,
 ) -> Option<Result<(), (usize, MemError)>> {
     let mut addrs = [0u64; N];
     if !addresses(regs, ws, addr, fb, &mut addrs) {
@@ -657,7 +760,23 @@ fn store_n<const N: usize>(
             &buf[..ws]
         }
     };
-    Some(mem.store_lanes(block, tid_base, space, size, exec, &addrs, vals))
+    let res = mem.store_lanes(block, tid_base, space, size, exec, &addrs, vals);
+    if let Some(t) = trace {
+        t.done = match &res {
+            Ok(()) => exec,
+            Err((l, _)) => exec & ((1u64 << l) - 1),
+        };
+        let mask = if size >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (size * 8)) - 1
+        };
+        for l in lanes(t.done) {
+            t.addrs[l] = addrs[l];
+            t.vals[l] = vals[l] & mask;
+        }
+    }
+    Some(res)
 }
 
 #[cfg(test)]

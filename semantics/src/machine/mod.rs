@@ -10,6 +10,7 @@ mod device;
 mod enabled;
 pub(crate) mod exec;
 mod fast;
+mod footprint;
 mod grid;
 mod invariants;
 mod launch;
@@ -19,6 +20,7 @@ pub mod state_hash;
 pub(crate) mod thread;
 pub(crate) mod warp;
 
+pub use footprint::{Footprint, FootprintKind};
 pub use thread::{type_signed, type_size};
 
 use crate::program::{FuncId, Pc, Program};

@@ -9,7 +9,8 @@
 //!   §2.3): two accesses by different threads, at least one a write, not both atomic, not ordered
 //!   by a barrier both passed; across blocks only the PTX memory model's release/acquire patterns
 //!   at `.gpu` scope order anything. Shadow memory per 4-byte word with the last writer and two
-//!   readers, barrier-interval clocks per warp, no pairwise comparison of accesses.
+//!   readers, per byte for words that sub-word accesses touch ([`shadow`]), barrier-interval
+//!   clocks per warp, no pairwise comparison of accesses.
 //! * [`barrier`]: barrier divergence as seed 001 defines it (§1.1.4): the barrier variables
 //!   `β = (barrier pc, loop counters)` of all threads meeting at a barrier must agree; a warp
 //!   reaching `bar.sync` with some live lanes elsewhere is divergent (the lock-step barrier
@@ -26,6 +27,7 @@ mod barrier;
 mod loops;
 mod memcheck;
 mod race;
+mod shadow;
 
 pub use loops::Loops;
 
@@ -464,6 +466,8 @@ pub struct Monitors {
     /// Steps observed so far.
     step: u64,
     findings: Findings,
+    /// The race-relevant accesses of the step being observed (reused: no allocation per step).
+    batch: Vec<RawAccess>,
 }
 
 impl Monitors {
@@ -508,6 +512,7 @@ impl Monitors {
             program,
             step: 0,
             findings: Findings::default(),
+            batch: Vec::new(),
         }
     }
 
@@ -544,7 +549,15 @@ impl Monitors {
             _ => None,
         });
         let mut arrival = 0u32;
+        let mut batch = std::mem::take(&mut self.batch);
+        batch.clear();
         for e in events {
+            // The race monitor takes a step's accesses together; anything else that happens in
+            // the step comes after them.
+            if !batch.is_empty() && !matches!(e, Event::Memory { .. }) {
+                self.race_accesses(&batch);
+                batch.clear();
+            }
             match e {
                 Event::BlockIssued { block, .. } => {
                     self.race.issue(*block, &self.shape);
@@ -582,7 +595,7 @@ impl Monitors {
                         self.memory_access(&a);
                     }
                     if self.config.races && matches!(space, MemSpace::Global | MemSpace::Shared) {
-                        self.race_access(&a);
+                        batch.push(a);
                     }
                 }
                 Event::BarrierArrived {
@@ -633,6 +646,10 @@ impl Monitors {
                 }
             }
         }
+        if !batch.is_empty() {
+            self.race_accesses(&batch);
+        }
+        self.batch = batch;
     }
 
     fn executed(&mut self, ins: &Instr) {

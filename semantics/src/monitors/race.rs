@@ -26,14 +26,16 @@
 //! other's scope (S2 §4.1's atomic set `AA`: atomic-atomic pairs are not racy). A strong access
 //! and a plain one conflict as S2 §4.1's table says (`histo_main`'s read/atomic race is a race).
 //!
-//! **Shadow memory.** One [`Cell`] per 4-byte word: the last write and the last reads by two
-//! different threads, each an [`Acc`] of 24 bytes (thread, warp clock, warp instruction index,
-//! release counter, pc, byte mask). Global memory is paged (a page per 4 KiB touched), shared
-//! memory is a flat array per resident block. Local memory is private to a thread: no races.
-//! Sub-word accesses by different threads to different bytes of one word do not conflict (byte
-//! masks); the cell then keeps the newest of them, which may hide a later race on the older
-//! bytes (documented limitation, never a false report).
-
+//! **Shadow memory** ([`super::shadow`]): per 4-byte word the last write and the last reads by
+//! two different threads, each an [`Acc`] (thread, warp clock, warp instruction index, release
+//! counter, pc), byte-precise once a sub-word access touches the word. Global memory is paged (a
+//! page per 4 KiB touched), shared memory is a flat array per resident block. Local memory is
+//! private to a thread: no races.
+//!
+//! **Hot path.** The accesses of one warp step are checked together
+//! ([`Monitors::race_accesses`]): the block's and the warp's clocks are looked up once per step,
+//! not per lane.
+use super::shadow::{Acc, Bytes, Cell};
 use super::{
     AccessOp, Instr, Monitors, Race, RaceKind, RaceModel, RaceScope, RawAccess, SCOPE_CTA,
     SCOPE_GPU, Shape,
@@ -41,38 +43,10 @@ use super::{
 use std::collections::{BTreeMap, HashMap};
 use traces::MemSpace;
 
-/// One access as the shadow keeps it.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Acc {
-    /// Global thread id + 1; 0 = no access.
-    thread: u32,
-    /// The warp's barrier clock at the access.
-    clock: u32,
-    /// The warp's instruction index at the access.
-    wi: u32,
-    /// The thread's release counter at the access.
-    rel: u32,
-    pc: u32,
-    /// Bytes of the word accessed.
-    mask: u8,
-    /// `STRONG | RMW | scope << 2`.
-    flags: u8,
-    size: u8,
-    /// Access address minus word address (negative for the second word of an 8-byte access).
-    off: i8,
-    /// The thread's block, and `warp << 6 | lane` (kept to avoid divisions on the hot path).
-    block: u32,
-    warp_lane: u32,
-}
-
 const STRONG: u8 = 1;
 const RMW: u8 = 2;
 
 impl Acc {
-    #[inline]
-    fn present(&self) -> bool {
-        self.thread != 0
-    }
     #[inline]
     fn g(&self) -> u32 {
         self.thread - 1
@@ -87,13 +61,6 @@ impl Acc {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Cell {
-    w: Acc,
-    r0: Acc,
-    r1: Acc,
-}
-
 const PAGE_WORDS: usize = 1024;
 
 /// Paged shadow of global memory.
@@ -102,11 +69,13 @@ struct Paged {
     index: HashMap<u64, usize>,
     pages: Vec<Box<[Cell]>>,
     last: Option<(u64, usize)>,
+    /// Byte cells of split words.
+    bytes: Bytes,
 }
 
 impl Paged {
     #[inline]
-    fn cell(&mut self, word: u64) -> &mut Cell {
+    fn cell(&mut self, word: u64) -> (&mut Cell, &mut Bytes) {
         let page = word / PAGE_WORDS as u64;
         let i = match self.last {
             Some((p, i)) if p == page => i,
@@ -121,7 +90,10 @@ impl Paged {
                 i
             }
         };
-        &mut self.pages[i][(word % PAGE_WORDS as u64) as usize]
+        (
+            &mut self.pages[i][(word % PAGE_WORDS as u64) as usize],
+            &mut self.bytes,
+        )
     }
 }
 
@@ -235,6 +207,8 @@ struct BlockSync {
     threads: Vec<ThreadSync>,
     bars: Vec<Gather>,
     shared: Vec<Cell>,
+    /// Byte cells of split shared words.
+    shared_bytes: Bytes,
     /// Some thread of the block knows something: barrier completion must propagate it.
     knows: bool,
 }
@@ -261,6 +235,7 @@ pub(crate) struct RaceState {
     seen: BTreeMap<(u32, u32, u8), usize>,
     /// Races found by the access being processed (reused: no allocation per access).
     pending: Vec<RawRace>,
+    found: Found,
 }
 
 impl RaceState {
@@ -273,6 +248,7 @@ impl RaceState {
             sync: HashMap::new(),
             seen: BTreeMap::new(),
             pending: Vec::new(),
+            found: Found::default(),
         }
     }
 
@@ -290,6 +266,7 @@ impl RaceState {
             threads: vec![ThreadSync::default(); shape.tpb as usize],
             bars: vec![Gather::default(); 16],
             shared: vec![Cell::default(); self.shared_words],
+            shared_bytes: Bytes::default(),
             knows: false,
         };
         let i = block as usize;
@@ -453,135 +430,17 @@ impl RaceState {
 }
 
 impl Monitors {
-    /// One lane's access to `.global` or `.shared` memory.
-    pub(crate) fn race_access(&mut self, a: &RawAccess) {
-        let shape = self.shape;
-        let rs = &mut self.race;
-        let Some(Some(b)) = rs.blocks.get_mut(a.block as usize) else {
-            return;
-        };
-        let b = &mut **b;
-        let nw = shape.warps_per_block as usize;
-        let w = a.warp as usize;
-        let tid = (a.warp * shape.ws + a.lane) as usize;
-        if w >= nw || tid >= b.threads.len() {
-            return;
-        }
-        let g = shape.global_thread(a.block, a.warp, a.lane);
-        let write = a.op != AccessOp::Read;
-        let strong = a.class.strong;
-        let mut flags = (a.class.scope << 2) | if strong { STRONG } else { 0 };
-        if a.op == AccessOp::Atomic {
-            flags |= RMW;
-        }
-        let cur_base = Acc {
-            thread: g + 1,
-            clock: b.vc[w * nw + w],
-            wi: b.wi[w],
-            rel: b.threads[tid].rel,
-            pc: a.pc,
-            mask: 0,
-            flags,
-            size: a.size.min(255) as u8,
-            off: 0,
-            block: a.block,
-            warp_lane: a.warp << 6 | a.lane,
-        };
-        let space_key = if a.space == MemSpace::Shared {
-            a.block
-        } else {
-            u32::MAX
-        };
-        let first = a.address >> 2;
-        let last = (a.address + a.size.max(1) as u64 - 1) >> 2;
-        for word in first..=last {
-            let lo = (word << 2).max(a.address);
-            let hi = ((word << 2) + 4).min(a.address + a.size as u64);
-            let mask = (((1u32 << (hi - lo)) - 1) << (lo & 3)) as u8;
-            let cur = Acc {
-                mask,
-                off: (a.address as i64 - (word << 2) as i64) as i8,
-                ..cur_base
-            };
-            let cell: &mut Cell = if a.space == MemSpace::Shared {
-                match b.shared.get_mut(word as usize) {
-                    Some(c) => c,
-                    None => continue,
-                }
-            } else {
-                rs.global.cell(word)
-            };
-            let mut found: [Option<RawRace>; 2] = [None, None];
-            let mut nf = 0usize;
-            let ctx = Ctx {
-                shape: &shape,
-                block: a.block,
-                warp: a.warp,
-                lane: a.lane,
-                vc: &b.vc[w * nw..(w + 1) * nw],
-                full: b.full[w],
-                joint: b.joint[w].as_deref(),
-                knowledge: b.threads[tid].knowledge.as_deref(),
-            };
-            // Against the last write.
-            if cell.w.present() && conflicts(&cell.w, &cur, &ctx) {
-                found[nf] = Some(RawRace {
-                    prev: cell.w,
-                    prev_write: true,
-                    cur,
-                    cur_write: write,
-                    space: a.space,
-                    word,
-                });
-                nf += 1;
-            }
-            if write {
-                for r in [cell.r0, cell.r1] {
-                    if nf < 2 && r.present() && conflicts(&r, &cur, &ctx) {
-                        found[nf] = Some(RawRace {
-                            prev: r,
-                            prev_write: false,
-                            cur,
-                            cur_write: true,
-                            space: a.space,
-                            word,
-                        });
-                        nf += 1;
-                        break;
-                    }
-                }
-                if cell.w.thread == cur.thread && cell.w.mask != cur.mask {
-                    let mask = cell.w.mask | cur.mask;
-                    cell.w = Acc { mask, ..cur };
-                } else {
-                    cell.w = cur;
-                }
-                // Reads before this write were either reported or ordered before it.
-                cell.r0 = Acc::default();
-                cell.r1 = Acc::default();
-            } else if cell.r0.thread == cur.thread {
-                let mask = cell.r0.mask | cur.mask;
-                cell.r0 = Acc { mask, ..cur };
-            } else if cell.r1.thread == cur.thread {
-                let mask = cell.r1.mask | cur.mask;
-                cell.r1 = cell.r0;
-                cell.r0 = Acc { mask, ..cur };
-            } else if !cell.r0.present() || ordered(&cell.r0, &ctx) {
-                cell.r0 = cur;
-            } else {
-                // Keep two readers of different threads: whatever thread writes next, one of
-                // them is another thread.
-                cell.r1 = cell.r0;
-                cell.r0 = cur;
-            }
-            // Synchronisation through this location (strong accesses only).
-            if strong || !rs.sync.is_empty() {
-                let key = (a.space as u8, space_key, word);
-                sync_access(&mut rs.sync, key, a, b, &shape, tid, g);
-            }
-            for r in found.iter().take(nf).flatten() {
-                rs.pending.push(*r);
-            }
+    /// The `.global`/`.shared` accesses of one warp step, in the order the machine made them.
+    pub(crate) fn race_accesses(&mut self, accs: &[RawAccess]) {
+        // One step's accesses are all by one warp; runs by (block, warp) keep this general.
+        let mut rest = accs;
+        while let Some(first) = rest.first() {
+            let n = rest
+                .iter()
+                .position(|a| a.block != first.block || a.warp != first.warp)
+                .unwrap_or(rest.len());
+            self.warp_accesses(&rest[..n]);
+            rest = &rest[n..];
         }
         if !self.race.pending.is_empty() {
             let pending = std::mem::take(&mut self.race.pending);
@@ -590,6 +449,108 @@ impl Monitors {
             }
             self.race.pending = pending;
             self.race.pending.clear();
+        }
+    }
+
+    /// Accesses by the lanes of one warp (`accs[0]`'s): the block's and warp's state once.
+    fn warp_accesses(&mut self, accs: &[RawAccess]) {
+        let shape = self.shape;
+        let RaceState {
+            blocks,
+            global,
+            sync,
+            pending,
+            found,
+            ..
+        } = &mut self.race;
+        let Some(first) = accs.first() else { return };
+        let (block, warp) = (first.block, first.warp);
+        let Some(Some(b)) = blocks.get_mut(block as usize) else {
+            return;
+        };
+        let b = &mut **b;
+        let nw = shape.warps_per_block as usize;
+        let w = warp as usize;
+        if w >= nw {
+            return;
+        }
+        let (clock, wi, full) = (b.vc[w * nw + w], b.wi[w], b.full[w]);
+        let row = w * nw..(w + 1) * nw;
+        for a in accs {
+            let tid = (warp * shape.ws + a.lane) as usize;
+            if tid >= b.threads.len() {
+                continue;
+            }
+            let g = shape.global_thread(block, warp, a.lane);
+            let write = a.op != AccessOp::Read;
+            let strong = a.class.strong;
+            let mut flags = (a.class.scope << 2) | if strong { STRONG } else { 0 };
+            if a.op == AccessOp::Atomic {
+                flags |= RMW;
+            }
+            let cur_base = Acc {
+                thread: g + 1,
+                clock,
+                wi,
+                rel: b.threads[tid].rel,
+                pc: a.pc,
+                flags,
+                size: a.size.min(255) as u8,
+                off: 0,
+                block,
+                warp_lane: warp << 6 | a.lane,
+            };
+            let ctx = Ctx {
+                shape: &shape,
+                block,
+                warp,
+                lane: a.lane,
+                vc: &b.vc[row.clone()],
+                full,
+                joint: b.joint[w].as_deref(),
+                knowledge: b.threads[tid].knowledge.as_deref(),
+            };
+            let first_word = a.address >> 2;
+            let last_word = (a.address + a.size.max(1) as u64 - 1) >> 2;
+            for word in first_word..=last_word {
+                let lo = (word << 2).max(a.address);
+                let hi = ((word << 2) + 4).min(a.address + a.size.max(1) as u64);
+                let mask = (((1u32 << (hi - lo)) - 1) << (lo & 3)) as u8;
+                let cur = Acc {
+                    off: (a.address as i64 - (word << 2) as i64) as i8,
+                    ..cur_base
+                };
+                let (cell, bytes) = if a.space == MemSpace::Shared {
+                    match b.shared.get_mut(word as usize) {
+                        Some(c) => (c, &mut b.shared_bytes),
+                        None => continue,
+                    }
+                } else {
+                    global.cell(word)
+                };
+                word_access(cell, bytes, mask, &cur, write, &ctx, found);
+                for (prev, prev_write) in found.0.drain(..) {
+                    pending.push(RawRace {
+                        prev,
+                        prev_write,
+                        cur,
+                        cur_write: write,
+                        space: a.space,
+                        word,
+                    });
+                }
+            }
+            // Synchronisation through this location (strong accesses only); only the first
+            // word of an access names it (accesses are aligned).
+            if strong || !sync.is_empty() {
+                let space_key = if a.space == MemSpace::Shared {
+                    block
+                } else {
+                    u32::MAX
+                };
+                let key = (a.space as u8, space_key, first_word);
+                sync_access(sync, key, a, b, &shape, tid, g);
+            }
         }
     }
 
@@ -726,11 +687,11 @@ fn ordered(prev: &Acc, ctx: &Ctx) -> bool {
     ctx.knowledge.is_some_and(|k| k.covers(prev, pblock, pwarp))
 }
 
-/// Whether `prev` and `cur` (by different threads, overlapping bytes, one of them a write —
-/// checked by the caller for writes) race.
+/// Whether `prev` and `cur` (in one shadow cell, so touching a common byte; one of them a write,
+/// checked by the caller) race.
 #[inline]
 fn conflicts(prev: &Acc, cur: &Acc, ctx: &Ctx) -> bool {
-    if prev.thread == cur.thread || prev.mask & cur.mask == 0 {
+    if prev.thread == cur.thread {
         return false;
     }
     if prev.strong() && cur.strong() {
@@ -740,6 +701,81 @@ fn conflicts(prev: &Acc, cur: &Acc, ctx: &Ctx) -> bool {
         }
     }
     !ordered(prev, ctx)
+}
+
+/// The earlier accesses one access races with in one word, each once (the same access is in
+/// several byte cells of a split word): at most one against the last write and one against the
+/// reads per cell. Reused across accesses (no allocation, nothing to initialise per access).
+#[derive(Default)]
+struct Found(Vec<(Acc, bool)>);
+
+impl Found {
+    #[inline]
+    fn push(&mut self, prev: Acc, write: bool) {
+        if !self.0.contains(&(prev, write)) {
+            self.0.push((prev, write));
+        }
+    }
+}
+
+/// Checks and records `cur` in a word whose bytes `mask` it touches: the word's cell for a
+/// whole-word access to an unsplit word, else the byte cells (splitting the word first).
+#[inline(always)]
+fn word_access(
+    cell: &mut Cell,
+    bytes: &mut Bytes,
+    mask: u8,
+    cur: &Acc,
+    write: bool,
+    ctx: &Ctx,
+    found: &mut Found,
+) {
+    let i = match cell.split_index() {
+        None if mask == 0xF => return cell_access(cell, cur, write, ctx, found),
+        None => bytes.split(cell),
+        Some(i) => i,
+    };
+    let byte_cells = bytes.get(i);
+    for (k, c) in byte_cells.iter_mut().enumerate() {
+        if mask >> k & 1 == 1 {
+            cell_access(c, cur, write, ctx, found);
+        }
+    }
+    if write && mask == 0xF {
+        bytes.merge(cell);
+    }
+}
+
+/// Checks `cur` against one cell's accesses and records it there.
+#[inline(always)]
+fn cell_access(cell: &mut Cell, cur: &Acc, write: bool, ctx: &Ctx, found: &mut Found) {
+    if cell.w.present() && conflicts(&cell.w, cur, ctx) {
+        found.push(cell.w, true);
+    }
+    if write {
+        for r in [cell.r0, cell.r1] {
+            if r.present() && conflicts(&r, cur, ctx) {
+                found.push(r, false);
+                break;
+            }
+        }
+        cell.w = *cur;
+        // Reads before this write were either reported or ordered before it.
+        cell.r0 = Acc::default();
+        cell.r1 = Acc::default();
+    } else if cell.r0.thread == cur.thread {
+        cell.r0 = *cur;
+    } else if cell.r1.thread == cur.thread {
+        cell.r1 = cell.r0;
+        cell.r0 = *cur;
+    } else if !cell.r0.present() || ordered(&cell.r0, ctx) {
+        cell.r0 = *cur;
+    } else {
+        // Keep two readers of different threads: whatever thread writes next, one of them is
+        // another thread.
+        cell.r1 = cell.r0;
+        cell.r0 = *cur;
+    }
 }
 
 /// Release/acquire through location `key` (PTX ISA 8.x §8.8 patterns).
@@ -756,10 +792,6 @@ fn sync_access(
     let c = a.class;
     let reads = a.op != AccessOp::Write;
     let writes = a.op != AccessOp::Read;
-    // Only the first word of an access names the location (accesses are aligned).
-    if key.2 != a.address >> 2 {
-        return;
-    }
     if reads
         && c.strong
         && let Some(list) = sync.get(&key)

@@ -513,77 +513,10 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
                 name,
                 component,
                 span,
-            } => match self.resolve(name, *component) {
-                Named::Local(Local::Reg {
-                    id,
-                    ty: rty,
-                    vector,
-                }) => {
-                    let id = match (vector, component) {
-                        (1, None) => id,
-                        (1, Some(_)) => {
-                            self.error(
-                                *span,
-                                format!("`{}` is not a vector register", name.name),
-                                "component of a scalar",
-                                "remove the `.x`/`.y`/`.z`/`.w` component",
-                            );
-                            return None;
-                        }
-                        (_, Some(c)) => {
-                            let k = component_index(*c);
-                            if k >= vector as u16 {
-                                self.error(
-                                    *span,
-                                    format!("`{}` has only {vector} components", name.name),
-                                    "component out of range",
-                                    "use a component the vector has",
-                                );
-                                return None;
-                            }
-                            RegId(id.0 + k)
-                        }
-                        (_, None) => {
-                            self.error(
-                                *span,
-                                format!(
-                                    "vector register `{}` where a scalar is required",
-                                    name.name
-                                ),
-                                "vector register",
-                                format!("name one component, e.g. `{}.x`", name.name),
-                            );
-                            return None;
-                        }
-                    };
-                    if let Some(t) = ty {
-                        self.check_ty(rty, t, *span, &name.name, mem);
-                    }
-                    Some(id)
-                }
-                Named::Special(_) if is_dst => {
-                    self.error(
-                        *span,
-                        format!("special register `{}` cannot be written", name.name),
-                        "read-only",
-                        "write to an ordinary register",
-                    );
-                    None
-                }
-                Named::Undefined => {
-                    self.undefined(name);
-                    None
-                }
-                _ => {
-                    self.error(
-                        *span,
-                        format!("`{}` is not a register", name.name),
-                        "expected a register",
-                        "use a register declared with `.reg`",
-                    );
-                    None
-                }
-            },
+            } => {
+                let named = self.resolve(name, *component);
+                self.reg_named(named, name, *component, *span, ty, is_dst, mem)
+            }
             other => {
                 let what = operand_kind(other);
                 let msg = if is_dst {
@@ -594,6 +527,91 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
                 self.error(
                     other.span(),
                     msg,
+                    "expected a register",
+                    "use a register declared with `.reg`",
+                );
+                None
+            }
+        }
+    }
+
+    /// [`Cx::reg_operand`] for a symbol already resolved to `named` (sources resolve once and
+    /// come here when the name is a register, instead of resolving it a second time).
+    #[allow(clippy::too_many_arguments)]
+    fn reg_named(
+        &mut self,
+        named: Named,
+        name: &Ident,
+        component: Option<Component>,
+        span: Span,
+        ty: Option<ScalarType>,
+        is_dst: bool,
+        mem: bool,
+    ) -> Option<RegId> {
+        let span = &span;
+        let component = &component;
+        match named {
+            Named::Local(Local::Reg {
+                id,
+                ty: rty,
+                vector,
+            }) => {
+                let id = match (vector, component) {
+                    (1, None) => id,
+                    (1, Some(_)) => {
+                        self.error(
+                            *span,
+                            format!("`{}` is not a vector register", name.name),
+                            "component of a scalar",
+                            "remove the `.x`/`.y`/`.z`/`.w` component",
+                        );
+                        return None;
+                    }
+                    (_, Some(c)) => {
+                        let k = component_index(*c);
+                        if k >= vector as u16 {
+                            self.error(
+                                *span,
+                                format!("`{}` has only {vector} components", name.name),
+                                "component out of range",
+                                "use a component the vector has",
+                            );
+                            return None;
+                        }
+                        RegId(id.0 + k)
+                    }
+                    (_, None) => {
+                        self.error(
+                            *span,
+                            format!("vector register `{}` where a scalar is required", name.name),
+                            "vector register",
+                            format!("name one component, e.g. `{}.x`", name.name),
+                        );
+                        return None;
+                    }
+                };
+                if let Some(t) = ty {
+                    self.check_ty(rty, t, *span, &name.name, mem);
+                }
+                Some(id)
+            }
+            Named::Special(_) if is_dst => {
+                self.error(
+                    *span,
+                    format!("special register `{}` cannot be written", name.name),
+                    "read-only",
+                    "write to an ordinary register",
+                );
+                None
+            }
+            Named::Undefined => {
+                self.undefined(name);
+                None
+            }
+            _ => {
+                self.error(
+                    *span,
+                    format!("`{}` is not a register", name.name),
                     "expected a register",
                     "use a register declared with `.reg`",
                 );
@@ -640,9 +658,9 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
                 component,
                 span,
             } => match self.resolve(name, *component) {
-                Named::Local(Local::Reg { .. }) => {
-                    self.reg_operand(op, Some(ty), false, mem).map(Src::Reg)
-                }
+                named @ Named::Local(Local::Reg { .. }) => self
+                    .reg_named(named, name, *component, *span, Some(ty), false, mem)
+                    .map(Src::Reg),
                 Named::Special(s) => Some(Src::Special(s)),
                 Named::Local(Local::Frame { offset, .. }) => Some(Src::FrameAddr(offset)),
                 Named::Local(Local::KernelParam { offset, .. }) => Some(Src::Imm(offset as u64)),

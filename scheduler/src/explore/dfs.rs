@@ -1,0 +1,240 @@
+//! The set of final outcomes by depth-first search with sleep sets (ARCHITECTURE.md section 4;
+//! Godefroid, "Partial-Order Methods for the Verification of Concurrent Systems", ch. 5).
+//!
+//! The search runs over the same transition system as the breadth-first explorer
+//! ([`super::explore`]): a transition is one enabled choice with the system choices that
+//! follow folded in ([`super::settle`]). With [`Reduction::SleepSets`], after exploring choice
+//! `a` from a state, every later sibling `b` that is independent of `a`
+//! ([`semantics::machine::Footprint::independent`]) starts with `a` asleep: the runs that take
+//! `a` after `b` reach the states the runs that took `a` first already reached, so they are not
+//! repeated. A choice whose step faults ends the run, commutes with nothing, and never sleeps.
+//!
+//! Two memories, [`Memo`]:
+//! * `Stateless`: a plain DFS over schedules, cut at a depth bound (spin loops never end);
+//! * `States`: states already explored are not explored again, which makes cyclic state spaces
+//!   finite. With sleep sets a state is revisited only with the choices asleep on *both* visits
+//!   (the state-caching rule that keeps sleep sets sound, Godefroid §5.3), so no terminal
+//!   state is lost.
+//!
+//! Counting: `transitions` (steps computed), `executions` (arrivals at a final state),
+//! `states` (distinct states, with `States`), `slept` (choices skipped because asleep).
+//! Bounds are reported; a bounded search claims no completeness.
+
+use super::settle;
+use crate::outcome::{Observe, Outcome, Status};
+use semantics::machine::{Footprint, Machine};
+use std::collections::{BTreeMap, HashMap};
+use traces::Choice;
+
+/// Whether to prune with sleep sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduction {
+    /// Every interleaving.
+    None,
+    SleepSets,
+}
+
+/// What the search remembers of explored states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Memo {
+    /// Nothing: a schedule tree, cut at `max_depth` transitions.
+    Stateless { max_depth: usize },
+    /// Canonical state fingerprints (with the sleep set of their last visit).
+    States,
+}
+
+/// A search's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DfsConfig {
+    pub reduction: Reduction,
+    pub memo: Memo,
+    /// Stop after this many transitions.
+    pub max_transitions: u64,
+}
+
+/// Which bound cut a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DfsBound {
+    /// `max_transitions` was reached.
+    Transitions(u64),
+    /// Some schedule was longer than `max_depth` (stateless search only).
+    Depth(usize),
+}
+
+/// The result: the final outcomes with a witness each, and what the search cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DfsReport {
+    /// Each outcome with the choices of the first run found to reach it (replayable from the
+    /// fresh machine: initial system choices included).
+    pub outcomes: BTreeMap<Outcome, Vec<Choice>>,
+    pub transitions: u64,
+    pub executions: u64,
+    pub states: u64,
+    pub slept: u64,
+    pub bound_hit: Option<DfsBound>,
+}
+
+/// One state on the search stack.
+struct Frame {
+    /// `None` once the last child took it (no clone for the last child).
+    machine: Option<Machine>,
+    enabled: Vec<Choice>,
+    /// Choices asleep here, with their footprints in this state; explored siblings are added.
+    sleep: Vec<(Choice, Footprint)>,
+    next: usize,
+    /// Length of the path (choices) up to this state.
+    path_len: usize,
+}
+
+/// Explores every schedule of `machine` (usually fresh) and collects the final outcomes.
+pub fn outcomes(machine: &Machine, observe: &Observe, config: DfsConfig) -> DfsReport {
+    let mut report = DfsReport {
+        outcomes: BTreeMap::new(),
+        transitions: 0,
+        executions: 0,
+        states: 0,
+        slept: 0,
+        bound_hit: None,
+    };
+    let mut root = machine.clone();
+    let mut path = Vec::new();
+    settle(&mut root, &mut path);
+    let mut memo: HashMap<u128, Vec<Choice>> = HashMap::new();
+    let sleeping = config.reduction == Reduction::SleepSets;
+
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut pending = Some((root, Vec::new()));
+    loop {
+        // Enter the pending state: a final one is an outcome, a known one may be cut.
+        if let Some((m, sleep)) = pending.take() {
+            if let Some(t) = m.termination() {
+                report.executions += 1;
+                report
+                    .outcomes
+                    .entry(Outcome::of(&m, t, observe))
+                    .or_insert_with(|| path.clone());
+            } else {
+                let sleep_choices = match config.memo {
+                    Memo::States => {
+                        let key = m.state_fingerprint();
+                        let now: Vec<Choice> = sleep.iter().map(|(c, _)| *c).collect();
+                        match memo.get_mut(&key) {
+                            // Explored before with no more asleep: nothing new below.
+                            Some(before) if before.iter().all(|c| now.contains(c)) => None,
+                            Some(before) => {
+                                before.retain(|c| now.contains(c));
+                                Some(before.clone())
+                            }
+                            None => {
+                                report.states += 1;
+                                memo.insert(key, now.clone());
+                                Some(now)
+                            }
+                        }
+                    }
+                    Memo::Stateless { max_depth } => {
+                        if stack.len() >= max_depth {
+                            report.bound_hit.get_or_insert(DfsBound::Depth(max_depth));
+                            None
+                        } else {
+                            report.states += 1;
+                            Some(sleep.iter().map(|(c, _)| *c).collect())
+                        }
+                    }
+                };
+                if let Some(asleep) = sleep_choices {
+                    let sleep = sleep
+                        .into_iter()
+                        .filter(|(c, _)| asleep.contains(c))
+                        .collect();
+                    stack.push(Frame {
+                        enabled: m.enabled().to_vec(),
+                        machine: Some(m),
+                        sleep,
+                        next: 0,
+                        path_len: path.len(),
+                    });
+                }
+            }
+        }
+        if report.transitions >= config.max_transitions {
+            report
+                .bound_hit
+                .get_or_insert(DfsBound::Transitions(config.max_transitions));
+            break;
+        }
+        let Some(top) = stack.last_mut() else {
+            break;
+        };
+        path.truncate(top.path_len);
+        // The next choice that is awake.
+        let mut pick = None;
+        while top.next < top.enabled.len() {
+            let c = top.enabled[top.next];
+            top.next += 1;
+            if top.sleep.iter().any(|(s, _)| *s == c) {
+                report.slept += 1;
+                continue;
+            }
+            pick = Some(c);
+            break;
+        }
+        let Some(c) = pick else {
+            stack.pop();
+            continue;
+        };
+        let last = !top.enabled[top.next..]
+            .iter()
+            .any(|e| !top.sleep.iter().any(|(s, _)| s == e));
+        let fp = match (&top.machine, sleeping) {
+            (Some(m), true) => Some(m.footprint(&c)),
+            (Some(_), false) => None,
+            (None, _) => {
+                stack.pop();
+                continue;
+            }
+        };
+        let mut child = match (last, top.machine.take()) {
+            (true, Some(m)) => m,
+            (false, Some(m)) => {
+                let child = m.clone();
+                top.machine = Some(m);
+                child
+            }
+            (_, None) => continue,
+        };
+        report.transitions += 1;
+        if child.step(&c).is_err() {
+            continue;
+        }
+        path.push(c);
+        settle(&mut child, &mut path);
+        let faulted = matches!(
+            child.termination().map(Status::of),
+            Some(Status::Error { .. })
+        );
+        let child_sleep = match fp {
+            Some(fp) => {
+                let inherited: Vec<(Choice, Footprint)> = top
+                    .sleep
+                    .iter()
+                    .filter(|(_, f)| f.independent(&fp))
+                    .copied()
+                    .collect();
+                if !faulted {
+                    top.sleep.push((c, fp));
+                }
+                inherited
+            }
+            None => Vec::new(),
+        };
+        // Footprints of the inherited sleepers are recomputed in the child's state, where the
+        // next siblings' independence is judged.
+        let child_sleep = child_sleep
+            .into_iter()
+            .map(|(s, _)| (s, child.footprint(&s)))
+            .collect();
+        pending = Some((child, child_sleep));
+    }
+    report
+}
