@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # regen-ptx.sh: regenerate every .ptx of the corpus from its CUDA source.
 #
-#   scripts/regen-ptx.sh            # all of tests/kernels/*.cu, tests/kernels/race/*.cu and tests/thesis/*.cu
+#   scripts/regen-ptx.sh            # all of tests/kernels/{,race/,debug/}*.cu and tests/thesis/*.cu
 #   scripts/regen-ptx.sh FILE.cu…   # only these
 #
 # Each X.cu is compiled for the device only, without the CUDA SDK, to X.ptx beside it:
@@ -18,6 +18,12 @@
 #
 # (comma separated, e.g. `+ptx64,+sm_70`); each feature becomes
 # `-Xclang -target-feature -Xclang FEATURE`. This also changes the `.version` line of the PTX.
+#
+# Per-file optimisation and debug flags replace the default `-O2` with a marker line:
+#
+#   // cudasem: clang-flags=-O1 -gline-tables-only -fdebug-compilation-dir=.
+#
+# (the rest of the line, split at spaces; the debugger's source-line tests need `.loc` lines).
 #
 # The compiler: $CLANG if set, else the first of clang, clang-14, clang-19 … on PATH. The output is
 # deterministic: running the script twice gives byte-identical files (nothing in clang's PTX
@@ -49,7 +55,8 @@ if [[ $# -gt 0 ]]; then
     files=("$@")
 else
     shopt -s nullglob
-    files=("$root"/tests/kernels/*.cu "$root"/tests/kernels/race/*.cu "$root"/tests/thesis/*.cu)
+    files=("$root"/tests/kernels/*.cu "$root"/tests/kernels/race/*.cu "$root"/tests/kernels/debug/*.cu
+        "$root"/tests/thesis/*.cu)
 fi
 
 status=0
@@ -64,7 +71,12 @@ for f in "${files[@]}"; do
             features+=(-Xclang -target-feature -Xclang "$feat")
         done
     fi
-    if (cd "$dir" && "$clang_bin" --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_70 -O2 \
+    opt=(-O2)
+    flags_marker="$(grep -o 'cudasem: clang-flags=.*$' "$f" | head -n1 | cut -d= -f2- || true)"
+    if [[ -n "$flags_marker" ]]; then
+        read -r -a opt <<<"$flags_marker"
+    fi
+    if (cd "$dir" && "$clang_bin" --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_70 "${opt[@]}" \
         -I "$root/tests/kernels" "${features[@]}" -S "$base.cu" -o "$base.ptx.tmp"); then
         mv "$dir/$base.ptx.tmp" "$dir/$base.ptx"
         echo "regen-ptx.sh: $dir/$base.ptx"

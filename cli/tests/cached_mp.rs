@@ -20,15 +20,21 @@ fn outcomes(kernel: &str, silent: &str) -> BTreeSet<Vec<String>> {
     let ptx = format!("tests/kernels/mp/{kernel}.ptx");
     let ron = format!("tests/kernels/mp/{kernel}.ron");
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        // One block per SM: the two blocks get different L1s.
         .args(["explore", &ptx, "--launch", &ron, "--memory", "cached"])
+        .args(["--max-blocks-per-sm", "1"])
         .args(["--silent", silent, "--format", "json"])
         .current_dir(workspace())
         .env("NO_COLOR", "1")
         .output()
         .expect("the cudasem binary runs");
     let text = String::from_utf8_lossy(&out.stdout);
-    let json: serde_json::Value = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{kernel}: not JSON ({e}): {text}\n{}", String::from_utf8_lossy(&out.stderr)));
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| {
+        panic!(
+            "{kernel}: not JSON ({e}): {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
     assert_eq!(
         json["bound"]["hit"], false,
         "{kernel}: the exploration must be complete"

@@ -87,6 +87,21 @@ fn watchpoint_on_a_shared_word() {
 }
 
 #[test]
+fn caches_under_cached_memory() {
+    // Message passing across two SMs: a store's memory program in flight (Listing 4.1 with the
+    // current statement marked), the memory choices among `choices`, and at the end the dirty
+    // L2 lines that hold the results.
+    let (code, out) = debug(
+        "tests/kernels/mp/mp_weak.ptx",
+        "tests/kernels/mp/mp_weak.ron",
+        &["--memory", "cached", "--max-blocks-per-sm", "1"],
+        "step 14\ncaches\nchoices\nstep 3\ncaches\ncontinue\ncaches\nmem out\n",
+    );
+    assert_eq!(code, 0, "{out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
 fn choices_choose_and_back() {
     // Two warps: the user schedules warp 1 before warp 0, goes back and takes the same choices
     // again, and the state is the same (`status` and `warps` agree; the library tests compare

@@ -398,17 +398,15 @@ impl Session {
             Command::Warps => Ok(self.cmd_warps()),
             Command::Blocks => Ok(self.cmd_blocks()),
             Command::Barriers => Ok(self.cmd_barriers()),
-            Command::Caches => Ok(
-                "caches: this session runs flat memory (sequentially consistent, no caches); \
-                 cudasem does not implement cached memory (`--memory cached`, thesis chapter 4) yet\n"
-                    .to_string(),
-            ),
+            Command::Caches => Ok(self.cmd_caches()),
             Command::Choices => Ok(self.cmd_choices()),
             Command::Choose(i) => self.cmd_choose(i),
             Command::Back(n) => {
                 let now = self.history.len();
                 if n > now {
-                    Err(format!("only {now} steps were taken: `back {now}` returns to the start"))
+                    Err(format!(
+                        "only {now} steps were taken: `back {now}` returns to the start"
+                    ))
                 } else {
                     self.back_to(now - n)
                 }
@@ -416,7 +414,9 @@ impl Session {
             Command::BackTo(s) => {
                 let now = self.history.len();
                 if s > now {
-                    Err(format!("step {s} is ahead of the current step {now}; `back` goes backwards only"))
+                    Err(format!(
+                        "step {s} is ahead of the current step {now}; `back` goes backwards only"
+                    ))
                 } else {
                     self.back_to(s)
                 }
@@ -1902,6 +1902,126 @@ impl Session {
         }
         if !unscheduled.is_empty() {
             let _ = writeln!(s, "  not issued yet: {}", ranges(&unscheduled));
+        }
+        s
+    }
+
+    /// `caches`: per-SM L1 lines, L2 lines, in-flight memory programs and bank locks (cached
+    /// memory); thesis 4.2-4.6.
+    fn cmd_caches(&self) -> String {
+        let Some(c) = self.machine.cache() else {
+            return "caches: this session runs flat memory (sequentially consistent, no caches); \
+                    start it with `--memory cached` for thesis chapter 4's L1/L2 and memory programs\n"
+                .to_string();
+        };
+        let cfg = *c.config();
+        let mut s = String::new();
+        let (l1_counts, l2_count) = c.line_count();
+        let line = |s: &mut String, l: &memory_model::cached::LineView| {
+            let words: Vec<String> = l
+                .bytes
+                .chunks(4)
+                .enumerate()
+                .map(|(i, w)| {
+                    let m = (l.valid >> (i * 4)) & 0xF;
+                    if m == 0xF {
+                        let v = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+                        let star = if (l.dirty >> (i * 4)) & 0xF != 0 {
+                            "*"
+                        } else {
+                            ""
+                        };
+                        format!("{v:#010x}{star}")
+                    } else if m == 0 {
+                        "----------".to_string()
+                    } else {
+                        "??????????".to_string()
+                    }
+                })
+                .collect();
+            let owner = l
+                .who
+                .map(|w| format!(" (block {} thread {})", w.block, w.thread))
+                .unwrap_or_default();
+            let mut flags = Vec::new();
+            if !l.pins.is_empty() {
+                flags.push(format!("pinned by {:?}", l.pins));
+            }
+            if l.fill_pending {
+                flags.push("fill pending".to_string());
+            }
+            if l.doomed {
+                flags.push("doomed".to_string());
+            }
+            if l.class == memory_model::cached::EvClass::First {
+                flags.push("evict-first".to_string());
+            }
+            let _ = writeln!(
+                s,
+                "  {} {:#x}{owner}: {}{}",
+                memory_model::space_name(l.space),
+                l.addr,
+                words.join(" "),
+                if flags.is_empty() {
+                    String::new()
+                } else {
+                    format!("  [{}]", flags.join(", "))
+                }
+            );
+        };
+        let _ = writeln!(
+            s,
+            "lines of {} bytes (words little-endian, * dirty, ---------- not valid); silent rules: {:?}",
+            cfg.line_bytes, cfg.silent
+        );
+        for (sm, n) in l1_counts.iter().enumerate() {
+            let lines = c.l1_lines(sm as u32);
+            if lines.is_empty() {
+                continue;
+            }
+            let _ = writeln!(s, "L1 of SM {sm} ({n} of {} lines):", cfg.l1_lines);
+            for l in &lines {
+                line(&mut s, l);
+            }
+        }
+        let _ = writeln!(s, "L2 ({l2_count} of {} lines):", cfg.l2_lines);
+        for l in &c.l2_lines() {
+            line(&mut s, l);
+        }
+        let ops = c.ops();
+        if ops.is_empty() {
+            let _ = writeln!(s, "no memory operation in flight");
+        }
+        for op in &ops {
+            let r = &op.request;
+            let _ = writeln!(
+                s,
+                "op {}: block {} thread {} on SM {}, {} {:#x} ({} bytes, {:?}){}",
+                op.id,
+                r.who.block,
+                r.who.thread,
+                r.sm,
+                op.program.unwrap_or("(no program)"),
+                r.addr,
+                r.size,
+                r.order,
+                if op.deps.is_empty() {
+                    String::new()
+                } else {
+                    format!(", waits for ops {:?}", op.deps)
+                }
+            );
+            for (i, stm) in op.listing.iter().enumerate() {
+                let mark = if i == op.pc { "→" } else { " " };
+                let _ = writeln!(s, "   {mark} {stm}");
+            }
+        }
+        for l in c.locks() {
+            let _ = writeln!(
+                s,
+                "bank lock: block {} bank {} held by op {}",
+                l.block, l.bank, l.holder
+            );
         }
         s
     }

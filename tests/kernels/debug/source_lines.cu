@@ -5,9 +5,9 @@
 // (on a path of its own) for even in[i].
 // The tests find lines by the markers in the comments (`// @name`), never by number.
 //
-// Not in scripts/regen-ptx.sh (that script compiles without -g); regenerate with
-//   cd tests/kernels/debug && clang --cuda-device-only -nocudainc -nocudalib \
-//     --cuda-gpu-arch=sm_70 -O1 -gline-tables-only -fdebug-compilation-dir=. -I .. -S source_lines.cu -o source_lines.ptx
+// scripts/regen-ptx.sh compiles it with the flags of this marker instead of -O2 (the line
+// numbers of the `.loc` lines are this file's: keep the header's length when editing it):
+// cudasem: clang-flags=-O1 -gline-tables-only -fdebug-compilation-dir=.
 #include "cuda_min.h"
 
 extern "C" __global__ void source_lines(int *out, const int *in, int n) {
