@@ -215,7 +215,19 @@ fn conformance(memory: MemorySystem, max_states: usize) {
                     ));
                 }
                 bounded += 1;
-                ("bounded", String::new())
+                if model_forbids {
+                    forbidden += 1;
+                    ("bounded", "sound so far".to_string())
+                } else {
+                    // Completeness counts what a bounded search already reached.
+                    allowed += 1;
+                    if condition_reached {
+                        reached += 1;
+                        ("bounded", "reached".to_string())
+                    } else {
+                        ("bounded", "not reached within the bound".to_string())
+                    }
+                }
             }
         };
         let _ = writeln!(

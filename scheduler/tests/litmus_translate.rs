@@ -102,17 +102,39 @@ fn unsupported_constructs_name_a_reason() {
 }
 
 #[test]
-fn cached_memory_is_not_implemented_yet() {
-    let test = parse(MP).expect("parses");
-    let e = check(
+fn cached_memory_runs_the_same_test_and_places_ctas_on_their_own_sms() {
+    // Message passing with weak accesses on two CTAs: flat memory never shows the stale
+    // outcome, cached memory does (the two loads of P1 complete out of order).
+    let mp2 = "PTX MP2\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.weak r1, y ;\n st.weak y, 1 | ld.weak r2, x ;\nexists (P1:r1 == 1 /\\ P1:r2 == 0)\n";
+    let test = parse(mp2).expect("parses");
+    let flat = check(&test, &Options::default()).expect("flat");
+    let cached = check(
         &test,
         &Options {
             memory: MemorySystem::Cached,
             ..Options::default()
         },
     )
-    .expect_err("not implemented");
-    assert!(e.to_string().contains("not implemented yet"), "{e}");
+    .expect("cached");
+    assert_eq!(cached.status, Status::Ok, "{:?}", cached.status);
+    assert_eq!(cached.memory, MemorySystem::Cached);
+    // Every sequentially consistent outcome is still reachable; the cached machine has more
+    // states (memory programs in flight).
+    for o in &flat.outcomes {
+        assert!(
+            cached.outcomes.iter().any(|c| c.values == o.values),
+            "{:?} missing under cached memory",
+            o.values
+        );
+    }
+    assert!(cached.states > flat.states);
+    assert_eq!(flat.holds, Some(false));
+    assert_eq!(cached.holds, Some(true));
+    assert!(
+        cached.replay_flags.iter().any(|f| f == "cached"),
+        "{:?}",
+        cached.replay_flags
+    );
 }
 
 #[test]

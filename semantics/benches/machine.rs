@@ -6,12 +6,17 @@
 //! * `memory`: 256 blocks × 256 threads; each thread does 32 rounds of a global load, an add
 //!   and a global store on its own element, plus a shared-memory round trip.
 //!
+//! * `memory_flat_4k` / `memory_cached_4k`: the memory kernel on 4096 threads under flat and
+//!   cached memory (their ratio is the cost of the memory programs).
+//!
 //! Divan reports the time per launch and, as its item throughput (`Mitem/s`), thread-instructions
 //! per second: the items of one launch are `Machine::thread_instructions` (per warp step, the
 //! lanes that executed it). `CUDASEM_BENCH_COUNTS=1` prints the counts per launch.
 
 use ptx_parser::ScalarType;
-use semantics::machine::{ArgValue, BufferSpec, LaunchConfig, Machine, MachineConfig, Termination};
+use semantics::machine::{
+    ArgValue, BufferSpec, LaunchConfig, Machine, MachineConfig, MemoryKind, Termination,
+};
 use std::sync::Arc;
 
 fn main() {
@@ -156,20 +161,41 @@ fn alu_machine() -> Machine {
 }
 
 fn mem_machine() -> Machine {
+    mem_machine_with(N, MachineConfig::default())
+}
+
+/// The memory kernel on `n` threads under `config` (the cached comparison uses fewer threads:
+/// every access there is a memory program of several scheduler steps).
+fn mem_machine_with(n: u32, config: MachineConfig) -> Machine {
     let l = LaunchConfig {
         kernel: Some("bench_mem".into()),
-        grid: [N / 256, 1, 1],
+        grid: [n / 256, 1, 1],
         block: [256, 1, 1],
         dynamic_shared_bytes: 0,
         buffers: vec![BufferSpec {
             name: "a".into(),
             elem: ScalarType::U32,
-            bytes: vec![0; N as usize * 4],
+            bytes: vec![0; n as usize * 4],
         }],
         args: vec![ArgValue::Buffer(0)],
         globals: vec![],
     };
-    Machine::new(program(MEMORY), &l, &MachineConfig::default()).expect("launch")
+    Machine::new(program(MEMORY), &l, &config).expect("launch")
+}
+
+/// Threads of the flat-versus-cached comparison.
+const SMALL: u32 = 4096;
+
+fn small_flat() -> Machine {
+    mem_machine_with(SMALL, MachineConfig::default())
+}
+
+fn small_cached() -> Machine {
+    let config = MachineConfig {
+        memory: MemoryKind::Cached,
+        ..MachineConfig::default()
+    };
+    mem_machine_with(SMALL, config)
 }
 
 fn run(m: &mut Machine) -> u64 {
@@ -193,5 +219,26 @@ fn memory(bencher: divan::Bencher) {
     bencher
         .counter(divan::counter::ItemsCount::new(count))
         .with_inputs(mem_machine)
+        .bench_local_values(|mut m| run(&mut m));
+}
+
+/// `memory` on 4096 threads under flat memory: the baseline of `memory_cached`.
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn memory_flat_4k(bencher: divan::Bencher) {
+    let count = run(&mut small_flat());
+    bencher
+        .counter(divan::counter::ItemsCount::new(count))
+        .with_inputs(small_flat)
+        .bench_local_values(|mut m| run(&mut m));
+}
+
+/// `memory` on 4096 threads under cached memory (thesis chapter 4: every global and shared
+/// access a memory program whose micro steps the round-robin scheduler interleaves).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn memory_cached_4k(bencher: divan::Bencher) {
+    let count = run(&mut small_cached());
+    bencher
+        .counter(divan::counter::ItemsCount::new(count))
+        .with_inputs(small_cached)
         .bench_local_values(|mut m| run(&mut m));
 }

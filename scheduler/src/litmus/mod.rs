@@ -222,6 +222,12 @@ pub fn check(test: &LitmusTest, options: &Options) -> Result<Report, LitmusError
         "--max-blocks-per-sm".into(),
         t.config.device.max_blocks_per_sm.to_string(),
     ];
+    if t.config.memory == MemoryKind::Cached {
+        // The witness's choices include memory steps: it replays only on the cached machine.
+        report
+            .replay_flags
+            .extend(["--memory".into(), "cached".into()]);
+    }
     let found = explore::explore(machine.clone(), &t, options.max_states);
     report.states = found.states;
     report.deadlocks = found.deadlocks;
