@@ -5,15 +5,10 @@
 //! `fence.acq_rel.gpu`, as the PTX memory model requires.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from(".."))
-}
+mod common;
+use common::workspace;
 
 /// The `out` values of every final outcome of an exhaustive exploration.
 fn outcomes(kernel: &str, silent: &str) -> BTreeSet<Vec<String>> {

@@ -6,15 +6,11 @@
 //! `run --trace-format perfetto` (checked structurally as Chrome trace JSON).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from(".."))
-}
+mod common;
+use common::workspace;
 
 /// Exit code and stdout (stderr appended) of `cudasem ARGS` in `dir` with `stdin`.
 fn cudasem_in(dir: &Path, args: &[&str], stdin: &str) -> (i32, String) {

@@ -11,22 +11,17 @@
 //! instead of sleeping for a guessed time, and give up after a generous timeout rather than hang.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::workspace;
 
 const PTX: &str = "tests/thesis/listing_6_1.ptx";
 const LAUNCH: &str = "tests/thesis/listing_6_1.ron";
 /// Long enough for a loaded machine; a correct run needs well under a second per wait.
 const TIMEOUT: Duration = Duration::from_secs(60);
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from(".."))
-}
 
 /// A running `cudasem debug` with its standard input open and its output read line by line.
 struct Debugger {

@@ -6,15 +6,10 @@
 //! test. Snapshots hold the transcripts; the asserts check what must hold whatever the text.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from(".."))
-}
+mod common;
+use common::workspace;
 
 /// Exit code and stdout (stderr appended) of `cudasem debug PTX --launch RON` with `script`
 /// on standard input.

@@ -2,29 +2,10 @@
 //! `cudasem explore --save` replay; a trace altered at one step is rejected at exactly that
 //! step; a trace of another program is refused by its hash.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from(".."))
-}
-
-fn cudasem(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
-        .args(args)
-        .current_dir(workspace())
-        .env_remove("CUDASEM_LOG")
-        .output()
-        .expect("the cudasem binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::cudasem_here as cudasem;
 
 fn scratch(name: &str) -> PathBuf {
     let dir =

@@ -3,31 +3,10 @@
 //! out-of-bounds store naming the buffer it missed, a barrier deadlock saying who waits where,
 //! quick launches from flags, and `--trace`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from(".."))
-}
-
-/// Exit code, stdout, stderr of `cudasem ARGS` run in `dir`.
-fn cudasem(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("CUDASEM_LOG")
-        .output()
-        .expect("the cudasem binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::{cudasem_in as cudasem, workspace};
 
 /// `cudasem ARGS` from the workspace root (corpus paths are relative to it).
 fn in_workspace(args: &[&str]) -> (i32, String, String) {

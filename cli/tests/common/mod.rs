@@ -1,0 +1,37 @@
+//! Helpers shared by the end-to-end tests of the `cudasem` binary: where the workspace is, and
+//! running the binary with a clean environment. (Each test file includes this module and uses
+//! what it needs.)
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root: corpus paths in the tests are relative to it.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(".."))
+}
+
+/// Exit code, stdout and stderr of `cudasem ARGS` run in `dir` (no colours, no log filter from
+/// the caller's environment).
+pub fn cudasem_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CUDASEM_LOG")
+        .output()
+        .expect("the cudasem binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `cudasem ARGS` from the workspace root.
+pub fn cudasem_here(args: &[&str]) -> (i32, String, String) {
+    cudasem_in(&workspace(), args)
+}
