@@ -6,7 +6,7 @@
 //! * `memory`: 256 blocks × 256 threads; each thread does 32 rounds of a global load, an add
 //!   and a global store on its own element, plus a shared-memory round trip.
 //!
-//! * `memory_flat_4k` / `memory_cached_4k`: the memory kernel on 4096 threads under flat and
+//! * `memory_flat_512` / `memory_cached_512`: the memory kernel on 512 threads under flat and
 //!   cached memory (their ratio is the cost of the memory programs).
 //!
 //! Divan reports the time per launch and, as its item throughput (`Mitem/s`), thread-instructions
@@ -184,7 +184,7 @@ fn mem_machine_with(n: u32, config: MachineConfig) -> Machine {
 }
 
 /// Threads of the flat-versus-cached comparison.
-const SMALL: u32 = 4096;
+const SMALL: u32 = 512;
 
 fn small_flat() -> Machine {
     mem_machine_with(SMALL, MachineConfig::default())
@@ -222,9 +222,9 @@ fn memory(bencher: divan::Bencher) {
         .bench_local_values(|mut m| run(&mut m));
 }
 
-/// `memory` on 4096 threads under flat memory: the baseline of `memory_cached`.
+/// `memory` on 512 threads under flat memory: the baseline of `memory_cached`.
 #[divan::bench(sample_count = 5, sample_size = 1)]
-fn memory_flat_4k(bencher: divan::Bencher) {
+fn memory_flat_512(bencher: divan::Bencher) {
     let count = run(&mut small_flat());
     bencher
         .counter(divan::counter::ItemsCount::new(count))
@@ -232,10 +232,10 @@ fn memory_flat_4k(bencher: divan::Bencher) {
         .bench_local_values(|mut m| run(&mut m));
 }
 
-/// `memory` on 4096 threads under cached memory (thesis chapter 4: every global and shared
+/// `memory` on 512 threads under cached memory (thesis chapter 4: every global and shared
 /// access a memory program whose micro steps the round-robin scheduler interleaves).
 #[divan::bench(sample_count = 5, sample_size = 1)]
-fn memory_cached_4k(bencher: divan::Bencher) {
+fn memory_cached_512(bencher: divan::Bencher) {
     let count = run(&mut small_cached());
     bencher
         .counter(divan::counter::ItemsCount::new(count))

@@ -123,7 +123,7 @@ impl Machine {
                         "the memory environment does not offer it now",
                     ));
                 }
-                self.mem_step(m, events.as_deref_mut());
+                self.mem_step(m, events);
             }
         }
         self.steps += 1;
