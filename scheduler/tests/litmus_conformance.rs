@@ -184,8 +184,10 @@ fn conformance(memory: MemorySystem, max_states: usize) {
                     } else {
                         let why = if report.outcomes.is_empty() {
                             "no execution completes"
-                        } else {
+                        } else if memory == MemorySystem::Flat {
                             "not an SC outcome, or only after a deadlock"
+                        } else {
+                            "not reachable by the cached machine (complete search)"
                         };
                         ("not reached", why.to_string())
                     }
