@@ -3,8 +3,8 @@
 //!
 //! * `plain`: `Machine::step` (the fast path, no events);
 //! * `observed`: `Machine::step_observed` with the events thrown away (what recording costs);
-//! * `monitors`: `step_observed` plus every monitor (races under `interleaving`, barrier
-//!   divergence, memory checks).
+//! * `monitors`: `step_observed_with(.., EventDetail::Monitors)` (the events the monitors read)
+//!   plus every monitor (races under `interleaving`, barrier divergence, memory checks).
 //!
 //! The goal is `monitors / plain <= 2`. `CUDASEM_BENCH_RATIO=N` times N launches of each
 //! variant, keeps the fastest, and prints the ratios (for the report); `CUDASEM_BENCH_ONLY=matmul`
@@ -12,7 +12,7 @@
 //! (for a profiler).
 
 use ptx_parser::ScalarType;
-use semantics::machine::{ArgValue, BufferSpec, LaunchConfig, Machine, MachineConfig};
+use semantics::machine::{ArgValue, BufferSpec, EventDetail, LaunchConfig, Machine, MachineConfig};
 use semantics::monitors::{MonitorConfig, Monitors};
 use std::sync::Arc;
 use traces::Event;
@@ -168,7 +168,9 @@ fn monitored(program: &Arc<semantics::Program>, launch: &LaunchConfig) -> u64 {
     let mut events: Vec<Event> = Vec::new();
     while let Some(c) = next(&m, &mut rr) {
         events.clear();
-        if m.step_observed(&c, &mut events).is_err() {
+        if m.step_observed_with(&c, &mut events, EventDetail::Monitors)
+            .is_err()
+        {
             break;
         }
         monitors.observe(&events);

@@ -1,11 +1,14 @@
-//! The warp-wide fast paths of unobserved steps (`machine::fast`: operand columns, closed integer
-//! kernels, `.global`/`.shared` loads and stores through `Flat::load_lanes`/`store_lanes`) give
-//! exactly what the generic lane-by-lane path gives. Observed steps (`step_observed`) take the
-//! generic memory path, so the same schedule run both ways must end the same: memory, counts,
-//! termination (faults included, with the lanes before the faulting one done).
+//! The warp-wide fast paths (`machine::fast`: operand columns, closed integer kernels,
+//! `.global`/`.shared` loads and stores through `Flat::load_lanes`/`store_lanes`) give exactly
+//! what the generic lane-by-lane path gives. Unobserved and observed steps both take them, so the
+//! same schedule run both ways must end the same (memory, counts, termination, faults included,
+//! with the lanes before the faulting one done); and the memory events an observed step records
+//! from the fast path's trace must be those of the generic path, which a generic-address variant
+//! of each kernel takes (`ld`/`st` without a state space go lane by lane).
 mod machine_common;
 use machine_common::*;
 use semantics::machine::{ArgValue, Machine, Termination, WarpModel};
+use traces::Event;
 
 const HEAD: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
 
@@ -80,7 +83,58 @@ fn input() -> Vec<u8> {
         .collect()
 }
 
-/// Runs to the end round-robin, unobserved (fast paths) and observed (generic memory path).
+/// The kernel with generic addresses in place of `.global`/`.shared` ones, instruction for
+/// instruction (same pcs): the converted buffer pointers stay generic (`mov` for
+/// `cvta.to.global`), the shared array's address is made generic (`cvta.shared` for `mov`), and
+/// the accesses lose their state space, so they take the generic per-lane memory path.
+fn generic_variant(ptx: &str) -> String {
+    ptx.lines()
+        .map(|line| {
+            let t = line.trim_start();
+            if let Some(rest) = t.strip_prefix("cvta.to.global.u64") {
+                format!("    mov.u64{rest}")
+            } else if let Some(rest) = t.strip_prefix("mov.u64 %rd6, sm;") {
+                format!("    cvta.shared.u64 %rd6, sm;{rest}")
+            } else {
+                line.replace(".global.", ".").replace(".shared.", ".")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The memory events of an observed round-robin run, and how it ended.
+fn memory_events(m: &Machine) -> (Termination, Vec<Event>) {
+    let mut m = m.clone();
+    let mut next = 0usize;
+    let (t, events) = run_observed(&mut m, 100_000, |en| {
+        let i = next % en.len();
+        next = i + 1;
+        en[i]
+    });
+    let mem = events
+        .into_iter()
+        .filter(|e| matches!(e, Event::Memory { .. }))
+        .collect();
+    (t, mem)
+}
+
+/// The observed fast path's memory events equal the generic path's (the generic variant's), and
+/// there are some.
+fn assert_same_memory_events(fast: &Machine, generic: &Machine) {
+    let (tf, ef) = memory_events(fast);
+    let (tg, eg) = memory_events(generic);
+    assert!(!ef.is_empty());
+    assert_eq!(ef, eg);
+    match (&tf, &tg) {
+        (Termination::Error(a), Termination::Error(b)) => {
+            assert_eq!((a.thread, a.pc), (b.thread, b.pc))
+        }
+        _ => assert_eq!(tf, tg),
+    }
+}
+
+/// Runs to the end round-robin, unobserved and observed.
 fn both_ways(m: &Machine) -> [(Termination, Vec<u8>, u64, u64); 2] {
     let mut fast = m.clone();
     let t_fast = run(&mut fast, &mut scheduler::RoundRobin::new(), 100_000);
@@ -122,6 +176,9 @@ fn narrow_and_shared_accesses_match_the_generic_path() {
             vec![ArgValue::Buffer(0), ArgValue::Buffer(1)],
         );
         let m = Machine::new(p, &l, &config(WarpModel::SimtStack, ws)).expect("launch");
+        let generic = load(&format!("{HEAD}{}", generic_variant(NARROW)));
+        let g = Machine::new(generic, &l, &config(WarpModel::SimtStack, ws)).expect("launch");
+        assert_same_memory_events(&m, &g);
         let [fast, slow] = both_ways(&m);
         assert_eq!(fast.0, Termination::Completed);
         assert_eq!(fast, slow, "warp size {ws}");
@@ -145,6 +202,9 @@ fn a_fault_mid_warp_leaves_the_lanes_before_it_done() {
         vec![ArgValue::Buffer(0)],
     );
     let m = Machine::new(p, &l, &config(WarpModel::SimtStack, 32)).expect("launch");
+    let generic = load(&format!("{HEAD}{}", generic_variant(FAULT)));
+    let g = Machine::new(generic, &l, &config(WarpModel::SimtStack, 32)).expect("launch");
+    assert_same_memory_events(&m, &g);
     let [fast, slow] = both_ways(&m);
     assert_eq!(fast, slow);
     let Termination::Error(e) = &fast.0 else {

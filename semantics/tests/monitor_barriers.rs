@@ -4,7 +4,8 @@
 //! T-S2-5 under both race models, and the schedule-dependence facts behind `complete`.
 
 use semantics::machine::{
-    ArgValue, BufferSpec, DeviceConfig, LaunchConfig, Machine, MachineConfig, WarpModel,
+    ArgValue, BufferSpec, DeviceConfig, EventDetail, LaunchConfig, Machine, MachineConfig,
+    WarpModel,
 };
 use semantics::monitors::{
     DivergenceKind, Findings, Loops, MonitorConfig, Monitors, RaceModel, RaceScope,
@@ -38,8 +39,19 @@ fn launch(threads: u32, buffer_bytes: usize) -> LaunchConfig {
     }
 }
 
-/// Runs round-robin with the monitors; returns what they found.
+/// Runs round-robin with the monitors on events in `EventDetail::Monitors`; returns what they
+/// found.
 fn check(text: &str, l: &LaunchConfig, config: MachineConfig, model: RaceModel) -> Findings {
+    check_with(text, l, config, model, EventDetail::Monitors)
+}
+
+fn check_with(
+    text: &str,
+    l: &LaunchConfig,
+    config: MachineConfig,
+    model: RaceModel,
+    detail: EventDetail,
+) -> Findings {
     let program = Arc::new(load(text));
     let mut m = Machine::new(program, l, &config).expect("launch fits");
     let mut mon = Monitors::new(
@@ -58,7 +70,8 @@ fn check(text: &str, l: &LaunchConfig, config: MachineConfig, model: RaceModel) 
         }
         let c = enabled[rr % enabled.len()];
         events.clear();
-        m.step_observed(&c, &mut events).expect("enabled choice");
+        m.step_observed_with(&c, &mut events, detail)
+            .expect("enabled choice");
         mon.observe(&events);
     }
     mon.finish()
@@ -128,6 +141,31 @@ fn d1_loop_counters_differ_at_one_barrier() {
         counters.sort();
         assert_eq!(counters, [vec![1, 2], vec![2, 1]]);
     }
+}
+
+/// D1 under the SIMT stack: lanes 0 and 1 of one warp diverge around `bar.sync`, and the report
+/// names the pc where the missing lane resumes, read from the SIMT stack of the barrier's
+/// `Executed` event, which `EventDetail::Monitors` keeps: the findings are those of full events.
+#[test]
+fn lean_events_keep_the_stack_the_divergence_report_reads() {
+    let run = |detail| {
+        check_with(
+            D1,
+            &launch(2, 8),
+            MachineConfig::default(),
+            RaceModel::Interleaving,
+            detail,
+        )
+    };
+    let lean = run(EventDetail::Monitors);
+    assert_eq!(lean, run(EventDetail::Full));
+    let d = lean
+        .divergences
+        .iter()
+        .find(|d| d.kind == DivergenceKind::DivergentWarp)
+        .unwrap_or_else(|| panic!("{:?}", lean.divergences));
+    assert_eq!(d.second.what, "inactive (diverged): resumes here");
+    assert_ne!(d.first.pc, d.second.pc);
 }
 
 /// T-S1-4: Fig. 1a's CFG has exactly one natural loop, enclosing both barriers.

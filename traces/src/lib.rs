@@ -336,8 +336,16 @@ impl fmt::Display for Rule {
 
 /// The rules applied, from the device down to the thread. Inline up to 8 rules (derivations are
 /// 3 to 6 long), so recording events allocates nothing for them.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct Derivation(pub smallvec::SmallVec<[Rule; 8]>);
+
+impl Clone for Derivation {
+    /// A copy of the rules in one block: `SmallVec`'s own `clone` collects element by element,
+    /// and observed steps clone a warp instruction's derivation into every lane's memory event.
+    fn clone(&self) -> Self {
+        Derivation(smallvec::SmallVec::from_slice(&self.0))
+    }
+}
 
 impl Derivation {
     /// The derivation made of these rules.
@@ -346,7 +354,8 @@ impl Derivation {
     }
     /// `prefix` (the outer layers' rules) followed by `rules`.
     pub fn with_prefix(prefix: &[Rule], rules: &[Rule]) -> Self {
-        let mut v = smallvec::SmallVec::from_slice(prefix);
+        let mut v = smallvec::SmallVec::with_capacity(prefix.len() + rules.len());
+        v.extend_from_slice(prefix);
         v.extend_from_slice(rules);
         Derivation(v)
     }

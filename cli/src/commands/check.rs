@@ -25,7 +25,7 @@ use scheduler::Scheduler;
 use scheduler::explore::dfs::{self, DfsConfig, Memo, Reduction};
 use scheduler::outcome::Observe;
 use semantics::Program;
-use semantics::machine::{Machine, MachineConfig, Termination};
+use semantics::machine::{EventDetail, Machine, MachineConfig, Termination};
 use semantics::monitors::{
     Access, AccessOp, BarrierSite, Divergence, DivergenceKind, Findings, MemoryErrorKind,
     MemoryFinding, MonitorConfig, Monitors, Race, RaceKind, RaceModel, RaceScope,
@@ -151,7 +151,9 @@ impl Setup {
             let i = pick(&machine, enabled).min(enabled.len() - 1);
             let choice = enabled[i];
             events.clear();
-            if let Err(e) = machine.step_observed(&choice, &mut events) {
+            // The monitors read no SIMT stack except at barriers: `EventDetail::Monitors`.
+            if let Err(e) = machine.step_observed_with(&choice, &mut events, EventDetail::Monitors)
+            {
                 return Err(format!("error: internal: {e}\n"));
             }
             monitors.observe(&events);

@@ -63,6 +63,7 @@ impl Machine {
         &mut self,
         choice: &Choice,
         mut events: Option<&mut Vec<Event>>,
+        detail: super::EventDetail,
     ) -> Result<(), StepError> {
         if let Some(t) = &self.termination {
             return Err(Self::not_enabled(
@@ -89,15 +90,15 @@ impl Machine {
             }
             Choice::Warp { block, warp } => {
                 self.check_warp(choice, block, warp, WarpModel::SimtStack)?;
-                self.warp_step(block, warp, None, 0, events.as_deref_mut());
+                self.warp_step(block, warp, None, 0, events.as_deref_mut(), detail);
             }
             Choice::Target { block, warp, k } => {
                 self.check_warp(choice, block, warp, WarpModel::SimtStack)?;
-                self.warp_step(block, warp, Some(k), 0, events.as_deref_mut());
+                self.warp_step(block, warp, Some(k), 0, events.as_deref_mut(), detail);
             }
             Choice::Lanes { block, warp, mask } => {
                 self.check_warp(choice, block, warp, self.config.warp_model)?;
-                self.warp_step(block, warp, None, mask, events.as_deref_mut());
+                self.warp_step(block, warp, None, mask, events.as_deref_mut(), detail);
             }
             Choice::EndBarrier { block, barrier } => {
                 let ok = self
@@ -199,6 +200,7 @@ impl Machine {
         k: Option<u32>,
         group: u64,
         mut events: Option<&mut Vec<Event>>,
+        detail: super::EventDetail,
     ) {
         let model = self.config.warp_model;
         let ws = self.info.warp_size as usize;
@@ -238,6 +240,7 @@ impl Machine {
             block,
             special: sp,
             events: events.as_deref_mut(),
+            full_detail: detail == super::EventDetail::Full,
             warp_index: warp,
             prefix: &prefix,
         };

@@ -59,6 +59,8 @@ pub(crate) struct Ctx<'a> {
     pub special: SpecialCtx,
     /// Recording events (observed steps only).
     pub events: Option<&'a mut Vec<Event>>,
+    /// `EventDetail::Full`: every `Executed` event carries the SIMT stack (else barriers' only).
+    pub full_detail: bool,
     pub warp_index: u32,
     /// The derivation so far (device and context rules), for events.
     pub prefix: &'a [Rule],
@@ -74,33 +76,60 @@ impl Ctx<'_> {
         Derivation::with_prefix(self.prefix, rules)
     }
 
+    /// The derivation of the memory events of a warp instruction applying `rule`: built once
+    /// per instruction (not per lane) and cloned into each lane's event. `None` when not
+    /// observing.
+    fn mem_derivation(&self, rule: Rule) -> Option<Derivation> {
+        self.observing()
+            .then(|| self.derivation(&[Rule::WarpMem, rule]))
+    }
+
+    /// Records one lane's access, if observing (`derivation` from [`Ctx::mem_derivation`]).
     #[allow(clippy::too_many_arguments)]
     fn mem_event(
         &mut self,
+        derivation: &Option<Derivation>,
         lane: usize,
         kind: AccessKind,
         space: MemSpace,
         address: u64,
         size: u32,
         value: u64,
-        rule: Rule,
     ) {
-        if self.events.is_some() {
-            let derivation = self.derivation(&[Rule::WarpMem, rule]);
-            let (block, warp) = (self.block, self.warp_index);
-            if let Some(ev) = self.events.as_deref_mut() {
-                ev.push(Event::Memory {
-                    block,
-                    warp,
-                    lane: lane as u32,
-                    kind,
-                    space,
-                    address,
-                    size,
-                    value,
-                    derivation,
-                });
-            }
+        let (block, warp) = (self.block, self.warp_index);
+        if let (Some(ev), Some(derivation)) = (self.events.as_deref_mut(), derivation) {
+            ev.push(Event::Memory {
+                block,
+                warp,
+                lane: lane as u32,
+                kind,
+                space,
+                address,
+                size,
+                value,
+                derivation: derivation.clone(),
+            });
+        }
+    }
+
+    /// Records the accesses of a warp-wide fast-path `ld`/`st` in ascending lane order, as the
+    /// per-lane path records them one by one.
+    fn trace_events(
+        &mut self,
+        derivation: &Option<Derivation>,
+        trace: &super::fast::LaneTrace,
+        (kind, space, size): (AccessKind, MemSpace, u32),
+    ) {
+        for l in lanes(trace.done) {
+            self.mem_event(
+                derivation,
+                l,
+                kind,
+                space,
+                trace.addrs[l],
+                size,
+                trace.vals[l],
+            );
         }
     }
 }
@@ -507,12 +536,21 @@ pub(crate) fn exec_data(
                     *b = reg_bits(cx.program, func, d.0);
                 }
             }
-            // Scalar `.global`/`.shared` loads, unobserved: the whole warp through one call.
-            if let (1, Some(ms), false, Some(Some(d))) =
-                (n, direct_space(*space), cx.events.is_some(), dst.first())
+            let deriv = cx.mem_derivation(Rule::Ld);
+            // Scalar `.global`/`.shared` loads: the whole warp through one call; an observed step
+            // passes a trace (on the stack) from which the lanes' events are then recorded.
+            // Under cached memory accesses become in-flight programs: the per-lane path only.
+            let mut trace_buf;
+            let mut trace = if cx.observing() {
+                trace_buf = super::fast::LaneTrace::default();
+                Some(&mut trace_buf)
+            } else {
+                None
+            };
+            if let (1, Some(ms), Some(Some(d))) = (n, direct_space(*space), dst.first())
                 && size <= 8
                 && cx.cache.is_none()
-                && let Some(res) = super::fast::load(
+                && let Some(res) = super::fast::load_traced(
                     cx.mem,
                     (cx.block, w.tid_base),
                     regs,
@@ -523,8 +561,12 @@ pub(crate) fn exec_data(
                     (ms, size, signed),
                     *d,
                     dst_bits[0],
+                    trace.as_deref_mut(),
                 )
             {
+                if let Some(t) = trace {
+                    cx.trace_events(&deriv, t, (AccessKind::Load, ms, size));
+                }
                 return res.map_err(|(l, e)| Fault::mem(l, e, "ld"));
             }
             let mut m = exec;
@@ -588,9 +630,7 @@ pub(crate) fn exec_data(
                         };
                         let v = extend(v, size.min(8), signed, bits);
                         regs[d.0 as usize * ws + l] = v;
-                        if cx.events.is_some() {
-                            cx.mem_event(l, AccessKind::Load, ms, ea, size, v, Rule::Ld);
-                        }
+                        cx.mem_event(&deriv, l, AccessKind::Load, ms, ea, size, v);
                     }
                 }
             }
@@ -605,11 +645,19 @@ pub(crate) fn exec_data(
         } => {
             let size = type_size(*ty).min(8);
             let n = (*vector).max(1) as u32;
-            // Scalar `.global`/`.shared` stores, unobserved: the whole warp through one call.
-            if let (1, Some(ms), false, Some(s0)) =
-                (n, direct_space(*space), cx.events.is_some(), src.first())
+            let deriv = cx.mem_derivation(Rule::St);
+            // Scalar `.global`/`.shared` stores: the whole warp through one call, traced when
+            // observed (as for `ld`); never under cached memory.
+            let mut trace_buf;
+            let mut trace = if cx.observing() {
+                trace_buf = super::fast::LaneTrace::default();
+                Some(&mut trace_buf)
+            } else {
+                None
+            };
+            if let (1, Some(ms), Some(s0)) = (n, direct_space(*space), src.first())
                 && cx.cache.is_none()
-                && let Some(res) = super::fast::store(
+                && let Some(res) = super::fast::store_traced(
                     cx.mem,
                     (cx.block, w.tid_base),
                     regs,
@@ -620,8 +668,12 @@ pub(crate) fn exec_data(
                     addr,
                     (ms, size),
                     s0,
+                    trace.as_deref_mut(),
                 )
             {
+                if let Some(t) = trace {
+                    cx.trace_events(&deriv, t, (AccessKind::Store, ms, size));
+                }
                 return res.map_err(|(l, e)| Fault::mem(l, e, "st"));
             }
             let mut m = exec;
@@ -660,13 +712,13 @@ pub(crate) fn exec_data(
                             .store(who, ms, ea, size, v)
                             .map_err(|e| Fault::mem(l, e, "st"))?;
                     }
-                    if cx.events.is_some() {
+                    if cx.observing() {
                         let mask = if size >= 8 {
                             u64::MAX
                         } else {
                             (1u64 << (size * 8)) - 1
                         };
-                        cx.mem_event(l, AccessKind::Store, ms, ea, size, v & mask, Rule::St);
+                        cx.mem_event(&deriv, l, AccessKind::Store, ms, ea, size, v & mask);
                     }
                 }
             }
@@ -682,6 +734,7 @@ pub(crate) fn exec_data(
             qual,
         } => {
             let size = type_size(*ty).min(8);
+            let deriv = cx.mem_derivation(Rule::Atom);
             let mut m = exec;
             while m != 0 {
                 let l = m.trailing_zeros() as usize;
@@ -736,9 +789,7 @@ pub(crate) fn exec_data(
                 if let Some(d) = dst {
                     regs[d.0 as usize * ws + l] = old;
                 }
-                if cx.events.is_some() {
-                    cx.mem_event(l, AccessKind::Atomic { new }, ms, ad, size, old, Rule::Atom);
-                }
+                cx.mem_event(&deriv, l, AccessKind::Atomic { new }, ms, ad, size, old);
             }
         }
         Op::Vote {

@@ -16,10 +16,11 @@
 //! * everything else (carry ops, predicate combinations, memory, warp-collective ops) returns
 //!   `false` and takes the generic path.
 //!
-//! Scalar `.global`/`.shared` loads and stores of a warp go through [`load`] and [`store`] (one
-//! segment and page resolution per run of lanes on a page). An observed step passes a
-//! [`LaneTrace`]: the lanes that accessed memory, with their addresses and values, from which the
-//! caller records the per-lane memory events in lane order, as the generic path does.
+//! Scalar `.global`/`.shared` loads and stores of a warp go through [`load_traced`] and
+//! [`store_traced`] (one segment and page resolution per run of lanes on a page). An observed
+//! step passes a [`LaneTrace`]: the lanes that accessed memory, with their addresses and values,
+//! from which the caller records the per-lane memory events in lane order, as the generic path
+//! does.
 //!
 //! Lanes write only their own column and read their own lane of each operand, so gathering all
 //! operands before writing any result is the same as the generic read-then-write per lane, even
@@ -518,9 +519,6 @@ fn addresses<const N: usize>(
 /// What a warp's scalar load or store did per lane, for events: `done` are the lanes that
 /// accessed memory (those before a faulting lane), `addrs` their addresses, `vals` the values as
 /// the events carry them (a load's destination value, a store's stored bits).
-// Filled only once `exec.rs` passes a trace for observed steps (today observed steps take the
-// generic per-lane path): until then only the unit tests construct one.
-#[allow(dead_code)]
 #[derive(Debug, Clone)]
 pub(crate) struct LaneTrace {
     pub done: u64,
@@ -540,27 +538,8 @@ impl Default for LaneTrace {
 
 /// A scalar `ld` of `.global`/`.shared` memory for the `exec` lanes, through
 /// [`Flat::load_lanes`]: the lanes before a failing one load, as lane-by-lane execution would.
-/// `None` if the registers are out of range (the generic path reports it).
-/// [`load_traced`] without a trace (an unobserved step).
-#[allow(clippy::too_many_arguments)]
-#[inline]
-pub(crate) fn load(
-    mem: &mut Flat,
-    who: (u32, u32),
-    regs: &mut [u64],
-    fb: &[u32],
-    ws: usize,
-    exec: u64,
-    addr: &Address,
-    access: (MemSpace, u32, bool),
-    dst: RegId,
-    dst_bits: u32,
-) -> Option<Result<(), (usize, MemError)>> {
-    load_traced(
-        mem, who, regs, fb, ws, exec, addr, access, dst, dst_bits, None,
-    )
-}
-
+/// `None` if the registers are out of range (the generic path reports it). `trace` (observed
+/// steps only) receives what each lane did.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) fn load_traced(
@@ -661,25 +640,8 @@ fn load_n<const N: usize>(
 }
 
 /// A scalar `st` to `.global`/`.shared` memory for the `exec` lanes, through
-/// [`Flat::store_lanes`]. `None` if the registers are out of range.
-/// [`store_traced`] without a trace (an unobserved step).
-#[allow(clippy::too_many_arguments)]
-#[inline]
-pub(crate) fn store(
-    mem: &mut Flat,
-    who: (u32, u32),
-    regs: &[u64],
-    fb: &[u32],
-    sp: &SpecialCtx,
-    ws: usize,
-    exec: u64,
-    addr: &Address,
-    access: (MemSpace, u32),
-    src: &Src,
-) -> Option<Result<(), (usize, MemError)>> {
-    store_traced(mem, who, regs, fb, sp, ws, exec, addr, access, src, None)
-}
-
+/// [`Flat::store_lanes`]. `None` if the registers are out of range. `trace` as for
+/// [`load_traced`].
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) fn store_traced(

@@ -21,6 +21,19 @@ pub(crate) mod thread;
 pub(crate) mod warp;
 
 pub use footprint::{Footprint, FootprintKind};
+
+/// How much of a warp's state an observed step's [`Event::Executed`] carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EventDetail {
+    /// Everything: what the renderers draw (`run --show stack`, perfetto, the debugger).
+    #[default]
+    Full,
+    /// What [`crate::monitors`] read: the SIMT stack (`stack`) only on the `Executed` event of a
+    /// barrier instruction (the barrier-divergence report names the token a missing lane waits
+    /// in), empty elsewhere. Copying the stack out on every warp step is a large part of what
+    /// recording costs, and nothing else in the monitors looks at it.
+    Monitors,
+}
 pub use thread::{type_signed, type_size};
 
 use crate::program::{FuncId, Pc, Program};
@@ -363,16 +376,27 @@ impl Machine {
 
     /// Takes one transition.
     pub fn step(&mut self, choice: &Choice) -> Result<(), StepError> {
-        self.step_inner(choice, None)
+        self.step_inner(choice, None, EventDetail::Full)
     }
 
-    /// Takes one transition, appending what it did to `events`.
+    /// Takes one transition, appending what it did to `events` (in full detail).
     pub fn step_observed(
         &mut self,
         choice: &Choice,
         events: &mut Vec<Event>,
     ) -> Result<(), StepError> {
-        self.step_inner(choice, Some(events))
+        self.step_inner(choice, Some(events), EventDetail::Full)
+    }
+
+    /// [`Machine::step_observed`] with the events in `detail`: the same events in the same
+    /// order, differing only in what [`EventDetail`] leaves out.
+    pub fn step_observed_with(
+        &mut self,
+        choice: &Choice,
+        events: &mut Vec<Event>,
+        detail: EventDetail,
+    ) -> Result<(), StepError> {
+        self.step_inner(choice, Some(events), detail)
     }
 
     /// `Some` once the run has completed, deadlocked or faulted.

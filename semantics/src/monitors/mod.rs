@@ -1,9 +1,11 @@
 //! Monitors over the event stream (ARCHITECTURE.md section 4): data races, barrier divergence,
 //! out-of-bounds and uninitialised accesses, checked on the execution the machine takes.
 //!
-//! A [`Monitors`] is fed the events of every step (`Machine::step_observed`) and keeps shadow
-//! state; [`Monitors::finish`] turns what it found into [`Findings`] whose every entry names the
-//! threads, pcs, PTX and source lines, addresses and buffer elements involved.
+//! A [`Monitors`] is fed the events of every step (`Machine::step_observed`, or
+//! `step_observed_with(.., EventDetail::Monitors)`, which leaves out the SIMT stacks they do not
+//! read) and keeps shadow state; [`Monitors::finish`] turns what it found into [`Findings`] whose
+//! every entry names the threads, pcs, PTX and source lines, addresses and buffer elements
+//! involved.
 //!
 //! * [`race`]: GPUVerify's data race (digest `seeds_gpuverify.md` §1.1.5 Def 3.1, §1.2.1 Def 2.2,
 //!   §2.3): two accesses by different threads, at least one a write, not both atomic, not ordered

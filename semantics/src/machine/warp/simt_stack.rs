@@ -854,6 +854,16 @@ fn record(cx: &mut Ctx, w: &Warp, out: &Outcome, rules: &[Rule]) {
         return;
     }
     let derivation = cx.derivation(rules);
+    // `EventDetail::Monitors`: the stack only where the barrier monitor reads it.
+    let stack = if cx.full_detail
+        || matches!(
+            cx.program.instructions.get(out.pc as usize).map(|i| &i.op),
+            Some(Op::Barrier { .. })
+        ) {
+        w.public_stack()
+    } else {
+        Vec::new()
+    };
     let ev = Event::Executed {
         block: cx.block,
         warp: w.index,
@@ -861,7 +871,7 @@ fn record(cx: &mut Ctx, w: &Warp, out: &Outcome, rules: &[Rule]) {
         lanes: out.exec,
         active: w.active,
         disabled: w.dis,
-        stack: w.public_stack(),
+        stack,
         next_pc: w.pc,
         derivation,
     };
