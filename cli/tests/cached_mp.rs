@@ -27,8 +27,12 @@ fn outcomes(kernel: &str, silent: &str) -> BTreeSet<Vec<String>> {
         .output()
         .expect("the cudasem binary runs");
     let text = String::from_utf8_lossy(&out.stdout);
-    let json: serde_json::Value = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{kernel}: not JSON ({e}): {text}\n{}", String::from_utf8_lossy(&out.stderr)));
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| {
+        panic!(
+            "{kernel}: not JSON ({e}): {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
     assert_eq!(
         json["bound"]["hit"], false,
         "{kernel}: the exploration must be complete"

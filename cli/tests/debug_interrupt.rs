@@ -193,7 +193,8 @@ fn ctrl_c_while_waiting_for_a_command_ends_a_scripted_session() {
     // window interrupts the (finished) command and the session goes on waiting. Repeat the
     // signal until the waiting session takes it, instead of guessing a sleep.
     let deadline = Instant::now() + TIMEOUT;
-    while d.child.try_wait().expect("wait for the debugger").is_none() && Instant::now() < deadline {
+    while d.child.try_wait().expect("wait for the debugger").is_none() && Instant::now() < deadline
+    {
         d.interrupt();
         std::thread::sleep(Duration::from_millis(50));
     }

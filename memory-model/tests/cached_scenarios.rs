@@ -113,7 +113,11 @@ fn a_thread_reads_its_own_store_even_after_a_same_sm_refill() {
             ],
         ),
     ];
-    let sys = Sys::new(Cached::new(config(SilentActions::Observable)), dram, threads);
+    let sys = Sys::new(
+        Cached::new(config(SilentActions::Observable)),
+        dram,
+        threads,
+    );
     let e = explore(sys, |s| s.reg(w, 1));
     assert_eq!(e.outcomes, set(&[5]));
 }

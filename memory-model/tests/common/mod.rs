@@ -188,8 +188,7 @@ impl Sys {
                         bytes.truncate(4);
                         bytes.resize(4, 0);
                         self.cached.overlay_global(addr, &mut bytes);
-                        u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64
-                            == value
+                        u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as u64 == value
                     }
                 };
                 if go {

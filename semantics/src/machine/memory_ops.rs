@@ -211,14 +211,14 @@ impl Machine {
     /// program ends, its thread's warp may issue again.
     pub(crate) fn mem_step(&mut self, m: MemChoice, events: Option<&mut Vec<Event>>) {
         let program = self.program.clone();
-        let apply = |rmw: Rmw, old: u64, _size: u32| match program.instructions.get(rmw.code as usize)
-        {
-            Some(crate::program::Instr {
-                op: Op::Atom { op, ty, .. },
-                ..
-            }) => crate::alu::atom_new_value(*op, *ty, old, rmw.a, rmw.b),
-            _ => old,
-        };
+        let apply =
+            |rmw: Rmw, old: u64, _size: u32| match program.instructions.get(rmw.code as usize) {
+                Some(crate::program::Instr {
+                    op: Op::Atom { op, ty, .. },
+                    ..
+                }) => crate::alu::atom_new_value(*op, *ty, old, rmw.a, rmw.b),
+                _ => old,
+            };
         let Some(cache) = self.cached.as_mut() else {
             return;
         };
@@ -255,11 +255,10 @@ impl Machine {
             {
                 let w = Arc::make_mut(w);
                 let v = extend(d.value, d.size, d.dest.signed, d.dest.bits);
-                if let Some(r) = w
-                    .levels
-                    .get_mut(d.dest.level as usize)
-                    .and_then(|lvl| lvl.regs.get_mut(d.dest.reg as usize * ws + d.dest.lane as usize))
-                {
+                if let Some(r) = w.levels.get_mut(d.dest.level as usize).and_then(|lvl| {
+                    lvl.regs
+                        .get_mut(d.dest.reg as usize * ws + d.dest.lane as usize)
+                }) {
                     *r = v;
                 }
                 touched.push((block, d.dest.warp));

@@ -2,8 +2,8 @@
 //! (thesis 5.8.1: a warp whose next instruction uses a register blocked by a pending memory
 //! operation cannot be scheduled).
 
-use super::instr::{AddrBase, Address, BarrierKind, CallTarget, Instr, Op, ParamLoc, PredSrc, Src};
 use super::RegId;
+use super::instr::{AddrBase, Address, BarrierKind, CallTarget, Instr, Op, ParamLoc, PredSrc, Src};
 
 impl Instr {
     /// Calls `f` with every register the instruction (guard included) reads or writes; a
@@ -64,7 +64,12 @@ impl Op {
                 }
             }
             Op::Bfi {
-                dst, a, b, pos, len, ..
+                dst,
+                a,
+                b,
+                pos,
+                len,
+                ..
             } => {
                 f(*dst);
                 for s in [a, b, pos, len] {
@@ -111,12 +116,18 @@ impl Op {
                 dst.iter().flatten().for_each(|d| f(*d));
                 addr(a, f);
             }
-            Op::St { src: s, addr: a, .. } => {
+            Op::St {
+                src: s, addr: a, ..
+            } => {
                 s.iter().for_each(|s| src(s, f));
                 addr(a, f);
             }
             Op::Atom {
-                dst, addr: ad, a, b, ..
+                dst,
+                addr: ad,
+                a,
+                b,
+                ..
             } => {
                 if let Some(d) = dst {
                     f(*d);
