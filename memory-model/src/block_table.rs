@@ -6,15 +6,20 @@
 //! memory on every `.shared`/`.local` access). The window shrinks from both ends as blocks leave;
 //! an empty slot inside it costs one pointer. Iteration is in ascending block index, like a
 //! `BTreeMap`'s.
+//!
+//! Blocks are shared behind [`Arc`] and copied on write ([`BlockTable::get_mut`]): explorers
+//! clone the whole machine once per successor, and a step changes one block at most, so a
+//! clone copies pointers and the step copies only the block it touches.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// A map from block index to `T`, for the blocks resident at a time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BlockTable<T> {
     /// Block index of `slots[0]`.
     base: u32,
-    slots: VecDeque<Option<Box<T>>>,
+    slots: VecDeque<Option<Arc<T>>>,
     len: usize,
 }
 
@@ -48,14 +53,21 @@ impl<T> BlockTable<T> {
         self.slots.get(i)?.as_deref()
     }
 
+    /// The block, copied first if a clone of the table shares it.
     #[inline]
-    pub fn get_mut(&mut self, id: u32) -> Option<&mut T> {
+    pub fn get_mut(&mut self, id: u32) -> Option<&mut T>
+    where
+        T: Clone,
+    {
         let i = id.wrapping_sub(self.base) as usize;
-        self.slots.get_mut(i)?.as_deref_mut()
+        self.slots.get_mut(i)?.as_mut().map(Arc::make_mut)
     }
 
     /// Inserts block `id`, returning the value it replaces.
-    pub fn insert(&mut self, id: u32, value: T) -> Option<T> {
+    pub fn insert(&mut self, id: u32, value: T) -> Option<T>
+    where
+        T: Clone,
+    {
         if self.slots.is_empty() {
             self.base = id;
         } else if id < self.base {
@@ -68,15 +80,18 @@ impl<T> BlockTable<T> {
         if i >= self.slots.len() {
             self.slots.resize_with(i + 1, || None);
         }
-        let old = self.slots[i].replace(Box::new(value));
+        let old = self.slots[i].replace(Arc::new(value));
         if old.is_none() {
             self.len += 1;
         }
-        old.map(|b| *b)
+        old.map(Arc::unwrap_or_clone)
     }
 
     /// Removes block `id`, returning its value.
-    pub fn remove(&mut self, id: u32) -> Option<T> {
+    pub fn remove(&mut self, id: u32) -> Option<T>
+    where
+        T: Clone,
+    {
         let i = id.wrapping_sub(self.base) as usize;
         let old = self.slots.get_mut(i)?.take()?;
         self.len -= 1;
@@ -87,7 +102,7 @@ impl<T> BlockTable<T> {
         while let Some(None) = self.slots.back() {
             self.slots.pop_back();
         }
-        Some(*old)
+        Some(Arc::unwrap_or_clone(old))
     }
 
     /// The blocks in ascending index order.

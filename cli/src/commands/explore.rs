@@ -10,6 +10,9 @@
 //!
 //! Exit codes: 0 terminates and no outcome is a failure, 1 may not terminate, a failing
 //! outcome (deadlock, fault) or no verdict (bound hit), 2 bad input.
+//!
+//! `--search outcomes` asks for the final outcomes only ([`super::explore_outcomes`]): a
+//! sleep-set depth-first search, much cheaper than building the graph the verdict needs.
 
 use crate::Outcome;
 use crate::commands::replay::{event_lines, reproduce, save_trace, trace_of};
@@ -36,9 +39,18 @@ pub struct Args {
     /// warps for several warps, else lanes).
     #[arg(long, value_name = "LEVEL", value_parser = parse_level)]
     pub level: Option<Level>,
-    /// Bound on the explored states (machine state × units that have stepped).
+    /// What to search for. `full`: every state and transition, the final outcomes and the
+    /// termination verdict under --progress (with a lasso). `outcomes`: the final outcomes
+    /// only, by depth-first search with sleep sets and state caching (much faster; no verdict).
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = Search::Full)]
+    pub search: Search,
+    /// Bound on the explored states (machine state × units that have stepped) of
+    /// `--search full`.
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     pub max_states: usize,
+    /// Bound on the steps computed by `--search outcomes`.
+    #[arg(long, value_name = "N", default_value_t = 100_000_000)]
+    pub max_transitions: u64,
     /// Write the lasso (or the first failing outcome's run) as a trace file with its events
     /// (.ron for RON, else JSON Lines).
     #[arg(long, value_name = "OUT")]
@@ -50,6 +62,15 @@ pub struct Args {
     /// labelled with its choice and the PTX instruction it executed.
     #[arg(long, conflicts_with = "format")]
     pub dot: bool,
+}
+
+/// `--search`: which exploration answers the question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Search {
+    /// The stateful breadth-first search: outcomes, verdict and lasso.
+    Full,
+    /// The final outcomes only (sleep-set depth-first search).
+    Outcomes,
 }
 
 fn parse_model(s: &str) -> Result<ProgressModel, String> {
@@ -233,6 +254,13 @@ fn reason_text(x: &Exploration, lasso: &Lasso) -> String {
 
 fn run_inner(args: &Args) -> Result<Outcome, String> {
     let setup = args.options.setup(&args.file)?;
+    if args.search == Search::Outcomes {
+        let (text, outcome) = super::explore_outcomes::run(args, &setup)?;
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+        return Ok(outcome);
+    }
     let level = args.level.unwrap_or_else(|| {
         let m = &setup.machine;
         if m.total_blocks() > 1 {

@@ -4,6 +4,7 @@ pub mod cfg;
 pub mod check;
 pub mod debug;
 pub mod explore;
+pub mod explore_outcomes;
 pub mod fuzz;
 pub mod litmus;
 pub mod parse;

@@ -20,10 +20,11 @@
 //! `states` (distinct states, with `States`), `slept` (choices skipped because asleep).
 //! Bounds are reported; a bounded search claims no completeness.
 
+use super::keyed::FingerprintMap;
 use super::settle;
 use crate::outcome::{Observe, Outcome, Status};
 use semantics::machine::{Footprint, Machine};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use traces::Choice;
 
 /// Whether to prune with sleep sets.
@@ -99,7 +100,7 @@ pub fn outcomes(machine: &Machine, observe: &Observe, config: DfsConfig) -> DfsR
     let mut root = machine.clone();
     let mut path = Vec::new();
     settle(&mut root, &mut path);
-    let mut memo: HashMap<u128, Vec<Choice>> = HashMap::new();
+    let mut memo: FingerprintMap<u128, Vec<Choice>> = FingerprintMap::default();
     let sleeping = config.reduction == Reduction::SleepSets;
 
     let mut stack: Vec<Frame> = Vec::new();

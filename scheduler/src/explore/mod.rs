@@ -27,6 +27,7 @@
 
 pub mod axb_ptx;
 pub mod dfs;
+pub mod keyed;
 pub mod units;
 
 pub use units::{Level, TooManyUnits, Units, UnknownLevel, is_system, settle};
@@ -36,10 +37,11 @@ use crate::progress::{
     Counterexample, Lts, Node, NodeId, Oracle, ProgressModel, Reason, Transition, Unit, UnitSet,
     Verdict,
 };
+use keyed::FingerprintMap;
 use petgraph::graph::{DiGraph, NodeIndex};
 use semantics::machine::Machine;
+use std::collections::BTreeMap;
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap};
 use traces::Choice;
 
 /// Bounds of an exploration.
@@ -132,9 +134,9 @@ pub fn explore(
     let mut initial_choices = Vec::new();
     settle(&mut init, &mut initial_choices);
 
-    let mut states: HashMap<StateKey, StateInfo> = HashMap::new();
+    let mut states: FingerprintMap<StateKey, StateInfo> = FingerprintMap::default();
     let mut graph: DiGraph<Node<StateKey>, Unit, u32> = DiGraph::default();
-    let mut index: HashMap<(StateKey, UnitSet), NodeId> = HashMap::new();
+    let mut index: FingerprintMap<(StateKey, UnitSet), NodeId> = FingerprintMap::default();
     let mut edge_choices: Vec<u32> = Vec::new();
     let mut choice_lists: Vec<Vec<Choice>> = Vec::new();
     let mut outcomes: BTreeMap<Outcome, OutcomeInfo> = BTreeMap::new();
@@ -142,30 +144,31 @@ pub fn explore(
     let mut parent: Vec<Option<(NodeId, u32)>> = Vec::new();
 
     let key0 = init.state_fingerprint();
-    let record_state = |m: Machine, key: StateKey, states: &mut HashMap<StateKey, StateInfo>| {
-        if states.contains_key(&key) {
-            return;
-        }
-        let mut info = StateInfo::default();
-        match m.termination() {
-            Some(t) => {
-                let outcome = Outcome::of(&m, t, observe);
-                // A fault ends the run: not a non-termination, so its units count as done.
-                info.done = if matches!(outcome.status, Status::Error { .. }) {
-                    UnitSet::all(units.count())
-                } else {
-                    units.done(&m)
-                };
-                info.outcome = Some(outcome);
-                info.succ = Some(Vec::new());
+    let record_state =
+        |m: Machine, key: StateKey, states: &mut FingerprintMap<StateKey, StateInfo>| {
+            if states.contains_key(&key) {
+                return;
             }
-            None => {
-                info.done = units.done(&m);
-                info.machine = Some(m);
+            let mut info = StateInfo::default();
+            match m.termination() {
+                Some(t) => {
+                    let outcome = Outcome::of(&m, t, observe);
+                    // A fault ends the run: not a non-termination, so its units count as done.
+                    info.done = if matches!(outcome.status, Status::Error { .. }) {
+                        UnitSet::all(units.count())
+                    } else {
+                        units.done(&m)
+                    };
+                    info.outcome = Some(outcome);
+                    info.succ = Some(Vec::new());
+                }
+                None => {
+                    info.done = units.done(&m);
+                    info.machine = Some(m);
+                }
             }
-        }
-        states.insert(key, info);
-    };
+            states.insert(key, info);
+        };
 
     record_state(init, key0, &mut states);
     let done0 = states.get(&key0).map_or(UnitSet::EMPTY, |s| s.done);
@@ -292,7 +295,7 @@ pub fn explore(
         }
         out
     };
-    let mut counted: HashMap<StateKey, ()> = HashMap::new();
+    let mut counted: FingerprintMap<StateKey, ()> = FingerprintMap::default();
     for n in graph.node_indices() {
         let key = graph[n].state;
         let Some(o) = states.get(&key).and_then(|s| s.outcome.as_ref()) else {

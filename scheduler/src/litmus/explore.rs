@@ -17,9 +17,10 @@
 
 use super::parse::{Quantifier, Term};
 use super::translate::{OUT, Slot, Translation};
+use crate::explore::keyed::FingerprintSet;
 use crate::explore::settle;
 use semantics::machine::{Machine, Termination};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use traces::Choice;
 
 /// One final outcome: the observed terms' values, in the order of [`Translation::observed`].
@@ -84,7 +85,7 @@ pub fn explore(initial: Machine, t: &Translation, max_states: usize) -> Explorat
     let mut root = initial;
     let mut taken = Vec::new();
     settle(&mut root, &mut taken);
-    let mut visited: HashSet<u128> = HashSet::new();
+    let mut visited: FingerprintSet<u128> = FingerprintSet::default();
     visited.insert(root.state_fingerprint());
     result.states = 1;
     let mut stack: Vec<Frame> = Vec::new();

@@ -5,6 +5,7 @@
 //! * [`model`]: the 11 [`ProgressModel`]s as F-set functions of (stepped, live).
 //! * [`lts`]: the [`UnitSystem`] seam and explicit-state exploration into an [`Lts`].
 //! * [`oracle`]: weak/strong termination checks with lasso [`Counterexample`]s.
+//! * [`scc`]: strongly connected components without recursion (deep graphs, small stacks).
 //! * [`axb`]: the AXB litmus-test format and its tiny machine (a [`UnitSystem`]).
 //! * [`suite`]: the conformance data (`expected.csv`) and where to find it.
 
@@ -12,6 +13,7 @@ pub mod axb;
 pub mod lts;
 pub mod model;
 pub mod oracle;
+pub mod scc;
 pub mod suite;
 pub mod units;
 

@@ -146,7 +146,7 @@ impl<S> Oracle<S> {
     pub fn new(lts: Lts<S>) -> Self {
         let n = lts.graph.node_count();
         let (dist, parent) = bfs_tree(&lts);
-        let sccs = petgraph::algo::tarjan_scc(&lts.graph);
+        let sccs = super::scc::tarjan_scc(&lts.graph);
         let mut component_of = vec![0u32; n];
         for (c, nodes) in sccs.iter().enumerate() {
             for &v in nodes {
@@ -397,7 +397,7 @@ impl<S> Oracle<S> {
                 }
             }
             let mut comp = vec![usize::MAX; g.node_count()];
-            let sccs = petgraph::algo::tarjan_scc(&sub);
+            let sccs = super::scc::tarjan_scc(&sub);
             for (c, nodes) in sccs.iter().enumerate() {
                 for &s in nodes {
                     comp[sub[s].index()] = c;
