@@ -38,6 +38,8 @@ pub struct RunOptions {
 /// A loaded program, its resolved launch and configuration, and the fresh machine.
 pub struct Setup {
     pub ptx_path: String,
+    /// The PTX text (reports quote instructions from it).
+    pub text: String,
     pub program: Arc<semantics::Program>,
     pub resolved: Resolved,
     pub config: MachineConfig,
@@ -141,6 +143,7 @@ impl RunOptions {
             })?;
         Ok(Setup {
             ptx_path,
+            text,
             program,
             resolved,
             config,

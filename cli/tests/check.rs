@@ -187,7 +187,8 @@ fn divergence_report_text() {
     insta::assert_snapshot!("check_warp_uniform_barriers", out);
 }
 
-/// A schedule found by `--schedules` is reproduced by the printed command.
+/// A schedule found by `--schedules` is reproduced by the printed `cudasem replay ... --check`
+/// command: the same races, found again along the recorded schedule.
 #[test]
 fn printed_command_reproduces() {
     let race = workspace().join("tests").join("kernels").join("race");
@@ -206,17 +207,48 @@ fn printed_command_reproduces() {
     );
     assert_eq!(code, 1);
     let j: Value = serde_json::from_str(out.trim()).expect("JSON");
-    let seed = j["seed"].as_u64().expect("a random schedule's seed");
     let replay = j["replay"][0]
         .as_str()
-        .expect("a check command")
+        .expect("a replay command")
         .to_string();
     assert!(
-        replay.contains(&format!("--schedule random:{seed}")),
+        replay.starts_with("cudasem replay cudasem1:") && replay.ends_with(" --check"),
         "{replay}"
     );
-    let args: Vec<&str> = replay.split(' ').skip(1).collect();
-    let (code, again, _) = cudasem(&race, &args);
-    assert_eq!(code, 1);
-    assert!(again.contains("\"races\":[{"), "{again}");
+    let mut args: Vec<&str> = replay.split(' ').skip(1).collect();
+    args.extend(["--format", "json"]);
+    let (code, again, err) = cudasem(&race, &args);
+    assert_eq!(code, 1, "{err}");
+    let k: Value = serde_json::from_str(again.trim()).expect("JSON");
+    assert_eq!(k["races"], j["races"], "the replay finds the same races");
+    assert_eq!(k["steps"], j["steps"]);
+    // Without `--check` the same string replays the run and checks every choice.
+    let plain: Vec<&str> = args.iter().copied().filter(|a| *a != "--check").collect();
+    let (code, _, err) = cudasem(&race, &plain);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// A trace that does not fit the launch is a divergence: exit 2, the step named.
+#[test]
+fn replay_check_reports_divergence() {
+    let race = workspace().join("tests").join("kernels").join("race");
+    let (_, out, _) = cudasem(
+        &race,
+        &[
+            "check",
+            "histo_plain.ptx",
+            "--launch",
+            "histo_plain.ron",
+            "--format",
+            "json",
+        ],
+    );
+    let j: Value = serde_json::from_str(out.trim()).expect("JSON");
+    let replay = j["replay"][0].as_str().expect("a replay command");
+    let mut args: Vec<&str> = replay.split(' ').skip(1).collect();
+    // Another block shape: the recorded choices name warps that do not exist.
+    args.extend(["--block", "16"]);
+    let (code, _, err) = cudasem(&race, &args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("replay diverged"), "{err}");
 }

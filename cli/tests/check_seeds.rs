@@ -125,7 +125,7 @@ fn assert_race_witness(name: &str, j: &Value) {
     assert!(
         replay.iter().any(|c| c
             .as_str()
-            .is_some_and(|c| c.starts_with("cudasem run ") && c.contains("--schedule"))),
+            .is_some_and(|c| c.starts_with("cudasem replay ") && c.contains(" --check"))),
         "{name}: the replay command is printed: {replay:?}"
     );
 }

@@ -19,13 +19,13 @@
 
 use super::run::{self, Format};
 use crate::Outcome;
-use crate::launch::Resolved;
+use crate::options::{self, RunOptions};
 use crate::output::{lanes_text, shell_command, status_word};
 use scheduler::Scheduler;
 use scheduler::explore::dfs::{self, DfsConfig, Memo, Reduction};
 use scheduler::outcome::Observe;
 use semantics::Program;
-use semantics::machine::{EventDetail, Machine, MachineConfig, Termination};
+use semantics::machine::{EventDetail, Machine, Termination};
 use semantics::monitors::{
     Access, AccessOp, BarrierSite, Divergence, DivergenceKind, Findings, MemoryErrorKind,
     MemoryFinding, MonitorConfig, Monitors, Race, RaceKind, RaceModel, RaceScope,
@@ -34,7 +34,6 @@ use semantics::monitors::{
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::sync::Arc;
 use traces::{Choice, Event};
 
 #[derive(clap::Args)]
@@ -75,6 +74,13 @@ pub enum RaceModelArg {
 }
 
 impl RaceModelArg {
+    fn name(self) -> &'static str {
+        match self {
+            RaceModelArg::Interleaving => "interleaving",
+            RaceModelArg::WarpSync => "warp-sync",
+        }
+    }
+
     fn model(self) -> RaceModel {
         match self {
             RaceModelArg::Interleaving => RaceModel::Interleaving,
@@ -104,35 +110,34 @@ struct Checked {
     termination: Termination,
     steps: u64,
     choices: Vec<Choice>,
+    /// The picker stopped the run before it ended (a replayed trace ran out of choices).
+    cut: bool,
 }
 
-/// What the runs share.
+/// What the runs share: the loaded launch, the monitors' configuration, the bound.
 struct Setup {
-    program: Arc<Program>,
-    resolved: Resolved,
-    config: MachineConfig,
+    base: options::Setup,
     monitors: MonitorConfig,
     uninit: Vec<usize>,
     max_steps: u64,
 }
 
 impl Setup {
-    /// Runs one schedule with the monitors; `pick` chooses among the enabled choices.
-    fn check(&self, pick: &mut dyn FnMut(&Machine, &[Choice]) -> usize) -> Result<Checked, String> {
-        let mut machine = Machine::new(self.program.clone(), &self.resolved.config, &self.config)
-            .map_err(|e| {
-            format!(
-                "error: the launch does not fit the machine: {}\n",
-                e.message
-            )
-        })?;
-        let mut monitors = Monitors::new(&machine, &self.resolved.config, self.monitors);
+    /// Runs one schedule with the monitors; `pick` chooses among the enabled choices, or
+    /// stops the run (`None`).
+    fn check(
+        &self,
+        pick: &mut dyn FnMut(&Machine, &[Choice]) -> Option<usize>,
+    ) -> Result<Checked, String> {
+        let mut machine = self.base.machine.clone();
+        let mut monitors = Monitors::new(&machine, &self.base.resolved.config, self.monitors);
         for &i in &self.uninit {
             monitors.mark_buffer_uninitialised(i);
         }
         let mut events: Vec<Event> = Vec::new();
         let mut choices = Vec::new();
         let mut taken = 0u64;
+        let mut cut = false;
         let termination = loop {
             if let Some(t) = machine.termination() {
                 break t.clone();
@@ -148,8 +153,11 @@ impl Setup {
                     .cloned()
                     .unwrap_or(Termination::Completed);
             }
-            let i = pick(&machine, enabled).min(enabled.len() - 1);
-            let choice = enabled[i];
+            let Some(i) = pick(&machine, enabled) else {
+                cut = true;
+                break Termination::StepLimit;
+            };
+            let choice = enabled[i.min(enabled.len() - 1)];
             events.clear();
             // The monitors read no SIMT stack except at barriers: `EventDetail::Monitors`.
             if let Err(e) = machine.step_observed_with(&choice, &mut events, EventDetail::Monitors)
@@ -165,7 +173,25 @@ impl Setup {
             termination,
             steps: machine.steps(),
             choices,
+            cut,
         })
+    }
+
+    /// Indices of the `--uninit` buffers.
+    fn uninit_buffers(base: &options::Setup, names: &[String]) -> Result<Vec<usize>, String> {
+        names
+            .iter()
+            .map(|name| {
+                base.resolved
+                    .config
+                    .buffers
+                    .iter()
+                    .position(|b| &b.name == name)
+                    .ok_or_else(|| {
+                        format!("error: --uninit {name}: the launch has no buffer `{name}`\n")
+                    })
+            })
+            .collect()
     }
 }
 
@@ -179,28 +205,12 @@ enum Mode {
 
 fn check(args: &Args) -> Result<Outcome, String> {
     let r = &args.run;
-    let ptx_path = r.file.display().to_string();
-    let text = std::fs::read_to_string(&r.file)
-        .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
-    let program = run::load_program(&ptx_path, &text)?;
-    let resolved = crate::commands::run::resolve_launch(r.launch.as_deref(), &r.quick, &program)?;
-    let mut uninit = Vec::new();
-    for name in &args.uninit {
-        match resolved.config.buffers.iter().position(|b| &b.name == name) {
-            Some(i) => uninit.push(i),
-            None => {
-                return Err(format!(
-                    "error: --uninit {name}: the launch has no buffer `{name}`\n"
-                ));
-            }
-        }
-    }
-    let config = run::machine_config(r)?;
-    let dependence = ScheduleDependence::of(&program);
+    let options = r.run_options();
+    let base = options.setup(&r.file)?;
+    let uninit = Setup::uninit_buffers(&base, &args.uninit)?;
+    let dependence = ScheduleDependence::of(&base.program);
     let setup = Setup {
-        program: Arc::new(program),
-        resolved,
-        config,
+        base,
         monitors: MonitorConfig {
             race_model: args.race_model.model(),
             ..MonitorConfig::default()
@@ -279,12 +289,12 @@ fn check(args: &Args) -> Result<Outcome, String> {
         let why = if !dependence.atomics.is_empty() {
             format!(
                 "the kernel has atomics or strong accesses (first at PTX line {})",
-                line_of(&setup.program, dependence.atomics[0])
+                line_of(&setup.base.program, dependence.atomics[0])
             )
         } else {
             format!(
                 "the kernel has warp-level communication (first at PTX line {})",
-                line_of(&setup.program, dependence.warp_level[0])
+                line_of(&setup.base.program, dependence.warp_level[0])
             )
         };
         match (&mode, explored) {
@@ -298,14 +308,18 @@ fn check(args: &Args) -> Result<Outcome, String> {
             _ => format!("only the {runs} schedule(s) run: {why}; try --schedules N or --explore"),
         }
     };
-    let replay = replay_commands(seed, &result, &mode);
+    let replay = if result.findings.is_clean() && result.termination == Termination::Completed {
+        Vec::new()
+    } else {
+        vec![reproduce(&setup, &options, args, &result, &mode, seed)?]
+    };
     let ctx = Render {
-        ptx_path: &ptx_path,
-        text: &text,
-        program: &setup.program,
+        ptx_path: &setup.base.ptx_path,
+        text: &setup.base.text,
+        program: &setup.base.program,
     };
     let report = Report {
-        kernel: &setup.resolved.kernel,
+        kernel: &setup.base.resolved.kernel,
         race_model: args.race_model.model(),
         result: &result,
         complete,
@@ -335,23 +349,17 @@ fn line_of(program: &Program, pc: u32) -> u32 {
 }
 
 fn run_policy(setup: &Setup, schedule: &scheduler::policy::Policy) -> Result<Checked, String> {
-    let machine = Machine::new(setup.program.clone(), &setup.resolved.config, &setup.config)
-        .map_err(|e| {
-            format!(
-                "error: the launch does not fit the machine: {}\n",
-                e.message
-            )
-        })?;
-    let mut policy = run::policy_scheduler(schedule, &machine, setup.max_steps)?;
-    setup.check(&mut |m, enabled| policy.pick(m, enabled))
+    let mut policy = run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps)?;
+    setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))
 }
 
 /// What distinguishes final outcomes for `--explore`: every launch buffer and every scalar
 /// module `.global` variable (more outcomes, more witness schedules checked).
 fn observe_all(setup: &Setup) -> Observe {
     Observe {
-        buffers: (0..setup.resolved.config.buffers.len()).collect(),
+        buffers: (0..setup.base.resolved.config.buffers.len()).collect(),
         variables: setup
+            .base
             .program
             .variables
             .iter()
@@ -381,13 +389,7 @@ struct Explored {
 /// `bound` (`--max-schedules`) is turned into a transition budget of that many round-robin
 /// runs' length.
 fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
-    let machine = Machine::new(setup.program.clone(), &setup.resolved.config, &setup.config)
-        .map_err(|e| {
-            format!(
-                "error: the launch does not fit the machine: {}\n",
-                e.message
-            )
-        })?;
+    let machine = &setup.base.machine;
     let first = run_policy(setup, &scheduler::policy::Policy::RoundRobin)?;
     if !first.findings.is_clean() || first.termination != Termination::Completed {
         return Ok(Explored {
@@ -405,7 +407,7 @@ fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
         },
         max_transitions: bound.saturating_mul(first.steps.max(1)),
     };
-    let report = dfs::outcomes(&machine, &observe_all(setup), config);
+    let report = dfs::outcomes(machine, &observe_all(setup), config);
     let mut last = first;
     let mut checked = 0u64;
     for witness in report.outcomes.values() {
@@ -417,7 +419,7 @@ fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
                 .and_then(|c| enabled.iter().position(|e| e == c));
             at += 1;
             lost |= i.is_none();
-            i.unwrap_or(0)
+            Some(i.unwrap_or(0))
         })?;
         if lost {
             return Err("error: internal: an explored schedule does not replay\n".to_string());
@@ -443,67 +445,115 @@ fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
     })
 }
 
-/// The commands that reproduce the reported schedule.
-fn replay_commands(seed: Option<u64>, result: &Checked, mode: &Mode) -> Vec<String> {
-    let argv: Vec<String> = std::env::args().collect();
-    let mut check = vec!["cudasem".to_string()];
-    let mut run = vec!["cudasem".to_string(), "run".to_string()];
-    let mut i = 1;
-    let mut schedule_given = false;
-    while i < argv.len() {
-        let a = &argv[i];
-        let takes_value = |name: &str| a == name;
-        if a == "check" {
-            check.push(a.clone());
-        } else if takes_value("--schedules") || takes_value("--max-schedules") {
-            i += 1;
-        } else if a.starts_with("--schedules=")
-            || a.starts_with("--max-schedules=")
-            || a == "--explore"
-        {
-        } else if takes_value("--schedule") {
-            i += 1;
-            schedule_given = true;
-        } else if a.starts_with("--schedule=") {
-            schedule_given = true;
-        } else if takes_value("--race-model") || takes_value("--uninit") {
-            check.push(a.clone());
-            if let Some(v) = argv.get(i + 1) {
-                check.push(v.clone());
-            }
-            i += 1;
-        } else if a.starts_with("--race-model=") || a.starts_with("--uninit=") {
-            check.push(a.clone());
-        } else {
-            check.push(a.clone());
-            run.push(a.clone());
-        }
-        i += 1;
-    }
-    let _ = schedule_given;
-    let schedule = match (seed, mode) {
-        (Some(s), _) => Some(format!("random:{s}")),
-        (None, Mode::One(s)) => Some(s.to_string()),
-        _ => None,
+/// The `cudasem replay ... --check` command that reproduces the reported schedule with the
+/// monitors on (the helper behind every failure's replay command, plus `check`'s own flags).
+fn reproduce(
+    setup: &Setup,
+    options: &RunOptions,
+    args: &Args,
+    result: &Checked,
+    mode: &Mode,
+    seed: Option<u64>,
+) -> Result<String, String> {
+    let policy = match (mode, seed) {
+        (_, Some(s)) => format!("random:{s}"),
+        (Mode::One(p), None) => p.to_string(),
+        _ => "explore".to_string(),
     };
-    match schedule {
-        Some(s) => {
-            for v in [&mut check, &mut run] {
-                v.push("--schedule".to_string());
-                v.push(s.clone());
-            }
-            vec![shell_command(&check), shell_command(&run)]
-        }
-        None => {
-            // An explored schedule: no `--schedule` spells it; print the choices.
-            let choices: Vec<String> = result.choices.iter().map(|c| c.to_string()).collect();
-            vec![format!(
-                "schedule ({} choices): {}",
-                choices.len(),
-                choices.join("; ")
-            )]
-        }
+    let replay = crate::commands::replay::reproduce(
+        &setup.base,
+        options,
+        &result.choices,
+        None,
+        policy,
+        seed,
+    )?;
+    let mut flags = vec!["--check".to_string()];
+    if args.race_model != RaceModelArg::Interleaving {
+        flags.push("--race-model".to_string());
+        flags.push(args.race_model.name().to_string());
     }
+    for b in &args.uninit {
+        flags.push("--uninit".to_string());
+        flags.push(b.clone());
+    }
+    Ok(format!("{replay} {}", shell_command(&flags)))
+}
+
+/// `cudasem replay TRACE --check`: the monitors along a recorded schedule, reported as `check`
+/// reports one schedule. A recorded choice that is not enabled is a divergence (bad input).
+pub(crate) fn replay_checked(
+    args: &crate::commands::replay::Args,
+    loaded: crate::commands::replay::Loaded,
+) -> Result<Outcome, String> {
+    let total = loaded.choices.len();
+    let uninit = Setup::uninit_buffers(&loaded.setup, &args.uninit)?;
+    let setup = Setup {
+        base: loaded.setup,
+        monitors: MonitorConfig {
+            race_model: args.race_model.model(),
+            ..MonitorConfig::default()
+        },
+        uninit,
+        max_steps: total as u64,
+    };
+    let choices = loaded.choices;
+    let mut at = 0usize;
+    let mut diverged: Option<(usize, Choice, Vec<Choice>)> = None;
+    let result = setup.check(&mut |_, enabled| {
+        let c = choices.get(at)?;
+        match enabled.iter().position(|e| e == c) {
+            Some(i) => {
+                at += 1;
+                Some(i)
+            }
+            None => {
+                diverged = Some((at, *c, enabled.to_vec()));
+                None
+            }
+        }
+    })?;
+    if let Some((step, c, enabled)) = diverged {
+        let list: Vec<String> = enabled.iter().map(Choice::to_string).collect();
+        return Err(format!(
+            "replay diverged after {step} of {total} choices: step {step}: `{c}` is not enabled; enabled: [{}]\n",
+            list.join(", ")
+        ));
+    }
+    let coverage = if result.cut {
+        format!("this replayed schedule only; the trace's {total} choices end before the run does")
+    } else {
+        format!("this replayed schedule only ({total} choices)")
+    };
+    let ctx = Render {
+        ptx_path: &setup.base.ptx_path,
+        text: &setup.base.text,
+        program: &setup.base.program,
+    };
+    let report = Report {
+        kernel: &setup.base.resolved.kernel,
+        race_model: args.race_model.model(),
+        result: &result,
+        complete: false,
+        coverage,
+        schedules: 1,
+        seed: None,
+        replay: Vec::new(),
+    };
+    let out = match args.format {
+        Format::Text => report.text(&ctx),
+        Format::Json => report.json(&ctx) + "\n",
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    Ok(
+        if result.findings.is_clean() && result.termination == Termination::Completed {
+            Outcome::Clean
+        } else {
+            Outcome::Misbehaved
+        },
+    )
 }
 
 // ---------------------------------------------------------------------------------------------

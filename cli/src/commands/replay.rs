@@ -11,6 +11,9 @@
 //! the stem. The first divergence is reported with its step. Then the final state is printed
 //! like `cudasem run` does.
 //!
+//! `--check` runs the monitors of `cudasem check` along the replayed schedule and prints their
+//! findings as `check` does; it is what `check` prints to reproduce a finding.
+//!
 //! Exit codes: 0 replayed and the kernel completed, 1 replayed and the run misbehaved (or the
 //! lasso closed: the kernel may not terminate), 2 the trace does not match (divergence, hash)
 //! or bad input.
@@ -21,8 +24,8 @@
 
 use crate::Outcome;
 use crate::commands::run::load_program;
-use crate::launch::Elem;
-use crate::options::{RunOptions, Setup, warp_model_name};
+use crate::launch::{Elem, Resolved};
+use crate::options::{RunOptions, Setup};
 use crate::output::{PrintedBuffer, RunReport};
 use ptx_parser::ScalarType;
 use scheduler::replay::{CycleCheck, replay, resolve_indices};
@@ -54,6 +57,18 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = crate::commands::run::Format::Text)]
     pub format: crate::commands::run::Format,
+    /// Run the monitors of `cudasem check` along the replayed schedule and report what they
+    /// find (data races, barrier divergence, memory errors): what `check` prints to reproduce
+    /// a finding.
+    #[arg(long)]
+    pub check: bool,
+    /// With `--check`: the race model (as `cudasem check --race-model`).
+    #[arg(long, value_enum, default_value_t = crate::commands::check::RaceModelArg::Interleaving, requires = "check")]
+    pub race_model: crate::commands::check::RaceModelArg,
+    /// With `--check`: a launch buffer whose contents are undefined (as `cudasem check
+    /// --uninit`; repeatable).
+    #[arg(long = "uninit", value_name = "BUFFER", requires = "check")]
+    pub uninit: Vec<String>,
 }
 
 /// A buffer of a trace's launch.
@@ -456,23 +471,16 @@ pub fn run(args: Args) -> Outcome {
     }
 }
 
-/// What a replay starts from.
-struct Loaded {
-    ptx_path: String,
-    machine: Machine,
-    program_hash: u64,
-    choices: Vec<Choice>,
-    events: Option<Vec<Vec<Event>>>,
-    cycle_start: Option<usize>,
-    /// (name, elem, buffer index) to print.
-    print: Vec<(String, Elem, usize)>,
-    kernel: String,
-    files: std::collections::BTreeMap<u32, String>,
-    setup_text: String,
-    launch: LaunchConfig,
+/// What a replay starts from: the launch as a ready [`Setup`] (from the trace file, or from
+/// the PTX file and run options of a compact string) and the recorded schedule.
+pub(crate) struct Loaded {
+    pub setup: Setup,
+    pub choices: Vec<Choice>,
+    pub events: Option<Vec<Vec<Event>>>,
+    pub cycle_start: Option<usize>,
 }
 
-fn load_trace(args: &Args) -> Result<Loaded, String> {
+pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
     let is_file = Path::new(&args.trace).is_file();
     if !is_file && format::detect(&args.trace) == Format::Compact {
         let compact = CompactTrace::parse(&args.trace).map_err(|e| format!("error: {e}\n"))?;
@@ -492,30 +500,11 @@ fn load_trace(args: &Args) -> Result<Loaded, String> {
                 compact.checksum
             ));
         }
-        let print = setup
-            .resolved
-            .print
-            .iter()
-            .map(|&i| {
-                (
-                    setup.resolved.config.buffers[i].name.clone(),
-                    setup.resolved.elems[i],
-                    i,
-                )
-            })
-            .collect();
         return Ok(Loaded {
-            ptx_path: setup.ptx_path.clone(),
-            program_hash: setup.program.hash,
-            kernel: setup.resolved.kernel.clone(),
-            files: setup.program.files.clone(),
-            setup_text: setup.setup_text(),
-            launch: setup.resolved.config.clone(),
-            machine: setup.machine,
+            setup,
             choices,
             events: None,
             cycle_start: compact.cycle_start,
-            print,
         });
     }
     let trace = read_trace_file(&args.trace)?;
@@ -532,7 +521,7 @@ fn load_trace(args: &Args) -> Result<Loaded, String> {
     let ptx_path = ptx.display().to_string();
     let text = std::fs::read_to_string(&ptx)
         .map_err(|e| format!("error: cannot read {ptx_path}: {e}\n"))?;
-    let program = load_program(&ptx_path, &text)?;
+    let program = Arc::new(load_program(&ptx_path, &text)?);
     check_hash(&ptx_path, program.hash, trace.program_hash)?;
     let launch = trace
         .launch
@@ -542,14 +531,17 @@ fn load_trace(args: &Args) -> Result<Loaded, String> {
         .config
         .to_config()
         .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
-    let program_hash = program.hash;
-    let files = program.files.clone();
     let kernel = launch
         .kernel
         .clone()
         .unwrap_or_else(|| "kernel".to_string());
-    let machine = Machine::new(Arc::new(program), &launch, &config)
+    let machine = Machine::new(Arc::clone(&program), &launch, &config)
         .map_err(|e| format!("error: the trace's launch does not fit: {}\n", e.message))?;
+    let elems = launch
+        .buffers
+        .iter()
+        .map(|b| Elem::from_scalar_type(b.elem).unwrap_or(Elem::U8))
+        .collect();
     let print = launch
         .buffers
         .iter()
@@ -561,26 +553,25 @@ fn load_trace(args: &Args) -> Result<Loaded, String> {
                 .as_ref()
                 .is_none_or(|names| names.contains(&b.name))
         })
-        .map(|(i, b)| {
-            (
-                b.name.clone(),
-                Elem::from_scalar_type(b.elem).unwrap_or(Elem::U8),
-                i,
-            )
-        })
+        .map(|(i, _)| i)
         .collect();
     Ok(Loaded {
-        ptx_path,
-        machine,
-        program_hash,
+        setup: Setup {
+            ptx_path,
+            text,
+            program,
+            resolved: Resolved {
+                config: launch,
+                kernel,
+                elems,
+                print,
+            },
+            config,
+            machine,
+        },
         choices: trace.choices,
         events: trace.events,
         cycle_start: trace.cycle_start,
-        print,
-        kernel,
-        files,
-        setup_text: format!("{}, flat memory", warp_model_name(config.warp_model)),
-        launch,
     })
 }
 
@@ -597,8 +588,11 @@ fn check_hash(ptx_path: &str, have: u64, want: u64) -> Result<(), String> {
 
 fn run_inner(args: &Args) -> Result<Outcome, String> {
     let loaded = load_trace(args)?;
-    let fresh = loaded.machine.clone();
-    let mut machine = loaded.machine;
+    if args.check {
+        return crate::commands::check::replay_checked(args, loaded);
+    }
+    let setup = &loaded.setup;
+    let mut machine = setup.machine.clone();
     let r = replay(
         &mut machine,
         &loaded.choices,
@@ -622,16 +616,23 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     }
     if let Some(path) = &args.save {
         let mut t: CliTrace = Trace::new(
-            loaded.program_hash,
+            setup.program.hash,
             TraceLaunch::of(
-                &loaded.launch,
-                Some(loaded.print.iter().map(|p| p.0.clone()).collect()),
+                &setup.resolved.config,
+                Some(
+                    setup
+                        .resolved
+                        .print
+                        .iter()
+                        .map(|&i| setup.resolved.config.buffers[i].name.clone())
+                        .collect(),
+                ),
             ),
-            TraceConfig::of(fresh.config()),
+            TraceConfig::of(&setup.config),
             None,
         );
         t.choices = loaded.choices[..r.taken].to_vec();
-        t.program_path = Some(loaded.ptx_path.clone());
+        t.program_path = Some(setup.ptx_path.clone());
         t.cycle_start = loaded.cycle_start;
         t.events = r.events.clone();
         t.policy = Some("replay".to_string());
@@ -655,7 +656,12 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         }
         return Ok(Outcome::BadInput);
     }
-    let buffers_bytes: Vec<Vec<u8>> = loaded.print.iter().map(|p| machine.buffer(p.2)).collect();
+    let buffers_bytes: Vec<Vec<u8>> = setup
+        .resolved
+        .print
+        .iter()
+        .map(|&i| machine.buffer(i))
+        .collect();
     let termination = r.termination.clone();
     let lasso_text = match r.cycle {
         Some(CycleCheck::Closed { fingerprint }) => Some(format!(
@@ -671,13 +677,14 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         )),
         None => None,
     };
-    let printed: Vec<PrintedBuffer> = loaded
+    let printed: Vec<PrintedBuffer> = setup
+        .resolved
         .print
         .iter()
         .zip(&buffers_bytes)
-        .map(|(p, bytes)| PrintedBuffer {
-            name: &p.0,
-            elem: p.1,
+        .map(|(&i, bytes)| PrintedBuffer {
+            name: &setup.resolved.config.buffers[i].name,
+            elem: setup.resolved.elems[i],
             bytes,
         })
         .collect();
@@ -691,14 +698,14 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     };
     let stopped = Termination::StepLimit;
     let report = RunReport {
-        kernel: &loaded.kernel,
-        ptx_path: &loaded.ptx_path,
-        files: &loaded.files,
+        kernel: &setup.resolved.kernel,
+        ptx_path: &setup.ptx_path,
+        files: &setup.program.files,
         buffers: printed,
         termination: termination.as_ref().unwrap_or(&stopped),
         steps: machine.steps(),
         max_steps: loaded.choices.len() as u64,
-        setup: format!("{}, replay of {} choices", loaded.setup_text, r.taken),
+        setup: format!("{}, replay of {} choices", setup.setup_text(), r.taken),
         replay: String::new(),
     };
     match args.format {
@@ -706,7 +713,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             out.push_str(&format!(
                 "replayed {} choices: program hash {:016x} matches, every choice was enabled{}\n",
                 r.taken,
-                loaded.program_hash,
+                setup.program.hash,
                 if loaded.events.is_some() {
                     ", every step's events match the recorded ones"
                 } else {
@@ -730,7 +737,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
                 "replayed": r.taken,
                 "choices": loaded.choices.len(),
                 "divergence": serde_json::Value::Null,
-                "program_hash": format!("{:016x}", loaded.program_hash),
+                "program_hash": format!("{:016x}", setup.program.hash),
                 "events_checked": loaded.events.is_some(),
                 "lasso": lasso_text.as_ref().map(|_| matches!(r.cycle, Some(CycleCheck::Closed { .. }))),
                 "ended": termination.is_some(),

@@ -462,16 +462,6 @@ pub(crate) fn resolve_launch(
         .map_err(|e: LaunchError| e.to_string())
 }
 
-pub(crate) fn machine_config(args: &Args) -> Result<MachineConfig, String> {
-    machine_config_of(
-        &args.device,
-        args.warp_model,
-        args.memory,
-        args.exited_warps_arrive,
-        args.check_invariants,
-    )
-}
-
 /// The machine configuration that the shared run flags describe (`run`, `debug`, `check`,
 /// `fuzz`, `explore`, `replay` all spell them the same way): device file, then device flags.
 pub(crate) fn machine_config_of(
