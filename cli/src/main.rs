@@ -9,6 +9,7 @@ mod options;
 mod output;
 mod render;
 mod teach;
+mod timeout;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -147,6 +147,7 @@ pub fn status_word(t: &Termination) -> &'static str {
         Termination::Completed => "completed",
         Termination::Deadlock(_) => "deadlock",
         Termination::StepLimit => "step_limit",
+        Termination::TimeLimit => "time_limit",
         Termination::Error(_) => "error",
     }
 }
@@ -257,6 +258,13 @@ impl RunReport<'_> {
                     s,
                     "stopped after {} steps (--max-steps {}); the kernel may not terminate under this schedule ({})",
                     self.steps, self.max_steps, self.setup
+                );
+            }
+            Termination::TimeLimit => {
+                let _ = writeln!(
+                    s,
+                    "stopped after {} steps at the time limit (--timeout); the run had not ended ({})",
+                    self.steps, self.setup
                 );
             }
             Termination::Deadlock(waits) => {
@@ -396,12 +404,17 @@ impl RunReport<'_> {
             error,
             deadlock,
             replay: failed.then_some(self.replay.as_str()),
-            note: matches!(self.termination, Termination::StepLimit).then(|| {
-                format!(
+            note: match self.termination {
+                Termination::StepLimit => Some(format!(
                     "stopped after {} steps (--max-steps {}); the kernel may not terminate under this schedule",
                     self.steps, self.max_steps
-                )
-            }),
+                )),
+                Termination::TimeLimit => Some(format!(
+                    "stopped after {} steps at the time limit (--timeout); the run had not ended",
+                    self.steps
+                )),
+                _ => None,
+            },
         };
         // Serializing plain data to a string cannot fail.
         serde_json::to_string(&out)

@@ -19,11 +19,12 @@ pub struct Executed {
     pub event: Event,
 }
 
-/// Runs like `scheduler::run`, but observes every step and keeps the `Executed` events.
+/// Runs like `scheduler::run_until`, but observes every step and keeps the `Executed` events.
 pub fn run_observed(
     machine: &mut Machine,
     policy: &mut dyn Scheduler,
     max_steps: u64,
+    stop: &scheduler::Stop,
 ) -> (Termination, Vec<Executed>) {
     let mut out = Vec::new();
     let mut events = Vec::new();
@@ -35,6 +36,10 @@ pub fn run_observed(
         if taken >= max_steps {
             machine.stop_at_step_limit();
             return (Termination::StepLimit, out);
+        }
+        if stop.requested() {
+            machine.stop_at_time_limit();
+            return (Termination::TimeLimit, out);
         }
         let enabled = machine.enabled();
         if enabled.is_empty() {

@@ -4,6 +4,10 @@
 //! per-run results are merged with commutative operations (sums, minima of run indices) into
 //! ordered maps, so `--jobs` changes the speed and nothing else.
 //!
+//! A [`Stop`] (the CLI's `--timeout`) ends a campaign early: runs not yet started are not
+//! made, a run cut short is not counted, and the report says it stopped
+//! ([`FuzzReport::stopped`]); which runs finished then depends on timing.
+//!
 //! Failures are minimised ([`minimise`]): among schedules that end with the same status, the
 //! one with the fewest preemptions found by a preemption-bounded search (iterative context
 //! bounding, CHESS-style), within a budget of runs.
@@ -11,9 +15,9 @@
 use crate::outcome::{Observe, Outcome, Status};
 use crate::pct::Pct;
 use crate::replay::Recorder;
-use crate::{Random, Scheduler};
+use crate::{Random, Scheduler, Stop};
 use rayon::prelude::*;
-use semantics::machine::Machine;
+use semantics::machine::{Machine, Termination};
 use std::collections::BTreeMap;
 use traces::Choice;
 
@@ -36,6 +40,8 @@ pub struct FuzzConfig {
     /// Worker threads (0: rayon's default).
     pub jobs: usize,
     pub observe: Observe,
+    /// Set from outside to end the campaign early (`--timeout`).
+    pub stop: Stop,
 }
 
 /// Per outcome: how many runs ended so, and the first of them.
@@ -48,7 +54,10 @@ pub struct Tally {
 /// The campaign's result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FuzzReport {
+    /// Runs made to their end (fewer than asked when the campaign was stopped).
     pub runs: u64,
+    /// The campaign was stopped ([`FuzzConfig::stop`]) before it made every run.
+    pub stopped: bool,
     pub outcomes: BTreeMap<Outcome, Tally>,
     /// Failures by status (a failure kind), with their first run.
     pub failures: BTreeMap<Status, Tally>,
@@ -105,6 +114,19 @@ pub fn run_one(
     (Outcome::of(&m, &t, observe), m.steps())
 }
 
+/// One run of a campaign: `None` when `stop` cut it short.
+fn run_stoppable(
+    machine: &Machine,
+    config: &FuzzConfig,
+    seed: u64,
+    horizon: u64,
+) -> Option<(Outcome, u64)> {
+    let mut m = machine.clone();
+    let mut s = scheduler_for(config.policy, seed, horizon);
+    let t = crate::run_until(&mut m, s.as_mut(), config.max_steps, &config.stop);
+    (t != Termination::TimeLimit).then(|| (Outcome::of(&m, &t, &config.observe), m.steps()))
+}
+
 /// One run again, recording its choices (for the replay command of a failure).
 pub fn record_one(
     machine: &Machine,
@@ -128,6 +150,7 @@ impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
 #[derive(Default)]
 struct Acc {
     outcomes: BTreeMap<Outcome, Tally>,
+    runs: u64,
     steps: u64,
 }
 
@@ -159,15 +182,13 @@ pub fn campaign(
         (0..config.runs)
             .into_par_iter()
             .fold(Acc::default, |mut acc, i| {
+                if config.stop.requested() {
+                    return acc;
+                }
                 let seed = run_seed(config.seed, i);
-                let (o, steps) = run_one(
-                    machine,
-                    config.policy,
-                    seed,
-                    horizon,
-                    config.max_steps,
-                    &config.observe,
-                );
+                let Some((o, steps)) = run_stoppable(machine, config, seed, horizon) else {
+                    return acc;
+                };
                 add(
                     &mut acc.outcomes,
                     o,
@@ -177,6 +198,7 @@ pub fn campaign(
                     },
                 );
                 acc.steps += steps;
+                acc.runs += 1;
                 progress(1);
                 acc
             })
@@ -185,6 +207,7 @@ pub fn campaign(
                     add(&mut a.outcomes, o, t);
                 }
                 a.steps += b.steps;
+                a.runs += b.runs;
                 a
             })
     };
@@ -202,7 +225,8 @@ pub fn campaign(
         }
     }
     Ok(FuzzReport {
-        runs: config.runs,
+        runs: acc.runs,
+        stopped: acc.runs < config.runs,
         outcomes: acc.outcomes,
         failures,
         total_steps: acc.steps,

@@ -8,7 +8,8 @@
 //! * [`pct`], [`policy`]: PCT and the policies by name (progress-model policies included);
 //!   [`replay`]: strict replay with divergence reports; [`fuzz`]: parallel seeded campaigns;
 //!   [`explore`]: exhaustive exploration with verdicts and lassos; [`outcome`]: final outcomes.
-//! * [`run`]: steps until the machine terminates or `max_steps` transitions were taken.
+//! * [`run`]: steps until the machine terminates or `max_steps` transitions were taken;
+//!   [`run_until`] also stops when a [`Stop`] flag is set (the CLI's `--timeout`).
 
 pub mod debugger;
 pub mod explore;
@@ -19,6 +20,9 @@ pub mod pct;
 pub mod policy;
 pub mod progress;
 pub mod replay;
+pub mod stop;
+
+pub use stop::Stop;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -109,6 +113,16 @@ impl Scheduler for Replay {
 /// Runs `machine` until it terminates or `max_steps` more transitions were taken (then
 /// [`Termination::StepLimit`]). Never hangs.
 pub fn run(machine: &mut Machine, scheduler: &mut dyn Scheduler, max_steps: u64) -> Termination {
+    run_until(machine, scheduler, max_steps, &Stop::never())
+}
+
+/// [`run`], and stops with [`Termination::TimeLimit`] when `stop` is requested.
+pub fn run_until(
+    machine: &mut Machine,
+    scheduler: &mut dyn Scheduler,
+    max_steps: u64,
+    stop: &Stop,
+) -> Termination {
     let mut taken = 0u64;
     loop {
         if let Some(t) = machine.termination() {
@@ -117,6 +131,10 @@ pub fn run(machine: &mut Machine, scheduler: &mut dyn Scheduler, max_steps: u64)
         if taken >= max_steps {
             machine.stop_at_step_limit();
             return Termination::StepLimit;
+        }
+        if stop.requested() {
+            machine.stop_at_time_limit();
+            return Termination::TimeLimit;
         }
         let enabled = machine.enabled();
         if enabled.is_empty() {

@@ -23,6 +23,8 @@ pub enum Status {
     Deadlock,
     /// The step bound was hit (the kernel may not terminate under this schedule).
     StepLimit,
+    /// The time bound was hit (`--timeout`): the run was stopped from outside.
+    TimeLimit,
     /// A fault: its kind and PTX line.
     Error { kind: String, ptx_line: u32 },
 }
@@ -33,6 +35,7 @@ impl Status {
             Termination::Completed => Status::Completed,
             Termination::Deadlock(_) => Status::Deadlock,
             Termination::StepLimit => Status::StepLimit,
+            Termination::TimeLimit => Status::TimeLimit,
             Termination::Error(e) => Status::Error {
                 kind: error_kind_word(e.kind).to_string(),
                 ptx_line: e.ptx_line,
@@ -45,12 +48,13 @@ impl Status {
         !matches!(self, Status::Completed)
     }
 
-    /// `completed`, `deadlock`, `step-limit`, `error`.
+    /// `completed`, `deadlock`, `step-limit`, `time-limit`, `error`.
     pub fn word(&self) -> &'static str {
         match self {
             Status::Completed => "completed",
             Status::Deadlock => "deadlock",
             Status::StepLimit => "step-limit",
+            Status::TimeLimit => "time-limit",
             Status::Error { .. } => "error",
         }
     }

@@ -314,7 +314,7 @@ fn run_test(dir: &Path, test: &Json) -> (Verdict, String) {
                 format!("deadlock: {} groups waiting", w.len()),
             );
         }
-        Termination::StepLimit => {
+        Termination::StepLimit | Termination::TimeLimit => {
             return (Verdict::Wrong, format!("no end after {MAX_STEPS} steps"));
         }
     }

@@ -120,6 +120,8 @@ struct Setup {
     monitors: MonitorConfig,
     uninit: Vec<usize>,
     max_steps: u64,
+    /// The time bound (`--timeout`): every schedule stops when it is set.
+    stop: scheduler::Stop,
 }
 
 impl Setup {
@@ -145,6 +147,10 @@ impl Setup {
             if taken >= self.max_steps {
                 machine.stop_at_step_limit();
                 break Termination::StepLimit;
+            }
+            if self.stop.requested() {
+                machine.stop_at_time_limit();
+                break Termination::TimeLimit;
             }
             let enabled = machine.enabled();
             if enabled.is_empty() {
@@ -217,6 +223,7 @@ fn check(args: &Args) -> Result<Outcome, String> {
         },
         uninit,
         max_steps: r.max_steps,
+        stop: r.timeout.start(),
     };
 
     let mode = if args.explore {
@@ -496,6 +503,7 @@ pub(crate) fn replay_checked(
         },
         uninit,
         max_steps: total as u64,
+        stop: scheduler::Stop::never(),
     };
     let choices = loaded.choices;
     let mut at = 0usize;
@@ -977,6 +985,12 @@ impl Report<'_> {
             Termination::StepLimit => errors.push(JErr {
                 kind: "step_limit",
                 message: "the step bound was reached".to_string(),
+                access: None,
+                finding: None,
+            }),
+            Termination::TimeLimit => errors.push(JErr {
+                kind: "time_limit",
+                message: "the time bound (--timeout) was reached".to_string(),
                 access: None,
                 finding: None,
             }),

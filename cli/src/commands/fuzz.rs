@@ -5,7 +5,11 @@
 //! preemptions), and runs per second. The output is the same for the same seed at any
 //! `--jobs`, timings aside (`scheduler::fuzz`).
 //!
-//! Exit codes: 0 no run failed, 1 some run failed (deadlock, fault, step limit), 2 bad input.
+//! `--timeout` ends the campaign early: the report counts the runs that finished and says it
+//! stopped.
+//!
+//! Exit codes: 0 no run failed, 1 some run failed (deadlock, fault, step limit) or the time
+//! bound stopped the campaign, 2 bad input.
 
 use crate::Outcome;
 use crate::commands::replay::{reproduce, save_trace, trace_of};
@@ -47,6 +51,10 @@ pub struct Args {
     /// not terminate under that schedule).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
+    /// Stop the campaign after this many seconds: runs not finished by then are not counted,
+    /// failures are reported unminimised.
+    #[command(flatten)]
+    pub timeout: crate::timeout::Timeout,
     /// Do not minimise failing schedules (fewest preemptions).
     #[arg(long)]
     pub no_minimise: bool,
@@ -111,6 +119,10 @@ struct JsonReport<'a> {
     kernel: &'a str,
     setup: String,
     runs: u64,
+    /// Runs asked for (`runs` is smaller when the time bound stopped the campaign).
+    runs_asked: u64,
+    /// The time bound stopped the campaign before every run was made.
+    time_limit_hit: bool,
     seed: u64,
     schedule: String,
     max_steps: u64,
@@ -130,6 +142,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         max_steps: args.max_steps,
         jobs: args.jobs,
         observe: setup.observe(),
+        stop: args.timeout.start(),
     };
     let bar = (std::io::stderr().is_terminal() && args.runs > 1).then(|| {
         let b = indicatif::ProgressBar::new(args.runs);
@@ -170,6 +183,8 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
                 kernel: &setup.resolved.kernel,
                 setup: setup.setup_text(),
                 runs: report.runs,
+                runs_asked: args.runs,
+                time_limit_hit: report.stopped,
                 seed: args.seed,
                 schedule,
                 max_steps: args.max_steps,
@@ -194,7 +209,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(out.as_bytes());
     let _ = stdout.flush();
-    Ok(if report.failures.is_empty() {
+    Ok(if report.failures.is_empty() && !report.stopped {
         Outcome::Clean
     } else {
         Outcome::Misbehaved
@@ -218,7 +233,8 @@ fn failure_details(
             report.horizon,
             args.max_steps,
         );
-        if !args.no_minimise {
+        // Past the time bound there is no time left to minimise.
+        if !args.no_minimise && !report.stopped {
             // Every attempt of a step-limit failure runs to the bound: its budget is counted
             // in steps (the preemption-free schedule, tried first, is usually the answer).
             let budget = match status {
@@ -319,6 +335,14 @@ fn text(
                 f.status, f.count, f.first_run, f.schedule, f.steps, f.preemptions, f.replay
             ));
         }
+    }
+    if report.stopped {
+        s.push_str(&format!(
+            "stopped at the time limit ({}): {} of {} runs made; which runs finished depends on timing\n",
+            args.timeout.flag_text(),
+            report.runs,
+            args.runs
+        ));
     }
     s.push_str(&format!(
         "{} runs, {} steps in {:.3} s: {:.0} runs/s\n",

@@ -49,6 +49,8 @@ pub struct Args {
     /// barrier completion...).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
+    #[command(flatten)]
+    pub timeout: crate::timeout::Timeout,
     /// Write the run as JSON Lines: a header (program hash, launch, config, seed), then one line
     /// per choice taken.
     #[arg(long, value_name = "OUT.jsonl")]
@@ -553,10 +555,11 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
     let mut machine = setup.machine.clone();
     let policy = policy_scheduler(&args.schedule, &machine, args.max_steps)?;
     let mut recorder = scheduler::replay::Recorder::with_limit(policy, RECORD_LIMIT);
+    let stop = args.timeout.start();
     let termination = if args.show.is_some() || args.trace_format == TraceFormat::Perfetto {
         // Teaching views observe every step (slower than the plain run below).
         let (termination, rows) =
-            crate::teach::run_observed(&mut machine, &mut recorder, args.max_steps);
+            crate::teach::run_observed(&mut machine, &mut recorder, args.max_steps, &stop);
         let ws = config.device.warp_size;
         if let Some(Show::Stack) = args.show {
             let mut stdout = std::io::stdout().lock();
@@ -572,7 +575,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
         termination
     } else {
         match &args.trace {
-            None => scheduler::run(&mut machine, &mut recorder, args.max_steps),
+            None => scheduler::run_until(&mut machine, &mut recorder, args.max_steps, &stop),
             Some(path) => {
                 let file = std::fs::File::create(path)
                     .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
@@ -592,7 +595,8 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
                     max_steps: args.max_steps,
                 };
                 writer.write_line(&header);
-                let termination = scheduler::run(&mut machine, &mut writer, args.max_steps);
+                let termination =
+                    scheduler::run_until(&mut machine, &mut writer, args.max_steps, &stop);
                 if let Err(e) = writer.out.flush() {
                     writer.error.get_or_insert(e);
                 }

@@ -177,6 +177,9 @@ pub enum Termination {
     Deadlock(Vec<WaitInfo>),
     /// The step bound was reached first (`--max-steps`).
     StepLimit,
+    /// The time bound was reached first (`--timeout`): the run loop was told to stop from
+    /// outside (the machine itself never reads the clock).
+    TimeLimit,
     /// The program did something undefined or faulted (out-of-bounds, trap, stuck stack...).
     Error(MachineError),
 }
@@ -245,6 +248,7 @@ impl fmt::Display for Termination {
         match self {
             Termination::Completed => f.write_str("completed"),
             Termination::StepLimit => f.write_str("step limit reached"),
+            Termination::TimeLimit => f.write_str("time limit reached"),
             Termination::Error(e) => write!(f, "error: {e}"),
             Termination::Deadlock(w) => {
                 write!(f, "deadlock:")?;
@@ -406,8 +410,17 @@ impl Machine {
 
     /// Ends the run with `StepLimit` (for run loops that hit their bound).
     pub fn stop_at_step_limit(&mut self) {
+        self.stop_at(Termination::StepLimit);
+    }
+
+    /// Ends the run with `TimeLimit` (for run loops told to stop: `--timeout`).
+    pub fn stop_at_time_limit(&mut self) {
+        self.stop_at(Termination::TimeLimit);
+    }
+
+    fn stop_at(&mut self, bound: Termination) {
         if self.termination.is_none() {
-            self.termination = Some(Termination::StepLimit);
+            self.termination = Some(bound);
             self.enabled.clear();
         }
     }

@@ -171,6 +171,7 @@ impl Machine {
                 h.write_u32(e.pc);
                 h.write(e.message.as_bytes());
             }
+            Some(Termination::TimeLimit) => h.write_u8(5),
         }
         h.write_u32(*next_block);
         h.write_u32(*completed_blocks);

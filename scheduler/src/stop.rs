@@ -1,0 +1,57 @@
+//! Stopping a long computation from outside: the time bound of every command (`--timeout`).
+//!
+//! The library never reads the clock (ARCHITECTURE.md section 2): the CLI starts a watchdog
+//! thread that sets a [`Stop`] flag when the time is up, and the run loops, the fuzzer and the
+//! explorers poll it between steps. A loop that sees it ends with
+//! [`semantics::machine::Termination::TimeLimit`] (or reports its bound hit) and never claims
+//! a result it did not finish.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A flag that can be set once from any thread; clones share it. [`Stop::never`] is a flag
+/// nobody can set (the default: no time bound).
+#[derive(Debug, Clone, Default)]
+pub struct Stop(Option<Arc<AtomicBool>>);
+
+impl Stop {
+    /// A flag that is never set.
+    pub fn never() -> Stop {
+        Stop(None)
+    }
+
+    /// A fresh flag, not set.
+    pub fn new() -> Stop {
+        Stop(Some(Arc::new(AtomicBool::new(false))))
+    }
+
+    /// Asks every loop polling this flag (or a clone) to stop.
+    pub fn request(&self) {
+        if let Some(f) = &self.0 {
+            f.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a stop was requested.
+    #[inline]
+    pub fn requested(&self) -> bool {
+        self.0.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clones_share_the_flag_and_never_stays_unset() {
+        let a = Stop::new();
+        let b = a.clone();
+        assert!(!b.requested());
+        a.request();
+        assert!(b.requested());
+        let n = Stop::never();
+        n.request();
+        assert!(!n.requested());
+    }
+}
