@@ -335,20 +335,7 @@ fn check(args: &Args) -> Result<Outcome, String> {
         seed,
         replay,
     };
-    let out = match r.format {
-        Format::Text => report.text(&ctx),
-        Format::Json => report.json(&ctx) + "\n",
-    };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
-    Ok(
-        if result.findings.is_clean() && result.termination == Termination::Completed {
-            Outcome::Clean
-        } else {
-            Outcome::Misbehaved
-        },
-    )
+    Ok(report.print(&ctx, r.format))
 }
 
 fn line_of(program: &Program, pc: u32) -> u32 {
@@ -548,20 +535,7 @@ pub(crate) fn replay_checked(
         seed: None,
         replay: Vec::new(),
     };
-    let out = match args.format {
-        Format::Text => report.text(&ctx),
-        Format::Json => report.json(&ctx) + "\n",
-    };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
-    Ok(
-        if result.findings.is_clean() && result.termination == Termination::Completed {
-            Outcome::Clean
-        } else {
-            Outcome::Misbehaved
-        },
-    )
+    Ok(report.print(&ctx, args.format))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -680,6 +654,23 @@ fn where_text(a: &Access) -> String {
 }
 
 impl Report<'_> {
+    /// Writes the report to stdout; the exit outcome: clean only when nothing was found and
+    /// the kernel completed.
+    fn print(&self, ctx: &Render, format: Format) -> Outcome {
+        let out = match format {
+            Format::Text => self.text(ctx),
+            Format::Json => self.json(ctx) + "\n",
+        };
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(out.as_bytes());
+        let _ = stdout.flush();
+        if self.result.findings.is_clean() && self.result.termination == Termination::Completed {
+            Outcome::Clean
+        } else {
+            Outcome::Misbehaved
+        }
+    }
+
     fn access_lines(&self, out: &mut String, label: &str, a: &Access, r: &Render) {
         let _ = writeln!(
             out,
