@@ -395,7 +395,13 @@ fn cvt_pairs_to_f16x2_and_bf16x2() {
         "ZLUDA cvt_relu_f16x2_f32"
     );
     assert_eq!(
-        pair_cvt(PackedFloat::F16x2, relu, 3.14, f32::NEG_INFINITY),
+        // ZLUDA's input is the literal 3.14 (not pi): f32 0x4048F5C3.
+        pair_cvt(
+            PackedFloat::F16x2,
+            relu,
+            f32::from_bits(0x4048_F5C3),
+            f32::NEG_INFINITY
+        ),
         1_112_014_848,
         "ZLUDA cvt_relu_f16x2_f32"
     );
@@ -512,9 +518,9 @@ fn fp8_values(f: Fp8) -> Vec<f64> {
         .map(|code: u32| {
             let (field, frac) = (code >> man, code & ((1 << man) - 1));
             if field == 0 {
-                frac as f64 * 2f64.powi(1 - bias - man as i32)
+                frac as f64 * 2f64.powi(1 - bias - man)
             } else {
-                (frac + (1 << man)) as f64 * 2f64.powi(field as i32 - bias - man as i32)
+                (frac + (1 << man)) as f64 * 2f64.powi(field as i32 - bias - man)
             }
         })
         .collect()
