@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use ptx_parser::ScalarType::{self, *};
 use semantics::alu;
 use semantics::program::{
-    ArithFlags, BinaryOp, Compare, TernaryOp, Video, VideoOp, VideoSecondary,
+    ArithFlags, BinaryOp, Compare, TernaryOp, Video, VideoOp, VideoSecondary, VideoSelect,
 };
 
 fn bin(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
@@ -440,6 +440,9 @@ fn video(
         b_signed: b == S32,
         sat,
         secondary,
+        a_select: None,
+        b_select: None,
+        d_select: None,
     })
 }
 
@@ -621,5 +624,169 @@ fn scalar_video_cases() {
             U32
         };
         assert_eq!(tern(op, ty, a, b, c), want, "{what}: {op:?}");
+    }
+}
+
+#[test]
+fn scalar_video_selectors_and_merge() {
+    use VideoOp::*;
+    use VideoSelect::*;
+    let with = |op, [d, a, b]: [ScalarType; 3], sat, secondary, sels: [Option<VideoSelect>; 3]| {
+        TernaryOp::Video(Video {
+            op,
+            d_signed: d == S32,
+            a_signed: a == S32,
+            b_signed: b == S32,
+            sat,
+            secondary,
+            a_select: sels[0],
+            b_select: sels[1],
+            d_select: sels[2],
+        })
+    };
+    let m = |x: i64| x as u64 & 0xFFFF_FFFF;
+    let (a, b) = (0x80FF_7F01u64, 0x1234_FF80u64);
+    let cases: Vec<(TernaryOp, u64, u64, u64, u64, &str)> = vec![
+        // Bytes of a: b0 = 0x01, b1 = 0x7F, b2 = 0xFF, b3 = 0x80; of b: b0 = 0x80, b1 = 0xFF.
+        (
+            with(
+                Add,
+                [S32, S32, S32],
+                false,
+                None,
+                [Some(B2), Some(B0), None],
+            ),
+            a,
+            b,
+            0,
+            m(-1 - 128),
+            "signed bytes: -1 + -128",
+        ),
+        (
+            with(
+                Add,
+                [U32, U32, U32],
+                false,
+                None,
+                [Some(B2), Some(B0), None],
+            ),
+            a,
+            b,
+            0,
+            255 + 128,
+            "unsigned bytes",
+        ),
+        (
+            with(
+                Add,
+                [S32, U32, S32],
+                false,
+                None,
+                [Some(B3), Some(B1), None],
+            ),
+            a,
+            b,
+            0,
+            128 - 1,
+            "mixed: 128 + -1",
+        ),
+        (
+            with(
+                Sub,
+                [S32, S32, S32],
+                false,
+                None,
+                [Some(H1), Some(H0), None],
+            ),
+            a,
+            b,
+            0,
+            m(-32513 - -128),
+            "halves: 0x80FF - 0xFF80",
+        ),
+        (
+            with(
+                Max,
+                [U32, U32, U32],
+                false,
+                None,
+                [Some(H0), Some(H1), None],
+            ),
+            a,
+            b,
+            0,
+            0x7F01,
+            "max(0x7F01, 0x1234)",
+        ),
+        // Data merge: the low byte/half of the result replaces that part of c; .sat clamps to it.
+        (
+            with(Add, [U32, U32, U32], false, None, [None, None, Some(B1)]),
+            0x1FF,
+            1,
+            0xAAAA_AAAA,
+            0xAAAA_00AA,
+            "0x200's low byte into b1",
+        ),
+        (
+            with(Add, [U32, U32, U32], true, None, [None, None, Some(B1)]),
+            0x1FF,
+            1,
+            0xAAAA_AAAA,
+            0xAAAA_FFAA,
+            ".sat: 0x200 clamps to 0xFF",
+        ),
+        (
+            with(Sub, [S32, S32, S32], true, None, [None, None, Some(H1)]),
+            0,
+            40000,
+            0x1234_5678,
+            0x8000_5678,
+            ".sat: -40000 clamps to -32768",
+        ),
+        (
+            with(
+                AbsDiff,
+                [S32, S32, S32],
+                true,
+                None,
+                [Some(B0), Some(B3), Some(B0)],
+            ),
+            a,
+            b,
+            0xFFFF_FFFF,
+            0xFFFF_FF11,
+            "|1 - 0x12| into b0",
+        ),
+        (
+            with(
+                Set(Compare::Gt),
+                [U32, S32, S32],
+                false,
+                None,
+                [Some(B1), Some(B1), Some(H1)],
+            ),
+            a,
+            b,
+            0x1234_5678,
+            0x0001_5678,
+            "vset 127 > -1 into h1",
+        ),
+        (
+            with(
+                Shl { clamp: true },
+                [U32, U32, U32],
+                false,
+                None,
+                [Some(B0), Some(B2), None],
+            ),
+            a,
+            0x0004_0000,
+            0,
+            0x10,
+            "b2 of b is the amount",
+        ),
+    ];
+    for (op, a, b, c, want, what) in cases {
+        assert_eq!(tern(op, U32, a, b, c), want, "{what}: {op:?}");
     }
 }

@@ -32,6 +32,7 @@ const KERNEL: &str = r#"
     dp4a.s32.u32 %r12, %r2, %r3, %r1;
     vshr.s32.s32.u32.wrap.max %r13, %r2, %r1, %r3;
     mul24.hi.s32 %r14, %r2, %r3;
+    vadd.s32.s32.s32.sat %r14.h1, %r2.b3, %r3.h0, %r14;
     // halves: (t, -t/2) packed, then fma and a packed comparison
     cvt.rn.f32.u32 %f1, %r1;
     mul.f32 %f2, %f1, 0fBF000000;
@@ -79,6 +80,9 @@ fn reference(t: u32) -> [u32; 8] {
     let shifted = sx(a, 32) >> (t & 31);
     let vshr = shifted.max(sx(b, 32)) as u32;
     let mul24 = ((sx(a, 24) * sx(b, 24)) >> 16) as u32;
+    // vadd ... %r14.h1, a.b3, b.h0, %r14: the .s16-saturated sum into the high half.
+    let sum = (sx(a >> 24, 8) + sx(b, 16)).clamp(-32768, 32767) as u32 & 0xFFFF;
+    let merged = (sum << 16) | (mul24 & 0xFFFF);
     // (t, -t/2) * (1.0, -2.0) + (1.0, -2.0), each half rounded once (exact here: small values).
     let hi = f16::from_f64(t as f64 * 1.0 + 1.0);
     let lo = f16::from_f64((-(t as f64) / 2.0) * -2.0 - 2.0);
@@ -106,7 +110,7 @@ fn reference(t: u32) -> [u32; 8] {
         sign | (((e + 7) as u32) << 3) | frac
     };
     let fp8 = (e4m3(hi.to_f64()) << 8) | e4m3(lo.to_f64());
-    [majority, p1 as u32, dp4a, vshr, mul24, gt, fp8, packed]
+    [majority, p1 as u32, dp4a, vshr, merged, gt, fp8, packed]
 }
 
 fn run_kernel(model: WarpModel, block: u32) -> Vec<u32> {

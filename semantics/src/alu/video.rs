@@ -6,7 +6,7 @@
 //! pseudo-code does.
 
 use super::sext;
-use crate::program::{Compare, Video, VideoOp, VideoSecondary};
+use crate::program::{Compare, Video, VideoOp, VideoSecondary, VideoSelect};
 
 /// Element `i` of `bits`-wide lanes of `x`, sign- or zero-extended.
 fn lane(x: u64, i: u32, bits: u32, signed: bool) -> i64 {
@@ -41,24 +41,35 @@ pub(super) fn dp2a(hi: bool, a_signed: bool, b_signed: bool, a: u64, b: u64, c: 
     (c as i64).wrapping_add(dot) as u64 & 0xFFFF_FFFF
 }
 
-/// A 32-bit operand extended to the ISA's `.s33` input value.
-fn word(x: u64, signed: bool) -> i128 {
-    lane(x, 0, 32, signed) as i128
+/// `partSelectSignExtend(x, signed, sel)`: the selected byte or half-word of a 32-bit operand
+/// (the whole word without a selector), sign- or zero-extended to the ISA's `.s33` input value.
+fn part(x: u64, signed: bool, sel: Option<VideoSelect>) -> i128 {
+    let (i, bits) = match sel {
+        None => (0, 32),
+        Some(VideoSelect::B0) => (0, 8),
+        Some(VideoSelect::B1) => (1, 8),
+        Some(VideoSelect::B2) => (2, 8),
+        Some(VideoSelect::B3) => (3, 8),
+        Some(VideoSelect::H0) => (0, 16),
+        Some(VideoSelect::H1) => (1, 16),
+    };
+    lane(x, i, bits, signed) as i128
 }
 
-/// A scalar video instruction without operand selectors (PTX ISA "Scalar Video Instructions"):
+/// A scalar video instruction (PTX ISA "Scalar Video Instructions"), literally:
 /// ```text
-/// ta = partSelectSignExtend(a, atype); tb = partSelectSignExtend(b, btype);
+/// ta = partSelectSignExtend(a, atype, asel); tb = partSelectSignExtend(b, btype, bsel);
 /// tmp = ta OP tb;                        // vshl/vshr: tb = min(tb, 32) (.clamp) or tb & 0x1f
-/// tmp = optSaturate(tmp, sat, isSigned(dtype));   // clamp to dtype's range
+/// tmp = optSaturate(tmp, sat, isSigned(dtype), dsel);  // clamp to dtype's (or dsel's) range
 /// d = optSecOp(op2, tmp, c);             // c extended by dtype's sign; .add .min .max
+/// d = optMerge(dsel, tmp, c);            // the low byte/half of tmp into c at dsel
 /// ```
 /// and the low 32 bits of `d` are written. `vset` compares (1 or 0) and is unsigned. The ISA
 /// calls the intermediate result `.s34`; for shifts, which can exceed 34 bits, cudasem keeps the
 /// exact value (see the deviations in `alu`).
 pub(super) fn scalar(v: Video, a: u64, b: u64, c: u64) -> u64 {
-    let ta = word(a, v.a_signed);
-    let tb = word(b, v.b_signed);
+    let ta = part(a, v.a_signed, v.a_select);
+    let tb = part(b, v.b_signed, v.b_select);
     let amount = |clamp: bool| {
         if clamp {
             tb.clamp(0, 32) as u32
@@ -88,21 +99,40 @@ pub(super) fn scalar(v: Video, a: u64, b: u64, c: u64) -> u64 {
             holds as i128
         }
     };
+    // optSaturate: the range of the destination part.
     let tmp = if v.sat {
+        let bits = match v.d_select {
+            None => 32,
+            Some(VideoSelect::H0 | VideoSelect::H1) => 16,
+            Some(_) => 8,
+        };
         if v.d_signed {
-            tmp.clamp(i32::MIN as i128, i32::MAX as i128)
+            tmp.clamp(-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
         } else {
-            tmp.clamp(0, u32::MAX as i128)
+            tmp.clamp(0, (1i128 << bits) - 1)
         }
     } else {
         tmp
     };
-    let tc = word(c, v.d_signed);
-    let d = match v.secondary {
-        None => tmp,
-        Some(VideoSecondary::Add) => tmp + tc,
-        Some(VideoSecondary::Min) => tmp.min(tc),
-        Some(VideoSecondary::Max) => tmp.max(tc),
+    let tc = part(c, v.d_signed, None);
+    let d = match (v.secondary, v.d_select) {
+        (Some(VideoSecondary::Add), _) => tmp + tc,
+        (Some(VideoSecondary::Min), _) => tmp.min(tc),
+        (Some(VideoSecondary::Max), _) => tmp.max(tc),
+        (None, None) => tmp,
+        // optMerge: the low byte or half-word of tmp replaces that part of c.
+        (None, Some(sel)) => {
+            let (shift, mask) = match sel {
+                VideoSelect::B0 => (0, 0xFF),
+                VideoSelect::B1 => (8, 0xFF),
+                VideoSelect::B2 => (16, 0xFF),
+                VideoSelect::B3 => (24, 0xFF),
+                VideoSelect::H0 => (0, 0xFFFF),
+                VideoSelect::H1 => (16, 0xFFFF),
+            };
+            let merged = ((tmp as u64 & mask) << shift) | (c & !(mask << shift));
+            merged as i128
+        }
     };
     d as u64 & 0xFFFF_FFFF
 }

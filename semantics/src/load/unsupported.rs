@@ -20,8 +20,8 @@ pub enum Gap {
     /// Texture and surface instructions and references: `tex tld4 txq suld sust sured suq
     /// istypep`, `.texref .samplerref .surfref`, `.tex` variables.
     Texture,
-    /// Video instructions outside the scalar subset: `vmad`, the SIMD forms (`vadd2 vadd4 vsub2
-    /// vavrg2 vabsdiff4 vmin2 vmax4 vset2` ...), operand selectors and the data merge `d.dsel`.
+    /// Video instructions outside the scalar subset: `vmad` and the SIMD forms (`vadd2 vadd4
+    /// vsub2 vavrg2 vabsdiff4 vmin2 vmax4 vset2` ...).
     Video,
     /// Vectors of more than four elements (`.v8`), 128-bit types (`.b128`), vector-typed call
     /// parameters and vector atomics.

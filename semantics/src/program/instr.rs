@@ -344,7 +344,9 @@ pub enum TernaryOp {
         bits: u8,
         signed: bool,
     },
-    /// A scalar video instruction (PTX ISA "Scalar Video Instructions") `vop.dtype.atype.btype{.sat}{.op2} d, a, b{, c}`.
+    /// A scalar video instruction (PTX ISA "Scalar Video Instructions"):
+    /// `vop.dtype.atype.btype{.sat}{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}` (`c` is `Imm(0)`
+    /// when absent).
     Video(Video),
 }
 
@@ -377,18 +379,35 @@ pub enum VideoSecondary {
     Max,
 }
 
-/// A scalar video instruction's modifiers (PTX ISA "Scalar Video Instructions"). Operand selectors
-/// (`.b0`-`.b3`, `.h0`, `.h1`) and the data merge `d.dsel` are not decoded (gap `video`): the
-/// operands are whole words.
+/// A byte or half-word of a 32-bit video operand (`.b0`-`.b3`, `.h0`, `.h1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum VideoSelect {
+    B0,
+    B1,
+    B2,
+    B3,
+    H0,
+    H1,
+}
+
+/// A scalar video instruction's modifiers and operand selectors (PTX ISA "Scalar Video
+/// Instructions").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct Video {
     pub op: VideoOp,
     pub d_signed: bool,
     pub a_signed: bool,
     pub b_signed: bool,
-    /// `.sat`: clamp the intermediate result to `dtype`'s range.
+    /// `.sat`: clamp the intermediate result to `dtype`'s range (to the selected part's range
+    /// with a data merge).
     pub sat: bool,
+    /// `.add .min .max` with `c`.
     pub secondary: Option<VideoSecondary>,
+    /// `a.asel`, `b.bsel`: the part of the operand taken (the whole word when `None`).
+    pub a_select: Option<VideoSelect>,
+    pub b_select: Option<VideoSelect>,
+    /// `d.dsel`: the result's low byte or half-word is merged into `c` at that part.
+    pub d_select: Option<VideoSelect>,
 }
 
 /// `prmt` modes other than the default (PTX ISA 9.7.8.13).

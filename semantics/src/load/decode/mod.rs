@@ -583,6 +583,19 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
             }) => {
                 let id = match (vector, component) {
                     (1, None) => id,
+                    (_, Some(c)) if component_index(*c).is_none() => {
+                        self.error(
+                            *span,
+                            format!(
+                                "the selector `{}` of `{}` belongs to video instructions",
+                                c.directive(),
+                                name.name
+                            ),
+                            "operand selector",
+                            "byte and half-word selectors (`.b0`-`.b3`, `.h0`, `.h1`) select parts of video instruction operands; extract the part with `bfe` or `prmt` elsewhere",
+                        );
+                        return None;
+                    }
                     (1, Some(_)) => {
                         self.error(
                             *span,
@@ -593,7 +606,7 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
                         return None;
                     }
                     (_, Some(c)) => {
-                        let k = component_index(*c);
+                        let k = component_index(*c).unwrap_or(0);
                         if k >= vector as u16 {
                             self.error(
                                 *span,
@@ -833,13 +846,20 @@ pub(crate) fn immediate_bits(value: Value, ty: ScalarType) -> Result<u64, String
     }
 }
 
-fn component_index(c: Component) -> u16 {
-    match c {
+/// The element a vector component names; `None` for the video selectors `.b0`-`.h1`.
+fn component_index(c: Component) -> Option<u16> {
+    Some(match c {
         Component::X => 0,
         Component::Y => 1,
         Component::Z => 2,
         Component::W => 3,
-    }
+        Component::B0
+        | Component::B1
+        | Component::B2
+        | Component::B3
+        | Component::H0
+        | Component::H1 => return None,
+    })
 }
 
 pub(crate) fn operand_kind(op: &Operand) -> &'static str {
@@ -861,7 +881,7 @@ pub(crate) fn special(name: &str, component: Option<Component>) -> Option<Specia
         None | Some(Component::X) => Some(Dim::X),
         Some(Component::Y) => Some(Dim::Y),
         Some(Component::Z) => Some(Dim::Z),
-        Some(Component::W) => None,
+        Some(_) => None,
     };
     let scalar = |s: SpecialReg| if component.is_none() { Some(s) } else { None };
     match name {

@@ -1,13 +1,41 @@
 //! Scalar video instructions (PTX ISA "Scalar Video Instructions"): `vadd vsub vabsdiff vmin
-//! vmax` (`vop.dtype.atype.btype{.sat}{.op2} d, a, b{, c}`), `vshl vshr`
-//! (`vop.dtype.atype.u32{.sat}.mode{.op2} d, a, b{, c}`) and `vset`
-//! (`vset.atype.btype.cmp{.op2} d, a, b{, c}`), on whole 32-bit operands. Operand selectors
-//! (`a.b0`, `b.h1`), the data-merge form `d.dsel` and `vmad`, and the SIMD forms (`vadd2`,
-//! `vadd4`, ...) stay gap `video`.
+//! vmax` (`vop.dtype.atype.btype{.sat}{.op2} d, a{.asel}, b{.bsel}{, c}` and the data merge
+//! `vop.dtype.atype.btype{.sat} d.dsel, a{.asel}, b{.bsel}, c`), `vshl vshr` (the same with
+//! `.u32` for `b` and a mode `.clamp`/`.wrap`) and `vset` (`vset.atype.btype.cmp` with `.op2` or
+//! a data merge). `vmad` and the SIMD forms (`vadd2`, `vadd4`, ...) stay gap `video`.
 
 use super::{Cx, M, m_ty, m_word};
-use crate::program::{ArithFlags, Compare, Op, TernaryOp, Video, VideoOp, VideoSecondary};
-use ptx_parser::ScalarType;
+use crate::program::{
+    ArithFlags, Compare, Op, TernaryOp, Video, VideoOp, VideoSecondary, VideoSelect,
+};
+use ptx_parser::{Component, Operand, ScalarType};
+
+/// An operand without its byte/half-word selector, and the selector.
+fn split_select(op: &Operand) -> (Operand, Option<VideoSelect>) {
+    if let Operand::Symbol {
+        name,
+        component: Some(c),
+        span,
+    } = op
+    {
+        let sel = match c {
+            Component::B0 => VideoSelect::B0,
+            Component::B1 => VideoSelect::B1,
+            Component::B2 => VideoSelect::B2,
+            Component::B3 => VideoSelect::B3,
+            Component::H0 => VideoSelect::H0,
+            Component::H1 => VideoSelect::H1,
+            _ => return (op.clone(), None),
+        };
+        let bare = Operand::Symbol {
+            name: name.clone(),
+            component: None,
+            span: *span,
+        };
+        return (bare, Some(sel));
+    }
+    (op.clone(), None)
+}
 
 pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
     let is_set = opcode == "vset";
@@ -117,27 +145,38 @@ pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
             VideoOp::Set(cmp)
         }
     };
-    let n = cx.ins.operands.len();
-    if n == 4 && secondary.is_none() {
+    let ins = cx.ins;
+    let ops = &ins.operands;
+    let (d_op, d_select) = match ops.first() {
+        Some(d) => split_select(d),
+        None => (Operand::Sink(ins.span), None),
+    };
+    // A third source comes with a secondary operation or with a data merge, never both.
+    let problem = match (secondary.is_some(), d_select.is_some(), ops.len()) {
+        (true, true, _) => Some("has both a secondary operation and a data merge `d.dsel`"),
+        (false, false, 4) => Some("takes a third source only with `.add .min .max` or `d.dsel`"),
+        (false, true, 3) => Some("merges into a third source `c`: write `d.dsel, a, b, c`"),
+        _ => None,
+    };
+    if let Some(problem) = problem {
+        let message = format!("`{}` {problem}", cx.full_name());
         cx.error(
-            cx.ins.span,
-            format!(
-                "`{}` takes a third source only with `.add`, `.min` or `.max`",
-                cx.full_name()
-            ),
-            "third source without a secondary operation",
-            "add the secondary operation (the data-merge form `d.dsel` is not supported)",
+            ins.span,
+            message,
+            "malformed video instruction",
+            "write `vop... d, a, b`, `vop....op2 d, a, b, c` or `vop... d.dsel, a, b, c`",
         );
         return;
     }
-    if !cx.arity(if secondary.is_some() { &[4] } else { &[3] }) {
+    let with_c = secondary.is_some() || d_select.is_some();
+    if !cx.arity(if with_c { &[4] } else { &[3] }) {
         return;
     }
-    let ins = cx.ins;
-    let ops = &ins.operands;
-    let dst = cx.dst(&ops[0], Some(d_ty));
-    let a = cx.src(&ops[1], a_ty);
-    let b = cx.src(&ops[2], b_ty);
+    let (a_op, a_select) = split_select(&ops[1]);
+    let (b_op, b_select) = split_select(&ops[2]);
+    let dst = cx.dst(&d_op, Some(d_ty));
+    let a = cx.src(&a_op, a_ty);
+    let b = cx.src(&b_op, b_ty);
     let c = match ops.get(3) {
         Some(c) => cx.src(c, d_ty),
         None => Some(crate::program::Src::Imm(0)),
@@ -152,6 +191,9 @@ pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
         b_signed: b_ty == ScalarType::S32,
         sat,
         secondary,
+        a_select,
+        b_select,
+        d_select,
     };
     cx.emit(Op::Ternary {
         op: TernaryOp::Video(video),
