@@ -439,13 +439,21 @@ pub enum Operand {
     Sink(Span),
 }
 
-/// `.x .y .z .w` (also `.r .g .b .a`) components of vector registers and special registers.
+/// `.x .y .z .w` (also `.r .g .b .a`) components of vector registers and special registers, and
+/// the byte and half-word selectors `.b0 .b1 .b2 .b3 .h0 .h1` of video instruction operands
+/// (PTX ISA 9.7.18.1, `a.b0`, `d.h1`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Component {
     X,
     Y,
     Z,
     W,
+    B0,
+    B1,
+    B2,
+    B3,
+    H0,
+    H1,
 }
 
 /// A bracketed memory operand.

@@ -126,13 +126,19 @@ impl Linkage {
 
 impl Component {
     /// `.x`/`.r` -> `X`, ..., `.w`/`.a` -> `W` (PTX ISA 5.4.3: both spellings name the same
-    /// element).
+    /// element); `.b0`-`.b3`, `.h0`, `.h1` are the video operand selectors.
     pub fn from_directive(word: &str) -> Option<Component> {
         Some(match word {
             ".x" | ".r" => Component::X,
             ".y" | ".g" => Component::Y,
             ".z" | ".b" => Component::Z,
             ".w" | ".a" => Component::W,
+            ".b0" => Component::B0,
+            ".b1" => Component::B1,
+            ".b2" => Component::B2,
+            ".b3" => Component::B3,
+            ".h0" => Component::H0,
+            ".h1" => Component::H1,
             _ => return None,
         })
     }
@@ -143,6 +149,12 @@ impl Component {
             Component::Y => ".y",
             Component::Z => ".z",
             Component::W => ".w",
+            Component::B0 => ".b0",
+            Component::B1 => ".b1",
+            Component::B2 => ".b2",
+            Component::B3 => ".b3",
+            Component::H0 => ".h0",
+            Component::H1 => ".h1",
         }
     }
 }

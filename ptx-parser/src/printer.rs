@@ -2,7 +2,8 @@
 //! AST (ignoring spans).
 //!
 //! What the AST does not keep is normalised: integers print in decimal (with their `U`
-//! suffix), a `-` address offset prints as `+-`, components print as `.x .y .z .w`, and
+//! suffix), a `-` address offset prints as `+-`, components print as `.x .y .z .w` (video
+//! selectors as `.b0`-`.b3 .h0 .h1`), and
 //! parentheses are inserted only where precedence needs them. Hex float literals print in
 //! their own kind; decimal floats print in Rust's shortest round-tripping form, which re-lexes
 //! to the same bits.

@@ -395,6 +395,15 @@ fn operand_forms() {
     assert!(matches!(&i.operands[1], Operand::Symbol { component: Some(Component::W), .. }));
     let i = instr("mov.b32 a, v.r;");
     assert!(matches!(&i.operands[1], Operand::Symbol { component: Some(Component::X), .. }));
+    // Video operand selectors (PTX ISA 9.7.18.1), printed back as written.
+    let i = instr("vabsdiff.s32.s32.s32.sat %r1.h0, %r2.b0, %r3.b3, %r4;");
+    assert!(matches!(&i.operands[0], Operand::Symbol { component: Some(Component::H0), .. }));
+    assert!(matches!(&i.operands[1], Operand::Symbol { component: Some(Component::B0), .. }));
+    assert!(matches!(&i.operands[2], Operand::Symbol { component: Some(Component::B3), .. }));
+    assert_eq!(i.operands[2].to_string(), "%r3.b3");
+    let i = instr("vadd.u32.u32.u32 %r1, %r2.h1, %r3.b1;");
+    assert_eq!(i.operands[1].to_string(), "%r2.h1");
+    assert!(matches!(&i.operands[2], Operand::Symbol { component: Some(Component::B1), .. }));
     let i = instr("selp.b32 %r1, 1, -1, !%p;");
     assert!(matches!(&i.operands[3], Operand::Not(inner, _) if matches!(**inner, Operand::Symbol { .. })));
     let ops = stripped_operands(&i);

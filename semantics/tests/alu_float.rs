@@ -17,6 +17,8 @@ fn fl(rounding: Option<Rounding>, ftz: bool, sat: bool) -> ArithFlags {
         ftz,
         sat,
         approx: false,
+        relu: false,
+        satfinite: false,
     }
 }
 

@@ -11,12 +11,16 @@ const NONE: ArithFlags = ArithFlags {
     ftz: false,
     sat: false,
     approx: false,
+    relu: false,
+    satfinite: false,
 };
 const SAT: ArithFlags = ArithFlags {
     rounding: None,
     ftz: false,
     sat: true,
     approx: false,
+    relu: false,
+    satfinite: false,
 };
 
 fn bin(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {

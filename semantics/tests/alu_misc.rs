@@ -227,6 +227,8 @@ fn flags() -> impl Strategy<Value = ArithFlags> {
             ftz,
             sat,
             approx,
+            relu: false,
+            satfinite: false,
         },
     )
 }

@@ -76,6 +76,8 @@ const NOFLAGS: ArithFlags = ArithFlags {
     ftz: false,
     sat: false,
     approx: false,
+    relu: false,
+    satfinite: false,
 };
 
 #[test]

@@ -160,6 +160,11 @@ const CASES: &[Case] = &[
         adjust: as_is,
         check: check_divergent_if_else,
     },
+    Case {
+        path: "int24_half",
+        adjust: as_is,
+        check: check_int24_half,
+    },
     // The launch file gives no dynamic shared size; the kernel needs blockDim.x ints.
     Case {
         path: "dynamic_shared",
@@ -476,6 +481,7 @@ corpus_tests! {
     vecadd_nvcc => "nvcc/vecadd_nvcc",
     bitops => "bitops",
     divergent_if_else => "divergent_if_else",
+    int24_half => "int24_half",
     dynamic_shared => "dynamic_shared",
     float_math => "float_math",
     globals_const => "globals_const",
@@ -585,6 +591,40 @@ fn check_bitops(c: &Ctx) -> Result<(), String> {
         want[8 * i..8 * i + 8].copy_from_slice(&reference_bitops(input[i], i));
     }
     compare("out", &c.out_u32("out"), &want)
+}
+
+/// `mul24.lo`, `sad` and the `.f16` round trip of one element (PTX ISA 9.7.1 `mul24`, `sad`;
+/// `cvt.rn.f16.f32` rounds to nearest even, `cvt.f32.f16` is exact).
+fn reference_int24_half(x: i32, y: i32, i: i32, f: f32) -> ([i32; 4], u16, f32) {
+    let s24 = |v: i32| (v << 8) >> 8;
+    let u24 = |v: i32| (v as u32) & 0xFF_FFFF;
+    let mul_s = (s24(x) as i64 * s24(y) as i64) as i32;
+    let mul_u = (u24(x) as u64 * u24(y) as u64) as u32 as i32;
+    let sad_s = i.wrapping_add((x as i64 - y as i64).unsigned_abs() as u32 as i32);
+    let sad_u = 7u32.wrapping_add((x as u32).abs_diff(y as u32)) as i32;
+    let h = half::f16::from_f32(f * 3.0);
+    ([mul_s, mul_u, sad_s, sad_u], h.to_bits(), h.to_f32() * 0.5)
+}
+
+fn check_int24_half(c: &Ctx) -> Result<(), String> {
+    let (input, fin) = (c.in_i32("in"), c.in_f32("fin"));
+    let n = n_covered(c, 5);
+    let mut out = c.in_i32("out");
+    let mut hout: Vec<u16> = as_i16(c.input("hout")).iter().map(|&v| v as u16).collect();
+    let mut fout = c.in_f32("fout");
+    for i in 0..n {
+        let (words, h, f) = reference_int24_half(input[i], input[(i + 1) % n], i as i32, fin[i]);
+        out[4 * i..4 * i + 4].copy_from_slice(&words);
+        hout[i] = h;
+        fout[i] = f;
+    }
+    compare("out", &c.out_i32("out"), &out)?;
+    let got: Vec<u16> = as_i16(&c.output("hout"))
+        .iter()
+        .map(|&v| v as u16)
+        .collect();
+    compare("hout", &got, &hout)?;
+    compare_f32_bits("fout", &c.out_f32("fout"), &fout)
 }
 
 fn check_divergent_if_else(c: &Ctx) -> Result<(), String> {

@@ -1,5 +1,6 @@
 //! Bit-manipulation instructions (PTX ISA 9.7.1 "Integer Arithmetic Instructions": `popc clz
-//! bfind brev bfe bfi`; 9.7.8 "Logic and Shift Instructions": `shf`; 9.7.9.x `prmt`).
+//! bfind brev bfe bfi fns bmsk szext`; 9.7.8 "Logic and Shift Instructions": `shf lop3`; 9.7.9.x
+//! `prmt`).
 //! Each function follows the pseudo-code of its PTX ISA section literally, including the
 //! corner cases (zero lengths, positions beyond the msb).
 
@@ -139,4 +140,110 @@ pub(super) fn shf(left: bool, clamp: bool, a: u64, b: u64, c: u64) -> u64 {
     } else {
         (wide >> n) & 0xFFFF_FFFF
     }
+}
+
+/// `lop3.b32 d, a, b, c, immLut` (PTX ISA 9.7.8 "Logic and Shift Instructions: lop3"): each bit
+/// of `d` is the bit of `lut` indexed by the bits of `a`, `b`, `c` at that position
+/// (`a` most significant). The ISA defines `immLut` as `F(0xF0, 0xCC, 0xAA)`: the index of
+/// bit `k` of those constants is exactly `k`, so `F` applied bitwise to any `a, b, c` is this.
+pub(super) fn lop3(lut: u8, a: u64, b: u64, c: u64) -> u64 {
+    let m32 = 0xFFFF_FFFFu64;
+    let (a, b, c) = (a & m32, b & m32, c & m32);
+    // The OR of the minterms whose table bit is set.
+    (0..8u32)
+        .filter(|k| (lut >> k) & 1 == 1)
+        .map(|k| {
+            let pick = |bit: u32, x: u64| if (k >> bit) & 1 == 1 { x } else { !x & m32 };
+            pick(2, a) & pick(1, b) & pick(0, c)
+        })
+        .fold(0, |d, term| d | term)
+}
+
+/// `bmsk.mode.b32 d, a, b` (PTX ISA 9.7.1 `bmsk`), literally:
+/// ```text
+/// a1 = a & 0x1f; mask0 = (~0) << a1; b1 = b & 0x1f; sum = a1 + b1; mask1 = (~0) << sum;
+/// .clamp: a >= 32 -> mask0 = 0 (position overflow); b >= 32 -> width overflow
+/// if (sum >= 32 || position overflow || width overflow) mask1 = 0; else if (b1 == 0) mask1 = ~0;
+/// d = mask0 & ~mask1;
+/// ```
+pub(super) fn bmsk(clamp: bool, a: u64, b: u64) -> u64 {
+    let (a, b) = (a & 0xFFFF_FFFF, b & 0xFFFF_FFFF);
+    let shl = |n: u64| {
+        if n >= 32 {
+            0
+        } else {
+            0xFFFF_FFFFu64 << n & 0xFFFF_FFFF
+        }
+    };
+    let (a1, b1) = (a & 0x1F, b & 0x1F);
+    let mut mask0 = shl(a1);
+    let sum = a1 + b1;
+    let mut mask1 = shl(sum);
+    let position_overflow = clamp && a >= 32;
+    let width_overflow = clamp && b >= 32;
+    if position_overflow {
+        mask0 = 0;
+    }
+    if sum >= 32 || position_overflow || width_overflow {
+        mask1 = 0;
+    } else if b1 == 0 {
+        mask1 = 0xFFFF_FFFF;
+    }
+    mask0 & !mask1 & 0xFFFF_FFFF
+}
+
+/// `szext.mode.{s32,u32} d, a, b` (PTX ISA 9.7.1 `szext`), literally:
+/// ```text
+/// b1 = b & 0x1f; too_large = (b >= 32 && .clamp); mask = too_large ? 0 : (~0) << b1;
+/// sign_pos = (b1 - 1) & 0x1f;
+/// sign_bit = (b1 == 0 || too_large || !.s32) ? 0 : (a >> sign_pos) & 1;
+/// d = (a & ~mask) | (sign_bit ? mask : 0);
+/// ```
+pub(super) fn szext(clamp: bool, ty: ScalarType, a: u64, b: u64) -> u64 {
+    let (a, b) = (a & 0xFFFF_FFFF, b & 0xFFFF_FFFF);
+    let b1 = b & 0x1F;
+    let too_large = b >= 32 && clamp;
+    let mask = if too_large {
+        0
+    } else {
+        (0xFFFF_FFFFu64 << b1) & 0xFFFF_FFFF
+    };
+    let sign_pos = b1.wrapping_sub(1) & 0x1F;
+    let sign_bit = if b1 == 0 || too_large || !is_signed(ty) {
+        0
+    } else {
+        (a >> sign_pos) & 1
+    };
+    (a & !mask & 0xFFFF_FFFF) | if sign_bit == 1 { mask } else { 0 }
+}
+
+/// `fns.b32 d, mask, base, offset` (PTX ISA 9.7.1 `fns`), literally: with `offset == 0`, `base`
+/// itself if `mask[base]` is set; otherwise walk from `base` up (`offset > 0`) or down, and stop
+/// at the `|offset|`-th set bit. Not found: `0xFFFFFFFF`. `offset` is `.s32`; a `base` above 31
+/// (undefined in PTX) finds nothing.
+pub(super) fn fns(mask: u64, base: u64, offset: u64) -> u64 {
+    const NOT_FOUND: u64 = 0xFFFF_FFFF;
+    let mask = mask & 0xFFFF_FFFF;
+    let base = base & 0xFFFF_FFFF;
+    let offset = offset as u32 as i32;
+    if base > 31 {
+        return NOT_FOUND;
+    }
+    let set = |pos: i64| (mask >> pos) & 1 == 1;
+    if offset == 0 {
+        return if set(base as i64) { base } else { NOT_FOUND };
+    }
+    let step: i64 = if offset > 0 { 1 } else { -1 };
+    let mut count = offset.unsigned_abs() - 1;
+    let mut pos = base as i64;
+    while (0..32).contains(&pos) {
+        if set(pos) {
+            if count == 0 {
+                return pos as u64;
+            }
+            count -= 1;
+        }
+        pos += step;
+    }
+    NOT_FOUND
 }

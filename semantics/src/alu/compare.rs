@@ -1,14 +1,18 @@
 //! Comparisons of `setp`/`set` (PTX ISA 9.7.3.x / 9.7.4.x "Comparison and Selection
-//! Instructions") and the selection instruction `slct`.
+//! Instructions", 9.7.4 "Half Precision Comparison Instructions") and the selection instruction
+//! `slct`.
 //!
 //! Integers compare by the type's signedness (`.b` types as unsigned). Floats follow IEEE: the
 //! ordered comparisons are false when either operand is NaN, the `u` forms true; `num` is true
-//! when neither is NaN, `nan` when either is. `-0.0 == +0.0`. `.ftz` flushes `.f32` subnormal
-//! operands to zero first.
+//! when neither is NaN, `nan` when either is. `-0.0 == +0.0`. `.ftz` flushes `.f32` and `.f16`
+//! subnormal operands to zero first. The packed types `.f16x2 .bf16x2` compare their halves
+//! separately: `setp` writes the low half's result to `p` and the high half's to `q`; `set`
+//! writes one result per half.
 
 use super::float::prep;
 use super::softfloat::{self, F32, Fmt};
-use super::{float_fmt, int_val, mask, sext, width};
+use super::{float_fmt, int_val, mask, packed_lanes, sext, width};
+use crate::program::BoolOp;
 use crate::program::Compare;
 use ptx_parser::ScalarType;
 use std::cmp::Ordering;
@@ -36,6 +40,66 @@ pub(super) fn compare(cmp: Compare, ty: ScalarType, ftz: bool, a: u64, b: u64) -
         (Compare::Leu, o) => o != Some(Greater),
         (Compare::Gtu, o) => matches!(o, None | Some(Greater)),
         (Compare::Geu, o) => o != Some(Less),
+    }
+}
+
+/// `t = a CmpOp b` and the combining operation of `setp`/`set` (`BoolOp(t, c)`).
+fn combined(t: bool, combine: Option<(BoolOp, bool)>) -> bool {
+    match combine {
+        None => t,
+        Some((BoolOp::And, c)) => t && c,
+        Some((BoolOp::Or, c)) => t || c,
+        Some((BoolOp::Xor, c)) => t != c,
+    }
+}
+
+/// The two results `setp` combines into `p` and `q` (PTX ISA 9.7.3.x `setp`, 9.7.4 half
+/// precision `setp`): `(t, !t)` for a scalar type, `(t_low, t_high)` of the halves for
+/// `.f16x2`/`.bf16x2`.
+pub(super) fn setp_pair(cmp: Compare, ty: ScalarType, ftz: bool, a: u64, b: u64) -> (bool, bool) {
+    match packed_lanes(ty) {
+        Some(_) => {
+            let half = if ty == ScalarType::F16x2 {
+                ScalarType::F16
+            } else {
+                ScalarType::Bf16
+            };
+            (
+                compare(cmp, half, ftz, a & 0xFFFF, b & 0xFFFF),
+                compare(cmp, half, ftz, (a >> 16) & 0xFFFF, (b >> 16) & 0xFFFF),
+            )
+        }
+        None => {
+            let t = compare(cmp, ty, ftz, a, b);
+            (t, !t)
+        }
+    }
+}
+
+/// `set.CmpOp{.BoolOp}.dtype.stype d, a, b{, c}` (PTX ISA 9.7.3.x `set`, 9.7.4 half precision
+/// `set`): `BoolOp(a CmpOp b, c)` as `set_value` of `dtype`; for packed sources one result per
+/// 16-bit half, `1.0` of the half format for a packed destination, `0xFFFF` for `.u32`/`.s32`.
+pub(super) fn set_result(
+    cmp: Compare,
+    dst_ty: ScalarType,
+    src_ty: ScalarType,
+    ftz: bool,
+    a: u64,
+    b: u64,
+    combine: Option<(BoolOp, bool)>,
+) -> u64 {
+    match packed_lanes(src_ty) {
+        Some(lane) => {
+            let (lo, hi) = setp_pair(cmp, src_ty, ftz, a, b);
+            let one = if packed_lanes(dst_ty).is_some() {
+                lane.one()
+            } else {
+                0xFFFF
+            };
+            let value = |t| if combined(t, combine) { one } else { 0 };
+            (value(hi) << 16) | value(lo)
+        }
+        None => set_value(dst_ty, combined(compare(cmp, src_ty, ftz, a, b), combine)),
     }
 }
 

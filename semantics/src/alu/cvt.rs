@@ -8,8 +8,12 @@
 //! * int -> float and float -> float: rounded once with `.rn .rz .rm .rp` (default `.rn`; exact
 //!   when widening). An integer rounding modifier on a float destination rounds to an integral
 //!   value first (`cvt.rni.f32.f32`).
-//! * `.ftz` flushes `.f32` subnormal sources and results; `.sat` on a float destination clamps
-//!   to [0.0, 1.0] (NaN gives +0.0).
+//! * `.ftz` flushes `.f32` subnormal sources and results only (`cvt.ftz.f32.f16` keeps a
+//!   subnormal `.f16` source); `.sat` on a float destination clamps to [0.0, 1.0] (NaN gives
+//!   +0.0).
+//! * `.satfinite` (to `.f16`/`.bf16`): a result beyond the largest finite value, infinities
+//!   included, becomes that value with its sign; NaN stays NaN. `.relu` (to `.f16`/`.bf16`):
+//!   a negative result, `-0.0` included, becomes `+0.0`; NaN stays the canonical NaN.
 
 use super::float::{prep, saturate};
 use super::softfloat::{self, F32, Fmt, Mode, Val};
@@ -43,7 +47,7 @@ fn int_range(ty: ScalarType) -> (i128, i128) {
     }
 }
 
-/// Finishes a float result: `.ftz` on `.f32` and `.sat`.
+/// Finishes a float result: `.ftz` on `.f32`, `.sat`, `.satfinite`, `.relu`.
 fn float_result(fmt: Fmt, flags: ArithFlags, r: u64) -> u64 {
     let mut r = r & fmt.mask();
     if flags.ftz && fmt == F32 {
@@ -52,7 +56,28 @@ fn float_result(fmt: Fmt, flags: ArithFlags, r: u64) -> u64 {
     if flags.sat {
         r = saturate(fmt, r);
     }
+    if flags.satfinite && r & !fmt.sign_bit() == fmt.inf(false) {
+        r = fmt.max_finite(fmt.is_neg(r));
+    }
+    if flags.relu {
+        r = relu(fmt, r);
+    }
     r
+}
+
+/// `.relu` (PTX ISA 9.7.9 `cvt`, 9.7.4 half-precision `fma`): a negative value becomes `+0.0`;
+/// `-0.0` too (a choice: the ISA says "clamps the result to 0 if negative"); NaN is kept.
+pub(super) fn relu(fmt: Fmt, r: u64) -> u64 {
+    if fmt.is_neg(r) && !fmt.is_nan(r) {
+        0
+    } else {
+        r
+    }
+}
+
+/// `.ftz` of a `cvt` source: only `.f32` sources are flushed (PTX ISA 9.7.9 `cvt`).
+fn prep_source(fmt: Fmt, ftz: bool, a: u64) -> u64 {
+    prep(fmt, ftz && fmt == F32, a)
 }
 
 pub(super) fn cvt(dst: ScalarType, src: ScalarType, flags: ArithFlags, a: u64) -> u64 {
@@ -70,7 +95,7 @@ pub(super) fn cvt(dst: ScalarType, src: ScalarType, flags: ArithFlags, a: u64) -
         }
         (Some(sf), None) => {
             // float -> int: round, then saturate to the destination range.
-            let x = prep(sf, flags.ftz, a);
+            let x = prep_source(sf, flags.ftz, a);
             let (lo, hi) = int_range(dst);
             let v: i128 = match softfloat::unpack(sf, x) {
                 Val::Nan | Val::Zero(_) => 0,
@@ -116,7 +141,7 @@ pub(super) fn cvt(dst: ScalarType, src: ScalarType, flags: ArithFlags, a: u64) -
             float_result(df, flags, r)
         }
         (Some(sf), Some(df)) => {
-            let x = prep(sf, flags.ftz, a);
+            let x = prep_source(sf, flags.ftz, a);
             let r = if is_int_rounding(flags.rounding) {
                 // Round to an integral value in the source format (exact), then convert.
                 let i = softfloat::round_to_integral_same(sf, x, int_mode(flags.rounding));

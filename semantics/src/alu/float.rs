@@ -1,22 +1,30 @@
 //! PTX floating-point instruction semantics (PTX ISA 9.7.3 "Floating-Point Instructions" and
 //! 9.7.4 "Half Precision Floating-Point Instructions") on top of [`super::softfloat`].
 //!
-//! The order of effects is: `.ftz` flushes subnormal inputs (`.f32` only), the operation rounds
-//! once in the requested mode, a NaN result becomes the canonical NaN, `.ftz` flushes a subnormal
-//! result, and `.sat` clamps to `[+0.0, 1.0]`.
+//! The order of effects is: `.ftz` flushes subnormal inputs (`.f32` and `.f16`: PTX has no
+//! `.ftz` on `.f64` and `.bf16` arithmetic), the operation rounds once in the requested mode, a
+//! NaN result becomes the canonical NaN, `.ftz` flushes a subnormal result, `.sat` clamps to
+//! `[+0.0, 1.0]`, and `.relu` (half-precision `fma`) turns a negative result into `+0.0`.
 //!
 //! `.rn` on `.f32`/`.f64` uses the host FPU (IEEE 754 binary32/binary64 with round-to-nearest-even
 //! is exactly what PTX specifies); every other mode or format goes through the soft-float core.
 //! The tests cross-check the two.
 
 use super::float_mode;
-use super::softfloat::{self, F32, F64, Fmt, Mode};
+use super::softfloat::{self, F16, F32, F64, Fmt, Mode};
 use crate::program::{ArithFlags, BinaryOp, UnaryOp};
 
-/// `.ftz` input flush (PTX: only `.f32` honours `.ftz`; `.f64` always keeps subnormals).
+/// Whether `.ftz` applies to a format: `.f32` (PTX ISA 9.7.3) and `.f16`/`.f16x2` lanes (PTX
+/// ISA 9.7.4 "Half Precision Floating-Point Instructions": `add.ftz.f16` "flushes subnormal
+/// inputs and results to sign-preserving zero"); `.f64` and `.bf16` always keep subnormals.
+fn flushes(fmt: Fmt) -> bool {
+    fmt == F32 || fmt == F16
+}
+
+/// `.ftz` input flush.
 pub(super) fn prep(fmt: Fmt, ftz: bool, x: u64) -> u64 {
     let x = x & fmt.mask();
-    if ftz && fmt == F32 { fmt.flush(x) } else { x }
+    if ftz && flushes(fmt) { fmt.flush(x) } else { x }
 }
 
 fn finish(fmt: Fmt, flags: ArithFlags, r: u64) -> u64 {
@@ -24,11 +32,14 @@ fn finish(fmt: Fmt, flags: ArithFlags, r: u64) -> u64 {
     if fmt.is_nan(r) {
         r = fmt.canonical_nan();
     }
-    if flags.ftz && fmt == F32 {
+    if flags.ftz && flushes(fmt) {
         r = fmt.flush(r);
     }
     if flags.sat {
         r = saturate(fmt, r);
+    }
+    if flags.relu {
+        r = super::cvt::relu(fmt, r);
     }
     r
 }
@@ -182,7 +193,9 @@ pub(super) fn unary(op: UnaryOp, fmt: Fmt, flags: ArithFlags, a: u64) -> Option<
         | UnaryOp::Clz
         | UnaryOp::Brev
         | UnaryOp::Bfind
-        | UnaryOp::BfindShiftAmt => return None,
+        | UnaryOp::BfindShiftAmt
+        | UnaryOp::CvtF16x2ToFp8x2(_)
+        | UnaryOp::CvtFp8x2ToF16x2(_) => return None,
     })
 }
 

@@ -1,6 +1,6 @@
 //! Integer, logical and extended-precision arithmetic (PTX ISA 9.7.1 "Integer Arithmetic
-//! Instructions", 9.7.2 "Extended-Precision Integer Arithmetic Instructions", 9.7.8 "Logic and
-//! Shift Instructions").
+//! Instructions", including `mul24 mad24 sad`; 9.7.2 "Extended-Precision Integer Arithmetic
+//! Instructions"; 9.7.8 "Logic and Shift Instructions"; 9.7.9 `cvt.pack`).
 //!
 //! Values are computed exactly in `i128`/`u128` and then either clamped (`.sat`) or truncated to
 //! the type's width, which is precisely PTX's two's-complement wrap-around.
@@ -62,7 +62,10 @@ pub(super) fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
         | UnaryOp::Lg2
         | UnaryOp::Sin
         | UnaryOp::Cos
-        | UnaryOp::Tanh => a,
+        | UnaryOp::Tanh
+        // Conversions between packed narrow floats: routed to `narrow` by `alu::unary`.
+        | UnaryOp::CvtF16x2ToFp8x2(_)
+        | UnaryOp::CvtFp8x2ToF16x2(_) => a,
     }
 }
 
@@ -214,6 +217,73 @@ pub(super) fn binary(
             *carry = c;
             d
         }
+        BinaryOp::Mul24 { hi } => mul24(hi, ty, a, b),
+        BinaryOp::Bmsk { clamp } => bits::bmsk(clamp, a, b),
+        BinaryOp::Szext { clamp } => bits::szext(clamp, ty, a, b),
+        // Packing float conversions: routed to `narrow` by `alu::binary`; on bits (not in PTX)
+        // the operands' low halves packed.
+        BinaryOp::CvtPair(_) => ((a & 0xFFFF) << 16) | (b & 0xFFFF),
+    }
+}
+
+/// The 48-bit product of `mul24`/`mad24` (PTX ISA 9.7.1 `mul24`): the low 24 bits of each
+/// operand, sign-extended from bit 23 for `.s32`, multiplied exactly.
+fn product24(ty: ScalarType, a: u64, b: u64) -> i64 {
+    let take = |x: u64| {
+        if is_signed(ty) {
+            sext(x & 0xFF_FFFF, 24)
+        } else {
+            (x & 0xFF_FFFF) as i64
+        }
+    };
+    take(a) * take(b)
+}
+
+/// `mul24.lo/.hi.{s32,u32}` (PTX ISA 9.7.1 `mul24`): `d = t<31..0>` or `t<47..16>` of the 48-bit
+/// product `t`.
+fn mul24(hi: bool, ty: ScalarType, a: u64, b: u64) -> u64 {
+    let t = product24(ty, a, b) as u64;
+    (if hi { t >> 16 } else { t }) & 0xFFFF_FFFF
+}
+
+/// `mad24.lo/.hi{.sat}.{s32,u32}` (PTX ISA 9.7.1 `mad24`): `d = t<31..0> + c` or
+/// `t<47..16> + c`, wrapping at 32 bits; `mad24.hi.sat.s32` clamps the sum of the signed high
+/// part and `c` to the `.s32` range.
+pub(super) fn mad24(hi: bool, ty: ScalarType, sat: bool, a: u64, b: u64, c: u64) -> u64 {
+    let part = mul24(hi, ty, a, b);
+    if sat && hi && is_signed(ty) {
+        let sum = sext(part, 32) as i128 + sext(c, 32) as i128;
+        sat_or_wrap(ScalarType::S32, true, sum)
+    } else {
+        part.wrapping_add(c) & 0xFFFF_FFFF
+    }
+}
+
+/// `sad.type d, a, b, c` (PTX ISA 9.7.1 `sad`): `d = c + ((a < b) ? b - a : a - b)`, the
+/// difference taken by the type's signedness, the sum wrapping at the type's width.
+pub(super) fn sad(ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
+    let (va, vb) = (int_val(ty, a), int_val(ty, b));
+    let diff = (va - vb).unsigned_abs() as i128;
+    sat_or_wrap(ty, false, int_val(ty, c) + diff)
+}
+
+/// `cvt.pack.sat.ctype.s32{.b32} d, a, b{, c}` (PTX ISA 9.7.9 `cvt.pack`), literally: `a` and
+/// `b` (`.s32`) clamped to `ctype` (`size` = `bits` wide, `signed` or not), `b` in the low
+/// `size` bits, `a` above it; below 16 bits the low `32 - 2*size` bits of `c` fill the rest
+/// (for 16-bit types `c` is absent and ignored).
+pub(super) fn cvt_pack_sat(bits: u8, signed: bool, a: u64, b: u64, c: u64) -> u64 {
+    let size = u32::from(bits.clamp(1, 16));
+    let (lo, hi) = if signed {
+        (-(1i64 << (size - 1)), (1i64 << (size - 1)) - 1)
+    } else {
+        (0, (1i64 << size) - 1)
+    };
+    let clamp = |x: u64| (sext(x, 32).clamp(lo, hi) as u64) & mask_bits(size);
+    let packed = (clamp(a) << size) | clamp(b);
+    if 2 * size >= 32 {
+        packed & 0xFFFF_FFFF
+    } else {
+        (packed | (c << (2 * size))) & 0xFFFF_FFFF
     }
 }
 

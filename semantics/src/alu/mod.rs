@@ -14,9 +14,11 @@
 //! name (`rem.f32` has no float meaning and is computed on the bits).
 //!
 //! Submodules: `softfloat` (exact IEEE arithmetic in all rounding modes), `int` (integer and
-//! carry arithmetic), `float` (PTX float semantics: ftz, sat, NaN, min/max, approximate
-//! functions), `bits` (popc, clz, brev, bfind, bfe, bfi, prmt, shf), `cvt`, `compare` (setp, set,
-//! slct) and `atom` (atomics, redux).
+//! carry arithmetic, `mul24 mad24 sad cvt.pack`), `float` (PTX float semantics: ftz, sat, relu,
+//! NaN, min/max, approximate functions), `bits` (popc, clz, brev, bfind, bfe, bfi, prmt, shf,
+//! lop3, bmsk, szext, fns), `cvt`, `narrow` (packing conversions to and from `.f16x2 .bf16x2
+//! .e4m3x2 .e5m2x2`), `video` (`dp4a dp2a` and the scalar video instructions), `compare` (setp,
+//! set, slct) and `atom` (atomics, redux).
 //!
 //! # Documented deviations from NVIDIA hardware
 //!
@@ -28,9 +30,19 @@
 //!   within about one ulp of the true value). Results may differ from a GPU in the last ulps.
 //! * **`.f16`/`.bf16` arithmetic** is implemented exactly (IEEE, all rounding modes, via the same
 //!   soft-float core as `.f32`/`.f64`) and `.f16x2`/`.bf16x2` lane-wise for `add sub mul fma mad
-//!   min max neg abs`; `.ftz` is honoured for `.f32` only (as PTX specifies). Hardware details of
-//!   half-precision ops beyond IEEE (e.g. NaN payloads of `.f16x2` min/max) are not modelled.
-//!   `.tf32` is treated as `.f32`; `.b128` as a 64-bit bit string.
+//!   min max neg abs`; `.ftz` flushes `.f32` and `.f16` (as PTX specifies; `.bf16` and `.f64`
+//!   arithmetic has no `.ftz`, and `cvt.ftz` flushes only `.f32` operands). NaN results are the
+//!   canonical NaN of the format (`0x7FFF` for both 16-bit formats); hardware NaN
+//!   payloads beyond that (e.g. of `.f16x2` min/max) are not modelled. `.tf32` is treated as
+//!   `.f32` (the loader does not admit it); `.b128` as a 64-bit bit string.
+//! * **`.relu`** turns `-0.0` into `+0.0` as it does every negative value (the ISA says "clamps
+//!   the result to 0 if negative"; not verified on hardware).
+//! * **8-bit floats**: conversions to `.e4m3x2`/`.e5m2x2` round to nearest even and saturate
+//!   (`.satfinite`); an 8-bit NaN converted to `.f16` gives the canonical `.f16` NaN.
+//! * **Scalar video shifts** (`vshl`, `vshr`): the ISA calls the intermediate result `.s34`;
+//!   cudasem keeps the exact shifted value before `.sat` and the secondary `.min`/`.max`, which
+//!   differs from a 34-bit truncation only for left shifts of large values by large amounts.
+//! * **`fns` with `base > 31`** (undefined in PTX) gives `0xFFFFFFFF` (nothing found).
 //! * **NaN results** of arithmetic are NVIDIA's canonical NaN (`0x7FFFFFFF`, `0x7FFFFFFFFFFFFFFF`,
 //!   `0x7FFF`); `mov`, `abs`, `neg`, `copysign`, `selp`, `slct` move bits and keep payloads.
 //!   Float-to-float `cvt` of a NaN also gives the canonical NaN.
@@ -54,10 +66,12 @@ mod compare;
 mod cvt;
 mod float;
 mod int;
+mod narrow;
 mod softfloat;
+mod video;
 
 use crate::program::{
-    ArithFlags, AtomOp, BinaryOp, Compare, PrmtMode, ReduxOp, Rounding, TernaryOp, UnaryOp,
+    ArithFlags, AtomOp, BinaryOp, BoolOp, Compare, PrmtMode, ReduxOp, Rounding, TernaryOp, UnaryOp,
 };
 use ptx_parser::ScalarType;
 use softfloat::{Fmt, Mode};
@@ -68,6 +82,11 @@ pub type Carry = bool;
 /// `op.ty d, a`.
 #[inline]
 pub fn unary(op: UnaryOp, ty: ScalarType, flags: ArithFlags, a: u64) -> u64 {
+    match op {
+        UnaryOp::CvtF16x2ToFp8x2(f) => return narrow::f16x2_to_fp8x2(f, flags, a),
+        UnaryOp::CvtFp8x2ToF16x2(f) => return narrow::fp8x2_to_f16x2(f, flags, a),
+        _ => {}
+    }
     let float = match (float_fmt(ty), packed_lanes(ty)) {
         (Some(fmt), _) => float::unary(op, fmt, flags, a),
         (None, Some(lane)) => lanes2(lane, |x, _, _| float::unary(op, lane, flags, x), a, 0, 0),
@@ -86,6 +105,9 @@ pub fn binary(
     b: u64,
     carry: &mut Carry,
 ) -> u64 {
+    if let BinaryOp::CvtPair(to) = op {
+        return narrow::cvt_pair(to, flags, a, b);
+    }
     let float = match (float_fmt(ty), packed_lanes(ty)) {
         (Some(fmt), _) => float::binary(op, fmt, flags, a, b),
         (None, Some(lane)) => lanes2(
@@ -125,6 +147,18 @@ pub fn ternary(
         TernaryOp::ShfRClamp => bits::shf(false, true, a, b, c),
         TernaryOp::MadCc => mad_carry(false, false, true, ty, a, b, c, carry),
         TernaryOp::MadC => mad_carry(false, true, false, ty, a, b, c, carry),
+        TernaryOp::Lop3 { lut } => bits::lop3(lut, a, b, c),
+        TernaryOp::Fns => bits::fns(a, b, c),
+        TernaryOp::Mad24 { hi } => int::mad24(hi, ty, flags.sat, a, b, c),
+        TernaryOp::Sad => int::sad(ty, a, b, c),
+        TernaryOp::Dp4a { a_signed, b_signed } => video::dp4a(a_signed, b_signed, a, b, c),
+        TernaryOp::Dp2a {
+            hi,
+            a_signed,
+            b_signed,
+        } => video::dp2a(hi, a_signed, b_signed, a, b, c),
+        TernaryOp::CvtPackSat { bits, signed } => int::cvt_pack_sat(bits, signed, a, b, c),
+        TernaryOp::Video(v) => video::scalar(v, a, b, c),
         TernaryOp::Mad | TernaryOp::Fma | TernaryOp::MadHi | TernaryOp::MadWide => {
             if matches!(op, TernaryOp::Mad | TernaryOp::Fma) {
                 if let Some(fmt) = float_fmt(ty) {
@@ -190,6 +224,28 @@ pub fn compare(cmp: Compare, ty: ScalarType, ftz: bool, a: u64, b: u64) -> bool 
 #[inline]
 pub fn set_value(dst_ty: ScalarType, value: bool) -> u64 {
     compare::set_value(dst_ty, value)
+}
+
+/// The two results `setp` writes to `p` and `q` before combining with `c`: `(t, !t)` for a
+/// scalar type, the low and the high half's comparison for `.f16x2`/`.bf16x2`.
+#[inline]
+pub fn setp_pair(cmp: Compare, ty: ScalarType, ftz: bool, a: u64, b: u64) -> (bool, bool) {
+    compare::setp_pair(cmp, ty, ftz, a, b)
+}
+
+/// `set.cmp{.bop}.dst_ty.src_ty d, a, b{, c}`'s destination value (`combine`: the operation and
+/// the value of `c`); packed sources give one result per half.
+#[inline]
+pub fn set_result(
+    cmp: Compare,
+    dst_ty: ScalarType,
+    src_ty: ScalarType,
+    ftz: bool,
+    a: u64,
+    b: u64,
+    combine: Option<(BoolOp, bool)>,
+) -> u64 {
+    compare::set_result(cmp, dst_ty, src_ty, ftz, a, b, combine)
 }
 
 /// `slct.ty.c_ty d, a, b, c`: `c >= 0 ? a : b` (`-0.0` counts as >= 0; NaN selects `b`).
@@ -280,7 +336,7 @@ pub(crate) fn float_fmt(ty: ScalarType) -> Option<Fmt> {
 
 /// The lane format of the packed types `.f16x2` / `.bf16x2`.
 #[inline]
-fn packed_lanes(ty: ScalarType) -> Option<Fmt> {
+pub(crate) fn packed_lanes(ty: ScalarType) -> Option<Fmt> {
     match ty {
         ScalarType::F16x2 => Some(softfloat::F16),
         ScalarType::Bf16x2 => Some(softfloat::BF16),

@@ -48,13 +48,22 @@ pub(crate) fn is_int(ty: ScalarType) -> bool {
     matches!(kind(ty), Kind::Signed | Kind::Unsigned | Kind::Bits)
 }
 
-/// Half-precision, bf16, tf32 and 128-bit types: parsed but outside the executed subset.
+/// tf32, 128-bit and opaque types: parsed but outside the executed subset.
 pub(crate) fn is_unsupported(ty: ScalarType) -> bool {
     use ScalarType::*;
-    matches!(
-        ty,
-        F16 | F16x2 | Bf16 | Bf16x2 | Tf32 | B128 | TexRef | SamplerRef | SurfRef
-    )
+    matches!(ty, Tf32 | B128 | TexRef | SamplerRef | SurfRef)
+}
+
+/// The 16-bit float types and their packed pairs (PTX ISA 5.2.1, 9.7.4): executed by the
+/// instructions `docs/ptx-subset.md` lists for them, gap `half-float` elsewhere.
+pub(crate) fn is_half(ty: ScalarType) -> bool {
+    use ScalarType::*;
+    matches!(ty, F16 | F16x2 | Bf16 | Bf16x2)
+}
+
+/// `.f16x2` and `.bf16x2`.
+pub(crate) fn is_packed_half(ty: ScalarType) -> bool {
+    matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2)
 }
 
 /// The type modifier spelled `name` (without its dot).

@@ -13,19 +13,16 @@ pub enum Gap {
     Mma,
     /// Asynchronous copies and their barriers: `cp.async*`, `mbarrier`, `cp.reduce.async`.
     CpAsync,
-    /// Half-precision and other narrow floating-point arithmetic and conversions (`.f16 .f16x2
-    /// .bf16 .bf16x2 .tf32`, fp8 `.e4m3 .e5m2`, `cvt.pack`, `.relu`, `.satfinite`).
+    /// The narrow floating-point operations outside the subset: `.tf32`, fp6/fp4 and `.ue8m0`
+    /// conversions, four-element fp8 packs, `.rs`/`.rna` rounding, half-precision atomics and the
+    /// approximate functions (`ex2 tanh`) on 16-bit floats.
     HalfFloat,
     /// Texture and surface instructions and references: `tex tld4 txq suld sust sured suq
     /// istypep`, `.texref .samplerref .surfref`, `.tex` variables.
     Texture,
-    /// SIMD video instructions and dot products: `vadd vsub vshl vshr vmad vset vmin vmax vabsdiff
-    /// dp2a dp4a sad` and their `.v2`/`.v4` forms.
+    /// Video instructions outside the scalar subset: `vmad` and the SIMD forms (`vadd2 vadd4
+    /// vsub2 vavrg2 vabsdiff4 vmin2 vmax4 vset2` ...).
     Video,
-    /// 24-bit multiplies `mul24 mad24`.
-    Mul24,
-    /// Bit-manipulation instructions without a decoded form: `lop3 bmsk szext fns`.
-    BitExtras,
     /// Vectors of more than four elements (`.v8`), 128-bit types (`.b128`), vector-typed call
     /// parameters and vector atomics.
     WideVectors,
@@ -54,8 +51,6 @@ impl Gap {
         Gap::HalfFloat,
         Gap::Texture,
         Gap::Video,
-        Gap::Mul24,
-        Gap::BitExtras,
         Gap::WideVectors,
         Gap::BranchTables,
         Gap::ModuleLocal,
@@ -74,8 +69,6 @@ impl Gap {
             Gap::HalfFloat => "half-float",
             Gap::Texture => "texture",
             Gap::Video => "video",
-            Gap::Mul24 => "mul24",
-            Gap::BitExtras => "bit-extras",
             Gap::WideVectors => "wide-vectors",
             Gap::BranchTables => "branch-tables",
             Gap::ModuleLocal => "module-local",
@@ -93,12 +86,10 @@ impl Gap {
             "mma" | "wmma" | "ldmatrix" | "stmatrix" | "wgmma" | "movmatrix" => Gap::Mma,
             "cp" | "mbarrier" | "cp.async" | "tensormap" => Gap::CpAsync,
             "tex" | "tld4" | "txq" | "suld" | "sust" | "sured" | "suq" | "istypep" => Gap::Texture,
-            "vadd" | "vsub" | "vshl" | "vshr" | "vmad" | "vset" | "vmin" | "vmax" | "vabsdiff"
-            | "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2"
-            | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" | "dp2a"
-            | "dp4a" | "sad" => Gap::Video,
-            "mul24" | "mad24" => Gap::Mul24,
-            "lop3" | "bmsk" | "szext" | "fns" => Gap::BitExtras,
+            "vmad" | "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2"
+            | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4" => {
+                Gap::Video
+            }
             "alloca" | "stacksave" | "stackrestore" => Gap::Alloca,
             "mapa" | "getctarank" | "griddepcontrol" | "elect" | "setmaxnreg" | "multimem" => {
                 Gap::Clusters

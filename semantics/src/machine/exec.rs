@@ -477,12 +477,13 @@ pub(crate) fn exec_data(
             b,
             combine,
         } => each!(|l| {
-            let p = alu::compare(*cmp, *ty, *ftz, rd!(a, l), rd!(b, l));
+            // `(t, !t)`, or the low and high halves' results of a packed half type.
+            let (p, q) = alu::setp_pair(*cmp, *ty, *ftz, rd!(a, l), rd!(b, l));
             let (p, q) = match combine {
-                None => (p, !p),
+                None => (p, q),
                 Some((bop, c)) => {
                     let c = read_pred(regs, ws, c, l, &sp, fb);
-                    (combine_bool(*bop, p, c), combine_bool(*bop, !p, c))
+                    (combine_bool(*bop, p, c), combine_bool(*bop, q, c))
                 }
             };
             wr!(dst, l, p as u64);
@@ -500,11 +501,9 @@ pub(crate) fn exec_data(
             b,
             combine,
         } => each!(|l| {
-            let mut p = alu::compare(*cmp, *src_ty, *ftz, rd!(a, l), rd!(b, l));
-            if let Some((bop, c)) = combine {
-                p = combine_bool(*bop, p, read_pred(regs, ws, c, l, &sp, fb));
-            }
-            wr!(dst, l, alu::set_value(*dst_ty, p))
+            let c = combine.map(|(bop, c)| (bop, read_pred(regs, ws, &c, l, &sp, fb)));
+            let v = alu::set_result(*cmp, *dst_ty, *src_ty, *ftz, rd!(a, l), rd!(b, l), c);
+            wr!(dst, l, v)
         }),
         Op::Slct {
             c_ty,

@@ -441,6 +441,10 @@ fn exec_n<const N: usize>(
             b: sb,
             combine: None,
         } => {
+            if alu::packed_lanes(*ty).is_some() {
+                // `.f16x2`/`.bf16x2`: `q` is the high half's result, not `!p`.
+                return false;
+            }
             let a = get!(abuf, sa);
             let b = get!(bbuf, sb);
             let (cmp, ty, ftz) = (*cmp, *ty, *ftz);

@@ -177,6 +177,12 @@ pub struct ArithFlags {
     pub sat: bool,
     /// `.approx` / `.full`: cudasem computes these correctly rounded (documented deviation).
     pub approx: bool,
+    /// `.relu` (half-precision `fma`, `cvt` to 16-bit and 8-bit floats): a negative result
+    /// becomes `+0.0`, a NaN the canonical NaN (PTX ISA 9.7.4 "Half Precision Floating-Point Instructions: fma", 9.7.9 "cvt").
+    pub relu: bool,
+    /// `.satfinite` (`cvt` to 16-bit and 8-bit floats): a result beyond the largest finite value
+    /// (infinities included) becomes that value with its sign; NaN stays NaN (PTX ISA 9.7.9 `cvt`).
+    pub satfinite: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -193,6 +199,12 @@ pub enum UnaryOp {
     /// `bfind`; `bfind.shiftamt` is `BfindShiftAmt`.
     Bfind,
     BfindShiftAmt,
+    /// `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a` (PTX ISA 9.7.9 `cvt`): both `.f16`
+    /// halves of `a` to the 8-bit format, packed high half to high byte (`ty` is `.f16x2`).
+    CvtF16x2ToFp8x2(Fp8),
+    /// `cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a`: both bytes of `a` to `.f16`, high byte to
+    /// high half (`ty` is `.b16`).
+    CvtFp8x2ToF16x2(Fp8),
     Rcp,
     Sqrt,
     Rsqrt,
@@ -233,6 +245,47 @@ pub enum BinaryOp {
     SubCc,
     SubC,
     SubCCc,
+    /// `mul24.lo` / `mul24.hi` (PTX ISA 9.7.1 "Integer Arithmetic Instructions: mul24"): the low 24 bits of each operand (sign-extended
+    /// for `.s32`) multiplied into 48 bits; `.lo` keeps bits 31..0, `.hi` bits 47..16.
+    Mul24 {
+        hi: bool,
+    },
+    /// `bmsk.clamp/.wrap.b32 d, a, b` (PTX ISA 9.7.1 `bmsk`): a mask of `b` bits from bit `a`.
+    Bmsk {
+        clamp: bool,
+    },
+    /// `szext.clamp/.wrap.{s32,u32} d, a, b` (PTX ISA 9.7.1 `szext`): sign- or zero-extends the low
+    /// `b` bits of `a`.
+    Szext {
+        clamp: bool,
+    },
+    /// `cvt.frnd{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b` and
+    /// `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b` (PTX ISA 9.7.9 `cvt`): `a` converted
+    /// to the high element, `b` to the low one (`ty` is `.f32`, the sources' type).
+    CvtPair(PackedFloat),
+}
+
+/// The element formats of the packing `cvt` forms (PTX ISA 5.2.5 "Alternate Floating-Point
+/// Data Formats").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum PackedFloat {
+    /// `.f16x2`: two IEEE binary16 halves.
+    F16x2,
+    /// `.bf16x2`: two bfloat16 halves.
+    Bf16x2,
+    /// `.e4m3x2` / `.e5m2x2`: two 8-bit floats in 16 bits.
+    Fp8x2(Fp8),
+}
+
+/// The 8-bit float formats (PTX ISA 5.2.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Fp8 {
+    /// `.e4m3`: 4 exponent bits (bias 7), 3 fraction bits, no infinities, NaN `S.1111.111`,
+    /// largest finite 448.
+    E4m3,
+    /// `.e5m2`: 5 exponent bits (bias 15), 2 fraction bits, IEEE-like (infinities and NaNs),
+    /// largest finite 57344.
+    E5m2,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -257,6 +310,104 @@ pub enum TernaryOp {
     /// `mad.lo.cc`, `madc.lo`: extended-precision multiply-add (PTX ISA 9.7.2.5).
     MadCc,
     MadC,
+    /// `lop3.b32 d, a, b, c, immLut` (PTX ISA 9.7.8 "Logic and Shift Instructions: lop3"): bit `i` of `d` is bit
+    /// `a[i]*4 + b[i]*2 + c[i]` of the look-up table.
+    Lop3 {
+        lut: u8,
+    },
+    /// `fns.b32 d, mask, base, offset` (PTX ISA 9.7.1 `fns`): the position of the `offset`-th set
+    /// bit of `mask` counting from `base`.
+    Fns,
+    /// `mad24.lo/.hi{.sat}` (PTX ISA 9.7.1 `mad24`): `mul24` plus `c`; `.sat` only on `.hi.s32`.
+    Mad24 {
+        hi: bool,
+    },
+    /// `sad.type d, a, b, c` (PTX ISA 9.7.1 `sad`): `c + |a - b|`.
+    Sad,
+    /// `dp4a.atype.btype d, a, b, c` (PTX ISA 9.7.1 `dp4a`): `c` plus the dot product of the four
+    /// bytes of `a` and `b`, each sign- or zero-extended by its type (`ty` is `c`'s type).
+    Dp4a {
+        a_signed: bool,
+        b_signed: bool,
+    },
+    /// `dp2a.lo/.hi.atype.btype d, a, b, c` (PTX ISA 9.7.1 `dp2a`): `c` plus the dot product of the
+    /// two 16-bit halves of `a` with bytes 0-1 (`.lo`) or 2-3 (`.hi`) of `b`.
+    Dp2a {
+        hi: bool,
+        a_signed: bool,
+        b_signed: bool,
+    },
+    /// `cvt.pack.sat.ctype.s32{.b32} d, a, b{, c}` (PTX ISA 9.7.9 `cvt.pack`): `a` and `b`
+    /// (`.s32`) clamped to the convert type (`.u2 .s2 .u4 .s4 .u8 .s8 .u16 .s16`: `bits` wide,
+    /// `signed`), `a` above `b`, the bits of `c` above both.
+    CvtPackSat {
+        bits: u8,
+        signed: bool,
+    },
+    /// A scalar video instruction (PTX ISA "Scalar Video Instructions"):
+    /// `vop.dtype.atype.btype{.sat}{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}` (`c` is `Imm(0)`
+    /// when absent).
+    Video(Video),
+}
+
+/// A scalar video instruction's operation (PTX ISA "Scalar Video Instructions": `vadd vsub
+/// vabsdiff vmin vmax vshl vshr vset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum VideoOp {
+    Add,
+    Sub,
+    /// `vabsdiff`: `|a - b|`.
+    AbsDiff,
+    Min,
+    Max,
+    /// `vshl`/`vshr` with `.clamp` (amounts above 32 are 32) or `.wrap` (amount mod 32).
+    Shl {
+        clamp: bool,
+    },
+    Shr {
+        clamp: bool,
+    },
+    /// `vset`: 1 if the comparison holds, else 0 (`.eq .ne .lt .le .gt .ge`).
+    Set(Compare),
+}
+
+/// The secondary operation of a scalar video instruction with a third operand `c`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum VideoSecondary {
+    Add,
+    Min,
+    Max,
+}
+
+/// A byte or half-word of a 32-bit video operand (`.b0`-`.b3`, `.h0`, `.h1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum VideoSelect {
+    B0,
+    B1,
+    B2,
+    B3,
+    H0,
+    H1,
+}
+
+/// A scalar video instruction's modifiers and operand selectors (PTX ISA "Scalar Video
+/// Instructions").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Video {
+    pub op: VideoOp,
+    pub d_signed: bool,
+    pub a_signed: bool,
+    pub b_signed: bool,
+    /// `.sat`: clamp the intermediate result to `dtype`'s range (to the selected part's range
+    /// with a data merge).
+    pub sat: bool,
+    /// `.add .min .max` with `c`.
+    pub secondary: Option<VideoSecondary>,
+    /// `a.asel`, `b.bsel`: the part of the operand taken (the whole word when `None`).
+    pub a_select: Option<VideoSelect>,
+    pub b_select: Option<VideoSelect>,
+    /// `d.dsel`: the result's low byte or half-word is merged into `c` at that part.
+    pub d_select: Option<VideoSelect>,
 }
 
 /// `prmt` modes other than the default (PTX ISA 9.7.8.13).
@@ -479,19 +630,22 @@ pub enum Op {
     },
     /// `isspacep.space p, a`.
     IsSpace { space: Space, dst: RegId, a: Src },
-    /// `setp.cmp[.bop].ty p[|q], a, b[, {!}c]` (PTX ISA 9.7.3.5 / 9.7.4.2).
+    /// `setp.cmp[.bop].ty p[|q], a, b[, {!}c]` (PTX ISA 9.7.3.5 / 9.7.4.2). For `.f16x2` and
+    /// `.bf16x2`, `p` receives the low halves' comparison and `q` the high halves'.
     Setp {
         cmp: Compare,
         ty: ScalarType,
         ftz: bool,
         dst: RegId,
-        /// The `|q` destination, which receives the negated comparison combined the same way.
+        /// The `|q` destination, which receives the negated comparison combined the same way
+        /// (the high halves' comparison for packed types).
         dst_neg: Option<RegId>,
         a: Src,
         b: Src,
         combine: Option<(BoolOp, PredSrc)>,
     },
-    /// `set.cmp[.bop].dty.sty d, a, b[, {!}c]`: 0xFFFFFFFF / 1.0f on true.
+    /// `set.cmp[.bop].dty.sty d, a, b[, {!}c]`: all ones / 1.0 of `dty` on true; per half for
+    /// packed `sty` (PTX ISA 9.7.4 half-precision `set`).
     Set {
         cmp: Compare,
         dst_ty: ScalarType,

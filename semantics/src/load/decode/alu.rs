@@ -1,6 +1,9 @@
 //! Arithmetic, logic, comparison, selection, bit-manipulation and conversion instructions
 //! (PTX ISA 9.7.1-9.7.5, 9.7.8, 9.7.9.21 `cvt`, 9.7.9.4 `mov`): the thesis's abstract `dop`, `setp`
-//! and `mov` (5.1.1) made concrete.
+//! and `mov` (5.1.1) made concrete. The 16-bit float types `.f16 .f16x2 .bf16 .bf16x2` (PTX ISA
+//! 9.7.4 "Half Precision Floating-Point Instructions") go through the same paths for `add sub
+//! mul fma neg abs min max setp set mov cvt`; the packing `cvt` forms decode to
+//! `BinaryOp::CvtPair` and the 8-bit float unpackings to unary conversions.
 
 use super::{Cx, M, Mods, m_round, m_ty, m_word};
 use crate::load::types::{self, Kind};
@@ -18,7 +21,7 @@ fn words(opcode: &str) -> &'static [&'static str] {
         "mul" => &["lo", "hi", "wide", "ftz", "sat"],
         "mad" => &["lo", "hi", "wide", "cc", "ftz", "sat"],
         "madc" => &["lo", "hi", "cc"],
-        "fma" => &["ftz", "sat"],
+        "fma" => &["ftz", "sat", "relu"],
         "div" => &["approx", "full", "ftz"],
         "min" | "max" | "abs" | "neg" => &["ftz"],
         "bfind" => &["shiftamt"],
@@ -38,13 +41,35 @@ fn takes_rounding(opcode: &str) -> bool {
     )
 }
 
-fn flags(cx: &mut Cx<'_, '_, '_>, mods: &Mods<'_>) -> ArithFlags {
+pub(super) fn flags(cx: &mut Cx<'_, '_, '_>, mods: &Mods<'_>) -> ArithFlags {
     ArithFlags {
         rounding: cx.one(mods, |m| if let M::Round(r) = m { Some(*r) } else { None }),
         ftz: mods.has("ftz"),
         sat: mods.has("sat"),
         approx: mods.has("approx") || mods.has("full"),
+        relu: mods.has("relu"),
+        satfinite: mods.has("satfinite"),
     }
+}
+
+/// The modifiers PTX ISA 9.7.4 admits on 16-bit float arithmetic: no `.ftz`/`.sat` on `.bf16`
+/// and `.bf16x2`, no `.relu` together with `.sat`.
+fn half_modifiers_ok(cx: &mut Cx<'_, '_, '_>, ty: ScalarType, flags: ArithFlags) -> bool {
+    let bf16 = matches!(ty, ScalarType::Bf16 | ScalarType::Bf16x2);
+    let problem = if bf16 && (flags.ftz || flags.sat) {
+        "`.ftz` and `.sat` are not defined for `.bf16`/`.bf16x2` arithmetic"
+    } else if flags.relu && flags.sat {
+        "`.relu` and `.sat` exclude each other"
+    } else {
+        return true;
+    };
+    cx.error(
+        cx.ins.span,
+        format!("`{}`: {problem}", cx.full_name()),
+        "modifier not allowed",
+        "drop the modifier (PTX ISA 9.7.4)",
+    );
+    false
 }
 
 /// The shape of an arithmetic instruction's operands.
@@ -67,7 +92,11 @@ pub(super) fn arith(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
         return;
     };
     let Some(ty) = cx.ty(&mods) else { return };
-    if types::is_unsupported(ty) {
+    let half_ok = matches!(
+        opcode,
+        "add" | "sub" | "mul" | "fma" | "neg" | "abs" | "min" | "max"
+    );
+    if types::is_unsupported(ty) || (types::is_half(ty) && !half_ok) {
         cx.unsupported(if ty == ScalarType::B128 {
             Gap::WideVectors
         } else {
@@ -331,6 +360,21 @@ pub(super) fn arith(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
         }
     } else {
         flags.sat &= !matches!(opcode, "min" | "max" | "abs" | "neg");
+        if !half_modifiers_ok(cx, ty, flags) {
+            return;
+        }
+    }
+    if flags.relu && !(opcode == "fma" && types::is_half(ty)) {
+        cx.error(
+            cx.ins.span,
+            format!(
+                "`.relu` is only defined for half-precision `fma`, not `{}`",
+                cx.full_name()
+            ),
+            "`.relu` not allowed",
+            "drop `.relu`",
+        );
+        return;
     }
     let ins = cx.ins;
     let ops = &ins.operands;
@@ -592,6 +636,18 @@ pub(super) fn setp(cx: &mut Cx<'_, '_, '_>, is_set: bool) {
         );
         return;
     }
+    if ftz && matches!(ty, ScalarType::Bf16 | ScalarType::Bf16x2) {
+        cx.error(
+            cx.ins.span,
+            format!(
+                "`{}`: `.ftz` is not defined for `.bf16` comparisons",
+                cx.full_name()
+            ),
+            "`.ftz` not allowed",
+            "drop `.ftz`",
+        );
+        return;
+    }
     let expected = if bop.is_some() { 4 } else { 3 };
     if !cx.arity(&[expected]) {
         if bop.is_none() && cx.ins.operands.len() == 4 {
@@ -617,16 +673,27 @@ pub(super) fn setp(cx: &mut Cx<'_, '_, '_>, is_set: bool) {
         None => None,
     };
     if is_set {
-        if !cx.require_ty(
-            dst_ty,
-            |t| {
-                matches!(
-                    t,
-                    ScalarType::U32 | ScalarType::S32 | ScalarType::F32 | ScalarType::B32
-                )
-            },
-            "`.u32 .s32 .b32 .f32` destinations",
-        ) {
+        // PTX ISA 9.7.3 `set` and 9.7.4 half-precision `set`: a packed source gives a packed
+        // result (its own type, or `.u32`/`.s32` halves of 0xFFFF); `.f16`/`.bf16` results take
+        // any scalar source, 16-bit integer results a 16-bit float source.
+        use ScalarType::*;
+        let (allowed, what): (&[ScalarType], _) = if types::is_packed_half(ty) {
+            (
+                &[U32, S32, B32, ty],
+                "`.u32 .s32 .b32` or the source's packed type",
+            )
+        } else if matches!(ty, F16 | Bf16) {
+            (
+                &[U32, S32, B32, F32, F16, Bf16, U16, S16, B16],
+                "`.u32 .s32 .b32 .f32 .f16 .bf16 .u16 .s16 .b16` destinations",
+            )
+        } else {
+            (
+                &[U32, S32, B32, F32, F16, Bf16],
+                "`.u32 .s32 .b32 .f32 .f16 .bf16` destinations",
+            )
+        };
+        if !cx.require_ty(dst_ty, |t| allowed.contains(&t), what) {
             return;
         }
         let dst = cx.dst(&ops[0], Some(dst_ty));
@@ -642,6 +709,18 @@ pub(super) fn setp(cx: &mut Cx<'_, '_, '_>, is_set: bool) {
                 combine,
             });
         }
+        return;
+    }
+    if types::is_packed_half(ty) && !matches!(ops[0], Operand::Pair(..)) {
+        cx.error(
+            ops[0].span(),
+            format!(
+                "`{}` compares two halves: it writes `p|q` (low half, high half)",
+                cx.full_name()
+            ),
+            "missing second destination",
+            "write the destinations as `p|q` (`_` for an unwanted one)",
+        );
         return;
     }
     let (dst, dst_neg) = match &ops[0] {
@@ -718,19 +797,20 @@ pub(super) fn slct(cx: &mut Cx<'_, '_, '_>) {
     }
 }
 
-/// `cvt.dty.sty` (PTX ISA 9.7.9.21).
+/// `cvt.dty.sty` (PTX ISA 9.7.9.21). `cvt.pack` goes to `intx`, the packing and 8-bit float
+/// forms to `narrow`.
 pub(super) fn cvt(cx: &mut Cx<'_, '_, '_>) {
+    let names = || cx.ins.modifiers.iter().map(|m| m.name.as_str());
+    if names().any(|n| n == "pack") {
+        return super::intx::cvt_pack(cx);
+    }
+    if names().any(|n| matches!(n, "f16x2" | "bf16x2" | "e4m3x2" | "e5m2x2")) {
+        return super::narrow::cvt_packed(cx);
+    }
     let Some(mods) = cx.mods(|n| {
         m_ty(n)
             .or_else(|| m_round(n))
-            .or_else(|| m_word(n, &["ftz", "sat"]))
-            .or_else(|| {
-                if n == "pack" {
-                    Some(M::Unsupported(Gap::HalfFloat))
-                } else {
-                    None
-                }
-            })
+            .or_else(|| m_word(n, &["ftz", "sat", "relu", "satfinite"]))
     }) else {
         return;
     };
@@ -749,7 +829,13 @@ pub(super) fn cvt(cx: &mut Cx<'_, '_, '_>) {
     };
     let (dst_ty, src_ty) = (*dst_ty, *src_ty);
     if types::is_unsupported(dst_ty) || types::is_unsupported(src_ty) {
-        cx.unsupported(Gap::HalfFloat);
+        cx.unsupported(
+            if ScalarType::B128 == dst_ty || ScalarType::B128 == src_ty {
+                Gap::WideVectors
+            } else {
+                Gap::HalfFloat
+            },
+        );
         return;
     }
     if dst_ty == ScalarType::Pred || src_ty == ScalarType::Pred {
@@ -762,6 +848,21 @@ pub(super) fn cvt(cx: &mut Cx<'_, '_, '_>) {
         return;
     }
     let f = flags(cx, &mods);
+    // `.relu` and `.satfinite` exist for `cvt.frnd2.{f16,bf16}.f32` only (PTX ISA 9.7.9.21).
+    if (f.relu || f.satfinite)
+        && !(matches!(dst_ty, ScalarType::F16 | ScalarType::Bf16) && src_ty == ScalarType::F32)
+    {
+        cx.error(
+            cx.ins.span,
+            format!(
+                "`.relu`/`.satfinite` are only defined for conversions from `.f32` to `.f16`/`.bf16`, not `{}`",
+                cx.full_name()
+            ),
+            "modifier not allowed",
+            "drop `.relu`/`.satfinite`",
+        );
+        return;
+    }
     if !cx.arity(&[2]) {
         return;
     }

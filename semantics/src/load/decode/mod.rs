@@ -6,12 +6,17 @@
 //! classification ([`Mods`]), operand resolution (registers, special registers, variables,
 //! functions, labels, immediates, addresses) and the dispatch on the opcode word
 //! ([`SUPPORTED_OPCODES`] is exactly the set the dispatch accepts). The families live in
-//! `alu.rs` (arithmetic, logic, comparisons, conversions), `mem.rs` (ld/st/atom/red/cvta/fences),
-//! `control.rs` (branches, calls, the thesis dialect) and `warp.rs` (barriers, votes, shuffles).
+//! `alu.rs` (arithmetic, logic, comparisons, conversions; `narrow.rs` the packing `cvt`s), `intx.rs` (`lop3 bmsk szext fns mul24
+//! mad24 sad dp4a dp2a cvt.pack`), `video.rs` (scalar video instructions), `mem.rs`
+//! (ld/st/atom/red/cvta/fences), `control.rs` (branches, calls, the thesis dialect) and
+//! `warp.rs` (barriers, votes, shuffles).
 
 mod alu;
 mod control;
+mod intx;
 mod mem;
+mod narrow;
+mod video;
 mod warp;
 
 use super::consts::{self, Value};
@@ -74,7 +79,27 @@ pub const SUPPORTED_OPCODES: &[&str] = &[
     "subc",
     "madc",
     "shf",
-    "cvt", // mem.rs
+    "cvt",
+    // intx.rs
+    "lop3",
+    "bmsk",
+    "szext",
+    "fns",
+    "mul24",
+    "mad24",
+    "sad",
+    "dp4a",
+    "dp2a",
+    // video.rs
+    "vadd",
+    "vsub",
+    "vabsdiff",
+    "vmin",
+    "vmax",
+    "vshl",
+    "vshr",
+    "vset",
+    // mem.rs
     "ld",
     "ldu",
     "st",
@@ -558,6 +583,19 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
             }) => {
                 let id = match (vector, component) {
                     (1, None) => id,
+                    (_, Some(c)) if component_index(*c).is_none() => {
+                        self.error(
+                            *span,
+                            format!(
+                                "the selector `{}` of `{}` belongs to video instructions",
+                                c.directive(),
+                                name.name
+                            ),
+                            "operand selector",
+                            "byte and half-word selectors (`.b0`-`.b3`, `.h0`, `.h1`) select parts of video instruction operands; extract the part with `bfe` or `prmt` elsewhere",
+                        );
+                        return None;
+                    }
                     (1, Some(_)) => {
                         self.error(
                             *span,
@@ -568,7 +606,7 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
                         return None;
                     }
                     (_, Some(c)) => {
-                        let k = component_index(*c);
+                        let k = component_index(*c).unwrap_or(0);
                         if k >= vector as u16 {
                             self.error(
                                 *span,
@@ -789,6 +827,10 @@ pub(crate) fn immediate_bits(value: Value, ty: ScalarType) -> Result<u64, String
             ty.directive()
         )),
         Value::Int { bits, .. } => Ok(layout::truncate(bits, ty)),
+        Value::Float { .. } if types::is_packed_half(ty) => Err(format!(
+            "a floating-point constant cannot be a `{}` operand (two packed halves)",
+            ty.directive()
+        )),
         Value::Float { value, .. } if types::is_float(ty) => Ok(layout::float_bits(value, ty)),
         Value::Float { value, f32_literal } if types::kind(ty) == types::Kind::Bits => {
             Ok(if f32_literal || types::size(ty) == 4 {
@@ -804,13 +846,20 @@ pub(crate) fn immediate_bits(value: Value, ty: ScalarType) -> Result<u64, String
     }
 }
 
-fn component_index(c: Component) -> u16 {
-    match c {
+/// The element a vector component names; `None` for the video selectors `.b0`-`.h1`.
+fn component_index(c: Component) -> Option<u16> {
+    Some(match c {
         Component::X => 0,
         Component::Y => 1,
         Component::Z => 2,
         Component::W => 3,
-    }
+        Component::B0
+        | Component::B1
+        | Component::B2
+        | Component::B3
+        | Component::H0
+        | Component::H1 => return None,
+    })
 }
 
 pub(crate) fn operand_kind(op: &Operand) -> &'static str {
@@ -832,7 +881,7 @@ pub(crate) fn special(name: &str, component: Option<Component>) -> Option<Specia
         None | Some(Component::X) => Some(Dim::X),
         Some(Component::Y) => Some(Dim::Y),
         Some(Component::Z) => Some(Dim::Z),
-        Some(Component::W) => None,
+        Some(_) => None,
     };
     let scalar = |s: SpecialReg| if component.is_none() { Some(s) } else { None };
     match name {
@@ -893,7 +942,8 @@ fn known_unsupported(name: &str) -> Option<M> {
             M::Unsupported(Gap::Modifiers)
         }
         "relu" | "satfinite" | "f16" | "f16x2" | "bf16" | "bf16x2" | "tf32" | "e4m3x2"
-        | "e5m2x2" | "e4m3" | "e5m2" | "e2m1x2" | "e3m2x2" | "e2m3x2" | "ue8m0x2" => {
+        | "e5m2x2" | "e4m3" | "e5m2" | "e2m1x2" | "e3m2x2" | "e2m3x2" | "ue8m0x2" | "e2m1x4"
+        | "e4m3x4" | "e5m2x4" | "e2m3x4" | "e3m2x4" | "rna" | "rs" => {
             M::Unsupported(Gap::HalfFloat)
         }
         "v8" | "b128" => M::Unsupported(Gap::WideVectors),
@@ -1004,6 +1054,15 @@ pub(crate) fn decode<'a>(
             alu::arith(&mut cx, opcode)
         }
         "setp" | "set" => alu::setp(&mut cx, opcode == "set"),
+        "lop3" => intx::lop3(&mut cx),
+        "bmsk" | "szext" => intx::bmsk_szext(&mut cx, opcode == "szext"),
+        "fns" => intx::fns(&mut cx),
+        "mul24" | "mad24" => intx::mul24(&mut cx, opcode == "mad24"),
+        "sad" => intx::sad(&mut cx),
+        "dp4a" | "dp2a" => intx::dot(&mut cx, opcode == "dp2a"),
+        "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" => {
+            video::video(&mut cx, opcode)
+        }
         "slct" => alu::slct(&mut cx),
         "ld" | "ldu" | "st" => mem::ld_st(&mut cx, opcode),
         "cvta" | "isspacep" => mem::cvta(&mut cx, opcode == "isspacep"),
