@@ -15,7 +15,7 @@ pub(crate) mod expr;
 mod function;
 mod instruction;
 
-use crate::ast::{Ident, Module, Operand, Span, Statement};
+use crate::ast::{Ident, Module, Operand, Span};
 use crate::diagnostic::Diagnostic;
 use crate::lexer::{Lexer, Tok, Token};
 
@@ -28,6 +28,10 @@ pub(crate) const MAX_DEPTH: u32 = 256;
 pub(crate) struct Reported;
 
 pub(crate) type PResult<T> = Result<T, Reported>;
+
+/// The most statements reserved for a function body ahead of parsing it (about 90 KB): a
+/// larger body grows its vector as it goes.
+pub(crate) const MAX_BODY_RESERVE: usize = 256;
 
 /// How many tokens the parser can see ahead (`peek_at(0..LOOKAHEAD)`); labels and call
 /// prototypes need three (`name : .callprototype`).
@@ -47,10 +51,12 @@ pub(crate) struct Parser<'s> {
     /// Set once an unexpected end of file has been reported, so that the enclosing unclosed
     /// blocks do not each report it again.
     pub(crate) eof_reported: bool,
-    /// Scratch stacks: nested constructs push their parts here and move them into an exactly
-    /// sized `Vec` when complete, so the AST's vectors never over-allocate or regrow. Each user
-    /// drains or truncates back to the length it found.
-    pub(crate) scratch_statements: Vec<Statement>,
+    /// How many statements to reserve for the next function body: the most any body so far had,
+    /// up to [`MAX_BODY_RESERVE`] (the bodies of one file tend to be alike).
+    pub(crate) body_reserve: usize,
+    /// Scratch stack for operand lists: nested lists push their items here and move them into an
+    /// exactly sized `Vec` when complete, so the AST's vectors never over-allocate or regrow.
+    /// Each user drains or truncates back to the length it found.
     pub(crate) scratch_operands: Vec<Operand>,
 }
 
@@ -69,7 +75,7 @@ impl<'s> Parser<'s> {
             diags,
             depth: 0,
             eof_reported: false,
-            scratch_statements: Vec::new(),
+            body_reserve: 0,
             scratch_operands: Vec::new(),
         }
     }
