@@ -19,7 +19,7 @@ impl Parser<'_> {
         let guard = if let Some(at) = self.eat(Tok::At) {
             let negated = self.eat(Tok::Bang).is_some();
             let p = self.expect(Tok::Ident, "a predicate after `@`", None)?;
-            Some(Guard { negated, predicate: self.ident(p), span: at.span().to(p.span()) })
+            Some(Box::new(Guard { negated, predicate: self.ident(p), span: at.span().to(p.span()) }))
         } else {
             None
         };
