@@ -170,6 +170,10 @@ impl<'s> Parser<'s> {
     }
 
     /// Reports "expected X, found Y" at the current token and returns `Err(Reported)`.
+    /// Cold and out of line, so that the paths which succeed (nearly every call of
+    /// [`Parser::expect`]) stay small enough to inline.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn expected<T>(&mut self, what: &str, help: Option<&str>) -> PResult<T> {
         let t = self.peek();
         let found = self.describe(t);
