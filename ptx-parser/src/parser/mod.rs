@@ -204,13 +204,9 @@ impl<'s> Parser<'s> {
         let value = self.expect_u64(what)?;
         match u32::try_from(value) {
             Ok(v) => Ok(v),
-            Err(_) => {
-                self.push(
-                    Diagnostic::error(t.span(), format!("{what} {value} does not fit in 32 bits"))
-                        .with_label("too large"),
-                );
-                Err(Reported)
-            }
+            Err(_) => self.report(
+                Diagnostic::error(t.span(), format!("{what} {value} does not fit in 32 bits")).with_label("too large"),
+            ),
         }
     }
 
@@ -222,11 +218,16 @@ impl<'s> Parser<'s> {
         self.bump();
         match expr::int_value(self.text(t), t.kind) {
             Ok((v, _)) => Ok(v),
-            Err(msg) => {
-                self.push(Diagnostic::error(t.span(), msg).with_label("invalid integer"));
-                Err(Reported)
-            }
+            Err(msg) => self.report(Diagnostic::error(t.span(), msg).with_label("invalid integer")),
         }
+    }
+
+    /// Pushes `d` and returns `Err(Reported)`; cold, like every error path of the parser.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn report<T>(&mut self, d: Diagnostic) -> PResult<T> {
+        self.push(d);
+        Err(Reported)
     }
 
     // ---- nesting ---------------------------------------------------------------------------
@@ -234,15 +235,20 @@ impl<'s> Parser<'s> {
     /// Enters one nesting level; reports and returns `Err` past [`MAX_DEPTH`].
     pub(crate) fn enter(&mut self, at: Span) -> PResult<()> {
         if self.depth >= MAX_DEPTH {
-            self.push(
-                Diagnostic::error(at, format!("nesting deeper than {MAX_DEPTH} levels"))
-                    .with_label("too deeply nested")
-                    .with_help("flatten the nested blocks, lists or parentheses"),
-            );
-            return Err(Reported);
+            return self.too_deep(at);
         }
         self.depth += 1;
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&mut self, at: Span) -> PResult<()> {
+        self.report(
+            Diagnostic::error(at, format!("nesting deeper than {MAX_DEPTH} levels"))
+                .with_label("too deeply nested")
+                .with_help("flatten the nested blocks, lists or parentheses"),
+        )
     }
 
     pub(crate) fn leave(&mut self) {
