@@ -212,7 +212,7 @@ impl Parser<'_> {
                 self.bump();
                 return Ok(());
             }
-            Tok::At => Statement::Instruction(self.instruction()?),
+            Tok::At => return self.instruction(statements),
             Tok::Ident if self.peek_at(1).kind == Tok::Colon => {
                 let after = self.peek_at(2);
                 match if after.kind == Tok::Dotted { self.text(after) } else { "" } {
@@ -226,7 +226,7 @@ impl Parser<'_> {
                     }
                 }
             }
-            Tok::Ident => Statement::Instruction(self.instruction()?),
+            Tok::Ident => return self.instruction(statements),
             Tok::Dotted => {
                 let word = self.text(t);
                 match word {
