@@ -360,9 +360,10 @@ impl std::hash::Hasher for FxHasher {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
+            // Byte by byte: a copy of a variable-length tail would be a `memcpy` call, which
+            // costs more than the few bytes of a short name.
+            let w = rest.iter().rev().fold(0u64, |w, &b| (w << 8) | b as u64);
+            self.add(w);
         }
     }
     #[inline]
