@@ -392,7 +392,9 @@ pub struct Guard {
 /// One instruction statement: `@!%p1 ld.global.nc.v2.f32 {%f1, %f2}, [%rd4+8];`
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Instruction {
-    pub guard: Option<Guard>,
+    /// Boxed: most instructions have no guard, and an inline one would make every instruction of
+    /// the AST (most of a module's memory) 40 bytes larger.
+    pub guard: Option<Box<Guard>>,
     /// The opcode word (`ld`, `bar`, `ssy`, or anything else a file uses).
     pub opcode: Ident,
     /// The dotted words after the opcode, in source order, without the dot (`global`, `nc`, `v2`,

@@ -159,11 +159,7 @@ impl<'s> Lexer<'s> {
                 let (start, end) = (range.start as u32, range.end as u32);
                 match result {
                     Ok(Tok::OpenComment) => {
-                        diagnostics.push(
-                            Diagnostic::error(Span { start, end }, "unterminated block comment")
-                                .with_label("this comment is never closed")
-                                .with_help("close the comment with `*/`"),
-                        );
+                        diagnostics.push(unterminated_comment(Span { start, end }));
                         self.done = true;
                     }
                     Ok(kind) => return Token { kind, start, end },
@@ -177,6 +173,16 @@ impl<'s> Lexer<'s> {
         let len = self.inner.source().len() as u32;
         Token { kind: Tok::Eof, start: len, end: len }
     }
+}
+
+/// The diagnostic for a `/*` that is never closed; out of line, so that the per-token path of
+/// [`Lexer::next_token`] stays small.
+#[cold]
+#[inline(never)]
+fn unterminated_comment(span: Span) -> Diagnostic {
+    Diagnostic::error(span, "unterminated block comment")
+        .with_label("this comment is never closed")
+        .with_help("close the comment with `*/`")
 }
 
 /// Lexes all of `source` into a vector ending with one `Eof` (for tests and tools).

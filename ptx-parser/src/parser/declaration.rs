@@ -7,6 +7,7 @@ use super::{PResult, Parser, Reported};
 use crate::ast::{Initializer, Linkage, Param, PtrAttributes, ScalarType, Span, StateSpace, VarType, VariableDecl};
 use crate::diagnostic::Diagnostic;
 use crate::lexer::Tok;
+use smallvec::SmallVec;
 
 /// The attributes between the state space and the name.
 #[derive(Default)]
@@ -95,8 +96,8 @@ impl Parser<'_> {
     }
 
     /// At a state space (linkage already consumed from `start`): the whole statement up to
-    /// and including `;`, one declaration per name.
-    pub(crate) fn variable_decls(&mut self, linkage: Vec<Linkage>, start: u32) -> PResult<Vec<VariableDecl>> {
+    /// and including `;`, one declaration per name (nearly always one, kept inline).
+    pub(crate) fn variable_decls(&mut self, linkage: Vec<Linkage>, start: u32) -> PResult<SmallVec<[VariableDecl; 1]>> {
         let t = self.peek();
         let space = match (t.kind, StateSpace::from_directive(self.text(t))) {
             (Tok::Dotted, Some(space)) => space,
@@ -105,7 +106,7 @@ impl Parser<'_> {
         self.bump();
         let a = self.attributes(false)?;
         let ty = self.var_type(&a)?;
-        let mut decls = Vec::new();
+        let mut decls: SmallVec<[VariableDecl; 1]> = SmallVec::new();
         loop {
             let name = self.expect(Tok::Ident, "a variable name", None)?;
             let range = if self.eat(Tok::Lt).is_some() {

@@ -158,9 +158,12 @@ impl Parser<'_> {
             return Block { statements: Vec::new(), span: Span::new(open.start as usize, self.prev_end() as usize) };
         }
         self.bump();
-        // Statements collect on a stack shared by all nesting levels and are moved into an
-        // exactly sized vector at the `}`: no per-block regrowth.
-        let base = self.scratch_statements.len();
+        // Statements go straight into the block's own vector (an instruction is a few hundred
+        // bytes, and a body is most of a module's memory: it is written once, not collected
+        // elsewhere and copied). A function body reserves what the largest body so far needed;
+        // the vector is trimmed at the `}`, which shrinks it in place.
+        let outermost = self.depth == 1;
+        let mut statements = Vec::with_capacity(if outermost { self.body_reserve } else { 0 });
         loop {
             let t = self.peek();
             match t.kind {
@@ -181,7 +184,7 @@ impl Parser<'_> {
                 }
                 _ => {
                     let before = self.pos;
-                    if self.statement().is_err() {
+                    if self.statement(&mut statements).is_err() {
                         self.recover_statement();
                     }
                     if self.pos == before && !matches!(self.kind(), Tok::RBrace | Tok::Eof) {
@@ -192,13 +195,15 @@ impl Parser<'_> {
             }
         }
         self.leave();
-        let statements: Vec<Statement> = self.scratch_statements.drain(base..).collect();
+        if outermost {
+            self.body_reserve = self.body_reserve.max(statements.len()).min(super::MAX_BODY_RESERVE);
+        }
+        statements.shrink_to_fit();
         Block { statements, span: Span::new(open.start as usize, self.prev_end() as usize) }
     }
 
-    /// One statement of a body, pushed on the statement scratch stack (a declaration list may
-    /// push several).
-    fn statement(&mut self) -> PResult<()> {
+    /// One statement of a body, pushed on `statements` (a declaration list may push several).
+    fn statement(&mut self, statements: &mut Vec<Statement>) -> PResult<()> {
         let t = self.peek();
         let statement = match t.kind {
             Tok::LBrace => Statement::Block(self.block()),
@@ -207,7 +212,7 @@ impl Parser<'_> {
                 self.bump();
                 return Ok(());
             }
-            Tok::At => Statement::Instruction(self.instruction()?),
+            Tok::At => return self.instruction(statements),
             Tok::Ident if self.peek_at(1).kind == Tok::Colon => {
                 let after = self.peek_at(2);
                 match if after.kind == Tok::Dotted { self.text(after) } else { "" } {
@@ -221,7 +226,7 @@ impl Parser<'_> {
                     }
                 }
             }
-            Tok::Ident => Statement::Instruction(self.instruction()?),
+            Tok::Ident => return self.instruction(statements),
             Tok::Dotted => {
                 let word = self.text(t);
                 match word {
@@ -234,7 +239,7 @@ impl Parser<'_> {
                             self.bump();
                         }
                         let decls = self.variable_decls(linkage, t.start)?;
-                        self.scratch_statements.extend(decls.into_iter().map(Statement::Variable));
+                        statements.extend(decls.into_iter().map(Statement::Variable));
                         return Ok(());
                     }
                     _ => {
@@ -253,7 +258,7 @@ impl Parser<'_> {
             }
             _ => return self.expected("an instruction, label, declaration or `}`", None),
         };
-        self.scratch_statements.push(statement);
+        statements.push(statement);
         Ok(())
     }
 

@@ -6,37 +6,62 @@
 //! them. Only operand syntax is known: symbols with components, `!p`, immediates and constant
 //! expressions, addresses, `{...}` vectors, `(...)` call lists, `p|q` pairs and the sink `_`.
 
-use super::{PResult, Parser};
-use crate::ast::{Address, Component, ConstExpr, Guard, Instruction, Modifier, Modifiers, Operand, Operands, UnaryOp};
+use super::{PResult, Parser, Reported};
+use crate::ast::{
+    Address, Component, ConstExpr, Guard, Ident, Instruction, Modifier, Modifiers, Name, Operand, Operands, Span,
+    Statement, UnaryOp,
+};
 use crate::lexer::Tok;
 
 use super::expr::{binary_op, starts_expr};
 
 impl Parser<'_> {
-    /// At `@` or the opcode; consumes through the final `;`.
-    pub(crate) fn instruction(&mut self) -> PResult<Instruction> {
+    /// At `@` or the opcode; consumes through the final `;`, pushing the instruction on
+    /// `statements`.
+    ///
+    /// The instruction is parsed in place, in a slot pushed on the block's vector first: it is
+    /// a few hundred bytes (most of a module's memory), and building it elsewhere would copy it
+    /// whole into the vector, and through the `Result` and the `Statement` on the way. On an
+    /// error the slot is removed again.
+    pub(crate) fn instruction(&mut self, statements: &mut Vec<Statement>) -> PResult<()> {
         let start = self.peek().start;
-        let guard = if let Some(at) = self.eat(Tok::At) {
+        statements.push(Statement::Instruction(Instruction {
+            guard: None,
+            opcode: Ident { name: Name::const_new(""), span: Span::default() },
+            modifiers: Modifiers::new(),
+            operands: Operands::new(),
+            span: Span::default(),
+        }));
+        let parsed = match statements.last_mut() {
+            Some(Statement::Instruction(ins)) => self.instruction_into(start, ins),
+            _ => Err(Reported),
+        };
+        if parsed.is_err() {
+            statements.pop();
+        }
+        parsed
+    }
+
+    /// Fills the empty instruction `ins`, which starts at byte `start`.
+    fn instruction_into(&mut self, start: u32, ins: &mut Instruction) -> PResult<()> {
+        if let Some(at) = self.eat(Tok::At) {
             let negated = self.eat(Tok::Bang).is_some();
             let p = self.expect(Tok::Ident, "a predicate after `@`", None)?;
-            Some(Guard { negated, predicate: self.ident(p), span: at.span().to(p.span()) })
-        } else {
-            None
-        };
+            ins.guard = Some(Box::new(Guard { negated, predicate: self.ident(p), span: at.span().to(p.span()) }));
+        }
         let op = self.expect(Tok::Ident, "an opcode", None)?;
-        let opcode = self.ident(op);
-        let mut modifiers = Modifiers::new();
+        ins.opcode = self.ident(op);
         while self.at(Tok::Dotted) {
             let t = self.bump();
             let name = self.text(t).get(1..).unwrap_or("");
-            modifiers.push(Modifier { name: name.into(), span: t.span() });
+            ins.modifiers.push(Modifier { name: name.into(), span: t.span() });
         }
         // Operands go straight into the instruction's inline vector (not through the scratch
         // stack, which only nested lists need): one move per operand instead of three.
-        let mut operands = Operands::new();
         if !self.at(Tok::Semi) {
             loop {
-                operands.push(self.operand()?);
+                let operand = self.operand()?;
+                ins.operands.push(operand);
                 if self.eat(Tok::Comma).is_none() {
                     break;
                 }
@@ -47,13 +72,8 @@ impl Parser<'_> {
             "`,` or `;` after the operand",
             Some("instructions must end with `;` and separate operands with `,`"),
         )?;
-        Ok(Instruction {
-            guard,
-            opcode,
-            modifiers,
-            operands,
-            span: crate::ast::Span::new(start as usize, end.end as usize),
-        })
+        ins.span = Span::new(start as usize, end.end as usize);
+        Ok(())
     }
 
     /// One operand.

@@ -15,7 +15,7 @@ pub(crate) mod expr;
 mod function;
 mod instruction;
 
-use crate::ast::{Ident, Module, Operand, Span, Statement};
+use crate::ast::{Ident, Module, Operand, Span};
 use crate::diagnostic::Diagnostic;
 use crate::lexer::{Lexer, Tok, Token};
 
@@ -28,6 +28,10 @@ pub(crate) const MAX_DEPTH: u32 = 256;
 pub(crate) struct Reported;
 
 pub(crate) type PResult<T> = Result<T, Reported>;
+
+/// The most statements reserved for a function body ahead of parsing it (about 90 KB): a
+/// larger body grows its vector as it goes.
+pub(crate) const MAX_BODY_RESERVE: usize = 256;
 
 /// How many tokens the parser can see ahead (`peek_at(0..LOOKAHEAD)`); labels and call
 /// prototypes need three (`name : .callprototype`).
@@ -47,10 +51,12 @@ pub(crate) struct Parser<'s> {
     /// Set once an unexpected end of file has been reported, so that the enclosing unclosed
     /// blocks do not each report it again.
     pub(crate) eof_reported: bool,
-    /// Scratch stacks: nested constructs push their parts here and move them into an exactly
-    /// sized `Vec` when complete, so the AST's vectors never over-allocate or regrow. Each user
-    /// drains or truncates back to the length it found.
-    pub(crate) scratch_statements: Vec<Statement>,
+    /// How many statements to reserve for the next function body: the most any body so far had,
+    /// up to [`MAX_BODY_RESERVE`] (the bodies of one file tend to be alike).
+    pub(crate) body_reserve: usize,
+    /// Scratch stack for operand lists: nested lists push their items here and move them into an
+    /// exactly sized `Vec` when complete, so the AST's vectors never over-allocate or regrow.
+    /// Each user drains or truncates back to the length it found.
     pub(crate) scratch_operands: Vec<Operand>,
 }
 
@@ -69,7 +75,7 @@ impl<'s> Parser<'s> {
             diags,
             depth: 0,
             eof_reported: false,
-            scratch_statements: Vec::new(),
+            body_reserve: 0,
             scratch_operands: Vec::new(),
         }
     }
@@ -164,6 +170,10 @@ impl<'s> Parser<'s> {
     }
 
     /// Reports "expected X, found Y" at the current token and returns `Err(Reported)`.
+    /// Cold and out of line, so that the paths which succeed (nearly every call of
+    /// [`Parser::expect`]) stay small enough to inline.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn expected<T>(&mut self, what: &str, help: Option<&str>) -> PResult<T> {
         let t = self.peek();
         let found = self.describe(t);
@@ -194,13 +204,9 @@ impl<'s> Parser<'s> {
         let value = self.expect_u64(what)?;
         match u32::try_from(value) {
             Ok(v) => Ok(v),
-            Err(_) => {
-                self.push(
-                    Diagnostic::error(t.span(), format!("{what} {value} does not fit in 32 bits"))
-                        .with_label("too large"),
-                );
-                Err(Reported)
-            }
+            Err(_) => self.report(
+                Diagnostic::error(t.span(), format!("{what} {value} does not fit in 32 bits")).with_label("too large"),
+            ),
         }
     }
 
@@ -212,11 +218,16 @@ impl<'s> Parser<'s> {
         self.bump();
         match expr::int_value(self.text(t), t.kind) {
             Ok((v, _)) => Ok(v),
-            Err(msg) => {
-                self.push(Diagnostic::error(t.span(), msg).with_label("invalid integer"));
-                Err(Reported)
-            }
+            Err(msg) => self.report(Diagnostic::error(t.span(), msg).with_label("invalid integer")),
         }
+    }
+
+    /// Pushes `d` and returns `Err(Reported)`; cold, like every error path of the parser.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn report<T>(&mut self, d: Diagnostic) -> PResult<T> {
+        self.push(d);
+        Err(Reported)
     }
 
     // ---- nesting ---------------------------------------------------------------------------
@@ -224,15 +235,20 @@ impl<'s> Parser<'s> {
     /// Enters one nesting level; reports and returns `Err` past [`MAX_DEPTH`].
     pub(crate) fn enter(&mut self, at: Span) -> PResult<()> {
         if self.depth >= MAX_DEPTH {
-            self.push(
-                Diagnostic::error(at, format!("nesting deeper than {MAX_DEPTH} levels"))
-                    .with_label("too deeply nested")
-                    .with_help("flatten the nested blocks, lists or parentheses"),
-            );
-            return Err(Reported);
+            return self.too_deep(at);
         }
         self.depth += 1;
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&mut self, at: Span) -> PResult<()> {
+        self.report(
+            Diagnostic::error(at, format!("nesting deeper than {MAX_DEPTH} levels"))
+                .with_label("too deeply nested")
+                .with_help("flatten the nested blocks, lists or parentheses"),
+        )
     }
 
     pub(crate) fn leave(&mut self) {

@@ -328,8 +328,8 @@ impl Session {
     pub fn completion_words(&self) -> Vec<String> {
         let mut words: Vec<String> = command::COMMANDS.iter().map(|s| s.to_string()).collect();
         for f in &self.program.functions {
-            words.extend(f.labels.iter().map(|(l, _)| l.clone()));
-            words.extend(f.registers.iter().map(|r| r.name.clone()));
+            words.extend(f.labels.iter().map(|(l, _)| l.to_string()));
+            words.extend(f.registers.iter().map(|r| r.name.to_string()));
         }
         words.extend(self.launch.buffers.iter().map(|b| b.name.clone()));
         words.extend(self.program.variables.iter().map(|v| v.name.clone()));
@@ -1633,7 +1633,7 @@ impl Session {
                         _ => "·".to_string(),
                     })
                     .collect();
-                columns.push((r.name.clone(), vals));
+                columns.push((r.name.to_string(), vals));
             }
         }
         let mut s = format!(

@@ -154,10 +154,10 @@ fn label_of(p: &Program, pc: u32) -> Option<String> {
         .iter()
         .filter(|(_, at)| *at <= pc)
         .max_by_key(|(_, at)| *at)
-        .map(|(n, at)| (n.clone(), *at))
-        .unwrap_or_else(|| (f.name.clone(), f.start));
+        .map(|(n, at)| (n.as_str(), *at))
+        .unwrap_or((f.name.as_str(), f.start));
     Some(if at == pc {
-        name
+        name.to_owned()
     } else {
         format!("{name}+{}", pc - at)
     })

@@ -75,13 +75,48 @@ fn is_terminator(op: &Op) -> bool {
 /// CFG from a virtual exit node `n` (= `blocks.len()`) whose reversed edges lead to every exiting
 /// block. Post-order numbers come from an iterative depth-first search, so deep CFGs cannot
 /// overflow the stack.
+#[cfg(test)]
 pub(crate) fn post_dominators(blocks: &[BasicBlock]) -> Vec<Option<usize>> {
+    let mut ipdom = Vec::new();
+    post_dominators_into(blocks, &mut DomScratch::default(), &mut ipdom);
+    ipdom
+}
+
+/// The arrays of [`post_dominators_into`], kept from one function to the next.
+#[derive(Default)]
+struct DomScratch {
+    row: Vec<u32>,
+    fill: Vec<u32>,
+    edges: Vec<u32>,
+    post: Vec<u32>,
+    order: Vec<u32>,
+    seen: Vec<bool>,
+    stack: Vec<(u32, u32)>,
+    idom: Vec<u32>,
+}
+
+/// [`post_dominators`] written into `ipdom`, with its working arrays in `scratch`.
+fn post_dominators_into(
+    blocks: &[BasicBlock],
+    scratch: &mut DomScratch,
+    ipdom: &mut Vec<Option<usize>>,
+) {
     const NONE: u32 = u32::MAX;
     let n = blocks.len();
     let exit = n;
+    let DomScratch {
+        row,
+        fill,
+        edges,
+        post,
+        order,
+        seen,
+        stack,
+        idom,
+    } = scratch;
     // Reversed edges out of each node, in compressed rows: the CFG predecessors of a block, and
     // the exiting blocks for the virtual exit.
-    let mut row = vec![0u32; n + 2];
+    reset(row, n + 2, 0);
     for block in blocks {
         for &s in &block.successors {
             row[s + 1] += 1;
@@ -93,8 +128,8 @@ pub(crate) fn post_dominators(blocks: &[BasicBlock]) -> Vec<Option<usize>> {
     for i in 1..row.len() {
         row[i] += row[i - 1];
     }
-    let mut fill = row.clone();
-    let mut edges = vec![0u32; row[n + 1] as usize];
+    fill.clone_from(row);
+    reset(edges, row[n + 1] as usize, 0);
     for (b, block) in blocks.iter().enumerate() {
         for &s in &block.successors {
             edges[fill[s] as usize] = b as u32;
@@ -105,13 +140,15 @@ pub(crate) fn post_dominators(blocks: &[BasicBlock]) -> Vec<Option<usize>> {
             fill[exit] += 1;
         }
     }
+    let (row, edges) = (&*row, &*edges);
     let out = |x: usize| &edges[row[x] as usize..row[x + 1] as usize];
 
     // Post-order of the reversed graph from the exit; unreachable blocks keep `NONE`.
-    let mut post = vec![NONE; n + 1];
-    let mut order: Vec<u32> = Vec::with_capacity(n + 1);
-    let mut seen = vec![false; n + 1];
-    let mut stack: Vec<(u32, u32)> = vec![(exit as u32, 0)];
+    reset(post, n + 1, NONE);
+    order.clear();
+    reset(seen, n + 1, false);
+    stack.clear();
+    stack.push((exit as u32, 0));
     seen[exit] = true;
     while let Some(top) = stack.last_mut() {
         let (x, next) = *top;
@@ -128,7 +165,8 @@ pub(crate) fn post_dominators(blocks: &[BasicBlock]) -> Vec<Option<usize>> {
         }
     }
 
-    let mut idom = vec![NONE; n + 1];
+    let post = &*post;
+    reset(idom, n + 1, NONE);
     idom[exit] = exit as u32;
     let intersect = |idom: &[u32], mut a: u32, mut b: u32| {
         while a != b {
@@ -161,7 +199,7 @@ pub(crate) fn post_dominators(blocks: &[BasicBlock]) -> Vec<Option<usize>> {
                 new = if new == NONE {
                     p
                 } else {
-                    intersect(&idom, p, new)
+                    intersect(idom, p, new)
                 };
             }
             if new != idom[x as usize] {
@@ -170,12 +208,31 @@ pub(crate) fn post_dominators(blocks: &[BasicBlock]) -> Vec<Option<usize>> {
             }
         }
     }
-    (0..n)
-        .map(|b| {
-            let d = idom[b];
-            (d != NONE && d as usize != exit).then_some(d as usize)
-        })
-        .collect()
+    ipdom.clear();
+    ipdom.extend(
+        idom[..n]
+            .iter()
+            .map(|&d| (d != NONE && d as usize != exit).then_some(d as usize)),
+    );
+}
+
+/// Makes `v` `len` copies of `value`, reusing its allocation.
+fn reset<T: Copy>(v: &mut Vec<T>, len: usize, value: T) {
+    v.clear();
+    v.resize(len, value);
+}
+
+/// Buffers [`build`] reuses from one function to the next: a large module has thousands of
+/// small functions, and allocating a dozen short-lived vectors for each costs more than the
+/// analysis itself.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    brk_targets: Vec<Pc>,
+    leader: Vec<bool>,
+    block_of: Vec<usize>,
+    starts: Vec<Pc>,
+    ipdom: Vec<Option<usize>>,
+    dom: DomScratch,
 }
 
 /// Builds the CFG of the body `start..end` of `instrs` (whole-program addresses) and writes the
@@ -186,23 +243,31 @@ pub(crate) fn build(
     end: Pc,
     labels: &[Pc],
     reconvergence: &mut [Option<Pc>],
+    scratch: &mut Scratch,
 ) -> Cfg {
     if start >= end || end as usize > instrs.len() {
         return Cfg::default();
     }
     let body = &instrs[start as usize..end as usize];
-    let brk_targets: Vec<Pc> = body
-        .iter()
-        .filter_map(|i| {
-            if let Op::PreBrk { target } = i.op {
-                Some(target)
-            } else {
-                None
-            }
-        })
-        .collect();
+    let Scratch {
+        brk_targets,
+        leader,
+        block_of,
+        starts,
+        ipdom,
+        dom,
+    } = scratch;
+    brk_targets.clear();
+    brk_targets.extend(body.iter().filter_map(|i| {
+        if let Op::PreBrk { target } = i.op {
+            Some(target)
+        } else {
+            None
+        }
+    }));
+    let brk_targets = &*brk_targets;
     let n = (end - start) as usize;
-    let mut leader = vec![false; n];
+    reset(leader, n, false);
     leader[0] = true;
     let mark = |p: Pc, leader: &mut Vec<bool>| {
         if p >= start && p < end {
@@ -210,24 +275,24 @@ pub(crate) fn build(
         }
     };
     for &l in labels {
-        mark(l, &mut leader);
+        mark(l, leader);
     }
     for (k, ins) in body.iter().enumerate() {
         let pc = start + k as Pc;
         if is_terminator(&ins.op) {
-            let (succ, _) = successors(ins, pc, end, &brk_targets);
-            mark(pc + 1, &mut leader);
+            let (succ, _) = successors(ins, pc, end, brk_targets);
+            mark(pc + 1, leader);
             for s in succ {
-                mark(s, &mut leader);
+                mark(s, leader);
             }
         }
         if let Op::Ssy { target } | Op::PreBrk { target } | Op::PreRet { target } = ins.op {
-            mark(target, &mut leader);
+            mark(target, leader);
         }
     }
     // Block of each address.
-    let mut block_of = vec![0usize; n];
-    let mut starts = Vec::new();
+    reset(block_of, n, 0);
+    starts.clear();
     for (k, &is_leader) in leader.iter().enumerate() {
         if is_leader {
             starts.push(start + k as Pc);
@@ -238,8 +303,8 @@ pub(crate) fn build(
     for (b, &s) in starts.iter().enumerate() {
         let e = starts.get(b + 1).copied().unwrap_or(end);
         let last = e - 1;
-        let (succ, exits) = successors(&instrs[last as usize], last, end, &brk_targets);
-        let mut successors: Vec<usize> = Vec::new();
+        let (succ, exits) = successors(&instrs[last as usize], last, end, brk_targets);
+        let mut successors: Vec<usize> = Vec::with_capacity(succ.len());
         for p in succ {
             let t = block_of[(p - start) as usize];
             if !successors.contains(&t) {
@@ -254,7 +319,7 @@ pub(crate) fn build(
         });
     }
     // Post-dominators only when some branch can diverge (straight-line helpers need none).
-    let mut ipdom: Option<Vec<Option<usize>>> = None;
+    let mut have_ipdom = false;
     for (b, block) in blocks.iter().enumerate() {
         let last = block.end - 1;
         let ins = &instrs[last as usize];
@@ -264,7 +329,10 @@ pub(crate) fn build(
             _ => false,
         };
         if divergent && let Some(slot) = reconvergence.get_mut(last as usize) {
-            let ipdom = ipdom.get_or_insert_with(|| post_dominators(&blocks));
+            if !have_ipdom {
+                post_dominators_into(&blocks, dom, ipdom);
+                have_ipdom = true;
+            }
             *slot = ipdom
                 .get(b)
                 .copied()

@@ -10,7 +10,8 @@
 //!   modifiers (steps 1 and 4); anything outside the subset is an error naming a documented
 //!   [`Gap`] ([`unsupported`]);
 //! * here: the implicit `ret`/`exit` at the end of a body and `ret` to `exit` in kernels (step 5),
-//!   label and branch-target resolution (`load` step 3), the source map, the program hash;
+//!   label and branch-target resolution (`load` step 3), the source map ([`source_text`] gives
+//!   the lines and the program hash);
 //! * [`cfg`]: basic blocks and reconvergence points (the thesis's step 6 for ordinary PTX).
 
 mod cfg;
@@ -18,10 +19,12 @@ pub(crate) mod consts;
 mod decode;
 pub(crate) mod layout;
 pub(crate) mod scope;
+mod source_text;
 pub(crate) mod types;
 pub(crate) mod unsupported;
 
 pub use decode::SUPPORTED_OPCODES;
+pub use source_text::{LineIndex, fnv1a};
 pub use unsupported::Gap;
 
 use crate::program::{
@@ -76,7 +79,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
     let mut layout = layout::layout(module, &mut diags);
     layout::initialize(&mut layout, &functions, &mut diags);
 
-    let lines = LineIndex::new(source);
+    let (hash, lines) = source_text::hash_and_index_lines(source);
     let mut line_cursor = 0;
     let mctx = ModuleCtx {
         layout: &layout,
@@ -203,11 +206,10 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
                 _ => {}
             }
         }
-        let labels = env
-            .labels
-            .iter()
+        let labels = std::mem::take(&mut env.labels)
+            .into_iter()
             .zip(&label_pcs)
-            .map(|(l, &pc)| (l.name.clone(), pc))
+            .map(|(l, &pc)| (l.name, pc))
             .collect();
         out_functions.push(Function {
             name: f.name.name.as_str().to_owned(),
@@ -251,8 +253,16 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
     }
 
     let mut reconvergence = vec![None; instructions.len()];
+    let mut cfg_scratch = cfg::Scratch::default();
     for (f, labels) in out_functions.iter_mut().zip(&label_pcs_of) {
-        f.cfg = cfg::build(&instructions, f.start, f.end, labels, &mut reconvergence);
+        f.cfg = cfg::build(
+            &instructions,
+            f.start,
+            f.end,
+            labels,
+            &mut reconvergence,
+            &mut cfg_scratch,
+        );
     }
 
     if diags.iter().any(|d| d.severity == Severity::Error) {
@@ -281,14 +291,14 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
             .module_regs
             .iter()
             .map(|v| crate::program::RegisterInfo {
-                name: v.name.name.as_str().to_owned(),
+                name: v.name.name.clone(),
                 ty: v.ty.scalar,
             })
             .collect(),
         variables: layout.variables,
         files,
         reconvergence,
-        hash: fnv1a(source.as_bytes()),
+        hash,
     };
     Ok((program, diags))
 }
@@ -350,9 +360,10 @@ impl std::hash::Hasher for FxHasher {
         }
         let rest = chunks.remainder();
         if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
+            // Byte by byte: a copy of a variable-length tail would be a `memcpy` call, which
+            // costs more than the few bytes of a short name.
+            let w = rest.iter().rev().fold(0u64, |w, &b| (w << 8) | b as u64);
+            self.add(w);
         }
     }
     #[inline]
@@ -396,114 +407,3 @@ pub(crate) fn short_eq(a: &str, b: &str) -> bool {
 
 /// A hash map for name lookups (see [`FxHasher`]).
 pub(crate) type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
-
-/// FNV-1a, 64-bit: a stable hash of the source text (the same on every run and machine, unlike
-/// `DefaultHasher`); traces record it to check they replay the same program.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-/// Byte offset to 1-based line number.
-pub struct LineIndex {
-    starts: Vec<u32>,
-}
-
-impl LineIndex {
-    pub fn new(source: &str) -> Self {
-        let bytes = source.as_bytes();
-        // About one line per 25 bytes of PTX.
-        let mut starts = Vec::with_capacity(bytes.len() / 24 + 1);
-        starts.push(0u32);
-        // Eight bytes at a time: a word whose bytes are all non-newlines (most words) costs a few
-        // arithmetic instructions instead of eight compares and branches.
-        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-        let mut chunks = bytes.chunks_exact(8);
-        let mut base = 0u32;
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let v = u64::from_le_bytes(word) ^ 0x0a0a_0a0a_0a0a_0a0a;
-            // The high bit of each byte of `zero` is set exactly when that byte of `v` is 0, that
-            // is when the source byte is `\n` (no borrow crosses bytes, unlike `v - 0x01..`).
-            let mut zero = !(((v & LOW7) + LOW7) | v | LOW7);
-            while zero != 0 {
-                starts.push(base + zero.trailing_zeros() / 8 + 1);
-                zero &= zero - 1;
-            }
-            base += 8;
-        }
-        for (i, &b) in chunks.remainder().iter().enumerate() {
-            if b == b'\n' {
-                starts.push(base + i as u32 + 1);
-            }
-        }
-        LineIndex { starts }
-    }
-    /// The 1-based line holding byte `offset`.
-    pub fn line(&self, offset: u32) -> u32 {
-        self.starts.partition_point(|&s| s <= offset) as u32
-    }
-
-    /// [`LineIndex::line`] for offsets that mostly increase, as instructions do in source order:
-    /// `cursor` keeps the 0-based line last found, and an offset a few lines further on is found
-    /// by stepping from it instead of a binary search over every line of the file.
-    pub fn line_near(&self, offset: u32, cursor: &mut usize) -> u32 {
-        let starts = &self.starts;
-        let mut i = *cursor;
-        if starts.get(i).is_some_and(|&s| s <= offset) {
-            for _ in 0..16 {
-                match starts.get(i + 1) {
-                    Some(&next) if next <= offset => i += 1,
-                    _ => {
-                        *cursor = i;
-                        return i as u32 + 1;
-                    }
-                }
-            }
-        }
-        let line = self.line(offset);
-        *cursor = (line as usize).saturating_sub(1);
-        line
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::LineIndex;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// The word-at-a-time newline scan finds exactly the newlines a byte loop finds.
-        #[test]
-        fn line_index_matches_a_byte_scan(text in "[a\\n\\x0b\\x8a\\x7f\\n ]{0,80}") {
-            let index = LineIndex::new(&text);
-            let mut line = 1;
-            for (offset, b) in text.bytes().enumerate() {
-                prop_assert_eq!(index.line(offset as u32), line);
-                if b == b'\n' {
-                    line += 1;
-                }
-            }
-            prop_assert_eq!(index.line(text.len() as u32), line);
-        }
-
-        /// Stepping from a cursor finds the line the binary search finds, for any order of
-        /// offsets (increasing, far jumps, going back).
-        #[test]
-        fn line_near_matches_line(
-            text in "[a\\n]{0,200}",
-            offsets in proptest::collection::vec(0u32..220, 0..40),
-        ) {
-            let index = LineIndex::new(&text);
-            let mut cursor = 0;
-            for offset in offsets {
-                prop_assert_eq!(index.line_near(offset, &mut cursor), index.line(offset));
-            }
-        }
-    }
-}

@@ -15,8 +15,8 @@ use super::layout::{self, StaticKey};
 use super::types;
 use crate::program::{FrameVariable, ParamInfo, ParamLoc, RegId, RegisterInfo, Space};
 use ptx_parser::{
-    Block, CallPrototype, Diagnostic, Function, Instruction, Param, ScalarType, Span, StateSpace,
-    Statement, TargetList, VariableDecl,
+    Block, CallPrototype, Diagnostic, Function, Instruction, Name, Param, ScalarType, Span,
+    StateSpace, Statement, TargetList, VariableDecl,
 };
 
 /// Deepest `{}` nesting followed (no unbounded recursion on hostile input).
@@ -96,7 +96,7 @@ pub(crate) struct FlatInstr<'a> {
 /// number of instructions).
 #[derive(Debug, Clone)]
 pub(crate) struct LabelInfo {
-    pub name: String,
+    pub name: Name,
     pub stmt: u32,
     pub span: Span,
 }
@@ -205,7 +205,7 @@ impl<'a> FnEnv<'a> {
         }
         if vector <= 1 {
             self.registers.push(RegisterInfo {
-                name: name.to_string(),
+                name: Name::from(name),
                 ty,
             });
         } else {
@@ -214,7 +214,7 @@ impl<'a> FnEnv<'a> {
                 .take(vector as usize)
             {
                 self.registers.push(RegisterInfo {
-                    name: format!("{name}.{c}"),
+                    name: Name::from(format!("{name}.{c}")),
                     ty,
                 });
             }
@@ -234,7 +234,7 @@ impl<'a> FnEnv<'a> {
             for (i, r) in self.registers.iter().enumerate() {
                 let n = seen.entry(r.name.as_str()).or_insert(0);
                 if *n > 0 {
-                    renames.push((i, format!("{}#{n}", r.name)));
+                    renames.push((i, shadowed_name(&r.name, *n)));
                 }
                 *n += 1;
             }
@@ -245,11 +245,15 @@ impl<'a> FnEnv<'a> {
             for name in names {
                 let mut n = 0;
                 for (i, r) in self.registers.iter().enumerate() {
-                    // Vector registers show as `v.x`: compare the part before the component.
-                    let base = r.name.split_once('.').map_or(r.name.as_str(), |(b, _)| b);
-                    if base == name {
+                    // Vector registers show as `v.x`: compare the part before the component
+                    // (`name` is an identifier, so it holds no `.` itself).
+                    let is_name = r
+                        .name
+                        .strip_prefix(name)
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
+                    if is_name {
                         if n > 0 {
-                            renames.push((i, format!("{}#{n}", r.name)));
+                            renames.push((i, shadowed_name(&r.name, n)));
                         }
                         n += 1;
                     }
@@ -264,26 +268,39 @@ impl<'a> FnEnv<'a> {
     }
 }
 
-/// The number of decimal digits of `k`.
-fn decimal_len(k: u32) -> usize {
-    k.checked_ilog10().map_or(1, |d| d as usize + 1)
+/// `name#n`: the display name of the `n`th shadowing declaration of `name`.
+fn shadowed_name(name: &str, n: u32) -> Name {
+    Name::from(format!("{name}#{n}"))
 }
 
-/// Appends `k` in decimal (cheaper than `format!` in the register-range loop).
-fn push_decimal(s: &mut String, mut k: u32) {
-    let mut digits = [0u8; 10];
-    let mut n = 0;
-    loop {
-        digits[n] = b'0' + (k % 10) as u8;
-        n += 1;
-        k /= 10;
-        if k == 0 {
-            break;
+/// Adds one to the decimal number that `s` ends with from byte `start` on (`%r19` -> `%r20`,
+/// `%r99` -> `%r100`).
+fn increment_decimal(s: &mut String, start: usize) {
+    let nines = s
+        .bytes()
+        .skip(start)
+        .rev()
+        .take_while(|&b| b == b'9')
+        .count();
+    let keep = s.len() - nines;
+    let last = if keep > start {
+        s.as_bytes().get(keep - 1).copied()
+    } else {
+        None
+    };
+    match last {
+        // `..d99` -> `..(d+1)00`
+        Some(d) => {
+            s.truncate(keep - 1);
+            s.push(char::from(d + 1));
+        }
+        // `99` -> `100`
+        None => {
+            s.truncate(start);
+            s.push('1');
         }
     }
-    for &d in digits[..n].iter().rev() {
-        s.push(d as char);
-    }
+    s.extend(std::iter::repeat_n('0', nines));
 }
 
 /// `%r12` as a possible member of a range `%r<N>`: the prefix and the number, or `None` when the
@@ -606,7 +623,7 @@ impl<'a> Walk<'a, '_> {
                     scope.labels.insert(&l.name, index);
                     let stmt = self.env.instrs.len() as u32;
                     self.env.labels.push(LabelInfo {
-                        name: l.name.as_str().to_owned(),
+                        name: l.name.clone(),
                         stmt,
                         span: l.span,
                     });
@@ -706,21 +723,23 @@ impl<'a> Walk<'a, '_> {
                         }
                         self.env.registers.reserve(count as usize * vector as usize);
                         let prefix: &str = &v.name.name;
+                        // The names `prefix0`, `prefix1`, ... are spelled in one buffer by
+                        // counting in decimal, and each copied into a `Name` (inline when
+                        // short): no allocation and no number formatting per register.
+                        let mut spelled = String::with_capacity(prefix.len() + 10);
+                        spelled.push_str(prefix);
+                        spelled.push('0');
                         for k in 0..count {
+                            if k > 0 {
+                                increment_decimal(&mut spelled, prefix.len());
+                            }
+                            let name = Name::from(spelled.as_str());
                             if vector == 1 {
-                                // The common case, built in its own exactly sized string (one
-                                // allocation per register, no copy through a buffer).
-                                let mut name = String::with_capacity(prefix.len() + decimal_len(k));
-                                name.push_str(prefix);
-                                push_decimal(&mut name, k);
                                 self.env.registers.push(RegisterInfo {
                                     name,
                                     ty: v.ty.scalar,
                                 });
                             } else {
-                                let mut name = String::with_capacity(prefix.len() + 4);
-                                name.push_str(prefix);
-                                push_decimal(&mut name, k);
                                 // Cannot fail: the total was checked above.
                                 let _ =
                                     self.env
@@ -795,6 +814,24 @@ impl<'a> Walk<'a, '_> {
                         self.diags,
                     );
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::increment_decimal;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Counting in the spelled name gives the names `format!` gives.
+        #[test]
+        fn increment_decimal_counts(prefix in "[%a-z_]{0,6}", start in 0u32..1_000_000, steps in 1u32..300) {
+            let mut spelled = format!("{prefix}{start}");
+            for k in start + 1..=start + steps {
+                increment_decimal(&mut spelled, prefix.len());
+                prop_assert_eq!(&spelled, &format!("{prefix}{k}"));
             }
         }
     }

@@ -16,7 +16,7 @@ mod registers;
 
 pub use instr::*;
 
-use ptx_parser::{ScalarType, Span};
+use ptx_parser::{Name, ScalarType, Span};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -88,7 +88,7 @@ pub struct Function {
     /// Kernel parameter buffer size in bytes (entries only).
     pub param_size: u32,
     /// Labels in the function, with their addresses (a label names the next instruction).
-    pub labels: Vec<(String, Pc)>,
+    pub labels: Vec<(Name, Pc)>,
     /// `.reqntid`/`.maxntid` if given.
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
@@ -99,9 +99,12 @@ pub struct Function {
     pub span: Span,
 }
 
+/// A register's display name and type. The name is a [`Name`], stored inline when short (every
+/// `%r12` of a `%r<N>` range is): a large module declares hundreds of thousands of registers,
+/// and a heap string each would make allocation a tenth of the loader's work.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RegisterInfo {
-    pub name: String,
+    pub name: Name,
     pub ty: ScalarType,
 }
 

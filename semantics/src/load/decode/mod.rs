@@ -248,7 +248,8 @@ impl Mods<'_> {
 }
 
 impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
-    /// The instruction as written up to its operands (`ld.global.v4.f32`).
+    /// The instruction as written up to its operands (`ld.global.v4.f32`), for diagnostics.
+    #[cold]
     pub fn full_name(&self) -> String {
         let mut s = self.ins.opcode.name.as_str().to_owned();
         for m in &self.ins.modifiers {
@@ -258,6 +259,10 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
         s
     }
 
+    // Diagnostics are the rare path: kept out of line, so that the decoding paths that succeed
+    // (nearly every instruction) stay small.
+    #[cold]
+    #[inline(never)]
     pub fn error(
         &mut self,
         span: Span,
@@ -280,6 +285,8 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
         self.f.diags.push(d);
     }
 
+    #[cold]
+    #[inline(never)]
     pub fn unsupported(&mut self, gap: Gap) {
         let d = unsupported::diag(self.ins.span, &self.full_name(), gap);
         self.push_diag(d);
@@ -475,6 +482,8 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
         Named::Undefined
     }
 
+    #[cold]
+    #[inline(never)]
     fn undefined(&mut self, name: &Ident) {
         let n = &name.name;
         if n.starts_with('%') && is_known_special(n) {
