@@ -300,6 +300,13 @@ pub enum Initializer {
     Expr(ConstExpr),
     /// `{1, 2, {3, 4}}`
     List(Vec<Initializer>, Span),
+    /// `addr_mode_0 = clamp_to_edge`: a named field of a texture or sampler initializer
+    /// (`.samplerref s = { filter_mode = linear }`, PTX ISA 5.3).
+    Field {
+        name: Ident,
+        value: Box<Initializer>,
+        span: Span,
+    },
 }
 
 /// A constant expression (PTX ISA 4.6): folded by the loader.
@@ -435,6 +442,10 @@ pub enum Operand {
     Vector(Vec<Operand>, Span),
     /// `(param0, param1)` in `call`.
     List(Vec<Operand>, Span),
+    /// `[tex, {%f1, %f2}]`, `[tex, smp, {%f1, %f2}]`, `[surf, {%r1}]`: the bracketed operand
+    /// list of texture and surface instructions (PTX ISA 9.7.9): a texture or surface name, an
+    /// optional sampler, then coordinates. An address has no `,`; this always has one.
+    Bracketed(Vec<Operand>, Span),
     /// `%p|%q`: setp's two destinations.
     Pair(Box<Operand>, Box<Operand>, Span),
     /// `_`: a sink (discarded destination or unused argument).
@@ -475,6 +486,7 @@ impl Operand {
             | Operand::Not(_, span)
             | Operand::Vector(_, span)
             | Operand::List(_, span)
+            | Operand::Bracketed(_, span)
             | Operand::Pair(_, _, span)
             | Operand::Sink(span) => *span,
             Operand::Immediate(e) => e.span(),

@@ -255,6 +255,7 @@ impl Display for Initializer {
                 comma_list(f, items, |f, i| write!(f, "{i}"))?;
                 f.write_char('}')
             }
+            Initializer::Field { name, value, .. } => write!(f, "{} = {value}", name.name),
         }
     }
 }
@@ -313,6 +314,11 @@ impl Display for Operand {
                 f.write_char('(')?;
                 comma_list(f, items, |f, o| write!(f, "{o}"))?;
                 f.write_char(')')
+            }
+            Operand::Bracketed(items, _) => {
+                f.write_char('[')?;
+                comma_list(f, items, |f, o| write!(f, "{o}"))?;
+                f.write_char(']')
             }
             Operand::Pair(a, b, _) => write!(f, "{a}|{b}"),
             Operand::Sink(_) => f.write_char('_'),

@@ -159,6 +159,11 @@ impl Strip for Initializer {
                 items.strip();
                 span.strip();
             }
+            Initializer::Field { name, value, span } => {
+                name.strip();
+                value.strip();
+                span.strip();
+            }
         }
     }
 }
@@ -222,7 +227,7 @@ impl Strip for Operand {
                 a.offset.strip();
                 a.span.strip();
             }
-            Operand::Vector(items, span) | Operand::List(items, span) => {
+            Operand::Vector(items, span) | Operand::List(items, span) | Operand::Bracketed(items, span) => {
                 items.strip();
                 span.strip();
             }

@@ -598,3 +598,37 @@ fn unclosed_deep_nesting_is_one_diagnostic() {
     // Stray `;` are empty declarations, like empty statements in a body.
     assert!(errors(";;\n.entry k() { ;; ret; };").is_empty());
 }
+
+#[test]
+fn texture_and_surface_operands() {
+    // PTX ISA 9.7.9: `[tex, {coords}]`, `[tex, sampler, {coords}]`, `[surf, {x}]`; the loader
+    // refuses them (gap `texture`), but they parse, print and round-trip.
+    let i = instr("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex_a, smp, {%f5, %f6}];");
+    match &i.operands[1] {
+        Operand::Bracketed(items, _) => {
+            assert_eq!(items.len(), 3);
+            assert!(matches!(&items[0], Operand::Symbol { name, .. } if &*name.name == "tex_a"));
+            assert!(matches!(&items[2], Operand::Vector(v, _) if v.len() == 2));
+        }
+        other => panic!("expected a bracketed operand list, got {other:?}"),
+    }
+    let st = instr("sust.b.1d.v4.b32.trap [surf, {%r5}], {%r1, %r2, %r3, %r4};");
+    assert!(matches!(&st.operands[0], Operand::Bracketed(items, _) if items.len() == 2));
+    // An address keeps its meaning: no comma inside the brackets.
+    let ld = instr("ld.global.u32 %r1, [%rd1+4];");
+    assert!(matches!(&ld.operands[1], Operand::Address(_)));
+}
+
+#[test]
+fn sampler_initializer_fields() {
+    let m = ok(".version 7.0\n.target sm_70\n.address_size 64\n\
+                .global .samplerref smp = { addr_mode_0 = clamp_to_edge, filter_mode = linear };\n");
+    let v = variable(&m, 0);
+    match &v.init {
+        Some(Initializer::List(items, _)) => {
+            assert_eq!(items.len(), 2);
+            assert!(matches!(&items[1], Initializer::Field { name, .. } if &*name.name == "filter_mode"));
+        }
+        other => panic!("expected a field list, got {other:?}"),
+    }
+}

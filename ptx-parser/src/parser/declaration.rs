@@ -163,7 +163,8 @@ impl Parser<'_> {
         Ok(dims)
     }
 
-    /// `= 5`, `= {1, 2, {3, 4}}`, `= generic(x)`.
+    /// `= 5`, `= {1, 2, {3, 4}}`, `= generic(x)`, `= { filter_mode = linear }` (the named
+    /// fields of texture and sampler initializers).
     fn initializer(&mut self) -> PResult<Initializer> {
         let Some(open) = self.eat(Tok::LBrace) else {
             return self.expr().map(Initializer::Expr);
@@ -175,7 +176,16 @@ impl Parser<'_> {
                 return Ok(Initializer::List(items, open.span().to(close.span())));
             }
             loop {
-                items.push(self.initializer()?);
+                if self.at(Tok::Ident) && self.peek_at(1).kind == Tok::Assign {
+                    let t = self.bump();
+                    let name = self.ident(t);
+                    self.bump();
+                    let value = self.initializer()?;
+                    let span = t.span().to(init_span(&value));
+                    items.push(Initializer::Field { name, value: Box::new(value), span });
+                } else {
+                    items.push(self.initializer()?);
+                }
                 if self.eat(Tok::Comma).is_some() {
                     continue;
                 }
@@ -185,6 +195,13 @@ impl Parser<'_> {
         })();
         self.leave();
         result
+    }
+}
+
+fn init_span(init: &Initializer) -> crate::ast::Span {
+    match init {
+        Initializer::Expr(e) => e.span(),
+        Initializer::List(_, span) | Initializer::Field { span, .. } => *span,
     }
 }
 

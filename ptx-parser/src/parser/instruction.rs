@@ -90,6 +90,15 @@ impl Parser<'_> {
                 let span = t.span().to(inner.span());
                 Ok(Operand::Not(Box::new(inner), span))
             }
+            // `[name, ...]`: a texture/surface operand list, not an address.
+            Tok::LBracket if self.peek_at(1).kind == Tok::Ident && self.peek_at(2).kind == Tok::Comma => {
+                self.bump();
+                self.enter(t.span())?;
+                let items = self.operand_seq(Tok::RBracket, "`,` or `]` in the texture or surface operand");
+                self.leave();
+                let (items, close) = items?;
+                Ok(Operand::Bracketed(items, t.span().to(close)))
+            }
             Tok::LBracket => self.address().map(|a| Operand::Address(Box::new(a))),
             Tok::LBrace => {
                 self.bump();

@@ -87,7 +87,7 @@ fn leaves(init: &Initializer, depth: u32) -> u64 {
         Initializer::List(items, _) if depth < 64 => {
             items.iter().map(|i| leaves(i, depth + 1)).sum()
         }
-        Initializer::List(..) => 0,
+        Initializer::List(..) | Initializer::Field { .. } => 0,
     }
 }
 
@@ -99,6 +99,15 @@ fn collect_leaves<'a>(
 ) {
     match init {
         Initializer::Expr(e) => out.push(e),
+        // Only texture and sampler variables (rejected before layout) have named fields.
+        Initializer::Field { span, .. } => diags.push(
+            Diagnostic::error(
+                *span,
+                "a named field belongs in a texture or sampler initializer",
+            )
+            .with_label("here")
+            .with_help("initialise data variables with values: `= {1, 2, 3}`"),
+        ),
         Initializer::List(items, span) => {
             if depth >= 64 {
                 diags.push(
@@ -384,7 +393,7 @@ pub(crate) fn initialize(
 fn init_span(init: &Initializer) -> Span {
     match init {
         Initializer::Expr(e) => e.span(),
-        Initializer::List(_, s) => *s,
+        Initializer::List(_, s) | Initializer::Field { span: s, .. } => *s,
     }
 }
 

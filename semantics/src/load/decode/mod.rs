@@ -879,6 +879,7 @@ pub(crate) fn operand_kind(op: &Operand) -> &'static str {
         Operand::Address(_) => "an address `[...]`",
         Operand::Vector(..) => "a vector `{...}`",
         Operand::List(..) => "a parenthesised list",
+        Operand::Bracketed(..) => "a texture or surface operand `[name, {...}]`",
         Operand::Pair(..) => "a predicate pair `p|q`",
         Operand::Sink(_) => "`_`",
     }
