@@ -255,13 +255,13 @@ impl Cached {
 
     // ---- the enabled set ------------------------------------------------------------------
 
-    pub(super) fn enabled_choices(&self, out: &mut Vec<MemChoice>) {
+    pub(super) fn enabled_choices(&self, out: &mut dyn FnMut(MemChoice)) {
         for (i, o) in self.ops.iter().enumerate() {
             if let Some(o) = o
                 && o.deps.is_empty()
                 && !self.blocked(i as OpId, o)
             {
-                out.push(MemChoice::Step { op: i as OpId });
+                out(MemChoice::Step { op: i as OpId });
             }
         }
         if self.config.silent == SilentActions::None {
@@ -269,28 +269,32 @@ impl Cached {
         }
         let all = self.config.silent == SilentActions::All;
         for (sm, l1) in self.l1.iter().enumerate() {
+            // Most SMs hold no line: skip building their maps' iterators.
+            if l1.live.lines.is_empty() {
+                continue;
+            }
             let sm = sm as u32;
             for (k, l) in l1.live.lines.iter() {
                 // Local lines only under `All`: evicting a clean local line changes no value a
                 // thread reads (its data is in L2 or DRAM by then).
                 if (is_global(*k) || all) && l.valid != 0 && l.evictable() {
-                    out.push(MemChoice::EvictL1 { sm, line: *k });
+                    out(MemChoice::EvictL1 { sm, line: *k });
                 }
                 if all && !is_global(*k) && l.dirty != 0 && self.wb_l1_possible(*k) {
-                    out.push(MemChoice::WriteBackL1 { sm, line: *k });
+                    out(MemChoice::WriteBackL1 { sm, line: *k });
                 }
             }
             if l1.live.lines.keys().any(|k| is_global(*k)) {
-                out.push(MemChoice::Flush { sm });
+                out(MemChoice::Flush { sm });
             }
         }
         if all {
             for (k, l) in self.l2.lines.iter() {
                 if l.valid != 0 && l.evictable() {
-                    out.push(MemChoice::EvictL2 { line: *k });
+                    out(MemChoice::EvictL2 { line: *k });
                 }
                 if l.dirty != 0 {
-                    out.push(MemChoice::WriteBackL2 { line: *k });
+                    out(MemChoice::WriteBackL2 { line: *k });
                 }
             }
         }
@@ -384,9 +388,9 @@ impl Cached {
                 self.micro_step(op, dram, apply, &mut report)?;
             }
             silent => {
-                let mut list = Vec::new();
-                self.enabled_choices(&mut list);
-                if !list.contains(&silent) {
+                let mut offered = false;
+                self.enabled_choices(&mut |c| offered |= c == silent);
+                if !offered {
                     return Err(stuck(None, format!("{silent} is not enabled")));
                 }
                 self.silent(silent, dram, &mut report);

@@ -6,10 +6,11 @@
 //! future behaviour, and nothing else, so that a spin loop closes a cycle:
 //! * hashed: memory contents ([`memory_model::Flat::hash_state`]), resident blocks (SM, warps,
 //!   barriers, live counts), every warp's execution state (pc, masks, token stack, per-lane pcs,
-//!   call depths, registers and frames, carry flags, barrier waits), SM occupancy, the issue
-//!   cursor, the completed-block count and how the run ended (if it has);
+//!   call depths, registers and frames, carry flags, barrier waits), the issue cursor, the
+//!   completed-block count and how the run ended (if it has);
 //! * left out: the step counter and the thread-instruction counter (monotone: no loop would ever
-//!   close), the enabled set (a function of the state; its *order* depends on history), the
+//!   close), the enabled set (a function of the state; its *order* depends on history), SM
+//!   occupancy (a function of the resident blocks), the leftovers of barriers not in use, the
 //!   safety monitor's shadow pcs, scratch buffers, and what is fixed for the whole launch
 //!   (program, launch info, configuration).
 //!
@@ -28,7 +29,7 @@
 
 use super::block::{Barrier, Block, BlockShared};
 use super::thread::Level;
-use super::warp::{SimtToken, Warp};
+use super::warp::{SimtToken, Warp, lane_mask, lanes};
 use super::{Machine, Sm, Termination};
 use std::hash::Hasher;
 use traces::{DisableMask, TokenKind};
@@ -174,18 +175,9 @@ impl Machine {
         }
         h.write_u32(*next_block);
         h.write_u32(*completed_blocks);
-        for s in sms {
-            let Sm {
-                blocks,
-                threads,
-                warps,
-                shared,
-            } = s;
-            h.write_u32(*blocks);
-            h.write_u32(*threads);
-            h.write_u32(*warps);
-            h.write_u32(*shared);
-        }
+        // SM occupancy is left out: it is a function of the resident blocks (their SM, their
+        // warps' real lanes and completion, the launch's shared bytes), which are hashed.
+        let _: &[Sm] = sms;
         h.write_usize(blocks.len());
         for (id, b) in blocks.iter() {
             h.write_u32(id);
@@ -286,7 +278,14 @@ fn hash_block<H: Hasher>(b: &Block, h: &mut H) {
         exited_warps,
         end_choices: _,
     } = shared;
-    for bar in bars {
+    // Which barriers are in use, then those only: an unused barrier's leftovers are overwritten
+    // at its next first arrival.
+    let in_use = bars
+        .iter()
+        .enumerate()
+        .fold(0u16, |m, (i, bar)| m | (bar.in_use as u16) << i);
+    h.write_u16(in_use);
+    for bar in bars.iter().filter(|bar| bar.in_use) {
         hash_barrier(bar, h);
     }
     h.write_u32(*live_warps);
@@ -309,12 +308,7 @@ fn hash_barrier<H: Hasher>(bar: &Barrier, h: &mut H) {
         arrived,
         participants,
     } = bar;
-    if !*in_use {
-        // An unused barrier's leftovers are overwritten at its next first arrival.
-        h.write_u8(0);
-        return;
-    }
-    h.write_u8(1);
+    debug_assert!(*in_use, "only barriers in use are hashed");
     h.write_u32(*tc);
     h.write_u32(*ac);
     h.write_u8(match red {
@@ -403,8 +397,9 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
     // Per-lane state of real lanes only: dummy lanes (beyond the block's threads) never run,
     // and hashing them would cost up to 32 times more for small blocks.
     let ws = depth.len();
-    let lanes = || (0..ws).filter(move |&l| l < 64 && real >> l & 1 == 1);
-    for l in lanes() {
+    let real_lanes = real & lane_mask(ws.min(64) as u32);
+    let each_real_lane = || lanes(real_lanes);
+    for l in each_real_lane() {
         h.write_u16(depth[l]);
         h.write_u32(lane_pc.get(l).copied().unwrap_or(0));
         h.write_u16(lane_wait.get(l).copied().unwrap_or(0));
@@ -424,7 +419,7 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
         } = level;
         let nregs = regs.len().checked_div(ws).unwrap_or(0);
         h.write_usize(nregs);
-        for l in lanes() {
+        for l in each_real_lane() {
             h.write_u32(frame_base.get(l).copied().unwrap_or(0));
             h.write_u32(func.get(l).map_or(0, |f| f.0));
             h.write_u32(call_pc.get(l).copied().unwrap_or(0));
