@@ -14,15 +14,18 @@
 //!   in the address space ([`to_generic`], [`from_generic`]).
 //!
 //! Storage is pages of [`PAGE_SIZE`] bytes behind `Arc`s, copied on write: cloning a memory (a
-//! snapshot) costs one pointer per page, and a store copies only a shared page. Never-written
-//! pages are absent and read as zero. Accesses are at most 8 bytes and naturally aligned, so one
-//! never straddles a page; the access path allocates nothing.
+//! snapshot) costs one pointer per page, and a store copies only a shared page. A segment's last
+//! page is as long as the segment needs (a 4-byte buffer's store copies 4 bytes, not 4 KiB),
+//! and a one-page segment keeps its page pointer inline, so a snapshot allocates nothing for it.
+//! Never-written pages are absent and read as zero. Accesses are at most 8 bytes and naturally
+//! aligned, so one never straddles a page; the access path allocates nothing.
 
 mod block_table;
 pub mod cached;
 mod state_hash;
 
 pub use block_table::BlockTable;
+use smallvec::SmallVec;
 use std::fmt;
 use std::sync::Arc;
 
@@ -32,7 +35,18 @@ pub use traces::MemSpace;
 pub const PAGE_SIZE: usize = 4096;
 const PAGE_SHIFT: u32 = 12;
 
-type Page = Arc<[u8; PAGE_SIZE]>;
+/// A page's bytes: `PAGE_SIZE` of them, fewer for a segment's last page.
+type Page = Arc<[u8]>;
+
+/// A segment's page table: most segments (a module variable, a litmus buffer) fit one page.
+type Pages = SmallVec<[Option<Page>; 1]>;
+
+static ZEROS: [u8; PAGE_SIZE] = [0; PAGE_SIZE];
+
+/// A fresh page of `len` zero bytes (`len <= PAGE_SIZE`).
+fn zero_page(len: usize) -> Page {
+    Arc::from(&ZEROS[..len.min(PAGE_SIZE)])
+}
 
 /// Generic-address windows (PTX ISA 5.1.6 generic addressing; chosen by cudasem). The top byte
 /// names the space; `.global` is the identity (any address below [`PARAM_WINDOW`]).
@@ -141,23 +155,31 @@ pub trait MemorySystem {
 /// A contiguous allocation: a buffer, a module variable, a block's shared memory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Segment {
-    pub name: String,
+    /// Shared: a snapshot copies a pointer, not the text.
+    pub name: Arc<str>,
     pub base: u64,
     pub len: u64,
     pub read_only: bool,
-    pages: Vec<Option<Page>>,
+    pages: Pages,
 }
 
 impl Segment {
-    pub fn new(name: impl Into<String>, base: u64, len: u64, read_only: bool) -> Segment {
+    pub fn new(name: impl Into<Arc<str>>, base: u64, len: u64, read_only: bool) -> Segment {
         let npages = len.div_ceil(PAGE_SIZE as u64) as usize;
         Segment {
             name: name.into(),
             base,
             len,
             read_only,
-            pages: vec![None; npages],
+            pages: SmallVec::from_elem(None, npages),
         }
+    }
+
+    /// Bytes of page `page`: `PAGE_SIZE`, or what is left of the segment for its last page
+    /// (every in-bounds access lands inside it).
+    fn page_len(&self, page: usize) -> usize {
+        let start = (page as u64) << PAGE_SHIFT;
+        self.len.saturating_sub(start).min(PAGE_SIZE as u64) as usize
     }
 
     #[inline]
@@ -180,8 +202,9 @@ impl Segment {
     fn write(&mut self, off: u64, size: u32, value: u64) {
         let page = (off >> PAGE_SHIFT) as usize;
         let at = (off as usize) & (PAGE_SIZE - 1);
-        let p = self.pages[page].get_or_insert_with(|| Arc::new([0u8; PAGE_SIZE]));
-        write_le(&mut Arc::make_mut(p)[..], at, size, value);
+        let len = self.page_len(page);
+        let p = self.pages[page].get_or_insert_with(|| zero_page(len));
+        write_le(Arc::make_mut(p), at, size, value);
     }
 
     /// All bytes.
@@ -369,22 +392,22 @@ impl Flat {
 
     /// The global segment named `name`.
     pub fn global_named(&self, name: &str) -> Option<&Segment> {
-        self.global.iter().find(|s| s.name == name)
+        self.global.iter().find(|s| &*s.name == name)
     }
 
     /// The const segment named `name`.
     pub fn const_named(&self, name: &str) -> Option<&Segment> {
-        self.constant.iter().find(|s| s.name == name)
+        self.constant.iter().find(|s| &*s.name == name)
     }
 
     /// Mutable access to a global segment by name (host-side initialisation).
     pub fn global_named_mut(&mut self, name: &str) -> Option<&mut Segment> {
-        self.global.iter_mut().find(|s| s.name == name)
+        self.global.iter_mut().find(|s| &*s.name == name)
     }
 
     /// Mutable access to a const segment by name.
     pub fn const_named_mut(&mut self, name: &str) -> Option<&mut Segment> {
-        self.constant.iter_mut().find(|s| s.name == name)
+        self.constant.iter_mut().find(|s| &*s.name == name)
     }
 
     /// Host-side read of the bytes of the global segment at `base`.
@@ -779,8 +802,9 @@ impl Flat {
             // page reference (copied once if shared with a snapshot).
             let (lo, len) = (addrs[l] - off, seg.len);
             let page = (off >> PAGE_SHIFT) as usize;
-            let p = seg.pages[page].get_or_insert_with(|| Arc::new([0u8; PAGE_SIZE]));
-            let bytes = &mut Arc::make_mut(p)[..];
+            let page_len = seg.page_len(page);
+            let p = seg.pages[page].get_or_insert_with(|| zero_page(page_len));
+            let bytes = Arc::make_mut(p);
             loop {
                 let at = (addrs[l].wrapping_sub(lo) as usize) & (PAGE_SIZE - 1);
                 write_le(bytes, at, size, vals[l]);
@@ -831,9 +855,9 @@ impl Place<'_> {
                 if mem.pages.len() <= page {
                     mem.pages.resize(page + 1, None);
                 }
-                let p = mem.pages[page].get_or_insert_with(|| Arc::new([0u8; PAGE_SIZE]));
+                let p = mem.pages[page].get_or_insert_with(|| zero_page(PAGE_SIZE));
                 write_le(
-                    &mut Arc::make_mut(p)[..],
+                    Arc::make_mut(p),
                     (*addr as usize) & (PAGE_SIZE - 1),
                     size,
                     value,
