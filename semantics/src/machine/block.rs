@@ -71,7 +71,9 @@ impl Barrier {
 /// Block state other than the warps (split so a warp step can borrow both).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct BlockShared {
-    pub bars: [Barrier; 16],
+    /// Shared copy-on-write (written through `Arc::make_mut`): only barrier instructions and
+    /// completions change them, and a warp step copies its block.
+    pub bars: Arc<[Barrier; 16]>,
     pub live_warps: u32,
     pub live_threads: u32,
     /// Warps that completed (for deadlock explanations, T20).

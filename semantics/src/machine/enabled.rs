@@ -5,7 +5,13 @@
 
 use super::warp::{its, simt_stack};
 use super::{Machine, WarpModel};
+use smallvec::SmallVec;
 use traces::Choice;
+
+/// The machine's enabled set. Inline up to a litmus-size launch's worth of choices: explorers
+/// clone the machine for every successor state, and a heap list would be one more allocation
+/// per clone.
+pub(crate) type EnabledSet = SmallVec<[Choice; 8]>;
 
 /// The block a choice concerns.
 pub(crate) fn block_of(c: &Choice) -> Option<u32> {
@@ -29,7 +35,7 @@ fn warp_of(c: &Choice) -> Option<(u32, u32)> {
 
 impl Machine {
     /// Appends the current choices of one warp to `out`.
-    pub(crate) fn warp_choices(&mut self, block: u32, warp: u32, out: &mut Vec<Choice>) {
+    pub(crate) fn warp_choices(&mut self, block: u32, warp: u32, out: &mut EnabledSet) {
         let Some(b) = self.blocks.get(block) else {
             return;
         };
@@ -174,9 +180,9 @@ impl Machine {
 
     /// Recomputes the enabled set from scratch (tests compare it with the incremental one).
     pub fn enabled_from_scratch(&mut self) -> Vec<Choice> {
-        let mut out = Vec::new();
+        let mut out = EnabledSet::new();
         if self.termination.is_some() {
-            return out;
+            return out.to_vec();
         }
         let keys: Vec<(u32, u32)> = self
             .blocks
@@ -207,6 +213,6 @@ impl Machine {
                 }
             }
         }
-        out
+        out.to_vec()
     }
 }
