@@ -22,9 +22,12 @@
 
 mod block_table;
 pub mod cached;
+mod fingerprinted;
 mod state_hash;
 
 pub use block_table::BlockTable;
+pub use fingerprinted::Fingerprinted;
+pub use state_hash::StateHasher;
 use smallvec::SmallVec;
 use std::fmt;
 use std::sync::Arc;
@@ -286,8 +289,10 @@ struct BlockMem {
 /// Sequentially consistent flat memory (ARCHITECTURE.md, `--memory flat`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flat {
-    /// Module `.global` variables and launch buffers, sorted by base.
-    global: Vec<Segment>,
+    /// Module `.global` variables and launch buffers, sorted by base. Shared copy-on-write
+    /// (written through `Arc::make_mut`) with their fingerprint memoized: most steps store
+    /// nothing, and explorers clone the memory for every successor state.
+    global: Arc<Fingerprinted<Vec<Segment>>>,
     /// Module `.const` variables, sorted by base.
     constant: Vec<Segment>,
     /// The kernel parameter buffer.
@@ -303,7 +308,7 @@ impl Flat {
     /// An empty memory whose threads get `local_limit` bytes of `.local` memory each.
     pub fn new(local_limit: u64) -> Flat {
         Flat {
-            global: Vec::new(),
+            global: Arc::default(),
             constant: Vec::new(),
             param: Segment::new("kernel parameters", 0, 0, true),
             blocks: BlockTable::new(),
@@ -322,7 +327,7 @@ impl Flat {
     pub fn add_global_variable(&mut self, name: &str, base: u64, bytes: &[u8], len: u64) {
         let mut seg = Segment::new(name, base, len.max(bytes.len() as u64), false);
         seg.write_bytes(0, bytes);
-        Self::insert_sorted(&mut self.global, seg);
+        Self::insert_sorted(&mut Arc::make_mut(&mut self.global), seg);
     }
 
     /// Adds a module `.const` variable.
@@ -344,7 +349,7 @@ impl Flat {
         let base = (top.max(GLOBAL_HEAP_BASE) + BUFFER_ALIGN).next_multiple_of(BUFFER_ALIGN);
         let mut seg = Segment::new(name, base, bytes.len() as u64, false);
         seg.write_bytes(0, bytes);
-        Self::insert_sorted(&mut self.global, seg);
+        Self::insert_sorted(&mut Arc::make_mut(&mut self.global), seg);
         base
     }
 
@@ -402,7 +407,9 @@ impl Flat {
 
     /// Mutable access to a global segment by name (host-side initialisation).
     pub fn global_named_mut(&mut self, name: &str) -> Option<&mut Segment> {
-        self.global.iter_mut().find(|s| &*s.name == name)
+        Arc::make_mut(&mut self.global)
+            .iter_mut()
+            .find(|s| &*s.name == name)
     }
 
     /// Mutable access to a const segment by name.
@@ -516,7 +523,9 @@ impl Flat {
         }
     }
 
-    /// Resolves `(space, addr)` to the bytes it denotes: the one access path.
+    /// Resolves `(space, addr)` to where its bytes live, checking alignment, bounds and
+    /// read-only spaces: the one access path. Borrows nothing, so a load reads through shared
+    /// references and leaves copy-on-write data (and its memoized fingerprint) alone.
     #[inline]
     fn locate(
         &mut self,
@@ -525,55 +534,98 @@ impl Flat {
         addr: u64,
         size: u32,
         write: bool,
-    ) -> Result<Place<'_>, MemError> {
+    ) -> Result<Loc, MemError> {
         Self::check_align(space, addr, size)?;
         match space {
             MemSpace::Global => {
                 let Some(i) = self.find_global(addr, size) else {
                     return Err(Self::miss(&self.global, "global", addr, size));
                 };
-                let seg = &mut self.global[i];
-                let off = addr - seg.base;
-                Ok(Place::Seg(seg, off))
+                Ok(Loc::Global(i, addr - self.global[i].base))
             }
             MemSpace::Shared => {
-                let Some(b) = self.blocks.get_mut(who.block) else {
+                let Some(b) = self.blocks.get(who.block) else {
                     return Err(Self::no_block(who));
                 };
-                let seg = &mut b.shared;
+                let seg = &b.shared;
                 if !seg.contains(addr, size) {
                     return Err(Self::miss(std::slice::from_ref(seg), "shared", addr, size));
                 }
-                Ok(Place::Seg(seg, addr))
+                Ok(Loc::Shared(who.block, addr))
             }
             MemSpace::Local => {
                 if addr >= self.local_limit || self.local_limit - addr < size as u64 {
                     return Err(self.local_miss(addr, size));
                 }
-                let Some(b) = self.blocks.get_mut(who.block) else {
+                let Some(b) = self.blocks.get(who.block) else {
                     return Err(Self::no_block(who));
                 };
-                let Some(mem) = b.local.get_mut(who.thread as usize) else {
+                if b.local.get(who.thread as usize).is_none() {
                     return Err(Self::no_block(who));
-                };
-                Ok(Place::Local(mem, addr))
+                }
+                Ok(Loc::Local(who, addr))
             }
             MemSpace::Const | MemSpace::Param => {
                 if write {
                     return Err(Self::read_only(space, addr));
                 }
-                let (list, name): (&mut [Segment], &str) = if space == MemSpace::Const {
-                    (&mut self.constant, "const")
+                let (list, name): (&[Segment], &str) = if space == MemSpace::Const {
+                    (&self.constant, "const")
                 } else {
-                    (std::slice::from_mut(&mut self.param), "param")
+                    (std::slice::from_ref(&self.param), "param")
                 };
                 let Some(i) = list.iter().position(|s| s.contains(addr, size)) else {
                     return Err(Self::miss(list, name, addr, size));
                 };
-                let seg = &mut list[i];
-                let off = addr - seg.base;
-                Ok(Place::Seg(seg, off))
+                let off = addr - list[i].base;
+                Ok(if space == MemSpace::Const {
+                    Loc::Const(i, off)
+                } else {
+                    Loc::Param(off)
+                })
             }
+        }
+    }
+
+    /// The `size` bytes at a located address.
+    #[inline]
+    fn read_at(&self, loc: Loc, size: u32) -> u64 {
+        match loc {
+            Loc::Global(i, off) => self.global[i].read(off, size),
+            Loc::Const(i, off) => self.constant[i].read(off, size),
+            Loc::Param(off) => self.param.read(off, size),
+            Loc::Shared(block, off) => self
+                .blocks
+                .get(block)
+                .map_or(0, |b| b.shared.read(off, size)),
+            Loc::Local(who, addr) => self
+                .blocks
+                .get(who.block)
+                .and_then(|b| b.local.get(who.thread as usize))
+                .map_or(0, |mem| mem.read(addr, size)),
+        }
+    }
+
+    /// Writes `size` bytes at a located address (never a read-only one: `locate` refused).
+    #[inline]
+    fn write_at(&mut self, loc: Loc, size: u32, value: u64) {
+        match loc {
+            Loc::Global(i, off) => Arc::make_mut(&mut self.global)[i].write(off, size, value),
+            Loc::Shared(block, off) => {
+                if let Some(b) = self.blocks.get_mut(block) {
+                    b.shared.write(off, size, value);
+                }
+            }
+            Loc::Local(who, addr) => {
+                if let Some(mem) = self
+                    .blocks
+                    .get_mut(who.block)
+                    .and_then(|b| b.local.get_mut(who.thread as usize))
+                {
+                    mem.write(addr, size, value);
+                }
+            }
+            Loc::Const(..) | Loc::Param(..) => {}
         }
     }
 
@@ -639,7 +691,7 @@ impl Flat {
             }
             let a = addr.wrapping_add(i as u64);
             if let Some(j) = self.global_index(a) {
-                let s = &mut self.global[j];
+                let s = &mut Arc::make_mut(&mut self.global)[j];
                 s.write(a - s.base, 1, *b as u64);
             }
         }
@@ -665,8 +717,8 @@ impl Flat {
                 continue;
             }
             let a = addr.wrapping_add(i as u64);
-            if let Ok(mut place) = self.locate(who, MemSpace::Local, a, 1, true) {
-                place.write(1, *b as u64);
+            if let Ok(loc) = self.locate(who, MemSpace::Local, a, 1, true) {
+                self.write_at(loc, 1, *b as u64);
             }
         }
     }
@@ -686,30 +738,43 @@ impl Flat {
 /// but resolving the segment and the page (and copying a shared page) once per run of lanes that
 /// hit the same page instead of once per lane.
 impl Flat {
-    /// The segment and in-segment offset of an aligned `.global`/`.shared` access that needs no
-    /// error path; `None` sends the lane through [`Flat::locate`].
+    /// Where an aligned `.global`/`.shared` access that needs no error path lands (a global
+    /// segment or the block's shared memory, and the offset in it); `None` sends the lane
+    /// through [`Flat::locate`].
     #[inline]
-    fn fast_segment(
-        &mut self,
-        block: u32,
-        space: MemSpace,
-        addr: u64,
-        size: u32,
-    ) -> Option<(&mut Segment, u64)> {
+    fn fast_locate(&mut self, block: u32, space: MemSpace, addr: u64, size: u32) -> Option<Loc> {
         if addr & (size as u64 - 1) != 0 {
             return None;
         }
         match space {
             MemSpace::Global => {
                 let i = self.find_global(addr, size)?;
-                let seg = &mut self.global[i];
-                let off = addr - seg.base;
-                Some((seg, off))
+                Some(Loc::Global(i, addr - self.global[i].base))
             }
             MemSpace::Shared => {
-                let seg = &mut self.blocks.get_mut(block)?.shared;
-                seg.contains(addr, size).then_some((seg, addr))
+                let seg = &self.blocks.get(block)?.shared;
+                seg.contains(addr, size).then_some(Loc::Shared(block, addr))
             }
+            _ => None,
+        }
+    }
+
+    /// The segment of a [`Flat::fast_locate`] result.
+    #[inline]
+    fn fast_segment(&self, loc: Loc) -> Option<(&Segment, u64)> {
+        match loc {
+            Loc::Global(i, off) => Some((&self.global[i], off)),
+            Loc::Shared(block, off) => Some((&self.blocks.get(block)?.shared, off)),
+            _ => None,
+        }
+    }
+
+    /// The segment of a [`Flat::fast_locate`] result, for writing.
+    #[inline]
+    fn fast_segment_mut(&mut self, loc: Loc) -> Option<(&mut Segment, u64)> {
+        match loc {
+            Loc::Global(i, off) => Some((&mut Arc::make_mut(&mut self.global)[i], off)),
+            Loc::Shared(block, off) => Some((&mut self.blocks.get_mut(block)?.shared, off)),
             _ => None,
         }
     }
@@ -731,7 +796,8 @@ impl Flat {
         let mut m = exec;
         while m != 0 {
             let mut l = m.trailing_zeros() as usize;
-            let Some((seg, off)) = self.fast_segment(block, space, addrs[l], size) else {
+            let located = self.fast_locate(block, space, addrs[l], size);
+            let Some((seg, off)) = located.and_then(|loc| self.fast_segment(loc)) else {
                 let who = Who {
                     block,
                     thread: tid_base + l as u32,
@@ -788,7 +854,8 @@ impl Flat {
         let mut m = exec;
         while m != 0 {
             let mut l = m.trailing_zeros() as usize;
-            let Some((seg, off)) = self.fast_segment(block, space, addrs[l], size) else {
+            let located = self.fast_locate(block, space, addrs[l], size);
+            let Some((seg, off)) = located.and_then(|loc| self.fast_segment_mut(loc)) else {
                 let who = Who {
                     block,
                     thread: tid_base + l as u32,
@@ -828,42 +895,44 @@ impl Flat {
     }
 }
 
-/// Resolved bytes of one access.
-enum Place<'a> {
-    Seg(&'a mut Segment, u64),
-    Local(&'a mut LocalMem, u64),
+/// Where the bytes of one access live ([`Flat::locate`]): indices, not references, so that
+/// resolving borrows nothing.
+#[derive(Debug, Clone, Copy)]
+enum Loc {
+    /// A global segment and the offset in it.
+    Global(usize, u64),
+    /// A const segment and the offset in it.
+    Const(usize, u64),
+    /// The offset in the parameter buffer.
+    Param(u64),
+    /// A resident block's shared memory and the offset in it.
+    Shared(u32, u64),
+    /// A thread's local memory and the address in it.
+    Local(Who, u64),
 }
 
-impl Place<'_> {
+impl LocalMem {
     #[inline]
-    fn read(&self, size: u32) -> u64 {
-        match self {
-            Place::Seg(seg, off) => seg.read(*off, size),
-            Place::Local(mem, addr) => match mem.pages.get((*addr >> PAGE_SHIFT) as usize) {
-                Some(Some(p)) => read_le(&p[..], (*addr as usize) & (PAGE_SIZE - 1), size),
-                _ => 0,
-            },
+    fn read(&self, addr: u64, size: u32) -> u64 {
+        match self.pages.get((addr >> PAGE_SHIFT) as usize) {
+            Some(Some(p)) => read_le(p, (addr as usize) & (PAGE_SIZE - 1), size),
+            _ => 0,
         }
     }
 
     #[inline]
-    fn write(&mut self, size: u32, value: u64) {
-        match self {
-            Place::Seg(seg, off) => seg.write(*off, size, value),
-            Place::Local(mem, addr) => {
-                let page = (*addr >> PAGE_SHIFT) as usize;
-                if mem.pages.len() <= page {
-                    mem.pages.resize(page + 1, None);
-                }
-                let p = mem.pages[page].get_or_insert_with(|| zero_page(PAGE_SIZE));
-                write_le(
-                    Arc::make_mut(p),
-                    (*addr as usize) & (PAGE_SIZE - 1),
-                    size,
-                    value,
-                );
-            }
+    fn write(&mut self, addr: u64, size: u32, value: u64) {
+        let page = (addr >> PAGE_SHIFT) as usize;
+        if self.pages.len() <= page {
+            self.pages.resize(page + 1, None);
         }
+        let p = self.pages[page].get_or_insert_with(|| zero_page(PAGE_SIZE));
+        write_le(
+            Arc::make_mut(p),
+            (addr as usize) & (PAGE_SIZE - 1),
+            size,
+            value,
+        );
     }
 }
 
@@ -881,7 +950,8 @@ pub fn space_name(space: MemSpace) -> &'static str {
 impl MemorySystem for Flat {
     #[inline]
     fn load(&mut self, who: Who, space: MemSpace, addr: u64, size: u32) -> Result<u64, MemError> {
-        Ok(self.locate(who, space, addr, size, false)?.read(size))
+        let loc = self.locate(who, space, addr, size, false)?;
+        Ok(self.read_at(loc, size))
     }
 
     #[inline]
@@ -893,8 +963,8 @@ impl MemorySystem for Flat {
         size: u32,
         value: u64,
     ) -> Result<(), MemError> {
-        self.locate(who, space, addr, size, true)?
-            .write(size, value);
+        let loc = self.locate(who, space, addr, size, true)?;
+        self.write_at(loc, size, value);
         Ok(())
     }
 
@@ -911,10 +981,10 @@ impl MemorySystem for Flat {
         } else {
             (1u64 << (size * 8)) - 1
         };
-        let mut place = self.locate(who, space, addr, size, true)?;
-        let old = place.read(size);
+        let loc = self.locate(who, space, addr, size, true)?;
+        let old = self.read_at(loc, size);
         let new = update(old) & mask;
-        place.write(size, new);
+        self.write_at(loc, size, new);
         Ok((old, new))
     }
 
