@@ -17,6 +17,7 @@ use super::ErrorKind;
 use super::exec::Fault;
 use super::warp::Warp;
 use crate::program::{BarRed, RegId};
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// One barrier (thesis `Barrier = ThreadCnt × ArrCnt × BarrierRed_ε × BarrierAct_Θ*`).
@@ -91,7 +92,8 @@ pub(crate) struct Block {
     pub id: u32,
     pub ctaid: [u32; 3],
     pub sm: u32,
-    pub warps: Vec<Arc<Warp>>,
+    /// Inline for one-warp blocks (litmus tests): a warp step copies its block.
+    pub warps: SmallVec<[Arc<Warp>; 1]>,
     pub shared: BlockShared,
 }
 

@@ -9,6 +9,7 @@ pub(crate) mod simt_stack;
 
 use super::thread::Level;
 use crate::program::{FuncId, Pc};
+use smallvec::{SmallVec, smallvec};
 use std::sync::Arc;
 use traces::{DisableMask, Token, TokenKind};
 
@@ -54,8 +55,9 @@ pub(crate) struct Warp {
     pub active: u64,
     /// δ
     pub dis: DisableMask,
-    /// Head = last element.
-    pub stack: Vec<SimtToken>,
+    /// Head = last element. Inline up to two tokens (a warp clone per successor state copies
+    /// them instead of allocating).
+    pub stack: SmallVec<[SimtToken; 2]>,
     /// The last pop was a `retry` diverge token (see [`SimtToken::retry`]).
     pub retry: bool,
     /// Barriers this warp waits for (thesis `BarrierIdx*`), bit per index.
@@ -75,7 +77,8 @@ pub(crate) struct Warp {
     pub exited: u64,
     /// Carry flags (bit per lane, PTX ISA 9.7.2).
     pub carry: u64,
-    pub levels: Vec<Level>,
+    /// One level per call depth in use; inline for kernels that make no calls.
+    pub levels: SmallVec<[Level; 1]>,
 
     // --- ITS / threads ---
     /// Per-lane pc.
@@ -117,14 +120,14 @@ impl Warp {
                 ret: 0,
                 exit: all & !real,
             },
-            stack: Vec::new(),
+            stack: SmallVec::new(),
             retry: false,
             waiting: 0,
             targets: 0,
             depth: vec![0; ws].into(),
             exited: all & !real,
             carry: 0,
-            levels: vec![Level::new(ws, nregs, entry)],
+            levels: smallvec![Level::new(ws, nregs, entry)],
             lane_pc: vec![start; ws].into(),
             lane_wait: vec![0; ws].into(),
             lane_breaks: vec![Vec::new(); ws].into(),
