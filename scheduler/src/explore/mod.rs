@@ -62,12 +62,29 @@ impl Default for Limits {
 /// One node's label in the LTS: the fingerprint of its machine state.
 pub type StateKey = u128;
 
+/// The choices of one successor: a range of the exploration's choice arena (one list per
+/// successor, shared by every edge that stands for it; no allocation per successor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ChoiceRange {
+    start: u32,
+    len: u32,
+}
+
+impl ChoiceRange {
+    fn of(arena: &[Choice], range: ChoiceRange) -> &[Choice] {
+        let start = range.start as usize;
+        arena
+            .get(start..start + range.len as usize)
+            .unwrap_or_default()
+    }
+}
+
 /// What one enabled choice of a machine state leads to.
 #[derive(Debug, Clone)]
 struct Succ {
     units: UnitSet,
     /// The choice, then the system choices folded after it.
-    choices: Vec<Choice>,
+    choices: ChoiceRange,
     to: StateKey,
 }
 
@@ -97,8 +114,9 @@ pub struct Exploration {
     pub units: Units,
     oracle: Oracle<StateKey>,
     /// Per edge index: the choices it stands for.
-    edge_choices: Vec<u32>,
-    choice_lists: Vec<Vec<Choice>>,
+    edge_choices: Vec<ChoiceRange>,
+    /// Every successor's choices, back to back.
+    choice_arena: Vec<Choice>,
     /// System choices folded before the initial node.
     pub initial_choices: Vec<Choice>,
     pub outcomes: BTreeMap<Outcome, OutcomeInfo>,
@@ -137,11 +155,14 @@ pub fn explore(
     let mut states: FingerprintMap<StateKey, StateInfo> = FingerprintMap::default();
     let mut graph: DiGraph<Node<StateKey>, Unit, u32> = DiGraph::default();
     let mut index: FingerprintMap<(StateKey, UnitSet), NodeId> = FingerprintMap::default();
-    let mut edge_choices: Vec<u32> = Vec::new();
-    let mut choice_lists: Vec<Vec<Choice>> = Vec::new();
+    let mut edge_choices: Vec<ChoiceRange> = Vec::new();
+    let mut choice_arena: Vec<Choice> = Vec::new();
     let mut outcomes: BTreeMap<Outcome, OutcomeInfo> = BTreeMap::new();
     // Breadth-first parents, to name a witness for each outcome.
-    let mut parent: Vec<Option<(NodeId, u32)>> = Vec::new();
+    let mut parent: Vec<Option<(NodeId, ChoiceRange)>> = Vec::new();
+    // Reused per expanded state.
+    let mut enabled: Vec<Choice> = Vec::new();
+    let mut new_states: Vec<(StateKey, Machine)> = Vec::new();
 
     let key0 = init.state_fingerprint();
     let record_state =
@@ -192,8 +213,8 @@ pub fn explore(
                 continue;
             };
             let mut succ = Vec::with_capacity(m.enabled().len());
-            let mut new_states = Vec::new();
-            let enabled = m.enabled().to_vec();
+            enabled.clear();
+            enabled.extend_from_slice(m.enabled());
             let mut last = Some(m);
             for (i, c) in enabled.iter().enumerate() {
                 let Some(m) = last.as_ref() else { break };
@@ -210,8 +231,13 @@ pub fn explore(
                 if m2.step(c).is_err() {
                     continue;
                 }
-                let mut choices = vec![*c];
-                settle(&mut m2, &mut choices);
+                let start = choice_arena.len();
+                choice_arena.push(*c);
+                settle(&mut m2, &mut choice_arena);
+                let choices = ChoiceRange {
+                    start: start as u32,
+                    len: (choice_arena.len() - start) as u32,
+                };
                 let to = m2.state_fingerprint();
                 succ.push(Succ {
                     units: u,
@@ -220,7 +246,7 @@ pub fn explore(
                 });
                 new_states.push((to, m2));
             }
-            for (to, m2) in new_states {
+            for (to, m2) in new_states.drain(..) {
                 record_state(m2, to, &mut states);
             }
             if let Some(s) = states.get_mut(&key) {
@@ -232,7 +258,7 @@ pub fn explore(
             .get_mut(&key)
             .and_then(|s| s.succ.take())
             .unwrap_or_default();
-        let mut enabled = UnitSet::EMPTY;
+        let mut enabled_units = UnitSet::EMPTY;
         for s in &succ {
             let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
             let to_stepped = stepped.union(s.units);
@@ -250,12 +276,10 @@ pub fn explore(
                         enabled: UnitSet::EMPTY,
                     });
                     e.insert(n);
-                    parent.push(Some((from, choice_lists.len() as u32)));
+                    parent.push(Some((from, s.choices)));
                     n
                 }
             };
-            let list = choice_lists.len() as u32;
-            choice_lists.push(s.choices.clone());
             // Every enabled choice steps at least one unit; charge the lowest live unit
             // otherwise, so that no transition disappears from the graph.
             let labels = if s.units.is_empty() {
@@ -267,12 +291,12 @@ pub fn explore(
                 s.units
             };
             for u in labels.iter() {
-                enabled = enabled.with(u);
+                enabled_units = enabled_units.with(u);
                 graph.add_edge(from, to_node, u);
-                edge_choices.push(list);
+                edge_choices.push(s.choices);
             }
         }
-        graph[from].enabled = enabled;
+        graph[from].enabled = enabled_units;
         if let Some(info) = states.get_mut(&key) {
             info.succ = Some(succ);
         }
@@ -291,7 +315,7 @@ pub fn explore(
         }
         let mut out = initial_choices.clone();
         for list in path.into_iter().rev() {
-            out.extend_from_slice(&choice_lists[list as usize]);
+            out.extend_from_slice(ChoiceRange::of(&choice_arena, list));
         }
         out
     };
@@ -320,7 +344,7 @@ pub fn explore(
         units,
         oracle: Oracle::new(lts),
         edge_choices,
-        choice_lists,
+        choice_arena,
         initial_choices,
         outcomes,
         machine_states,
@@ -385,7 +409,6 @@ impl Exploration {
                 self.edge_choices
                     .get(petgraph::visit::EdgeRef::id(&e).index())
             })
-            .and_then(|&l| self.choice_lists.get(l as usize))
-            .map_or(&[], Vec::as_slice)
+            .map_or(&[], |&range| ChoiceRange::of(&self.choice_arena, range))
     }
 }
