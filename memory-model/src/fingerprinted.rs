@@ -4,9 +4,57 @@
 //! and a successor shares most of its parts with its parent: copy-on-write clones carry the
 //! memo along, so only the parts a step touched are hashed again. The memo is dropped by every
 //! mutable access ([`DerefMut`]), the only way to change the value, so it can never go stale.
+//!
+//! The memo is written through a shared reference (fingerprints are computed from `&Machine`,
+//! and clones of a machine on other threads share parts). No lock is needed: the fingerprint is
+//! a function of the value, so threads that race to fill the memo store the same words; a
+//! reader trusts the words once it sees the `filled` flag (stored with `Release` after them,
+//! loaded with `Acquire`). A `OnceLock` would do the same with a read-modify-write and a waiter
+//! queue, which cost more than hashing a small block.
 
 use std::ops::{Deref, DerefMut};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// A memoized 128-bit fingerprint (see the module documentation).
+#[derive(Debug, Default)]
+struct Memo {
+    lo: AtomicU64,
+    hi: AtomicU64,
+    filled: AtomicBool,
+}
+
+impl Memo {
+    #[inline]
+    fn get(&self) -> Option<u128> {
+        self.filled.load(Ordering::Acquire).then(|| {
+            let lo = self.lo.load(Ordering::Relaxed) as u128;
+            let hi = self.hi.load(Ordering::Relaxed) as u128;
+            hi << 64 | lo
+        })
+    }
+
+    #[inline]
+    fn fill(&self, f: u128) {
+        self.lo.store(f as u64, Ordering::Relaxed);
+        self.hi.store((f >> 64) as u64, Ordering::Relaxed);
+        self.filled.store(true, Ordering::Release);
+    }
+
+    #[inline]
+    fn clear(&mut self) {
+        *self.filled.get_mut() = false;
+    }
+}
+
+impl Clone for Memo {
+    fn clone(&self) -> Self {
+        let memo = Memo::default();
+        if let Some(f) = self.get() {
+            memo.fill(f);
+        }
+        memo
+    }
+}
 
 /// A value and, once computed, its fingerprint.
 ///
@@ -15,14 +63,14 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, Default)]
 pub struct Fingerprinted<T> {
     value: T,
-    memo: OnceLock<u128>,
+    memo: Memo,
 }
 
 impl<T> Fingerprinted<T> {
     pub fn new(value: T) -> Self {
         Fingerprinted {
             value,
-            memo: OnceLock::new(),
+            memo: Memo::default(),
         }
     }
 
@@ -30,7 +78,12 @@ impl<T> Fingerprinted<T> {
     /// is none.
     #[inline]
     pub fn fingerprint(&self, compute: impl FnOnce(&T) -> u128) -> u128 {
-        *self.memo.get_or_init(|| compute(&self.value))
+        if let Some(f) = self.memo.get() {
+            return f;
+        }
+        let f = compute(&self.value);
+        self.memo.fill(f);
+        f
     }
 
     pub fn into_inner(self) -> T {
@@ -51,7 +104,7 @@ impl<T> DerefMut for Fingerprinted<T> {
     /// Forgets the fingerprint: the caller may change the value.
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
-        self.memo.take();
+        self.memo.clear();
         &mut self.value
     }
 }

@@ -91,8 +91,9 @@ struct Succ {
 /// Per distinct machine state.
 #[derive(Debug, Clone, Default)]
 struct StateInfo {
-    /// Present until the successors are computed.
-    machine: Option<Machine>,
+    /// Present until the successors are computed. Boxed: the map stays small (a machine is
+    /// large, and the map moves its entries as it grows).
+    machine: Option<Box<Machine>>,
     succ: Option<Vec<Succ>>,
     done: UnitSet,
     /// The final outcome, for terminal states.
@@ -162,7 +163,6 @@ pub fn explore(
     let mut parent: Vec<Option<(NodeId, ChoiceRange)>> = Vec::new();
     // Reused per expanded state.
     let mut enabled: Vec<Choice> = Vec::new();
-    let mut new_states: Vec<(StateKey, Machine)> = Vec::new();
 
     let key0 = init.state_fingerprint();
     let record_state =
@@ -185,7 +185,7 @@ pub fn explore(
                 }
                 None => {
                     info.done = units.done(&m);
-                    info.machine = Some(m);
+                    info.machine = Some(Box::new(m));
                 }
             }
             states.insert(key, info);
@@ -217,12 +217,12 @@ pub fn explore(
             enabled.extend_from_slice(m.enabled());
             let mut last = Some(m);
             for (i, c) in enabled.iter().enumerate() {
-                let Some(m) = last.as_ref() else { break };
+                let Some(m) = last.as_deref() else { break };
                 let u = units.of(m, c);
                 // The last child takes the parent's machine: one clone fewer per state.
                 let mut m2 = if i + 1 == enabled.len() {
                     match last.take() {
-                        Some(m) => m,
+                        Some(m) => *m,
                         None => break,
                     }
                 } else {
@@ -244,9 +244,7 @@ pub fn explore(
                     choices,
                     to,
                 });
-                new_states.push((to, m2));
-            }
-            for (to, m2) in new_states.drain(..) {
+                // Recorded at once: a machine already known is dropped where it is.
                 record_state(m2, to, &mut states);
             }
             if let Some(s) = states.get_mut(&key) {
