@@ -18,13 +18,14 @@
 //! On ⊥ the micro step stops where it is (no rollback): the op is stuck for good and the
 //! machine reports the error, so the partial state is never explored further.
 
+use super::l1s::L1s;
 use super::line::{self, Cache, Flow, Key, L1, Slot};
 use super::program::{Cond, OpName, ProgramId, Stm, program_for};
 use super::{
     Cached, Delivery, MemChoice, OpId, Order, Request, RequestKind, Rmw, SilentActions, StepReport,
     Stuck,
 };
-use crate::{Flat, LOCAL_WINDOW, MemSpace, MemorySystem, Who};
+use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemSpace, MemorySystem, Who};
 use smallvec::SmallVec;
 
 /// An in-flight memory op (thesis `MemOp` minus the priority): request, program position and
@@ -193,16 +194,9 @@ impl Cached {
         })
     }
 
-    fn l1_of(&self, id: OpId, sm: u32) -> Result<usize, Stuck> {
-        let i = sm as usize;
-        if i < self.l1.len() {
-            Ok(i)
-        } else {
-            Err(stuck(
-                Some(id),
-                format!("sm {sm} does not exist ({} SMs configured)", self.l1.len()),
-            ))
-        }
+    /// SM `sm`'s L1; an SM that does not exist is ⊥.
+    fn l1_of(&self, id: OpId, sm: u32) -> Result<&L1, Stuck> {
+        self.l1.get(sm).ok_or_else(|| no_such_sm(id, sm, self.l1.count()))
     }
 
     /// Thesis `banks(pAddr, size)`: successive 32-bit words in successive banks.
@@ -241,6 +235,7 @@ impl Cached {
             buf: [0; 64],
             buf_mask: 0,
         };
+        let op = Fingerprinted::new(op);
         match self.ops.iter().position(Option::is_none) {
             Some(i) => {
                 self.ops[i] = Some(op);
@@ -268,12 +263,11 @@ impl Cached {
             return;
         }
         let all = self.config.silent == SilentActions::All;
-        for (sm, l1) in self.l1.iter().enumerate() {
-            // Most SMs hold no line: skip building their maps' iterators.
+        for (sm, l1) in self.l1.in_use() {
+            // A flush left only doomed lines: nothing to evict or flush.
             if l1.live.lines.is_empty() {
                 continue;
             }
-            let sm = sm as u32;
             for (k, l) in l1.live.lines.iter() {
                 // Local lines only under `All`: evicting a clean local line changes no value a
                 // thread reads (its data is in L2 or DRAM by then).
@@ -322,7 +316,7 @@ impl Cached {
         let Ok(g) = self.geometry(id, &op.req) else {
             return false;
         };
-        let l1 = self.l1.get(op.req.sm as usize);
+        let l1 = self.l1.get(op.req.sm);
         let l2_mask = self.l2_mask(op, g);
         match name {
             OpName::ReserveL1 | OpName::WriteL1 => {
@@ -404,7 +398,7 @@ impl Cached {
             MemChoice::Step { .. } => {}
             MemChoice::EvictL1 { sm, line } => {
                 report.operations.push("evict_L1");
-                if let Some(c) = self.l1.get_mut(sm as usize) {
+                if let Some(c) = self.l1.get_mut(sm) {
                     c.live.lines.remove(&line);
                 }
             }
@@ -421,10 +415,7 @@ impl Cached {
                 // bytes only (A8 refinement) and leaves the L1 line valid and clean.
                 report.operations.push("wb_L1");
                 let cap = self.l2_capacity();
-                let Some(l) = self
-                    .l1
-                    .get_mut(sm as usize)
-                    .and_then(|c| c.live.lines.get_mut(&line))
+                let Some(l) = self.l1.get_mut(sm).and_then(|c| c.live.lines.get_mut(&line))
                 else {
                     return;
                 };
@@ -452,7 +443,10 @@ impl Cached {
     }
 
     pub(super) fn flush(&mut self, sm: u32) {
-        if let Some(c) = self.l1.get_mut(sm as usize) {
+        // An empty L1 has nothing to flush: leave the shared L1s uncopied.
+        if self.l1.get(sm).is_some_and(|c| !c.live.lines.is_empty())
+            && let Some(c) = self.l1.get_mut(sm)
+        {
             c.flush(is_global);
         }
     }
@@ -471,7 +465,7 @@ impl Cached {
         };
         let result = self.run(id, &mut op, dram, apply, report);
         match result {
-            Ok(true) => self.end(id, op, report),
+            Ok(true) => self.end(id, op.into_inner(), report),
             Ok(false) | Err(_) => self.ops[id as usize] = Some(op),
         }
         result.map(|_| ())
@@ -528,7 +522,10 @@ impl Cached {
     /// flushes its SM's L1 (module documentation).
     fn end(&mut self, id: OpId, op: Op, report: &mut StepReport) {
         for o in self.ops.iter_mut().flatten() {
-            o.deps.retain(|d| *d != id);
+            // Only ops that waited for it change (and lose their memoized fingerprint).
+            if o.deps.contains(&id) {
+                o.deps.retain(|d| *d != id);
+            }
         }
         let load_or_atomic = matches!(
             op.req.kind,
@@ -550,7 +547,7 @@ impl Cached {
         Ok(match cond {
             // Doomed lines are invisible to lookups (A10 repair).
             Cond::IsCachedL1 => {
-                let l1 = &self.l1[self.l1_of(id, op.req.sm)?];
+                let l1 = self.l1_of(id, op.req.sm)?;
                 l1.live.lines.get(&g.key).is_some_and(|l| l.holds(g.mask))
             }
             Cond::IsCachedL2 => {
@@ -682,8 +679,7 @@ impl Cached {
             }
             OpName::ReadL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                match self.l1[i].read(g.key, g.mask, id)? {
+                match l1_mut(&mut self.l1, id, req.sm)?.read(g.key, g.mask, id)? {
                     Some(l) => {
                         op.value = Self::extract(&l.data, g, req.size);
                         Flow::Continue
@@ -706,9 +702,8 @@ impl Cached {
             }
             OpName::WriteL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
                 let bytes = Self::write_bytes(op, g);
-                self.l1[i].live.write(g.key, &bytes, g.mask, cap1)
+                l1_mut(&mut self.l1, id, req.sm)?.live.write(g.key, &bytes, g.mask, cap1)
             }
             OpName::WriteL2 => {
                 let g = need()?;
@@ -717,14 +712,12 @@ impl Cached {
             }
             OpName::ReserveL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                self.l1[i].live.reserve(g.key, id, cap1)
+                l1_mut(&mut self.l1, id, req.sm)?.live.reserve(g.key, id, cap1)
             }
             OpName::ReserveL2 => self.l2.reserve(need()?.key, id, cap2),
             OpName::UpdateL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                let l1 = &mut self.l1[i];
+                let l1 = l1_mut(&mut self.l1, id, req.sm)?;
                 let line = l1.find(g.key, id).and_then(|s| l1.get_mut(g.key, s));
                 let Some(line) = line else {
                     return Err(stuck(
@@ -748,23 +741,20 @@ impl Cached {
             }
             OpName::EvictL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                self.l1[i].live.evict(g.key)
+                l1_mut(&mut self.l1, id, req.sm)?.live.evict(g.key)
             }
             OpName::DiscardL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                self.l1[i].live.discard(g.key)
+                l1_mut(&mut self.l1, id, req.sm)?.live.discard(g.key)
             }
             OpName::ClassifyFirstL1 | OpName::ClassifyNormalL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
                 let class = if name == OpName::ClassifyFirstL1 {
                     line::EvClass::First
                 } else {
                     line::EvClass::Normal
                 };
-                let l1 = &mut self.l1[i];
+                let l1 = l1_mut(&mut self.l1, id, req.sm)?;
                 let slot = l1.find(g.key, id).unwrap_or(Slot::Live);
                 // A21: classify of an uncached line is ⊥ (never happens in the listings).
                 let Some(line) = l1.get_mut(g.key, slot) else {
@@ -797,17 +787,27 @@ impl Cached {
             }
             OpName::InvalidateL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                self.l1[i].invalidate(g.key);
+                // Only an L1 that holds the line changes (the L1s are shared copy-on-write).
+                if self.l1_of(id, req.sm)?.live.lines.contains_key(&g.key) {
+                    l1_mut(&mut self.l1, id, req.sm)?.invalidate(g.key);
+                }
                 Flow::Continue
             }
         })
     }
 }
 
-/// An empty L1 per SM.
-pub(super) fn new_l1s(n: u32) -> Vec<L1> {
-    (0..n).map(|_| L1::new()).collect()
+fn no_such_sm(id: OpId, sm: u32, count: u32) -> Stuck {
+    stuck(
+        Some(id),
+        format!("sm {sm} does not exist ({count} SMs configured)"),
+    )
+}
+
+/// SM `sm`'s L1 for writing; an SM that does not exist is ⊥.
+fn l1_mut(l1: &mut L1s, id: OpId, sm: u32) -> Result<&mut L1, Stuck> {
+    let count = l1.count();
+    l1.get_mut(sm).ok_or_else(|| no_such_sm(id, sm, count))
 }
 
 pub(super) fn new_l2() -> Cache {

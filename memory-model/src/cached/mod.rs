@@ -11,6 +11,7 @@
 //! register (thesis `writeToRegs`) and whether the op ended (`releaseRegs; end`).
 //!
 //! Layout of the module:
+//! * `l1s`: the per-SM L1s, stored only as far as they are used;
 //! * `line`: cache lines (aligned, `line_bytes` wide, per-byte valid and dirty masks, pins,
 //!   eviction class) and the cache operations of 4.2.2 (reserve, read, write, update, evict,
 //!   discard, classify);
@@ -25,12 +26,13 @@
 //! number (A1-A28) and ARCHITECTURE.md lists it.
 
 mod engine;
+mod l1s;
 mod line;
 mod program;
 mod state_hash;
 mod view;
 
-use crate::{FenceScope, Flat, Who};
+use crate::{FenceScope, Fingerprinted, Flat, Who};
 use imbl::OrdMap;
 pub use line::EvClass;
 use serde::Serialize;
@@ -217,10 +219,12 @@ pub struct Cached {
     /// `config.line_bytes` made a power of two in 8..=64 (a bad configuration never panics).
     line_bytes: u64,
     /// One L1 per SM (thesis `ProcMem.l1Cache`).
-    l1: Vec<line::L1>,
-    l2: line::Cache,
-    /// In-flight ops by id (slot); `None`: a free slot.
-    ops: Vec<Option<engine::Op>>,
+    l1: l1s::L1s,
+    /// Fingerprint memoized: a micro step of a shared-memory program or a fence leaves it.
+    l2: Fingerprinted<line::Cache>,
+    /// In-flight ops by id (slot); `None`: a free slot. Each with its fingerprint memoized: a
+    /// step changes one op.
+    ops: Vec<Option<Fingerprinted<engine::Op>>>,
     /// Shared-memory bank locks: (block, bank) -> holding op (thesis `SharedMem` π2; one set
     /// of banks per block's shared memory, A23).
     locks: OrdMap<(u32, u32), OpId>,
@@ -231,8 +235,8 @@ impl Cached {
         Cached {
             config,
             line_bytes: config.line_bytes.clamp(8, 64).next_power_of_two() as u64,
-            l1: engine::new_l1s(config.num_sms),
-            l2: engine::new_l2(),
+            l1: l1s::L1s::new(config.num_sms),
+            l2: Fingerprinted::new(engine::new_l2()),
             ops: Vec::new(),
             locks: OrdMap::new(),
         }

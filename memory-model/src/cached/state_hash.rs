@@ -7,15 +7,20 @@
 //! bytes of its line buffer; the bank locks. Left out: the configuration (fixed for a launch),
 //! bytes that are not valid (a line's invalid bytes are always 0; a buffer's are leftovers).
 //!
+//! The L1s, the L2 and each op are hashed once per change ([`Fingerprinted`]) and enter the
+//! state's hash as their 128-bit fingerprints.
+//!
 //! The encoding is injective by construction: each variable-length part is preceded by its
 //! length or by the mask that says which words follow, and small fields are packed into words
 //! without overlapping. Every struct is destructured without `..`: a field added later fails to
 //! compile here until someone decides whether it belongs to the state.
 
 use super::engine::Op;
-use super::line::{EvClass, Key, L1, Line};
+use super::line::{Cache, EvClass, Key, L1, Line};
 use super::{CacheOperator, Cached, Dest, Order, Request, RequestKind, Rmw};
-use crate::{FenceScope, MemSpace, Who};
+#[cfg(doc)]
+use crate::Fingerprinted;
+use crate::{FenceScope, MemSpace, StateHasher, Who};
 use std::hash::Hasher;
 
 /// Byte `i` of the result is 0xff when bit `i` of the index is set: a byte mask made a word
@@ -179,7 +184,13 @@ fn hash_request<H: Hasher>(req: &Request, h: &mut H) {
     }
 }
 
-fn hash_op<H: Hasher>(id: usize, o: &Op, h: &mut H) {
+fn op_fingerprint(o: &Op) -> u128 {
+    let mut h = StateHasher::new();
+    hash_op(o, &mut h);
+    h.finish128()
+}
+
+fn hash_op<H: Hasher>(o: &Op, h: &mut H) {
     let Op {
         req,
         prog,
@@ -190,7 +201,6 @@ fn hash_op<H: Hasher>(id: usize, o: &Op, h: &mut H) {
         buf,
         buf_mask,
     } = o;
-    h.write_usize(id);
     hash_request(req, h);
     // `prog` is a function of the request; hashed anyway (it is cheap) in case that changes.
     let prog = prog.map_or(0, |p| p as u64 + 1);
@@ -204,7 +214,37 @@ fn hash_op<H: Hasher>(id: usize, o: &Op, h: &mut H) {
     hash_masked_bytes(buf, *buf_mask, h);
 }
 
+fn l1_fingerprint(c: &L1) -> u128 {
+    let L1 { live, doomed } = c;
+    let mut h = StateHasher::new();
+    h.write_usize(live.lines.len());
+    for (k, l) in live.lines.iter() {
+        hash_line(*k, l, &mut h);
+    }
+    h.write_usize(doomed.len());
+    for (k, l) in doomed {
+        hash_line(*k, l, &mut h);
+    }
+    h.finish128()
+}
+
+fn l2_fingerprint(c: &Cache) -> u128 {
+    let mut h = StateHasher::new();
+    h.write_usize(c.lines.len());
+    for (k, l) in c.lines.iter() {
+        hash_line(*k, l, &mut h);
+    }
+    h.finish128()
+}
+
+fn write_fingerprint<H: Hasher>(f: u128, h: &mut H) {
+    h.write_u64(f as u64);
+    h.write_u64((f >> 64) as u64);
+}
+
 impl Cached {
+    /// Caches and ops enter with their memoized fingerprints (see [`Fingerprinted`]): a step
+    /// changes one op and the caches on its path, so the rest is not hashed again.
     pub(super) fn hash_into<H: Hasher>(&self, h: &mut H) {
         let Cached {
             config: _,
@@ -216,28 +256,17 @@ impl Cached {
         } = self;
         // Most SMs run no block in a litmus-size launch: only the L1s holding a line are
         // hashed, each with its SM index.
-        let holds_lines = |c: &L1| !c.live.lines.is_empty() || !c.doomed.is_empty();
-        h.write_usize(l1.iter().filter(|c| holds_lines(c)).count());
-        for (sm, c) in l1.iter().enumerate().filter(|(_, c)| holds_lines(c)) {
-            let L1 { live, doomed } = c;
-            h.write_usize(sm);
-            h.write_usize(live.lines.len());
-            for (k, l) in live.lines.iter() {
-                hash_line(*k, l, h);
-            }
-            h.write_usize(doomed.len());
-            for (k, l) in doomed {
-                hash_line(*k, l, h);
-            }
+        h.write_usize(l1.in_use().count());
+        for (sm, c) in l1.in_use() {
+            h.write_u32(sm);
+            write_fingerprint(c.fingerprint(l1_fingerprint), h);
         }
-        h.write_usize(l2.lines.len());
-        for (k, l) in l2.lines.iter() {
-            hash_line(*k, l, h);
-        }
+        write_fingerprint(l2.fingerprint(l2_fingerprint), h);
         h.write_usize(ops.len());
         for (i, o) in ops.iter().enumerate() {
             if let Some(o) = o {
-                hash_op(i, o, h);
+                h.write_usize(i);
+                write_fingerprint(o.fingerprint(op_fingerprint), h);
             }
         }
         h.write_usize(locks.len());

@@ -80,7 +80,7 @@ impl Cached {
 
     /// SM `sm`'s L1 lines: live ones by key, then doomed ones in the order they were doomed.
     pub fn l1_lines(&self, sm: u32) -> Vec<LineView> {
-        let Some(c) = self.l1.get(sm as usize) else {
+        let Some(c) = self.l1.get(sm) else {
             return Vec::new();
         };
         let live = c
@@ -125,7 +125,9 @@ impl Cached {
     /// How many live lines each L1 (by SM) and the L2 hold (capacity checks, I2).
     pub fn line_count(&self) -> (Vec<usize>, usize) {
         (
-            self.l1.iter().map(|c| c.live.lines.len()).collect(),
+            (0..self.l1.count())
+                .map(|sm| self.l1.get(sm).map_or(0, |c| c.live.lines.len()))
+                .collect(),
             self.l2.lines.len(),
         )
     }
