@@ -294,6 +294,41 @@ impl Cached {
         }
     }
 
+    /// Whether the silent rule `choice` is among [`Cached::enabled_choices`]: the same tests,
+    /// for one choice.
+    fn silent_enabled(&self, choice: MemChoice) -> bool {
+        let silent = self.config.silent;
+        let all = silent == SilentActions::All;
+        if silent == SilentActions::None {
+            return false;
+        }
+        let l1_line = |sm: u32, line: Key| self.l1.get(sm).and_then(|c| c.live.lines.get(&line));
+        match choice {
+            MemChoice::Step { .. } => false,
+            MemChoice::EvictL1 { sm, line } => l1_line(sm, line)
+                .is_some_and(|l| (is_global(line) || all) && l.valid != 0 && l.evictable()),
+            MemChoice::WriteBackL1 { sm, line } => {
+                all && !is_global(line)
+                    && l1_line(sm, line).is_some_and(|l| l.dirty != 0)
+                    && self.wb_l1_possible(line)
+            }
+            MemChoice::Flush { sm } => self
+                .l1
+                .get(sm)
+                .is_some_and(|c| c.live.lines.keys().any(|k| is_global(*k))),
+            MemChoice::EvictL2 { line } => {
+                all && self
+                    .l2
+                    .lines
+                    .get(&line)
+                    .is_some_and(|l| l.valid != 0 && l.evictable())
+            }
+            MemChoice::WriteBackL2 { line } => {
+                all && self.l2.lines.get(&line).is_some_and(|l| l.dirty != 0)
+            }
+        }
+    }
+
     fn wb_l1_possible(&self, key: Key) -> bool {
         !self.l2.would_defer_alloc(key, self.l2_capacity())
     }
@@ -306,11 +341,24 @@ impl Cached {
         let Some(Stm::Op(name)) = prog.program().stms.get(op.pc as usize).copied() else {
             return false;
         };
-        if name == OpName::Lock {
-            return self
-                .banks(&op.req)
-                .iter()
-                .any(|b| self.locks.contains_key(&(op.req.who.block, *b)));
+        match name {
+            OpName::Lock => {
+                return self
+                    .banks(&op.req)
+                    .iter()
+                    .any(|b| self.locks.contains_key(&(op.req.who.block, *b)));
+            }
+            OpName::ReserveL1
+            | OpName::WriteL1
+            | OpName::ReserveL2
+            | OpName::WriteL2
+            | OpName::ReadL1
+            | OpName::ReadL2
+            | OpName::EvictL1
+            | OpName::DiscardL1 => {}
+            // Every other operation always makes progress: no need to locate the access (the
+            // enabled set asks this of every op after every step).
+            _ => return false,
         }
         // Shared and fence programs defer only at `lock`; a malformed access errors (progress).
         let Ok(g) = self.geometry(id, &op.req) else {
@@ -382,9 +430,7 @@ impl Cached {
                 self.micro_step(op, dram, apply, &mut report)?;
             }
             silent => {
-                let mut offered = false;
-                self.enabled_choices(&mut |c| offered |= c == silent);
-                if !offered {
+                if !self.silent_enabled(silent) {
                     return Err(stuck(None, format!("{silent} is not enabled")));
                 }
                 self.silent(silent, dram, &mut report);

@@ -270,9 +270,12 @@ impl Cached {
             }
         }
         h.write_usize(locks.len());
-        for ((block, bank), holder) in locks.iter() {
-            h.write_u64((*block as u64) << 32 | *bank as u64);
-            h.write_u32(*holder);
+        // Usually none: skip building the map's iterator.
+        if !locks.is_empty() {
+            for ((block, bank), holder) in locks.iter() {
+                h.write_u64((*block as u64) << 32 | *bank as u64);
+                h.write_u32(*holder);
+            }
         }
     }
 }
