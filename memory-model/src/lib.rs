@@ -295,8 +295,8 @@ pub struct Flat {
     global: Arc<Fingerprinted<Vec<Segment>>>,
     /// Module `.const` variables, sorted by base.
     constant: Vec<Segment>,
-    /// The kernel parameter buffer.
-    param: Segment,
+    /// The kernel parameter buffer (read-only: shared by every snapshot).
+    param: Arc<Segment>,
     blocks: BlockTable<BlockMem>,
     /// Bytes of `.local` memory per thread.
     local_limit: u64,
@@ -310,7 +310,7 @@ impl Flat {
         Flat {
             global: Arc::default(),
             constant: Vec::new(),
-            param: Segment::new("kernel parameters", 0, 0, true),
+            param: Arc::new(Segment::new("kernel parameters", 0, 0, true)),
             blocks: BlockTable::new(),
             local_limit,
             last_global: 0,
@@ -357,7 +357,7 @@ impl Flat {
     pub fn set_params(&mut self, bytes: &[u8]) {
         let mut seg = Segment::new("kernel parameters", 0, bytes.len() as u64, true);
         seg.write_bytes(0, bytes);
-        self.param = seg;
+        self.param = Arc::new(seg);
     }
 
     /// Creates block `block`'s shared memory (`shared_bytes`) and its threads' local memories.

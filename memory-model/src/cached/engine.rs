@@ -30,7 +30,7 @@ use smallvec::SmallVec;
 
 /// An in-flight memory op (thesis `MemOp` minus the priority): request, program position and
 /// the implicit state σ.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Op {
     pub req: Request,
     /// `None`: no program exists for the request (stuck at its first step).
@@ -47,6 +47,33 @@ pub struct Op {
     /// Line bytes in transit between levels (thesis `v_i/o` of a fill), and which are valid.
     pub buf: [u8; 64],
     pub buf_mask: u64,
+}
+
+/// Copies the dependency list as a slice of `Copy` ids (`SmallVec`'s own `clone` goes element
+/// by element; explorers copy every in-flight op for every successor state).
+impl Clone for Op {
+    fn clone(&self) -> Op {
+        let Op {
+            req,
+            prog,
+            pc,
+            deps,
+            value,
+            new,
+            buf,
+            buf_mask,
+        } = self;
+        Op {
+            req: *req,
+            prog: *prog,
+            pc: *pc,
+            deps: SmallVec::from_slice(deps),
+            value: *value,
+            new: *new,
+            buf: *buf,
+            buf_mask: *buf_mask,
+        }
+    }
 }
 
 /// Local lines are keyed in the local generic window: 18 bits of block, 10 of thread, 28 of

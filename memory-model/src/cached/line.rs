@@ -30,7 +30,7 @@ pub enum EvClass {
 }
 
 /// One cache line (thesis `CacheLine` with per-byte `valid`/`dirty`, digest §7 (b)).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Line {
     /// The bytes; only the first `line_bytes` are used. Invalid bytes are always 0 (a line starts
     /// zeroed and a byte only ever becomes valid), so equal states hash equal.
@@ -45,6 +45,29 @@ pub struct Line {
     /// A reserving op will fill the line (thesis "reserved, data in flight"): `isCached` holds
     /// and readers wait for the fill instead of fetching again.
     pub fill_pending: bool,
+}
+
+/// Copies the pins as a slice of `Copy` ids (`SmallVec`'s own `clone` goes element by
+/// element; a persistent map copies the lines of a node on every change).
+impl Clone for Line {
+    fn clone(&self) -> Line {
+        let Line {
+            data,
+            valid,
+            dirty,
+            pins,
+            class,
+            fill_pending,
+        } = self;
+        Line {
+            data: *data,
+            valid: *valid,
+            dirty: *dirty,
+            pins: SmallVec::from_slice(pins),
+            class: *class,
+            fill_pending: *fill_pending,
+        }
+    }
 }
 
 impl Line {

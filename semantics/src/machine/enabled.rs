@@ -6,12 +6,34 @@
 use super::warp::{its, simt_stack};
 use super::{Machine, WarpModel};
 use smallvec::SmallVec;
+use std::ops::{Deref, DerefMut};
 use traces::Choice;
 
 /// The machine's enabled set. Inline up to a litmus-size launch's worth of choices: explorers
 /// clone the machine for every successor state, and a heap list would be one more allocation
-/// per clone.
-pub(crate) type EnabledSet = SmallVec<[Choice; 8]>;
+/// per clone (and cloned as one slice copy: `SmallVec`'s own `clone` goes choice by choice).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct EnabledSet(SmallVec<[Choice; 8]>);
+
+impl Clone for EnabledSet {
+    fn clone(&self) -> Self {
+        EnabledSet(SmallVec::from_slice(&self.0))
+    }
+}
+
+impl Deref for EnabledSet {
+    type Target = SmallVec<[Choice; 8]>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl DerefMut for EnabledSet {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
 
 /// The block a choice concerns.
 pub(crate) fn block_of(c: &Choice) -> Option<u32> {
@@ -180,7 +202,7 @@ impl Machine {
 
     /// Recomputes the enabled set from scratch (tests compare it with the incremental one).
     pub fn enabled_from_scratch(&mut self) -> Vec<Choice> {
-        let mut out = EnabledSet::new();
+        let mut out = EnabledSet::default();
         if self.termination.is_some() {
             return out.to_vec();
         }
