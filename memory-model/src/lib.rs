@@ -297,7 +297,9 @@ pub struct Flat {
     constant: Vec<Segment>,
     /// The kernel parameter buffer (read-only: shared by every snapshot).
     param: Arc<Segment>,
-    blocks: BlockTable<BlockMem>,
+    /// Per resident block, its shared and local memory. The whole table's fingerprint is
+    /// memoized too: most kernels an explorer meets touch no shared or local memory.
+    blocks: Fingerprinted<BlockTable<BlockMem>>,
     /// Bytes of `.local` memory per thread.
     local_limit: u64,
     /// Index of the global segment hit last (the hot path checks it first).
@@ -311,7 +313,7 @@ impl Flat {
             global: Arc::default(),
             constant: Vec::new(),
             param: Arc::new(Segment::new("kernel parameters", 0, 0, true)),
-            blocks: BlockTable::new(),
+            blocks: Fingerprinted::default(),
             local_limit,
             last_global: 0,
         }

@@ -174,14 +174,20 @@ impl Flat {
         });
         h.write_u64(global as u64);
         h.write_u64((global >> 64) as u64);
-        h.write_usize(blocks.len());
-        // A block's memory is hashed once per change (memoized by the table): a successor
-        // state shares every block but one with its parent.
-        for (id, _, fingerprint) in blocks.fingerprints(block_fingerprint) {
-            h.write_u32(id);
-            h.write_u64(fingerprint as u64);
-            h.write_u64((fingerprint >> 64) as u64);
-        }
+        // Memoized as a whole (most kernels an explorer meets use no shared or local memory)
+        // and per block (a successor state shares every block but one with its parent).
+        let blocks = blocks.fingerprint(|table| {
+            let mut h = StateHasher::new();
+            h.write_usize(table.len());
+            for (id, _, fingerprint) in table.fingerprints(block_fingerprint) {
+                h.write_u32(id);
+                h.write_u64(fingerprint as u64);
+                h.write_u64((fingerprint >> 64) as u64);
+            }
+            h.finish128()
+        });
+        h.write_u64(blocks as u64);
+        h.write_u64((blocks >> 64) as u64);
     }
 }
 

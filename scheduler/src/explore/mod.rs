@@ -88,13 +88,22 @@ struct Succ {
     to: StateKey,
 }
 
+/// The successors of one machine state: a range of the exploration's successor arena (no
+/// list per state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SuccRange {
+    start: u32,
+    len: u32,
+}
+
 /// Per distinct machine state.
 #[derive(Debug, Clone, Default)]
 struct StateInfo {
     /// Present until the successors are computed. Boxed: the map stays small (a machine is
     /// large, and the map moves its entries as it grows).
     machine: Option<Box<Machine>>,
-    succ: Option<Vec<Succ>>,
+    /// The successors, a range of the successor arena, once computed.
+    succ: Option<SuccRange>,
     done: UnitSet,
     /// The final outcome, for terminal states.
     outcome: Option<Outcome>,
@@ -161,6 +170,8 @@ pub fn explore(
     let mut outcomes: BTreeMap<Outcome, OutcomeInfo> = BTreeMap::new();
     // Breadth-first parents, to name a witness for each outcome.
     let mut parent: Vec<Option<(NodeId, ChoiceRange)>> = Vec::new();
+    // Every state's successors, back to back.
+    let mut succ_arena: Vec<Succ> = Vec::new();
     // Reused per expanded state.
     let mut enabled: Vec<Choice> = Vec::new();
 
@@ -181,7 +192,7 @@ pub fn explore(
                         units.done(&m)
                     };
                     info.outcome = Some(outcome);
-                    info.succ = Some(Vec::new());
+                    info.succ = Some(SuccRange { start: 0, len: 0 });
                 }
                 None => {
                     info.done = units.done(&m);
@@ -212,7 +223,7 @@ pub fn explore(
             let Some(m) = states.get_mut(&key).and_then(|s| s.machine.take()) else {
                 continue;
             };
-            let mut succ = Vec::with_capacity(m.enabled().len());
+            let succ_start = succ_arena.len();
             enabled.clear();
             enabled.extend_from_slice(m.enabled());
             let mut last = Some(m);
@@ -239,25 +250,32 @@ pub fn explore(
                     len: (choice_arena.len() - start) as u32,
                 };
                 let to = m2.state_fingerprint();
-                succ.push(Succ {
+                succ_arena.push(Succ {
                     units: u,
                     choices,
                     to,
                 });
-                // Recorded at once: a machine already known is dropped where it is.
-                record_state(m2, to, &mut states);
+                // Recorded at once; a machine already known is dropped where it is (not moved).
+                if !states.contains_key(&to) {
+                    record_state(m2, to, &mut states);
+                }
             }
             if let Some(s) = states.get_mut(&key) {
-                s.succ = Some(succ);
+                s.succ = Some(SuccRange {
+                    start: succ_start as u32,
+                    len: (succ_arena.len() - succ_start) as u32,
+                });
             }
         }
-        // Taken out while the edges are added, put back after (no clone per node).
         let succ = states
-            .get_mut(&key)
-            .and_then(|s| s.succ.take())
-            .unwrap_or_default();
+            .get(&key)
+            .and_then(|s| s.succ)
+            .map_or(&[][..], |r| {
+                let start = r.start as usize;
+                &succ_arena[start..start + r.len as usize]
+            });
         let mut enabled_units = UnitSet::EMPTY;
-        for s in &succ {
+        for s in succ {
             let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
             let to_stepped = stepped.union(s.units);
             let to_node = match index.entry((s.to, to_stepped)) {
@@ -295,9 +313,6 @@ pub fn explore(
             }
         }
         graph[from].enabled = enabled_units;
-        if let Some(info) = states.get_mut(&key) {
-            info.succ = Some(succ);
-        }
         if bound_hit.is_some() {
             break;
         }
