@@ -297,9 +297,10 @@ pub struct Flat {
     constant: Vec<Segment>,
     /// The kernel parameter buffer (read-only: shared by every snapshot).
     param: Arc<Segment>,
-    /// Per resident block, its shared and local memory. The whole table's fingerprint is
-    /// memoized too: most kernels an explorer meets touch no shared or local memory.
-    blocks: Fingerprinted<BlockTable<BlockMem>>,
+    /// Per resident block, its shared and local memory. The whole table is shared copy-on-write
+    /// with its fingerprint memoized: most kernels an explorer meets touch no shared or local
+    /// memory, so a snapshot copies one pointer instead of one per block.
+    blocks: Arc<Fingerprinted<BlockTable<BlockMem>>>,
     /// Bytes of `.local` memory per thread.
     local_limit: u64,
     /// Index of the global segment hit last (the hot path checks it first).
@@ -313,7 +314,7 @@ impl Flat {
             global: Arc::default(),
             constant: Vec::new(),
             param: Arc::new(Segment::new("kernel parameters", 0, 0, true)),
-            blocks: Fingerprinted::default(),
+            blocks: Arc::default(),
             local_limit,
             last_global: 0,
         }
@@ -370,7 +371,7 @@ impl Flat {
             shared_bytes,
             false,
         );
-        self.blocks.insert(
+        Arc::make_mut(&mut self.blocks).insert(
             block,
             BlockMem {
                 shared,
@@ -381,13 +382,13 @@ impl Flat {
 
     /// Releases a completed block's shared and local memory.
     pub fn release_block(&mut self, block: u32) {
-        self.blocks.remove(block);
+        Arc::make_mut(&mut self.blocks).remove(block);
     }
 
     /// Writes bytes into shared memory of a block (static initialisers are not allowed in PTX,
     /// but tests use it).
     pub fn write_shared(&mut self, block: u32, off: u64, bytes: &[u8]) {
-        if let Some(b) = self.blocks.get_mut(block) {
+        if let Some(b) = Arc::make_mut(&mut self.blocks).get_mut(block) {
             b.shared.write_bytes(off, bytes);
         }
     }
@@ -614,13 +615,12 @@ impl Flat {
         match loc {
             Loc::Global(i, off) => Arc::make_mut(&mut self.global)[i].write(off, size, value),
             Loc::Shared(block, off) => {
-                if let Some(b) = self.blocks.get_mut(block) {
+                if let Some(b) = Arc::make_mut(&mut self.blocks).get_mut(block) {
                     b.shared.write(off, size, value);
                 }
             }
             Loc::Local(who, addr) => {
-                if let Some(mem) = self
-                    .blocks
+                if let Some(mem) = Arc::make_mut(&mut self.blocks)
                     .get_mut(who.block)
                     .and_then(|b| b.local.get_mut(who.thread as usize))
                 {
@@ -776,7 +776,10 @@ impl Flat {
     fn fast_segment_mut(&mut self, loc: Loc) -> Option<(&mut Segment, u64)> {
         match loc {
             Loc::Global(i, off) => Some((&mut Arc::make_mut(&mut self.global)[i], off)),
-            Loc::Shared(block, off) => Some((&mut self.blocks.get_mut(block)?.shared, off)),
+            Loc::Shared(block, off) => Some((
+                &mut Arc::make_mut(&mut self.blocks).get_mut(block)?.shared,
+                off,
+            )),
             _ => None,
         }
     }

@@ -140,7 +140,7 @@ impl Machine {
 
     /// Replaces the block's `EndBarrier` choices.
     pub(crate) fn refresh_barriers(&mut self, block: u32) {
-        if let Some(b) = self.blocks.get_mut(block) {
+        if let Some(b) = self.blocks.get(block) {
             let ready = b
                 .shared
                 .bars
@@ -151,7 +151,12 @@ impl Machine {
             if ready == 0 && b.shared.end_choices == 0 {
                 return;
             }
-            b.shared.end_choices = ready;
+            // Written only when it changes: the block is copied on write.
+            if ready != b.shared.end_choices
+                && let Some(b) = self.blocks.get_mut(block)
+            {
+                b.shared.end_choices = ready;
+            }
         }
         self.enabled
             .retain(|c| !matches!(c, Choice::EndBarrier { block: b, .. } if *b == block));
@@ -189,14 +194,22 @@ impl Machine {
             return;
         }
         let ws = self.info.warp_size as usize;
-        let program = self.program.clone();
-        if let Some(b) = self.blocks.get_mut(block)
-            && let Some(w) = b.warps.get_mut(warp as usize)
+        // Read first: the block and warp are copied (copy-on-write) only if the count changes.
+        let Some(w) = self
+            .blocks
+            .get(block)
+            .and_then(|b| b.warps.get(warp as usize))
+        else {
+            return;
+        };
+        let t = simt_stack::pending_targets(&self.program, w, ws);
+        if t != w.targets
+            && let Some(w) = self
+                .blocks
+                .get_mut(block)
+                .and_then(|b| b.warps.get_mut(warp as usize))
         {
-            let t = simt_stack::pending_targets(&program, w, ws);
-            if t != w.targets {
-                std::sync::Arc::make_mut(w).targets = t;
-            }
+            std::sync::Arc::make_mut(w).targets = t;
         }
     }
 

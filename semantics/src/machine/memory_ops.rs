@@ -215,7 +215,13 @@ impl Machine {
     /// A delivered value goes to its register (sign- or zero-extended as `ld` does); when the
     /// program ends, its thread's warp may issue again.
     pub(crate) fn mem_step(&mut self, m: MemChoice, events: Option<&mut Vec<Event>>) {
-        let program = self.program.clone();
+        // Borrowed field by field (no reference count traffic on the program per micro step).
+        let Machine {
+            program,
+            cached,
+            mem,
+            ..
+        } = self;
         let apply =
             |rmw: Rmw, old: u64, _size: u32| match program.instructions.get(rmw.code as usize) {
                 Some(crate::program::Instr {
@@ -224,10 +230,10 @@ impl Machine {
                 }) => crate::alu::atom_new_value(*op, *ty, old, rmw.a, rmw.b),
                 _ => old,
             };
-        let Some(cache) = self.cached.as_mut() else {
+        let Some(cache) = cached.as_mut() else {
             return;
         };
-        let report = match cache.step(m, &mut self.mem, &apply) {
+        let report = match cache.step(m, mem, &apply) {
             Ok(r) => r,
             Err(stuck) => {
                 self.termination = Some(Termination::Error(MachineError {
