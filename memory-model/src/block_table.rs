@@ -128,7 +128,9 @@ impl<T> BlockTable<T> {
 
     /// The values in ascending index order.
     pub fn values(&self) -> impl Iterator<Item = &T> {
-        self.slots.iter().filter_map(|s| s.as_deref().map(Deref::deref))
+        self.slots
+            .iter()
+            .filter_map(|s| s.as_deref().map(Deref::deref))
     }
 
     /// The blocks in ascending index order with their fingerprints: `fingerprint(block)` where
@@ -187,7 +189,11 @@ mod tests {
         let mut t = BlockTable::new();
         t.insert(3, 10u32);
         t.insert(4, 20u32);
-        let all = |t: &BlockTable<u32>| t.fingerprints(fp).map(|(i, _, f)| (i, f)).collect::<Vec<_>>();
+        let all = |t: &BlockTable<u32>| {
+            t.fingerprints(fp)
+                .map(|(i, _, f)| (i, f))
+                .collect::<Vec<_>>()
+        };
         assert_eq!(all(&t), [(3, 70), (4, 140)]);
         assert_eq!(all(&t), [(3, 70), (4, 140)]);
         assert_eq!(calls.get(), 2, "the second walk reads the memo");

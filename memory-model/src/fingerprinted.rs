@@ -135,7 +135,11 @@ mod tests {
         let copy = x.clone();
         *x += 1;
         assert_eq!(x.fingerprint(fp), 6);
-        assert_eq!(copy.fingerprint(fp), 5, "a clone keeps the memo of its value");
+        assert_eq!(
+            copy.fingerprint(fp),
+            5,
+            "a clone keeps the memo of its value"
+        );
         assert_eq!(calls.get(), 2);
         assert_eq!(copy, Fingerprinted::new(5));
     }

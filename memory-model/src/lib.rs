@@ -27,8 +27,8 @@ mod state_hash;
 
 pub use block_table::BlockTable;
 pub use fingerprinted::Fingerprinted;
-pub use state_hash::StateHasher;
 use smallvec::SmallVec;
+pub use state_hash::StateHasher;
 use std::fmt;
 use std::sync::Arc;
 
@@ -330,7 +330,8 @@ impl Flat {
     pub fn add_global_variable(&mut self, name: &str, base: u64, bytes: &[u8], len: u64) {
         let mut seg = Segment::new(name, base, len.max(bytes.len() as u64), false);
         seg.write_bytes(0, bytes);
-        Self::insert_sorted(&mut Arc::make_mut(&mut self.global), seg);
+        let global: &mut Fingerprinted<Vec<Segment>> = Arc::make_mut(&mut self.global);
+        Self::insert_sorted(global, seg);
     }
 
     /// Adds a module `.const` variable.
@@ -352,7 +353,8 @@ impl Flat {
         let base = (top.max(GLOBAL_HEAP_BASE) + BUFFER_ALIGN).next_multiple_of(BUFFER_ALIGN);
         let mut seg = Segment::new(name, base, bytes.len() as u64, false);
         seg.write_bytes(0, bytes);
-        Self::insert_sorted(&mut Arc::make_mut(&mut self.global), seg);
+        let global: &mut Fingerprinted<Vec<Segment>> = Arc::make_mut(&mut self.global);
+        Self::insert_sorted(global, seg);
         base
     }
 

@@ -223,7 +223,9 @@ impl Cached {
 
     /// SM `sm`'s L1; an SM that does not exist is ⊥.
     fn l1_of(&self, id: OpId, sm: u32) -> Result<&L1, Stuck> {
-        self.l1.get(sm).ok_or_else(|| no_such_sm(id, sm, self.l1.count()))
+        self.l1
+            .get(sm)
+            .ok_or_else(|| no_such_sm(id, sm, self.l1.count()))
     }
 
     /// Thesis `banks(pAddr, size)`: successive 32-bit words in successive banks.
@@ -488,7 +490,10 @@ impl Cached {
                 // bytes only (A8 refinement) and leaves the L1 line valid and clean.
                 report.operations.push("wb_L1");
                 let cap = self.l2_capacity();
-                let Some(l) = self.l1.get_mut(sm).and_then(|c| c.live.lines.get_mut(&line))
+                let Some(l) = self
+                    .l1
+                    .get_mut(sm)
+                    .and_then(|c| c.live.lines.get_mut(&line))
                 else {
                     return;
                 };
@@ -776,7 +781,9 @@ impl Cached {
             OpName::WriteL1 => {
                 let g = need()?;
                 let bytes = Self::write_bytes(op, g);
-                l1_mut(&mut self.l1, id, req.sm)?.live.write(g.key, &bytes, g.mask, cap1)
+                l1_mut(&mut self.l1, id, req.sm)?
+                    .live
+                    .write(g.key, &bytes, g.mask, cap1)
             }
             OpName::WriteL2 => {
                 let g = need()?;
@@ -785,7 +792,9 @@ impl Cached {
             }
             OpName::ReserveL1 => {
                 let g = need()?;
-                l1_mut(&mut self.l1, id, req.sm)?.live.reserve(g.key, id, cap1)
+                l1_mut(&mut self.l1, id, req.sm)?
+                    .live
+                    .reserve(g.key, id, cap1)
             }
             OpName::ReserveL2 => self.l2.reserve(need()?.key, id, cap2),
             OpName::UpdateL1 => {

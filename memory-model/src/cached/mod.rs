@@ -290,12 +290,7 @@ impl Cached {
     /// them waits). A register stays pending until its op *ends*: the value is delivered in the
     /// op's last micro step, which also ends it, so delivery and release coincide. In op-id
     /// order; `red` and `_` sinks (no dest) contribute nothing.
-    pub fn pending_dests(
-        &self,
-        block: u32,
-        warp: u32,
-        out: &mut impl Extend<(u32, u32, u32)>,
-    ) {
+    pub fn pending_dests(&self, block: u32, warp: u32, out: &mut impl Extend<(u32, u32, u32)>) {
         for o in self.ops.iter().flatten() {
             let dest = match o.req.kind {
                 RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,

@@ -267,13 +267,10 @@ pub fn explore(
                 });
             }
         }
-        let succ = states
-            .get(&key)
-            .and_then(|s| s.succ)
-            .map_or(&[][..], |r| {
-                let start = r.start as usize;
-                &succ_arena[start..start + r.len as usize]
-            });
+        let succ = states.get(&key).and_then(|s| s.succ).map_or(&[][..], |r| {
+            let start = r.start as usize;
+            &succ_arena[start..start + r.len as usize]
+        });
         let mut enabled_units = UnitSet::EMPTY;
         for s in succ {
             let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);

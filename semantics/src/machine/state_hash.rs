@@ -308,10 +308,7 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
             reconv,
             retry,
         } = t;
-        h.write_u64(pack32(
-            token_kind(*kind) as u32 | (*retry as u32) << 2,
-            *pc,
-        ));
+        h.write_u64(pack32(token_kind(*kind) as u32 | (*retry as u32) << 2, *pc));
         h.write_u64(*mask);
         h.write_u64(reconv.map_or(u64::MAX, u64::from));
     }

@@ -21,7 +21,6 @@
 //! * D7 flat memory: register writes complete in the step (no blocked registers, thesis 4.x RegReq);
 //!   `membar`/`bar.sync` membar levels complete at once (`updMemBar` is immediate).
 
-use std::sync::Arc;
 use super::super::ErrorKind;
 use super::super::block::{BlockShared, arrive};
 use super::super::exec::{Ctx, Fault, data_rule, exec_data, read_src};
@@ -29,6 +28,7 @@ use super::super::thread::{Level, frame_span};
 use super::{SimtToken, Warp, lanes};
 use crate::program::{BarrierKind, CallTarget, FuncId, Op, ParamLoc, Pc, Program};
 use memory_model::{MemSpace, MemorySystem, Who};
+use std::sync::Arc;
 use traces::{Event, Rule, TokenKind};
 
 /// How the lanes' own pcs move in a step (the →Θpc rules of thesis 6.3.1, for the monitor).
