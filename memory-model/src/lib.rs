@@ -14,15 +14,21 @@
 //!   in the address space ([`to_generic`], [`from_generic`]).
 //!
 //! Storage is pages of [`PAGE_SIZE`] bytes behind `Arc`s, copied on write: cloning a memory (a
-//! snapshot) costs one pointer per page, and a store copies only a shared page. Never-written
-//! pages are absent and read as zero. Accesses are at most 8 bytes and naturally aligned, so one
-//! never straddles a page; the access path allocates nothing.
+//! snapshot) costs one pointer per page, and a store copies only a shared page. A segment's last
+//! page is as long as the segment needs (a 4-byte buffer's store copies 4 bytes, not 4 KiB),
+//! and a one-page segment keeps its page pointer inline, so a snapshot allocates nothing for it.
+//! Never-written pages are absent and read as zero. Accesses are at most 8 bytes and naturally
+//! aligned, so one never straddles a page; the access path allocates nothing.
 
 mod block_table;
 pub mod cached;
+mod fingerprinted;
 mod state_hash;
 
 pub use block_table::BlockTable;
+pub use fingerprinted::Fingerprinted;
+use smallvec::SmallVec;
+pub use state_hash::StateHasher;
 use std::fmt;
 use std::sync::Arc;
 
@@ -32,7 +38,18 @@ pub use traces::MemSpace;
 pub const PAGE_SIZE: usize = 4096;
 const PAGE_SHIFT: u32 = 12;
 
-type Page = Arc<[u8; PAGE_SIZE]>;
+/// A page's bytes: `PAGE_SIZE` of them, fewer for a segment's last page.
+type Page = Arc<[u8]>;
+
+/// A segment's page table: most segments (a module variable, a litmus buffer) fit one page.
+type Pages = SmallVec<[Option<Page>; 1]>;
+
+static ZEROS: [u8; PAGE_SIZE] = [0; PAGE_SIZE];
+
+/// A fresh page of `len` zero bytes (`len <= PAGE_SIZE`).
+fn zero_page(len: usize) -> Page {
+    Arc::from(&ZEROS[..len.min(PAGE_SIZE)])
+}
 
 /// Generic-address windows (PTX ISA 5.1.6 generic addressing; chosen by cudasem). The top byte
 /// names the space; `.global` is the identity (any address below [`PARAM_WINDOW`]).
@@ -141,23 +158,31 @@ pub trait MemorySystem {
 /// A contiguous allocation: a buffer, a module variable, a block's shared memory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Segment {
-    pub name: String,
+    /// Shared: a snapshot copies a pointer, not the text.
+    pub name: Arc<str>,
     pub base: u64,
     pub len: u64,
     pub read_only: bool,
-    pages: Vec<Option<Page>>,
+    pages: Pages,
 }
 
 impl Segment {
-    pub fn new(name: impl Into<String>, base: u64, len: u64, read_only: bool) -> Segment {
+    pub fn new(name: impl Into<Arc<str>>, base: u64, len: u64, read_only: bool) -> Segment {
         let npages = len.div_ceil(PAGE_SIZE as u64) as usize;
         Segment {
             name: name.into(),
             base,
             len,
             read_only,
-            pages: vec![None; npages],
+            pages: SmallVec::from_elem(None, npages),
         }
+    }
+
+    /// Bytes of page `page`: `PAGE_SIZE`, or what is left of the segment for its last page
+    /// (every in-bounds access lands inside it).
+    fn page_len(&self, page: usize) -> usize {
+        let start = (page as u64) << PAGE_SHIFT;
+        self.len.saturating_sub(start).min(PAGE_SIZE as u64) as usize
     }
 
     #[inline]
@@ -180,8 +205,9 @@ impl Segment {
     fn write(&mut self, off: u64, size: u32, value: u64) {
         let page = (off >> PAGE_SHIFT) as usize;
         let at = (off as usize) & (PAGE_SIZE - 1);
-        let p = self.pages[page].get_or_insert_with(|| Arc::new([0u8; PAGE_SIZE]));
-        write_le(&mut Arc::make_mut(p)[..], at, size, value);
+        let len = self.page_len(page);
+        let p = self.pages[page].get_or_insert_with(|| zero_page(len));
+        write_le(Arc::make_mut(p), at, size, value);
     }
 
     /// All bytes.
@@ -263,13 +289,18 @@ struct BlockMem {
 /// Sequentially consistent flat memory (ARCHITECTURE.md, `--memory flat`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Flat {
-    /// Module `.global` variables and launch buffers, sorted by base.
-    global: Vec<Segment>,
+    /// Module `.global` variables and launch buffers, sorted by base. Shared copy-on-write
+    /// (written through `Arc::make_mut`) with their fingerprint memoized: most steps store
+    /// nothing, and explorers clone the memory for every successor state.
+    global: Arc<Fingerprinted<Vec<Segment>>>,
     /// Module `.const` variables, sorted by base.
     constant: Vec<Segment>,
-    /// The kernel parameter buffer.
-    param: Segment,
-    blocks: BlockTable<BlockMem>,
+    /// The kernel parameter buffer (read-only: shared by every snapshot).
+    param: Arc<Segment>,
+    /// Per resident block, its shared and local memory. The whole table is shared copy-on-write
+    /// with its fingerprint memoized: most kernels an explorer meets touch no shared or local
+    /// memory, so a snapshot copies one pointer instead of one per block.
+    blocks: Arc<Fingerprinted<BlockTable<BlockMem>>>,
     /// Bytes of `.local` memory per thread.
     local_limit: u64,
     /// Index of the global segment hit last (the hot path checks it first).
@@ -280,10 +311,10 @@ impl Flat {
     /// An empty memory whose threads get `local_limit` bytes of `.local` memory each.
     pub fn new(local_limit: u64) -> Flat {
         Flat {
-            global: Vec::new(),
+            global: Arc::default(),
             constant: Vec::new(),
-            param: Segment::new("kernel parameters", 0, 0, true),
-            blocks: BlockTable::new(),
+            param: Arc::new(Segment::new("kernel parameters", 0, 0, true)),
+            blocks: Arc::default(),
             local_limit,
             last_global: 0,
         }
@@ -299,7 +330,8 @@ impl Flat {
     pub fn add_global_variable(&mut self, name: &str, base: u64, bytes: &[u8], len: u64) {
         let mut seg = Segment::new(name, base, len.max(bytes.len() as u64), false);
         seg.write_bytes(0, bytes);
-        Self::insert_sorted(&mut self.global, seg);
+        let global: &mut Fingerprinted<Vec<Segment>> = Arc::make_mut(&mut self.global);
+        Self::insert_sorted(global, seg);
     }
 
     /// Adds a module `.const` variable.
@@ -321,7 +353,8 @@ impl Flat {
         let base = (top.max(GLOBAL_HEAP_BASE) + BUFFER_ALIGN).next_multiple_of(BUFFER_ALIGN);
         let mut seg = Segment::new(name, base, bytes.len() as u64, false);
         seg.write_bytes(0, bytes);
-        Self::insert_sorted(&mut self.global, seg);
+        let global: &mut Fingerprinted<Vec<Segment>> = Arc::make_mut(&mut self.global);
+        Self::insert_sorted(global, seg);
         base
     }
 
@@ -329,7 +362,7 @@ impl Flat {
     pub fn set_params(&mut self, bytes: &[u8]) {
         let mut seg = Segment::new("kernel parameters", 0, bytes.len() as u64, true);
         seg.write_bytes(0, bytes);
-        self.param = seg;
+        self.param = Arc::new(seg);
     }
 
     /// Creates block `block`'s shared memory (`shared_bytes`) and its threads' local memories.
@@ -340,7 +373,7 @@ impl Flat {
             shared_bytes,
             false,
         );
-        self.blocks.insert(
+        Arc::make_mut(&mut self.blocks).insert(
             block,
             BlockMem {
                 shared,
@@ -351,13 +384,13 @@ impl Flat {
 
     /// Releases a completed block's shared and local memory.
     pub fn release_block(&mut self, block: u32) {
-        self.blocks.remove(block);
+        Arc::make_mut(&mut self.blocks).remove(block);
     }
 
     /// Writes bytes into shared memory of a block (static initialisers are not allowed in PTX,
     /// but tests use it).
     pub fn write_shared(&mut self, block: u32, off: u64, bytes: &[u8]) {
-        if let Some(b) = self.blocks.get_mut(block) {
+        if let Some(b) = Arc::make_mut(&mut self.blocks).get_mut(block) {
             b.shared.write_bytes(off, bytes);
         }
     }
@@ -369,22 +402,24 @@ impl Flat {
 
     /// The global segment named `name`.
     pub fn global_named(&self, name: &str) -> Option<&Segment> {
-        self.global.iter().find(|s| s.name == name)
+        self.global.iter().find(|s| &*s.name == name)
     }
 
     /// The const segment named `name`.
     pub fn const_named(&self, name: &str) -> Option<&Segment> {
-        self.constant.iter().find(|s| s.name == name)
+        self.constant.iter().find(|s| &*s.name == name)
     }
 
     /// Mutable access to a global segment by name (host-side initialisation).
     pub fn global_named_mut(&mut self, name: &str) -> Option<&mut Segment> {
-        self.global.iter_mut().find(|s| s.name == name)
+        Arc::make_mut(&mut self.global)
+            .iter_mut()
+            .find(|s| &*s.name == name)
     }
 
     /// Mutable access to a const segment by name.
     pub fn const_named_mut(&mut self, name: &str) -> Option<&mut Segment> {
-        self.constant.iter_mut().find(|s| s.name == name)
+        self.constant.iter_mut().find(|s| &*s.name == name)
     }
 
     /// Host-side read of the bytes of the global segment at `base`.
@@ -493,7 +528,9 @@ impl Flat {
         }
     }
 
-    /// Resolves `(space, addr)` to the bytes it denotes: the one access path.
+    /// Resolves `(space, addr)` to where its bytes live, checking alignment, bounds and
+    /// read-only spaces: the one access path. Borrows nothing, so a load reads through shared
+    /// references and leaves copy-on-write data (and its memoized fingerprint) alone.
     #[inline]
     fn locate(
         &mut self,
@@ -502,55 +539,97 @@ impl Flat {
         addr: u64,
         size: u32,
         write: bool,
-    ) -> Result<Place<'_>, MemError> {
+    ) -> Result<Loc, MemError> {
         Self::check_align(space, addr, size)?;
         match space {
             MemSpace::Global => {
                 let Some(i) = self.find_global(addr, size) else {
                     return Err(Self::miss(&self.global, "global", addr, size));
                 };
-                let seg = &mut self.global[i];
-                let off = addr - seg.base;
-                Ok(Place::Seg(seg, off))
+                Ok(Loc::Global(i, addr - self.global[i].base))
             }
             MemSpace::Shared => {
-                let Some(b) = self.blocks.get_mut(who.block) else {
+                let Some(b) = self.blocks.get(who.block) else {
                     return Err(Self::no_block(who));
                 };
-                let seg = &mut b.shared;
+                let seg = &b.shared;
                 if !seg.contains(addr, size) {
                     return Err(Self::miss(std::slice::from_ref(seg), "shared", addr, size));
                 }
-                Ok(Place::Seg(seg, addr))
+                Ok(Loc::Shared(who.block, addr))
             }
             MemSpace::Local => {
                 if addr >= self.local_limit || self.local_limit - addr < size as u64 {
                     return Err(self.local_miss(addr, size));
                 }
-                let Some(b) = self.blocks.get_mut(who.block) else {
+                let Some(b) = self.blocks.get(who.block) else {
                     return Err(Self::no_block(who));
                 };
-                let Some(mem) = b.local.get_mut(who.thread as usize) else {
+                if b.local.get(who.thread as usize).is_none() {
                     return Err(Self::no_block(who));
-                };
-                Ok(Place::Local(mem, addr))
+                }
+                Ok(Loc::Local(who, addr))
             }
             MemSpace::Const | MemSpace::Param => {
                 if write {
                     return Err(Self::read_only(space, addr));
                 }
-                let (list, name): (&mut [Segment], &str) = if space == MemSpace::Const {
-                    (&mut self.constant, "const")
+                let (list, name): (&[Segment], &str) = if space == MemSpace::Const {
+                    (&self.constant, "const")
                 } else {
-                    (std::slice::from_mut(&mut self.param), "param")
+                    (std::slice::from_ref(&self.param), "param")
                 };
                 let Some(i) = list.iter().position(|s| s.contains(addr, size)) else {
                     return Err(Self::miss(list, name, addr, size));
                 };
-                let seg = &mut list[i];
-                let off = addr - seg.base;
-                Ok(Place::Seg(seg, off))
+                let off = addr - list[i].base;
+                Ok(if space == MemSpace::Const {
+                    Loc::Const(i, off)
+                } else {
+                    Loc::Param(off)
+                })
             }
+        }
+    }
+
+    /// The `size` bytes at a located address.
+    #[inline]
+    fn read_at(&self, loc: Loc, size: u32) -> u64 {
+        match loc {
+            Loc::Global(i, off) => self.global[i].read(off, size),
+            Loc::Const(i, off) => self.constant[i].read(off, size),
+            Loc::Param(off) => self.param.read(off, size),
+            Loc::Shared(block, off) => self
+                .blocks
+                .get(block)
+                .map_or(0, |b| b.shared.read(off, size)),
+            Loc::Local(who, addr) => self
+                .blocks
+                .get(who.block)
+                .and_then(|b| b.local.get(who.thread as usize))
+                .map_or(0, |mem| mem.read(addr, size)),
+        }
+    }
+
+    /// Writes `size` bytes at a located address (never a read-only one: `locate` refused).
+    #[inline]
+    fn write_at(&mut self, loc: Loc, size: u32, value: u64) {
+        match loc {
+            Loc::Global(i, off) => Arc::make_mut(&mut self.global)[i].write(off, size, value),
+            Loc::Shared(block, off) => {
+                if let Some(b) = Arc::make_mut(&mut self.blocks).get_mut(block) {
+                    b.shared.write(off, size, value);
+                }
+            }
+            Loc::Local(who, addr) => {
+                if let Some(mem) = Arc::make_mut(&mut self.blocks)
+                    .get_mut(who.block)
+                    .and_then(|b| b.local.get_mut(who.thread as usize))
+                {
+                    mem.write(addr, size, value);
+                }
+            }
+            Loc::Const(..) | Loc::Param(..) => {}
         }
     }
 
@@ -616,7 +695,7 @@ impl Flat {
             }
             let a = addr.wrapping_add(i as u64);
             if let Some(j) = self.global_index(a) {
-                let s = &mut self.global[j];
+                let s = &mut Arc::make_mut(&mut self.global)[j];
                 s.write(a - s.base, 1, *b as u64);
             }
         }
@@ -642,8 +721,8 @@ impl Flat {
                 continue;
             }
             let a = addr.wrapping_add(i as u64);
-            if let Ok(mut place) = self.locate(who, MemSpace::Local, a, 1, true) {
-                place.write(1, *b as u64);
+            if let Ok(loc) = self.locate(who, MemSpace::Local, a, 1, true) {
+                self.write_at(loc, 1, *b as u64);
             }
         }
     }
@@ -663,30 +742,46 @@ impl Flat {
 /// but resolving the segment and the page (and copying a shared page) once per run of lanes that
 /// hit the same page instead of once per lane.
 impl Flat {
-    /// The segment and in-segment offset of an aligned `.global`/`.shared` access that needs no
-    /// error path; `None` sends the lane through [`Flat::locate`].
+    /// Where an aligned `.global`/`.shared` access that needs no error path lands (a global
+    /// segment or the block's shared memory, and the offset in it); `None` sends the lane
+    /// through [`Flat::locate`].
     #[inline]
-    fn fast_segment(
-        &mut self,
-        block: u32,
-        space: MemSpace,
-        addr: u64,
-        size: u32,
-    ) -> Option<(&mut Segment, u64)> {
+    fn fast_locate(&mut self, block: u32, space: MemSpace, addr: u64, size: u32) -> Option<Loc> {
         if addr & (size as u64 - 1) != 0 {
             return None;
         }
         match space {
             MemSpace::Global => {
                 let i = self.find_global(addr, size)?;
-                let seg = &mut self.global[i];
-                let off = addr - seg.base;
-                Some((seg, off))
+                Some(Loc::Global(i, addr - self.global[i].base))
             }
             MemSpace::Shared => {
-                let seg = &mut self.blocks.get_mut(block)?.shared;
-                seg.contains(addr, size).then_some((seg, addr))
+                let seg = &self.blocks.get(block)?.shared;
+                seg.contains(addr, size).then_some(Loc::Shared(block, addr))
             }
+            _ => None,
+        }
+    }
+
+    /// The segment of a [`Flat::fast_locate`] result.
+    #[inline]
+    fn fast_segment(&self, loc: Loc) -> Option<(&Segment, u64)> {
+        match loc {
+            Loc::Global(i, off) => Some((&self.global[i], off)),
+            Loc::Shared(block, off) => Some((&self.blocks.get(block)?.shared, off)),
+            _ => None,
+        }
+    }
+
+    /// The segment of a [`Flat::fast_locate`] result, for writing.
+    #[inline]
+    fn fast_segment_mut(&mut self, loc: Loc) -> Option<(&mut Segment, u64)> {
+        match loc {
+            Loc::Global(i, off) => Some((&mut Arc::make_mut(&mut self.global)[i], off)),
+            Loc::Shared(block, off) => Some((
+                &mut Arc::make_mut(&mut self.blocks).get_mut(block)?.shared,
+                off,
+            )),
             _ => None,
         }
     }
@@ -708,7 +803,8 @@ impl Flat {
         let mut m = exec;
         while m != 0 {
             let mut l = m.trailing_zeros() as usize;
-            let Some((seg, off)) = self.fast_segment(block, space, addrs[l], size) else {
+            let located = self.fast_locate(block, space, addrs[l], size);
+            let Some((seg, off)) = located.and_then(|loc| self.fast_segment(loc)) else {
                 let who = Who {
                     block,
                     thread: tid_base + l as u32,
@@ -765,7 +861,8 @@ impl Flat {
         let mut m = exec;
         while m != 0 {
             let mut l = m.trailing_zeros() as usize;
-            let Some((seg, off)) = self.fast_segment(block, space, addrs[l], size) else {
+            let located = self.fast_locate(block, space, addrs[l], size);
+            let Some((seg, off)) = located.and_then(|loc| self.fast_segment_mut(loc)) else {
                 let who = Who {
                     block,
                     thread: tid_base + l as u32,
@@ -779,8 +876,9 @@ impl Flat {
             // page reference (copied once if shared with a snapshot).
             let (lo, len) = (addrs[l] - off, seg.len);
             let page = (off >> PAGE_SHIFT) as usize;
-            let p = seg.pages[page].get_or_insert_with(|| Arc::new([0u8; PAGE_SIZE]));
-            let bytes = &mut Arc::make_mut(p)[..];
+            let page_len = seg.page_len(page);
+            let p = seg.pages[page].get_or_insert_with(|| zero_page(page_len));
+            let bytes = Arc::make_mut(p);
             loop {
                 let at = (addrs[l].wrapping_sub(lo) as usize) & (PAGE_SIZE - 1);
                 write_le(bytes, at, size, vals[l]);
@@ -804,42 +902,44 @@ impl Flat {
     }
 }
 
-/// Resolved bytes of one access.
-enum Place<'a> {
-    Seg(&'a mut Segment, u64),
-    Local(&'a mut LocalMem, u64),
+/// Where the bytes of one access live ([`Flat::locate`]): indices, not references, so that
+/// resolving borrows nothing.
+#[derive(Debug, Clone, Copy)]
+enum Loc {
+    /// A global segment and the offset in it.
+    Global(usize, u64),
+    /// A const segment and the offset in it.
+    Const(usize, u64),
+    /// The offset in the parameter buffer.
+    Param(u64),
+    /// A resident block's shared memory and the offset in it.
+    Shared(u32, u64),
+    /// A thread's local memory and the address in it.
+    Local(Who, u64),
 }
 
-impl Place<'_> {
+impl LocalMem {
     #[inline]
-    fn read(&self, size: u32) -> u64 {
-        match self {
-            Place::Seg(seg, off) => seg.read(*off, size),
-            Place::Local(mem, addr) => match mem.pages.get((*addr >> PAGE_SHIFT) as usize) {
-                Some(Some(p)) => read_le(&p[..], (*addr as usize) & (PAGE_SIZE - 1), size),
-                _ => 0,
-            },
+    fn read(&self, addr: u64, size: u32) -> u64 {
+        match self.pages.get((addr >> PAGE_SHIFT) as usize) {
+            Some(Some(p)) => read_le(p, (addr as usize) & (PAGE_SIZE - 1), size),
+            _ => 0,
         }
     }
 
     #[inline]
-    fn write(&mut self, size: u32, value: u64) {
-        match self {
-            Place::Seg(seg, off) => seg.write(*off, size, value),
-            Place::Local(mem, addr) => {
-                let page = (*addr >> PAGE_SHIFT) as usize;
-                if mem.pages.len() <= page {
-                    mem.pages.resize(page + 1, None);
-                }
-                let p = mem.pages[page].get_or_insert_with(|| Arc::new([0u8; PAGE_SIZE]));
-                write_le(
-                    &mut Arc::make_mut(p)[..],
-                    (*addr as usize) & (PAGE_SIZE - 1),
-                    size,
-                    value,
-                );
-            }
+    fn write(&mut self, addr: u64, size: u32, value: u64) {
+        let page = (addr >> PAGE_SHIFT) as usize;
+        if self.pages.len() <= page {
+            self.pages.resize(page + 1, None);
         }
+        let p = self.pages[page].get_or_insert_with(|| zero_page(PAGE_SIZE));
+        write_le(
+            Arc::make_mut(p),
+            (addr as usize) & (PAGE_SIZE - 1),
+            size,
+            value,
+        );
     }
 }
 
@@ -857,7 +957,8 @@ pub fn space_name(space: MemSpace) -> &'static str {
 impl MemorySystem for Flat {
     #[inline]
     fn load(&mut self, who: Who, space: MemSpace, addr: u64, size: u32) -> Result<u64, MemError> {
-        Ok(self.locate(who, space, addr, size, false)?.read(size))
+        let loc = self.locate(who, space, addr, size, false)?;
+        Ok(self.read_at(loc, size))
     }
 
     #[inline]
@@ -869,8 +970,8 @@ impl MemorySystem for Flat {
         size: u32,
         value: u64,
     ) -> Result<(), MemError> {
-        self.locate(who, space, addr, size, true)?
-            .write(size, value);
+        let loc = self.locate(who, space, addr, size, true)?;
+        self.write_at(loc, size, value);
         Ok(())
     }
 
@@ -887,10 +988,10 @@ impl MemorySystem for Flat {
         } else {
             (1u64 << (size * 8)) - 1
         };
-        let mut place = self.locate(who, space, addr, size, true)?;
-        let old = place.read(size);
+        let loc = self.locate(who, space, addr, size, true)?;
+        let old = self.read_at(loc, size);
         let new = update(old) & mask;
-        place.write(size, new);
+        self.write_at(loc, size, new);
         Ok((old, new))
     }
 

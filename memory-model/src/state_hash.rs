@@ -10,9 +10,96 @@
 //!
 //! Every struct is destructured without `..`: a field added later fails to compile here until
 //! someone decides whether it belongs to the state.
+//!
+//! [`StateHasher`] is the fingerprint hasher of the whole machine (`semantics` re-exports it);
+//! it lives here so that parts of the memory can memoize their own fingerprints.
 
 use super::{BlockMem, Flat, LocalMem, PAGE_SIZE, Page, Segment};
 use std::hash::Hasher;
+
+/// A deterministic 128-bit hasher for state fingerprints (multiply-fold mixing, fixed keys).
+#[derive(Debug, Clone, Copy)]
+pub struct StateHasher {
+    a: u64,
+    b: u64,
+    /// Words written, folded in at the end (so a trailing zero word still counts).
+    n: u64,
+}
+
+const K1: u64 = 0xa076_1d64_78bd_642f;
+const K2: u64 = 0xe703_7ed1_a0b4_28db;
+const K3: u64 = 0x8ebc_6af0_9c88_c6e3;
+const K4: u64 = 0x5899_65cc_7537_4cc3;
+
+#[inline(always)]
+fn fold_mul(x: u64, k: u64) -> u64 {
+    let p = (x as u128).wrapping_mul(k as u128);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+impl Default for StateHasher {
+    fn default() -> Self {
+        StateHasher::new()
+    }
+}
+
+impl StateHasher {
+    pub const fn new() -> Self {
+        StateHasher { a: K3, b: K4, n: 0 }
+    }
+
+    /// The 128-bit fingerprint.
+    pub fn finish128(&self) -> u128 {
+        let a = fold_mul(self.a ^ self.n, K1 ^ K4);
+        let b = fold_mul(self.b ^ self.n.rotate_left(17), K2 ^ K3);
+        let a = fold_mul(a ^ (b >> 29), K1);
+        let b = fold_mul(b ^ (a >> 31), K2);
+        ((a as u128) << 64) | b as u128
+    }
+}
+
+impl Hasher for StateHasher {
+    #[inline(always)]
+    fn write_u64(&mut self, x: u64) {
+        self.a = fold_mul(self.a ^ x, K1);
+        self.b = fold_mul(self.b ^ x.rotate_left(32) ^ K3, K2);
+        self.n = self.n.wrapping_add(1);
+    }
+
+    #[inline(always)]
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(x as u64);
+    }
+
+    #[inline(always)]
+    fn write_u16(&mut self, x: u16) {
+        self.write_u64(x as u64);
+    }
+
+    #[inline(always)]
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(x as u64);
+    }
+
+    #[inline(always)]
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.write_u64(bytes.len() as u64);
+        for c in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        let f = self.finish128();
+        (f as u64) ^ ((f >> 64) as u64)
+    }
+}
 
 /// Hashes `len` bytes of `pages` (absent pages as zeros) as 8-byte little-endian words.
 fn hash_pages<H: Hasher>(pages: &[Option<Page>], len: u64, h: &mut H) {
@@ -76,23 +163,46 @@ impl Flat {
             local_limit: _,
             last_global: _,
         } = self;
-        h.write_usize(global.len());
-        for s in global {
-            hash_segment(s, h);
-        }
-        h.write_usize(blocks.len());
-        for (id, b) in blocks.iter() {
-            let BlockMem { shared, local } = b;
-            h.write_u32(id);
-            hash_segment(shared, h);
-            h.write_usize(local.len());
-            for l in local {
-                let LocalMem { pages } = l;
-                // Local pages are grown on demand: hash the materialised prefix, trailing
-                // absent pages read as zero and are left out.
-                let used = pages.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
-                hash_pages(&pages[..used], (used * PAGE_SIZE) as u64, h);
+        // Memoized: most steps store nothing.
+        let global = global.fingerprint(|segments| {
+            let mut h = StateHasher::new();
+            h.write_usize(segments.len());
+            for s in segments {
+                hash_segment(s, &mut h);
             }
-        }
+            h.finish128()
+        });
+        h.write_u64(global as u64);
+        h.write_u64((global >> 64) as u64);
+        // Memoized as a whole (most kernels an explorer meets use no shared or local memory)
+        // and per block (a successor state shares every block but one with its parent).
+        let blocks = blocks.fingerprint(|table| {
+            let mut h = StateHasher::new();
+            h.write_usize(table.len());
+            for (id, _, fingerprint) in table.fingerprints(block_fingerprint) {
+                h.write_u32(id);
+                h.write_u64(fingerprint as u64);
+                h.write_u64((fingerprint >> 64) as u64);
+            }
+            h.finish128()
+        });
+        h.write_u64(blocks as u64);
+        h.write_u64((blocks >> 64) as u64);
     }
+}
+
+/// The fingerprint of one block's shared and local memory.
+fn block_fingerprint(b: &BlockMem) -> u128 {
+    let mut h = StateHasher::new();
+    let BlockMem { shared, local } = b;
+    hash_segment(shared, &mut h);
+    h.write_usize(local.len());
+    for l in local {
+        let LocalMem { pages } = l;
+        // Local pages are grown on demand: hash the materialised prefix, trailing absent
+        // pages read as zero and are left out.
+        let used = pages.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+        hash_pages(&pages[..used], (used * PAGE_SIZE) as u64, &mut h);
+    }
+    h.finish128()
 }

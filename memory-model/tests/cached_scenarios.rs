@@ -222,7 +222,7 @@ fn t9_pinned_line_blocks_discard_and_eviction() {
     );
     let read = MemChoice::Step { op: 0 };
     let rep = s.take(read);
-    assert_eq!(rep.operations, ["reserveL1"]);
+    assert_eq!(rep.operations.as_slice(), ["reserveL1"]);
     let store = s.cached.issue(st(w, 0, G, x, 9, Order::Weak));
     let evict = MemChoice::EvictL1 { sm: 0, line: x };
     // Steps the read until its readL1 unpins the line; the store is never offered before.
@@ -242,7 +242,7 @@ fn t9_pinned_line_blocks_discard_and_eviction() {
     assert!(s.choices().contains(&MemChoice::Step { op: store }));
     assert!(s.choices().contains(&evict));
     assert_eq!(
-        s.take(MemChoice::Step { op: store }).operations,
+        s.take(MemChoice::Step { op: store }).operations.as_slice(),
         ["discardL1"]
     );
     assert!(s.cached.l1_lines(0).is_empty());

@@ -21,7 +21,7 @@ fn run(c: &mut Cached, dram: &mut Flat, r: Request) -> Vec<Vec<&'static str>> {
         let rep = c
             .step(MemChoice::Step { op }, dram, &apply)
             .unwrap_or_else(|e| panic!("{e:?}"));
-        steps.push(rep.operations);
+        steps.push(rep.operations.to_vec());
         if rep.ended.is_some() {
             return steps;
         }
@@ -147,7 +147,7 @@ fn t10_local_write_back_chain() {
     let rep = c
         .step(MemChoice::WriteBackL1 { sm: 0, line }, &mut d, &apply)
         .unwrap();
-    assert_eq!(rep.operations, ["wb_L1"]);
+    assert_eq!(rep.operations.as_slice(), ["wb_L1"]);
     assert_eq!(c.l1_lines(0)[0].dirty, 0);
     assert_eq!(c.l2_lines()[0].dirty, 0xF << 16);
     assert_eq!(d.read_local(A, 16, 4), [0; 4], "DRAM changes only by wb_L2");
@@ -190,7 +190,7 @@ fn t11_flush_keeps_local_lines() {
     run(&mut c, &mut d, st(A, 1, G, x, 6, Order::Weak));
     assert_eq!(c.l1_lines(0).len(), 2);
     let rep = c.step(MemChoice::Flush { sm: 0 }, &mut d, &apply).unwrap();
-    assert_eq!(rep.operations, ["flush"]);
+    assert_eq!(rep.operations.as_slice(), ["flush"]);
     let l1 = c.l1_lines(0);
     assert_eq!(l1.len(), 1);
     assert_eq!((l1[0].space, l1[0].dirty), (L, 0xF << 8));

@@ -18,18 +18,19 @@
 //! On ⊥ the micro step stops where it is (no rollback): the op is stuck for good and the
 //! machine reports the error, so the partial state is never explored further.
 
+use super::l1s::L1s;
 use super::line::{self, Cache, Flow, Key, L1, Slot};
 use super::program::{Cond, OpName, ProgramId, Stm, program_for};
 use super::{
     Cached, Delivery, MemChoice, OpId, Order, Request, RequestKind, Rmw, SilentActions, StepReport,
     Stuck,
 };
-use crate::{Flat, LOCAL_WINDOW, MemSpace, MemorySystem, Who};
+use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemSpace, MemorySystem, Who};
 use smallvec::SmallVec;
 
 /// An in-flight memory op (thesis `MemOp` minus the priority): request, program position and
 /// the implicit state σ.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct Op {
     pub req: Request,
     /// `None`: no program exists for the request (stuck at its first step).
@@ -46,6 +47,33 @@ pub struct Op {
     /// Line bytes in transit between levels (thesis `v_i/o` of a fill), and which are valid.
     pub buf: [u8; 64],
     pub buf_mask: u64,
+}
+
+/// Copies the dependency list as a slice of `Copy` ids (`SmallVec`'s own `clone` goes element
+/// by element; explorers copy every in-flight op for every successor state).
+impl Clone for Op {
+    fn clone(&self) -> Op {
+        let Op {
+            req,
+            prog,
+            pc,
+            deps,
+            value,
+            new,
+            buf,
+            buf_mask,
+        } = self;
+        Op {
+            req: *req,
+            prog: *prog,
+            pc: *pc,
+            deps: SmallVec::from_slice(deps),
+            value: *value,
+            new: *new,
+            buf: *buf,
+            buf_mask: *buf_mask,
+        }
+    }
 }
 
 /// Local lines are keyed in the local generic window: 18 bits of block, 10 of thread, 28 of
@@ -193,16 +221,11 @@ impl Cached {
         })
     }
 
-    fn l1_of(&self, id: OpId, sm: u32) -> Result<usize, Stuck> {
-        let i = sm as usize;
-        if i < self.l1.len() {
-            Ok(i)
-        } else {
-            Err(stuck(
-                Some(id),
-                format!("sm {sm} does not exist ({} SMs configured)", self.l1.len()),
-            ))
-        }
+    /// SM `sm`'s L1; an SM that does not exist is ⊥.
+    fn l1_of(&self, id: OpId, sm: u32) -> Result<&L1, Stuck> {
+        self.l1
+            .get(sm)
+            .ok_or_else(|| no_such_sm(id, sm, self.l1.count()))
     }
 
     /// Thesis `banks(pAddr, size)`: successive 32-bit words in successive banks.
@@ -241,6 +264,7 @@ impl Cached {
             buf: [0; 64],
             buf_mask: 0,
         };
+        let op = Fingerprinted::new(op);
         match self.ops.iter().position(Option::is_none) {
             Some(i) => {
                 self.ops[i] = Some(op);
@@ -255,43 +279,81 @@ impl Cached {
 
     // ---- the enabled set ------------------------------------------------------------------
 
-    pub(super) fn enabled_choices(&self, out: &mut Vec<MemChoice>) {
+    pub(super) fn enabled_choices(&self, out: &mut dyn FnMut(MemChoice)) {
         for (i, o) in self.ops.iter().enumerate() {
             if let Some(o) = o
                 && o.deps.is_empty()
                 && !self.blocked(i as OpId, o)
             {
-                out.push(MemChoice::Step { op: i as OpId });
+                out(MemChoice::Step { op: i as OpId });
             }
         }
         if self.config.silent == SilentActions::None {
             return;
         }
         let all = self.config.silent == SilentActions::All;
-        for (sm, l1) in self.l1.iter().enumerate() {
-            let sm = sm as u32;
+        for (sm, l1) in self.l1.in_use() {
+            // A flush left only doomed lines: nothing to evict or flush.
+            if l1.live.lines.is_empty() {
+                continue;
+            }
             for (k, l) in l1.live.lines.iter() {
                 // Local lines only under `All`: evicting a clean local line changes no value a
                 // thread reads (its data is in L2 or DRAM by then).
                 if (is_global(*k) || all) && l.valid != 0 && l.evictable() {
-                    out.push(MemChoice::EvictL1 { sm, line: *k });
+                    out(MemChoice::EvictL1 { sm, line: *k });
                 }
                 if all && !is_global(*k) && l.dirty != 0 && self.wb_l1_possible(*k) {
-                    out.push(MemChoice::WriteBackL1 { sm, line: *k });
+                    out(MemChoice::WriteBackL1 { sm, line: *k });
                 }
             }
             if l1.live.lines.keys().any(|k| is_global(*k)) {
-                out.push(MemChoice::Flush { sm });
+                out(MemChoice::Flush { sm });
             }
         }
         if all {
             for (k, l) in self.l2.lines.iter() {
                 if l.valid != 0 && l.evictable() {
-                    out.push(MemChoice::EvictL2 { line: *k });
+                    out(MemChoice::EvictL2 { line: *k });
                 }
                 if l.dirty != 0 {
-                    out.push(MemChoice::WriteBackL2 { line: *k });
+                    out(MemChoice::WriteBackL2 { line: *k });
                 }
+            }
+        }
+    }
+
+    /// Whether the silent rule `choice` is among [`Cached::enabled_choices`]: the same tests,
+    /// for one choice.
+    fn silent_enabled(&self, choice: MemChoice) -> bool {
+        let silent = self.config.silent;
+        let all = silent == SilentActions::All;
+        if silent == SilentActions::None {
+            return false;
+        }
+        let l1_line = |sm: u32, line: Key| self.l1.get(sm).and_then(|c| c.live.lines.get(&line));
+        match choice {
+            MemChoice::Step { .. } => false,
+            MemChoice::EvictL1 { sm, line } => l1_line(sm, line)
+                .is_some_and(|l| (is_global(line) || all) && l.valid != 0 && l.evictable()),
+            MemChoice::WriteBackL1 { sm, line } => {
+                all && !is_global(line)
+                    && l1_line(sm, line).is_some_and(|l| l.dirty != 0)
+                    && self.wb_l1_possible(line)
+            }
+            MemChoice::Flush { sm } => self
+                .l1
+                .get(sm)
+                .is_some_and(|c| c.live.lines.keys().any(|k| is_global(*k))),
+            MemChoice::EvictL2 { line } => {
+                all && self
+                    .l2
+                    .lines
+                    .get(&line)
+                    .is_some_and(|l| l.valid != 0 && l.evictable())
+            }
+            MemChoice::WriteBackL2 { line } => {
+                all && self.l2.lines.get(&line).is_some_and(|l| l.dirty != 0)
             }
         }
     }
@@ -308,17 +370,30 @@ impl Cached {
         let Some(Stm::Op(name)) = prog.program().stms.get(op.pc as usize).copied() else {
             return false;
         };
-        if name == OpName::Lock {
-            return self
-                .banks(&op.req)
-                .iter()
-                .any(|b| self.locks.contains_key(&(op.req.who.block, *b)));
+        match name {
+            OpName::Lock => {
+                return self
+                    .banks(&op.req)
+                    .iter()
+                    .any(|b| self.locks.contains_key(&(op.req.who.block, *b)));
+            }
+            OpName::ReserveL1
+            | OpName::WriteL1
+            | OpName::ReserveL2
+            | OpName::WriteL2
+            | OpName::ReadL1
+            | OpName::ReadL2
+            | OpName::EvictL1
+            | OpName::DiscardL1 => {}
+            // Every other operation always makes progress: no need to locate the access (the
+            // enabled set asks this of every op after every step).
+            _ => return false,
         }
         // Shared and fence programs defer only at `lock`; a malformed access errors (progress).
         let Ok(g) = self.geometry(id, &op.req) else {
             return false;
         };
-        let l1 = self.l1.get(op.req.sm as usize);
+        let l1 = self.l1.get(op.req.sm);
         let l2_mask = self.l2_mask(op, g);
         match name {
             OpName::ReserveL1 | OpName::WriteL1 => {
@@ -384,9 +459,7 @@ impl Cached {
                 self.micro_step(op, dram, apply, &mut report)?;
             }
             silent => {
-                let mut list = Vec::new();
-                self.enabled_choices(&mut list);
-                if !list.contains(&silent) {
+                if !self.silent_enabled(silent) {
                     return Err(stuck(None, format!("{silent} is not enabled")));
                 }
                 self.silent(silent, dram, &mut report);
@@ -400,7 +473,7 @@ impl Cached {
             MemChoice::Step { .. } => {}
             MemChoice::EvictL1 { sm, line } => {
                 report.operations.push("evict_L1");
-                if let Some(c) = self.l1.get_mut(sm as usize) {
+                if let Some(c) = self.l1.get_mut(sm) {
                     c.live.lines.remove(&line);
                 }
             }
@@ -419,7 +492,7 @@ impl Cached {
                 let cap = self.l2_capacity();
                 let Some(l) = self
                     .l1
-                    .get_mut(sm as usize)
+                    .get_mut(sm)
                     .and_then(|c| c.live.lines.get_mut(&line))
                 else {
                     return;
@@ -448,7 +521,10 @@ impl Cached {
     }
 
     pub(super) fn flush(&mut self, sm: u32) {
-        if let Some(c) = self.l1.get_mut(sm as usize) {
+        // An empty L1 has nothing to flush: leave the shared L1s uncopied.
+        if self.l1.get(sm).is_some_and(|c| !c.live.lines.is_empty())
+            && let Some(c) = self.l1.get_mut(sm)
+        {
             c.flush(is_global);
         }
     }
@@ -467,7 +543,7 @@ impl Cached {
         };
         let result = self.run(id, &mut op, dram, apply, report);
         match result {
-            Ok(true) => self.end(id, op, report),
+            Ok(true) => self.end(id, op.into_inner(), report),
             Ok(false) | Err(_) => self.ops[id as usize] = Some(op),
         }
         result.map(|_| ())
@@ -524,7 +600,10 @@ impl Cached {
     /// flushes its SM's L1 (module documentation).
     fn end(&mut self, id: OpId, op: Op, report: &mut StepReport) {
         for o in self.ops.iter_mut().flatten() {
-            o.deps.retain(|d| *d != id);
+            // Only ops that waited for it change (and lose their memoized fingerprint).
+            if o.deps.contains(&id) {
+                o.deps.retain(|d| *d != id);
+            }
         }
         let load_or_atomic = matches!(
             op.req.kind,
@@ -546,7 +625,7 @@ impl Cached {
         Ok(match cond {
             // Doomed lines are invisible to lookups (A10 repair).
             Cond::IsCachedL1 => {
-                let l1 = &self.l1[self.l1_of(id, op.req.sm)?];
+                let l1 = self.l1_of(id, op.req.sm)?;
                 l1.live.lines.get(&g.key).is_some_and(|l| l.holds(g.mask))
             }
             Cond::IsCachedL2 => {
@@ -678,8 +757,7 @@ impl Cached {
             }
             OpName::ReadL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                match self.l1[i].read(g.key, g.mask, id)? {
+                match l1_mut(&mut self.l1, id, req.sm)?.read(g.key, g.mask, id)? {
                     Some(l) => {
                         op.value = Self::extract(&l.data, g, req.size);
                         Flow::Continue
@@ -702,9 +780,10 @@ impl Cached {
             }
             OpName::WriteL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
                 let bytes = Self::write_bytes(op, g);
-                self.l1[i].live.write(g.key, &bytes, g.mask, cap1)
+                l1_mut(&mut self.l1, id, req.sm)?
+                    .live
+                    .write(g.key, &bytes, g.mask, cap1)
             }
             OpName::WriteL2 => {
                 let g = need()?;
@@ -713,14 +792,14 @@ impl Cached {
             }
             OpName::ReserveL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                self.l1[i].live.reserve(g.key, id, cap1)
+                l1_mut(&mut self.l1, id, req.sm)?
+                    .live
+                    .reserve(g.key, id, cap1)
             }
             OpName::ReserveL2 => self.l2.reserve(need()?.key, id, cap2),
             OpName::UpdateL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                let l1 = &mut self.l1[i];
+                let l1 = l1_mut(&mut self.l1, id, req.sm)?;
                 let line = l1.find(g.key, id).and_then(|s| l1.get_mut(g.key, s));
                 let Some(line) = line else {
                     return Err(stuck(
@@ -744,23 +823,20 @@ impl Cached {
             }
             OpName::EvictL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                self.l1[i].live.evict(g.key)
+                l1_mut(&mut self.l1, id, req.sm)?.live.evict(g.key)
             }
             OpName::DiscardL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                self.l1[i].live.discard(g.key)
+                l1_mut(&mut self.l1, id, req.sm)?.live.discard(g.key)
             }
             OpName::ClassifyFirstL1 | OpName::ClassifyNormalL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
                 let class = if name == OpName::ClassifyFirstL1 {
                     line::EvClass::First
                 } else {
                     line::EvClass::Normal
                 };
-                let l1 = &mut self.l1[i];
+                let l1 = l1_mut(&mut self.l1, id, req.sm)?;
                 let slot = l1.find(g.key, id).unwrap_or(Slot::Live);
                 // A21: classify of an uncached line is ⊥ (never happens in the listings).
                 let Some(line) = l1.get_mut(g.key, slot) else {
@@ -793,17 +869,27 @@ impl Cached {
             }
             OpName::InvalidateL1 => {
                 let g = need()?;
-                let i = self.l1_of(id, req.sm)?;
-                self.l1[i].invalidate(g.key);
+                // Only an L1 that holds the line changes (the L1s are shared copy-on-write).
+                if self.l1_of(id, req.sm)?.live.lines.contains_key(&g.key) {
+                    l1_mut(&mut self.l1, id, req.sm)?.invalidate(g.key);
+                }
                 Flow::Continue
             }
         })
     }
 }
 
-/// An empty L1 per SM.
-pub(super) fn new_l1s(n: u32) -> Vec<L1> {
-    (0..n).map(|_| L1::new()).collect()
+fn no_such_sm(id: OpId, sm: u32, count: u32) -> Stuck {
+    stuck(
+        Some(id),
+        format!("sm {sm} does not exist ({count} SMs configured)"),
+    )
+}
+
+/// SM `sm`'s L1 for writing; an SM that does not exist is ⊥.
+fn l1_mut(l1: &mut L1s, id: OpId, sm: u32) -> Result<&mut L1, Stuck> {
+    let count = l1.count();
+    l1.get_mut(sm).ok_or_else(|| no_such_sm(id, sm, count))
 }
 
 pub(super) fn new_l2() -> Cache {

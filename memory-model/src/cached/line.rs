@@ -30,7 +30,7 @@ pub enum EvClass {
 }
 
 /// One cache line (thesis `CacheLine` with per-byte `valid`/`dirty`, digest §7 (b)).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Line {
     /// The bytes; only the first `line_bytes` are used. Invalid bytes are always 0 (a line starts
     /// zeroed and a byte only ever becomes valid), so equal states hash equal.
@@ -45,6 +45,29 @@ pub struct Line {
     /// A reserving op will fill the line (thesis "reserved, data in flight"): `isCached` holds
     /// and readers wait for the fill instead of fetching again.
     pub fill_pending: bool,
+}
+
+/// Copies the pins as a slice of `Copy` ids (`SmallVec`'s own `clone` goes element by
+/// element; a persistent map copies the lines of a node on every change).
+impl Clone for Line {
+    fn clone(&self) -> Line {
+        let Line {
+            data,
+            valid,
+            dirty,
+            pins,
+            class,
+            fill_pending,
+        } = self;
+        Line {
+            data: *data,
+            valid: *valid,
+            dirty: *dirty,
+            pins: SmallVec::from_slice(pins),
+            class: *class,
+            fill_pending: *fill_pending,
+        }
+    }
 }
 
 impl Line {
@@ -290,25 +313,26 @@ impl L1 {
     /// pinned ones become doomed (A10 repair: the thesis's flush would wipe a line an in-flight
     /// `.ca` read reserved and leave that read stuck at `updateL1`).
     pub fn flush(&mut self, is_global: impl Fn(Key) -> bool) {
-        let keys: Vec<Key> = self
-            .live
-            .lines
-            .keys()
-            .copied()
-            .filter(|k| is_global(*k))
-            .collect();
-        for k in keys {
-            if let Some(l) = self.live.lines.remove(&k)
-                && l.pinned()
-            {
-                self.doomed.push((k, l));
+        // The kept (local) lines go into a fresh map instead of removing the others one by
+        // one: every removal from a persistent map copies its path.
+        let mut kept = OrdMap::new();
+        for (k, l) in self.live.lines.iter() {
+            if !is_global(*k) {
+                kept.insert(*k, l.clone());
+            } else if l.pinned() {
+                self.doomed.push((*k, l.clone()));
             }
         }
+        self.live.lines = kept;
     }
 
     /// Drops the live line at `key`, if any; a pinned one becomes doomed (like [`L1::flush`] for
     /// one line).
     pub fn invalidate(&mut self, key: Key) {
+        // A persistent map copies its path even to remove nothing.
+        if !self.live.lines.contains_key(&key) {
+            return;
+        }
         if let Some(l) = self.live.lines.remove(&key)
             && l.pinned()
         {

@@ -11,6 +11,7 @@
 //! register (thesis `writeToRegs`) and whether the op ended (`releaseRegs; end`).
 //!
 //! Layout of the module:
+//! * `l1s`: the per-SM L1s, stored only as far as they are used;
 //! * `line`: cache lines (aligned, `line_bytes` wide, per-byte valid and dirty masks, pins,
 //!   eviction class) and the cache operations of 4.2.2 (reserve, read, write, update, evict,
 //!   discard, classify);
@@ -18,20 +19,24 @@
 //!   statement lists, and the table mapping a request (space, cache operator, PTX memory-model
 //!   order and scope) to its program;
 //! * `engine`: in-flight ops, ordering dependencies, the micro-step interpreter, silent rules;
-//! * `view`: read-only views for debuggers (`caches`), and state hashing.
+//! * `view`: read-only views for debuggers (`caches`);
+//! * `state_hash`: the canonical state hash (what explorers use to recognise a state).
 //!
 //! Where cudasem repairs or refines the thesis, the code says so with the digest's ambiguity
 //! number (A1-A28) and ARCHITECTURE.md lists it.
 
 mod engine;
+mod l1s;
 mod line;
 mod program;
+mod state_hash;
 mod view;
 
-use crate::{FenceScope, Flat, Who};
+use crate::{FenceScope, Fingerprinted, Flat, Who};
 use imbl::OrdMap;
 pub use line::EvClass;
 use serde::Serialize;
+use smallvec::SmallVec;
 pub use traces::MemChoice;
 pub use view::{LineView, LockView, OpView, programs};
 
@@ -190,8 +195,10 @@ pub struct Delivery {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct StepReport {
     /// The thesis operations executed in this micro step, in order (e.g. `["discardL1"]`,
-    /// `["writeL2", "classifyNormalL2", "releaseRegs"]`), or the silent rule's name.
-    pub operations: Vec<&'static str>,
+    /// `["writeL2", "classifyNormalL2", "releaseRegs"]`), or the silent rule's name. Inline: a
+    /// micro step runs a handful of operations, and explorers take millions of steps that
+    /// nobody renders.
+    pub operations: SmallVec<[&'static str; 6]>,
     pub delivered: Option<Delivery>,
     /// The op ended (`end;`): its thread no longer waits for it.
     pub ended: Option<(OpId, Who)>,
@@ -212,10 +219,12 @@ pub struct Cached {
     /// `config.line_bytes` made a power of two in 8..=64 (a bad configuration never panics).
     line_bytes: u64,
     /// One L1 per SM (thesis `ProcMem.l1Cache`).
-    l1: Vec<line::L1>,
-    l2: line::Cache,
-    /// In-flight ops by id (slot); `None`: a free slot.
-    ops: Vec<Option<engine::Op>>,
+    l1: l1s::L1s,
+    /// Fingerprint memoized: a micro step of a shared-memory program or a fence leaves it.
+    l2: Fingerprinted<line::Cache>,
+    /// In-flight ops by id (slot); `None`: a free slot. Each with its fingerprint memoized: a
+    /// step changes one op.
+    ops: Vec<Option<Fingerprinted<engine::Op>>>,
     /// Shared-memory bank locks: (block, bank) -> holding op (thesis `SharedMem` π2; one set
     /// of banks per block's shared memory, A23).
     locks: OrdMap<(u32, u32), OpId>,
@@ -226,8 +235,8 @@ impl Cached {
         Cached {
             config,
             line_bytes: config.line_bytes.clamp(8, 64).next_power_of_two() as u64,
-            l1: engine::new_l1s(config.num_sms),
-            l2: engine::new_l2(),
+            l1: l1s::L1s::new(config.num_sms),
+            l2: Fingerprinted::new(engine::new_l2()),
             ops: Vec::new(),
             locks: OrdMap::new(),
         }
@@ -250,7 +259,12 @@ impl Cached {
     /// [`CacheConfig::silent`], per SM (`EvictL1`, `WriteBackL1` by line address, `Flush`),
     /// then L2 (`EvictL2`, `WriteBackL2` by line address).
     pub fn enabled(&self, out: &mut Vec<MemChoice>) {
-        self.enabled_choices(out)
+        self.enabled_choices(&mut |c| out.push(c))
+    }
+
+    /// [`Cached::enabled`], handing each choice to `f` in the same order (no list to build).
+    pub fn for_each_enabled(&self, mut f: impl FnMut(MemChoice)) {
+        self.enabled_choices(&mut f)
     }
 
     /// Takes one memory choice: one micro step of an op or one silent rule. `apply` computes an
@@ -276,7 +290,7 @@ impl Cached {
     /// them waits). A register stays pending until its op *ends*: the value is delivered in the
     /// op's last micro step, which also ends it, so delivery and release coincide. In op-id
     /// order; `red` and `_` sinks (no dest) contribute nothing.
-    pub fn pending_dests(&self, block: u32, warp: u32, out: &mut Vec<(u32, u32, u32)>) {
+    pub fn pending_dests(&self, block: u32, warp: u32, out: &mut impl Extend<(u32, u32, u32)>) {
         for o in self.ops.iter().flatten() {
             let dest = match o.req.kind {
                 RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
@@ -286,7 +300,7 @@ impl Cached {
                 && o.req.who.block == block
                 && d.warp == warp
             {
-                out.push((d.lane, d.level, d.reg));
+                out.extend([(d.lane, d.level, d.reg)]);
             }
         }
     }

@@ -1,6 +1,5 @@
 //! Read-only views of the cached memory for debuggers (`caches`: per-SM L1 lines, L2 lines,
-//! in-flight ops with their program listing and current statement, dependencies, bank locks)
-//! and the canonical state hash.
+//! in-flight ops with their program listing and current statement, dependencies, bank locks).
 //!
 //! Views copy what they show (no borrow of the engine's types escapes the crate), in a
 //! deterministic order: lines by key, ops by id, locks by (block, bank).
@@ -11,7 +10,6 @@ use super::program::Stm;
 use super::{Cached, OpId, Request};
 use crate::{MemSpace, Who};
 use serde::Serialize;
-use std::hash::{Hash, Hasher};
 
 /// One cache line as a debugger shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -82,7 +80,7 @@ impl Cached {
 
     /// SM `sm`'s L1 lines: live ones by key, then doomed ones in the order they were doomed.
     pub fn l1_lines(&self, sm: u32) -> Vec<LineView> {
-        let Some(c) = self.l1.get(sm as usize) else {
+        let Some(c) = self.l1.get(sm) else {
             return Vec::new();
         };
         let live = c
@@ -127,102 +125,11 @@ impl Cached {
     /// How many live lines each L1 (by SM) and the L2 hold (capacity checks, I2).
     pub fn line_count(&self) -> (Vec<usize>, usize) {
         (
-            self.l1.iter().map(|c| c.live.lines.len()).collect(),
+            (0..self.l1.count())
+                .map(|sm| self.l1.get(sm).map_or(0, |c| c.live.lines.len()))
+                .collect(),
             self.l2.lines.len(),
         )
-    }
-
-    pub(super) fn hash_into<H: Hasher>(&self, h: &mut H) {
-        // Destructured without `..`: a new field fails to compile here until someone decides
-        // whether it belongs to the state (as in `state_hash`).
-        let Cached {
-            config: _,
-            line_bytes: _,
-            l1,
-            l2,
-            ops,
-            locks,
-        } = self;
-        fn hash_line<H: Hasher>(k: Key, l: &Line, h: &mut H) {
-            let Line {
-                data,
-                valid,
-                dirty,
-                pins,
-                class,
-                fill_pending,
-            } = l;
-            h.write_u64(k);
-            h.write(data);
-            h.write_u64(*valid);
-            h.write_u64(*dirty);
-            h.write_usize(pins.len());
-            for p in pins {
-                h.write_u32(*p);
-            }
-            class.hash(h);
-            fill_pending.hash(h);
-        }
-        h.write_usize(l1.len());
-        for c in l1 {
-            h.write_usize(c.live.lines.len());
-            // Most SMs run no block in a litmus-size launch: skip the empty maps' iterators.
-            if !c.live.lines.is_empty() {
-                for (k, l) in c.live.lines.iter() {
-                    hash_line(*k, l, h);
-                }
-            }
-            h.write_usize(c.doomed.len());
-            for (k, l) in &c.doomed {
-                hash_line(*k, l, h);
-            }
-        }
-        h.write_usize(l2.lines.len());
-        for (k, l) in l2.lines.iter() {
-            hash_line(*k, l, h);
-        }
-        h.write_usize(ops.len());
-        for (i, o) in ops.iter().enumerate() {
-            let Some(o) = o else { continue };
-            let Op {
-                req,
-                prog,
-                pc,
-                deps,
-                value,
-                new,
-                buf,
-                buf_mask,
-            } = o;
-            h.write_usize(i);
-            req.hash(h);
-            prog.hash(h);
-            h.write_u8(*pc);
-            h.write_usize(deps.len());
-            for d in deps {
-                h.write_u32(*d);
-            }
-            h.write_u64(*value);
-            h.write_u64(*new);
-            // The valid bytes only (the rest are leftovers), eight to a word: one hasher round
-            // per word rather than per byte (the buffer dominated the state hash).
-            for (w, chunk) in buf.chunks_exact(8).enumerate() {
-                let mut word = [0u8; 8];
-                for (j, b) in chunk.iter().enumerate() {
-                    if buf_mask >> (w * 8 + j) & 1 != 0 {
-                        word[j] = *b;
-                    }
-                }
-                h.write_u64(u64::from_le_bytes(word));
-            }
-            h.write_u64(*buf_mask);
-        }
-        h.write_usize(locks.len());
-        for ((block, bank), holder) in locks.iter() {
-            h.write_u32(*block);
-            h.write_u32(*bank);
-            h.write_u32(*holder);
-        }
     }
 }
 

@@ -62,21 +62,48 @@ impl Default for Limits {
 /// One node's label in the LTS: the fingerprint of its machine state.
 pub type StateKey = u128;
 
+/// The choices of one successor: a range of the exploration's choice arena (one list per
+/// successor, shared by every edge that stands for it; no allocation per successor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ChoiceRange {
+    start: u32,
+    len: u32,
+}
+
+impl ChoiceRange {
+    fn of(arena: &[Choice], range: ChoiceRange) -> &[Choice] {
+        let start = range.start as usize;
+        arena
+            .get(start..start + range.len as usize)
+            .unwrap_or_default()
+    }
+}
+
 /// What one enabled choice of a machine state leads to.
 #[derive(Debug, Clone)]
 struct Succ {
     units: UnitSet,
     /// The choice, then the system choices folded after it.
-    choices: Vec<Choice>,
+    choices: ChoiceRange,
     to: StateKey,
+}
+
+/// The successors of one machine state: a range of the exploration's successor arena (no
+/// list per state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SuccRange {
+    start: u32,
+    len: u32,
 }
 
 /// Per distinct machine state.
 #[derive(Debug, Clone, Default)]
 struct StateInfo {
-    /// Present until the successors are computed.
-    machine: Option<Machine>,
-    succ: Option<Vec<Succ>>,
+    /// Present until the successors are computed. Boxed: the map stays small (a machine is
+    /// large, and the map moves its entries as it grows).
+    machine: Option<Box<Machine>>,
+    /// The successors, a range of the successor arena, once computed.
+    succ: Option<SuccRange>,
     done: UnitSet,
     /// The final outcome, for terminal states.
     outcome: Option<Outcome>,
@@ -97,8 +124,9 @@ pub struct Exploration {
     pub units: Units,
     oracle: Oracle<StateKey>,
     /// Per edge index: the choices it stands for.
-    edge_choices: Vec<u32>,
-    choice_lists: Vec<Vec<Choice>>,
+    edge_choices: Vec<ChoiceRange>,
+    /// Every successor's choices, back to back.
+    choice_arena: Vec<Choice>,
     /// System choices folded before the initial node.
     pub initial_choices: Vec<Choice>,
     pub outcomes: BTreeMap<Outcome, OutcomeInfo>,
@@ -137,11 +165,15 @@ pub fn explore(
     let mut states: FingerprintMap<StateKey, StateInfo> = FingerprintMap::default();
     let mut graph: DiGraph<Node<StateKey>, Unit, u32> = DiGraph::default();
     let mut index: FingerprintMap<(StateKey, UnitSet), NodeId> = FingerprintMap::default();
-    let mut edge_choices: Vec<u32> = Vec::new();
-    let mut choice_lists: Vec<Vec<Choice>> = Vec::new();
+    let mut edge_choices: Vec<ChoiceRange> = Vec::new();
+    let mut choice_arena: Vec<Choice> = Vec::new();
     let mut outcomes: BTreeMap<Outcome, OutcomeInfo> = BTreeMap::new();
     // Breadth-first parents, to name a witness for each outcome.
-    let mut parent: Vec<Option<(NodeId, u32)>> = Vec::new();
+    let mut parent: Vec<Option<(NodeId, ChoiceRange)>> = Vec::new();
+    // Every state's successors, back to back.
+    let mut succ_arena: Vec<Succ> = Vec::new();
+    // Reused per expanded state.
+    let mut enabled: Vec<Choice> = Vec::new();
 
     let key0 = init.state_fingerprint();
     let record_state =
@@ -160,11 +192,11 @@ pub fn explore(
                         units.done(&m)
                     };
                     info.outcome = Some(outcome);
-                    info.succ = Some(Vec::new());
+                    info.succ = Some(SuccRange { start: 0, len: 0 });
                 }
                 None => {
                     info.done = units.done(&m);
-                    info.machine = Some(m);
+                    info.machine = Some(Box::new(m));
                 }
             }
             states.insert(key, info);
@@ -191,17 +223,17 @@ pub fn explore(
             let Some(m) = states.get_mut(&key).and_then(|s| s.machine.take()) else {
                 continue;
             };
-            let mut succ = Vec::with_capacity(m.enabled().len());
-            let mut new_states = Vec::new();
-            let enabled = m.enabled().to_vec();
+            let succ_start = succ_arena.len();
+            enabled.clear();
+            enabled.extend_from_slice(m.enabled());
             let mut last = Some(m);
             for (i, c) in enabled.iter().enumerate() {
-                let Some(m) = last.as_ref() else { break };
+                let Some(m) = last.as_deref() else { break };
                 let u = units.of(m, c);
                 // The last child takes the parent's machine: one clone fewer per state.
                 let mut m2 = if i + 1 == enabled.len() {
                     match last.take() {
-                        Some(m) => m,
+                        Some(m) => *m,
                         None => break,
                     }
                 } else {
@@ -210,30 +242,37 @@ pub fn explore(
                 if m2.step(c).is_err() {
                     continue;
                 }
-                let mut choices = vec![*c];
-                settle(&mut m2, &mut choices);
+                let start = choice_arena.len();
+                choice_arena.push(*c);
+                settle(&mut m2, &mut choice_arena);
+                let choices = ChoiceRange {
+                    start: start as u32,
+                    len: (choice_arena.len() - start) as u32,
+                };
                 let to = m2.state_fingerprint();
-                succ.push(Succ {
+                succ_arena.push(Succ {
                     units: u,
                     choices,
                     to,
                 });
-                new_states.push((to, m2));
-            }
-            for (to, m2) in new_states {
-                record_state(m2, to, &mut states);
+                // Recorded at once; a machine already known is dropped where it is (not moved).
+                if !states.contains_key(&to) {
+                    record_state(m2, to, &mut states);
+                }
             }
             if let Some(s) = states.get_mut(&key) {
-                s.succ = Some(succ);
+                s.succ = Some(SuccRange {
+                    start: succ_start as u32,
+                    len: (succ_arena.len() - succ_start) as u32,
+                });
             }
         }
-        // Taken out while the edges are added, put back after (no clone per node).
-        let succ = states
-            .get_mut(&key)
-            .and_then(|s| s.succ.take())
-            .unwrap_or_default();
-        let mut enabled = UnitSet::EMPTY;
-        for s in &succ {
+        let succ = states.get(&key).and_then(|s| s.succ).map_or(&[][..], |r| {
+            let start = r.start as usize;
+            &succ_arena[start..start + r.len as usize]
+        });
+        let mut enabled_units = UnitSet::EMPTY;
+        for s in succ {
             let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
             let to_stepped = stepped.union(s.units);
             let to_node = match index.entry((s.to, to_stepped)) {
@@ -250,12 +289,10 @@ pub fn explore(
                         enabled: UnitSet::EMPTY,
                     });
                     e.insert(n);
-                    parent.push(Some((from, choice_lists.len() as u32)));
+                    parent.push(Some((from, s.choices)));
                     n
                 }
             };
-            let list = choice_lists.len() as u32;
-            choice_lists.push(s.choices.clone());
             // Every enabled choice steps at least one unit; charge the lowest live unit
             // otherwise, so that no transition disappears from the graph.
             let labels = if s.units.is_empty() {
@@ -267,15 +304,12 @@ pub fn explore(
                 s.units
             };
             for u in labels.iter() {
-                enabled = enabled.with(u);
+                enabled_units = enabled_units.with(u);
                 graph.add_edge(from, to_node, u);
-                edge_choices.push(list);
+                edge_choices.push(s.choices);
             }
         }
-        graph[from].enabled = enabled;
-        if let Some(info) = states.get_mut(&key) {
-            info.succ = Some(succ);
-        }
+        graph[from].enabled = enabled_units;
         if bound_hit.is_some() {
             break;
         }
@@ -291,7 +325,7 @@ pub fn explore(
         }
         let mut out = initial_choices.clone();
         for list in path.into_iter().rev() {
-            out.extend_from_slice(&choice_lists[list as usize]);
+            out.extend_from_slice(ChoiceRange::of(&choice_arena, list));
         }
         out
     };
@@ -320,7 +354,7 @@ pub fn explore(
         units,
         oracle: Oracle::new(lts),
         edge_choices,
-        choice_lists,
+        choice_arena,
         initial_choices,
         outcomes,
         machine_states,
@@ -385,7 +419,6 @@ impl Exploration {
                 self.edge_choices
                     .get(petgraph::visit::EdgeRef::id(&e).index())
             })
-            .and_then(|&l| self.choice_lists.get(l as usize))
-            .map_or(&[], Vec::as_slice)
+            .map_or(&[], |&range| ChoiceRange::of(&self.choice_arena, range))
     }
 }

@@ -419,7 +419,7 @@ impl<S> Oracle<S> {
                 continue;
             }
             let mut out = Vec::new();
-            for nodes in &sccs {
+            for nodes in sccs.iter() {
                 let c = comp[sub[nodes[0]].index()];
                 let member: Vec<bool> = comp.iter().map(|&x| x == c).collect();
                 let cyclic = nodes

@@ -7,9 +7,47 @@
 //! frames. It visits nodes and neighbours in the same order and so returns the same components
 //! in the same order (reverse topological) with the same node order inside each: the oracle's
 //! choices among equals (nearest node, first node) do not change.
+//!
+//! The components come back in one list ([`Components`]) rather than one `Vec` each: an
+//! explored state graph is mostly singleton components, one allocation per node otherwise.
 
 use petgraph::visit::{IntoNeighbors, IntoNodeIdentifiers, NodeIndexable};
 use std::num::NonZeroUsize;
+use std::ops::Index;
+
+/// Strongly connected components, in the order found, each a slice of its nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Components<N> {
+    /// The nodes of every component, component after component.
+    nodes: Vec<N>,
+    /// Where each component ends in `nodes`.
+    ends: Vec<usize>,
+}
+
+impl<N> Components<N> {
+    /// The number of components.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The components in order.
+    pub fn iter(&self) -> impl Iterator<Item = &[N]> {
+        (0..self.len()).map(move |c| &self[c])
+    }
+}
+
+impl<N> Index<usize> for Components<N> {
+    type Output = [N];
+
+    fn index(&self, c: usize) -> &[N] {
+        let start = if c == 0 { 0 } else { self.ends[c - 1] };
+        &self.nodes[start..self.ends[c]]
+    }
+}
 
 /// One node being visited: what the recursive version keeps in its stack frame.
 struct Frame<N, I> {
@@ -22,7 +60,7 @@ struct Frame<N, I> {
 
 /// The strongly connected components of `g`, in postorder (reverse topological order), as
 /// `petgraph::algo::tarjan_scc` returns them, using heap memory only.
-pub fn tarjan_scc<G>(g: G) -> Vec<Vec<G::NodeId>>
+pub fn tarjan_scc<G>(g: G) -> Components<G::NodeId>
 where
     G: IntoNodeIdentifiers + IntoNeighbors + NodeIndexable,
 {
@@ -33,7 +71,10 @@ where
     let mut component: usize = usize::MAX;
     let mut stack: Vec<G::NodeId> = Vec::new();
     let mut frames: Vec<Frame<G::NodeId, G::Neighbors>> = Vec::new();
-    let mut out = Vec::new();
+    let mut out = Components {
+        nodes: Vec::new(),
+        ends: Vec::new(),
+    };
 
     for start in g.node_identifiers() {
         if root[g.to_index(start)].is_some() {
@@ -96,7 +137,8 @@ where
                 .map_or(0, |x| x + 1);
             root[vi] = c;
             stack.push(v);
-            out.push(stack[start_at..].to_vec());
+            out.nodes.extend_from_slice(&stack[start_at..]);
+            out.ends.push(out.nodes.len());
             stack.truncate(start_at);
             index -= adjustment;
             component -= 1;
@@ -128,7 +170,8 @@ mod tests {
                 let b = rng.random_range(0..n);
                 g.add_edge(NodeIndex::new(a), NodeIndex::new(b), ());
             }
-            assert_eq!(tarjan_scc(&g), petgraph::algo::tarjan_scc(&g));
+            let ours: Vec<Vec<_>> = tarjan_scc(&g).iter().map(<[_]>::to_vec).collect();
+            assert_eq!(ours, petgraph::algo::tarjan_scc(&g));
         }
     }
 
@@ -148,7 +191,7 @@ mod tests {
             let open = tarjan_scc(&g);
             assert_eq!(open.len(), n);
             // Postorder: the chain's end is finished first.
-            assert_eq!(open[0], vec![NodeIndex::new(n - 1)]);
+            assert_eq!(open[0], [NodeIndex::new(n - 1)]);
             g.add_edge(NodeIndex::new(n - 1), NodeIndex::new(0), ());
             let closed = tarjan_scc(&g);
             assert_eq!(closed.len(), 1);

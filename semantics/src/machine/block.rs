@@ -17,6 +17,7 @@ use super::ErrorKind;
 use super::exec::Fault;
 use super::warp::Warp;
 use crate::program::{BarRed, RegId};
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// One barrier (thesis `Barrier = ThreadCnt × ArrCnt × BarrierRed_ε × BarrierAct_Θ*`).
@@ -71,7 +72,9 @@ impl Barrier {
 /// Block state other than the warps (split so a warp step can borrow both).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct BlockShared {
-    pub bars: [Barrier; 16],
+    /// Shared copy-on-write (written through `Arc::make_mut`): only barrier instructions and
+    /// completions change them, and a warp step copies its block.
+    pub bars: Arc<[Barrier; 16]>,
     pub live_warps: u32,
     pub live_threads: u32,
     /// Warps that completed (for deadlock explanations, T20).
@@ -89,7 +92,8 @@ pub(crate) struct Block {
     pub id: u32,
     pub ctaid: [u32; 3],
     pub sm: u32,
-    pub warps: Vec<Arc<Warp>>,
+    /// Inline for one-warp blocks (litmus tests): a warp step copies its block.
+    pub warps: SmallVec<[Arc<Warp>; 1]>,
     pub shared: BlockShared,
 }
 

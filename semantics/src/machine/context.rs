@@ -46,7 +46,7 @@ impl Machine {
                     nregs,
                     self.checking,
                 );
-                for fb in &mut w.levels[0].frame_base {
+                for fb in Arc::make_mut(&mut w.levels[0].frame_base).iter_mut() {
                     *fb = info.kernel_frame_base;
                 }
                 Arc::new(w)
@@ -58,7 +58,7 @@ impl Machine {
             sm,
             warps,
             shared: BlockShared {
-                bars: std::array::from_fn(|_| Barrier::default()),
+                bars: Arc::new(std::array::from_fn(|_| Barrier::default())),
                 live_warps: info.warps_per_block,
                 live_threads: info.threads_per_block,
                 exited_warps: Vec::new(),
@@ -67,7 +67,7 @@ impl Machine {
         };
         self.mem
             .create_block(block, info.shared_bytes as u64, info.threads_per_block);
-        let s = &mut self.sms[sm as usize];
+        let s = &mut Arc::make_mut(&mut self.sms)[sm as usize];
         s.blocks += 1;
         s.threads += info.threads_per_block;
         s.warps += info.warps_per_block;
@@ -90,7 +90,7 @@ impl Machine {
 
     /// A warp completed: it frees its threads and warp slot on the SM.
     pub(crate) fn free_warp(&mut self, sm: u32, lanes: u32) {
-        let s = &mut self.sms[sm as usize];
+        let s = &mut Arc::make_mut(&mut self.sms)[sm as usize];
         s.warps = s.warps.saturating_sub(1);
         s.threads = s.threads.saturating_sub(lanes);
     }
@@ -98,7 +98,7 @@ impl Machine {
     /// Block (compl): every warp completed; the block leaves its SM.
     pub(crate) fn complete_block(&mut self, block: u32, events: Option<&mut Vec<Event>>) {
         if let Some(b) = self.blocks.remove(block) {
-            let s = &mut self.sms[b.sm as usize];
+            let s = &mut Arc::make_mut(&mut self.sms)[b.sm as usize];
             s.blocks = s.blocks.saturating_sub(1);
             s.shared = s.shared.saturating_sub(self.info.shared_bytes);
             // Threads/warps not yet freed (none, normally).

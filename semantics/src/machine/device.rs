@@ -307,7 +307,10 @@ impl Machine {
                 } else {
                     real.count_ones()
                 };
-                for bar in shared.bars.iter_mut().filter(|b| b.in_use) {
+                for bar in Arc::make_mut(&mut shared.bars)
+                    .iter_mut()
+                    .filter(|b| b.in_use)
+                {
                     if !bar.has_arrived(warp) {
                         bar.ac += weight;
                         barriers_changed = true;
@@ -358,7 +361,7 @@ impl Machine {
             // before the barrier may serve a read after it (digest T3's stale line).
             c.flush_l1(b.sm);
         }
-        let bar = &mut b.shared.bars[barrier as usize];
+        let bar = &mut Arc::make_mut(&mut b.shared.bars)[barrier as usize];
         let result = bar.result();
         let participants = std::mem::take(&mut bar.participants);
         bar.in_use = false;
@@ -374,16 +377,19 @@ impl Machine {
                 }
             }
         }
-        b.shared.bars[barrier as usize].participants = participants;
-        b.shared.bars[barrier as usize].participants.clear();
+        let bar = &mut Arc::make_mut(&mut b.shared.bars)[barrier as usize];
+        bar.participants = participants;
+        bar.participants.clear();
         let bit = 1u16 << barrier;
         let mut released = Vec::new();
         for (i, w) in b.warps.iter_mut().enumerate() {
             if w.waiting & bit != 0 || w.lane_wait.iter().any(|m| m & bit != 0) {
                 let w = Arc::make_mut(w);
                 w.waiting &= !bit;
-                for m in &mut w.lane_wait {
-                    *m &= !bit;
+                if w.lane_wait.iter().any(|m| m & bit != 0) {
+                    for m in Arc::make_mut(&mut w.lane_wait).iter_mut() {
+                        *m &= !bit;
+                    }
                 }
                 released.push(i as u32);
             }

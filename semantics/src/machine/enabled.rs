@@ -5,7 +5,35 @@
 
 use super::warp::{its, simt_stack};
 use super::{Machine, WarpModel};
+use smallvec::SmallVec;
+use std::ops::{Deref, DerefMut};
 use traces::Choice;
+
+/// The machine's enabled set. Inline up to a litmus-size launch's worth of choices: explorers
+/// clone the machine for every successor state, and a heap list would be one more allocation
+/// per clone (and cloned as one slice copy: `SmallVec`'s own `clone` goes choice by choice).
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct EnabledSet(SmallVec<[Choice; 8]>);
+
+impl Clone for EnabledSet {
+    fn clone(&self) -> Self {
+        EnabledSet(SmallVec::from_slice(&self.0))
+    }
+}
+
+impl Deref for EnabledSet {
+    type Target = SmallVec<[Choice; 8]>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl DerefMut for EnabledSet {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
 
 /// The block a choice concerns.
 pub(crate) fn block_of(c: &Choice) -> Option<u32> {
@@ -29,7 +57,7 @@ fn warp_of(c: &Choice) -> Option<(u32, u32)> {
 
 impl Machine {
     /// Appends the current choices of one warp to `out`.
-    pub(crate) fn warp_choices(&mut self, block: u32, warp: u32, out: &mut Vec<Choice>) {
+    pub(crate) fn warp_choices(&mut self, block: u32, warp: u32, out: &mut EnabledSet) {
         let Some(b) = self.blocks.get(block) else {
             return;
         };
@@ -112,7 +140,7 @@ impl Machine {
 
     /// Replaces the block's `EndBarrier` choices.
     pub(crate) fn refresh_barriers(&mut self, block: u32) {
-        if let Some(b) = self.blocks.get_mut(block) {
+        if let Some(b) = self.blocks.get(block) {
             let ready = b
                 .shared
                 .bars
@@ -123,7 +151,12 @@ impl Machine {
             if ready == 0 && b.shared.end_choices == 0 {
                 return;
             }
-            b.shared.end_choices = ready;
+            // Written only when it changes: the block is copied on write.
+            if ready != b.shared.end_choices
+                && let Some(b) = self.blocks.get_mut(block)
+            {
+                b.shared.end_choices = ready;
+            }
         }
         self.enabled
             .retain(|c| !matches!(c, Choice::EndBarrier { block: b, .. } if *b == block));
@@ -161,22 +194,30 @@ impl Machine {
             return;
         }
         let ws = self.info.warp_size as usize;
-        let program = self.program.clone();
-        if let Some(b) = self.blocks.get_mut(block)
-            && let Some(w) = b.warps.get_mut(warp as usize)
+        // Read first: the block and warp are copied (copy-on-write) only if the count changes.
+        let Some(w) = self
+            .blocks
+            .get(block)
+            .and_then(|b| b.warps.get(warp as usize))
+        else {
+            return;
+        };
+        let t = simt_stack::pending_targets(&self.program, w, ws);
+        if t != w.targets
+            && let Some(w) = self
+                .blocks
+                .get_mut(block)
+                .and_then(|b| b.warps.get_mut(warp as usize))
         {
-            let t = simt_stack::pending_targets(&program, w, ws);
-            if t != w.targets {
-                std::sync::Arc::make_mut(w).targets = t;
-            }
+            std::sync::Arc::make_mut(w).targets = t;
         }
     }
 
     /// Recomputes the enabled set from scratch (tests compare it with the incremental one).
     pub fn enabled_from_scratch(&mut self) -> Vec<Choice> {
-        let mut out = Vec::new();
+        let mut out = EnabledSet::default();
         if self.termination.is_some() {
-            return out;
+            return out.to_vec();
         }
         let keys: Vec<(u32, u32)> = self
             .blocks
@@ -207,6 +248,6 @@ impl Machine {
                 }
             }
         }
-        out
+        out.to_vec()
     }
 }

@@ -230,10 +230,10 @@ pub(super) fn new(
             })
         }),
         blocks: memory_model::BlockTable::new(),
-        sms: vec![Sm::default(); dev.num_sms as usize],
+        sms: vec![Sm::default(); dev.num_sms as usize].into(),
         next_block: 0,
         completed_blocks: 0,
-        enabled: Vec::new(),
+        enabled: Default::default(),
         steps: 0,
         thread_instructions: 0,
         termination: None,

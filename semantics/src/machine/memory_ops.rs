@@ -14,6 +14,7 @@ use memory_model::cached::{
     CacheOperator, Dest, MemChoice, Order, Request, RequestKind, Rmw, StepReport,
 };
 use memory_model::{FenceScope, MemSpace, Who};
+use smallvec::SmallVec;
 use std::sync::Arc;
 use traces::{Choice, Derivation, Event, Rule};
 
@@ -181,7 +182,8 @@ impl Machine {
                 }
             }
         }
-        let mut pending = Vec::new();
+        // Inline: a warp rarely has more than a few loads in flight (checked on every refresh).
+        let mut pending: SmallVec<[(u32, u32, u32); 8]> = SmallVec::new();
         cache.pending_dests(block, warp, &mut pending);
         if pending.is_empty() {
             return false;
@@ -197,20 +199,29 @@ impl Machine {
 
     /// Replaces the memory choices in the enabled set by the memory environment's current ones.
     pub(crate) fn refresh_mem(&mut self) {
-        let Some(cache) = &self.cached else {
+        let Machine {
+            cached: Some(cache),
+            enabled,
+            ..
+        } = self
+        else {
             return;
         };
-        self.enabled.retain(|c| !matches!(c, Choice::Mem(_)));
-        let mut mem = Vec::new();
-        cache.enabled(&mut mem);
-        self.enabled.extend(mem.into_iter().map(Choice::Mem));
+        enabled.retain(|c| !matches!(c, Choice::Mem(_)));
+        cache.for_each_enabled(|m| enabled.push(Choice::Mem(m)));
     }
 
     /// `Choice::Mem`: one micro step of an in-flight memory program, or a silent cache action.
     /// A delivered value goes to its register (sign- or zero-extended as `ld` does); when the
     /// program ends, its thread's warp may issue again.
     pub(crate) fn mem_step(&mut self, m: MemChoice, events: Option<&mut Vec<Event>>) {
-        let program = self.program.clone();
+        // Borrowed field by field (no reference count traffic on the program per micro step).
+        let Machine {
+            program,
+            cached,
+            mem,
+            ..
+        } = self;
         let apply =
             |rmw: Rmw, old: u64, _size: u32| match program.instructions.get(rmw.code as usize) {
                 Some(crate::program::Instr {
@@ -219,10 +230,10 @@ impl Machine {
                 }) => crate::alu::atom_new_value(*op, *ty, old, rmw.a, rmw.b),
                 _ => old,
             };
-        let Some(cache) = self.cached.as_mut() else {
+        let Some(cache) = cached.as_mut() else {
             return;
         };
-        let report = match cache.step(m, &mut self.mem, &apply) {
+        let report = match cache.step(m, mem, &apply) {
             Ok(r) => r,
             Err(stuck) => {
                 self.termination = Some(Termination::Error(MachineError {
@@ -247,7 +258,8 @@ impl Machine {
             ended,
         } = report;
         let ws = self.info.warp_size as usize;
-        let mut touched = Vec::new();
+        // At most the delivering warp and the warp whose op ended.
+        let mut touched: SmallVec<[(u32, u32); 2]> = SmallVec::new();
         if let Some(d) = delivered {
             let block = d.who.block;
             if let Some(b) = self.blocks.get_mut(block)

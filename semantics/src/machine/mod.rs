@@ -350,11 +350,13 @@ pub struct Machine {
     cached: Option<Cached>,
     /// Resident blocks by linear index.
     blocks: memory_model::BlockTable<block::Block>,
-    sms: Vec<Sm>,
+    /// Shared copy-on-write: only issue and completion change occupancy, and explorers clone
+    /// the machine for every successor state.
+    sms: Arc<[Sm]>,
     /// Blocks are issued in linear order: `next_block..total_blocks` are unscheduled.
     next_block: u32,
     completed_blocks: u32,
-    enabled: Vec<Choice>,
+    enabled: enabled::EnabledSet,
     steps: u64,
     /// Σ over warp steps of the lanes that executed (benchmarks' thread-instructions).
     thread_instructions: u64,
@@ -496,8 +498,8 @@ impl Machine {
             active: w.active,
             disabled: w.dis,
             stack: w.public_stack(),
-            lane_pcs: w.lane_pc.clone(),
-            depth: w.depth.clone(),
+            lane_pcs: w.lane_pc.to_vec(),
+            depth: w.depth.to_vec(),
             exited: w.exited,
             completed: w.completed,
             waiting: w.waiting,

@@ -6,10 +6,11 @@
 //! future behaviour, and nothing else, so that a spin loop closes a cycle:
 //! * hashed: memory contents ([`memory_model::Flat::hash_state`]), resident blocks (SM, warps,
 //!   barriers, live counts), every warp's execution state (pc, masks, token stack, per-lane pcs,
-//!   call depths, registers and frames, carry flags, barrier waits), SM occupancy, the issue
-//!   cursor, the completed-block count and how the run ended (if it has);
+//!   call depths, registers and frames, carry flags, barrier waits), the issue cursor, the
+//!   completed-block count and how the run ended (if it has);
 //! * left out: the step counter and the thread-instruction counter (monotone: no loop would ever
-//!   close), the enabled set (a function of the state; its *order* depends on history), the
+//!   close), the enabled set (a function of the state; its *order* depends on history), SM
+//!   occupancy (a function of the resident blocks), the leftovers of barriers not in use, the
 //!   safety monitor's shadow pcs, scratch buffers, and what is fixed for the whole launch
 //!   (program, launch info, configuration).
 //!
@@ -28,94 +29,11 @@
 
 use super::block::{Barrier, Block, BlockShared};
 use super::thread::Level;
-use super::warp::{SimtToken, Warp};
+use super::warp::{SimtToken, Warp, lane_mask, lanes};
 use super::{Machine, Sm, Termination};
+pub use memory_model::StateHasher;
 use std::hash::Hasher;
 use traces::{DisableMask, TokenKind};
-
-/// A deterministic 128-bit hasher for state fingerprints (multiply-fold mixing, fixed keys).
-#[derive(Debug, Clone, Copy)]
-pub struct StateHasher {
-    a: u64,
-    b: u64,
-    /// Words written, folded in at the end (so a trailing zero word still counts).
-    n: u64,
-}
-
-const K1: u64 = 0xa076_1d64_78bd_642f;
-const K2: u64 = 0xe703_7ed1_a0b4_28db;
-const K3: u64 = 0x8ebc_6af0_9c88_c6e3;
-const K4: u64 = 0x5899_65cc_7537_4cc3;
-
-#[inline(always)]
-fn fold_mul(x: u64, k: u64) -> u64 {
-    let p = (x as u128).wrapping_mul(k as u128);
-    (p as u64) ^ ((p >> 64) as u64)
-}
-
-impl Default for StateHasher {
-    fn default() -> Self {
-        StateHasher::new()
-    }
-}
-
-impl StateHasher {
-    pub const fn new() -> Self {
-        StateHasher { a: K3, b: K4, n: 0 }
-    }
-
-    /// The 128-bit fingerprint.
-    pub fn finish128(&self) -> u128 {
-        let a = fold_mul(self.a ^ self.n, K1 ^ K4);
-        let b = fold_mul(self.b ^ self.n.rotate_left(17), K2 ^ K3);
-        let a = fold_mul(a ^ (b >> 29), K1);
-        let b = fold_mul(b ^ (a >> 31), K2);
-        ((a as u128) << 64) | b as u128
-    }
-}
-
-impl Hasher for StateHasher {
-    #[inline(always)]
-    fn write_u64(&mut self, x: u64) {
-        self.a = fold_mul(self.a ^ x, K1);
-        self.b = fold_mul(self.b ^ x.rotate_left(32) ^ K3, K2);
-        self.n = self.n.wrapping_add(1);
-    }
-
-    #[inline(always)]
-    fn write_u32(&mut self, x: u32) {
-        self.write_u64(x as u64);
-    }
-
-    #[inline(always)]
-    fn write_u16(&mut self, x: u16) {
-        self.write_u64(x as u64);
-    }
-
-    #[inline(always)]
-    fn write_u8(&mut self, x: u8) {
-        self.write_u64(x as u64);
-    }
-
-    #[inline(always)]
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        self.write_u64(bytes.len() as u64);
-        for c in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..c.len()].copy_from_slice(c);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        let f = self.finish128();
-        (f as u64) ^ ((f >> 64) as u64)
-    }
-}
 
 /// Where a block of the grid is (for unit bookkeeping).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -173,24 +91,17 @@ impl Machine {
             }
             Some(Termination::TimeLimit) => h.write_u8(5),
         }
-        h.write_u32(*next_block);
-        h.write_u32(*completed_blocks);
-        for s in sms {
-            let Sm {
-                blocks,
-                threads,
-                warps,
-                shared,
-            } = s;
-            h.write_u32(*blocks);
-            h.write_u32(*threads);
-            h.write_u32(*warps);
-            h.write_u32(*shared);
-        }
+        h.write_u64(pack32(*next_block, *completed_blocks));
+        // SM occupancy is left out: it is a function of the resident blocks (their SM, their
+        // warps' real lanes and completion, the launch's shared bytes), which are hashed.
+        let _: &[Sm] = sms;
         h.write_usize(blocks.len());
-        for (id, b) in blocks.iter() {
-            h.write_u32(id);
-            hash_block(b, h);
+        // A block is hashed once per change (the table memoizes its fingerprint): a successor
+        // state shares every block but the stepped one with its parent.
+        for (id, b, fingerprint) in blocks.fingerprints(block_fingerprint) {
+            h.write_u64(pack32(id, b.sm));
+            h.write_u64(fingerprint as u64);
+            h.write_u64((fingerprint >> 64) as u64);
         }
         mem.hash_state(h);
         if let Some(c) = cached {
@@ -267,19 +178,21 @@ impl Machine {
     }
 }
 
+/// The fingerprint of one resident block (its index and SM are hashed by the caller).
+fn block_fingerprint(b: &Block) -> u128 {
+    let mut h = StateHasher::new();
+    hash_block(b, &mut h);
+    h.finish128()
+}
+
 fn hash_block<H: Hasher>(b: &Block, h: &mut H) {
     let Block {
         id: _,
         ctaid: _,
-        sm,
+        sm: _, // hashed with the block's index by the caller
         warps,
         shared,
     } = b;
-    h.write_u32(*sm);
-    h.write_usize(warps.len());
-    for w in warps {
-        hash_warp(w, h);
-    }
     let BlockShared {
         bars,
         live_warps,
@@ -287,15 +200,30 @@ fn hash_block<H: Hasher>(b: &Block, h: &mut H) {
         exited_warps,
         end_choices: _,
     } = shared;
-    for bar in bars {
+    // Which barriers are in use, then those only: an unused barrier's leftovers are overwritten
+    // at its next first arrival.
+    let in_use = bars
+        .iter()
+        .enumerate()
+        .fold(0u16, |m, (i, bar)| m | (bar.in_use as u16) << i);
+    h.write_u64(warps.len() as u64 | (in_use as u64) << 48);
+    for w in warps {
+        hash_warp(w, h);
+    }
+    for bar in bars.iter().filter(|bar| bar.in_use) {
         hash_barrier(bar, h);
     }
-    h.write_u32(*live_warps);
-    h.write_u32(*live_threads);
+    h.write_u64(pack32(*live_warps, *live_threads));
     h.write_usize(exited_warps.len());
     for w in exited_warps {
         h.write_u32(*w);
     }
+}
+
+/// Two 32-bit fields in one word (the hasher's cost is per word written).
+#[inline(always)]
+fn pack32(lo: u32, hi: u32) -> u64 {
+    lo as u64 | (hi as u64) << 32
 }
 
 fn hash_barrier<H: Hasher>(bar: &Barrier, h: &mut H) {
@@ -310,30 +238,20 @@ fn hash_barrier<H: Hasher>(bar: &Barrier, h: &mut H) {
         arrived,
         participants,
     } = bar;
-    if !*in_use {
-        // An unused barrier's leftovers are overwritten at its next first arrival.
-        h.write_u8(0);
-        return;
-    }
-    h.write_u8(1);
-    h.write_u32(*tc);
-    h.write_u32(*ac);
-    h.write_u8(match red {
+    debug_assert!(*in_use, "only barriers in use are hashed");
+    let red = match red {
         None => 0,
-        Some(r) => 1 + *r as u8,
-    });
-    h.write_u32(*popc);
-    h.write_u8(*and as u8 | (*or as u8) << 1);
-    h.write_usize(arrived.len());
+        Some(r) => 1 + *r as u32,
+    };
+    h.write_u64(pack32(*tc, *ac));
+    h.write_u64(pack32(*popc, red | (*and as u32) << 8 | (*or as u32) << 9));
+    h.write_u64(pack32(arrived.len() as u32, participants.len() as u32));
     for a in arrived {
         h.write_u64(*a);
     }
-    h.write_usize(participants.len());
     for (warp, lanes, reg, level) in participants {
-        h.write_u32(*warp);
+        h.write_u64(pack32(*warp, reg.0 as u32 | (*level as u32) << 16));
         h.write_u64(*lanes);
-        h.write_u16(reg.0);
-        h.write_u16(*level);
     }
 }
 
@@ -369,21 +287,20 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
         shadow: _,
     } = w;
     let real = *real;
-    h.write_u32(*index);
-    h.write_u32(*tid_base);
+    h.write_u64(pack32(*index, *tid_base));
     h.write_u64(real);
     h.write_u8(*completed as u8 | (*retry as u8) << 1);
     if *completed {
         // A completed warp never steps again and nothing reads its registers.
         return;
     }
-    h.write_u32(*pc);
+    h.write_u64(pack32(*pc, *targets));
+    h.write_u64(pack32(stack.len() as u32, *waiting as u32));
     h.write_u64(*active);
     let DisableMask { brk, ret, exit } = dis;
     h.write_u64(*brk);
     h.write_u64(*ret);
     h.write_u64(*exit);
-    h.write_usize(stack.len());
     for t in stack {
         let SimtToken {
             kind,
@@ -392,24 +309,24 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
             reconv,
             retry,
         } = t;
-        h.write_u8(token_kind(*kind) | (*retry as u8) << 2);
+        h.write_u64(pack32(token_kind(*kind) as u32 | (*retry as u32) << 2, *pc));
         h.write_u64(*mask);
-        h.write_u32(*pc);
         h.write_u64(reconv.map_or(u64::MAX, u64::from));
     }
-    h.write_u16(*waiting);
-    h.write_u32(*targets);
     h.write_u64(*exited);
     h.write_u64(*carry);
     // Per-lane state of real lanes only: dummy lanes (beyond the block's threads) never run,
     // and hashing them would cost up to 32 times more for small blocks.
     let ws = depth.len();
-    let lanes = || (0..ws).filter(move |&l| l < 64 && real >> l & 1 == 1);
-    for l in lanes() {
-        h.write_u16(depth[l]);
-        h.write_u32(lane_pc.get(l).copied().unwrap_or(0));
-        h.write_u16(lane_wait.get(l).copied().unwrap_or(0));
+    let real_lanes = real & lane_mask(ws.min(64) as u32);
+    let each_real_lane = || lanes(real_lanes);
+    for l in each_real_lane() {
+        let wait = lane_wait.get(l).copied().unwrap_or(0);
         let b = lane_breaks.get(l).map_or(&[][..], Vec::as_slice);
+        h.write_u64(pack32(
+            lane_pc.get(l).copied().unwrap_or(0),
+            depth[l] as u32 | (wait as u32) << 16,
+        ));
         h.write_usize(b.len());
         for p in b {
             h.write_u32(*p);
@@ -425,9 +342,11 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
         } = level;
         let nregs = regs.len().checked_div(ws).unwrap_or(0);
         h.write_usize(nregs);
-        for l in lanes() {
-            h.write_u32(frame_base.get(l).copied().unwrap_or(0));
-            h.write_u32(func.get(l).map_or(0, |f| f.0));
+        for l in each_real_lane() {
+            h.write_u64(pack32(
+                frame_base.get(l).copied().unwrap_or(0),
+                func.get(l).map_or(0, |f| f.0),
+            ));
             h.write_u32(call_pc.get(l).copied().unwrap_or(0));
             for r in 0..nregs {
                 h.write_u64(regs.get(r * ws + l).copied().unwrap_or(0));

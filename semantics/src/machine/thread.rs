@@ -13,27 +13,32 @@
 //! step 3, `%stackBase`, without the explicit add/sub instructions).
 
 use crate::program::{FuncId, Pc, Program, SpecialReg};
+use std::sync::Arc;
 
 /// Registers and frame of every lane at one call depth.
+///
+/// The frame arrays change only at `call`/`ret`: they are shared copy-on-write (`Arc<[T]>`,
+/// written through `Arc::make_mut`), so cloning a warp (an explorer does it per successor state)
+/// allocates the registers only.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Level {
     /// `regs[reg * warp_size + lane]`.
     pub regs: Vec<u64>,
     /// Per lane: `.local` address of the frame.
-    pub frame_base: Vec<u32>,
+    pub frame_base: Arc<[u32]>,
     /// Per lane: the function running at this depth.
-    pub func: Vec<FuncId>,
+    pub func: Arc<[FuncId]>,
     /// Per lane: the address of the `call` that entered this depth (unused at depth 0).
-    pub call_pc: Vec<Pc>,
+    pub call_pc: Arc<[Pc]>,
 }
 
 impl Level {
     pub fn new(warp_size: usize, nregs: usize, func: FuncId) -> Level {
         Level {
             regs: vec![0; nregs.max(1) * warp_size],
-            frame_base: vec![0; warp_size],
-            func: vec![func; warp_size],
-            call_pc: vec![0; warp_size],
+            frame_base: vec![0; warp_size].into(),
+            func: vec![func; warp_size].into(),
+            call_pc: vec![0; warp_size].into(),
         }
     }
 

@@ -17,6 +17,7 @@ use super::super::exec::{Ctx, Fault, data_rule, exec_data, read_pred, read_src, 
 use super::simt_stack::{enter, leave, target_groups};
 use super::{Warp, lanes};
 use crate::program::{BarrierKind, Op, Pc, Program};
+use std::sync::Arc;
 use traces::{DisableMask, Event, Rule};
 
 /// The warp's converged groups that may step now, ascending by lowest lane; `threads` splits
@@ -121,7 +122,7 @@ pub(crate) fn step(
     };
     let skip = group & !exec;
     for l in lanes(skip) {
-        w.lane_pc[l] = pc + 1;
+        Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
     }
     let rule: Rule;
     match &instr.op {
@@ -131,7 +132,7 @@ pub(crate) fn step(
                 .map_err(|(l, m)| Fault::new(ErrorKind::Stuck, Some(l), m))?;
             for (t, m) in gs {
                 for l in lanes(m) {
-                    w.lane_pc[l] = t;
+                    Arc::make_mut(&mut w.lane_pc)[l] = t;
                 }
             }
             rule = Rule::Bra;
@@ -150,7 +151,7 @@ pub(crate) fn step(
                 })?;
                 for l in lanes(m) {
                     enter(cx, w, l, callee, pc, args)?;
-                    w.lane_pc[l] = t;
+                    Arc::make_mut(&mut w.lane_pc)[l] = t;
                 }
             }
             rule = Rule::Call;
@@ -162,7 +163,7 @@ pub(crate) fn step(
                     out.exited |= 1 << l;
                 } else {
                     let r = leave(cx, w, l)?;
-                    w.lane_pc[l] = r;
+                    Arc::make_mut(&mut w.lane_pc)[l] = r;
                 }
             }
             rule = if out.exited != 0 {
@@ -173,21 +174,21 @@ pub(crate) fn step(
         }
         Op::Ssy { .. } | Op::Sync | Op::PreRet { .. } => {
             for l in lanes(exec) {
-                w.lane_pc[l] = pc + 1;
+                Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
             }
             rule = Rule::Nop;
         }
         Op::PreBrk { target } => {
             for l in lanes(exec) {
-                w.lane_breaks[l].push(*target);
-                w.lane_pc[l] = pc + 1;
+                Arc::make_mut(&mut w.lane_breaks)[l].push(*target);
+                Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
             }
             rule = Rule::PreBrk;
         }
         Op::Brk => {
             for l in lanes(exec) {
-                match w.lane_breaks[l].pop() {
-                    Some(t) => w.lane_pc[l] = t,
+                match Arc::make_mut(&mut w.lane_breaks)[l].pop() {
+                    Some(t) => Arc::make_mut(&mut w.lane_pc)[l] = t,
                     None => {
                         return Err(Fault::new(
                             ErrorKind::Stuck,
@@ -221,7 +222,7 @@ pub(crate) fn step(
                 let c = count
                     .as_ref()
                     .map(|c| read_src(regs, ws, c, l, &sp, fb) as u32);
-                let bar = &mut bk.bars[b as usize];
+                let bar = &mut Arc::make_mut(&mut bk.bars)[b as usize];
                 arrive(
                     bar,
                     b as u32,
@@ -257,9 +258,9 @@ pub(crate) fn step(
                 }
                 out.arrived |= 1 << b;
                 if !matches!(kind, BarrierKind::Arrive) {
-                    w.lane_wait[l] |= 1 << b;
+                    Arc::make_mut(&mut w.lane_wait)[l] |= 1 << b;
                 }
-                w.lane_pc[l] = pc + 1;
+                Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
             }
             rule = Rule::BarSync;
         }
@@ -268,7 +269,7 @@ pub(crate) fn step(
                 exec_data(cx, w, level, exec, group, pc, func, op)?;
             }
             for l in lanes(exec) {
-                w.lane_pc[l] = pc + 1;
+                Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
             }
             rule = data_rule(op).1;
         }

@@ -9,6 +9,8 @@ pub(crate) mod simt_stack;
 
 use super::thread::Level;
 use crate::program::{FuncId, Pc};
+use smallvec::{SmallVec, smallvec};
+use std::sync::Arc;
 use traces::{DisableMask, Token, TokenKind};
 
 /// A token of the SIMT stack (thesis `ExecToken`) with cudasem's bookkeeping for ordinary PTX.
@@ -53,8 +55,9 @@ pub(crate) struct Warp {
     pub active: u64,
     /// δ
     pub dis: DisableMask,
-    /// Head = last element.
-    pub stack: Vec<SimtToken>,
+    /// Head = last element. Inline up to two tokens (a warp clone per successor state copies
+    /// them instead of allocating).
+    pub stack: SmallVec<[SimtToken; 2]>,
     /// The last pop was a `retry` diverge token (see [`SimtToken::retry`]).
     pub retry: bool,
     /// Barriers this warp waits for (thesis `BarrierIdx*`), bit per index.
@@ -64,21 +67,26 @@ pub(crate) struct Warp {
     pub targets: u32,
 
     // --- per lane, every model ---
+    // The per-lane arrays that most steps leave alone are shared copy-on-write (`Arc<[T]>`,
+    // written through `Arc::make_mut`): explorers clone a warp for every successor state, and
+    // a SIMT-stack step changes none of them (ITS changes `lane_pc`), so the clone copies
+    // pointers instead of allocating each array.
     /// Call depth (index into `levels`).
-    pub depth: Vec<u16>,
+    pub depth: Arc<[u16]>,
     /// Lanes that executed `exit` (or are dummies).
     pub exited: u64,
     /// Carry flags (bit per lane, PTX ISA 9.7.2).
     pub carry: u64,
-    pub levels: Vec<Level>,
+    /// One level per call depth in use; inline for kernels that make no calls.
+    pub levels: SmallVec<[Level; 1]>,
 
     // --- ITS / threads ---
     /// Per-lane pc.
-    pub lane_pc: Vec<Pc>,
+    pub lane_pc: Arc<[Pc]>,
     /// Per-lane barriers waited for.
-    pub lane_wait: Vec<u16>,
+    pub lane_wait: Arc<[u16]>,
     /// Per-lane break targets of the thesis dialect's `preBrk` (ITS: `brk` jumps to the last).
-    pub lane_breaks: Vec<Vec<Pc>>,
+    pub lane_breaks: Arc<[Vec<Pc>]>,
 
     // --- safety monitor (thesis 6.4, digest §13) ---
     /// Shadow per-lane pcs (`Thread_pc`), `None` after exit; empty when not checking.
@@ -112,17 +120,17 @@ impl Warp {
                 ret: 0,
                 exit: all & !real,
             },
-            stack: Vec::new(),
+            stack: SmallVec::new(),
             retry: false,
             waiting: 0,
             targets: 0,
-            depth: vec![0; ws],
+            depth: vec![0; ws].into(),
             exited: all & !real,
             carry: 0,
-            levels: vec![Level::new(ws, nregs, entry)],
-            lane_pc: vec![start; ws],
-            lane_wait: vec![0; ws],
-            lane_breaks: vec![Vec::new(); ws],
+            levels: smallvec![Level::new(ws, nregs, entry)],
+            lane_pc: vec![start; ws].into(),
+            lane_wait: vec![0; ws].into(),
+            lane_breaks: vec![Vec::new(); ws].into(),
             shadow: if checking {
                 (0..ws)
                     .map(|l| (real >> l & 1 == 1).then_some(start))

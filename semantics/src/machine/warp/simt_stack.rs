@@ -28,6 +28,7 @@ use super::super::thread::{Level, frame_span};
 use super::{SimtToken, Warp, lanes};
 use crate::program::{BarrierKind, CallTarget, FuncId, Op, ParamLoc, Pc, Program};
 use memory_model::{MemSpace, MemorySystem, Who};
+use std::sync::Arc;
 use traces::{Event, Rule, TokenKind};
 
 /// How the lanes' own pcs move in a step (the →Θpc rules of thesis 6.3.1, for the monitor).
@@ -377,9 +378,9 @@ pub(crate) fn enter(
     let (lo, hi) = w.levels.split_at_mut(d + 1);
     let (from, to) = (&mut lo[d], &mut hi[0]);
     to.ensure_regs(ws, cf.registers.len());
-    to.frame_base[lane] = base as u32;
-    to.func[lane] = callee;
-    to.call_pc[lane] = call_pc;
+    Arc::make_mut(&mut to.frame_base)[lane] = base as u32;
+    Arc::make_mut(&mut to.func)[lane] = callee;
+    Arc::make_mut(&mut to.call_pc)[lane] = call_pc;
     let tid = w.tid_base + lane as u32;
     let mut buf = [0u8; 256];
     for (arg, p) in args.iter().zip(cf.params.iter()) {
@@ -388,7 +389,7 @@ pub(crate) fn enter(
         read_loc(cx, from, tid, ws, arg, lane, size, &mut buf)?;
         write_loc(cx, to, tid, ws, &p.loc, lane, size, &buf)?;
     }
-    w.depth[lane] = (d + 1) as u16;
+    Arc::make_mut(&mut w.depth)[lane] = (d + 1) as u16;
     Ok(())
 }
 
@@ -417,7 +418,7 @@ pub(crate) fn leave(cx: &mut Ctx, w: &mut Warp, lane: usize) -> Result<Pc, Fault
         read_loc(cx, from, tid, ws, &p.loc, lane, size, &mut buf)?;
         write_loc(cx, to, tid, ws, ret, lane, size, &buf)?;
     }
-    w.depth[lane] = (d - 1) as u16;
+    Arc::make_mut(&mut w.depth)[lane] = (d - 1) as u16;
     Ok(call_pc + 1)
 }
 
@@ -768,7 +769,7 @@ pub(crate) fn step(
                     if ids >> b & 1 == 0 {
                         continue;
                     }
-                    let bar = &mut bk.bars[b as usize];
+                    let bar = &mut Arc::make_mut(&mut bk.bars)[b as usize];
                     arrive(
                         bar,
                         b,
