@@ -722,3 +722,44 @@ fn generic_initializers_point_into_their_space_and_null_is_not_a_variable() {
         other => panic!("a null load must fault, got {other:?}"),
     }
 }
+
+/// Module-scope `.reg` variables are one per thread (the thesis's `%stackBase`, Listing 5.3
+/// after the stack transformation): a value set before a call is seen by the callee, and what
+/// the callee writes is seen after the return, lane by lane, under every warp model.
+#[test]
+fn module_registers_follow_a_thread_into_calls_and_back() {
+    let src = "
+.reg .u32 %g;
+.func twice()
+{
+    .reg .u32 %x;
+    mov.u32 %x, %g;
+    add.u32 %g, %g, %x;
+    ret;
+}
+.visible .entry k(.param .u64 out)
+{
+    .reg .u64 %o;
+    .reg .u64 %off;
+    .reg .u32 %t;
+    .reg .pred %p;
+    ld.param.u64 %o, [out];
+    mov.u32 %t, %tid.x;
+    add.u32 %g, %t, 1;
+    setp.lt.u32 %p, %t, 2;
+    @%p call twice;
+    mul.wide.u32 %off, %t, 4;
+    add.u64 %o, %o, %off;
+    st.global.u32 [%o], %g;
+    ret;
+}
+";
+    for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
+        // Lanes 0 and 1 call (g = 2 * (tid + 1)); lanes 2 and 3 do not (g = tid + 1).
+        assert_eq!(
+            run_out(src, 4, config(model, 4), 4, 0),
+            (Termination::Completed, vec![2, 4, 3, 4]),
+            "{model:?}"
+        );
+    }
+}

@@ -256,3 +256,27 @@ fn t6_listing_6_2_one_thread_terminates() {
     assert_eq!(t, Termination::Completed);
     assert_eq!(m.variable("lock").unwrap(), 1u32.to_le_bytes());
 }
+
+/// Listing 5.3 after the stack transformation (thesis 5.1.3 step 3): the module-scope
+/// `%stackBase` register moves the callee's frame, the callee reads its `.local` parameter
+/// through it and writes its `.local` return value, and the caller reads `r` back: 3 * 9.
+#[test]
+fn listing_5_3_after_the_stack_transformation_returns_27() {
+    let p = load(include_str!("../../tests/thesis/listing_5_3_after.ptx"));
+    let l = LaunchConfig {
+        kernel: Some("kernelEntryPoint".into()),
+        grid: [1, 1, 1],
+        block: [2, 1, 1],
+        dynamic_shared_bytes: 0,
+        buffers: vec![zeros("out", 4)],
+        args: vec![ArgValue::Buffer(0)],
+        globals: vec![],
+    };
+    for model in [WarpModel::SimtStack, WarpModel::Its] {
+        let mut m = Machine::new(p.clone(), &l, &config(model, 32)).unwrap();
+        let t = run(&mut m, &mut scheduler::RoundRobin::new(), 1000);
+        assert_eq!(t, Termination::Completed, "{model:?}");
+        // Two u64 results, read as u32 words.
+        assert_eq!(words(&m.buffer(0)), vec![27, 0, 27, 0], "{model:?}");
+    }
+}

@@ -287,14 +287,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
         global_size: layout.global_size,
         const_size: layout.const_size,
         shared_size: layout.shared_size,
-        global_registers: layout
-            .module_regs
-            .iter()
-            .map(|v| crate::program::RegisterInfo {
-                name: v.name.name.clone(),
-                ty: v.ty.scalar,
-            })
-            .collect(),
+        global_registers: module_register_slots(&layout.module_regs),
         variables: layout.variables,
         files,
         reconvergence,
@@ -407,3 +400,24 @@ pub(crate) fn short_eq(a: &str, b: &str) -> bool {
 
 /// A hash map for name lookups (see [`FxHasher`]).
 pub(crate) type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+
+/// One entry per register slot the module-scope `.reg` declarations take, in id order: a vector
+/// register takes one slot per element (as [`scope`] allocates them in every function).
+fn module_register_slots(regs: &[&ptx_parser::VariableDecl]) -> Vec<crate::program::RegisterInfo> {
+    let mut out = Vec::new();
+    for v in regs {
+        let vector = v.ty.vector.max(1) as usize;
+        for c in ["x", "y", "z", "w", "4", "5", "6", "7"].iter().take(vector) {
+            let name = if vector == 1 {
+                v.name.name.to_string()
+            } else {
+                format!("{}.{c}", v.name.name)
+            };
+            out.push(crate::program::RegisterInfo {
+                name: name.as_str().into(),
+                ty: v.ty.scalar,
+            });
+        }
+    }
+    out
+}

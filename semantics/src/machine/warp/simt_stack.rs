@@ -378,6 +378,7 @@ pub(crate) fn enter(
     let (lo, hi) = w.levels.split_at_mut(d + 1);
     let (from, to) = (&mut lo[d], &mut hi[0]);
     to.ensure_regs(ws, cf.registers.len());
+    copy_module_registers(program, from, to, ws, lane);
     Arc::make_mut(&mut to.frame_base)[lane] = base as u32;
     Arc::make_mut(&mut to.func)[lane] = callee;
     Arc::make_mut(&mut to.call_pc)[lane] = call_pc;
@@ -391,6 +392,18 @@ pub(crate) fn enter(
     }
     Arc::make_mut(&mut w.depth)[lane] = (d + 1) as u16;
     Ok(())
+}
+
+/// Module-scope `.reg` variables (ids `0..n` in every function) are one per thread: the lane's
+/// values follow it into a callee and back (the thesis's `%stackBase`, Listing 5.3 after the
+/// stack transformation).
+fn copy_module_registers(program: &Program, from: &Level, to: &mut Level, ws: usize, lane: usize) {
+    for r in 0..program.global_registers.len() {
+        let i = r * ws + lane;
+        if let (Some(&v), Some(slot)) = (from.regs.get(i), to.regs.get_mut(i)) {
+            *slot = v;
+        }
+    }
 }
 
 /// Leaves the current function for one lane (thesis (return): pop κ), copying the return values
@@ -408,6 +421,7 @@ pub(crate) fn leave(cx: &mut Ctx, w: &mut Warp, lane: usize) -> Result<Pc, Fault
     let tid = w.tid_base + lane as u32;
     let (lo, hi) = w.levels.split_at_mut(d);
     let (to, from) = (&mut lo[d - 1], &mut hi[0]);
+    copy_module_registers(program, from, to, ws, lane);
     let mut buf = [0u8; 256];
     for (ret, p) in rets
         .iter()
