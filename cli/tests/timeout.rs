@@ -94,3 +94,66 @@ fn a_bad_timeout_is_a_usage_error() {
     assert_eq!(code, 2);
     assert!(err.contains("positive"), "{err}");
 }
+
+/// The spin-lock corpus kernel (many threads in one block, blocks spinning on one lock) has
+/// millions of states: a short time bound cuts every search first.
+const BIG: [&str; 3] = [
+    "tests/kernels/spinlock.ptx",
+    "--launch",
+    "tests/kernels/spinlock.ron",
+];
+
+#[test]
+fn explore_stops_and_proves_nothing() {
+    for search in ["full", "outcomes"] {
+        let mut args = vec!["explore"];
+        args.extend(BIG);
+        args.extend([
+            "--search",
+            search,
+            "--max-states",
+            "100000000",
+            "--timeout",
+            "0.3",
+            "--format",
+            "json",
+        ]);
+        let (code, out, err) = cudasem_here(&args);
+        assert_eq!(code, 1, "{search}: {err}");
+        let j = json(&out);
+        assert_eq!(j["bound"]["time_limit_hit"], true, "{search}: {j}");
+        assert_eq!(j["bound"]["hit"], true, "{search}: {j}");
+        assert!(j["terminates"].is_null(), "{search}: no verdict: {j}");
+    }
+}
+
+#[test]
+fn litmus_stops_without_a_verdict() {
+    let root = std::env::var_os("CUDASEM_CONFORMANCE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| common::workspace().join("../shared/conformance"));
+    let dir = root.join("ptx-litmus/Manual");
+    let file = dir.join("Cause-base-strong.litmus");
+    if !file.is_file() {
+        eprintln!(
+            "conformance data absent ({}): test skipped; set CUDASEM_CONFORMANCE or put shared/ beside the checkout",
+            file.display()
+        );
+        return;
+    }
+    let file = file.display().to_string();
+    let (code, out, err) = cudasem_here(&[
+        "litmus",
+        &file,
+        "--memory",
+        "cached",
+        "--timeout",
+        "0.2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j = json(&out);
+    assert_eq!(j["status"], "time_limit", "{j}");
+    assert!(j["holds"].is_null(), "{j}");
+}

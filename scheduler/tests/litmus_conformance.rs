@@ -199,7 +199,7 @@ fn conformance(memory: MemorySystem, max_states: usize) {
                 *reasons.entry(key).or_default() += 1;
                 ("unsupported", reason.clone())
             }
-            Status::Bounded => {
+            Status::Bounded | Status::TimeLimit => {
                 // Flat memory explores every test completely; a bound there is a regression.
                 // Under cached memory the bound is honest: no verdict, unless a forbidden
                 // outcome was already reached.

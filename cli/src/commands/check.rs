@@ -401,7 +401,7 @@ fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
         },
         max_transitions: bound.saturating_mul(first.steps.max(1)),
     };
-    let report = dfs::outcomes(machine, &observe_all(setup), config);
+    let report = dfs::outcomes_until(machine, &observe_all(setup), config, &setup.stop);
     let mut last = first;
     let mut checked = 0u64;
     for witness in report.outcomes.values() {

@@ -51,6 +51,8 @@ pub struct Args {
     /// Bound on the steps computed by `--search outcomes`.
     #[arg(long, value_name = "N", default_value_t = 100_000_000)]
     pub max_transitions: u64,
+    #[command(flatten)]
+    pub timeout: crate::timeout::Timeout,
     /// Write the lasso (or the first failing outcome's run) as a trace file with its events
     /// (.ron for RON, else JSON Lines).
     #[arg(long, value_name = "OUT")]
@@ -275,7 +277,8 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         max_states: args.max_states,
     };
     let start = Instant::now();
-    let x = explore::explore(&setup.machine, level, &setup.observe(), limits)
+    let stop = args.timeout.start();
+    let x = explore::explore_until(&setup.machine, level, &setup.observe(), limits, &stop)
         .map_err(|e| format!("error: {e}\n"))?;
     let seconds = start.elapsed().as_secs_f64();
     let model = args.progress;
@@ -372,8 +375,13 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
                     rate
                 );
                 match x.bound_hit {
-                Some(b) => s.push_str(&format!(
+                Some(explore::Bound::States(b)) => s.push_str(&format!(
                     "bound: --max-states {b} REACHED: the exploration is incomplete, nothing is proven\n"
+                )),
+                Some(explore::Bound::Time) => s.push_str(&format!(
+                    "bound: the time limit ({}) REACHED after {} states: the exploration is incomplete, nothing is proven\n",
+                    args.timeout.flag_text(),
+                    x.states()
                 )),
                 None => s.push_str(&format!(
                     "bound: --max-states {} not reached: the exploration is complete\n",
@@ -473,7 +481,11 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
                     "states": x.states(),
                     "machine_states": x.machine_states,
                     "transitions": x.transitions(),
-                    "bound": { "max_states": limits.max_states, "hit": x.bound_hit.is_some() },
+                    "bound": {
+                        "max_states": limits.max_states,
+                        "hit": x.bound_hit.is_some(),
+                        "time_limit_hit": x.bound_hit == Some(explore::Bound::Time),
+                    },
                     "outcomes": outcomes,
                     "lasso": lasso_json,
                     "seconds": seconds,

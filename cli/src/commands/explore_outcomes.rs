@@ -33,7 +33,8 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), String> {
         max_transitions: args.max_transitions,
     };
     let start = Instant::now();
-    let report = dfs::outcomes(&setup.machine, &setup.observe(), config);
+    let stop = args.timeout.start();
+    let report = dfs::outcomes_until(&setup.machine, &setup.observe(), config, &stop);
     let seconds = start.elapsed().as_secs_f64();
     let policy = "explore outcomes".to_string();
 
@@ -84,6 +85,7 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), String> {
                 "bound": {
                     "max_transitions": args.max_transitions,
                     "hit": report.bound_hit.is_some(),
+                    "time_limit_hit": report.bound_hit == Some(DfsBound::Time),
                 },
                 "outcomes": outcomes,
                 "seconds": seconds,
@@ -129,6 +131,10 @@ fn text(
         // Stateful search has no depth bound; kept for completeness of the match.
         Some(DfsBound::Depth(d)) => s.push_str(&format!(
             "bound: depth {d} REACHED: the search is incomplete, outcomes may be missing\n"
+        )),
+        Some(DfsBound::Time) => s.push_str(&format!(
+            "bound: the time limit ({}) REACHED: the search is incomplete, outcomes may be missing\n",
+            args.timeout.flag_text()
         )),
         None => s.push_str(&format!(
             "bound: --max-transitions {} not reached: every final outcome is listed\n",

@@ -6,7 +6,7 @@
 //! (`holds`: the condition as written holds, the meaning of the expected CSVs' 1) and, for a
 //! reachable `exists` or a violated `~exists`/`forall`, a witness: the choice sequence and a
 //! compact string for `cudasem replay` (with the PTX that `--emit-ptx` writes). JSON: one object
-//! per file with `status` (`ok`, `unsupported`, `bounded`), `holds`, `outcomes`, `witness`.
+//! per file with `status` (`ok`, `unsupported`, `bounded`, `time_limit`), `holds`, `outcomes`, `witness`.
 //!
 //! Exit codes: 0 every file was checked (an "unsupported" verdict included), 2 a file could not
 //! be read or parsed (`file:line:col: message`; the other files are still checked) or
@@ -33,6 +33,9 @@ pub struct Args {
     /// Bound on the distinct states explored per test; a test that hits it gets no verdict.
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     pub max_states: usize,
+    /// The time bound of each test's search (a test that hits it gets no verdict).
+    #[command(flatten)]
+    pub timeout: crate::timeout::Timeout,
     /// Write each test's translated PTX to DIR/<file stem>.ptx (for `cudasem replay`).
     #[arg(long, value_name = "DIR")]
     pub emit_ptx: Option<PathBuf>,
@@ -86,7 +89,8 @@ pub fn run(args: Args) -> Outcome {
             }
         };
         let start = Instant::now();
-        let report = match litmus::check(&test, &options) {
+        let stop = args.timeout.start();
+        let report = match litmus::check_until(&test, &options, &stop) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {path}: {e}");
@@ -175,6 +179,9 @@ fn text_report(
     match (&report.status, report.holds) {
         (Status::Bounded, _) => s.push_str(
             "Status: bounded: the state bound cut the search (--max-states); no verdict\n",
+        ),
+        (Status::TimeLimit, _) => s.push_str(
+            "Status: time_limit: the time bound cut the search (--timeout); no verdict\n",
         ),
         (_, Some(h)) => s.push_str(&format!(
             "Status: ok\nVerdict: the condition {} (holds: {h})\n",

@@ -22,6 +22,7 @@
 
 use super::keyed::FingerprintMap;
 use super::settle;
+use crate::Stop;
 use crate::outcome::{Observe, Outcome, Status};
 use semantics::machine::{Footprint, Machine};
 use std::collections::BTreeMap;
@@ -60,6 +61,8 @@ pub enum DfsBound {
     Transitions(u64),
     /// Some schedule was longer than `max_depth` (stateless search only).
     Depth(usize),
+    /// The time bound: a [`Stop`] was requested (`--timeout`).
+    Time,
 }
 
 /// The result: the final outcomes with a witness each, and what the search cost.
@@ -89,6 +92,16 @@ struct Frame {
 
 /// Explores every schedule of `machine` (usually fresh) and collects the final outcomes.
 pub fn outcomes(machine: &Machine, observe: &Observe, config: DfsConfig) -> DfsReport {
+    outcomes_until(machine, observe, config, &Stop::never())
+}
+
+/// [`outcomes`], cut short (with [`DfsBound::Time`]) when `stop` is requested.
+pub fn outcomes_until(
+    machine: &Machine,
+    observe: &Observe,
+    config: DfsConfig,
+    stop: &Stop,
+) -> DfsReport {
     let mut report = DfsReport {
         outcomes: BTreeMap::new(),
         transitions: 0,
@@ -162,6 +175,10 @@ pub fn outcomes(machine: &Machine, observe: &Observe, config: DfsConfig) -> DfsR
             report
                 .bound_hit
                 .get_or_insert(DfsBound::Transitions(config.max_transitions));
+            break;
+        }
+        if stop.requested() {
+            report.bound_hit.get_or_insert(DfsBound::Time);
             break;
         }
         let Some(top) = stack.last_mut() else {

@@ -32,6 +32,7 @@ pub mod units;
 
 pub use units::{Level, TooManyUnits, Units, UnknownLevel, is_system, settle};
 
+use crate::Stop;
 use crate::outcome::{Observe, Outcome, Status};
 use crate::progress::{
     Counterexample, Lts, Node, NodeId, Oracle, ProgressModel, Reason, Transition, Unit, UnitSet,
@@ -57,6 +58,15 @@ impl Default for Limits {
             max_states: 1_000_000,
         }
     }
+}
+
+/// What cut an exploration short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// `max_states` distinct nodes.
+    States(usize),
+    /// The time bound: a [`Stop`] was requested (`--timeout`).
+    Time,
 }
 
 /// One node's label in the LTS: the fingerprint of its machine state.
@@ -132,8 +142,8 @@ pub struct Exploration {
     pub outcomes: BTreeMap<Outcome, OutcomeInfo>,
     /// Distinct machine states (nodes differ also by `stepped`).
     pub machine_states: usize,
-    /// `Some(bound)` when `max_states` cut the search: no verdict then.
-    pub bound_hit: Option<usize>,
+    /// The bound that cut the search, if one did: no verdict then.
+    pub bound_hit: Option<Bound>,
     pub limits: Limits,
 }
 
@@ -156,6 +166,17 @@ pub fn explore(
     level: Level,
     observe: &Observe,
     limits: Limits,
+) -> Result<Exploration, TooManyUnits> {
+    explore_until(machine, level, observe, limits, &Stop::never())
+}
+
+/// [`explore`], cut short (with [`Bound::Time`]) when `stop` is requested.
+pub fn explore_until(
+    machine: &Machine,
+    level: Level,
+    observe: &Observe,
+    limits: Limits,
+    stop: &Stop,
 ) -> Result<Exploration, TooManyUnits> {
     let units = Units::new(machine, level)?;
     let mut init = machine.clone();
@@ -215,6 +236,10 @@ pub fn explore(
     let mut bound_hit = None;
     let mut next = 0usize;
     while next < graph.node_count() {
+        if stop.requested() {
+            bound_hit = Some(Bound::Time);
+            break;
+        }
         let from = NodeIndex::new(next);
         next += 1;
         let (key, stepped) = (graph[from].state, graph[from].stepped);
@@ -279,7 +304,7 @@ pub fn explore(
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) => {
                     if graph.node_count() >= limits.max_states {
-                        bound_hit = Some(limits.max_states);
+                        bound_hit = Some(Bound::States(limits.max_states));
                         break;
                     }
                     let n = graph.add_node(Node {

@@ -12,11 +12,12 @@
 //!   and faulting states are counted but give no outcome (herd conditions speak of complete
 //!   executions). Counts are the number of distinct final machine states with that outcome, not
 //!   the number of paths (the visited set merges paths).
-//! * Bound: `max_states` distinct states; when it cuts the search the result says so and no
-//!   verdict is claimed.
+//! * Bounds: `max_states` distinct states, and a [`Stop`] (the time bound); when one cuts the
+//!   search the result says so and no verdict is claimed.
 
 use super::parse::{Quantifier, Term};
 use super::translate::{OUT, Slot, Translation};
+use crate::Stop;
 use crate::explore::keyed::FingerprintSet;
 use crate::explore::settle;
 use semantics::machine::{Machine, Termination};
@@ -43,6 +44,8 @@ pub struct Exploration {
     pub first_fault: Option<String>,
     /// The `max_states` bound cut the search.
     pub bounded: bool,
+    /// The time bound (a [`Stop`]) cut the search.
+    pub timed_out: bool,
 }
 
 /// Reads the observed terms of a completed machine.
@@ -73,6 +76,16 @@ struct Frame {
 
 /// Explores every execution of `initial` (a fresh machine of `t`).
 pub fn explore(initial: Machine, t: &Translation, max_states: usize) -> Exploration {
+    explore_until(initial, t, max_states, &Stop::never())
+}
+
+/// [`explore`], cut short (`timed_out`) when `stop` is requested.
+pub fn explore_until(
+    initial: Machine,
+    t: &Translation,
+    max_states: usize,
+    stop: &Stop,
+) -> Exploration {
     let mut result = Exploration {
         states: 0,
         outcomes: BTreeMap::new(),
@@ -81,6 +94,7 @@ pub fn explore(initial: Machine, t: &Translation, max_states: usize) -> Explorat
         faults: 0,
         first_fault: None,
         bounded: false,
+        timed_out: false,
     };
     let mut root = initial;
     let mut taken = Vec::new();
@@ -98,6 +112,10 @@ pub fn explore(initial: Machine, t: &Translation, max_states: usize) -> Explorat
         next: 0,
     });
     while let Some(top) = stack.last_mut() {
+        if stop.requested() {
+            result.timed_out = true;
+            break;
+        }
         let Some(choice) = top.machine.enabled().get(top.next).copied() else {
             stack.pop();
             continue;

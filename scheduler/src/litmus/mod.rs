@@ -94,6 +94,8 @@ pub enum Status {
     Unsupported(String),
     /// The state bound cut the search; no verdict.
     Bounded,
+    /// The time bound (`--timeout`) cut the search; no verdict.
+    TimeLimit,
 }
 
 impl Status {
@@ -102,6 +104,7 @@ impl Status {
             Status::Ok => "ok",
             Status::Unsupported(_) => "unsupported",
             Status::Bounded => "bounded",
+            Status::TimeLimit => "time_limit",
         }
     }
 }
@@ -182,6 +185,15 @@ impl Report {
 
 /// Translates, explores and judges `test`.
 pub fn check(test: &LitmusTest, options: &Options) -> Result<Report, LitmusError> {
+    check_until(test, options, &crate::Stop::never())
+}
+
+/// [`check`], with the search cut short ([`Status::TimeLimit`]) when `stop` is requested.
+pub fn check_until(
+    test: &LitmusTest,
+    options: &Options,
+    stop: &crate::Stop,
+) -> Result<Report, LitmusError> {
     let Some(kind) = options.memory.kind() else {
         return Err(LitmusError::NotImplemented(format!(
             "--memory {} is not implemented yet: the cached memory model (per-SM L1 caches) is a later piece of work; use --memory flat",
@@ -228,7 +240,7 @@ pub fn check(test: &LitmusTest, options: &Options) -> Result<Report, LitmusError
             .replay_flags
             .extend(["--memory".into(), "cached".into()]);
     }
-    let found = explore::explore(machine.clone(), &t, options.max_states);
+    let found = explore::explore_until(machine.clone(), &t, options.max_states, stop);
     report.states = found.states;
     report.deadlocks = found.deadlocks;
     report.faults = found.faults;
@@ -256,7 +268,9 @@ pub fn check(test: &LitmusTest, options: &Options) -> Result<Report, LitmusError
         .collect();
     let (holds, witness) =
         explore::verdict(test.condition.quantifier, found.outcomes.keys(), satisfies);
-    if found.bounded {
+    if found.timed_out {
+        report.status = Status::TimeLimit;
+    } else if found.bounded {
         report.status = Status::Bounded;
     } else {
         report.status = Status::Ok;
