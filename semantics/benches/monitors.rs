@@ -9,7 +9,8 @@
 //! The goal is `monitors / plain <= 2`. `CUDASEM_BENCH_RATIO=N` times N launches of each
 //! variant, keeps the fastest, and prints the ratios (for the report); `CUDASEM_BENCH_ONLY=matmul`
 //! restricts it to some kernels, `CUDASEM_BENCH_MONITORS_ONLY=1` runs the `monitors` variant only
-//! (for a profiler).
+//! (for a profiler), and `CUDASEM_BENCH_CHECKS=rbm` picks the monitors (races, barriers,
+//! memory; `CUDASEM_BENCH_CHECKS=` none: what recording the events and feeding them costs).
 
 use ptx_parser::ScalarType;
 use semantics::machine::{ArgValue, BufferSpec, EventDetail, LaunchConfig, Machine, MachineConfig};
@@ -163,7 +164,13 @@ fn observed(program: &Arc<semantics::Program>, launch: &LaunchConfig) -> u64 {
 
 fn monitored(program: &Arc<semantics::Program>, launch: &LaunchConfig) -> u64 {
     let mut m = machine(program, launch);
-    let mut monitors = Monitors::new(&m, launch, MonitorConfig::default());
+    let mut cfg = MonitorConfig::default();
+    if let Ok(v) = std::env::var("CUDASEM_BENCH_CHECKS") {
+        cfg.races = v.contains('r');
+        cfg.barriers = v.contains('b');
+        cfg.memory = v.contains('m');
+    }
+    let mut monitors = Monitors::new(&m, launch, cfg);
     let mut rr = 0;
     let mut events: Vec<Event> = Vec::new();
     while let Some(c) = next(&m, &mut rr) {

@@ -431,6 +431,21 @@ pub enum Event {
         value: u64,
         derivation: Derivation,
     },
+    /// The accesses of one warp instruction, one per lane of `lanes` in ascending lane order
+    /// (`addresses[i]` is the `i`-th lane's): what a run of [`Event::Memory`] events says, less
+    /// the values. Recorded only where nothing but the race and memory monitors reads the events
+    /// (`EventDetail::Monitors` in `semantics`), for scalar `ld`/`st` of whole warps: one event
+    /// instead of 32 is much of what makes monitored runs cheap. Renderers never see it.
+    WarpMemory {
+        block: BlockId,
+        warp: WarpId,
+        lanes: LaneMask,
+        kind: AccessKind,
+        space: MemSpace,
+        size: u32,
+        addresses: Box<[u64]>,
+        derivation: Derivation,
+    },
     /// A warp arrived at a barrier (whole-warp counting, thesis 5.5.1 `updArrCnt`).
     BarrierArrived {
         block: BlockId,
@@ -477,6 +492,7 @@ impl Event {
             Event::BlockIssued { derivation, .. }
             | Event::Executed { derivation, .. }
             | Event::Memory { derivation, .. }
+            | Event::WarpMemory { derivation, .. }
             | Event::BarrierArrived { derivation, .. }
             | Event::BarrierCompleted { derivation, .. }
             | Event::WarpCompleted { derivation, .. }

@@ -2176,7 +2176,7 @@ impl Session {
                 Event::BlockCompleted { block, .. } => {
                     let _ = writeln!(s, "      block {block} completed");
                 }
-                Event::Memory { .. } => {}
+                Event::Memory { .. } | Event::WarpMemory { .. } => {}
             }
         }
         if s.is_empty() && step > 0 {

@@ -72,8 +72,14 @@ impl Ctx<'_> {
         self.events.is_some()
     }
 
+    /// The derivation of an event: `prefix` then `rules`; empty under `EventDetail::Monitors`
+    /// (the monitors never read one, and building them is a measurable part of a monitored run).
     pub fn derivation(&self, rules: &[Rule]) -> Derivation {
-        Derivation::with_prefix(self.prefix, rules)
+        if self.full_detail {
+            Derivation::with_prefix(self.prefix, rules)
+        } else {
+            Derivation::default()
+        }
     }
 
     /// The derivation of the memory events of a warp instruction applying `rule`: built once
@@ -120,6 +126,23 @@ impl Ctx<'_> {
         trace: &super::fast::LaneTrace,
         (kind, space, size): (AccessKind, MemSpace, u32),
     ) {
+        if !self.full_detail {
+            // Only the monitors read these events: one for the whole warp.
+            let (block, warp) = (self.block, self.warp_index);
+            if let (Some(ev), Some(derivation)) = (self.events.as_deref_mut(), derivation) {
+                ev.push(Event::WarpMemory {
+                    block,
+                    warp,
+                    lanes: trace.done,
+                    kind,
+                    space,
+                    size,
+                    addresses: lanes(trace.done).map(|l| trace.addrs[l]).collect(),
+                    derivation: derivation.clone(),
+                });
+            }
+            return;
+        }
         for l in lanes(trace.done) {
             self.mem_event(
                 derivation,

@@ -30,8 +30,10 @@ pub enum EventDetail {
     Full,
     /// What [`crate::monitors`] read: the SIMT stack (`stack`) only on the `Executed` event of a
     /// barrier instruction (the barrier-divergence report names the token a missing lane waits
-    /// in), empty elsewhere. Copying the stack out on every warp step is a large part of what
-    /// recording costs, and nothing else in the monitors looks at it.
+    /// in), empty elsewhere; no derivations (empty); and the accesses of a whole-warp scalar
+    /// `ld`/`st` as one [`traces::Event::WarpMemory`] (addresses, no values) instead of one
+    /// `Memory` event per lane. Copying the stack out on every warp step, building derivations
+    /// and an event per lane are most of what recording costs, and the monitors need none of it.
     Monitors,
 }
 pub use thread::{type_signed, type_size};

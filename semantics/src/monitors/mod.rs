@@ -421,9 +421,20 @@ pub(crate) struct Shape {
     pub ws: u32,
     pub warps_per_block: u32,
     pub model: WarpModel,
+    /// `log2(ws)` when the warp size is a power of two (always, on real devices): thread to
+    /// warp and lane without a division on the race monitor's hot path.
+    pub ws_shift: Option<u32>,
 }
 
 impl Shape {
+    /// The warp and lane of thread `tid` of a block.
+    #[inline]
+    pub fn warp_lane(&self, tid: u32) -> (u32, u32) {
+        match self.ws_shift {
+            Some(s) => (tid >> s, tid & (self.ws - 1)),
+            None => (tid / self.ws, tid % self.ws),
+        }
+    }
     #[inline]
     pub fn global_thread(&self, block: u32, warp: u32, lane: u32) -> u32 {
         block * self.tpb + warp * self.ws + lane
@@ -494,6 +505,7 @@ impl Monitors {
             ws,
             warps_per_block: tpb.div_ceil(ws),
             model: mc.warp_model,
+            ws_shift: ws.is_power_of_two().then(|| ws.trailing_zeros()),
         };
         let classes = program
             .instructions
@@ -556,7 +568,7 @@ impl Monitors {
         for e in events {
             // The race monitor takes a step's accesses together; anything else that happens in
             // the step comes after them.
-            if !batch.is_empty() && !matches!(e, Event::Memory { .. }) {
+            if !batch.is_empty() && !matches!(e, Event::Memory { .. } | Event::WarpMemory { .. }) {
                 self.race_accesses(&batch);
                 batch.clear();
             }
@@ -577,27 +589,47 @@ impl Monitors {
                     ..
                 } => {
                     let Some(ins) = instr else { continue };
-                    let op = match kind {
-                        AccessKind::Load => AccessOp::Read,
-                        AccessKind::Store => AccessOp::Write,
-                        AccessKind::Atomic { .. } => AccessOp::Atomic,
-                    };
                     let a = RawAccess {
                         block: *block,
                         warp: *warp,
                         lane: *lane,
-                        op,
+                        op: access_op(kind),
                         space: *space,
                         address: *address,
                         size: *size,
                         pc: ins.pc,
                         class: ins.class,
                     };
-                    if self.config.memory {
-                        self.memory_access(&a);
-                    }
-                    if self.config.races && matches!(space, MemSpace::Global | MemSpace::Shared) {
-                        batch.push(a);
+                    self.lane_access(a, &mut batch);
+                }
+                Event::WarpMemory {
+                    block,
+                    warp,
+                    lanes,
+                    kind,
+                    space,
+                    size,
+                    addresses,
+                    ..
+                } => {
+                    let Some(ins) = instr else { continue };
+                    let mut a = RawAccess {
+                        block: *block,
+                        warp: *warp,
+                        lane: 0,
+                        op: access_op(kind),
+                        space: *space,
+                        address: 0,
+                        size: *size,
+                        pc: ins.pc,
+                        class: ins.class,
+                    };
+                    let mut m = *lanes;
+                    for &address in addresses.iter() {
+                        a.lane = m.trailing_zeros();
+                        m &= m.wrapping_sub(1);
+                        a.address = address;
+                        self.lane_access(a, &mut batch);
                     }
                 }
                 Event::BarrierArrived {
@@ -652,6 +684,17 @@ impl Monitors {
             self.race_accesses(&batch);
         }
         self.batch = batch;
+    }
+
+    /// One lane's access: the memory checks now, the race check with the step's other accesses.
+    #[inline]
+    fn lane_access(&mut self, a: RawAccess, batch: &mut Vec<RawAccess>) {
+        if self.config.memory {
+            self.memory_access(&a);
+        }
+        if self.config.races && matches!(a.space, MemSpace::Global | MemSpace::Shared) {
+            batch.push(a);
+        }
     }
 
     fn executed(&mut self, ins: &Instr) {
@@ -749,6 +792,14 @@ pub(crate) struct RawAccess {
     pub size: u32,
     pub pc: Pc,
     pub class: PcClass,
+}
+
+fn access_op(kind: &AccessKind) -> AccessOp {
+    match kind {
+        AccessKind::Load => AccessOp::Read,
+        AccessKind::Store => AccessOp::Write,
+        AccessKind::Atomic { .. } => AccessOp::Atomic,
+    }
 }
 
 /// Element size of a scalar type in bytes (for element indices).

@@ -27,8 +27,9 @@
 //! and a plain one conflict as S2 §4.1's table says (`histo_main`'s read/atomic race is a race).
 //!
 //! **Shadow memory** ([`super::shadow`]): per 4-byte word the last write and the last reads by
-//! two different threads, each an [`Acc`] (thread, warp clock, warp instruction index, release
-//! counter, pc), byte-precise once a sub-word access touches the word. Global memory is paged (a
+//! two different threads, each an [`Acc`] (thread, warp clock, warp instruction index, pc; 20
+//! bytes, since the shadow of every resident block's shared memory is where the monitor's time
+//! goes, in cache misses), byte-precise once a sub-word access touches the word. Global memory is paged (a
 //! page per 4 KiB touched), shared memory is a flat array per resident block. Local memory is
 //! private to a thread: no races.
 //!
@@ -102,7 +103,8 @@ impl Paged {
 pub(crate) struct Knowledge {
     /// `(block << 32 | warp) -> clock`: accesses of that warp with a clock up to this.
     warps: Vec<(u64, u32)>,
-    /// `global thread -> release counter`: that thread's accesses with a counter up to this.
+    /// `global thread -> warp instruction index`: that thread's accesses made at its warp's
+    /// instruction indices up to this (a thread's accesses are in the order of those indices).
     threads: Vec<(u32, u32)>,
 }
 
@@ -156,7 +158,7 @@ impl Knowledge {
         if lookup(&self.warps, (block as u64) << 32 | warp as u64).is_some_and(|c| a.clock <= c) {
             return true;
         }
-        lookup(&self.threads, a.g()).is_some_and(|r| a.rel <= r)
+        lookup(&self.threads, a.g()).is_some_and(|i| a.wi <= i)
     }
 }
 
@@ -171,11 +173,10 @@ struct Published {
 /// Per-thread synchronisation state.
 #[derive(Debug, Clone, Default)]
 struct ThreadSync {
-    /// Release counter: incremented at each release point (fence or `.release` write).
-    rel: u32,
-    /// The last fence: `1 + scope` (0: none yet) and the release counter before it.
+    /// The last fence: `1 + scope` (0: none yet) and its warp instruction index (the thread's
+    /// accesses up to it are what a later release publishes).
     fence: u8,
-    fence_rel: u32,
+    fence_wi: u32,
     /// The warp clocks at the last fence (row of the block's matrix).
     knowledge: Option<Box<Knowledge>>,
     /// Releases read by strong non-acquire reads since the last fence: `(published, read scope)`.
@@ -334,8 +335,7 @@ impl RaceState {
                 };
                 // Release side: later strong writes publish what preceded the fence.
                 t.fence = 1 + scope;
-                t.fence_rel = t.rel;
-                t.rel += 1;
+                t.fence_wi = idx;
                 // Acquire side: releases read since the last fence become known.
                 if !t.pending.is_empty() {
                     let pending = std::mem::take(&mut t.pending);
@@ -492,23 +492,26 @@ impl Monitors {
                 thread: g + 1,
                 clock,
                 wi,
-                rel: b.threads[tid].rel,
                 pc: a.pc,
                 flags,
                 size: a.size.min(255) as u8,
                 off: 0,
-                block,
-                warp_lane: warp << 6 | a.lane,
             };
             let ctx = Ctx {
                 shape: &shape,
-                block,
+                first_thread: block * shape.tpb,
                 warp,
                 lane: a.lane,
                 vc: &b.vc[row.clone()],
                 full,
                 joint: b.joint[w].as_deref(),
-                knowledge: b.threads[tid].knowledge.as_deref(),
+                // Only threads of a block that `knows` have knowledge (and the thread's entry
+                // is another cache line per lane: not read otherwise).
+                knowledge: if b.knows {
+                    b.threads[tid].knowledge.as_deref()
+                } else {
+                    None
+                },
             };
             let first_word = a.address >> 2;
             let last_word = (a.address + a.size.max(1) as u64 - 1) >> 2;
@@ -549,7 +552,7 @@ impl Monitors {
                     u32::MAX
                 };
                 let key = (a.space as u8, space_key, first_word);
-                sync_access(sync, key, a, b, &shape, tid, g);
+                sync_access(sync, key, a, b, &shape, (tid, g, wi));
             }
         }
     }
@@ -649,7 +652,8 @@ impl Monitors {
 /// The accessing thread's view, for ordering checks.
 struct Ctx<'a> {
     shape: &'a Shape,
-    block: u32,
+    /// The global id of the block's first thread (`block * threads per block`).
+    first_thread: u32,
     warp: u32,
     lane: u32,
     /// The accessing warp's row of its block's clock matrix.
@@ -662,16 +666,17 @@ struct Ctx<'a> {
 /// Whether `prev` happens before the access `ctx` is making.
 #[inline]
 fn ordered(prev: &Acc, ctx: &Ctx) -> bool {
-    let pblock = prev.block;
-    let pwarp = prev.warp_lane >> 6;
-    if pblock == ctx.block {
+    let shape = ctx.shape;
+    // The earlier thread's index in the accessing block (out of range: another block).
+    let in_block = prev.g().wrapping_sub(ctx.first_thread);
+    if in_block < shape.tpb {
+        let (pwarp, plane) = shape.warp_lane(in_block);
         if pwarp == ctx.warp {
             // Same warp: a barrier since (the warp's own clock moved on) or a warp
             // synchronisation of both lanes at or after the earlier access.
             if prev.clock < ctx.vc[pwarp as usize] {
                 return true;
             }
-            let plane = prev.warp_lane & 63;
             let mut j = ctx.full;
             if let Some(m) = ctx.joint {
                 let ws = ctx.shape.ws as usize;
@@ -684,7 +689,10 @@ fn ordered(prev: &Acc, ctx: &Ctx) -> bool {
             return true;
         }
     }
-    ctx.knowledge.is_some_and(|k| k.covers(prev, pblock, pwarp))
+    ctx.knowledge.is_some_and(|k| {
+        let g = prev.g();
+        k.covers(prev, g / shape.tpb, shape.warp_lane(g % shape.tpb).0)
+    })
 }
 
 /// Whether `prev` and `cur` (in one shadow cell, so touching a common byte; one of them a write,
@@ -695,7 +703,7 @@ fn conflicts(prev: &Acc, cur: &Acc, ctx: &Ctx) -> bool {
         return false;
     }
     if prev.strong() && cur.strong() {
-        let same_block = prev.block == ctx.block;
+        let same_block = prev.g().wrapping_sub(ctx.first_thread) < ctx.shape.tpb;
         if same_block || prev.scope().min(cur.scope()) >= SCOPE_GPU {
             return false;
         }
@@ -778,16 +786,15 @@ fn cell_access(cell: &mut Cell, cur: &Acc, write: bool, ctx: &Ctx, found: &mut F
     }
 }
 
-/// Release/acquire through location `key` (PTX ISA 8.x §8.8 patterns).
-#[allow(clippy::too_many_arguments)]
+/// Release/acquire through location `key` (PTX ISA 8.x §8.8 patterns), by thread `tid` of its
+/// block (`g` in the grid) at warp instruction index `wi`.
 fn sync_access(
     sync: &mut HashMap<(u8, u32, u64), Vec<Published>>,
     key: (u8, u32, u64),
     a: &RawAccess,
     b: &mut BlockSync,
     shape: &Shape,
-    tid: usize,
-    g: u32,
+    (tid, g, wi): (usize, u32, u32),
 ) {
     let c = a.class;
     let reads = a.op != AccessOp::Write;
@@ -821,9 +828,9 @@ fn sync_access(
     let release = if !c.strong {
         None
     } else if c.release {
-        Some((c.scope, t.rel))
+        Some((c.scope, wi))
     } else if t.fence != 0 {
-        Some(((t.fence - 1).min(c.scope), t.fence_rel))
+        Some(((t.fence - 1).min(c.scope), t.fence_wi))
     } else {
         None
     };
@@ -847,9 +854,6 @@ fn sync_access(
             knowledge: k,
         }
     });
-    if c.release {
-        b.threads[tid].rel += 1;
-    }
     if a.op == AccessOp::Atomic {
         // A read-modify-write continues the release sequence.
         if let Some(p) = published {

@@ -22,8 +22,6 @@ pub(crate) struct Acc {
     pub clock: u32,
     /// The warp's instruction index at the access.
     pub wi: u32,
-    /// The thread's release counter at the access.
-    pub rel: u32,
     /// The pc; in a split word's cell, the index of its byte cells in [`Bytes`].
     pub pc: u32,
     /// `STRONG | RMW | scope << 2` (see `race`).
@@ -31,10 +29,10 @@ pub(crate) struct Acc {
     pub size: u8,
     /// Access address minus word address (negative for the second word of an 8-byte access).
     pub off: i8,
-    /// The thread's block, and `warp << 6 | lane` (kept to avoid divisions on the hot path).
-    pub block: u32,
-    pub warp_lane: u32,
 }
+// A cell is three of these; shadow memory of every resident block's shared memory is what the
+// monitor's time goes to (cache misses), so keep it small.
+const _: () = assert!(std::mem::size_of::<Acc>() == 20);
 
 /// The `thread` of a split word's cell (no global thread id reaches it: ids are `u32`s of
 /// `grid * block` threads, and `thread` is one more than the id).
