@@ -8,8 +8,8 @@
 //!
 //! The goal is `monitors / plain <= 2`. `CUDASEM_BENCH_RATIO=N` times N launches of each
 //! variant, keeps the fastest, and prints the ratios (for the report); `CUDASEM_BENCH_ONLY=matmul`
-//! restricts it to some kernels, `CUDASEM_BENCH_MONITORS_ONLY=1` runs the `monitors` variant only
-//! (for a profiler), and `CUDASEM_BENCH_CHECKS=rbm` picks the monitors (races, barriers,
+//! restricts it to some kernels, `CUDASEM_BENCH_VARIANT=plain|observed|monitors` runs one variant
+//! only (for a profiler), and `CUDASEM_BENCH_CHECKS=rbm` picks the monitors (races, barriers,
 //! memory; `CUDASEM_BENCH_CHECKS=` none: what recording the events and feeding them costs).
 
 use ptx_parser::ScalarType;
@@ -41,10 +41,15 @@ fn main() {
                 }
                 (best, steps)
             };
-            if std::env::var_os("CUDASEM_BENCH_MONITORS_ONLY").is_some() {
-                // For profiling the monitors alone.
-                let (monitored, steps) = t(&|| monitored(&program, &launch));
-                println!("{k}: {steps} steps; monitors {monitored:.3}s");
+            if let Ok(variant) = std::env::var("CUDASEM_BENCH_VARIANT") {
+                // One variant alone (for a profiler).
+                let run: &dyn Fn() -> u64 = match variant.as_str() {
+                    "plain" => &|| plain(&program, &launch),
+                    "observed" => &|| observed(&program, &launch),
+                    _ => &|| monitored(&program, &launch),
+                };
+                let (time, steps) = t(run);
+                println!("{k}: {steps} steps; {variant} {time:.3}s");
                 continue;
             }
             let (plain, steps) = t(&|| plain(&program, &launch));

@@ -123,7 +123,7 @@ impl Ctx<'_> {
     fn trace_events(
         &mut self,
         derivation: &Option<Derivation>,
-        trace: &super::fast::LaneTrace,
+        trace: &mut super::fast::LaneTrace,
         (kind, space, size): (AccessKind, MemSpace, u32),
     ) {
         if !self.full_detail {
@@ -137,22 +137,15 @@ impl Ctx<'_> {
                     kind,
                     space,
                     size,
-                    addresses: lanes(trace.done).map(|l| trace.addrs[l]).collect(),
+                    addresses: std::mem::take(&mut trace.addrs).into_boxed_slice(),
                     derivation: derivation.clone(),
                 });
             }
             return;
         }
-        for l in lanes(trace.done) {
-            self.mem_event(
-                derivation,
-                l,
-                kind,
-                space,
-                trace.addrs[l],
-                size,
-                trace.vals[l],
-            );
+        for (i, l) in lanes(trace.done).enumerate() {
+            let (address, value) = (trace.addrs[i], trace.vals.get(i).copied().unwrap_or(0));
+            self.mem_event(derivation, l, kind, space, address, size, value);
         }
     }
 }
@@ -564,7 +557,7 @@ pub(crate) fn exec_data(
             // Under cached memory accesses become in-flight programs: the per-lane path only.
             let mut trace_buf;
             let mut trace = if cx.observing() {
-                trace_buf = super::fast::LaneTrace::default();
+                trace_buf = super::fast::LaneTrace::new(cx.full_detail);
                 Some(&mut trace_buf)
             } else {
                 None
@@ -672,7 +665,7 @@ pub(crate) fn exec_data(
             // observed (as for `ld`); never under cached memory.
             let mut trace_buf;
             let mut trace = if cx.observing() {
-                trace_buf = super::fast::LaneTrace::default();
+                trace_buf = super::fast::LaneTrace::new(cx.full_detail);
                 Some(&mut trace_buf)
             } else {
                 None

@@ -521,21 +521,37 @@ fn addresses<const N: usize>(
 }
 
 /// What a warp's scalar load or store did per lane, for events: `done` are the lanes that
-/// accessed memory (those before a faulting lane), `addrs` their addresses, `vals` the values as
-/// the events carry them (a load's destination value, a store's stored bits).
-#[derive(Debug, Clone)]
+/// accessed memory (those before a faulting lane), `addrs` their addresses in lane order, `vals`
+/// (only when `values` is asked) the values as the events carry them (a load's destination value,
+/// a store's stored bits). Packed, not indexed by lane: nothing to clear per instruction, and the
+/// monitors' `Event::WarpMemory` takes `addrs` as it is.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct LaneTrace {
     pub done: u64,
-    pub addrs: [u64; 64],
-    pub vals: [u64; 64],
+    pub addrs: Vec<u64>,
+    pub vals: Vec<u64>,
+    pub values: bool,
 }
 
-impl Default for LaneTrace {
-    fn default() -> Self {
+impl LaneTrace {
+    /// An empty trace; `values`: record the values too.
+    pub fn new(values: bool) -> LaneTrace {
         LaneTrace {
-            done: 0,
-            addrs: [0; 64],
-            vals: [0; 64],
+            values,
+            ..LaneTrace::default()
+        }
+    }
+
+    /// Records lanes `done` with their addresses and values (`val(lane)`), in lane order.
+    #[inline]
+    fn record(&mut self, done: u64, addrs: &[u64], val: impl Fn(usize) -> u64) {
+        self.done = done;
+        let n = done.count_ones() as usize;
+        self.addrs.reserve_exact(n);
+        self.addrs.extend(lanes(done).map(|l| addrs[l]));
+        if self.values {
+            self.vals.reserve_exact(n);
+            self.vals.extend(lanes(done).map(val));
         }
     }
 }
@@ -634,11 +650,7 @@ fn load_n<const N: usize>(
         }
     }
     if let Some(t) = trace {
-        t.done = done;
-        for l in lanes(done) {
-            t.addrs[l] = addrs[l];
-            t.vals[l] = col[l];
-        }
+        t.record(done, &addrs, |l| col[l]);
     }
     Some(res)
 }
@@ -728,7 +740,7 @@ fn store_n<const N: usize>(
     };
     let res = mem.store_lanes(block, tid_base, space, size, exec, &addrs, vals);
     if let Some(t) = trace {
-        t.done = match &res {
+        let done = match &res {
             Ok(()) => exec,
             Err((l, _)) => exec & ((1u64 << l) - 1),
         };
@@ -737,10 +749,7 @@ fn store_n<const N: usize>(
         } else {
             (1u64 << (size * 8)) - 1
         };
-        for l in lanes(t.done) {
-            t.addrs[l] = addrs[l];
-            t.vals[l] = vals[l] & mask;
-        }
+        t.record(done, &addrs, |l| vals[l] & mask);
     }
     Some(res)
 }

@@ -244,7 +244,7 @@ impl Monitors {
         }
         // 2. β of every arriving lane against the instance's first arrival.
         let nl = self.barrier.loops as usize;
-        let enclosing: Vec<u32> = self.loops.enclosing(ins.pc).to_vec();
+        let enclosing = self.loops.enclosing(ins.pc);
         let mut mismatch: Option<(Reference, u32, Vec<u32>)> = None;
         let mut exited_first: Option<(u32, u32)> = None;
         {
@@ -255,32 +255,40 @@ impl Monitors {
                 return;
             };
             p.full |= ins.class.barrier_full && ins.class.barrier_waits;
+            // A thread's barrier variables `β` (its counters of the enclosing loops), compared
+            // in place: only the reference and a mismatch are kept.
+            let counter = |tid: u32, l: u32| {
+                b.counters
+                    .get(tid as usize * nl + l as usize)
+                    .copied()
+                    .unwrap_or(0)
+            };
+            let counters =
+                |tid: u32| -> Vec<u32> { enclosing.iter().map(|&l| counter(tid, l)).collect() };
             let mut m = lanes;
             while m != 0 {
                 let lane = m.trailing_zeros();
                 m &= m - 1;
                 let tid = warp * shape.ws + lane;
-                let counters: Vec<u32> = enclosing
-                    .iter()
-                    .map(|&l| {
-                        b.counters
-                            .get(tid as usize * nl + l as usize)
-                            .copied()
-                            .unwrap_or(0)
-                    })
-                    .collect();
                 match &p.reference {
                     None => {
                         p.reference = Some(Reference {
                             tid,
                             pc: ins.pc,
-                            counters,
+                            counters: counters(tid),
                         })
                     }
                     Some(r) => {
-                        if !p.reported && (r.pc != ins.pc || r.counters != counters) {
+                        if !p.reported
+                            && (r.pc != ins.pc
+                                || r.counters.len() != enclosing.len()
+                                || enclosing
+                                    .iter()
+                                    .zip(&r.counters)
+                                    .any(|(&l, &c)| counter(tid, l) != c))
+                        {
+                            mismatch = Some((r.clone(), tid, counters(tid)));
                             p.reported = true;
-                            mismatch = Some((r.clone(), tid, counters));
                         }
                     }
                 }

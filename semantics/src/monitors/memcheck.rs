@@ -46,6 +46,8 @@ pub(crate) struct MemState {
     local_init: HashMap<(u32, u64), Box<[u64; (LOCAL_PAGE / 64) as usize]>>,
     /// Reported `(pc, kind)` -> index in `findings.memory`.
     seen: BTreeMap<(u32, u8), usize>,
+    /// Faults of the warp access being checked: `(kind, lane, address)` (reused).
+    faults: Vec<(MemoryErrorKind, u32, u64)>,
 }
 
 impl MemState {
@@ -101,6 +103,7 @@ impl MemState {
             shared_init: Vec::new(),
             local_init: HashMap::new(),
             seen: BTreeMap::new(),
+            faults: Vec::new(),
         }
     }
 
@@ -155,7 +158,7 @@ impl MemState {
 }
 
 /// Tests bits `[lo, hi)` of `bits`; sets them when `set`. Returns whether all were set before.
-#[inline]
+#[inline(always)]
 fn bits(bits: &mut [u64], lo: u64, hi: u64, set: bool) -> bool {
     // Fast path: the range lies in one 64-bit word (every naturally aligned access of <= 8 bytes).
     if hi > lo && lo / 64 == (hi - 1) / 64 {
@@ -188,6 +191,56 @@ fn bits(bits: &mut [u64], lo: u64, hi: u64, set: bool) -> bool {
 }
 
 impl Monitors {
+    /// The memory checks of a whole-warp access (`Event::WarpMemory`; `a` with its lane and
+    /// address left out): shared accesses, the common case, in one tight pass over the lanes.
+    pub(crate) fn memory_warp(&mut self, a: RawAccess, lanes: u64, addresses: &[u64]) {
+        let each = || {
+            let mut m = lanes;
+            addresses.iter().map(move |&address| {
+                let lane = m.trailing_zeros();
+                m &= m.wrapping_sub(1);
+                (lane, address)
+            })
+        };
+        if a.space != MemSpace::Shared {
+            for (lane, address) in each() {
+                self.memory_access(&RawAccess { lane, address, ..a });
+            }
+            return;
+        }
+        let size = a.size.max(1) as u64;
+        let reads = a.op != AccessOp::Write;
+        let writes = a.op != AccessOp::Read;
+        // Lanes found at fault, reported after the pass (rare: the vector is empty).
+        let mut faults = std::mem::take(&mut self.mem.faults);
+        {
+            let MemState {
+                shared_covered,
+                shared_init,
+                ..
+            } = &mut self.mem;
+            let mut init = shared_init
+                .get_mut(a.block as usize)
+                .and_then(Option::as_mut);
+            for (lane, address) in each() {
+                if !bits(shared_covered, address, address + size, false) {
+                    faults.push((MemoryErrorKind::OutOfBounds, lane, address));
+                }
+                if let Some(init) = init.as_deref_mut() {
+                    let ok = bits(init, address, address + size, writes);
+                    if reads && !ok {
+                        faults.push((MemoryErrorKind::Uninitialised, lane, address));
+                    }
+                }
+            }
+        }
+        for &(kind, lane, address) in &faults {
+            self.memory_finding(kind, &RawAccess { lane, address, ..a });
+        }
+        faults.clear();
+        self.mem.faults = faults;
+    }
+
     pub(crate) fn memory_access(&mut self, a: &RawAccess) {
         let reads = a.op != AccessOp::Write;
         let writes = a.op != AccessOp::Read;

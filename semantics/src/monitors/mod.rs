@@ -568,7 +568,7 @@ impl Monitors {
         for e in events {
             // The race monitor takes a step's accesses together; anything else that happens in
             // the step comes after them.
-            if !batch.is_empty() && !matches!(e, Event::Memory { .. } | Event::WarpMemory { .. }) {
+            if !batch.is_empty() && !matches!(e, Event::Memory { .. }) {
                 self.race_accesses(&batch);
                 batch.clear();
             }
@@ -613,7 +613,7 @@ impl Monitors {
                     ..
                 } => {
                     let Some(ins) = instr else { continue };
-                    let mut a = RawAccess {
+                    let a = RawAccess {
                         block: *block,
                         warp: *warp,
                         lane: 0,
@@ -624,12 +624,18 @@ impl Monitors {
                         pc: ins.pc,
                         class: ins.class,
                     };
-                    let mut m = *lanes;
-                    for &address in addresses.iter() {
-                        a.lane = m.trailing_zeros();
-                        m &= m.wrapping_sub(1);
-                        a.address = address;
-                        self.lane_access(a, &mut batch);
+                    if self.config.memory {
+                        self.memory_warp(a, *lanes, addresses);
+                    }
+                    if self.config.races && matches!(space, MemSpace::Global | MemSpace::Shared) {
+                        let mut m = *lanes;
+                        let each = addresses.iter().map(move |&address| {
+                            let lane = m.trailing_zeros();
+                            m &= m.wrapping_sub(1);
+                            (lane, address)
+                        });
+                        self.warp_accesses(&a, each);
+                        self.report_pending_races();
                     }
                 }
                 Event::BarrierArrived {
@@ -777,6 +783,23 @@ impl Monitors {
         } else {
             false
         }
+    }
+}
+
+impl RawAccess {
+    /// Made by the same instruction of the same warp as `other`, in the same way (differing at
+    /// most in lane and address).
+    pub fn same_instruction(&self, other: &RawAccess) -> bool {
+        (
+            self.block, self.warp, self.op, self.space, self.size, self.pc,
+        ) == (
+            other.block,
+            other.warp,
+            other.op,
+            other.space,
+            other.size,
+            other.pc,
+        )
     }
 }
 

@@ -432,16 +432,24 @@ impl RaceState {
 impl Monitors {
     /// The `.global`/`.shared` accesses of one warp step, in the order the machine made them.
     pub(crate) fn race_accesses(&mut self, accs: &[RawAccess]) {
-        // One step's accesses are all by one warp; runs by (block, warp) keep this general.
+        // One step's accesses are all by one instruction of one warp; runs of accesses that
+        // differ only in lane and address keep this general (generic addresses may resolve to
+        // different spaces lane by lane).
         let mut rest = accs;
         while let Some(first) = rest.first() {
             let n = rest
                 .iter()
-                .position(|a| a.block != first.block || a.warp != first.warp)
+                .position(|a| !first.same_instruction(a))
                 .unwrap_or(rest.len());
-            self.warp_accesses(&rest[..n]);
+            let run = &rest[..n];
+            self.warp_accesses(first, run.iter().map(|a| (a.lane, a.address)));
             rest = &rest[n..];
         }
+        self.report_pending_races();
+    }
+
+    /// Reports what the accesses checked since the last call found.
+    pub(crate) fn report_pending_races(&mut self) {
         if !self.race.pending.is_empty() {
             let pending = std::mem::take(&mut self.race.pending);
             for r in &pending {
@@ -452,9 +460,13 @@ impl Monitors {
         }
     }
 
-    /// Accesses by the lanes of one warp (`accs[0]`'s): the block's and warp's state once.
-    fn warp_accesses(&mut self, accs: &[RawAccess]) {
+    /// Accesses like `a` by lanes of its warp at these addresses, in order: the block's and
+    /// warp's state, and what the instruction does, once. An iterator, so that a whole-warp
+    /// access (`Event::WarpMemory`) is checked without being staged in memory lane by lane.
+    #[inline]
+    pub(crate) fn warp_accesses(&mut self, a: &RawAccess, lanes: impl Iterator<Item = (u32, u64)>) {
         let shape = self.shape;
+        let (block, warp) = (a.block, a.warp);
         let RaceState {
             blocks,
             global,
@@ -463,8 +475,6 @@ impl Monitors {
             found,
             ..
         } = &mut self.race;
-        let Some(first) = accs.first() else { return };
-        let (block, warp) = (first.block, first.warp);
         let Some(Some(b)) = blocks.get_mut(block as usize) else {
             return;
         };
@@ -474,20 +484,42 @@ impl Monitors {
         if w >= nw {
             return;
         }
-        let (clock, wi, full) = (b.vc[w * nw + w], b.wi[w], b.full[w]);
-        let row = w * nw..(w + 1) * nw;
-        for a in accs {
-            let tid = (warp * shape.ws + a.lane) as usize;
-            if tid >= b.threads.len() {
+        let (clock, wi) = (b.vc[w * nw + w], b.wi[w]);
+        let BlockSync {
+            vc,
+            full,
+            joint,
+            threads,
+            shared,
+            shared_bytes,
+            knows,
+            ..
+        } = b;
+        // What orders earlier accesses before this warp's: the same for all its lanes.
+        let view = WarpView {
+            shape: &shape,
+            tpb: shape.tpb,
+            ws: shape.ws,
+            first_thread: block * shape.tpb,
+            first_lane: warp * shape.ws,
+            warp,
+            vc: &vc[w * nw..(w + 1) * nw],
+            full: full[w],
+            joint: joint[w].as_deref(),
+        };
+        let write = a.op != AccessOp::Read;
+        let strong = a.class.strong;
+        let mut flags = (a.class.scope << 2) | if strong { STRONG } else { 0 };
+        if a.op == AccessOp::Atomic {
+            flags |= RMW;
+        }
+        let size = a.size.max(1) as u64;
+        for (lane, address) in lanes {
+            let tid = (warp * shape.ws + lane) as usize;
+            if tid >= threads.len() {
                 continue;
             }
-            let g = shape.global_thread(block, warp, a.lane);
-            let write = a.op != AccessOp::Read;
-            let strong = a.class.strong;
-            let mut flags = (a.class.scope << 2) | if strong { STRONG } else { 0 };
-            if a.op == AccessOp::Atomic {
-                flags |= RMW;
-            }
+            let g = view.first_thread + tid as u32;
             let cur_base = Acc {
                 thread: g + 1,
                 clock,
@@ -498,49 +530,46 @@ impl Monitors {
                 off: 0,
             };
             let ctx = Ctx {
-                shape: &shape,
-                first_thread: block * shape.tpb,
-                warp,
-                lane: a.lane,
-                vc: &b.vc[row.clone()],
-                full,
-                joint: b.joint[w].as_deref(),
+                warp: &view,
+                lane,
                 // Only threads of a block that `knows` have knowledge (and the thread's entry
                 // is another cache line per lane: not read otherwise).
-                knowledge: if b.knows {
-                    b.threads[tid].knowledge.as_deref()
+                knowledge: if *knows {
+                    threads[tid].knowledge.as_deref()
                 } else {
                     None
                 },
             };
-            let first_word = a.address >> 2;
-            let last_word = (a.address + a.size.max(1) as u64 - 1) >> 2;
+            let first_word = address >> 2;
+            let last_word = (address + size - 1) >> 2;
             for word in first_word..=last_word {
-                let lo = (word << 2).max(a.address);
-                let hi = ((word << 2) + 4).min(a.address + a.size.max(1) as u64);
+                let lo = (word << 2).max(address);
+                let hi = ((word << 2) + 4).min(address + size);
                 let mask = (((1u32 << (hi - lo)) - 1) << (lo & 3)) as u8;
                 let cur = Acc {
-                    off: (a.address as i64 - (word << 2) as i64) as i8,
+                    off: (address as i64 - (word << 2) as i64) as i8,
                     ..cur_base
                 };
                 let (cell, bytes) = if a.space == MemSpace::Shared {
-                    match b.shared.get_mut(word as usize) {
-                        Some(c) => (c, &mut b.shared_bytes),
+                    match shared.get_mut(word as usize) {
+                        Some(c) => (c, &mut *shared_bytes),
                         None => continue,
                     }
                 } else {
                     global.cell(word)
                 };
                 word_access(cell, bytes, mask, &cur, write, &ctx, found);
-                for (prev, prev_write) in found.0.drain(..) {
-                    pending.push(RawRace {
-                        prev,
-                        prev_write,
-                        cur,
-                        cur_write: write,
-                        space: a.space,
-                        word,
-                    });
+                if !found.0.is_empty() {
+                    for (prev, prev_write) in found.0.drain(..) {
+                        pending.push(RawRace {
+                            prev,
+                            prev_write,
+                            cur,
+                            cur_write: write,
+                            space: a.space,
+                            word,
+                        });
+                    }
                 }
             }
             // Synchronisation through this location (strong accesses only); only the first
@@ -552,7 +581,23 @@ impl Monitors {
                     u32::MAX
                 };
                 let key = (a.space as u8, space_key, first_word);
-                sync_access(sync, key, a, b, &shape, (tid, g, wi));
+                let thread = ThreadRef {
+                    sync: &mut threads[tid],
+                    knows: &mut *knows,
+                    g,
+                    wi,
+                };
+                sync_access(
+                    sync,
+                    key,
+                    &RawAccess {
+                        lane,
+                        address,
+                        ..*a
+                    },
+                    thread,
+                    view.vc,
+                );
             }
         }
     }
@@ -649,47 +694,65 @@ impl Monitors {
     }
 }
 
-/// The accessing thread's view, for ordering checks.
-struct Ctx<'a> {
+/// The accessing warp's view, for ordering checks (built once per warp step; the launch's shape
+/// copied in, so that the per-lane checks read nothing else).
+struct WarpView<'a> {
     shape: &'a Shape,
+    tpb: u32,
+    ws: u32,
     /// The global id of the block's first thread (`block * threads per block`).
     first_thread: u32,
+    /// The block-relative id of the warp's first thread (`warp * warp size`).
+    first_lane: u32,
     warp: u32,
-    lane: u32,
-    /// The accessing warp's row of its block's clock matrix.
+    /// The warp's row of its block's clock matrix.
     vc: &'a [u32],
     full: u32,
     joint: Option<&'a [u32]>,
+}
+
+/// The accessing thread's view: its warp's, its lane, what it knows.
+struct Ctx<'a> {
+    warp: &'a WarpView<'a>,
+    lane: u32,
     knowledge: Option<&'a Knowledge>,
 }
 
 /// Whether `prev` happens before the access `ctx` is making.
-#[inline]
+#[inline(always)]
 fn ordered(prev: &Acc, ctx: &Ctx) -> bool {
-    let shape = ctx.shape;
-    // The earlier thread's index in the accessing block (out of range: another block).
-    let in_block = prev.g().wrapping_sub(ctx.first_thread);
-    if in_block < shape.tpb {
-        let (pwarp, plane) = shape.warp_lane(in_block);
-        if pwarp == ctx.warp {
+    let view = ctx.warp;
+    // The earlier thread's index in the accessing block (out of range: another block), and in
+    // the accessing warp (out of range: another warp).
+    let in_block = prev.g().wrapping_sub(view.first_thread);
+    if in_block < view.tpb {
+        let in_warp = in_block.wrapping_sub(view.first_lane);
+        if in_warp < view.ws {
             // Same warp: a barrier since (the warp's own clock moved on) or a warp
             // synchronisation of both lanes at or after the earlier access.
-            if prev.clock < ctx.vc[pwarp as usize] {
+            if prev.clock < view.vc[view.warp as usize] {
                 return true;
             }
-            let mut j = ctx.full;
-            if let Some(m) = ctx.joint {
-                let ws = ctx.shape.ws as usize;
-                j = j.max(m[plane as usize * ws + ctx.lane as usize]);
+            let mut j = view.full;
+            if let Some(m) = view.joint {
+                j = j.max(m[(in_warp * view.ws + ctx.lane) as usize]);
             }
             if j > prev.wi {
                 return true;
             }
-        } else if ctx.vc.get(pwarp as usize).is_some_and(|&c| prev.clock <= c) {
-            return true;
+        } else {
+            let pwarp = view.shape.warp_lane(in_block).0;
+            if view
+                .vc
+                .get(pwarp as usize)
+                .is_some_and(|&c| prev.clock <= c)
+            {
+                return true;
+            }
         }
     }
     ctx.knowledge.is_some_and(|k| {
+        let shape = view.shape;
         let g = prev.g();
         k.covers(prev, g / shape.tpb, shape.warp_lane(g % shape.tpb).0)
     })
@@ -703,7 +766,7 @@ fn conflicts(prev: &Acc, cur: &Acc, ctx: &Ctx) -> bool {
         return false;
     }
     if prev.strong() && cur.strong() {
-        let same_block = prev.g().wrapping_sub(ctx.first_thread) < ctx.shape.tpb;
+        let same_block = prev.g().wrapping_sub(ctx.warp.first_thread) < ctx.warp.tpb;
         if same_block || prev.scope().min(cur.scope()) >= SCOPE_GPU {
             return false;
         }
@@ -786,15 +849,24 @@ fn cell_access(cell: &mut Cell, cur: &Acc, write: bool, ctx: &Ctx, found: &mut F
     }
 }
 
-/// Release/acquire through location `key` (PTX ISA 8.x §8.8 patterns), by thread `tid` of its
-/// block (`g` in the grid) at warp instruction index `wi`.
+/// The synchronisation state of the thread making an access: thread `g` of the grid at warp
+/// instruction index `wi`.
+struct ThreadRef<'a> {
+    sync: &'a mut ThreadSync,
+    /// The block's `knows`.
+    knows: &'a mut bool,
+    g: u32,
+    wi: u32,
+}
+
+/// Release/acquire through location `key` (PTX ISA 8.x §8.8 patterns); `vc` is the accessing
+/// warp's row of its block's clock matrix.
 fn sync_access(
     sync: &mut HashMap<(u8, u32, u64), Vec<Published>>,
     key: (u8, u32, u64),
     a: &RawAccess,
-    b: &mut BlockSync,
-    shape: &Shape,
-    (tid, g, wi): (usize, u32, u32),
+    thread: ThreadRef,
+    vc: &[u32],
 ) {
     let c = a.class;
     let reads = a.op != AccessOp::Write;
@@ -804,7 +876,7 @@ fn sync_access(
         && let Some(list) = sync.get(&key)
     {
         {
-            let t = &mut b.threads[tid];
+            let t = &mut *thread.sync;
             if c.acquire {
                 let k = t.knowledge.get_or_insert_with(Default::default);
                 for p in list {
@@ -812,7 +884,7 @@ fn sync_access(
                         k.join(&p.knowledge);
                     }
                 }
-                b.knows = true;
+                *thread.knows = true;
             } else {
                 for p in list {
                     t.pending.push((p.clone(), c.scope));
@@ -824,27 +896,26 @@ fn sync_access(
         return;
     }
     // Release: a `.release` write, or a strong write after a fence.
-    let t = &b.threads[tid];
+    let t = &*thread.sync;
     let release = if !c.strong {
         None
     } else if c.release {
-        Some((c.scope, wi))
+        Some((c.scope, thread.wi))
     } else if t.fence != 0 {
         Some(((t.fence - 1).min(c.scope), t.fence_wi))
     } else {
         None
     };
     let published = release.map(|(scope, upto)| {
-        let nw = shape.warps_per_block as usize;
         let w = a.warp as usize;
         let mut k = Knowledge::default();
-        for (v, &clock) in b.vc[w * nw..(w + 1) * nw].iter().enumerate() {
+        for (v, &clock) in vc.iter().enumerate() {
             let clock = if v == w { clock - 1 } else { clock };
             if clock > 0 {
                 k.warps.push(((a.block as u64) << 32 | v as u64, clock));
             }
         }
-        k.threads.push((g, upto));
+        k.threads.push((thread.g, upto));
         if let Some(tk) = &t.knowledge {
             k.join(tk);
         }
