@@ -9,11 +9,10 @@
 //! result covers only the schedules run, unless `--explore` exhausted its search.
 //!
 //! **Exploration** (`--explore`): the shared explorer of `scheduler` (`explore::dfs`, stateless
-//! depth-first search with sleep sets over the footprints of steps) finds every final outcome
-//! with a witness schedule, and the monitors check each witness. The result is `complete` when
-//! the search was exhausted and every execution it made reached an outcome of its own (so every
-//! execution was checked); otherwise the coverage says that one schedule per outcome was
-//! checked. Bounded by `--max-schedules` round-robin runs' worth of transitions.
+//! depth-first search with sleep sets over the footprints of steps) makes at least one execution
+//! per order of dependent steps, and the monitors check every one of them (the first finding
+//! ends the search). The result is `complete` when the search was exhausted. Bounded by
+//! `--max-schedules` round-robin runs' worth of transitions.
 //!
 //! Exit codes: 0 clean, 1 a finding (or the kernel misbehaved), 2 bad input.
 
@@ -238,8 +237,6 @@ fn check(args: &Args) -> Result<Outcome, String> {
     let mut failing: Option<(Checked, Option<u64>)> = None;
     let mut last: Option<Checked> = None;
     let mut all_completed = true;
-    // `--explore`: executions made and whether the search was exhausted.
-    let mut explored: Option<(u64, bool)> = None;
     match &mode {
         Mode::One(schedule) => {
             let result = run_policy(&setup, schedule)?;
@@ -266,8 +263,7 @@ fn check(args: &Args) -> Result<Outcome, String> {
         Mode::Explore => {
             let x = explore(&setup, args.max_schedules)?;
             runs = x.checked;
-            exhausted = x.exhausted && x.every_execution;
-            explored = Some((x.executions, x.exhausted));
+            exhausted = x.exhausted;
             all_completed = x.result.termination == Termination::Completed;
             if !x.result.findings.is_clean() || !all_completed {
                 failing = Some((x.result, None));
@@ -304,11 +300,8 @@ fn check(args: &Args) -> Result<Outcome, String> {
                 line_of(&setup.base.program, dependence.warp_level[0])
             )
         };
-        match (&mode, explored) {
-            (Mode::Explore, Some((executions, true))) => format!(
-                "every final outcome: --explore exhausted the schedules ({executions} executions, sleep sets) and checked one schedule for each of the {runs} distinct outcomes, not every execution: {why}"
-            ),
-            (Mode::Explore, _) => format!(
+        match mode {
+            Mode::Explore => format!(
                 "only the {runs} schedule(s) checked (bound --max-schedules {} reached, or a finding stopped the search): {why}",
                 args.max_schedules
             ),
@@ -365,23 +358,21 @@ fn observe_all(setup: &Setup) -> Observe {
 
 /// What `--explore` found.
 struct Explored {
-    /// The first witness with a finding (or that misbehaved), else the last clean one.
+    /// The first execution with a finding (or that misbehaved), else the last clean one.
     result: Checked,
-    /// Witness schedules checked (one per distinct final outcome).
+    /// Executions checked (every one the search made, up to a finding).
     checked: u64,
-    /// The search exhausted the schedules.
+    /// The search exhausted the schedules with every execution clean.
     exhausted: bool,
-    /// Every execution the search made was checked (each reached a new outcome).
-    every_execution: bool,
-    executions: u64,
 }
 
 /// `--explore` through the shared explorer (`scheduler::explore::dfs`): a stateless depth-first
-/// search with sleep sets finds every final outcome with a witness schedule, and the monitors
-/// check each witness. The explorer reports outcomes, not each execution it makes, so a clean
-/// result covers every execution only when each execution reached an outcome of its own.
-/// `bound` (`--max-schedules`) is turned into a transition budget of that many round-robin
-/// runs' length.
+/// search with sleep sets, and the monitors check every execution it makes (replayed), stopping
+/// at the first with a finding. Sleep sets make at least one execution per Mazurkiewicz trace of
+/// the footprints' independence, and the monitors' verdict depends only on the trace (their
+/// happens-before orders nothing that independence could reorder), so an exhausted clean search
+/// covers every schedule. `bound` (`--max-schedules`) is turned into a transition budget of that
+/// many round-robin runs' length.
 fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
     let machine = &setup.base.machine;
     let first = run_policy(setup, &scheduler::policy::Policy::RoundRobin)?;
@@ -390,8 +381,6 @@ fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
             result: first,
             checked: 1,
             exhausted: false,
-            every_execution: false,
-            executions: 1,
         });
     }
     let config = DfsConfig {
@@ -401,41 +390,64 @@ fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
         },
         max_transitions: bound.saturating_mul(first.steps.max(1)),
     };
-    let report = dfs::outcomes_until(machine, &observe_all(setup), config, &setup.stop);
+    // Every execution the search makes is checked as it is found (replayed with the monitors);
+    // the first with a finding ends the search.
     let mut last = first;
     let mut checked = 0u64;
-    for witness in report.outcomes.values() {
-        let mut at = 0usize;
-        let mut lost = false;
-        let result = setup.check(&mut |_, enabled| {
-            let i = witness
-                .get(at)
-                .and_then(|c| enabled.iter().position(|e| e == c));
-            at += 1;
-            lost |= i.is_none();
-            Some(i.unwrap_or(0))
-        })?;
-        if lost {
-            return Err("error: internal: an explored schedule does not replay\n".to_string());
-        }
-        checked += 1;
-        if !result.findings.is_clean() || result.termination != Termination::Completed {
-            return Ok(Explored {
-                result,
-                checked,
-                exhausted: false,
-                every_execution: false,
-                executions: report.executions,
+    let mut failed: Option<Checked> = None;
+    let mut error: Option<String> = None;
+    let report = dfs::outcomes_each(
+        machine,
+        &observe_all(setup),
+        config,
+        &setup.stop,
+        &mut |_, path| {
+            let mut at = 0usize;
+            let mut lost = false;
+            let result = setup.check(&mut |_, enabled| {
+                let i = path
+                    .get(at)
+                    .and_then(|c| enabled.iter().position(|e| e == c));
+                at += 1;
+                lost |= i.is_none();
+                Some(i.unwrap_or(0))
             });
-        }
-        last = result;
+            match result {
+                Ok(_) if lost => {
+                    error = Some("error: internal: an explored schedule does not replay\n".into());
+                    false
+                }
+                Ok(result) => {
+                    checked += 1;
+                    if !result.findings.is_clean() || result.termination != Termination::Completed {
+                        failed = Some(result);
+                        false
+                    } else {
+                        last = result;
+                        true
+                    }
+                }
+                Err(e) => {
+                    error = Some(e);
+                    false
+                }
+            }
+        },
+    );
+    if let Some(e) = error {
+        return Err(e);
+    }
+    if let Some(result) = failed {
+        return Ok(Explored {
+            result,
+            checked,
+            exhausted: false,
+        });
     }
     Ok(Explored {
         result: last,
         checked: checked.max(1),
         exhausted: report.bound_hit.is_none(),
-        every_execution: report.executions <= report.outcomes.len() as u64,
-        executions: report.executions,
     })
 }
 

@@ -136,6 +136,10 @@ fn text(
             "bound: the time limit ({}) REACHED: the search is incomplete, outcomes may be missing\n",
             args.timeout.flag_text()
         )),
+        // `outcomes_until` never halts on its own; kept for completeness of the match.
+        Some(DfsBound::Halted) => {
+            s.push_str("bound: the search was stopped: it is incomplete, outcomes may be missing\n")
+        }
         None => s.push_str(&format!(
             "bound: --max-transitions {} not reached: every final outcome is listed\n",
             args.max_transitions

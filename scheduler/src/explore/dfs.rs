@@ -63,6 +63,8 @@ pub enum DfsBound {
     Depth(usize),
     /// The time bound: a [`Stop`] was requested (`--timeout`).
     Time,
+    /// The caller stopped the search ([`outcomes_each`]'s callback said so: e.g. a finding).
+    Halted,
 }
 
 /// The result: the final outcomes with a witness each, and what the search cost.
@@ -102,6 +104,22 @@ pub fn outcomes_until(
     config: DfsConfig,
     stop: &Stop,
 ) -> DfsReport {
+    outcomes_each(machine, observe, config, stop, &mut |_, _| true)
+}
+
+/// [`outcomes_until`], calling `each` with every execution the search makes (its final machine
+/// and its choices, replayable from the fresh machine) as it reaches a final state; `each`
+/// returning `false` ends the search ([`DfsBound::Halted`]). With sleep sets the executions are
+/// at least one per Mazurkiewicz trace of the independence of footprints (Godefroid ch. 5), so a
+/// property that depends only on the trace (such as the race monitors' happens-before) is
+/// decided for every schedule by checking these.
+pub fn outcomes_each(
+    machine: &Machine,
+    observe: &Observe,
+    config: DfsConfig,
+    stop: &Stop,
+    each: &mut dyn FnMut(&Machine, &[Choice]) -> bool,
+) -> DfsReport {
     let mut report = DfsReport {
         outcomes: BTreeMap::new(),
         transitions: 0,
@@ -127,6 +145,10 @@ pub fn outcomes_until(
                     .outcomes
                     .entry(Outcome::of(&m, t, observe))
                     .or_insert_with(|| path.clone());
+                if !each(&m, &path) {
+                    report.bound_hit.get_or_insert(DfsBound::Halted);
+                    break;
+                }
             } else {
                 let sleep_choices = match config.memo {
                     Memo::States => {
