@@ -627,6 +627,9 @@ pub(crate) fn exec_data(
                             qual,
                             dest,
                         ));
+                        // The access is made now (its value arrives with a later memory step):
+                        // the monitors see it here, as under flat memory.
+                        cx.mem_event(&deriv, l, AccessKind::Load, ms, ea, size, 0);
                         continue;
                     }
                     let v = if size > 8 {
@@ -792,6 +795,8 @@ pub(crate) fn exec_data(
                         rmw,
                         dest,
                     ));
+                    // Issued now, as for `ld`: the event carries no values (they are not known).
+                    cx.mem_event(&deriv, l, AccessKind::Atomic { new: 0 }, ms, ad, size, 0);
                     continue;
                 }
                 let (op, ty) = (*op, *ty);
