@@ -247,3 +247,107 @@ fn schedule_dependence_of_corpus_kernels() {
     assert!(!d.schedule_independent());
     assert_eq!(d.atomics.len(), 1);
 }
+
+/// Whole-warp accesses reach the monitors as one `Event::WarpMemory` under
+/// `EventDetail::Monitors` and as one `Memory` event per lane under `Full`: the findings (races
+/// with their witnesses, steps and occurrence counts, memory errors, divergences) must be the
+/// same, for racy and clean corpus kernels, under both race models and warp models.
+#[test]
+fn warp_memory_events_find_what_lane_events_find() {
+    let words = |n: usize, f: &dyn Fn(usize) -> i32| -> Vec<u8> {
+        (0..n).flat_map(|i| f(i).to_le_bytes()).collect()
+    };
+    let buffer = |name: &str, bytes: Vec<u8>| BufferSpec {
+        name: name.to_string(),
+        elem: ptx_parser::ScalarType::S32,
+        bytes,
+    };
+    let launch = |grid: u32, buffers: Vec<BufferSpec>| LaunchConfig {
+        kernel: None,
+        grid: [grid, 1, 1],
+        block: [64, 1, 1],
+        dynamic_shared_bytes: 0,
+        args: (0..buffers.len()).map(ArgValue::Buffer).collect(),
+        buffers,
+        globals: vec![],
+    };
+    let cases: Vec<(&str, &str, LaunchConfig)> = vec![
+        (
+            "scan_no_first_barrier",
+            include_str!("../../tests/kernels/race/scan_no_first_barrier.ptx"),
+            launch(1, vec![buffer("sum", words(64, &|i| i as i32 + 1))]),
+        ),
+        (
+            "scan_ok",
+            include_str!("../../tests/kernels/race/scan_ok.ptx"),
+            launch(1, vec![buffer("sum", words(64, &|i| i as i32 + 1))]),
+        ),
+        (
+            "histo_plain",
+            include_str!("../../tests/kernels/race/histo_plain.ptx"),
+            launch(
+                1,
+                vec![
+                    buffer("A", words(64, &|i| (i * 7 % 16) as i32)),
+                    buffer("out", vec![0; 64]),
+                ],
+            ),
+        ),
+        (
+            "warp_reduce",
+            include_str!("../../tests/kernels/race/warp_reduce.ptx"),
+            launch(
+                2,
+                vec![
+                    buffer("in", words(128, &|i| i as i32 + 1)),
+                    buffer("out", vec![0; 8]),
+                ],
+            ),
+        ),
+        (
+            "gen_hists",
+            include_str!("../../tests/kernels/race/gen_hists.ptx"),
+            launch(
+                1,
+                vec![
+                    buffer("data", words(64, &|i| (i * 37 % 1000) as i32)),
+                    buffer("out", vec![0; 256]),
+                ],
+            ),
+        ),
+        (
+            "fence_reduce",
+            include_str!("../../tests/kernels/race/fence_reduce.ptx"),
+            launch(
+                4,
+                vec![
+                    buffer("in", words(256, &|i| i as i32 + 1)),
+                    buffer("partial", vec![0; 16]),
+                    buffer("count", vec![0; 4]),
+                    buffer("out", vec![0; 4]),
+                ],
+            ),
+        ),
+    ];
+    let mut racy = 0;
+    for (name, text, l) in &cases {
+        for model in [RaceModel::Interleaving, RaceModel::WarpSync] {
+            for warp_model in [WarpModel::SimtStack, WarpModel::Its] {
+                let config = MachineConfig {
+                    warp_model,
+                    ..MachineConfig::default()
+                };
+                let run = |detail| check_with(text, l, config.clone(), model, detail);
+                let lean = run(EventDetail::Monitors);
+                assert_eq!(
+                    lean,
+                    run(EventDetail::Full),
+                    "{name} {model:?} {warp_model:?}"
+                );
+                racy += usize::from(!lean.races.is_empty());
+            }
+        }
+    }
+    // The comparison means something only if races were found.
+    assert!(racy >= 8, "{racy} racy runs");
+}
