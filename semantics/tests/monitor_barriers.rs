@@ -337,7 +337,7 @@ fn warp_memory_events_find_what_lane_events_find() {
                     warp_model,
                     ..MachineConfig::default()
                 };
-                let run = |detail| check_with(text, l, config.clone(), model, detail);
+                let run = |detail| check_with(text, l, config, model, detail);
                 let lean = run(EventDetail::Monitors);
                 assert_eq!(
                     lean,
