@@ -83,6 +83,13 @@ fn check_stops_at_the_time_limit() {
             .is_some_and(|e| e.iter().any(|e| e["kind"] == "time_limit")),
         "{j}"
     );
+    // The coverage names the time limit, not a kernel that failed to complete.
+    assert!(
+        j["coverage"]
+            .as_str()
+            .is_some_and(|c| c.contains("time limit")),
+        "{j}"
+    );
 }
 
 #[test]

@@ -279,7 +279,11 @@ fn check(args: &Args) -> Result<Outcome, String> {
     };
     let independent = dependence.schedule_independent();
     let complete = all_completed && (independent || exhausted);
-    let coverage = if !all_completed {
+    let coverage = if result.termination == Termination::TimeLimit {
+        format!(
+            "the time limit (--timeout) stopped the check during schedule {runs}: other schedules were not covered"
+        )
+    } else if !all_completed {
         "the kernel did not complete under this schedule: other schedules were not covered"
             .to_string()
     } else if independent {
