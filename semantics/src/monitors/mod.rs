@@ -2,8 +2,9 @@
 //! out-of-bounds and uninitialised accesses, checked on the execution the machine takes.
 //!
 //! A [`Monitors`] is fed the events of every step (`Machine::step_observed`, or
-//! `step_observed_with(.., EventDetail::Monitors)`, which leaves out the SIMT stacks they do not
-//! read) and keeps shadow state; [`Monitors::finish`] turns what it found into [`Findings`] whose
+//! `step_observed_with(.., EventDetail::Monitors)`, which leaves out the SIMT stacks and
+//! derivations they do not read and records a whole-warp `ld`/`st` as one `Event::WarpMemory`;
+//! both give the same findings) and keeps shadow state; [`Monitors::finish`] turns what it found into [`Findings`] whose
 //! every entry names the threads, pcs, PTX and source lines, addresses and buffer elements
 //! involved.
 //!
