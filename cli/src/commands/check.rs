@@ -50,11 +50,13 @@ pub struct Args {
     /// the first with a finding.
     #[arg(long, value_name = "N", conflicts_with = "explore")]
     pub schedules: Option<u64>,
-    /// Explore the schedules exhaustively (bounded by --max-schedules): branches at atomics,
-    /// strong accesses and fences only.
+    /// Check every schedule up to the order of independent steps (a depth-first search with
+    /// sleep sets over the steps' memory footprints): the monitors run over every execution the
+    /// search makes and the first finding stops it; bounded by --max-schedules.
     #[arg(long)]
     pub explore: bool,
-    /// Bound of --explore.
+    /// Bound of --explore: the search may take as many transitions as this many round-robin
+    /// runs of the launch.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_schedules: u64,
     /// A launch buffer whose contents are undefined: reading an element before writing it is
