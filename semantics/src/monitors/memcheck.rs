@@ -191,19 +191,11 @@ fn bits(bits: &mut [u64], lo: u64, hi: u64, set: bool) -> bool {
 }
 
 impl Monitors {
-    /// The memory checks of a whole-warp access (`Event::WarpMemory`; `a` with its lane and
-    /// address left out): shared accesses, the common case, in one tight pass over the lanes.
-    pub(crate) fn memory_warp(&mut self, a: RawAccess, lanes: u64, addresses: &[u64]) {
-        let each = || {
-            let mut m = lanes;
-            addresses.iter().map(move |&address| {
-                let lane = m.trailing_zeros();
-                m &= m.wrapping_sub(1);
-                (lane, address)
-            })
-        };
+    /// The memory checks of a whole-warp access (`Event::WarpMemory`: `a` made by each of
+    /// `lanes` at its address): shared accesses, the common case, in one tight pass.
+    pub(crate) fn memory_warp(&mut self, a: RawAccess, lanes: impl Iterator<Item = (u32, u64)>) {
         if a.space != MemSpace::Shared {
-            for (lane, address) in each() {
+            for (lane, address) in lanes {
                 self.memory_access(&RawAccess { lane, address, ..a });
             }
             return;
@@ -222,7 +214,7 @@ impl Monitors {
             let mut init = shared_init
                 .get_mut(a.block as usize)
                 .and_then(Option::as_mut);
-            for (lane, address) in each() {
+            for (lane, address) in lanes {
                 if !bits(shared_covered, address, address + size, false) {
                     faults.push((MemoryErrorKind::OutOfBounds, lane, address));
                 }
