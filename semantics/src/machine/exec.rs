@@ -143,8 +143,9 @@ impl Ctx<'_> {
             }
             return;
         }
+        // Full detail: the trace was asked for values (`LaneTrace::new(cx.full_detail)`).
         for (i, l) in lanes(trace.done).enumerate() {
-            let (address, value) = (trace.addrs[i], trace.vals.get(i).copied().unwrap_or(0));
+            let (address, value) = (trace.addrs[i], trace.vals[i]);
             self.mem_event(derivation, l, kind, space, address, size, value);
         }
     }
