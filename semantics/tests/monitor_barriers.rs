@@ -351,3 +351,38 @@ fn warp_memory_events_find_what_lane_events_find() {
     // The comparison means something only if races were found.
     assert!(racy >= 8, "{racy} racy runs");
 }
+
+/// A vector load's sink element (`{%r2, _}`) still reads memory (PTX ISA 9.7.9.8): thread 32's
+/// load of `s[1]` races with thread 0's store there, though nothing keeps the loaded value.
+#[test]
+fn a_sink_element_of_a_vector_load_is_an_access() {
+    const SINK: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry sink(.param .u64 out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .shared .align 8 .b32 s[2];
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 st.shared.v2.u32 [s], {%r1, %r1};
+    setp.eq.u32 %p1, %r1, 32;
+    @%p1 ld.shared.v2.u32 {%r2, _}, [s];
+    ret;
+}
+"#;
+    let f = check(
+        SINK,
+        &launch(64, 4),
+        MachineConfig::default(),
+        RaceModel::Interleaving,
+    );
+    // One report per pair of instructions: the two elements are its two occurrences.
+    assert_eq!(f.races.len(), 1, "{:?}", f.races);
+    let r = &f.races[0];
+    assert_eq!((r.first.thread, r.second.thread), (0, 32));
+    assert_eq!(r.scope, RaceScope::InterWarp);
+    assert_eq!(r.occurrences, 2, "s[0] and the sink element's s[1]: {r:?}");
+}

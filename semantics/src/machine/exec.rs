@@ -642,15 +642,21 @@ pub(crate) fn exec_data(
                             .load(who, ms, ea, size)
                             .map_err(|e| Fault::mem(l, e, "ld"))?
                     };
-                    if let Some(d) = d {
-                        let bits = match dst_bits.get(i) {
-                            Some(&b) => b,
-                            None => reg_bits(cx.program, func, d.0),
-                        };
-                        let v = extend(v, size.min(8), signed, bits);
-                        regs[d.0 as usize * ws + l] = v;
-                        cx.mem_event(&deriv, l, AccessKind::Load, ms, ea, size, v);
-                    }
+                    // A sink destination (`_`, PTX ISA 9.7.9.8 `ld`) still reads memory: the
+                    // access is recorded either way, with the loaded bits when nothing keeps them.
+                    let v = match d {
+                        Some(d) => {
+                            let bits = match dst_bits.get(i) {
+                                Some(&b) => b,
+                                None => reg_bits(cx.program, func, d.0),
+                            };
+                            let v = extend(v, size.min(8), signed, bits);
+                            regs[d.0 as usize * ws + l] = v;
+                            v
+                        }
+                        None => v,
+                    };
+                    cx.mem_event(&deriv, l, AccessKind::Load, ms, ea, size, v);
                 }
             }
         }
