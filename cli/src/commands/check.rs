@@ -419,7 +419,7 @@ fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
         &observe_all(setup),
         config,
         &setup.stop,
-        &mut |_, path| {
+        &mut |path| {
             let mut at = 0usize;
             let mut lost = false;
             let result = setup.check(&mut |_, enabled| {

@@ -104,11 +104,11 @@ pub fn outcomes_until(
     config: DfsConfig,
     stop: &Stop,
 ) -> DfsReport {
-    outcomes_each(machine, observe, config, stop, &mut |_, _| true)
+    outcomes_each(machine, observe, config, stop, &mut |_| true)
 }
 
-/// [`outcomes_until`], calling `each` with every execution the search makes (its final machine
-/// and its choices, replayable from the fresh machine) as it reaches a final state; `each`
+/// [`outcomes_until`], calling `each` with every execution the search makes (its choices,
+/// replayable from the fresh machine) as it reaches a final state; `each`
 /// returning `false` ends the search ([`DfsBound::Halted`]). With sleep sets the executions are
 /// at least one per Mazurkiewicz trace of the independence of footprints (Godefroid ch. 5), so a
 /// property that depends only on the trace (such as the race monitors' happens-before) is
@@ -118,7 +118,7 @@ pub fn outcomes_each(
     observe: &Observe,
     config: DfsConfig,
     stop: &Stop,
-    each: &mut dyn FnMut(&Machine, &[Choice]) -> bool,
+    each: &mut dyn FnMut(&[Choice]) -> bool,
 ) -> DfsReport {
     let mut report = DfsReport {
         outcomes: BTreeMap::new(),
@@ -145,7 +145,7 @@ pub fn outcomes_each(
                     .outcomes
                     .entry(Outcome::of(&m, t, observe))
                     .or_insert_with(|| path.clone());
-                if !each(&m, &path) {
+                if !each(&path) {
                     report.bound_hit.get_or_insert(DfsBound::Halted);
                     break;
                 }
