@@ -23,7 +23,8 @@ const KERNELS: [&str; 3] = ["alu", "reduce", "matmul"];
 fn main() {
     if let Some(n) = std::env::var_os("CUDASEM_BENCH_RATIO") {
         // `CUDASEM_BENCH_RATIO=N`: the best of N launches per variant (other processes share the
-        // machine; the minimum is the least disturbed), the variants taking turns. `CUDASEM_BENCH_ONLY=k1,k2`: these kernels.
+        // machine; the minimum is the least disturbed), the variants taking turns.
+        // `CUDASEM_BENCH_ONLY=k1,k2`: these kernels.
         let repeat: usize = n.to_str().and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
         let only = std::env::var("CUDASEM_BENCH_ONLY").unwrap_or_default();
         for k in KERNELS {

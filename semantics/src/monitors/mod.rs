@@ -4,9 +4,9 @@
 //! A [`Monitors`] is fed the events of every step (`Machine::step_observed`, or
 //! `step_observed_with(.., EventDetail::Monitors)`, which leaves out the SIMT stacks and
 //! derivations they do not read and records a whole-warp `ld`/`st` as one `Event::WarpMemory`;
-//! both give the same findings) and keeps shadow state; [`Monitors::finish`] turns what it found into [`Findings`] whose
-//! every entry names the threads, pcs, PTX and source lines, addresses and buffer elements
-//! involved.
+//! both give the same findings) and keeps shadow state; [`Monitors::finish`] turns what it found
+//! into [`Findings`] whose every entry names the threads, pcs, PTX and source lines, addresses
+//! and buffer elements involved.
 //!
 //! * [`race`]: GPUVerify's data race (digest `seeds_gpuverify.md` §1.1.5 Def 3.1, §1.2.1 Def 2.2,
 //!   §2.3): two accesses by different threads, at least one a write, not both atomic, not ordered

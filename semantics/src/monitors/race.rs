@@ -29,9 +29,9 @@
 //! **Shadow memory** ([`super::shadow`]): per 4-byte word the last write and the last reads by
 //! two different threads, each an [`Acc`] (thread, warp clock, warp instruction index, pc; 20
 //! bytes, since the shadow of every resident block's shared memory is where the monitor's time
-//! goes, in cache misses), byte-precise once a sub-word access touches the word. Global memory is paged (a
-//! page per 4 KiB touched), shared memory is a flat array per resident block. Local memory is
-//! private to a thread: no races.
+//! goes, in cache misses), byte-precise once a sub-word access touches the word. Global memory
+//! is paged (a page per 4 KiB touched), shared memory is a flat array per resident block. Local
+//! memory is private to a thread: no races.
 //!
 //! **Hot path.** The accesses of one warp step are checked together
 //! ([`Monitors::race_accesses`]): the block's and the warp's clocks are looked up once per step,
