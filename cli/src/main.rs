@@ -65,7 +65,6 @@ pub enum Outcome {
 }
 
 fn main() -> ExitCode {
-    init_tracing();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Parse(args) => commands::parse::run(args),
@@ -84,15 +83,5 @@ fn main() -> ExitCode {
         Outcome::Clean => ExitCode::SUCCESS,
         Outcome::Misbehaved => ExitCode::from(1),
         Outcome::BadInput => ExitCode::from(2),
-    }
-}
-
-/// Internal diagnostics (`CUDASEM_LOG=semantics=trace`) go to stderr; off by default.
-fn init_tracing() {
-    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("CUDASEM_LOG") {
-        tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_writer(std::io::stderr)
-            .init();
     }
 }
