@@ -3,7 +3,7 @@
 //! (ZLUDA's hardware-checked vectors, or the PTX ISA's definition).
 mod machine_common;
 use machine_common::*;
-use semantics::machine::{ArgValue, Machine, Termination, WarpModel};
+use semantics::machine::{ArgValue, Machine, MachineConfig, MemoryKind, Termination, WarpModel};
 
 const HEAD: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
 
@@ -115,4 +115,52 @@ fn register_plus_constant_on_a_float_operand_is_refused() {
         .expect("refused");
     let text = format!("{err:?}");
     assert!(text.contains("needs an integer operand"), "{text}");
+}
+
+/// `st.const` is valid PTX until it runs: it loads, a kernel that never executes it completes,
+/// and executing it faults with "const address ... is read-only" (flat and cached memory).
+#[test]
+fn st_const_loads_and_faults_when_it_runs() {
+    let src = |guard: &str| {
+        format!(
+            "{HEAD}.const .align 4 .u32 c[4] = {{1, 2, 3, 4}};\n.visible .entry k(.param .u64 out)\n{{\n    .reg .u32 %r<3>;\n    .reg .pred %p;\n    .reg .u64 %o;\n    ld.param.u64 %o, [out];\n    mov.u32 %r1, %tid.x;\n    setp.eq.u32 %p, %r1, 99;\n    {guard} st.const.u32 [c+4], %r1;\n    ld.const.u32 %r2, [c+4];\n    st.global.u32 [%o], %r2;\n    ret;\n}}\n"
+        )
+    };
+    for memory in [MemoryKind::Flat, MemoryKind::Cached] {
+        let cfg = MachineConfig {
+            memory,
+            ..config(WarpModel::SimtStack, 32)
+        };
+        let l = launch("k", 1, 1, vec![zeros("out", 1)], vec![ArgValue::Buffer(0)]);
+        let mut m = Machine::new(load(&src("@%p")), &l, &cfg).expect("launch");
+        let t = run_plain(&mut m);
+        assert_eq!(t, Termination::Completed, "{memory:?}");
+        assert_eq!(words(&m.buffer(0)), [2]);
+        let mut m = Machine::new(load(&src("")), &l, &cfg).expect("launch");
+        match run_plain(&mut m) {
+            Termination::Error(e) => {
+                let text = format!("{e:?}");
+                assert!(
+                    text.contains("const address") && text.contains("read-only"),
+                    "{text}"
+                );
+            }
+            other => panic!("{memory:?}: st.const ran: {other:?}"),
+        }
+    }
+}
+
+/// Runs round-robin to the end (without `run`'s enabled-set recomputation, which does not list
+/// cached memory's choices).
+fn run_plain(m: &mut Machine) -> Termination {
+    let mut rr = scheduler::RoundRobin::new();
+    for _ in 0..100_000 {
+        if let Some(t) = m.termination() {
+            return t.clone();
+        }
+        let en = m.enabled();
+        let c = en[scheduler::Scheduler::pick(&mut rr, m, en)];
+        m.step(&c).expect("enabled choice refused");
+    }
+    Termination::StepLimit
 }
