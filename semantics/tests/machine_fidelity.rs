@@ -164,3 +164,23 @@ fn run_plain(m: &mut Machine) -> Termination {
     }
     Termination::StepLimit
 }
+
+/// `.align` is honoured for any power of two, above the 64 KiB at which module globals start
+/// included: the address a kernel reads is a multiple of it.
+#[test]
+fn align_above_64_kib_is_honoured() {
+    let src = format!(
+        "{HEAD}.global .u32 z;\n.global .align 131072 .b8 x[4];\n.global .align 1048576 .b8 y[4];\n.visible .entry k(.param .u64 out)\n{{\n    .reg .u64 %rd<4>;\n    ld.param.u64 %rd1, [out];\n    mov.u64 %rd2, x;\n    mov.u64 %rd3, y;\n    st.global.v2.u64 [%rd1], {{%rd2, %rd3}};\n    ret;\n}}\n"
+    );
+    let l = launch("k", 1, 1, vec![zeros("out", 4)], vec![ArgValue::Buffer(0)]);
+    let mut m = Machine::new(load(&src), &l, &config(WarpModel::SimtStack, 32)).expect("launch");
+    assert_eq!(run_plain(&mut m), Termination::Completed);
+    let w = words(&m.buffer(0));
+    let (x, y) = (
+        w[0] as u64 | (w[1] as u64) << 32,
+        w[2] as u64 | (w[3] as u64) << 32,
+    );
+    assert_ne!(x, 0);
+    assert_eq!(x % (128 << 10), 0, "x at {x:#x}");
+    assert_eq!(y % (1 << 20), 0, "y at {y:#x}");
+}
