@@ -394,6 +394,10 @@ pub enum AccessKind {
     },
 }
 
+fn is_zero(m: &LaneMask) -> bool {
+    *m == 0
+}
+
 /// What one step did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Event {
@@ -418,6 +422,11 @@ pub enum Event {
         stack: Vec<Token>,
         next_pc: u32,
         derivation: Derivation,
+        /// The lanes of `lanes` whose result PTX leaves unspecified: an integer `div` or `rem`
+        /// by zero (PTX ISA 9.7.1.8-9). The monitors report them as they report reads of
+        /// uninitialised memory. Left out of traces when empty.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        unspecified: LaneMask,
     },
     /// A memory access by one lane.
     Memory {

@@ -12,7 +12,7 @@ use super::warp::{Warp, lanes};
 use super::{ErrorKind, LaunchInfo};
 use crate::alu;
 use crate::program::{
-    AddrBase, Address, FuncId, Op, Pc, PredSrc, Program, ShflMode, Space, Src, VoteMode,
+    AddrBase, Address, BinaryOp, FuncId, Op, Pc, PredSrc, Program, ShflMode, Space, Src, VoteMode,
 };
 use memory_model::{
     Flat, MemError, MemErrorKind, MemSpace, MemorySystem, Who, from_generic, to_generic,
@@ -64,6 +64,9 @@ pub(crate) struct Ctx<'a> {
     pub warp_index: u32,
     /// The derivation so far (device and context rules), for events.
     pub prefix: &'a [Rule],
+    /// Observing: the lanes of the current instruction whose result PTX leaves unspecified (see
+    /// [`unspecified_lanes`]), taken by its `Executed` event.
+    pub unspecified: u64,
 }
 
 impl Ctx<'_> {
@@ -288,6 +291,43 @@ pub(super) fn extend(v: u64, size: u32, signed: bool, dst_bits: u32) -> u64 {
 /// `level`; `group` are the lanes executing the warp instruction (α under the SIMT stack, the
 /// converged group under ITS) for `activemask`.
 #[allow(clippy::too_many_arguments)]
+/// The lanes of `exec` for which `op` computes a value PTX leaves unspecified: an integer
+/// `div`/`rem` whose divisor is zero (PTX ISA 9.7.1.8 `div`, 9.7.1.9 `rem`: "the result is
+/// unspecified"). Read before the instruction runs, since it may overwrite its divisor.
+fn unspecified_lanes(
+    regs: &[u64],
+    ws: usize,
+    sp: &SpecialCtx,
+    fb: &[u32],
+    exec: u64,
+    op: &Op,
+) -> u64 {
+    let Op::Binary {
+        op: BinaryOp::Div | BinaryOp::Rem,
+        ty,
+        b,
+        ..
+    } = op
+    else {
+        return 0;
+    };
+    // Integer types only: a float division by zero is defined (IEEE 754 infinities and NaNs).
+    if alu::float_fmt(*ty).is_some() {
+        return 0;
+    }
+    let m = alu::mask(*ty);
+    let mut zero = 0;
+    let mut rest = exec;
+    while rest != 0 {
+        let l = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        if read_src(regs, ws, b, l, sp, fb) & m == 0 {
+            zero |= 1 << l;
+        }
+    }
+    zero
+}
+
 pub(crate) fn exec_data(
     cx: &mut Ctx,
     w: &mut Warp,
@@ -304,6 +344,9 @@ pub(crate) fn exec_data(
     let lvl = &mut w.levels[level];
     let fb = &lvl.frame_base;
     let regs = &mut lvl.regs;
+    if cx.events.is_some() {
+        cx.unspecified = unspecified_lanes(regs, ws, &sp, fb, exec, op);
+    }
     if super::fast::try_exec(regs, fb, ws, &sp, exec, op) {
         return Ok(());
     }

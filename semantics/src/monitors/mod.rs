@@ -31,8 +31,10 @@ mod loops;
 mod memcheck;
 mod race;
 mod shadow;
+mod unspecified;
 
 pub use loops::Loops;
+pub use unspecified::{UnspecifiedKind, UnspecifiedResult};
 
 use crate::machine::{LaunchConfig, Machine, WarpModel, type_size};
 use crate::program::{MemOrder, Op, Pc, Program, Scope, Space};
@@ -72,7 +74,8 @@ pub struct MonitorConfig {
     pub races: bool,
     /// Check barrier divergence.
     pub barriers: bool,
-    /// Check out-of-bounds and uninitialised accesses.
+    /// Check out-of-bounds and uninitialised accesses, and results PTX leaves unspecified
+    /// (integer division by zero: like a read of uninitialised memory, a value no GPU promises).
     pub memory: bool,
     /// At most this many distinct findings of each class are kept (the rest are counted).
     pub max_reports: usize,
@@ -245,13 +248,19 @@ pub struct Findings {
     pub races: Vec<Race>,
     pub divergences: Vec<Divergence>,
     pub memory: Vec<MemoryFinding>,
+    /// Results PTX leaves unspecified (integer division by zero), checked with `memory`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unspecified: Vec<UnspecifiedResult>,
     /// Findings beyond `max_reports` (counted, not kept).
     pub dropped: u64,
 }
 
 impl Findings {
     pub fn is_clean(&self) -> bool {
-        self.races.is_empty() && self.divergences.is_empty() && self.memory.is_empty()
+        self.races.is_empty()
+            && self.divergences.is_empty()
+            && self.memory.is_empty()
+            && self.unspecified.is_empty()
     }
 }
 
@@ -647,9 +656,16 @@ impl Monitors {
                         self.barrier_arrive(*block, *warp, *barrier, lanes, &ins, events);
                     }
                 }
-                Event::Executed { .. } => {
+                Event::Executed {
+                    block,
+                    warp,
+                    pc,
+                    unspecified,
+                    ..
+                } => {
                     let Some(ins) = instr else { continue };
                     self.executed(&ins);
+                    self.unspecified(*block, *warp, *pc, *unspecified);
                 }
                 Event::BarrierCompleted { block, barrier, .. } => {
                     if self.config.races {
@@ -755,7 +771,8 @@ impl Monitors {
     fn full(&mut self) -> bool {
         let n = self.findings.races.len()
             + self.findings.divergences.len()
-            + self.findings.memory.len();
+            + self.findings.memory.len()
+            + self.findings.unspecified.len();
         if n >= self.config.max_reports {
             self.findings.dropped += 1;
             true
