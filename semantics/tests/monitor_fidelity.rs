@@ -141,3 +141,88 @@ fn defined_divisions_are_not_reported() {
         }
     }
 }
+
+#[test]
+fn writes_of_one_value_race_benignly() {
+    // Every thread stores 7 to out[0]: write-write races inside a warp and between warps, all
+    // benign.
+    let body = r#"
+    mov.u32 %r2, 7;
+    st.global.u32 [%rd1], %r2;"#;
+    for model in MODELS {
+        for detail in DETAILS {
+            let (f, out) = check(body, 64, model, detail);
+            assert_eq!(out[0], 7);
+            assert!(!f.races.is_empty(), "{model:?} {detail:?}: a race still");
+            assert!(
+                f.races.iter().all(|r| r.benign),
+                "{model:?} {detail:?}: {:#?}",
+                f.races
+            );
+        }
+    }
+}
+
+#[test]
+fn writes_of_different_values_race_harmfully() {
+    // Each thread stores its id to out[0]; and one where only the last store differs: a race
+    // is benign only if every occurrence of it is.
+    for body in [
+        "    st.global.u32 [%rd1], %r1;",
+        "    setp.eq.u32 %p1, %r1, 63;\n    selp.u32 %r2, 9, 7, %p1;\n    st.global.u32 [%rd1], %r2;",
+    ] {
+        for model in MODELS {
+            for detail in DETAILS {
+                let (f, _) = check(body, 64, model, detail);
+                assert!(!f.races.is_empty());
+                assert!(
+                    f.races.iter().any(|r| !r.benign),
+                    "{model:?} {detail:?} {body}: {:#?}",
+                    f.races
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_write_that_does_not_change_memory_races_benignly_with_a_read() {
+    // Thread 0 stores 0 over out[1]'s 0 while the other threads read it; thread 1 then stores
+    // 5 over out[2] while the others read it: only the second race is harmful.
+    let body = r#"
+    setp.eq.u32 %p1, %r1, 0;
+    setp.eq.u32 %p2, %r1, 1;
+    mov.u32 %r2, 0;
+@%p1 st.global.u32 [%rd1+4], %r2;
+    ld.global.u32 %r3, [%rd1+4];
+    mov.u32 %r4, 5;
+@%p2 st.global.u32 [%rd1+8], %r4;
+    ld.global.u32 %r5, [%rd1+8];
+    add.u32 %r3, %r3, %r5;
+    st.global.u32 [%rd2+16], %r3;"#;
+    for model in MODELS {
+        for detail in DETAILS {
+            let (f, _) = check(body, 64, model, detail);
+            let at = |w: u64| {
+                f.races
+                    .iter()
+                    .filter(|r| r.first.location.as_ref().is_some_and(|l| l.index == w))
+                    .collect::<Vec<_>>()
+            };
+            let (one, two) = (at(1), at(2));
+            assert!(
+                !one.is_empty() && !two.is_empty(),
+                "{model:?} {detail:?}: {:#?}",
+                f.races
+            );
+            assert!(
+                one.iter().all(|r| r.benign),
+                "{model:?} {detail:?}: {one:#?}"
+            );
+            assert!(
+                two.iter().all(|r| !r.benign),
+                "{model:?} {detail:?}: {two:#?}"
+            );
+        }
+    }
+}

@@ -398,6 +398,10 @@ fn is_zero(m: &LaneMask) -> bool {
     *m == 0
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// What one step did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Event {
@@ -439,6 +443,10 @@ pub enum Event {
         size: u32,
         value: u64,
         derivation: Derivation,
+        /// A store that left memory as it was (it wrote the bytes already there; flat memory
+        /// only): a race it takes part in is benign. Left out of traces when false.
+        #[serde(default, skip_serializing_if = "is_false")]
+        unchanged: bool,
     },
     /// The accesses of one warp instruction, one per lane of `lanes` in ascending lane order
     /// (`addresses[i]` is the `i`-th lane's): what a run of [`Event::Memory`] events says, less
@@ -454,6 +462,9 @@ pub enum Event {
         size: u32,
         addresses: Box<[u64]>,
         derivation: Derivation,
+        /// The lanes whose store left memory as it was (see [`Event::Memory`]'s `unchanged`).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        unchanged: LaneMask,
     },
     /// A warp arrived at a barrier (whole-warp counting, thesis 5.5.1 `updArrCnt`).
     BarrierArrived {

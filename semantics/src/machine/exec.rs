@@ -101,9 +101,9 @@ impl Ctx<'_> {
         lane: usize,
         kind: AccessKind,
         space: MemSpace,
-        address: u64,
-        size: u32,
+        (address, size): (u64, u32),
         value: u64,
+        unchanged: bool,
     ) {
         let (block, warp) = (self.block, self.warp_index);
         if let (Some(ev), Some(derivation)) = (self.events.as_deref_mut(), derivation) {
@@ -117,6 +117,7 @@ impl Ctx<'_> {
                 size,
                 value,
                 derivation: derivation.clone(),
+                unchanged,
             });
         }
     }
@@ -142,6 +143,7 @@ impl Ctx<'_> {
                     size,
                     addresses: std::mem::take(&mut trace.addrs).into_boxed_slice(),
                     derivation: derivation.clone(),
+                    unchanged: trace.unchanged & trace.done,
                 });
             }
             return;
@@ -149,7 +151,16 @@ impl Ctx<'_> {
         // Full detail: the trace was asked for values (`LaneTrace::new(cx.full_detail)`).
         for (i, l) in lanes(trace.done).enumerate() {
             let (address, value) = (trace.addrs[i], trace.vals[i]);
-            self.mem_event(derivation, l, kind, space, address, size, value);
+            let unchanged = trace.unchanged >> l & 1 == 1;
+            self.mem_event(
+                derivation,
+                l,
+                kind,
+                space,
+                (address, size),
+                value,
+                unchanged,
+            );
         }
     }
 }
@@ -673,7 +684,7 @@ pub(crate) fn exec_data(
                         ));
                         // The access is made now (its value arrives with a later memory step):
                         // the monitors see it here, as under flat memory.
-                        cx.mem_event(&deriv, l, AccessKind::Load, ms, ea, size, 0);
+                        cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), 0, false);
                         continue;
                     }
                     let v = if size > 8 {
@@ -699,7 +710,7 @@ pub(crate) fn exec_data(
                         }
                         None => v,
                     };
-                    cx.mem_event(&deriv, l, AccessKind::Load, ms, ea, size, v);
+                    cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), v, false);
                 }
             }
         }
@@ -759,9 +770,15 @@ pub(crate) fn exec_data(
                     block: cx.block,
                     thread: w.tid_base + l as u32,
                 };
+                let mask = if size >= 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (size * 8)) - 1
+                };
                 for (i, s) in src.iter().take(n as usize).enumerate() {
                     let ea = a + i as u64 * size as u64;
                     let v = read_src(regs, ws, s, l, &sp, fb);
+                    let unchanged;
                     if let Some(cache) = cx.cache.as_deref_mut()
                         && super::memory_ops::cached_space(ms)
                     {
@@ -775,18 +792,29 @@ pub(crate) fn exec_data(
                             qual,
                             v,
                         ));
+                        unchanged = false;
                     } else {
+                        // Observed: whether the store rewrites the bytes already there.
+                        unchanged = cx.observing()
+                            && cx
+                                .mem
+                                .load(who, ms, ea, size)
+                                .is_ok_and(|old| old == v & mask);
                         cx.mem
                             .store(who, ms, ea, size, v)
                             .map_err(|e| Fault::mem(l, e, "st"))?;
                     }
                     if cx.observing() {
-                        let mask = if size >= 8 {
-                            u64::MAX
-                        } else {
-                            (1u64 << (size * 8)) - 1
-                        };
-                        cx.mem_event(&deriv, l, AccessKind::Store, ms, ea, size, v & mask);
+                        let value = v & mask;
+                        cx.mem_event(
+                            &deriv,
+                            l,
+                            AccessKind::Store,
+                            ms,
+                            (ea, size),
+                            value,
+                            unchanged,
+                        );
                     }
                 }
             }
@@ -846,7 +874,15 @@ pub(crate) fn exec_data(
                         dest,
                     ));
                     // Issued now, as for `ld`: the event carries no values (they are not known).
-                    cx.mem_event(&deriv, l, AccessKind::Atomic { new: 0 }, ms, ad, size, 0);
+                    cx.mem_event(
+                        &deriv,
+                        l,
+                        AccessKind::Atomic { new: 0 },
+                        ms,
+                        (ad, size),
+                        0,
+                        false,
+                    );
                     continue;
                 }
                 let (op, ty) = (*op, *ty);
@@ -859,7 +895,15 @@ pub(crate) fn exec_data(
                 if let Some(d) = dst {
                     regs[d.0 as usize * ws + l] = old;
                 }
-                cx.mem_event(&deriv, l, AccessKind::Atomic { new }, ms, ad, size, old);
+                cx.mem_event(
+                    &deriv,
+                    l,
+                    AccessKind::Atomic { new },
+                    ms,
+                    (ad, size),
+                    old,
+                    false,
+                );
             }
         }
         Op::Vote {

@@ -180,6 +180,10 @@ pub struct Race {
     pub note: Option<String>,
     /// How many times this pair of instructions raced in the run.
     pub occurrences: u64,
+    /// Benign: the write stored the value memory already held (both writes of a write-write race
+    /// store the same value), in every occurrence, so no order changes what memory holds or
+    /// what the read sees. Still a race under the PTX memory model; GPUVerify tolerates it.
+    pub benign: bool,
 }
 
 /// Which of seed 001's barrier conditions failed.
@@ -596,12 +600,14 @@ impl Monitors {
                     space,
                     address,
                     size,
+                    unchanged,
                     ..
                 } => {
                     let Some(ins) = instr else { continue };
                     let a = RawAccess {
                         lane: *lane,
                         address: *address,
+                        unchanged: (*unchanged as u64) << lane,
                         ..ins.access(*block, *warp, kind, *space, *size)
                     };
                     self.lane_access(a, &mut batch);
@@ -614,10 +620,14 @@ impl Monitors {
                     space,
                     size,
                     addresses,
+                    unchanged,
                     ..
                 } => {
                     let Some(ins) = instr else { continue };
-                    let a = ins.access(*block, *warp, kind, *space, *size);
+                    let a = RawAccess {
+                        unchanged: *unchanged,
+                        ..ins.access(*block, *warp, kind, *space, *size)
+                    };
                     if self.config.memory {
                         self.memory_warp(a, warp_lanes(*lanes, addresses));
                     }
@@ -811,6 +821,8 @@ pub(crate) struct RawAccess {
     pub size: u32,
     pub pc: Pc,
     pub class: PcClass,
+    /// Lanes whose store wrote the bytes already there (bit `lane`).
+    pub unchanged: u64,
 }
 
 impl Instr {
@@ -837,6 +849,7 @@ impl Instr {
             size,
             pc: self.pc,
             class: self.class,
+            unchanged: 0,
         }
     }
 }
