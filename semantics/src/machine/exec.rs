@@ -12,7 +12,7 @@ use super::warp::{Warp, lanes};
 use super::{ErrorKind, LaunchInfo};
 use crate::alu;
 use crate::program::{
-    AddrBase, Address, FuncId, Op, Pc, PredSrc, Program, ShflMode, Space, Src, VoteMode,
+    AddrBase, Address, BinaryOp, FuncId, Op, Pc, PredSrc, Program, ShflMode, Space, Src, VoteMode,
 };
 use memory_model::{
     Flat, MemError, MemErrorKind, MemSpace, MemorySystem, Who, from_generic, to_generic,
@@ -64,6 +64,9 @@ pub(crate) struct Ctx<'a> {
     pub warp_index: u32,
     /// The derivation so far (device and context rules), for events.
     pub prefix: &'a [Rule],
+    /// Observing: the lanes of the current instruction whose result PTX leaves unspecified (see
+    /// [`unspecified_lanes`]), taken by its `Executed` event.
+    pub unspecified: u64,
 }
 
 impl Ctx<'_> {
@@ -98,9 +101,9 @@ impl Ctx<'_> {
         lane: usize,
         kind: AccessKind,
         space: MemSpace,
-        address: u64,
-        size: u32,
+        (address, size): (u64, u32),
         value: u64,
+        unchanged: bool,
     ) {
         let (block, warp) = (self.block, self.warp_index);
         if let (Some(ev), Some(derivation)) = (self.events.as_deref_mut(), derivation) {
@@ -114,6 +117,7 @@ impl Ctx<'_> {
                 size,
                 value,
                 derivation: derivation.clone(),
+                unchanged,
             });
         }
     }
@@ -139,6 +143,7 @@ impl Ctx<'_> {
                     size,
                     addresses: std::mem::take(&mut trace.addrs).into_boxed_slice(),
                     derivation: derivation.clone(),
+                    unchanged: trace.unchanged & trace.done,
                 });
             }
             return;
@@ -146,7 +151,16 @@ impl Ctx<'_> {
         // Full detail: the trace was asked for values (`LaneTrace::new(cx.full_detail)`).
         for (i, l) in lanes(trace.done).enumerate() {
             let (address, value) = (trace.addrs[i], trace.vals[i]);
-            self.mem_event(derivation, l, kind, space, address, size, value);
+            let unchanged = trace.unchanged >> l & 1 == 1;
+            self.mem_event(
+                derivation,
+                l,
+                kind,
+                space,
+                (address, size),
+                value,
+                unchanged,
+            );
         }
     }
 }
@@ -288,6 +302,43 @@ pub(super) fn extend(v: u64, size: u32, signed: bool, dst_bits: u32) -> u64 {
 /// `level`; `group` are the lanes executing the warp instruction (α under the SIMT stack, the
 /// converged group under ITS) for `activemask`.
 #[allow(clippy::too_many_arguments)]
+/// The lanes of `exec` for which `op` computes a value PTX leaves unspecified: an integer
+/// `div`/`rem` whose divisor is zero (PTX ISA 9.7.1.8 `div`, 9.7.1.9 `rem`: "the result is
+/// unspecified"). Read before the instruction runs, since it may overwrite its divisor.
+fn unspecified_lanes(
+    regs: &[u64],
+    ws: usize,
+    sp: &SpecialCtx,
+    fb: &[u32],
+    exec: u64,
+    op: &Op,
+) -> u64 {
+    let Op::Binary {
+        op: BinaryOp::Div | BinaryOp::Rem,
+        ty,
+        b,
+        ..
+    } = op
+    else {
+        return 0;
+    };
+    // Integer types only: a float division by zero is defined (IEEE 754 infinities and NaNs).
+    if alu::float_fmt(*ty).is_some() {
+        return 0;
+    }
+    let m = alu::mask(*ty);
+    let mut zero = 0;
+    let mut rest = exec;
+    while rest != 0 {
+        let l = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        if read_src(regs, ws, b, l, sp, fb) & m == 0 {
+            zero |= 1 << l;
+        }
+    }
+    zero
+}
+
 pub(crate) fn exec_data(
     cx: &mut Ctx,
     w: &mut Warp,
@@ -304,6 +355,9 @@ pub(crate) fn exec_data(
     let lvl = &mut w.levels[level];
     let fb = &lvl.frame_base;
     let regs = &mut lvl.regs;
+    if cx.events.is_some() {
+        cx.unspecified = unspecified_lanes(regs, ws, &sp, fb, exec, op);
+    }
     if super::fast::try_exec(regs, fb, ws, &sp, exec, op) {
         return Ok(());
     }
@@ -630,7 +684,7 @@ pub(crate) fn exec_data(
                         ));
                         // The access is made now (its value arrives with a later memory step):
                         // the monitors see it here, as under flat memory.
-                        cx.mem_event(&deriv, l, AccessKind::Load, ms, ea, size, 0);
+                        cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), 0, false);
                         continue;
                     }
                     let v = if size > 8 {
@@ -656,7 +710,7 @@ pub(crate) fn exec_data(
                         }
                         None => v,
                     };
-                    cx.mem_event(&deriv, l, AccessKind::Load, ms, ea, size, v);
+                    cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), v, false);
                 }
             }
         }
@@ -716,9 +770,15 @@ pub(crate) fn exec_data(
                     block: cx.block,
                     thread: w.tid_base + l as u32,
                 };
+                let mask = if size >= 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (size * 8)) - 1
+                };
                 for (i, s) in src.iter().take(n as usize).enumerate() {
                     let ea = a + i as u64 * size as u64;
                     let v = read_src(regs, ws, s, l, &sp, fb);
+                    let unchanged;
                     if let Some(cache) = cx.cache.as_deref_mut()
                         && super::memory_ops::cached_space(ms)
                     {
@@ -732,18 +792,29 @@ pub(crate) fn exec_data(
                             qual,
                             v,
                         ));
+                        unchanged = false;
                     } else {
+                        // Observed: whether the store rewrites the bytes already there.
+                        unchanged = cx.observing()
+                            && cx
+                                .mem
+                                .load(who, ms, ea, size)
+                                .is_ok_and(|old| old == v & mask);
                         cx.mem
                             .store(who, ms, ea, size, v)
                             .map_err(|e| Fault::mem(l, e, "st"))?;
                     }
                     if cx.observing() {
-                        let mask = if size >= 8 {
-                            u64::MAX
-                        } else {
-                            (1u64 << (size * 8)) - 1
-                        };
-                        cx.mem_event(&deriv, l, AccessKind::Store, ms, ea, size, v & mask);
+                        let value = v & mask;
+                        cx.mem_event(
+                            &deriv,
+                            l,
+                            AccessKind::Store,
+                            ms,
+                            (ea, size),
+                            value,
+                            unchanged,
+                        );
                     }
                 }
             }
@@ -803,7 +874,15 @@ pub(crate) fn exec_data(
                         dest,
                     ));
                     // Issued now, as for `ld`: the event carries no values (they are not known).
-                    cx.mem_event(&deriv, l, AccessKind::Atomic { new: 0 }, ms, ad, size, 0);
+                    cx.mem_event(
+                        &deriv,
+                        l,
+                        AccessKind::Atomic { new: 0 },
+                        ms,
+                        (ad, size),
+                        0,
+                        false,
+                    );
                     continue;
                 }
                 let (op, ty) = (*op, *ty);
@@ -816,7 +895,15 @@ pub(crate) fn exec_data(
                 if let Some(d) = dst {
                     regs[d.0 as usize * ws + l] = old;
                 }
-                cx.mem_event(&deriv, l, AccessKind::Atomic { new }, ms, ad, size, old);
+                cx.mem_event(
+                    &deriv,
+                    l,
+                    AccessKind::Atomic { new },
+                    ms,
+                    (ad, size),
+                    old,
+                    false,
+                );
             }
         }
         Op::Vote {

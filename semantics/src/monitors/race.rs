@@ -46,6 +46,8 @@ use traces::MemSpace;
 
 const STRONG: u8 = 1;
 const RMW: u8 = 2;
+/// A plain store that wrote the bytes already there (bits 2-3 are the scope).
+const UNCHANGED: u8 = 16;
 
 impl Acc {
     #[inline]
@@ -58,7 +60,11 @@ impl Acc {
     }
     #[inline]
     fn scope(&self) -> u8 {
-        self.flags >> 2
+        (self.flags >> 2) & 3
+    }
+    #[inline]
+    fn unchanged(&self) -> bool {
+        self.flags & UNCHANGED != 0
     }
 }
 
@@ -442,7 +448,11 @@ impl Monitors {
                 .position(|a| !first.same_instruction(a))
                 .unwrap_or(rest.len());
             let run = &rest[..n];
-            self.warp_accesses(first, run.iter().map(|a| (a.lane, a.address)));
+            let first = RawAccess {
+                unchanged: run.iter().fold(0, |m, a| m | a.unchanged),
+                ..*first
+            };
+            self.warp_accesses(&first, run.iter().map(|a| (a.lane, a.address)));
             rest = &rest[n..];
         }
         self.report_pending_races();
@@ -548,12 +558,17 @@ impl Monitors {
                 continue;
             }
             let g = view.first_thread + tid as u32;
+            let unchanged = if write && a.unchanged >> lane & 1 == 1 {
+                UNCHANGED
+            } else {
+                0
+            };
             let cur_base = Acc {
                 thread: g + 1,
                 clock,
                 wi,
                 pc: a.pc,
-                flags,
+                flags: flags | unchanged,
                 size: a.size.min(255) as u8,
                 off: 0,
             };
@@ -643,6 +658,8 @@ impl Monitors {
         if let Some(&i) = self.race.seen.get(&key) {
             if let Some(x) = self.findings.races.get_mut(i) {
                 x.occurrences += 1;
+                // Benign only if every occurrence is.
+                x.benign &= benign(r);
             }
             return;
         }
@@ -724,7 +741,21 @@ impl Monitors {
             step: self.step,
             note,
             occurrences: 1,
+            benign: benign(r),
         }
+    }
+}
+
+/// A race whose outcome does not depend on the order: its write stored the bytes that were
+/// already there (GPUVerify tolerates such races by default). Two writes of one value are the
+/// common case: the second finds the first's value (the shadow keeps the last write, so the
+/// first of the pair is what the second overwrote). A read racing with such a write reads the
+/// same value either way.
+fn benign(r: &RawRace) -> bool {
+    match (r.prev_write, r.cur_write) {
+        (_, true) => r.cur.unchanged(),
+        (true, false) => r.prev.unchanged(),
+        (false, false) => false,
     }
 }
 

@@ -294,6 +294,7 @@ pub(crate) fn step(
             stack: Vec::new(),
             next_pc,
             derivation,
+            unspecified: std::mem::take(&mut cx.unspecified),
         };
         if let Some(v) = cx.events.as_deref_mut() {
             v.push(ev);

@@ -889,6 +889,7 @@ fn record(cx: &mut Ctx, w: &Warp, out: &Outcome, rules: &[Rule]) {
         stack,
         next_pc: w.pc,
         derivation,
+        unspecified: std::mem::take(&mut cx.unspecified),
     };
     if let Some(v) = cx.events.as_deref_mut() {
         v.push(ev);
