@@ -18,6 +18,7 @@
 //! On ⊥ the micro step stops where it is (no rollback): the op is stuck for good and the
 //! machine reports the error, so the partial state is never explored further.
 
+use super::index::Watch;
 use super::l1s::L1s;
 use super::line::{self, Cache, Flow, Key, L1, Slot, WrittenBack};
 use super::program::{Cond, OpName, ProgramId, Stm, program_for};
@@ -277,6 +278,7 @@ impl Cached {
         };
         self.index.add(id, &op);
         self.ops[id as usize] = Some(op);
+        self.try_park(id);
         self.check_index();
         id
     }
@@ -287,9 +289,9 @@ impl Cached {
     pub(super) fn check_index(&self) {
         #[cfg(debug_assertions)]
         if self.ops.len() <= 64 {
-            debug_assert_eq!(
-                self.index,
-                super::index::OpIndex::rebuilt(&self.ops),
+            debug_assert!(
+                self.index
+                    .matches(&super::index::OpIndex::rebuilt(&self.ops)),
                 "the op indexes drifted from the op list"
             );
         }
@@ -313,7 +315,8 @@ impl Cached {
     /// The `Step` choices: only ops whose dependencies ended can step (the index keeps them,
     /// by id).
     fn enabled_steps(&self, out: &mut dyn FnMut(MemChoice)) {
-        for &i in self.index.ready.iter() {
+        // Parked ops are blocked (see `index`): only the active ones need a look.
+        for &i in self.index.active.iter() {
             if let Some(o) = self.ops.get(i as usize).and_then(Option::as_ref)
                 && !self.blocked(i, o)
             {
@@ -535,13 +538,38 @@ impl Cached {
                         ),
                     ));
                 }
-                self.micro_step(op, dram, apply, &mut report)?;
+                let req = self.ops[op as usize].as_ref().map(|o| o.req);
+                let result = self.micro_step(op, dram, apply, &mut report);
+                if let Some(req) = req {
+                    let touched = self.touches(op, &req);
+                    self.touched(&touched);
+                }
+                self.try_park(op);
+                self.check_index();
+                result?;
             }
             silent => {
                 if !self.silent_enabled(silent) {
                     return Err(stuck(None, format!("{silent} is not enabled")));
                 }
                 self.silent(silent, dram, &mut report);
+                let touched: SmallVec<[Watch; 4]> = match silent {
+                    MemChoice::Step { .. } | MemChoice::Flush { .. } => SmallVec::new(),
+                    MemChoice::EvictL1 { sm, line } => {
+                        SmallVec::from_slice(&[Watch::L1Line(sm, line), Watch::L1Room(sm)])
+                    }
+                    MemChoice::WriteBackL1 { sm, line } => SmallVec::from_slice(&[
+                        Watch::L1Line(sm, line),
+                        Watch::L1Room(sm),
+                        Watch::L2Line(line),
+                        Watch::L2Room,
+                    ]),
+                    MemChoice::EvictL2 { line } | MemChoice::WriteBackL2 { line } => {
+                        SmallVec::from_slice(&[Watch::L2Line(line), Watch::L2Room])
+                    }
+                };
+                self.touched(&touched);
+                self.check_index();
             }
         }
         Ok(report)
@@ -612,7 +640,87 @@ impl Cached {
             && let Some(c) = self.l1.get_mut(sm)
         {
             c.flush(is_global);
+            // Lines left the live cache: ops parked on any of them, or on room, may go on.
+            let mut woken = Vec::new();
+            self.index.unpark_l1(Some(sm), &mut woken);
+            self.repark(woken);
         }
+    }
+
+    /// Which resource a blocked op waits for (by its next statement, as [`Cached::blocked`]
+    /// tests it).
+    fn watch_of(&self, id: OpId, op: &Op) -> Option<Watch> {
+        let prog = op.prog?;
+        let Some(Stm::Op(name)) = prog.program().stms.get(op.pc as usize).copied() else {
+            return None;
+        };
+        let sm = op.req.sm;
+        let key = || self.geometry(id, &op.req).ok().map(|g| g.key);
+        Some(match name {
+            OpName::Lock => Watch::Lock(op.req.who.block),
+            OpName::ReserveL1 | OpName::WriteL1 => Watch::L1Room(sm),
+            OpName::ReserveL2 | OpName::WriteL2 => Watch::L2Room,
+            OpName::ReadL1 | OpName::EvictL1 | OpName::DiscardL1 => Watch::L1Line(sm, key()?),
+            OpName::ReadL2 => Watch::L2Line(key()?),
+            _ => return None,
+        })
+    }
+
+    /// Parks op `id` if it is active and blocked (see `index`).
+    pub(super) fn try_park(&mut self, id: OpId) {
+        if !self.index.active.contains(&id) {
+            return;
+        }
+        let Some(op) = self.ops.get(id as usize).and_then(Option::as_ref) else {
+            return;
+        };
+        if self.blocked(id, op)
+            && let Some(w) = self.watch_of(id, op)
+        {
+            self.index.park(id, w);
+        }
+    }
+
+    fn repark(&mut self, ids: Vec<OpId>) {
+        for id in ids {
+            self.try_park(id);
+        }
+    }
+
+    /// A step touched these resources: the ops parked on them are checked again. Room in L2
+    /// also decides whether an L1 may write a dirty victim back, so it wakes L1 rooms too.
+    fn touched(&mut self, watches: &[Watch]) {
+        let mut woken = Vec::new();
+        for &w in watches {
+            self.index.unpark(w, &mut woken);
+            if w == Watch::L2Room {
+                self.index.unpark_l1(None, &mut woken);
+            }
+        }
+        self.repark(woken);
+    }
+
+    /// The resources a step of an op with request `req` may touch (its line in its SM's L1 and
+    /// in L2 and the room there, or its block's locks). Victims that leave to make room are
+    /// not listed: a victim is unpinned, and every parked op pins the line it waits on, or
+    /// waits for room (listed).
+    fn touches(&self, id: OpId, req: &Request) -> SmallVec<[Watch; 4]> {
+        let mut w = SmallVec::new();
+        match req.space {
+            MemSpace::Shared => w.push(Watch::Lock(req.who.block)),
+            _ if matches!(req.kind, RequestKind::Fence) => {}
+            _ => {
+                if let Ok(g) = self.geometry(id, req) {
+                    w.extend([
+                        Watch::L1Line(req.sm, g.key),
+                        Watch::L1Room(req.sm),
+                        Watch::L2Line(g.key),
+                        Watch::L2Room,
+                    ]);
+                }
+            }
+        }
+        w
     }
 
     /// One micro step of op `id` (thesis (step)/(end)): statements up to the next `yield`,
@@ -689,13 +797,15 @@ impl Cached {
         // Only ops of the same thread can wait for it (D1-D3); only those that did change (and
         // lose their memoized fingerprint).
         let thread: SmallVec<[OpId; 8]> = SmallVec::from_slice(self.index.of_thread(op.req.who));
+        let mut newly_ready: SmallVec<[OpId; 8]> = SmallVec::new();
         for j in thread {
             if let Some(o) = self.ops.get_mut(j as usize).and_then(Option::as_mut)
                 && o.deps.contains(&id)
             {
                 o.deps.retain(|d| *d != id);
                 if o.deps.is_empty() {
-                    self.index.ready.insert(j);
+                    self.index.make_ready(j);
+                    newly_ready.push(j);
                 }
             }
         }
@@ -714,7 +824,9 @@ impl Cached {
             self.ops.pop();
         }
         self.index.truncate(self.ops.len());
-        self.check_index();
+        for j in newly_ready {
+            self.try_park(j);
+        }
     }
 
     fn cond(&self, id: OpId, op: &Op, cond: Cond) -> Result<bool, Stuck> {
