@@ -128,7 +128,7 @@ fn size_mask(size: u32) -> u64 {
     }
 }
 
-fn acquires(req: &Request) -> bool {
+pub(super) fn acquires(req: &Request) -> bool {
     matches!(req.kind, RequestKind::Fence)
         || matches!(req.order, Order::Acquire | Order::AcqRel | Order::Sc)
 }
@@ -154,8 +154,8 @@ fn overlaps(a: &Request, b: &Request) -> bool {
 
 /// Where an op's access lands: its line key, byte offset in the line and byte mask.
 #[derive(Debug, Clone, Copy)]
-struct Geometry {
-    key: Key,
+pub(super) struct Geometry {
+    pub(super) key: Key,
     off: usize,
     mask: u64,
 }
@@ -185,7 +185,7 @@ impl Cached {
         self.config.l2_lines as usize
     }
 
-    fn geometry(&self, id: OpId, req: &Request) -> Result<Geometry, Stuck> {
+    pub(super) fn geometry(&self, id: OpId, req: &Request) -> Result<Geometry, Stuck> {
         if !matches!(req.size, 1 | 2 | 4 | 8) || !req.addr.is_multiple_of(req.size as u64) {
             return Err(stuck(
                 Some(id),

@@ -19,6 +19,8 @@
 //!   statement lists, and the table mapping a request (space, cache operator, PTX memory-model
 //!   order and scope) to its program;
 //! * `engine`: in-flight ops, ordering dependencies, the micro-step interpreter, silent rules;
+//! * `index`: indexes of the in-flight ops (per thread, per warp, ready, parked);
+//! * `footprint`: what a memory choice touches, and which two choices commute;
 //! * `view`: read-only views for debuggers (`caches`);
 //! * `state_hash`: the canonical state hash (what explorers use to recognise a state).
 //!
@@ -26,6 +28,7 @@
 //! number (A1-A28) and ARCHITECTURE.md lists it.
 
 mod engine;
+mod footprint;
 mod index;
 mod l1s;
 mod line;
@@ -34,6 +37,7 @@ mod state_hash;
 mod view;
 
 use crate::{FenceScope, Fingerprinted, Flat, Who};
+pub use footprint::{Footprint, Place};
 use imbl::OrdMap;
 pub use line::EvClass;
 use serde::Serialize;
