@@ -187,6 +187,8 @@ pub struct EventView {
     pub x: Option<Executed>,
     /// For a store or atomic: the address written, `global 0x1000` (the page's "watch").
     pub wa: Option<String>,
+    /// Something a reader must not miss (a load served a stale L1 line).
+    pub warn: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

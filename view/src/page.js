@@ -158,7 +158,7 @@ function render(p) {
     h += `<div class="offered"><b>offered</b> (${st.on}): ${st.o.map((o) => `<span class="${o === st.c ? "taken" : ""}">${esc(o)}</span>`).join("")}${st.on > st.o.length ? " …" : ""}</div>`;
     h += `<div><b>derivation</b> (device ▸ … ▸ thread) and what it did:</div><ul id="events">`;
     for (const e of st.e) {
-      h += `<li><span class="derivation">${e.rules.map(ruleSpan).join('<span class="arrow"> ▸ </span>')}</span><br><span class="mono">${esc(e.text)}</span></li>`;
+      h += `<li><span class="derivation">${e.rules.map(ruleSpan).join('<span class="arrow"> ▸ </span>')}</span><br><span class="mono">${esc(e.text)}</span>${e.warn ? `<div class="warn">${esc(e.warn)}</div>` : ""}</li>`;
     }
     h += "</ul>";
   }

@@ -51,6 +51,14 @@ fn kind_of(c: &Choice) -> &'static str {
     }
 }
 
+/// The lanes warp `warp` of a block of `threads` threads has: masks are drawn this wide (a block
+/// of 2 threads is one warp of 2 lanes, as in the thesis's figures, whatever the warp size).
+fn lanes_of(threads: u32, ws: u32, warp: u32) -> u32 {
+    threads
+        .saturating_sub(warp.saturating_mul(ws))
+        .clamp(1, ws.max(1))
+}
+
 fn tokens(stack: &[Token], ws: u32) -> Vec<(&'static str, String, u32)> {
     stack
         .iter()
@@ -114,25 +122,74 @@ fn space_word(s: traces::MemSpace) -> &'static str {
 
 /// The caches as the page draws them; an L1 line is stale when one of its valid, clean bytes
 /// differs from the byte a load would find below it (the L2's valid byte, else DRAM's).
+/// The byte a load that misses L1 finds at global `addr`: the L2's valid byte, else DRAM's.
+fn below_byte(m: &Machine, l2: &[LineView], addr: u64) -> u8 {
+    if let Some(l) = l2.iter().find(|l| {
+        l.space == traces::MemSpace::Global
+            && l.addr <= addr
+            && addr < l.addr + l.bytes.len() as u64
+    }) {
+        let j = (addr - l.addr) as usize;
+        if l.valid >> j & 1 == 1
+            && let Some(b) = l.bytes.get(j)
+        {
+            return *b;
+        }
+    }
+    let mut b = [0u8; 1];
+    m.memory().read_global_line(addr, &mut b);
+    b[0]
+}
+
+/// Before memory op `op` steps: if it is a global load whose bytes its SM's L1 holds, valid
+/// and clean, but different from what L2 (else DRAM) holds, what a `readL1` of it will return
+/// and what it misses.
+fn stale_read(m: &Machine, op: u32) -> Option<String> {
+    let c = m.cache()?;
+    let o = c.ops().into_iter().find(|o| o.id == op)?;
+    let r = o.request;
+    if !matches!(r.kind, RequestKind::Load { .. }) || r.space != traces::MemSpace::Global {
+        return None;
+    }
+    let l2 = c.l2_lines();
+    let size = r.size as u64;
+    for l in c.l1_lines(r.sm) {
+        if l.space != traces::MemSpace::Global
+            || r.addr < l.addr
+            || r.addr + size > l.addr + l.bytes.len() as u64
+        {
+            continue;
+        }
+        let off = (r.addr - l.addr) as usize;
+        let range = off..off + size as usize;
+        if range
+            .clone()
+            .any(|i| l.valid >> i & 1 == 0 || l.dirty >> i & 1 == 1)
+        {
+            continue;
+        }
+        let held: Vec<u8> = l.bytes[range].to_vec();
+        let newer: Vec<u8> = (0..size).map(|i| below_byte(m, &l2, r.addr + i)).collect();
+        if held != newer {
+            let value = |b: &[u8]| b.iter().rev().fold(0u64, |v, x| v << 8 | *x as u64);
+            return Some(format!(
+                "STALE read: the L1 of SM {} holds {:#x} at {:#x}, but L2 holds {:#x}; \
+                 the load returns the old value",
+                r.sm,
+                value(&held),
+                r.addr,
+                value(&newer)
+            ));
+        }
+    }
+    None
+}
+
 fn cache_state(m: &Machine) -> Option<CacheState> {
     let c = m.cache()?;
     let l2 = c.l2_lines();
     let below = |line: &LineView, i: usize| -> Option<u8> {
-        if line.space != traces::MemSpace::Global {
-            return None;
-        }
-        let addr = line.addr + i as u64;
-        if let Some(l) = l2.iter().find(|l| {
-            l.space == line.space && l.addr <= addr && addr < l.addr + l.bytes.len() as u64
-        }) {
-            let j = (addr - l.addr) as usize;
-            if l.valid >> j & 1 == 1 {
-                return l.bytes.get(j).copied();
-            }
-        }
-        let mut b = [0u8; 1];
-        m.memory().read_global_line(addr, &mut b);
-        Some(b[0])
+        (line.space == traces::MemSpace::Global).then(|| below_byte(m, &l2, line.addr + i as u64))
     };
     let line_state = |l: &LineView, check: bool| LineState {
         at: format!("{} {:#x}", space_word(l.space), l.addr),
@@ -206,7 +263,12 @@ fn op_state(o: &OpView) -> OpState {
 }
 
 /// The `(warp, lane, register)`s a choice may write, read before it is taken.
-fn watched_registers(m: &Machine, c: &Choice, ws: u32) -> Vec<(u32, u32, u32, RegId)> {
+fn watched_registers(
+    m: &Machine,
+    c: &Choice,
+    ws: u32,
+    threads: u32,
+) -> Vec<(u32, u32, u32, RegId)> {
     let mut out = Vec::new();
     let program = m.program();
     if let Some((block, warp)) = warp_of(c)
@@ -225,7 +287,7 @@ fn watched_registers(m: &Machine, c: &Choice, ws: u32) -> Vec<(u32, u32, u32, Re
                 regs.insert(r.0);
             });
         }
-        for lane in 0..ws {
+        for lane in 0..lanes_of(threads, ws, warp) {
             for r in &regs {
                 out.push((block, warp, lane, RegId(*r)));
             }
@@ -263,6 +325,7 @@ fn register_name(m: &Machine, block: u32, warp: u32, reg: RegId) -> String {
 /// The recorder's running knowledge: warp indices, resident blocks and last recorded states.
 struct Recorder {
     ws: u32,
+    threads: u32,
     warps_per_block: u32,
     model: WarpModel,
     index: BTreeMap<(u32, u32), usize>,
@@ -288,7 +351,7 @@ impl Recorder {
         for &b in blocks {
             for w in 0..self.warps_per_block {
                 let Some(v) = m.warp_view(b, w) else { continue };
-                let state = warp_state(&v, self.ws, self.model);
+                let state = warp_state(&v, lanes_of(self.threads, self.ws, w), self.model);
                 let i = self.warp_index(b, w);
                 if self.last_warp.get(&i) != Some(&state) {
                     self.last_warp.insert(i, state.clone());
@@ -319,7 +382,7 @@ impl Recorder {
     }
 }
 
-fn event_text(e: &Event, ws: u32, line: &dyn Fn(u32) -> u32) -> String {
+fn event_text(e: &Event, ws: u32, threads: u32, line: &dyn Fn(u32) -> u32) -> String {
     match e {
         Event::BlockIssued { block, sm, .. } => format!("block {block} issued on SM {sm}"),
         Event::Executed {
@@ -332,7 +395,7 @@ fn event_text(e: &Event, ws: u32, line: &dyn Fn(u32) -> u32) -> String {
         } => format!(
             "warp {block}.{warp} executed line {} with lanes {}; next line {}",
             line(*pc),
-            mask_string(*lanes, ws),
+            mask_string(*lanes, lanes_of(threads, ws, *warp)),
             line(*next_pc)
         ),
         Event::Memory {
@@ -414,6 +477,7 @@ pub fn record(
 
     let mut rec = Recorder {
         ws,
+        threads,
         warps_per_block: threads.div_ceil(ws.max(1)),
         model,
         index: BTreeMap::new(),
@@ -452,6 +516,8 @@ pub fn record(
     let mut events = Vec::new();
     let mut enabled_log: Vec<Vec<Choice>> = Vec::new();
     let cycle = options.cycle_start.filter(|&c| (c as u64) < total);
+    // Lanes that execute in the cycle, per warp (the lasso's explanation).
+    let mut cycle_lanes: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     for i in from..to {
         let c = &choices[i as usize];
         let enabled = machine.enabled();
@@ -464,11 +530,15 @@ pub fn record(
             .map(ToString::to_string)
             .collect();
         let offered_n = enabled.len();
-        let watched = watched_registers(&machine, c, ws);
+        let watched = watched_registers(&machine, c, ws, threads);
         let before: Vec<Option<u64>> = watched
             .iter()
             .map(|&(b, w, l, r)| machine.register(b, w, l, r))
             .collect();
+        let stale = match c {
+            Choice::Mem(MemChoice::Step { op }) => stale_read(&machine, *op),
+            _ => None,
+        };
         let stack_before = warp_of(c)
             .and_then(|(b, w)| machine.warp_view(b, w))
             .map_or(0, |v| diverge_count(&v.stack));
@@ -527,13 +597,17 @@ pub fn record(
                     if diverge_count(stack) > stack_before {
                         div = true;
                     }
+                    if cycle.is_some_and(|cs| i as usize >= cs) {
+                        *cycle_lanes.entry((*block, *warp)).or_default() |= *lanes;
+                    }
+                    let n = lanes_of(threads, ws, *warp);
                     Some(Executed {
                         w: rec.warp_index(*block, *warp),
                         pc: *pc,
-                        lanes: mask_string(*lanes, ws),
-                        a: mask_string(*active, ws),
-                        d: disable_string(disabled, ws),
-                        t: tokens(stack, ws),
+                        lanes: mask_string(*lanes, n),
+                        a: mask_string(*active, n),
+                        d: disable_string(disabled, n),
+                        t: tokens(stack, n),
                     })
                 }
                 _ => None,
@@ -547,11 +621,18 @@ pub fn record(
                 } => Some(format!("{} {address:#x}", space_word(*space))),
                 _ => None,
             };
+            let warn = match e {
+                Event::MemoryStep { operations, .. } if operations.contains("readL1") => {
+                    stale.clone()
+                }
+                _ => None,
+            };
             views.push(EventView {
-                text: event_text(e, ws, &line),
+                text: event_text(e, ws, threads, &line),
                 rules: rule_names,
                 x,
                 wa,
+                warn,
             });
         }
         let mut regs = Vec::new();
@@ -600,7 +681,14 @@ pub fn record(
         "Offered choices: at most {OFFERED_SHOWN} are listed per step; caches: at most \
          {CACHE_SHOWN} lines each."
     ));
-    let lasso = cycle.map(|cs| lasso_of(choices, cs, &enabled_log, &rec.index, from));
+    let lasso = cycle.map(|cs| {
+        let mut l = lasso_of(choices, cs, &enabled_log, &rec.index, from);
+        if to == total {
+            l.why
+                .extend(starved_lanes(&machine, &cycle_lanes, threads, ws));
+        }
+        l
+    });
     let source = source_of(&program, sources);
     Ok(PageData {
         meta: Meta {
@@ -752,6 +840,58 @@ fn lasso_of(
         sometimes_enabled: sometimes.into_iter().collect(),
         why,
     }
+}
+
+/// For each warp that steps in the cycle: its live lanes that never execute in it, and the
+/// SIMT stack tokens that hold them (the end of the trace is the state the cycle starts from).
+fn starved_lanes(
+    m: &Machine,
+    cycle_lanes: &BTreeMap<(u32, u32), u64>,
+    threads: u32,
+    ws: u32,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (&(b, w), &ran) in cycle_lanes {
+        let Some(v) = m.warp_view(b, w) else { continue };
+        let n = lanes_of(threads, ws, w);
+        let all = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let starved = all & !v.exited & !ran;
+        if starved == 0 {
+            continue;
+        }
+        let holding: Vec<String> = v
+            .stack
+            .iter()
+            .filter(|t| t.mask & starved != 0)
+            .map(|t| {
+                format!("({}, {}, L{})", t.kind.name(), mask_string(t.mask, n), {
+                    m.program()
+                        .source
+                        .get(t.pc as usize)
+                        .map_or(0, |s| s.ptx_line)
+                })
+            })
+            .collect();
+        let model = m.config().warp_model;
+        out.push(format!(
+            "Warp {b}.{w}: lanes {} never execute in the cycle although they have not exited{}. {}",
+            mask_string(starved, n),
+            if holding.is_empty() {
+                String::new()
+            } else {
+                format!("; they wait in the SIMT stack's {}", holding.join(" and "))
+            },
+            if model == WarpModel::SimtStack {
+                "Under the SIMT stack (thesis 5.4.1) the warp, not the lane, is what the scheduler \
+                 picks: the token is popped only when the running lanes reach its reconvergence \
+                 point, which they never do, so a schedule fair to warps still starves these lanes \
+                 (thesis chapter 6 discusses this starvation with a spin lock)."
+            } else {
+                "They are enabled lane groups that the cycle never picks."
+            }
+        ));
+    }
+    out
 }
 
 /// The PTX listing with per-pc lines, `.cu` lines from the line tables, and listing-line
