@@ -350,9 +350,19 @@ impl Recorder {
         let mut s = Snapshot::default();
         for &b in blocks {
             for w in 0..self.warps_per_block {
-                let Some(v) = m.warp_view(b, w) else { continue };
-                let state = warp_state(&v, lanes_of(self.threads, self.ws, w), self.model);
                 let i = self.warp_index(b, w);
+                let state = match m.warp_view(b, w) {
+                    Some(v) => warp_state(&v, lanes_of(self.threads, self.ws, w), self.model),
+                    // The block completed and left its SM: the warp's last state, completed.
+                    None => match self.last_warp.get(&i) {
+                        Some(last) if !last.done => WarpState {
+                            done: true,
+                            wait: false,
+                            ..last.clone()
+                        },
+                        _ => continue,
+                    },
+                };
                 if self.last_warp.get(&i) != Some(&state) {
                     self.last_warp.insert(i, state.clone());
                     s.w.push((i, state));
