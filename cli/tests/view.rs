@@ -376,7 +376,7 @@ fn in_a_browser_divergence_and_reconvergence_step_back_and_forth() {
     );
     assert!(text_of(&d, "regsbody").contains("0.0 0 %c 0x0 0x9"));
     // The figure table marks the current row.
-    assert!(d.contains(r#"<tr class="cur" data-step="20"><td>7</td><td>10</td>"#));
+    assert!(d.contains(r#"<tr data-step="20" class="cur"><td>7</td><td>10</td>"#));
     // Keys: two steps forward, one back: step 21, the first sync popped the diverge token.
     let d = dom(&b, &html, "step=20&warp=0.0&keys=ArrowRight,ArrowRight,ArrowLeft");
     assert!(text_of(&d, "pos").contains("step 21 of 28"));

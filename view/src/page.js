@@ -226,24 +226,36 @@ function render(p) {
   if (history.replaceState) history.replaceState(null, "", `#step=${abs(p)}&warp=${wname(selWarp)}`);
 }
 let figListingOnly = hasListing;
+// The figure's rows are built once per warp and mode; a step only moves the marks.
+let figKey = null, figRows = [];
 function drawFigure(p) {
-  $("figwarp").textContent = wname(selWarp);
-  $("fignote").innerHTML = `One row per executed instruction: the pc executed, then α, δ and τ after the step (masks lane 0 first; δ: 0 enabled, b break, r return, x exit). ` +
-    (hasListing ? `<label><input type="checkbox" id="figlisting" ${figListingOnly ? "checked" : ""}> listing rows only, pcs named by the listing's lines (<span class="mono">// listing line N</span>)</label>` : "pcs are named by their PTX line.");
-  const cb = $("figlisting");
-  if (cb) cb.onchange = () => { figListingOnly = cb.checked; drawFigure(cur); };
-  let rows = "", curRow = -1, k = 0;
-  const all = [];
-  D.steps.forEach((st, i) => { for (const e of st.e) if (e.x && e.x.w === selWarp) all.push([i + 1, e.x]); });
-  for (const [q, x] of all) if (q <= p) curRow = q;
-  for (const [q, x] of all) {
-    const label = figLabel(x.pc, figListingOnly);
-    if (label === null) continue;
-    const cls = q === curRow ? "cur" : q > p ? "dim" : "";
-    rows += `<tr class="${cls}" data-step="${abs(q)}"><td>${esc(label)}</td><td>${x.a}</td><td>${x.d}</td><td>${x.t.length ? x.t.map((t) => `(${t[0]}, ${t[1]}, ${esc(tokenLabel(t[2], figListingOnly))})`).join(" :: ") : "ε"}</td></tr>`;
-    k++;
+  const key = selWarp + "/" + figListingOnly;
+  if (key !== figKey) {
+    figKey = key;
+    $("figwarp").textContent = wname(selWarp);
+    $("fignote").innerHTML = `One row per executed instruction: the pc executed, then α, δ and τ after the step (masks lane 0 first; δ: 0 enabled, b break, r return, x exit). Click a row to go to its step. ` +
+      (hasListing ? `<label><input type="checkbox" id="figlisting" ${figListingOnly ? "checked" : ""}> listing rows only, pcs named by the listing's lines (<span class="mono">// listing line N</span>)</label>` : "pcs are named by their PTX line.");
+    const cb = $("figlisting");
+    if (cb) cb.onchange = () => { figListingOnly = cb.checked; drawFigure(cur); };
+    let rows = "";
+    const steps = [];
+    D.steps.forEach((st, i) => {
+      for (const e of st.e) {
+        const x = e.x;
+        if (!x || x.w !== selWarp) continue;
+        const label = figLabel(x.pc, figListingOnly);
+        if (label === null) continue;
+        steps.push(i + 1);
+        rows += `<tr data-step="${abs(i + 1)}"><td>${esc(label)}</td><td>${x.a}</td><td>${x.d}</td><td>${x.t.length ? x.t.map((t) => `(${t[0]}, ${t[1]}, ${esc(tokenLabel(t[2], figListingOnly))})`).join(" :: ") : "ε"}</td></tr>`;
+      }
+    });
+    $("figbody").innerHTML = steps.length ? `<table class="state" id="figtable"><tr><th>pc</th><th>α</th><th>δ</th><th>τ</th></tr>${rows}</table>` : `<p class="muted">This warp executes nothing in the window.</p>`;
+    const trs = steps.length ? $("figtable").querySelectorAll("tr[data-step]") : [];
+    figRows = steps.map((q, k) => [q, trs[k]]);
   }
-  $("figbody").innerHTML = k ? `<table class="state" id="figtable"><tr><th>pc</th><th>α</th><th>δ</th><th>τ</th></tr>${rows}</table>` : `<p class="muted">This warp executes nothing in the window.</p>`;
+  let curRow = -1;
+  for (const [q] of figRows) if (q <= p) curRow = q;
+  for (const [q, tr] of figRows) tr.className = q === curRow ? "cur" : q > p ? "dim" : "";
 }
 function drawLasso() {
   if (!D.lasso) return;
@@ -305,3 +317,6 @@ render(hp.has("step") ? +hp.get("step") - M.from : 0);
 // browser tests, which step the page as a person would).
 if (hp.has("keys")) for (const k of hp.get("keys").split(",")) if (k) document.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
 window.addEventListener("resize", () => drawTimeline(cur));
+// How long the page took to parse its data and draw the first step (bench/view_page.sh reads it).
+document.body.dataset.drawnMs = Math.round(performance.now());
+$("notes").append(` Drawn in ${document.body.dataset.drawnMs} ms.`);
