@@ -54,13 +54,7 @@ fn figure_5_2_page(dir: &TempDir) -> String {
         "--trace",
         &trace,
     ]);
-    let out = ok(&[
-        "view",
-        &trace,
-        "tests/thesis/listing_5_5.ptx",
-        "-o",
-        &html,
-    ]);
+    let out = ok(&["view", &trace, "tests/thesis/listing_5_5.ptx", "-o", &html]);
     assert!(out.contains("steps 1 to 28 of 28"), "{out}");
     html
 }
@@ -102,7 +96,10 @@ fn stale_page(dir: &TempDir) -> String {
         "--trace",
         &trace,
     ]);
-    assert!(out.contains("[0] 1 0"), "the flag seen, the data not: {out}");
+    assert!(
+        out.contains("[0] 1 0"),
+        "the flag seen, the data not: {out}"
+    );
     ok(&["view", &trace, "docs/teaching/stale_l1.ptx", "-o", &html]);
     html
 }
@@ -124,7 +121,9 @@ fn the_page_is_one_self_contained_bounded_file() {
     let text = std::fs::read_to_string(&html).expect("page");
     // Nothing the browser could fetch: no URL, no external resource, and a policy that forbids
     // any request even if one slipped in.
-    for needle in ["http:", "https:", " src=", " href=", "url(", "@import", "//cdn"] {
+    for needle in [
+        "http:", "https:", " src=", " href=", "url(", "@import", "//cdn",
+    ] {
         assert!(!text.contains(needle), "the page contains `{needle}`");
     }
     assert!(text.contains("default-src 'none'"));
@@ -133,12 +132,28 @@ fn the_page_is_one_self_contained_bounded_file() {
     assert_eq!(text.matches("</script>").count(), 2);
 }
 
-#[test]
-fn the_data_gives_figure_5_2s_rows() {
-    let dir = TempDir::new("rows");
-    let data = data_of(&figure_5_2_page(&dir));
-    let listing = data["source"]["pc_listing"].as_array().expect("labels");
-    let label = |pc: &serde_json::Value| listing[pc.as_u64().unwrap() as usize].as_str();
+/// The figure rows of warp 0.0 in the page's data: rows and token pcs named by the listing's
+/// lines, rows outside the listing left out, as the thesis draws them (and as
+/// semantics/tests/machine_thesis.rs checks them).
+fn figure_rows(listing: &str, warp_size: &str, delta: bool) -> Vec<String> {
+    let dir = TempDir::new(listing);
+    let trace = dir.path("t.jsonl");
+    let html = dir.path("t.html");
+    let ptx = format!("tests/thesis/{listing}.ptx");
+    ok(&[
+        "run",
+        &ptx,
+        "--launch",
+        &format!("tests/thesis/{listing}.ron"),
+        "--warp-size",
+        warp_size,
+        "--trace",
+        &trace,
+    ]);
+    ok(&["view", &trace, &ptx, "-o", &html]);
+    let data = data_of(&html);
+    let names = data["source"]["pc_listing"].as_array().expect("labels");
+    let label = |pc: &serde_json::Value| names[pc.as_u64().unwrap() as usize].as_str();
     let mut rows = Vec::new();
     for step in data["steps"].as_array().expect("steps") {
         for e in step["e"].as_array().expect("events") {
@@ -160,20 +175,26 @@ fn the_data_gives_figure_5_2s_rows() {
                     )
                 })
                 .collect();
-            rows.push(format!(
-                "{l} {} {}",
-                x["a"].as_str().unwrap(),
-                if tau.is_empty() {
-                    "ε".to_string()
-                } else {
-                    tau.join(" :: ")
-                }
-            ));
+            let tau = if tau.is_empty() {
+                "ε".to_string()
+            } else {
+                tau.join(" :: ")
+            };
+            let alpha = x["a"].as_str().unwrap();
+            rows.push(if delta {
+                format!("{l} {alpha} {} {tau}", x["d"].as_str().unwrap())
+            } else {
+                format!("{l} {alpha} {tau}")
+            });
         }
     }
-    // Figure 5.2 of the thesis (the rows of semantics/tests/machine_thesis.rs).
+    rows
+}
+
+#[test]
+fn the_data_gives_figures_5_2_to_5_4() {
     assert_eq!(
-        rows,
+        figure_rows("listing_5_5", "2", false),
         [
             "1 11 ε",
             "2 11 (sync, 11, 10)",
@@ -184,6 +205,42 @@ fn the_data_gives_figure_5_2s_rows() {
             "5 01 (sync, 11, 10)",
             "9 11 ε",
             "10 11 ε",
+        ]
+    );
+    // Round-robin takes target group 1 at both indirect branches: the order Figure 5.3 draws.
+    assert_eq!(
+        figure_rows("listing_5_6", "4", false),
+        [
+            "1 1111 (sync, 1111, 13)",
+            "2 0101 (diverge, 1010, 2) :: (sync, 1111, 13)",
+            "7 0101 (diverge, 1010, 2) :: (sync, 1111, 13)",
+            "8 0101 (diverge, 1010, 2) :: (sync, 1111, 13)",
+            "12 1010 (sync, 1111, 13)",
+            "2 1000 (diverge, 0010, 2) :: (sync, 1111, 13)",
+            "10 1000 (diverge, 0010, 2) :: (sync, 1111, 13)",
+            "12 0010 (sync, 1111, 13)",
+            "2 0010 (sync, 1111, 13)",
+            "4 0010 (sync, 1111, 13)",
+            "5 0010 (sync, 1111, 13)",
+            "12 1111 ε",
+            "13 1111 ε",
+        ]
+    );
+    // Figure 5.4; the caller's label X names the return point.
+    assert_eq!(
+        figure_rows("listing_5_7", "3", true),
+        [
+            "1 111 000 (call, 111, X)",
+            "2 111 000 (sync, 111, 10) :: (call, 111, X)",
+            "3 011 000 (diverge, 100, 4) :: (sync, 111, 10) :: (call, 111, X)",
+            "7 001 0r0 (diverge, 100, 4) :: (sync, 111, 10) :: (call, 111, X)",
+            "9 100 0r0 (sync, 111, 10) :: (call, 111, X)",
+            "4 100 0r0 (sync, 111, 10) :: (call, 111, X)",
+            "5 100 0r0 (sync, 111, 10) :: (call, 111, X)",
+            "9 101 0r0 (call, 111, X)",
+            "10 101 0r0 (call, 111, X)",
+            "11 111 000 ε",
+            "X 111 000 ε",
         ]
     );
 }
@@ -231,7 +288,12 @@ fn a_long_run_is_windowed_and_says_so() {
 #[test]
 fn bad_input_is_a_clear_error() {
     let dir = TempDir::new("bad");
-    let (code, _, err) = cudasem_here(&["view", &dir.path("missing.jsonl"), "-o", &dir.path("x.html")]);
+    let (code, _, err) = cudasem_here(&[
+        "view",
+        &dir.path("missing.jsonl"),
+        "-o",
+        &dir.path("x.html"),
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("cannot read trace"), "{err}");
     // A trace of another program.
@@ -257,7 +319,13 @@ fn bad_input_is_a_clear_error() {
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("cannot write"), "{err}");
-    let (code, _, err) = cudasem_here(&["view", &trace, "tests/thesis/listing_5_5.ptx", "--window", "0"]);
+    let (code, _, err) = cudasem_here(&[
+        "view",
+        &trace,
+        "tests/thesis/listing_5_5.ptx",
+        "--window",
+        "0",
+    ]);
     assert_eq!(code, 2);
     assert!(err.contains("--window"), "{err}");
 }
@@ -360,10 +428,16 @@ fn in_a_browser_divergence_and_reconvergence_step_back_and_forth() {
     // Step 20: warp 0.0 ran the taken path (listing line 7, α = 10) with the diverge token on
     // top of the sync token.
     let d = dom(&b, &html, "step=20&warp=0.0");
-    assert!(text_of(&d, "pos").contains("step 20 of 28"), "{}", text_of(&d, "pos"));
+    assert!(
+        text_of(&d, "pos").contains("step 20 of 28"),
+        "{}",
+        text_of(&d, "pos")
+    );
     let warps = text_of(&d, "warpsbody");
     assert!(
-        warps.contains("pc α δ τ (top first) L64 (listing 9) 10 00 (diverge, 01, L59) (sync, 11, L66)"),
+        warps.contains(
+            "pc α δ τ (top first) L64 (listing 9) 10 00 (diverge, 01, L59) (sync, 11, L66)"
+        ),
         "{warps}"
     );
     let step = text_of(&d, "stepbody");
@@ -378,14 +452,25 @@ fn in_a_browser_divergence_and_reconvergence_step_back_and_forth() {
     // The figure table marks the current row.
     assert!(d.contains(r#"<tr data-step="20" class="cur"><td>7</td><td>10</td>"#));
     // Keys: two steps forward, one back: step 21, the first sync popped the diverge token.
-    let d = dom(&b, &html, "step=20&warp=0.0&keys=ArrowRight,ArrowRight,ArrowLeft");
+    let d = dom(
+        &b,
+        &html,
+        "step=20&warp=0.0&keys=ArrowRight,ArrowRight,ArrowLeft",
+    );
     assert!(text_of(&d, "pos").contains("step 21 of 28"));
     let warps = text_of(&d, "warpsbody");
-    assert!(warps.contains("L59 (listing 4) 01 00 (sync, 11, L66)"), "{warps}");
+    assert!(
+        warps.contains("L59 (listing 4) 01 00 (sync, 11, L66)"),
+        "{warps}"
+    );
     // `d` from the start jumps to the divergent branch (listing line 3, step 19); `End` to the
     // end, where the warp has reconverged and completed.
     let d = dom(&b, &html, "step=0&keys=d");
-    assert!(text_of(&d, "pos").contains("step 19 of 28"), "{}", text_of(&d, "pos"));
+    assert!(
+        text_of(&d, "pos").contains("step 19 of 28"),
+        "{}",
+        text_of(&d, "pos")
+    );
     let d = dom(&b, &html, "step=0&keys=End");
     assert!(text_of(&d, "warpsbody").contains("completed"));
 }
@@ -398,7 +483,10 @@ fn in_a_browser_the_lasso_shows_stem_cycle_and_starved_lanes() {
     let d = dom(&b, &html, "keys=End");
     assert!(text_of(&d, "pos").contains("(cycle)"));
     let lasso = text_of(&d, "lassobody");
-    assert!(lasso.contains("Stem: steps 1 to 5; cycle: steps 6 to 8"), "{lasso}");
+    assert!(
+        lasso.contains("Stem: steps 1 to 5; cycle: steps 6 to 8"),
+        "{lasso}"
+    );
     assert!(
         lasso.contains("Warp 0.0: lanes 10 never execute in the cycle"),
         "{lasso}"

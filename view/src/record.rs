@@ -906,7 +906,8 @@ fn starved_lanes(
 
 /// The PTX listing with per-pc lines, `.cu` lines from the line tables, and listing-line
 /// annotations (`// listing line N` at the end of an instruction's line: a transcribed
-/// textbook listing names its rows so).
+/// textbook listing names its rows so; in such a file, an instruction without one that a label
+/// names is named by the label).
 fn source_of(program: &semantics::Program, sources: &Sources) -> Source {
     let ptx: Vec<String> = sources.ptx.lines().map(str::to_string).collect();
     let pc_line: Vec<u32> = program.source.iter().map(|s| s.ptx_line).collect();
@@ -919,7 +920,22 @@ fn source_of(program: &semantics::Program, sources: &Sources) -> Source {
             let label = rest.split(':').next()?.trim();
             (!label.is_empty()).then(|| label.to_string())
         })
-        .collect();
+        .collect::<Vec<_>>();
+    // In a transcribed listing, an instruction outside it that a label of the listing names
+    // (the caller's `X:` of Listing 5.7) is named by that label.
+    let pc_listing = if pc_listing.iter().any(Option::is_some) {
+        let mut named = pc_listing;
+        for f in &program.functions {
+            for (name, pc) in &f.labels {
+                if let Some(slot @ None) = named.get_mut(*pc as usize) {
+                    *slot = Some(name.to_string());
+                }
+            }
+        }
+        named
+    } else {
+        pc_listing
+    };
     let mut file_index: BTreeMap<u32, u32> = BTreeMap::new();
     let mut cu = Vec::new();
     let pc_cu = program
