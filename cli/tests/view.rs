@@ -519,3 +519,34 @@ fn in_a_browser_the_stale_l1_line_is_marked() {
     let d = dom(&b, &html, "step=38&keys=ArrowLeft");
     assert!(!text_of(&d, "stepbody").contains("STALE read"));
 }
+
+#[test]
+fn in_a_browser_cuda_lines_are_marked_where_line_tables_exist() {
+    let Some(b) = browser() else { return };
+    let dir = TempDir::new("bcu");
+    let trace = dir.path("t.jsonl");
+    let html = dir.path("t.html");
+    let ptx = "tests/kernels/debug/source_lines.ptx";
+    ok(&[
+        "run",
+        ptx,
+        "--launch",
+        "tests/kernels/debug/source_lines.ron",
+        "--trace",
+        &trace,
+    ]);
+    ok(&["view", &trace, ptx, "-o", &html]);
+    // The second divergence: lane 1 leaves the loop, the others loop on; the warp's next
+    // instruction is the `if (v % 2 == 0)` after the loop, marked in the CUDA source.
+    let d = dom(&b, &html, "keys=d,d");
+    assert!(text_of(&d, "cusec").contains("source_lines.cu"));
+    let line = d
+        .lines()
+        .flat_map(|l| l.split("<div id=\"cu0_"))
+        .find(|l| l.contains("if (v % 2 == 0)"))
+        .expect("the line after the loop");
+    assert!(line.contains(r#"class="at""#), "{line}");
+    assert!(line.contains(r#"<span class="badge sel">0.0</span>"#), "{line}");
+    let warps = text_of(&d, "warpsbody");
+    assert!(warps.contains("01000000 00000000 (diverge, 00111111"), "{warps}");
+}

@@ -188,7 +188,13 @@ function render(p) {
   });
   $("warpsbody").innerHTML = wh || `<p class="muted">No warp is resident.</p>`;
   const selState = at(warpHist[selWarp] || [], p);
-  if (selState) { const el = $("ptx" + ptxLine(selState.pc)); if (el) el.scrollIntoView({ block: "nearest" }); }
+  if (selState) {
+    const el = $("ptx" + ptxLine(selState.pc));
+    if (el) el.scrollIntoView({ block: "nearest" });
+    const cu = D.source.pc_cu[selState.pc];
+    const cel = cu && $(`cu${cu[0]}_${cu[1]}`);
+    if (cel) cel.scrollIntoView({ block: "nearest" });
+  }
   // Registers.
   $("regsbody").innerHTML = st && st.r.length ?
     `<table class="state"><tr><th>warp</th><th>lane</th><th>register</th><th>before</th><th>after</th></tr>` +
