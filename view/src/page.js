@@ -77,6 +77,12 @@ let marked = [];
 function mark(el, cls) { if (el) { el.classList.add(cls); marked.push([el, cls]); } }
 // Badges go right after the line number, so long lines do not hide them.
 function badge(el, text, sel) { if (el) { const b = document.createElement("span"); b.className = "badge" + (sel ? " sel" : ""); b.textContent = text; el.insertBefore(b, el.firstChild ? el.firstChild.nextSibling : null); marked.push([b, null]); } }
+// Scrolls a source panel (not the page) so that its line `el` is in view.
+function reveal(box, el) {
+  if (!box || !el) return;
+  const top = el.offsetTop, h = box.clientHeight;
+  if (top < box.scrollTop || top > box.scrollTop + h - 20) box.scrollTop = Math.max(0, top - h / 3);
+}
 function clearMarks() { for (const [el, cls] of marked) { if (cls) el.classList.remove(cls); else el.remove(); } marked = []; }
 
 // ---- warp selector ----
@@ -172,28 +178,33 @@ function render(p) {
     if (!s) return;
     const stepped = st && st.u === i;
     wh += `<div class="warp-title${stepped ? " stepped" : ""}" id="warp-${w[0]}-${w[1]}">warp ${w[0]}.${w[1]}${stepped ? " (stepped)" : ""}${s.done ? " — completed" : ""}${s.wait ? " — waiting at a barrier" : ""}</div>`;
-    wh += `<table class="state" data-warp="${w[0]}.${w[1]}"><tr><th>pc</th><th>α</th><th>δ</th><th>τ (top first)</th></tr>`;
-    wh += `<tr><td>${esc(pcName(s.pc))}</td><td>${s.a}</td><td>${s.d}</td><td>${stackCell(s.t)}</td></tr></table>`;
-    if (s.g.length) {
+    // Under independent thread scheduling there is no warp pc or stack: the lane groups are
+    // the state.
+    if (!s.g.length) {
+      wh += `<table class="state" data-warp="${w[0]}.${w[1]}"><tr><th>pc</th><th>α</th><th>δ</th><th>τ (top first)</th></tr>`;
+      wh += `<tr><td>${esc(pcName(s.pc))}</td><td>${s.a}</td><td>${s.d}</td><td>${stackCell(s.t)}</td></tr></table>`;
+    } else {
       wh += `<table class="state"><tr><th>lane group pc</th><th>lanes</th></tr>` +
         s.g.map((g) => `<tr><td>${esc(pcName(g[0]))}</td><td>${g[1]}</td></tr>`).join("") + "</table>";
     }
     if (!s.done) {
-      if (s.g.length) for (const g of s.g) badge($("ptx" + ptxLine(g[0])), `${w[0]}.${w[1]}:${g[1]}`, i === selWarp);
-      else badge($("ptx" + ptxLine(s.pc)), `${w[0]}.${w[1]}`, i === selWarp);
-      mark($("ptx" + ptxLine(s.pc)), "at");
-      const cu = D.source.pc_cu[s.pc];
-      if (cu) { mark($(`cu${cu[0]}_${cu[1]}`), "at"); badge($(`cu${cu[0]}_${cu[1]}`), `${w[0]}.${w[1]}`, i === selWarp); }
+      const groups = s.g.length ? s.g : [[s.pc, null]];
+      for (const [pc, lanes] of groups) {
+        const name = `${w[0]}.${w[1]}` + (lanes ? ":" + lanes : "");
+        badge($("ptx" + ptxLine(pc)), name, i === selWarp);
+        mark($("ptx" + ptxLine(pc)), "at");
+        const cu = D.source.pc_cu[pc];
+        if (cu) { mark($(`cu${cu[0]}_${cu[1]}`), "at"); badge($(`cu${cu[0]}_${cu[1]}`), name, i === selWarp); }
+      }
     }
   });
   $("warpsbody").innerHTML = wh || `<p class="muted">No warp is resident.</p>`;
   const selState = at(warpHist[selWarp] || [], p);
   if (selState) {
-    const el = $("ptx" + ptxLine(selState.pc));
-    if (el) el.scrollIntoView({ block: "nearest" });
-    const cu = D.source.pc_cu[selState.pc];
-    const cel = cu && $(`cu${cu[0]}_${cu[1]}`);
-    if (cel) cel.scrollIntoView({ block: "nearest" });
+    const pc = selState.g.length ? selState.g[0][0] : selState.pc;
+    reveal($("src"), $("ptx" + ptxLine(pc)));
+    const cu = D.source.pc_cu[pc];
+    if (cu) reveal($("cu"), $(`cu${cu[0]}_${cu[1]}`));
   }
   // Registers.
   $("regsbody").innerHTML = st && st.r.length ?
