@@ -52,6 +52,9 @@ enum Command {
     /// PTX memory-model litmus tests (herd format): every execution's outcome, the
     /// condition's verdict and a replayable witness.
     Litmus(commands::litmus::Args),
+    /// Write a recorded run as a teaching page: one self-contained HTML file that steps
+    /// through it as the thesis's figures draw it.
+    View(commands::view::Args),
 }
 
 /// The outcome of a command, mapped to the process exit code.
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Command::Fuzz(args) => commands::fuzz::run(args),
         Command::Explore(args) => commands::explore::run(args),
         Command::Litmus(args) => commands::litmus::run(args),
+        Command::View(args) => commands::view::run(args),
     };
     match outcome {
         Outcome::Clean => ExitCode::SUCCESS,

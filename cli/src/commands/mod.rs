@@ -12,3 +12,4 @@ pub mod progress;
 pub mod replay;
 pub mod rules;
 pub mod run;
+pub mod view;
