@@ -32,7 +32,6 @@ use semantics::monitors::{
 };
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use traces::{Choice, Event};
 
 #[derive(clap::Args)]
@@ -283,7 +282,8 @@ fn check(args: &Args) -> Result<Outcome, String> {
     let complete = all_completed && (independent || exhausted);
     let coverage = if result.termination == Termination::TimeLimit {
         format!(
-            "the time limit (--timeout) stopped the check during schedule {runs}: other schedules were not covered"
+            "the time limit ({}) stopped the check during schedule {runs}: other schedules were not covered",
+            crate::timeout::cause_text(None)
         )
     } else if !all_completed {
         "the kernel did not complete under this schedule: other schedules were not covered"
@@ -691,14 +691,14 @@ impl Report<'_> {
             Format::Text => self.text(ctx),
             Format::Json => self.json(ctx) + "\n",
         };
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(out.as_bytes());
-        let _ = stdout.flush();
-        if self.result.findings.is_clean() && self.result.termination == Termination::Completed {
+        let outcome = if self.result.findings.is_clean()
+            && self.result.termination == Termination::Completed
+        {
             Outcome::Clean
         } else {
             Outcome::Misbehaved
-        }
+        };
+        crate::emit::report(&out, outcome)
     }
 
     fn access_lines(&self, out: &mut String, label: &str, a: &Access, r: &Render) {
@@ -1011,7 +1011,10 @@ impl Report<'_> {
             }),
             Termination::TimeLimit => errors.push(JErr {
                 kind: "time_limit",
-                message: "the time bound (--timeout) was reached".to_string(),
+                message: format!(
+                    "the time bound ({}) was reached",
+                    crate::timeout::cause_text(None)
+                ),
                 access: None,
                 finding: None,
             }),

@@ -17,7 +17,7 @@ use crate::commands::run::Format;
 use crate::options::{RunOptions, Setup};
 use scheduler::fuzz::{self, FuzzConfig, FuzzPolicy, FuzzReport};
 use serde::Serialize;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -206,9 +206,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             serde_json::to_string(&j).unwrap_or_default() + "\n"
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    crate::emit::stdout(&out)?;
     Ok(if report.failures.is_empty() && !report.stopped {
         Outcome::Clean
     } else {

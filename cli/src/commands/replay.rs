@@ -34,7 +34,6 @@ use semantics::machine::{
     Termination, WarpModel,
 };
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use traces::format::{self, CompactTrace, Format};
@@ -650,7 +649,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
                 "choices": loaded.choices.len(),
                 "divergence": { "step": d.step, "message": d.to_string() },
             });
-            println!("{j}");
+            crate::emit::stdout(&format!("{j}\n"))?;
         } else {
             eprint!("{msg}");
         }
@@ -747,8 +746,6 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             out.push('\n');
         }
     }
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    crate::emit::stdout(&out)?;
     Ok(outcome)
 }

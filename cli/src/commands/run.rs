@@ -132,6 +132,11 @@ pub struct DeviceArgs {
     pub shared_mem_per_sm: Option<u32>,
     #[arg(long, value_name = "N")]
     pub max_threads_per_block: Option<u32>,
+    /// The memory budget of the command (bytes, or with a K, M, G or T suffix): a launch whose
+    /// buffers exceed it is refused before anything is allocated. Default: half of the
+    /// machine's memory.
+    #[arg(long, value_name = "BYTES", value_parser = crate::budget::parse_size)]
+    pub max_memory: Option<u64>,
     /// `--memory cached`: bytes per cache line (a power of two, 8 to 64; default 32).
     #[arg(long, value_name = "BYTES")]
     pub line_bytes: Option<u32>,
@@ -316,10 +321,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         Format::Text => report.text(),
         Format::Json => report.json() + "\n",
     };
-    let mut stdout = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error of the run.
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    crate::emit::stdout(&out)?;
     Ok(if failed {
         Outcome::Misbehaved
     } else {
@@ -495,6 +497,7 @@ pub(crate) fn machine_config_of(
             device.warp_size
         ));
     }
+    check_device_limits(&device)?;
     let mut cache = memory_model::cached::CacheConfig::default();
     if let Some(b) = d.line_bytes {
         cache.line_bytes = b;
@@ -524,6 +527,36 @@ pub(crate) fn machine_config_of(
         check_invariants,
         ..MachineConfig::default()
     })
+}
+
+/// The largest device cudasem models, far beyond any GPU (an H100 has 132 SMs of 2048 threads
+/// and 228 KiB of shared memory): the machine allocates per SM and per resident block, so an
+/// absurd `--sms 1000000000` must be refused before anything is allocated rather than abort.
+const DEVICE_LIMITS: [(&str, u32); 5] = [
+    ("sms", 4096),
+    ("max-blocks-per-sm", 1024),
+    ("max-threads-per-sm", 65_536),
+    ("max-warps-per-sm", 2048),
+    ("shared-mem-per-sm", 1 << 24),
+];
+
+/// Refuses a device beyond [`DEVICE_LIMITS`].
+fn check_device_limits(device: &DeviceConfig) -> Result<(), String> {
+    let values = [
+        device.num_sms,
+        device.max_blocks_per_sm,
+        device.max_threads_per_sm,
+        device.max_warps_per_sm,
+        device.shared_mem_per_sm,
+    ];
+    for ((flag, limit), value) in DEVICE_LIMITS.iter().zip(values) {
+        if value > *limit {
+            return Err(format!(
+                "error: --{flag} {value} is beyond what cudasem models (at most {limit})\n  = help: real GPUs stay far below it; the device is allocated up front"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The command line as typed, with `cudasem` for the binary's path.
@@ -562,9 +595,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
             crate::teach::run_observed(&mut machine, &mut recorder, args.max_steps, &stop);
         let ws = config.device.warp_size;
         if let Some(Show::Stack) = args.show {
-            let mut stdout = std::io::stdout().lock();
-            let _ = stdout
-                .write_all(crate::teach::stack_tables(machine.program(), &rows, ws).as_bytes());
+            crate::emit::stdout(&crate::teach::stack_tables(machine.program(), &rows, ws))?;
         }
         if let (Some(path), TraceFormat::Perfetto) = (&args.trace, args.trace_format) {
             let text = std::fs::read_to_string(&args.file).unwrap_or_default();
