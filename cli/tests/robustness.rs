@@ -247,3 +247,87 @@ fn an_absurd_device_is_refused() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--sms 1000000000 is beyond"), "{err}");
 }
+
+#[test]
+fn a_run_trace_replays_from_the_trace_alone() {
+    let d = TempDir::new("trace");
+    let trace = d.0.join("t.jsonl").display().to_string();
+    let mut run = vec!["run"];
+    run.extend(SPIN);
+    run.extend(["--max-steps", "50", "--trace", &trace]);
+    let (code, _, err) = cudasem_here(&run);
+    assert_eq!(code, 1, "{err}");
+    // No PTX file on the command line: the trace names it.
+    let (_, out, err) = cudasem_here(&["replay", &trace]);
+    assert!(out.contains("every choice was enabled"), "{out}{err}");
+}
+
+#[test]
+fn a_replay_schedule_fails_at_the_first_choice_not_enabled() {
+    let d = TempDir::new("strict");
+    let trace = d.0.join("two.jsonl").display().to_string();
+    // Recorded with two blocks; replayed on a launch of one, block 1 is never there.
+    let (code, _, err) = cudasem_here(&[
+        "run",
+        "tests/thesis/listing_6_2.ptx",
+        "--grid",
+        "2",
+        "--block",
+        "2",
+        "--max-steps",
+        "40",
+        "--trace",
+        &trace,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let schedule = format!("replay:{trace}");
+    let mut run = vec!["run"];
+    run.extend(SPIN);
+    run.extend(["--max-steps", "40", "--schedule", &schedule]);
+    let (code, out, err) = cudasem_here(&run);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("replay diverged at step"), "{err}");
+    assert!(err.contains("is not enabled"), "{err}");
+}
+
+#[test]
+fn a_long_failing_run_reproduces_by_its_command_line_without_a_trace_file() {
+    // Two spinning warps alternate: their schedule does not compress into a short string.
+    let (code, out, err) = cudasem_here(&[
+        "run",
+        "tests/thesis/listing_6_2.ptx",
+        "--grid",
+        "2",
+        "--block",
+        "2",
+        "--max-steps",
+        "300000",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("to reproduce:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.contains("cudasem run tests/thesis/listing_6_2.ptx"),
+        "{line}"
+    );
+    assert!(
+        !line.contains("cudasem replay"),
+        "no trace file was asked for: {line}"
+    );
+
+    // Cut by time: the run bounded by the steps it made, no trace written.
+    let mut run = vec!["run"];
+    run.extend(SPIN);
+    run.extend(["--timeout", "0.3"]);
+    let (code, out, err) = cudasem_here(&run);
+    assert_eq!(code, 1, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("to reproduce:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("--max-steps"), "{line}");
+    assert!(!line.contains("--timeout"), "{line}");
+    assert!(!line.contains("cudasem replay"), "{line}");
+}

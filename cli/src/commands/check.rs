@@ -124,6 +124,9 @@ struct Setup {
     stop: scheduler::Stop,
 }
 
+/// Choices a schedule keeps for its replay command (at most a few MB).
+const KEEP_CHOICES: usize = 100_000;
+
 impl Setup {
     /// Runs one schedule with the monitors; `pick` chooses among the enabled choices, or
     /// stops the run (`None`).
@@ -171,7 +174,11 @@ impl Setup {
                 return Err(format!("error: internal: {e}\n"));
             }
             monitors.observe(&events);
-            choices.push(choice);
+            // Kept for the replay command while short; a longer schedule is reproduced by
+            // the command line itself (a few bytes per step instead of a growing log).
+            if choices.len() < KEEP_CHOICES {
+                choices.push(choice);
+            }
             taken += 1;
         };
         Ok(Checked {
@@ -354,8 +361,11 @@ fn line_of(program: &Program, pc: u32) -> u32 {
 }
 
 fn run_policy(setup: &Setup, schedule: &scheduler::policy::Policy) -> Result<Checked, String> {
-    let mut policy = run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps)?;
-    setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))
+    let (mut policy, diverged) =
+        run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps, &setup.stop)?;
+    let checked = setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))?;
+    run::divergence_error(schedule, &diverged)?;
+    Ok(checked)
 }
 
 /// What distinguishes final outcomes for `--explore`: every launch buffer and every scalar
@@ -484,6 +494,27 @@ fn reproduce(
         (Mode::One(p), None) => p.to_string(),
         _ => "explore".to_string(),
     };
+    let kept_all = result.choices.len() as u64 == result.steps;
+    if !matches!(mode, Mode::Explore) && (!kept_all || result.termination == Termination::TimeLimit)
+    {
+        // A deterministic schedule too long to keep (or cut by time): the command itself,
+        // bounded by the steps it took, reproduces it.
+        return Ok(crate::options::own_command(
+            &[
+                ("--schedule", true),
+                ("--schedules", true),
+                ("--max-steps", true),
+                ("--timeout", true),
+                ("--format", true),
+            ],
+            &[
+                "--schedule".to_string(),
+                policy,
+                "--max-steps".to_string(),
+                result.steps.to_string(),
+            ],
+        ));
+    }
     let replay = crate::commands::replay::reproduce(
         &setup.base,
         options,

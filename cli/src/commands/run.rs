@@ -338,15 +338,18 @@ fn reproduce_command(
     args: &Args,
     result: &RunResult,
 ) -> Result<String, String> {
-    if let Some(choices) = &result.choices {
-        return crate::commands::replay::reproduce(
-            setup,
-            options,
-            choices,
-            None,
-            args.schedule.to_string(),
-            args.schedule.seed(),
-        );
+    if result.termination == Termination::TimeLimit {
+        // Cut by time: the same run bounded by the steps it made reproduces it.
+        return Ok(crate::options::own_command(
+            &[("--timeout", true), ("--max-steps", true)],
+            &["--max-steps".to_string(), result.steps.to_string()],
+        ));
+    }
+    if let Some(choices) = &result.choices
+        && let Some(command) =
+            crate::commands::replay::compact_command(setup, options, choices, None)?
+    {
+        return Ok(command);
     }
     if let (Some(path), TraceFormat::Jsonl) = (&args.trace, args.trace_format) {
         return Ok(shell_command(&[
@@ -356,8 +359,10 @@ fn reproduce_command(
             setup.ptx_path.clone(),
         ]));
     }
+    // Every schedule policy of `run` is a function of its flags: the command reproduces
+    // itself, and no trace is written that the user did not ask for.
     Ok(format!(
-        "{}  (the run's {} choices were too many to keep for a replay; add --trace FILE.jsonl to write them)",
+        "{}  (add --trace FILE.jsonl to record the run's {} choices as a replay trace)",
         run_command_as_typed(),
         result.steps
     ))
@@ -378,13 +383,76 @@ impl Args {
     }
 }
 
+/// Where `--schedule replay:FILE` leaves its first divergence: a recorded choice that was not
+/// enabled (`step N: ... is not enabled; enabled: [...]`).
+pub(crate) type Diverged = std::sync::Arc<std::sync::Mutex<Option<String>>>;
+
+/// `--schedule replay:FILE`: the trace's choices, each checked against the enabled set as
+/// `cudasem replay` checks them; at the first one that is not enabled the divergence is noted
+/// and the run is stopped (through `stop`), then round-robin after the trace's end.
+struct StrictReplay {
+    choices: Vec<Choice>,
+    at: usize,
+    fallback: scheduler::RoundRobin,
+    diverged: Diverged,
+    stop: scheduler::Stop,
+}
+
+impl Scheduler for StrictReplay {
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize {
+        if let Some(c) = self.choices.get(self.at) {
+            let step = self.at;
+            self.at += 1;
+            if let Some(i) = enabled.iter().position(|e| e == c) {
+                return i;
+            }
+            let list: Vec<String> = enabled.iter().map(Choice::to_string).collect();
+            let mut slot = self.diverged.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert_with(|| {
+                format!(
+                    "step {step}: `{c}` is not enabled; enabled: [{}]",
+                    list.join(", ")
+                )
+            });
+            self.stop.request();
+            self.choices.clear();
+        }
+        self.fallback.pick(machine, enabled)
+    }
+}
+
+/// The error of a `--schedule replay:FILE` run that diverged from its trace (bad input: the
+/// trace does not belong to this launch and configuration).
+pub(crate) fn divergence_error(policy: &Policy, diverged: &Diverged) -> Result<(), String> {
+    match diverged.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        Some(d) => Err(format!(
+            "error: --schedule {policy}: replay diverged at {d}\n  = the trace does not belong to this program, launch and configuration\n"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The scheduler a policy names. `replay:FILE` reads the trace file (it must come from the
-/// same program) and continues round-robin after its choices; PCT's horizon is the length of
-/// a round-robin run, as `fuzz` estimates it.
+/// same program), checks its choices strictly (a divergence is left in the returned slot and
+/// stops the run through `stop`) and continues round-robin after them; PCT's horizon is the
+/// length of a round-robin run, as `fuzz` estimates it.
 pub(crate) fn policy_scheduler(
     policy: &Policy,
     machine: &Machine,
     max_steps: u64,
+    stop: &scheduler::Stop,
+) -> Result<(Box<dyn Scheduler>, Diverged), String> {
+    let diverged = Diverged::default();
+    let scheduler = policy_scheduler_of(policy, machine, max_steps, stop, &diverged)?;
+    Ok((scheduler, diverged))
+}
+
+fn policy_scheduler_of(
+    policy: &Policy,
+    machine: &Machine,
+    max_steps: u64,
+    stop: &scheduler::Stop,
+    diverged: &Diverged,
 ) -> Result<Box<dyn Scheduler>, String> {
     match policy {
         Policy::Replay { file } => {
@@ -396,7 +464,13 @@ pub(crate) fn policy_scheduler(
                     trace.program_hash
                 ));
             }
-            Ok(Box::new(scheduler::Replay::new(trace.choices)))
+            Ok(Box::new(StrictReplay {
+                choices: trace.choices,
+                at: 0,
+                fallback: scheduler::RoundRobin::new(),
+                diverged: diverged.clone(),
+                stop: stop.clone(),
+            }))
         }
         &Policy::Progress { model, level, seed } => {
             scheduler::policy::ProgressPolicy::new(machine, model, level, seed)
@@ -568,9 +642,9 @@ fn run_command_as_typed() -> String {
     shell_command(&argv)
 }
 
-/// Choices a failing run keeps for its replay command (a few dozen MB at most): longer runs
-/// (a step-limit failure under a large `--max-steps`) are reported without one.
-const RECORD_LIMIT: usize = 2_000_000;
+/// Choices a failing run keeps for a compact replay string (a few MB at most); a longer run is
+/// reproduced by its own command line.
+const RECORD_LIMIT: usize = 100_000;
 
 /// What a run leaves: the final buffers (all of them, in launch order), how it ended, its steps,
 /// and its schedule when it was short enough to keep.
@@ -586,9 +660,9 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
     let config = &setup.config;
     let resolved = &setup.resolved;
     let mut machine = setup.machine.clone();
-    let policy = policy_scheduler(&args.schedule, &machine, args.max_steps)?;
-    let mut recorder = scheduler::replay::Recorder::with_limit(policy, RECORD_LIMIT);
     let stop = args.timeout.start();
+    let (policy, diverged) = policy_scheduler(&args.schedule, &machine, args.max_steps, &stop)?;
+    let mut recorder = scheduler::replay::Recorder::with_limit(policy, RECORD_LIMIT);
     let termination = if args.show.is_some() || args.trace_format == TraceFormat::Perfetto {
         // Teaching views observe every step (slower than the plain run below).
         let (termination, rows) =
@@ -615,13 +689,17 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
                     out: std::io::BufWriter::new(file),
                     error: None,
                 };
+                let mut trace = traces::Trace::new(
+                    setup.program.hash,
+                    &resolved.config,
+                    config,
+                    args.schedule.seed(),
+                );
+                // `cudasem replay t.jsonl` finds the program from the trace alone (the hash
+                // checks that it is still the same).
+                trace.program_path = Some(setup.ptx_path.clone());
                 let header = TraceHeader {
-                    trace: traces::Trace::new(
-                        setup.program.hash,
-                        &resolved.config,
-                        config,
-                        args.schedule.seed(),
-                    ),
+                    trace,
                     schedule: args.schedule.to_string(),
                     max_steps: args.max_steps,
                 };
@@ -641,6 +719,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
             }
         }
     };
+    divergence_error(&args.schedule, &diverged)?;
     let buffers = (0..resolved.config.buffers.len())
         .map(|i| machine.buffer(i))
         .collect();
