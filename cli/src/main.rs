@@ -90,6 +90,18 @@ impl Command {
         }
     }
 
+    /// Whether the command runs kernels (and polls the stop flags): those take `--timeout`.
+    fn runs_kernels(&self) -> bool {
+        matches!(
+            self,
+            Command::Run(_)
+                | Command::Check(_)
+                | Command::Fuzz(_)
+                | Command::Explore(_)
+                | Command::Litmus(_)
+        )
+    }
+
     /// The `--max-memory` of a command that launches kernels.
     fn max_memory(&self) -> Option<u64> {
         match self {
@@ -114,6 +126,9 @@ fn main() -> ExitCode {
     // From the start: `--timeout` bounds set-up (loading, building buffers) too.
     timeout::arm(cli.command.timeout());
     budget::set(cli.command.max_memory());
+    if cli.command.runs_kernels() {
+        timeout::arm_memory(budget::bytes());
+    }
     // The debugger's Ctrl-C interrupts its running command instead (commands::debug).
     if !matches!(cli.command, Command::Debug(_)) {
         timeout::install_interrupt();

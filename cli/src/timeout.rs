@@ -10,6 +10,11 @@
 //! the whole command, not only its run loop; once the report is being written
 //! ([`reporting`]) it is left to finish.
 //!
+//! The memory budget (`--max-memory`, [`arm_memory`]) stops a command the same way: a watchdog
+//! reads the process's resident memory every [`MEMORY_POLL`] and sets the flags when it passes
+//! the budget (an explorer's state table or a monitor's history grows with the run), and the
+//! report says "memory budget reached".
+//!
 //! Ctrl-C (SIGINT, [`install_interrupt`]) sets the same flags: the command prints its partial
 //! report, `main` says it was interrupted and exits 130 (128 + SIGINT, the shell's convention).
 //! A second Ctrl-C, or one while nothing polls a flag, ends the process at once.
@@ -30,6 +35,11 @@ static FLAGS: Mutex<Vec<Stop>> = Mutex::new(Vec::new());
 /// The deadline has passed or Ctrl-C was pressed: flags handed out from now on start set.
 static STOPPED: AtomicBool = AtomicBool::new(false);
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The memory budget stopped the command.
+static OVER_BUDGET: AtomicBool = AtomicBool::new(false);
+
+/// How often the memory watchdog reads the resident memory.
+pub const MEMORY_POLL: Duration = Duration::from_millis(20);
 /// The command has begun writing its report: the watchdog no longer ends it.
 static REPORTING: AtomicBool = AtomicBool::new(false);
 
@@ -68,6 +78,43 @@ pub fn arm(bound: Option<Duration>) {
     });
 }
 
+/// Starts the memory watchdog: when the process's resident memory passes `budget` bytes,
+/// every flag is set; if the command has not begun its report [`GRACE`] later, it is ended
+/// with exit code 1. Nothing is watched where the resident memory cannot be read.
+pub fn arm_memory(budget: u64) {
+    if resident_bytes().is_none() {
+        return;
+    }
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(MEMORY_POLL);
+            let Some(rss) = resident_bytes() else { return };
+            if rss > budget {
+                break;
+            }
+        }
+        OVER_BUDGET.store(true, Ordering::SeqCst);
+        stop_all();
+        std::thread::sleep(GRACE);
+        if !REPORTING.load(Ordering::SeqCst) && !INTERRUPTED.load(Ordering::SeqCst) {
+            eprintln!(
+                "error: memory budget reached ({} of --max-memory) and the command had not \
+                 stopped: ended without a report",
+                crate::budget::size_text(budget)
+            );
+            std::process::exit(1);
+        }
+    });
+}
+
+/// The process's resident memory (`VmRSS` of `/proc/self/status`), where the system says.
+fn resident_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 /// Makes Ctrl-C stop the command as `--timeout` does. Not for `debug`, which handles Ctrl-C
 /// itself (it interrupts the running debugger command).
 pub fn install_interrupt() {
@@ -96,10 +143,16 @@ pub fn reporting() {
     REPORTING.store(true, Ordering::SeqCst);
 }
 
-/// What stopped a command, for reports: `--timeout 2.5` or `interrupted by Ctrl-C`.
+/// What stopped a command, for reports: `--timeout 2.5`, `interrupted by Ctrl-C` or
+/// `memory budget reached: ... (--max-memory)`.
 pub fn cause_text(bound: Option<Duration>) -> String {
     if interrupted() {
         "interrupted by Ctrl-C".to_string()
+    } else if OVER_BUDGET.load(Ordering::SeqCst) {
+        format!(
+            "memory budget reached: {} (--max-memory)",
+            crate::budget::size_text(crate::budget::bytes())
+        )
     } else {
         match bound {
             Some(d) => format!("--timeout {}", d.as_secs_f64()),

@@ -331,3 +331,33 @@ fn a_long_failing_run_reproduces_by_its_command_line_without_a_trace_file() {
     assert!(!line.contains("--timeout"), "{line}");
     assert!(!line.contains("cudasem replay"), "{line}");
 }
+
+#[test]
+fn a_run_over_the_memory_budget_stops_and_says_so() {
+    // 24 MB of buffer fits a 40 MiB budget as a launch, but the machine's copies of it do not:
+    // the memory watchdog stops the run as the time bound would.
+    let mut run = vec!["run"];
+    run.extend(SPIN);
+    run.extend([
+        "--buffer",
+        "big:u32:6000000:range:0:1",
+        "--buffer",
+        "small:u32:4",
+        "--print",
+        "small",
+        "--max-memory",
+        "40M",
+        "--format",
+        "json",
+    ]);
+    let (code, out, err) = cudasem_here(&run);
+    assert_eq!(code, 1, "{out}{err}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).expect("a JSON report");
+    assert_eq!(j["status"], "time_limit", "{j}");
+    assert!(
+        j["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("memory budget reached")),
+        "{j}"
+    );
+}

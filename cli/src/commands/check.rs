@@ -109,9 +109,13 @@ struct Checked {
     findings: Findings,
     termination: Termination,
     steps: u64,
+    /// The schedule's first [`KEEP_CHOICES`] choices.
     choices: Vec<Choice>,
     /// The picker stopped the run before it ended (a replayed trace ran out of choices).
     cut: bool,
+    /// The policy that made the schedule, when one did (not a schedule of `--explore`'s
+    /// search): a schedule too long to keep is reproduced by it.
+    policy: Option<scheduler::policy::Policy>,
 }
 
 /// What the runs share: the loaded launch, the monitors' configuration, the bound.
@@ -187,6 +191,7 @@ impl Setup {
             steps: machine.steps(),
             choices,
             cut,
+            policy: None,
         })
     }
 
@@ -280,6 +285,8 @@ fn check(args: &Args) -> Result<Outcome, String> {
             }
         }
     }
+    // Stopped or ended: what remains is the report (the watchdogs let it finish).
+    crate::timeout::reporting();
     let (result, seed) = match (failing, last) {
         (Some((f, seed)), _) => (f, seed),
         (None, Some(l)) => (l, None),
@@ -363,8 +370,9 @@ fn line_of(program: &Program, pc: u32) -> u32 {
 fn run_policy(setup: &Setup, schedule: &scheduler::policy::Policy) -> Result<Checked, String> {
     let (mut policy, diverged) =
         run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps, &setup.stop)?;
-    let checked = setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))?;
+    let mut checked = setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))?;
     run::divergence_error(schedule, &diverged)?;
+    checked.policy = Some(schedule.clone());
     Ok(checked)
 }
 
@@ -495,21 +503,28 @@ fn reproduce(
         _ => "explore".to_string(),
     };
     let kept_all = result.choices.len() as u64 == result.steps;
-    if !matches!(mode, Mode::Explore) && (!kept_all || result.termination == Termination::TimeLimit)
-    {
-        // A deterministic schedule too long to keep (or cut by time): the command itself,
-        // bounded by the steps it took, reproduces it.
+    if !kept_all || result.termination == Termination::TimeLimit {
+        let Some(made_by) = &result.policy else {
+            return Ok(format!(
+                "(none: the schedule's {} steps were too many to keep; a smaller --max-steps keeps them)",
+                result.steps
+            ));
+        };
+        // A deterministic schedule too long to keep (or cut by time): the command with its
+        // policy, bounded by the steps it took, reproduces it.
         return Ok(crate::options::own_command(
             &[
                 ("--schedule", true),
                 ("--schedules", true),
+                ("--explore", false),
+                ("--max-schedules", true),
                 ("--max-steps", true),
                 ("--timeout", true),
                 ("--format", true),
             ],
             &[
                 "--schedule".to_string(),
-                policy,
+                made_by.to_string(),
                 "--max-steps".to_string(),
                 result.steps.to_string(),
             ],

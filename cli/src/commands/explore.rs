@@ -277,6 +277,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     let stop = args.timeout.start();
     let x = explore::explore_until(&setup.machine, level, &setup.observe(), limits, &stop)
         .map_err(|e| format!("error: {e}\n"))?;
+    crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     let model = args.progress;
     let verdict = x.verdict(model);

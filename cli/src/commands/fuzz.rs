@@ -162,6 +162,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         }
     })
     .map_err(|e| format!("error: {e}\n"))?;
+    crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     if let Some(b) = &bar {
         b.finish_and_clear();

@@ -289,6 +289,8 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     let options = args.run_options();
     let setup = options.setup(&args.file)?;
     let result = execute(&setup, args)?;
+    // Stopped or ended: what remains is the report (the watchdogs let it finish).
+    crate::timeout::reporting();
     let failed = !matches!(result.termination, Termination::Completed);
     let replay = if failed {
         reproduce_command(&setup, &options, args, &result)?
