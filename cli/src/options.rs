@@ -247,3 +247,26 @@ pub fn replay_command(trace: &str, ptx_path: &str, options: &RunOptions) -> Stri
     argv.extend(options.argv());
     crate::output::shell_command(&argv)
 }
+
+/// This process's own command line, as typed (`cudasem` for the binary), with the flags of
+/// `drop` removed (`(flag, takes a value)`, in both `--flag V` and `--flag=V` spellings) and
+/// `add` appended: the command that reproduces a deterministic run that was too long to keep
+/// its choices (every schedule policy of `run` and `check` is a function of its flags).
+pub fn own_command(drop: &[(&str, bool)], add: &[String]) -> String {
+    let mut argv: Vec<String> = Vec::new();
+    let mut args = std::env::args().skip(1);
+    argv.push("cudasem".to_string());
+    while let Some(a) = args.next() {
+        let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
+        match drop.iter().find(|(flag, _)| *flag == name) {
+            Some((_, takes_value)) => {
+                if *takes_value && !a.contains('=') {
+                    args.next();
+                }
+            }
+            None => argv.push(a),
+        }
+    }
+    argv.extend(add.iter().cloned());
+    crate::output::shell_command(&argv)
+}

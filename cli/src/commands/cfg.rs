@@ -49,8 +49,7 @@ pub fn run(args: Args) -> Outcome {
             text(p, f, &mut out)
         }
     }
-    print!("{out}");
-    Outcome::Clean
+    crate::emit::report(&out, Outcome::Clean)
 }
 
 fn line(p: &Program, pc: Pc) -> u32 {

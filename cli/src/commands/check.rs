@@ -32,7 +32,6 @@ use semantics::monitors::{
 };
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use traces::{Choice, Event};
 
 #[derive(clap::Args)]
@@ -110,9 +109,13 @@ struct Checked {
     findings: Findings,
     termination: Termination,
     steps: u64,
+    /// The schedule's first [`KEEP_CHOICES`] choices.
     choices: Vec<Choice>,
     /// The picker stopped the run before it ended (a replayed trace ran out of choices).
     cut: bool,
+    /// The policy that made the schedule, when one did (not a schedule of `--explore`'s
+    /// search): a schedule too long to keep is reproduced by it.
+    policy: Option<scheduler::policy::Policy>,
 }
 
 /// What the runs share: the loaded launch, the monitors' configuration, the bound.
@@ -124,6 +127,9 @@ struct Setup {
     /// The time bound (`--timeout`): every schedule stops when it is set.
     stop: scheduler::Stop,
 }
+
+/// Choices a schedule keeps for its replay command (at most a few MB).
+const KEEP_CHOICES: usize = 100_000;
 
 impl Setup {
     /// Runs one schedule with the monitors; `pick` chooses among the enabled choices, or
@@ -172,7 +178,11 @@ impl Setup {
                 return Err(format!("error: internal: {e}\n"));
             }
             monitors.observe(&events);
-            choices.push(choice);
+            // Kept for the replay command while short; a longer schedule is reproduced by
+            // the command line itself (a few bytes per step instead of a growing log).
+            if choices.len() < KEEP_CHOICES {
+                choices.push(choice);
+            }
             taken += 1;
         };
         Ok(Checked {
@@ -181,6 +191,7 @@ impl Setup {
             steps: machine.steps(),
             choices,
             cut,
+            policy: None,
         })
     }
 
@@ -274,6 +285,8 @@ fn check(args: &Args) -> Result<Outcome, String> {
             }
         }
     }
+    // Stopped or ended: what remains is the report (the watchdogs let it finish).
+    crate::timeout::reporting();
     let (result, seed) = match (failing, last) {
         (Some((f, seed)), _) => (f, seed),
         (None, Some(l)) => (l, None),
@@ -283,7 +296,8 @@ fn check(args: &Args) -> Result<Outcome, String> {
     let complete = all_completed && (independent || exhausted);
     let coverage = if result.termination == Termination::TimeLimit {
         format!(
-            "the time limit (--timeout) stopped the check during schedule {runs}: other schedules were not covered"
+            "the time limit ({}) stopped the check during schedule {runs}: other schedules were not covered",
+            crate::timeout::cause_text(None)
         )
     } else if !all_completed {
         "the kernel did not complete under this schedule: other schedules were not covered"
@@ -354,8 +368,12 @@ fn line_of(program: &Program, pc: u32) -> u32 {
 }
 
 fn run_policy(setup: &Setup, schedule: &scheduler::policy::Policy) -> Result<Checked, String> {
-    let mut policy = run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps)?;
-    setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))
+    let (mut policy, diverged) =
+        run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps, &setup.stop)?;
+    let mut checked = setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))?;
+    run::divergence_error(schedule, &diverged)?;
+    checked.policy = Some(schedule.clone());
+    Ok(checked)
 }
 
 /// What distinguishes final outcomes for `--explore`: every launch buffer and every scalar
@@ -484,6 +502,34 @@ fn reproduce(
         (Mode::One(p), None) => p.to_string(),
         _ => "explore".to_string(),
     };
+    let kept_all = result.choices.len() as u64 == result.steps;
+    if !kept_all || result.termination == Termination::TimeLimit {
+        let Some(made_by) = &result.policy else {
+            return Ok(format!(
+                "(none: the schedule's {} steps were too many to keep; a smaller --max-steps keeps them)",
+                result.steps
+            ));
+        };
+        // A deterministic schedule too long to keep (or cut by time): the command with its
+        // policy, bounded by the steps it took, reproduces it.
+        return Ok(crate::options::own_command(
+            &[
+                ("--schedule", true),
+                ("--schedules", true),
+                ("--explore", false),
+                ("--max-schedules", true),
+                ("--max-steps", true),
+                ("--timeout", true),
+                ("--format", true),
+            ],
+            &[
+                "--schedule".to_string(),
+                made_by.to_string(),
+                "--max-steps".to_string(),
+                result.steps.to_string(),
+            ],
+        ));
+    }
     let replay = crate::commands::replay::reproduce(
         &setup.base,
         options,
@@ -691,14 +737,14 @@ impl Report<'_> {
             Format::Text => self.text(ctx),
             Format::Json => self.json(ctx) + "\n",
         };
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(out.as_bytes());
-        let _ = stdout.flush();
-        if self.result.findings.is_clean() && self.result.termination == Termination::Completed {
+        let outcome = if self.result.findings.is_clean()
+            && self.result.termination == Termination::Completed
+        {
             Outcome::Clean
         } else {
             Outcome::Misbehaved
-        }
+        };
+        crate::emit::report(&out, outcome)
     }
 
     fn access_lines(&self, out: &mut String, label: &str, a: &Access, r: &Render) {
@@ -1011,7 +1057,10 @@ impl Report<'_> {
             }),
             Termination::TimeLimit => errors.push(JErr {
                 kind: "time_limit",
-                message: "the time bound (--timeout) was reached".to_string(),
+                message: format!(
+                    "the time bound ({}) was reached",
+                    crate::timeout::cause_text(None)
+                ),
                 access: None,
                 finding: None,
             }),

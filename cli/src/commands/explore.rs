@@ -21,7 +21,6 @@ use crate::options::{RunOptions, Setup};
 use scheduler::explore::{self, Exploration, Lasso, Level, Limits};
 use scheduler::progress::{ProgressModel, Reason, Verdict};
 use serde_json::json;
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 use traces::Choice;
@@ -258,9 +257,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     let setup = args.options.setup(&args.file)?;
     if args.search == Search::Outcomes {
         let (text, outcome) = super::explore_outcomes::run(args, &setup)?;
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes());
-        let _ = stdout.flush();
+        crate::emit::stdout(&text)?;
         return Ok(outcome);
     }
     let level = args.level.unwrap_or_else(|| {
@@ -280,6 +277,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     let stop = args.timeout.start();
     let x = explore::explore_until(&setup.machine, level, &setup.observe(), limits, &stop)
         .map_err(|e| format!("error: {e}\n"))?;
+    crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     let model = args.progress;
     let verdict = x.verdict(model);
@@ -495,9 +493,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             }
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    crate::emit::stdout(&out)?;
     Ok(if terminates == Some(true) && failing.is_empty() {
         Outcome::Clean
     } else {

@@ -35,6 +35,7 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), String> {
     let start = Instant::now();
     let stop = args.timeout.start();
     let report = dfs::outcomes_until(&setup.machine, &setup.observe(), config, &stop);
+    crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     let policy = "explore outcomes".to_string();
 

@@ -112,15 +112,19 @@ pub fn run(args: Args) -> Outcome {
             }
             _ => None,
         };
-        match args.format {
-            Format::Text => print!(
-                "{}",
-                text_report(&path, &test, &report, seconds, ptx_path.as_deref())
-            ),
-            Format::Json => println!(
-                "{}",
+        let text = match args.format {
+            Format::Text => text_report(&path, &test, &report, seconds, ptx_path.as_deref()),
+            Format::Json => format!(
+                "{}\n",
                 json_report(&path, &test, &report, ptx_path.as_deref())
             ),
+        };
+        if let Err(message) = crate::emit::stdout(&text) {
+            eprint!("{message}");
+            return Outcome::BadInput;
+        }
+        if crate::emit::closed() {
+            break;
         }
     }
     outcome

@@ -75,17 +75,19 @@ pub fn run(args: Args) -> Outcome {
     let Some(loaded) = load_path(&args.file) else {
         return Outcome::BadInput;
     };
-    match args.format {
+    let text = match args.format {
         Format::Text => {
             render::diagnostics(&loaded.path, &loaded.source, &loaded.diagnostics);
-            if let Some(p) = &loaded.program {
-                print!("{}", summary(p));
-            }
+            loaded.program.as_ref().map(summary).unwrap_or_default()
         }
-        Format::Json => println!(
-            "{}",
+        Format::Json => format!(
+            "{}\n",
             serde_json::to_string_pretty(&json_summary(&loaded)).unwrap_or_default()
         ),
+    };
+    if let Err(message) = crate::emit::stdout(&text) {
+        eprint!("{message}");
+        return Outcome::BadInput;
     }
     if loaded.has_errors() {
         Outcome::BadInput

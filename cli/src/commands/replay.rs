@@ -34,7 +34,6 @@ use semantics::machine::{
     Termination, WarpModel,
 };
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use traces::format::{self, CompactTrace, Format};
@@ -373,6 +372,22 @@ pub fn read_trace_file(path: &str) -> Result<CliTrace, String> {
 /// argument, and still a line one can copy.
 const INLINE_COMPACT_MAX: usize = 4096;
 
+/// The longest schedule written to a replay trace file (about 30 MB of JSON Lines).
+const TRACE_FILE_MAX_CHOICES: usize = 1_000_000;
+
+/// `cudasem replay COMPACT FILE.ptx ...` when `choices` fit in a compact string short enough
+/// to print inline; `None` when they do not.
+pub fn compact_command(
+    setup: &Setup,
+    options: &RunOptions,
+    choices: &[Choice],
+    cycle_start: Option<usize>,
+) -> Result<Option<String>, String> {
+    let compact = compact_of(&setup.machine, setup.program.hash, choices, cycle_start)?;
+    Ok((compact.len() <= INLINE_COMPACT_MAX)
+        .then(|| crate::options::replay_command(&compact, &setup.ptx_path, options)))
+}
+
 /// The `cudasem replay ...` command that reproduces `choices` on `setup`'s launch, the one
 /// helper behind every failure that `run`, `fuzz` and `explore` print. Short schedules become
 /// a compact string in the command itself; longer ones are written as a JSON Lines trace
@@ -386,12 +401,13 @@ pub fn reproduce(
     policy: String,
     seed: Option<u64>,
 ) -> Result<String, String> {
-    let compact = compact_of(&setup.machine, setup.program.hash, choices, cycle_start)?;
-    if compact.len() <= INLINE_COMPACT_MAX {
-        return Ok(crate::options::replay_command(
-            &compact,
-            &setup.ptx_path,
-            options,
+    if let Some(command) = compact_command(setup, options, choices, cycle_start)? {
+        return Ok(command);
+    }
+    if choices.len() > TRACE_FILE_MAX_CHOICES {
+        return Ok(format!(
+            "(none: the schedule's {} choices are more than the {TRACE_FILE_MAX_CHOICES} a replay trace is written for)",
+            choices.len()
         ));
     }
     let path = std::env::temp_dir().join(format!(
@@ -650,7 +666,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
                 "choices": loaded.choices.len(),
                 "divergence": { "step": d.step, "message": d.to_string() },
             });
-            println!("{j}");
+            crate::emit::stdout(&format!("{j}\n"))?;
         } else {
             eprint!("{msg}");
         }
@@ -747,8 +763,6 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             out.push('\n');
         }
     }
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    crate::emit::stdout(&out)?;
     Ok(outcome)
 }
