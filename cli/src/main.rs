@@ -4,6 +4,7 @@
 //! usage.
 
 mod commands;
+mod kernel_source;
 mod launch;
 mod options;
 mod output;
@@ -23,6 +24,9 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The clang that compiles `.cu` files (default: $CUDASEM_CLANG, else `clang` on PATH).
+    #[arg(long, global = true, value_name = "PATH")]
+    clang: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -52,6 +56,10 @@ enum Command {
     /// PTX memory-model litmus tests (herd format): every execution's outcome, the
     /// condition's verdict and a replayable witness.
     Litmus(commands::litmus::Args),
+    /// Compile a CUDA file (.cu) to PTX with clang and cudasem's CUDA header.
+    Cc(commands::cc::Args),
+    /// Write a launch file (RON) for a kernel from its signature.
+    Launch(commands::launch_gen::Args),
 }
 
 /// The outcome of a command, mapped to the process exit code.
@@ -67,6 +75,7 @@ pub enum Outcome {
 fn main() -> ExitCode {
     init_tracing();
     let cli = Cli::parse();
+    kernel_source::set_clang(cli.clang);
     let outcome = match cli.command {
         Command::Parse(args) => commands::parse::run(args),
         Command::Cfg(args) => commands::cfg::run(args),
@@ -79,6 +88,8 @@ fn main() -> ExitCode {
         Command::Fuzz(args) => commands::fuzz::run(args),
         Command::Explore(args) => commands::explore::run(args),
         Command::Litmus(args) => commands::litmus::run(args),
+        Command::Cc(args) => commands::cc::run(args),
+        Command::Launch(args) => commands::launch_gen::run(args),
     };
     match outcome {
         Outcome::Clean => ExitCode::SUCCESS,

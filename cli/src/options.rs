@@ -127,8 +127,9 @@ impl RunOptions {
     /// rendered for stderr (empty when PTX diagnostics were printed).
     pub fn setup(&self, file: &Path) -> Result<Setup, String> {
         let ptx_path = file.display().to_string();
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
+        let text = crate::kernel_source::read_kernel(file, |e| {
+            format!("error: cannot read {ptx_path}: {e}")
+        })?;
         let program = load_program(&ptx_path, &text)?;
         let resolved =
             crate::commands::run::resolve_launch(self.launch.as_deref(), &self.quick, &program)?;

@@ -349,7 +349,8 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     };
     let terminates = verdict.map(|v| v == Verdict::Pass);
     let out = if args.dot {
-        let text = std::fs::read_to_string(&args.file).unwrap_or_default();
+        // The PTX (compiled, for a `.cu` file) that the program's spans point into.
+        let text = setup.text.clone();
         let title = match (verdict, &lasso) {
             (None, _) => format!("no verdict (bounded out) under {}", model_text(model)),
             (Some(Verdict::Pass), _) => format!("terminates under {}", model_text(model)),

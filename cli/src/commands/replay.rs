@@ -519,8 +519,9 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         }
     };
     let ptx_path = ptx.display().to_string();
-    let text = std::fs::read_to_string(&ptx)
-        .map_err(|e| format!("error: cannot read {ptx_path}: {e}\n"))?;
+    let text = crate::kernel_source::read_kernel(&ptx, |e| {
+        format!("error: cannot read {ptx_path}: {e}\n")
+    })?;
     let program = Arc::new(load_program(&ptx_path, &text)?);
     check_hash(&ptx_path, program.hash, trace.program_hash)?;
     let launch = trace

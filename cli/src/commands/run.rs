@@ -567,8 +567,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
                 .write_all(crate::teach::stack_tables(machine.program(), &rows, ws).as_bytes());
         }
         if let (Some(path), TraceFormat::Perfetto) = (&args.trace, args.trace_format) {
-            let text = std::fs::read_to_string(&args.file).unwrap_or_default();
-            let json = crate::teach::perfetto(machine.program(), &text, &rows, ws);
+            let json = crate::teach::perfetto(machine.program(), &setup.text, &rows, ws);
             std::fs::write(path, json)
                 .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
         }
