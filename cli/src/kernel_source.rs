@@ -28,6 +28,17 @@ pub fn clang() -> PathBuf {
     }
 }
 
+/// The name reports give the PTX of `path` (`FILE:LINE` of a PTX instruction, diagnostics):
+/// the file itself, or for a `.cu` file `FILE.cu.ptx`, the PTX that `cudasem cc FILE.cu -o
+/// FILE.cu.ptx` writes. Commands printed for the user (replays) name `path` itself.
+pub fn ptx_name(path: &Path) -> String {
+    if cuda_front::is_cuda_source(path) {
+        format!("{}.ptx", path.display())
+    } else {
+        path.display().to_string()
+    }
+}
+
 /// The PTX text of `path`: the file itself, or for a `.cu` file the PTX clang compiles from it
 /// (clang's warnings go to stderr). `Err` is the message for the user, ready to print; a PTX
 /// file that cannot be read is described by `io_message`, as each command words it.

@@ -37,7 +37,10 @@ pub struct RunOptions {
 
 /// A loaded program, its resolved launch and configuration, and the fresh machine.
 pub struct Setup {
+    /// The kernel file as given (PTX or `.cu`): what replay commands and traces name.
     pub ptx_path: String,
+    /// What reports call the PTX ([`crate::kernel_source::ptx_name`]).
+    pub ptx_name: String,
     /// The PTX text (reports quote instructions from it).
     pub text: String,
     pub program: Arc<semantics::Program>,
@@ -130,7 +133,8 @@ impl RunOptions {
         let text = crate::kernel_source::read_kernel(file, |e| {
             format!("error: cannot read {ptx_path}: {e}")
         })?;
-        let program = load_program(&ptx_path, &text)?;
+        let ptx_name = crate::kernel_source::ptx_name(file);
+        let program = load_program(&ptx_name, &text)?;
         let resolved =
             crate::commands::run::resolve_launch(self.launch.as_deref(), &self.quick, &program)?;
         let config = self.machine_config()?;
@@ -144,6 +148,7 @@ impl RunOptions {
             })?;
         Ok(Setup {
             ptx_path,
+            ptx_name,
             text,
             program,
             resolved,

@@ -85,7 +85,7 @@ fn start(args: &Args) -> Result<Session, String> {
     let text = crate::kernel_source::read_kernel(&args.file, |e| {
         format!("error: cannot read {ptx_path}: {e}")
     })?;
-    let program = load_program(&ptx_path, &text)?;
+    let program = load_program(&crate::kernel_source::ptx_name(&args.file), &text)?;
     let resolved =
         crate::commands::run::resolve_launch(args.launch.as_deref(), &args.quick, &program)?;
     let config = machine_config(args)?;

@@ -365,7 +365,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             Format::Text => {
                 let mut s = format!(
                     "explored `{}` ({}, {} at level {}): {} states ({} machine states), {} transitions in {:.3} s ({:.0} states/s)\n",
-                    setup.resolved.kernel,
+                    cuda_front::demangle(&setup.resolved.kernel),
                     setup.setup_text(),
                     model_text(model),
                     level,

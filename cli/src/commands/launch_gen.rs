@@ -49,7 +49,8 @@ fn run_inner(args: &Args) -> Result<(), String> {
     let ptx = crate::kernel_source::read_kernel(&args.file, |e| {
         format!("error: cannot read {path}: {e}")
     })?;
-    let program = crate::commands::run::load_program(&path, &ptx)?;
+    let ptx_name = crate::kernel_source::ptx_name(&args.file);
+    let program = crate::commands::run::load_program(&ptx_name, &ptx)?;
     // The C++ parameter names come from the `.cu` text at the kernel's line.
     let cuda_text = if cuda_front::is_cuda_source(&args.file) {
         std::fs::read_to_string(&args.file).ok()

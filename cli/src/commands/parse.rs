@@ -39,7 +39,7 @@ impl Loaded {
 
 /// Reads, parses and loads `file`; `None` (after printing why) when it cannot be read.
 pub fn load_path(file: &Path) -> Option<Loaded> {
-    let path = file.display().to_string();
+    let path = crate::kernel_source::ptx_name(file);
     let source = match crate::kernel_source::read_kernel(file, |e| {
         format!("error: cannot read `{path}`: {e}")
     }) {

@@ -522,7 +522,8 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
     let text = crate::kernel_source::read_kernel(&ptx, |e| {
         format!("error: cannot read {ptx_path}: {e}\n")
     })?;
-    let program = Arc::new(load_program(&ptx_path, &text)?);
+    let ptx_name = crate::kernel_source::ptx_name(&ptx);
+    let program = Arc::new(load_program(&ptx_name, &text)?);
     check_hash(&ptx_path, program.hash, trace.program_hash)?;
     let launch = trace
         .launch
@@ -559,6 +560,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
     Ok(Loaded {
         setup: Setup {
             ptx_path,
+            ptx_name,
             text,
             program,
             resolved: Resolved {
@@ -700,7 +702,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     let stopped = Termination::StepLimit;
     let report = RunReport {
         kernel: &setup.resolved.kernel,
-        ptx_path: &setup.ptx_path,
+        ptx_path: &setup.ptx_name,
         files: &setup.program.files,
         buffers: printed,
         termination: termination.as_ref().unwrap_or(&stopped),

@@ -303,7 +303,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         .collect();
     let report = RunReport {
         kernel: &resolved.kernel,
-        ptx_path: &setup.ptx_path,
+        ptx_path: &setup.ptx_name,
         files: &setup.program.files,
         buffers,
         termination: &result.termination,
@@ -459,6 +459,12 @@ pub(crate) fn resolve_launch(
         return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
     }
     launch.apply_flags(&flags).map_err(|e| e.to_string())?;
+    // A C++ kernel may be named as written in the source (`reduce` for `_Z6reducePKfPfi`).
+    if let Some(name) = &launch.kernel
+        && let Ok(f) = cuda_front::launch_gen::select_kernel(program, Some(name))
+    {
+        launch.kernel = Some(f.name.clone());
+    }
     launch
         .resolve(program)
         .map_err(|e: LaunchError| e.to_string())
