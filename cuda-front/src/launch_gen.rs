@@ -550,8 +550,193 @@ fn readable_param_name(kernel: &str, param: &str) -> Option<String> {
     (!generated && !param.is_empty()).then(|| param.to_string())
 }
 
-/// The launch file (RON, the format of `tests/kernels/*.ron`) for kernel `kernel` of `program`
-/// (`ptx_name` is the file it came from, for the header comment).
+/// A launch, before it is written out: what [`LaunchPlan::render`] prints, and what a trial run
+/// may adjust ([`LaunchPlan::grow_buffer`], [`LaunchPlan::halve_scalars`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchPlan {
+    /// The kernel's PTX name.
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory, when the kernel declares `extern __shared__` memory.
+    pub shared: Option<u32>,
+    pub params: Vec<ParamPlan>,
+    /// One comment per parameter (its C++ type and name, its PTX declaration).
+    pub comments: Vec<String>,
+    /// The header comment's lines.
+    pub notes: Vec<String>,
+}
+
+/// The launch plan for kernel `kernel` of `program` (`ptx_name` is the file it came from).
+pub fn plan_launch(
+    program: &Program,
+    kernel: Option<&str>,
+    hint: &Hint,
+    ptx_name: &str,
+    source: Option<CudaSource<'_>>,
+) -> Result<LaunchPlan, GenError> {
+    let f = select_kernel(program, kernel)?;
+    let names = source.and_then(|s| cpp_parameter_names(program, f, s.text));
+    let cpp_types = demangle::parameter_types(&f.name);
+    let params = plan(program, f, hint, names.as_deref());
+    let shape = shape(program, f, hint);
+    let dynamic_shared = program
+        .variables
+        .iter()
+        .any(|v| v.dynamic && v.space == Space::Shared);
+    let comments = (0..f.params.len())
+        .map(|i| param_comment(i, f, cpp_types.as_deref(), names.as_deref()))
+        .collect();
+    Ok(LaunchPlan {
+        kernel: f.name.clone(),
+        grid: shape.grid,
+        block: shape.block,
+        // 8 bytes per thread of a block: room for one `double` each.
+        shared: dynamic_shared.then(|| shape.block.iter().product::<u32>().saturating_mul(8)),
+        params,
+        comments,
+        notes: vec![
+            format!(
+                "Launch of kernel `{}` of {}, written by `cudasem launch` from its signature",
+                demangle::demangle(&f.name),
+                source.map_or(ptx_name, |s| s.name)
+            ),
+            format!(
+                "for {} threads: buffers of that many elements (0, 1, 2, ... when the kernel only \
+                 reads them, else zeros), integer scalars {}, float scalars 1.0. Edit to taste.",
+                shape.elements, shape.side
+            ),
+        ],
+    })
+}
+
+impl LaunchPlan {
+    /// Doubles buffer `name`'s length; false when there is no such buffer.
+    pub fn grow_buffer(&mut self, name: &str) -> bool {
+        for p in &mut self.params {
+            if let ParamPlan::Buffer { name: n, len, .. } = p
+                && n == name
+            {
+                *len = len.saturating_mul(2);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Halves every integer scalar above 1 (bounds, counts, sizes); false when none is left.
+    pub fn halve_scalars(&mut self) -> bool {
+        let mut any = false;
+        for p in &mut self.params {
+            if let ParamPlan::Scalar { elem, value } = p
+                && !elem.starts_with('f')
+                && let Ok(v) = value.parse::<u64>()
+                && v > 1
+            {
+                *value = (v / 2).to_string();
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// Halves the block in x and doubles the grid (the same threads in all: a kernel whose
+    /// fixed shared arrays hold fewer elements than a block has threads); false at one thread.
+    pub fn halve_block(&mut self) -> bool {
+        if self.block[0] <= 1 {
+            return false;
+        }
+        self.block[0] /= 2;
+        self.grid[0] = self.grid[0].saturating_mul(2);
+        if let Some(bytes) = &mut self.shared {
+            *bytes /= 2;
+        }
+        true
+    }
+
+    /// The buffers' names.
+    pub fn buffer_names(&self) -> Vec<&str> {
+        self.params
+            .iter()
+            .filter_map(|p| match p {
+                ParamPlan::Buffer { name, .. } => Some(name.as_str()),
+                ParamPlan::Scalar { .. } => None,
+            })
+            .collect()
+    }
+
+    /// The launch file (RON, the format of `tests/kernels/*.ron`).
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for n in &self.notes {
+            let _ = writeln!(out, "// {n}");
+        }
+        out.push_str("(\n");
+        let _ = writeln!(out, "    kernel: {:?},", self.kernel);
+        let dim = |d: [u32; 3]| format!("({}, {}, {})", d[0], d[1], d[2]);
+        let _ = writeln!(out, "    grid: {},", dim(self.grid));
+        let _ = writeln!(out, "    block: {},", dim(self.block));
+        if let Some(bytes) = self.shared {
+            let _ = writeln!(
+                out,
+                "    // The kernel declares `extern __shared__` memory: 8 bytes per thread of a block."
+            );
+            let _ = writeln!(out, "    shared: {bytes},");
+        }
+        out.push_str("    buffers: {\n");
+        for (plan, comment) in self.params.iter().zip(&self.comments) {
+            if let ParamPlan::Buffer {
+                name,
+                elem,
+                len,
+                written,
+            } = plan
+            {
+                let init = if *written {
+                    String::new()
+                } else if elem.starts_with('f') {
+                    ", init: Range(start: 0.0, step: 1.0)".to_string()
+                } else {
+                    ", init: Range(start: 0, step: 1)".to_string()
+                };
+                let _ = writeln!(
+                    out,
+                    "        {name:?}: (type: {elem:?}, len: {len}{init}),{comment}"
+                );
+            }
+        }
+        out.push_str("    },\n    args: [\n");
+        for (plan, comment) in self.params.iter().zip(&self.comments) {
+            let arg = match plan {
+                ParamPlan::Buffer { name, .. } => format!("Buffer({name:?})"),
+                ParamPlan::Scalar { elem, value } => {
+                    format!("Scalar(type: {elem:?}, value: {value})")
+                }
+            };
+            let _ = writeln!(out, "        {arg},{comment}");
+        }
+        out.push_str("    ],\n");
+        let buffers: Vec<(&String, bool)> = self
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                ParamPlan::Buffer { name, written, .. } => Some((name, *written)),
+                ParamPlan::Scalar { .. } => None,
+            })
+            .collect();
+        let any_written = buffers.iter().any(|(_, w)| *w);
+        let printed: Vec<String> = buffers
+            .iter()
+            .filter(|(_, w)| *w || !any_written)
+            .map(|(n, _)| format!("{n:?}"))
+            .collect();
+        let _ = writeln!(out, "    print: [{}],", printed.join(", "));
+        out.push_str(")\n");
+        out
+    }
+}
+
+/// The launch file for kernel `kernel` of `program`, as planned ([`plan_launch`]), untried.
 pub fn generate(
     program: &Program,
     kernel: Option<&str>,
@@ -559,96 +744,7 @@ pub fn generate(
     ptx_name: &str,
     source: Option<CudaSource<'_>>,
 ) -> Result<String, GenError> {
-    let f = select_kernel(program, kernel)?;
-    let names = source.and_then(|s| cpp_parameter_names(program, f, s.text));
-    let cpp_types = demangle::parameter_types(&f.name);
-    let plans = plan(program, f, hint, names.as_deref());
-    let shape = shape(program, f, hint);
-    let mut out = String::new();
-    let readable = demangle::demangle(&f.name);
-    let _ = writeln!(
-        out,
-        "// Launch of kernel `{readable}` of {}, written by `cudasem launch` from its signature",
-        source.map_or(ptx_name, |s| s.name)
-    );
-    let _ = writeln!(
-        out,
-        "// for {} threads: buffers of that many elements (0, 1, 2, ... when the kernel only reads \
-         them, else zeros), integer scalars {}, float scalars 1.0. Edit to taste.",
-        shape.elements, shape.side
-    );
-    out.push_str("(\n");
-    let _ = writeln!(out, "    kernel: {:?},", f.name);
-    let dim = |d: [u32; 3]| format!("({}, {}, {})", d[0], d[1], d[2]);
-    let _ = writeln!(out, "    grid: {},", dim(shape.grid));
-    let _ = writeln!(out, "    block: {},", dim(shape.block));
-    let dynamic_shared = program
-        .variables
-        .iter()
-        .any(|v| v.dynamic && v.space == semantics::program::instr::Space::Shared);
-    if dynamic_shared {
-        let threads: u32 = shape.block.iter().product();
-        let _ = writeln!(
-            out,
-            "    // The kernel declares `extern __shared__` memory: 8 bytes per thread of a block."
-        );
-        let _ = writeln!(out, "    shared: {},", threads * 8);
-    }
-    out.push_str("    buffers: {\n");
-    for (i, plan) in plans.iter().enumerate() {
-        if let ParamPlan::Buffer {
-            name,
-            elem,
-            len,
-            written,
-        } = plan
-        {
-            let init = if *written {
-                String::new()
-            } else if elem.starts_with('f') {
-                ", init: Range(start: 0.0, step: 1.0)".to_string()
-            } else {
-                ", init: Range(start: 0, step: 1)".to_string()
-            };
-            let _ = writeln!(
-                out,
-                "        {name:?}: (type: {elem:?}, len: {len}{init}),{}",
-                param_comment(i, f, cpp_types.as_deref(), names.as_deref())
-            );
-        }
-    }
-    out.push_str("    },\n    args: [\n");
-    for (i, plan) in plans.iter().enumerate() {
-        let arg = match plan {
-            ParamPlan::Buffer { name, .. } => format!("Buffer({name:?})"),
-            ParamPlan::Scalar { elem, value } => format!("Scalar(type: {elem:?}, value: {value})"),
-        };
-        let _ = writeln!(
-            out,
-            "        {arg},{}",
-            param_comment(i, f, cpp_types.as_deref(), names.as_deref())
-        );
-    }
-    out.push_str("    ],\n");
-    let buffers: Vec<(&String, bool)> = plans
-        .iter()
-        .filter_map(|p| match p {
-            ParamPlan::Buffer { name, written, .. } => Some((name, *written)),
-            ParamPlan::Scalar { .. } => None,
-        })
-        .collect();
-    let printed: Vec<String> = if buffers.iter().any(|(_, w)| *w) {
-        buffers
-            .iter()
-            .filter(|(_, w)| *w)
-            .map(|(n, _)| format!("{n:?}"))
-            .collect()
-    } else {
-        buffers.iter().map(|(n, _)| format!("{n:?}")).collect()
-    };
-    let _ = writeln!(out, "    print: [{}],", printed.join(", "));
-    out.push_str(")\n");
-    Ok(out)
+    plan_launch(program, kernel, hint, ptx_name, source).map(|p| p.render())
 }
 
 /// `  // parameter 2: int n (.u32 _Z..._param_2)`.
