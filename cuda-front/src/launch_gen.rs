@@ -755,18 +755,17 @@ fn param_comment(
     names: Option<&[String]>,
 ) -> String {
     let p = &f.params[i];
-    let mut text = format!(" // parameter {i}:");
-    if let Some(t) = cpp.and_then(|t| t.get(i)) {
-        let _ = write!(text, " {t}");
+    let cpp_text: Vec<&str> = [
+        cpp.and_then(|t| t.get(i)).map(String::as_str),
+        names.and_then(|n| n.get(i)).map(String::as_str),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let ptx = format!("(.{} {})", p.ty.directive().trim_start_matches('.'), p.name);
+    if cpp_text.is_empty() {
+        format!(" // parameter {i} {ptx}")
+    } else {
+        format!(" // parameter {i}: {} {ptx}", cpp_text.join(" "))
     }
-    if let Some(n) = names.and_then(|n| n.get(i)) {
-        let _ = write!(text, " {n}");
-    }
-    let _ = write!(
-        text,
-        " (.{} {})",
-        p.ty.directive().trim_start_matches('.'),
-        p.name
-    );
-    text
 }
