@@ -51,12 +51,14 @@ pub struct Setup {
 
 impl Setup {
     /// Module `.global` variables of at most 8 bytes: observed with the printed buffers, so
-    /// that programs whose result is a module variable (a lock) have visible outcomes.
+    /// that programs whose result is a module variable (a lock) have visible outcomes. The
+    /// shipped CUDA header's own state (`__cudasem_grid_arrived`...) is not the program's.
     pub fn observed_variables(&self) -> Vec<(String, Elem)> {
         self.program
             .variables
             .iter()
             .filter(|v| v.space == Space::Global && v.size <= 8)
+            .filter(|v| !cuda_front::demangle::short_name(&v.name).starts_with("__cudasem_"))
             .map(|v| {
                 (
                     v.name.clone(),
@@ -102,7 +104,11 @@ impl Setup {
                     self.resolved.elems[i],
                 )
             })
-            .chain(self.observed_variables());
+            .chain(
+                self.observed_variables()
+                    .into_iter()
+                    .map(|(n, e)| (cuda_front::demangle::short_name(&n), e)),
+            );
         names
             .zip(data)
             .map(|((name, elem), bytes)| {
