@@ -421,3 +421,92 @@ fn launch_errors_name_the_kernels() {
     assert!(err.contains("no kernel named `nope`"), "{err}");
     assert!(err.contains("its kernels are:"), "{err}");
 }
+
+/// What lane `l` of `header_names.cu` writes to `r[l * 32 + k]`, computed as the CUDA
+/// Programming Guide defines each function.
+fn header_names_expected(l: i64) -> Vec<i64> {
+    let tile = l & !3;
+    let ballot_mod3: i64 = (0..32).filter(|x| x % 3 == 0).map(|x| 1i64 << x).sum();
+    vec![
+        30,                                 // __shfl_sync from lane 3
+        if l >= 1 { l - 1 } else { l },     // __shfl_up_sync by 1
+        if l + 2 < 32 { l + 2 } else { l }, // __shfl_down_sync by 2
+        l ^ 1,                              // __shfl_xor_sync
+        l & !7,                             // __shfl_sync lane 0 of width 8
+        ballot_mod3 as i32 as i64,          // __ballot_sync
+        1,                                  // __any_sync
+        0,                                  // __all_sync
+        -1,                                 // __activemask
+        10,                                 // __syncthreads_count
+        1,                                  // __syncthreads_and
+        1,                                  // __syncthreads_or
+        32 * 1000 + 100 + 32,               // blockDim, gridDim, blockIdx, warpSize
+        100 + l,                            // __ldg
+        i64::from((l as u32).count_ones()) + i64::from((l as u32).leading_zeros()) * 100,
+        (l as u32).reverse_bits() as i32 as i64, // __brev
+        l.min(7) + l.max(20) * 100,              // min, max
+        (l % 4) + (l / 4) * 10,                  // tile thread_rank, meta_group_rank
+        tile + 3,                                // tile shfl
+        if l % 4 == 0 { l } else { l - 1 },      // tile shfl_up
+        l ^ 2,                                   // tile shfl_xor
+        0b1010,                                  // tile ballot of odd values
+        i64::from(tile == 4) + if tile == 28 { 0 } else { 10 }, // tile any, all
+        (tile + 3) + tile * 100,                 // cg::reduce greater, less
+        l + 3200,                                // thread_block thread_rank, size
+        l + 3200,                                // grid_group thread_rank, size
+        l + 3200,                                // threadIdx as uint3, blockDim as dim3
+    ]
+}
+
+#[test]
+fn every_name_of_the_header_compiles_loads_and_computes_what_cuda_defines() {
+    require_clang!();
+    let v = run_json(&cu("header_names"), &ron("header_names"), &[]);
+    let b = &v["buffers"];
+    let r = numbers(&b["r"]);
+    for l in 0..32i64 {
+        let expected = header_names_expected(l);
+        let got: Vec<i64> = (0..expected.len())
+            .map(|k| r[l as usize * 32 + k] as i64)
+            .collect();
+        assert_eq!(got, expected, "lane {l}");
+        // f32 values print as the shortest decimal that reads back as the same f32.
+        let f: Vec<f32> = numbers(&b["f"])[l as usize * 8..l as usize * 8 + 5]
+            .iter()
+            .map(|&x| x as f32)
+            .collect();
+        let x = l as f32;
+        let down = if l < 31 { (l + 1) as f32 * 0.5 } else { 15.5 };
+        let want = [
+            down,
+            x.sqrt(),
+            x.min(3.0) + x.max(30.0),
+            x,
+            x.mul_add(2.0, 1.0),
+        ];
+        assert_eq!(f, want, "floats of lane {l}");
+        let d: Vec<f64> = numbers(&b["d"])[l as usize * 4..l as usize * 4 + 3].to_vec();
+        let y = l as f64;
+        let want = [1.5 * (l ^ 2) as f64, y.sqrt(), y.mul_add(3.0, 0.5)];
+        // serde_json's default float parser may be one unit in the last place off.
+        for (got, want) in d.iter().zip(want) {
+            assert!(
+                (got - want).abs() <= f64::EPSILON * want.abs(),
+                "doubles of lane {l}: {d:?}, want {want}"
+            );
+        }
+    }
+    // Atomics: 32 lanes each.
+    assert_eq!(
+        numbers(&b["ci"]),
+        [
+            32.0, 36.0, 31.0, -31.0, -256.0, -1.0, 0.0, 99.0, 7.0, 32.0, 32.0
+        ]
+    );
+    // atomicInc wraps at 9 (32 % 10 = 2); atomicDec counts 50 down 32 times.
+    assert_eq!(numbers(&b["cu"]), [96.0, 2.0, 18.0, 62.0, 5.0]);
+    assert_eq!(numbers(&b["cull"]), [(32u64 << 33) as f64, 5.0]);
+    assert_eq!(numbers(&b["cll"]), [0.0]);
+    assert_eq!(numbers(&b["cf"]), [17.0, 2.5]);
+    assert_eq!(numbers(&b["cd"]), [8.5]);
+}

@@ -327,13 +327,18 @@ template <unsigned int Size> class thread_block_tile {
     template <class T> __CUDASEM_METHOD T shfl_xor(T var, int lane_mask) const {
         return __shfl_xor_sync(mask(), var, lane_mask, Size);
     }
-    // The tile's ballot, bit i for the tile's thread i.
+    // The tile's ballot, bit i for the tile's thread i. The vote is taken over the warp's
+    // active lanes (one mask for every lane: lanes of different tiles execute this one
+    // instruction together) and the tile's bits are kept.
     __CUDASEM_METHOD unsigned int ballot(int predicate) const {
         unsigned int lane = __nvvm_read_ptx_sreg_laneid();
-        return __ballot_sync(mask(), predicate) >> (lane & ~(Size - 1) & 31);
+        unsigned int votes = __ballot_sync(__activemask(), predicate) & mask();
+        return Size == 32 ? votes : votes >> (lane & ~(Size - 1));
     }
-    __CUDASEM_METHOD int any(int predicate) const { return __any_sync(mask(), predicate); }
-    __CUDASEM_METHOD int all(int predicate) const { return __all_sync(mask(), predicate); }
+    __CUDASEM_METHOD int any(int predicate) const { return ballot(predicate) != 0; }
+    __CUDASEM_METHOD int all(int predicate) const {
+        return ballot(predicate) == (Size == 32 ? 0xffffffffu : (1u << Size) - 1);
+    }
 };
 
 template <unsigned int Size, class Parent>
