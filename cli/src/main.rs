@@ -7,6 +7,7 @@
 mod budget;
 mod commands;
 mod emit;
+mod kernel_source;
 mod launch;
 mod options;
 mod output;
@@ -26,6 +27,9 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The clang that compiles `.cu` files (default: $CUDASEM_CLANG, else `clang` on PATH).
+    #[arg(long, global = true, value_name = "PATH")]
+    clang: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -58,6 +62,10 @@ enum Command {
     /// Write a recorded run as a teaching page: one self-contained HTML file that steps
     /// through it as the thesis's figures draw it.
     View(commands::view::Args),
+    /// Compile a CUDA file (.cu) to PTX with clang and cudasem's CUDA header.
+    Cc(commands::cc::Args),
+    /// Write a launch file (RON) for a kernel from its signature.
+    Launch(commands::launch_gen::Args),
 }
 
 /// The outcome of a command, mapped to the process exit code.
@@ -89,7 +97,10 @@ impl Command {
             | Command::Progress(_)
             | Command::Debug(_)
             | Command::Rules(_)
-            | Command::Replay(_) => None,
+            | Command::Replay(_)
+            | Command::View(_)
+            | Command::Cc(_)
+            | Command::Launch(_) => None,
         }
     }
 
@@ -118,7 +129,10 @@ impl Command {
             | Command::Cfg(_)
             | Command::Progress(_)
             | Command::Rules(_)
-            | Command::Litmus(_) => None,
+            | Command::Litmus(_)
+            | Command::View(_)
+            | Command::Cc(_)
+            | Command::Launch(_) => None,
         }
     }
 }
@@ -135,6 +149,7 @@ fn main() -> ExitCode {
     if !matches!(cli.command, Command::Debug(_)) {
         timeout::install_interrupt();
     }
+    kernel_source::set_clang(cli.clang);
     let outcome = match cli.command {
         Command::Parse(args) => commands::parse::run(args),
         Command::Cfg(args) => commands::cfg::run(args),
@@ -148,6 +163,8 @@ fn main() -> ExitCode {
         Command::Explore(args) => commands::explore::run(args),
         Command::Litmus(args) => commands::litmus::run(args),
         Command::View(args) => commands::view::run(args),
+        Command::Cc(args) => commands::cc::run(args),
+        Command::Launch(args) => commands::launch_gen::run(args),
     };
     if timeout::interrupted() {
         eprintln!("interrupted (Ctrl-C): what was printed is a partial report");

@@ -346,7 +346,7 @@ fn check(args: &Args) -> Result<Outcome, String> {
         vec![reproduce(&setup, &options, args, &result, &mode, seed)?]
     };
     let ctx = Render {
-        ptx_path: &setup.base.ptx_path,
+        ptx_path: &setup.base.ptx_name,
         text: &setup.base.text,
         program: &setup.base.program,
     };
@@ -597,7 +597,7 @@ pub(crate) fn replay_checked(
         format!("this replayed schedule only ({total} choices)")
     };
     let ctx = Render {
-        ptx_path: &setup.base.ptx_path,
+        ptx_path: &setup.base.ptx_name,
         text: &setup.base.text,
         program: &setup.base.program,
     };
@@ -893,7 +893,7 @@ impl Report<'_> {
         let _ = writeln!(
             out,
             "{}: {status} ({} steps, race model {}, {} schedule(s) checked)",
-            self.kernel,
+            cuda_front::demangle(self.kernel),
             self.result.steps,
             self.race_model.name(),
             self.schedules

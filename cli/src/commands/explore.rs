@@ -347,7 +347,8 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     };
     let terminates = verdict.map(|v| v == Verdict::Pass);
     let out = if args.dot {
-        let text = std::fs::read_to_string(&args.file).unwrap_or_default();
+        // The PTX (compiled, for a `.cu` file) that the program's spans point into.
+        let text = setup.text.clone();
         let title = match (verdict, &lasso) {
             (None, _) => format!("no verdict (bounded out) under {}", model_text(model)),
             (Some(Verdict::Pass), _) => format!("terminates under {}", model_text(model)),
@@ -362,7 +363,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             Format::Text => {
                 let mut s = format!(
                     "explored `{}` ({}, {} at level {}): {} states ({} machine states), {} transitions in {:.3} s ({:.0} states/s)\n",
-                    setup.resolved.kernel,
+                    cuda_front::demangle(&setup.resolved.kernel),
                     setup.setup_text(),
                     model_text(model),
                     level,

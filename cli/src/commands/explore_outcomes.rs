@@ -116,7 +116,7 @@ fn text(
 ) -> String {
     let mut s = format!(
         "explored `{}` ({}, outcomes only: depth-first with sleep sets and state caching): {} states, {} transitions, {} executions ({} steps asleep) in {:.3} s ({:.0} states/s)\n",
-        setup.resolved.kernel,
+        cuda_front::demangle(&setup.resolved.kernel),
         setup.setup_text(),
         report.states,
         report.transitions,

@@ -294,7 +294,7 @@ fn text(
     s.push_str(&format!(
         "fuzz: {} runs of `{}` ({}, {} schedules, seed {}, at most {} steps each)\n",
         report.runs,
-        setup.resolved.kernel,
+        cuda_front::demangle(&setup.resolved.kernel),
         setup.setup_text(),
         schedule,
         args.seed,

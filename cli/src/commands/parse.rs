@@ -39,11 +39,16 @@ impl Loaded {
 
 /// Reads, parses and loads `file`; `None` (after printing why) when it cannot be read.
 pub fn load_path(file: &Path) -> Option<Loaded> {
-    let path = file.display().to_string();
-    let source = match std::fs::read_to_string(file) {
+    let path = crate::kernel_source::ptx_name(file);
+    let source = match crate::kernel_source::read_kernel(file, |e| {
+        format!("error: cannot read `{path}`: {e}")
+    }) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: cannot read `{path}`: {e}");
+        Err(message) => {
+            eprint!("{message}");
+            if !message.ends_with('\n') {
+                eprintln!();
+            }
             return None;
         }
     };

@@ -535,9 +535,11 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         }
     };
     let ptx_path = ptx.display().to_string();
-    let text = std::fs::read_to_string(&ptx)
-        .map_err(|e| format!("error: cannot read {ptx_path}: {e}\n"))?;
-    let program = Arc::new(load_program(&ptx_path, &text)?);
+    let text = crate::kernel_source::read_kernel(&ptx, |e| {
+        format!("error: cannot read {ptx_path}: {e}\n")
+    })?;
+    let ptx_name = crate::kernel_source::ptx_name(&ptx);
+    let program = Arc::new(load_program(&ptx_name, &text)?);
     check_hash(&ptx_path, program.hash, trace.program_hash)?;
     let launch = trace
         .launch
@@ -574,6 +576,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
     Ok(Loaded {
         setup: Setup {
             ptx_path,
+            ptx_name,
             text,
             program,
             resolved: Resolved {
@@ -715,7 +718,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     let stopped = Termination::StepLimit;
     let report = RunReport {
         kernel: &setup.resolved.kernel,
-        ptx_path: &setup.ptx_path,
+        ptx_path: &setup.ptx_name,
         files: &setup.program.files,
         buffers: printed,
         termination: termination.as_ref().unwrap_or(&stopped),

@@ -310,7 +310,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         .collect();
     let report = RunReport {
         kernel: &resolved.kernel,
-        ptx_path: &setup.ptx_path,
+        ptx_path: &setup.ptx_name,
         files: &setup.program.files,
         buffers,
         termination: &result.termination,
@@ -537,6 +537,12 @@ pub(crate) fn resolve_launch(
         return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
     }
     launch.apply_flags(&flags).map_err(|e| e.to_string())?;
+    // A C++ kernel may be named as written in the source (`reduce` for `_Z6reducePKfPfi`).
+    if let Some(name) = &launch.kernel
+        && let Ok(f) = cuda_front::launch_gen::select_kernel(program, Some(name))
+    {
+        launch.kernel = Some(f.name.clone());
+    }
     launch
         .resolve(program)
         .map_err(|e: LaunchError| e.to_string())
@@ -674,8 +680,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
             crate::emit::stdout(&crate::teach::stack_tables(machine.program(), &rows, ws))?;
         }
         if let (Some(path), TraceFormat::Perfetto) = (&args.trace, args.trace_format) {
-            let text = std::fs::read_to_string(&args.file).unwrap_or_default();
-            let json = crate::teach::perfetto(machine.program(), &text, &rows, ws);
+            let json = crate::teach::perfetto(machine.program(), &setup.text, &rows, ws);
             std::fs::write(path, json)
                 .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
         }
