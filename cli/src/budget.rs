@@ -15,6 +15,7 @@ pub fn set(max_memory: Option<u64>) {
     if let Some(b) = max_memory {
         let _ = BUDGET.set(b);
     }
+    launch_file::set_buffer_budget(bytes());
 }
 
 /// The budget in bytes.
@@ -58,18 +59,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{text}`: the size must be positive and below 16 EiB"))
 }
 
-/// `8.0 GiB (8589934592 bytes)`, for messages.
-pub fn size_text(bytes: u64) -> String {
-    let gib = bytes as f64 / (1u64 << 30) as f64;
-    if gib >= 1.0 {
-        format!("{gib:.1} GiB ({bytes} bytes)")
-    } else {
-        format!(
-            "{:.1} MiB ({bytes} bytes)",
-            bytes as f64 / (1u64 << 20) as f64
-        )
-    }
-}
+pub use launch_file::size_text;
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,8 @@ mod budget;
 mod commands;
 mod emit;
 mod kernel_source;
-mod launch;
+/// Launch files, read as every command and harness reads them.
+use launch_file as launch;
 mod options;
 mod output;
 mod render;

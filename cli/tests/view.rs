@@ -546,7 +546,13 @@ fn in_a_browser_cuda_lines_are_marked_where_line_tables_exist() {
         .find(|l| l.contains("if (v % 2 == 0)"))
         .expect("the line after the loop");
     assert!(line.contains(r#"class="at""#), "{line}");
-    assert!(line.contains(r#"<span class="badge sel">0.0</span>"#), "{line}");
+    assert!(
+        line.contains(r#"<span class="badge sel">0.0</span>"#),
+        "{line}"
+    );
     let warps = text_of(&d, "warpsbody");
-    assert!(warps.contains("01000000 00000000 (diverge, 00111111"), "{warps}");
+    assert!(
+        warps.contains("01000000 00000000 (diverge, 00111111"),
+        "{warps}"
+    );
 }

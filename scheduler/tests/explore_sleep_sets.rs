@@ -4,9 +4,7 @@
 //! breadth-first explorer's. Prints the reduction (transitions and executions) in numbers;
 //! run with `--nocapture` to see them.
 
-#[allow(dead_code)]
-#[path = "../../cli/src/launch.rs"]
-mod launch;
+use launch_file as launch;
 
 use scheduler::explore::dfs::{DfsConfig, DfsReport, Memo, Reduction, outcomes};
 use scheduler::explore::{Level, Limits, explore};

@@ -19,8 +19,11 @@
 //! (f32, f16: computed in f32) bits, redrawn when rounding reaches `max`. The same seed gives the
 //! same bytes on every machine and every build.
 //!
-//! This file is also compiled into the corpus crate (`tests/src/lib.rs`, `#[path]`), so the
-//! harnesses read launch files exactly as `cudasem run` does: it uses nothing else from the CLI.
+//! The CLI, the corpus harnesses and the scheduler's tests all read launch files through this
+//! crate, so they cannot disagree about what a launch file means.
+//!
+//! Reading a launch file reads the files its `File(...)` buffers name: this crate belongs to the
+//! I/O layer with the CLI, not to the libraries below it.
 
 use ptx_parser::ScalarType;
 use semantics::Program;
@@ -29,6 +32,33 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What a launch's buffers may take in all, in bytes ([`set_buffer_budget`]); no limit until set.
+static BUFFER_BUDGET: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Sets what a launch's buffers may take in all (the CLI's `--max-memory`): [`Launch::resolve`]
+/// refuses a larger launch before it allocates anything.
+pub fn set_buffer_budget(bytes: u64) {
+    BUFFER_BUDGET.store(bytes, Ordering::Relaxed);
+}
+
+fn buffer_budget() -> u64 {
+    BUFFER_BUDGET.load(Ordering::Relaxed)
+}
+
+/// A byte count for people: `1.5 GiB (1610612736 bytes)`.
+pub fn size_text(bytes: u64) -> String {
+    let gib = bytes as f64 / (1u64 << 30) as f64;
+    if gib >= 1.0 {
+        format!("{gib:.1} GiB ({bytes} bytes)")
+    } else {
+        format!(
+            "{:.1} MiB ({bytes} bytes)",
+            bytes as f64 / (1u64 << 20) as f64
+        )
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -984,12 +1014,12 @@ impl Launch {
             .iter()
             .map(|b| b.len.saturating_mul(b.elem.size() as u64))
             .fold(0, u64::saturating_add);
-        let budget = crate::budget::bytes();
+        let budget = buffer_budget();
         if total > budget {
             return Err(LaunchError::new(format!(
                 "the launch does not fit in memory: its buffers take {}, over the memory budget of {}",
-                crate::budget::size_text(total),
-                crate::budget::size_text(budget)
+                size_text(total),
+                size_text(budget)
             ))
             .help("make the buffers smaller, or raise the budget with --max-memory (default: half of the machine's memory)"));
         }
