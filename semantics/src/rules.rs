@@ -235,24 +235,21 @@ pub fn implementation(rule: Rule) -> &'static str {
         R::CallTarget => simt!("call_target"),
         R::Next => simt!("next"),
         R::Unwind => simt!("unwind"),
-        R::Dop
-        | R::Mov
-        | R::Setp
-        | R::Ld
-        | R::St
-        | R::Atom
-        | R::Vote
-        | R::Membar
-        | R::Cvta
-        | R::Trap
-        | R::Shfl
-        | R::Match
-        | R::Redux
-        | R::ActiveMask
-        | R::WarpSync => "machine::exec::exec_data",
+        R::Dop => "machine::exec::arith::dop",
+        R::Mov => "machine::exec::arith::mov",
+        R::Setp => "machine::exec::arith::setp",
+        R::Ld => "machine::exec::memory::ld",
+        R::St => "machine::exec::memory::st",
+        R::Atom => "machine::exec::memory::atom",
+        R::Membar => "machine::exec::memory::membar",
+        R::Cvta => "machine::exec::memory::cvta",
+        R::Vote | R::Shfl | R::Match | R::Redux | R::ActiveMask => {
+            "machine::exec::collective::comm"
+        }
+        R::Trap | R::WarpSync => "machine::exec::exec_data",
         R::Bra => simt!("bra"),
-        R::Call => simt!("enter"),
-        R::Ret => simt!("leave"),
+        R::Call => "machine::warp::calls::enter",
+        R::Ret => "machine::warp::calls::leave",
         R::ExitThread => simt!("exit"),
         R::Break => simt!("brk"),
         R::BarSync | R::BarArrive | R::BarRed => simt!("bar"),
