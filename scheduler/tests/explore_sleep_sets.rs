@@ -44,6 +44,9 @@ fn run(m: &Machine, observe: &Observe, reduction: Reduction, memo: Memo) -> DfsR
             reduction,
             memo,
             max_transitions: 50_000,
+            // Sleep sets alone (the fold is compared with the unreduced search in
+            // `explore_fold`).
+            folding: scheduler::explore::Folding::None,
         },
     )
 }
@@ -86,7 +89,16 @@ impl Tally {
         // The breadth-first explorer folds the same system choices: the same outcomes (on
         // small graphs: its termination oracle's SCC search is recursive).
         if memo == Memo::States && full.states <= 5_000 {
-            let x = explore(m, Level::Blocks, observe, Limits { max_states: 10_000 }).unwrap();
+            let x = explore(
+                m,
+                Level::Blocks,
+                observe,
+                Limits {
+                    max_states: 10_000,
+                    folding: scheduler::explore::Folding::None,
+                },
+            )
+            .unwrap();
             if x.bound_hit.is_none() {
                 let bfs: BTreeSet<Outcome> = x.outcomes.keys().cloned().collect();
                 assert_eq!(bfs, keys(&full), "{name}: BFS differs");

@@ -7,6 +7,14 @@
 //!   and `threads` a `Lanes` choice steps its whole converged group, under `simt-stack` a warp
 //!   step steps the active lanes α).
 //!
+//! Memory (`--memory cached`, thesis chapter 4): a micro step of an in-flight memory operation
+//! (`Choice::Mem(Step)`) is a step of the unit whose thread issued the operation: a fair
+//! memory system eventually performs every operation it accepted, and the operation is that
+//! unit's fairness obligation (its instruction has been issued; what remains is the unit's
+//! work). Silent actions (evictions, write-backs, flushes) are steps of one more unit, *the
+//! memory system*, that counts as terminated from the start: no model owes it a step, and its
+//! steps make no unit "have stepped". So the oracle never charges one unit's step to another.
+//!
 //! Choices that belong to no unit are *system* choices and are folded into the preceding step
 //! (see [`settle`]): `Issue` (a block becomes resident as soon as an SM has room, on the
 //! lowest-numbered such SM) and `EndBarrier` (a complete barrier releases its warps at once).
@@ -22,7 +30,7 @@ use semantics::machine::Machine;
 use semantics::machine::state_hash::BlockStatus;
 use std::fmt;
 use std::str::FromStr;
-use traces::Choice;
+use traces::{Choice, MemChoice};
 
 /// The level progress models apply at (`--level`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -72,6 +80,9 @@ impl FromStr for Level {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Units {
     pub level: Level,
+    /// Whether the machine has a memory system with choices of its own (cached memory): then
+    /// unit [`Units::count`] is the memory system.
+    memory: bool,
     blocks: u32,
     warps_per_block: u32,
     threads_per_block: u32,
@@ -92,13 +103,14 @@ impl Units {
     pub fn new(machine: &Machine, level: Level) -> Result<Units, TooManyUnits> {
         let u = Units {
             level,
+            memory: machine.cache().is_some(),
             blocks: machine.total_blocks(),
             warps_per_block: machine.warps_per_block(),
             threads_per_block: machine.threads_per_block(),
             warp_size: machine.warp_size(),
         };
         let count = u.count_u64();
-        if count > MAX_UNITS as u64 {
+        if count + u.memory as u64 > MAX_UNITS as u64 {
             return Err(TooManyUnits {
                 count: count as usize,
                 level,
@@ -116,18 +128,56 @@ impl Units {
         }
     }
 
+    /// The units of the program (blocks, warps or lanes).
     pub fn count(&self) -> usize {
         self.count_u64() as usize
     }
 
-    /// The units a choice steps; empty for system choices (`Issue`, `EndBarrier`, memory).
+    /// The units of the state graph: the program's, then the memory system's if it has one.
+    pub fn graph_units(&self) -> usize {
+        self.count() + self.memory as usize
+    }
+
+    /// The memory system's unit (cached memory): it steps silent actions, is never owed a
+    /// step and counts as terminated.
+    pub fn memory_unit(&self) -> Option<Unit> {
+        self.memory.then(|| self.count() as Unit)
+    }
+
+    /// The unit of thread `thread` of block `block`.
+    fn of_thread(&self, block: u32, thread: u32) -> UnitSet {
+        UnitSet::single(match self.level {
+            Level::Blocks => block as Unit,
+            Level::Warps => (block * self.warps_per_block + thread / self.warp_size.max(1)) as Unit,
+            Level::Lanes => (block * self.threads_per_block + thread) as Unit,
+        })
+    }
+
+    /// The unit a memory choice steps: the issuing thread's for a micro step of an in-flight
+    /// operation, the memory system's for a silent action.
+    fn of_memory(&self, machine: &Machine, choice: &MemChoice) -> UnitSet {
+        let system = self.memory_unit().map_or(UnitSet::EMPTY, UnitSet::single);
+        let MemChoice::Step { op } = *choice else {
+            return system;
+        };
+        machine
+            .cache()
+            .and_then(|c| c.ops().into_iter().find(|o| o.id == op))
+            .map_or(system, |o| {
+                self.of_thread(o.request.who.block, o.request.who.thread)
+            })
+    }
+
+    /// The units a choice steps; empty for system choices (`Issue`, `EndBarrier`). A memory
+    /// choice steps the unit that issued its operation, or the memory system (module header).
     pub fn of(&self, machine: &Machine, choice: &Choice) -> UnitSet {
         let (block, warp, lanes) = match *choice {
             Choice::Warp { block, warp } | Choice::Target { block, warp, .. } => {
                 (block, warp, machine.warp_active(block, warp))
             }
             Choice::Lanes { block, warp, mask } => (block, warp, mask),
-            Choice::Issue { .. } | Choice::EndBarrier { .. } | Choice::Mem(_) => {
+            Choice::Mem(m) => return self.of_memory(machine, &m),
+            Choice::Issue { .. } | Choice::EndBarrier { .. } => {
                 return UnitSet::EMPTY;
             }
         };
@@ -151,9 +201,9 @@ impl Units {
         }
     }
 
-    /// The units that have terminated.
+    /// The units that have terminated (the memory system's unit always has).
     pub fn done(&self, machine: &Machine) -> UnitSet {
-        let mut done = UnitSet::EMPTY;
+        let mut done = self.memory_unit().map_or(UnitSet::EMPTY, UnitSet::single);
         for b in 0..self.blocks {
             let status = machine.block_status(b);
             match self.level {
@@ -187,6 +237,9 @@ impl Units {
 
     /// A unit's name: `block 1`, `warp 0.1` (block.warp), `lane 0.0.1` (block.warp.lane).
     pub fn name(&self, unit: Unit) -> String {
+        if Some(unit) == self.memory_unit() {
+            return "the memory system".to_string();
+        }
         let u = unit as u32;
         match self.level {
             Level::Blocks => format!("block {u}"),
