@@ -77,10 +77,11 @@ fn cadp_4_simple_terminates_under_cached_memory() {
     }
 }
 
-/// Every 2-thread CADP program of the liveness CSV: cached memory agrees with the expected
-/// verdict (and flat memory).
+/// Every CADP program of the liveness CSV (70, 2 and 3 threads): cached memory agrees with the
+/// expected verdict, as flat memory does. (The CSV's other rows, barrier and quorum tests,
+/// disagree under flat memory too: barrier counting, not memory.)
 #[test]
-fn cadp_two_thread_programs_agree_with_dat3m() {
+fn cadp_programs_agree_with_dat3m() {
     let csv = conformance().join("ptx-litmus/PTXv7_5-Liveness-expected.csv");
     let Ok(csv) = std::fs::read_to_string(csv) else {
         eprintln!("ptx-litmus conformance suite not found; skipping");
@@ -95,7 +96,7 @@ fn cadp_two_thread_programs_agree_with_dat3m() {
         let Some(path) = path.strip_prefix("litmus/PTX/") else {
             continue;
         };
-        if !path.starts_with("CADP/2_threads_") {
+        if !path.starts_with("CADP/") {
             continue;
         }
         let expected = if expected.trim() == "1" {
@@ -112,7 +113,7 @@ fn cadp_two_thread_programs_agree_with_dat3m() {
         }
         checked += 1;
     }
-    assert!(checked >= 20, "{checked} checked");
+    assert!(checked >= 70, "{checked} checked");
     assert!(
         wrong.is_empty(),
         "{} disagree:\n{}",

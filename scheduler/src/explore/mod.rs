@@ -188,7 +188,7 @@ pub fn explore_until(
     stop: &Stop,
 ) -> Result<Exploration, TooManyUnits> {
     let units = Units::new(machine, level)?;
-    let memory_unit = units.memory_unit().map_or(UnitSet::EMPTY, UnitSet::single);
+    let memory_units = units.memory_units();
     let mut init = machine.clone();
     let mut initial_choices = Vec::new();
     settle(&mut init, &mut initial_choices);
@@ -317,8 +317,8 @@ pub fn explore_until(
         let mut enabled_units = UnitSet::EMPTY;
         for s in succ {
             let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
-            // The memory system's silent actions make no unit have stepped.
-            let to_stepped = stepped.union(s.units.difference(memory_unit));
+            // The memory system's steps make no program unit have stepped.
+            let to_stepped = stepped.union(s.units.difference(memory_units));
             let to_node = match index.entry((s.to, to_stepped)) {
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) => {
@@ -393,6 +393,7 @@ pub fn explore_until(
     let machine_states = states.len();
     let lts = Lts {
         units: units.graph_units(),
+        owed: units.op_units(),
         graph,
     };
     Ok(Exploration {
