@@ -143,7 +143,9 @@ fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn litmus_outcomes_are_the_same_with_sleep_sets() {
-    let dir = workspace().join("../shared/conformance/ptx-litmus");
+    let dir = std::env::var_os(scheduler::progress::suite::ENV)
+        .map(|root| PathBuf::from(root).join("ptx-litmus"))
+        .unwrap_or_else(|| workspace().join("../shared/conformance/ptx-litmus"));
     let mut files = Vec::new();
     litmus_files(&dir, &mut files);
     assert!(
