@@ -58,6 +58,15 @@ pub struct Args {
     /// runs of the launch.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_schedules: u64,
+    /// Which steps --explore schedules: `fold` (visible operations only; a warp's
+    /// register-only steps run with its next visible one) or `none` (every step).
+    #[arg(
+        long,
+        value_name = "R",
+        default_value = "fold",
+        value_parser = super::explore::parse_folding
+    )]
+    pub reduction: scheduler::explore::Folding,
     /// A launch buffer whose contents are undefined: reading an element before writing it is
     /// reported (repeatable).
     #[arg(long = "uninit", value_name = "BUFFER")]
@@ -274,7 +283,7 @@ fn check(args: &Args) -> Result<Outcome, String> {
             }
         }
         Mode::Explore => {
-            let x = explore(&setup, args.max_schedules)?;
+            let x = explore(&setup, args.max_schedules, args.reduction)?;
             runs = x.checked;
             exhausted = x.exhausted;
             all_completed = x.result.termination == Termination::Completed;
@@ -409,7 +418,11 @@ struct Explored {
 /// happens-before orders nothing that independence could reorder), so an exhausted clean search
 /// covers every schedule. `bound` (`--max-schedules`) is turned into a transition budget of that
 /// many round-robin runs' length.
-fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
+fn explore(
+    setup: &Setup,
+    bound: u64,
+    folding: scheduler::explore::Folding,
+) -> Result<Explored, String> {
     let machine = &setup.base.machine;
     let first = run_policy(setup, &scheduler::policy::Policy::RoundRobin)?;
     if !first.findings.is_clean() || first.termination != Termination::Completed {
@@ -425,6 +438,7 @@ fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
             max_depth: usize::try_from(setup.max_steps).unwrap_or(usize::MAX),
         },
         max_transitions: bound.saturating_mul(first.steps.max(1)),
+        folding,
     };
     // Every execution the search makes is checked as it is found (replayed with the monitors);
     // the first with a finding ends the search.

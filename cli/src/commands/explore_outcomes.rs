@@ -15,6 +15,7 @@ use crate::Outcome;
 use crate::commands::replay::{reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
 use crate::options::Setup;
+use scheduler::explore::Folding;
 use scheduler::explore::dfs::{self, DfsBound, DfsConfig, DfsReport, Memo, Reduction};
 use serde_json::json;
 use std::time::Instant;
@@ -28,9 +29,13 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), String> {
         );
     }
     let config = DfsConfig {
-        reduction: Reduction::SleepSets,
+        reduction: match args.reduction {
+            Folding::None => Reduction::None,
+            Folding::Invisible => Reduction::SleepSets,
+        },
         memo: Memo::States,
         max_transitions: args.max_transitions,
+        folding: args.reduction,
     };
     let start = Instant::now();
     let stop = args.timeout.start();
