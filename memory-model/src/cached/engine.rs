@@ -269,7 +269,7 @@ impl Cached {
             buf_mask: 0,
         };
         let op = Fingerprinted::new(op);
-        let id = match self.index.free.get_min().copied() {
+        let id = match self.index.free.first() {
             Some(i) => i,
             None => {
                 self.ops.push(None);
@@ -316,7 +316,7 @@ impl Cached {
     /// by id).
     fn enabled_steps(&self, out: &mut dyn FnMut(MemChoice)) {
         // Parked ops are blocked (see `index`): only the active ones need a look.
-        for &i in self.index.active.iter() {
+        for i in self.index.active.iter() {
             if let Some(o) = self.ops.get(i as usize).and_then(Option::as_ref)
                 && !self.blocked(i, o)
             {
@@ -668,7 +668,7 @@ impl Cached {
 
     /// Parks op `id` if it is active and blocked (see `index`).
     pub(super) fn try_park(&mut self, id: OpId) {
-        if !self.index.active.contains(&id) {
+        if !self.index.active.contains(id) {
             return;
         }
         let Some(op) = self.ops.get(id as usize).and_then(Option::as_ref) else {
