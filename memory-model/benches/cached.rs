@@ -80,7 +80,8 @@ fn drain(c: &mut Cached, dram: &mut Flat) -> u64 {
         }
         let choice = enabled[next % ops];
         next = next % ops + 1;
-        c.step(choice, dram, &apply).expect("an enabled choice steps");
+        c.step(choice, dram, &apply)
+            .expect("an enabled choice steps");
         steps += 1;
     }
     steps

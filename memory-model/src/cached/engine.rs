@@ -299,7 +299,7 @@ impl Cached {
 
     // ---- the enabled set ------------------------------------------------------------------
 
-    pub(super) fn enabled_choices(&self, out: &mut dyn FnMut(MemChoice)) {
+    pub(super) fn enabled_choices<F: FnMut(MemChoice)>(&self, out: &mut F) {
         #[cfg(debug_assertions)]
         if self.ops.len() <= 64 {
             let mut incremental = Vec::new();
@@ -314,7 +314,7 @@ impl Cached {
 
     /// The `Step` choices: only ops whose dependencies ended can step (the index keeps them,
     /// by id).
-    fn enabled_steps(&self, out: &mut dyn FnMut(MemChoice)) {
+    fn enabled_steps<F: FnMut(MemChoice)>(&self, out: &mut F) {
         // Parked ops are blocked (see `index`): only the active ones need a look.
         for i in self.index.active.iter() {
             if let Some(o) = self.ops.get(i as usize).and_then(Option::as_ref)
@@ -338,7 +338,7 @@ impl Cached {
     }
 
     /// The silent rules allowed by the configuration, per SM then L2 (see [`Cached::enabled`]).
-    fn enabled_silent(&self, out: &mut dyn FnMut(MemChoice)) {
+    fn enabled_silent<F: FnMut(MemChoice)>(&self, out: &mut F) {
         if self.config.silent == SilentActions::None {
             return;
         }

@@ -81,7 +81,12 @@ impl IdSet {
     }
 
     pub fn last(&self) -> Option<OpId> {
-        let (i, w) = self.words.iter().enumerate().rev().find(|(_, w)| **w != 0)?;
+        let (i, w) = self
+            .words
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, w)| **w != 0)?;
         Some(i as OpId * 64 + 63 - w.leading_zeros())
     }
 
