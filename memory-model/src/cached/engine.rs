@@ -269,7 +269,7 @@ impl Cached {
             buf_mask: 0,
         };
         let op = Fingerprinted::new(op);
-        let id = match self.index.free.get_min().copied() {
+        let id = match self.index.free.first() {
             Some(i) => i,
             None => {
                 self.ops.push(None);
@@ -299,7 +299,7 @@ impl Cached {
 
     // ---- the enabled set ------------------------------------------------------------------
 
-    pub(super) fn enabled_choices(&self, out: &mut dyn FnMut(MemChoice)) {
+    pub(super) fn enabled_choices<F: FnMut(MemChoice)>(&self, out: &mut F) {
         #[cfg(debug_assertions)]
         if self.ops.len() <= 64 {
             let mut incremental = Vec::new();
@@ -314,9 +314,9 @@ impl Cached {
 
     /// The `Step` choices: only ops whose dependencies ended can step (the index keeps them,
     /// by id).
-    fn enabled_steps(&self, out: &mut dyn FnMut(MemChoice)) {
+    fn enabled_steps<F: FnMut(MemChoice)>(&self, out: &mut F) {
         // Parked ops are blocked (see `index`): only the active ones need a look.
-        for &i in self.index.active.iter() {
+        for i in self.index.active.iter() {
             if let Some(o) = self.ops.get(i as usize).and_then(Option::as_ref)
                 && !self.blocked(i, o)
             {
@@ -338,7 +338,7 @@ impl Cached {
     }
 
     /// The silent rules allowed by the configuration, per SM then L2 (see [`Cached::enabled`]).
-    fn enabled_silent(&self, out: &mut dyn FnMut(MemChoice)) {
+    fn enabled_silent<F: FnMut(MemChoice)>(&self, out: &mut F) {
         if self.config.silent == SilentActions::None {
             return;
         }
@@ -668,7 +668,7 @@ impl Cached {
 
     /// Parks op `id` if it is active and blocked (see `index`).
     pub(super) fn try_park(&mut self, id: OpId) {
-        if !self.index.active.contains(&id) {
+        if !self.index.active.contains(id) {
             return;
         }
         let Some(op) = self.ops.get(id as usize).and_then(Option::as_ref) else {

@@ -25,6 +25,83 @@ use smallvec::SmallVec;
 /// Ids of ops, ascending.
 type Ids = SmallVec<[OpId; 4]>;
 
+/// A set of op ids as a bit set: ids are slots, dense and reused smallest first, so a bit per
+/// slot is small, and the enabled scan walks set bits instead of a tree.
+#[derive(Debug, Clone, Default)]
+pub(super) struct IdSet {
+    words: Vec<u64>,
+}
+
+impl IdSet {
+    pub fn insert(&mut self, id: OpId) {
+        let w = id as usize / 64;
+        if self.words.len() <= w {
+            self.words.resize(w + 1, 0);
+        }
+        self.words[w] |= 1 << (id % 64);
+    }
+
+    /// Removes `id`; whether it was there.
+    pub fn remove(&mut self, id: OpId) -> bool {
+        let w = id as usize / 64;
+        let Some(word) = self.words.get_mut(w) else {
+            return false;
+        };
+        let bit = 1 << (id % 64);
+        let was = *word & bit != 0;
+        *word &= !bit;
+        while self.words.last() == Some(&0) {
+            self.words.pop();
+        }
+        was
+    }
+
+    pub fn contains(&self, id: OpId) -> bool {
+        self.words
+            .get(id as usize / 64)
+            .is_some_and(|w| w >> (id % 64) & 1 != 0)
+    }
+
+    /// The ids, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = OpId> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let b = w.trailing_zeros();
+                    w &= w - 1;
+                    i as OpId * 64 + b
+                })
+            })
+        })
+    }
+
+    pub fn first(&self) -> Option<OpId> {
+        self.iter().next()
+    }
+
+    pub fn last(&self) -> Option<OpId> {
+        let (i, w) = self
+            .words
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, w)| **w != 0)?;
+        Some(i as OpId * 64 + 63 - w.leading_zeros())
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+/// Trailing zero words are never stored, so equal sets have equal words.
+impl PartialEq for IdSet {
+    fn eq(&self, other: &Self) -> bool {
+        self.words == other.words
+    }
+}
+
 /// What a parked op waits for (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Watch {
@@ -48,11 +125,11 @@ pub(super) struct OpIndex {
     /// destination): the machine's scoreboard.
     pub by_warp: OrdMap<(u32, u32), Ids>,
     /// The ops whose dependencies all ended (the candidates of the enabled set).
-    pub ready: OrdSet<OpId>,
+    pub ready: IdSet,
     /// Free slots below the length of the op list (the smallest is reused first).
-    pub free: OrdSet<OpId>,
+    pub free: IdSet,
     /// The ready ops that are not parked (the ones the enabled set checks).
-    pub active: OrdSet<OpId>,
+    pub active: IdSet,
     /// Parked ops by what they wait for.
     pub parked: OrdMap<Watch, Ids>,
     /// Where each parked op is parked.
@@ -85,7 +162,7 @@ impl OpIndex {
         if op.deps.is_empty() {
             self.make_ready(id);
         }
-        self.free.remove(&id);
+        self.free.remove(id);
     }
 
     /// Forgets the op that leaves slot `id`.
@@ -106,8 +183,8 @@ impl OpIndex {
         if let Some(w) = dest_warp(op) {
             drop_id(&mut self.by_warp, &w, id);
         }
-        self.ready.remove(&id);
-        self.active.remove(&id);
+        self.ready.remove(id);
+        self.active.remove(id);
         if let Some(w) = self.parked_on.remove(&id) {
             drop_id(&mut self.parked, &w, id);
         }
@@ -121,7 +198,7 @@ impl OpIndex {
 
     /// Parks a ready op under `w` (its next step would only retry until `w` changes).
     pub fn park(&mut self, id: OpId, w: Watch) {
-        if self.active.remove(&id).is_some() {
+        if self.active.remove(id) {
             insert_sorted(self.parked.entry(w).or_default(), id);
             self.parked_on.insert(id, w);
         }
@@ -166,13 +243,16 @@ impl OpIndex {
     pub fn matches(&self, scratch: &OpIndex) -> bool {
         let parked: OrdSet<OpId> = self.parked_on.keys().copied().collect();
         let parked_listed: usize = self.parked.values().map(|ids| ids.len()).sum();
+        let active: OrdSet<OpId> = self.active.iter().collect();
+        let ready: OrdSet<OpId> = self.ready.iter().collect();
         self.by_thread == scratch.by_thread
             && self.by_warp == scratch.by_warp
             && self.ready == scratch.ready
             && self.free == scratch.free
             && parked_listed == parked.len()
-            && self.active.clone().intersection(parked.clone()).is_empty()
-            && self.active.clone().union(parked) == self.ready
+            && active.clone().intersection(parked.clone()).is_empty()
+            && active.len() + parked.len() == self.active.len() + parked_listed
+            && active.union(parked) == ready
     }
 
     /// The ops of thread `who`, by id.
@@ -182,11 +262,11 @@ impl OpIndex {
 
     /// The slot list shrank to `len`: free slots at or beyond it are gone.
     pub fn truncate(&mut self, len: usize) {
-        while let Some(&max) = self.free.get_max() {
+        while let Some(max) = self.free.last() {
             if (max as usize) < len {
                 break;
             }
-            self.free.remove(&max);
+            self.free.remove(max);
         }
     }
 
