@@ -7,6 +7,7 @@
 mod budget;
 mod commands;
 mod emit;
+mod failure;
 mod launch;
 mod options;
 mod output;
