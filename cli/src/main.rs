@@ -8,6 +8,8 @@ mod budget;
 mod commands;
 mod emit;
 mod failure;
+#[cfg(test)]
+mod fuzz_inputs;
 mod launch;
 mod options;
 mod output;
