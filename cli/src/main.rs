@@ -10,6 +10,9 @@ mod emit;
 mod kernel_source;
 /// Launch files, read as every command and harness reads them.
 use launch_file as launch;
+mod failure;
+#[cfg(test)]
+mod fuzz_inputs;
 mod options;
 mod output;
 mod render;

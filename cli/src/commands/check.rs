@@ -14,10 +14,12 @@
 //! ends the search). The result is `complete` when the search was exhausted. Bounded by
 //! `--max-schedules` round-robin runs' worth of transitions.
 //!
-//! Exit codes: 0 clean, 1 a finding (or the kernel misbehaved), 2 bad input.
+//! Exit codes: 0 clean, 1 a finding (or the kernel misbehaved, or a bound cut it short), 2 bad
+//! input, 3 an internal error (docs/reliability.md).
 
 use super::run::{self, Format};
 use crate::Outcome;
+use crate::failure::Failure;
 use crate::options::{self, RunOptions};
 use crate::output::{lanes_text, shell_command, status_word};
 use scheduler::Scheduler;
@@ -99,18 +101,7 @@ impl RaceModelArg {
 }
 
 pub fn run(args: Args) -> Outcome {
-    match check(&args) {
-        Ok(outcome) => outcome,
-        Err(message) => {
-            if !message.is_empty() {
-                eprint!("{message}");
-                if !message.ends_with('\n') {
-                    eprintln!();
-                }
-            }
-            Outcome::BadInput
-        }
-    }
+    check(&args).unwrap_or_else(Failure::report)
 }
 
 /// Everything one checked schedule leaves.
@@ -146,7 +137,7 @@ impl Setup {
     fn check(
         &self,
         pick: &mut dyn FnMut(&Machine, &[Choice]) -> Option<usize>,
-    ) -> Result<Checked, String> {
+    ) -> Result<Checked, Failure> {
         let mut machine = self.base.machine.clone();
         let mut monitors = Monitors::new(&machine, &self.base.resolved.config, self.monitors);
         for &i in &self.uninit {
@@ -184,7 +175,9 @@ impl Setup {
             // The monitors read no SIMT stack except at barriers: `EventDetail::Monitors`.
             if let Err(e) = machine.step_observed_with(&choice, &mut events, EventDetail::Monitors)
             {
-                return Err(format!("error: internal: {e}\n"));
+                return Err(Failure::internal(format!(
+                    "step {taken} (`{choice}`) was enabled but failed: {e}"
+                )));
             }
             monitors.observe(&events);
             // Kept for the replay command while short; a longer schedule is reproduced by
@@ -230,7 +223,7 @@ enum Mode {
     Explore,
 }
 
-fn check(args: &Args) -> Result<Outcome, String> {
+fn check(args: &Args) -> Result<Outcome, Failure> {
     let r = &args.run;
     let options = r.run_options();
     let base = options.setup(&r.file)?;
@@ -299,7 +292,7 @@ fn check(args: &Args) -> Result<Outcome, String> {
     let (result, seed) = match (failing, last) {
         (Some((f, seed)), _) => (f, seed),
         (None, Some(l)) => (l, None),
-        (None, None) => return Err("error: no schedule was run\n".to_string()),
+        (None, None) => return Err("error: no schedule was run\n".to_string().into()),
     };
     let independent = dependence.schedule_independent();
     let complete = all_completed && (independent || exhausted);
@@ -376,7 +369,7 @@ fn line_of(program: &Program, pc: u32) -> u32 {
     program.source.get(pc as usize).map_or(0, |s| s.ptx_line)
 }
 
-fn run_policy(setup: &Setup, schedule: &scheduler::policy::Policy) -> Result<Checked, String> {
+fn run_policy(setup: &Setup, schedule: &scheduler::policy::Policy) -> Result<Checked, Failure> {
     let (mut policy, diverged) =
         run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps, &setup.stop)?;
     let mut checked = setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))?;
@@ -422,7 +415,7 @@ fn explore(
     setup: &Setup,
     bound: u64,
     folding: scheduler::explore::Folding,
-) -> Result<Explored, String> {
+) -> Result<Explored, Failure> {
     let machine = &setup.base.machine;
     let first = run_policy(setup, &scheduler::policy::Policy::RoundRobin)?;
     if !first.findings.is_clean() || first.termination != Termination::Completed {
@@ -445,7 +438,7 @@ fn explore(
     let mut last = first;
     let mut checked = 0u64;
     let mut failed: Option<Checked> = None;
-    let mut error: Option<String> = None;
+    let mut error: Option<Failure> = None;
     let report = dfs::outcomes_each(
         machine,
         &observe_all(setup),
@@ -464,7 +457,9 @@ fn explore(
             });
             match result {
                 Ok(_) if lost => {
-                    error = Some("error: internal: an explored schedule does not replay\n".into());
+                    error = Some(Failure::internal(
+                        "a schedule of the search does not replay with the monitors",
+                    ));
                     false
                 }
                 Ok(result) => {
@@ -569,7 +564,7 @@ fn reproduce(
 pub(crate) fn replay_checked(
     args: &crate::commands::replay::Args,
     loaded: crate::commands::replay::Loaded,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, Failure> {
     let total = loaded.choices.len();
     let uninit = Setup::uninit_buffers(&loaded.setup, &args.uninit)?;
     let setup = Setup {
@@ -603,7 +598,8 @@ pub(crate) fn replay_checked(
         return Err(format!(
             "replay diverged after {step} of {total} choices: step {step}: `{c}` is not enabled; enabled: [{}]\n",
             list.join(", ")
-        ));
+        )
+        .into());
     }
     let coverage = if result.cut {
         format!("this replayed schedule only; the trace's {total} choices end before the run does")

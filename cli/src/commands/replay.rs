@@ -608,7 +608,8 @@ fn check_hash(ptx_path: &str, have: u64, want: u64) -> Result<(), String> {
 fn run_inner(args: &Args) -> Result<Outcome, String> {
     let loaded = load_trace(args)?;
     if args.check {
-        return crate::commands::check::replay_checked(args, loaded);
+        return Ok(crate::commands::check::replay_checked(args, loaded)
+            .unwrap_or_else(crate::failure::Failure::report));
     }
     let setup = &loaded.setup;
     let mut machine = setup.machine.clone();

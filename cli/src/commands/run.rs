@@ -8,6 +8,7 @@
 //! `fuzz` and `explore` use too (`commands::replay::reproduce`).
 
 use crate::Outcome;
+use crate::failure::Failure;
 use crate::launch::{DeviceFile, Launch, LaunchError, LaunchFlags};
 use crate::options::{RunOptions, Setup};
 use crate::output::{PrintedBuffer, RunReport, shell_command};
@@ -269,23 +270,11 @@ pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
 }
 
 pub fn run(args: Args) -> Outcome {
-    match run_inner(&args) {
-        Ok(outcome) => outcome,
-        Err(message) => {
-            // Empty when the error was already rendered (PTX diagnostics).
-            if !message.is_empty() {
-                eprint!("{message}");
-                if !message.ends_with('\n') {
-                    eprintln!();
-                }
-            }
-            Outcome::BadInput
-        }
-    }
+    run_inner(&args).unwrap_or_else(Failure::report)
 }
 
 /// Runs the command; `Err` is bad input, already rendered for stderr.
-fn run_inner(args: &Args) -> Result<Outcome, String> {
+fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let options = args.run_options();
     let setup = options.setup(&args.file)?;
     let result = execute(&setup, args)?;
@@ -343,7 +332,11 @@ fn reproduce_command(
     if result.termination == Termination::TimeLimit {
         // Cut by time: the same run bounded by the steps it made reproduces it.
         return Ok(crate::options::own_command(
-            &[("--timeout", true), ("--max-steps", true)],
+            &[
+                ("--timeout", true),
+                ("--max-steps", true),
+                ("--format", true),
+            ],
             &["--max-steps".to_string(), result.steps.to_string()],
         ));
     }
@@ -365,7 +358,7 @@ fn reproduce_command(
     // itself, and no trace is written that the user did not ask for.
     Ok(format!(
         "{}  (add --trace FILE.jsonl to record the run's {} choices as a replay trace)",
-        run_command_as_typed(),
+        crate::options::own_command(&[("--format", true)], &[]),
         result.steps
     ))
 }
@@ -443,7 +436,7 @@ pub(crate) fn policy_scheduler(
     machine: &Machine,
     max_steps: u64,
     stop: &scheduler::Stop,
-) -> Result<(Box<dyn Scheduler>, Diverged), String> {
+) -> Result<(Box<dyn Scheduler>, Diverged), Failure> {
     let diverged = Diverged::default();
     let scheduler = policy_scheduler_of(policy, machine, max_steps, stop, &diverged)?;
     Ok((scheduler, diverged))
@@ -455,7 +448,7 @@ fn policy_scheduler_of(
     max_steps: u64,
     stop: &scheduler::Stop,
     diverged: &Diverged,
-) -> Result<Box<dyn Scheduler>, String> {
+) -> Result<Box<dyn Scheduler>, Failure> {
     match policy {
         Policy::Replay { file } => {
             let trace = crate::commands::replay::read_trace_file(file)?;
@@ -464,7 +457,8 @@ fn policy_scheduler_of(
                 return Err(format!(
                     "error: --schedule replay:{file}: the trace was recorded from program {:016x}, this one is {hash:016x}\n",
                     trace.program_hash
-                ));
+                )
+                .into());
             }
             Ok(Box::new(StrictReplay {
                 choices: trace.choices,
@@ -477,17 +471,17 @@ fn policy_scheduler_of(
         &Policy::Progress { model, level, seed } => {
             scheduler::policy::ProgressPolicy::new(machine, model, level, seed)
                 .map(|p| Box::new(p) as Box<dyn Scheduler>)
-                .map_err(|e| format!("error: --schedule {policy}: {e}\n"))
+                .map_err(|e| format!("error: --schedule {policy}: {e}\n").into())
         }
         Policy::Pct { .. } => {
             let horizon = scheduler::fuzz::horizon(machine, max_steps);
             policy
                 .scheduler(machine, horizon)
-                .ok_or_else(|| "internal: no PCT scheduler\n".to_string())
+                .ok_or_else(|| Failure::internal("the PCT policy made no scheduler"))
         }
         Policy::RoundRobin | Policy::Random { .. } => policy
             .scheduler(machine, 0)
-            .ok_or_else(|| "internal: no scheduler\n".to_string()),
+            .ok_or_else(|| Failure::internal(format!("the policy {policy} made no scheduler"))),
     }
 }
 
@@ -641,15 +635,6 @@ fn check_device_limits(device: &DeviceConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// The command line as typed, with `cudasem` for the binary's path.
-fn run_command_as_typed() -> String {
-    let mut argv: Vec<String> = std::env::args().collect();
-    if let Some(first) = argv.first_mut() {
-        *first = "cudasem".to_string();
-    }
-    shell_command(&argv)
-}
-
 /// Choices a failing run keeps for a compact replay string (a few MB at most); a longer run is
 /// reproduced by its own command line.
 const RECORD_LIMIT: usize = 100_000;
@@ -664,7 +649,7 @@ struct RunResult {
 }
 
 /// Runs the machine. `Err` is bad input (an unreadable replay file, an unwritable trace).
-fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
+fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
     let config = &setup.config;
     let resolved = &setup.resolved;
     let mut machine = setup.machine.clone();
@@ -717,10 +702,9 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
                     writer.error.get_or_insert(e);
                 }
                 if let Some(e) = writer.error {
-                    return Err(format!(
-                        "error: cannot write trace {}: {e}\n",
-                        path.display()
-                    ));
+                    return Err(
+                        format!("error: cannot write trace {}: {e}\n", path.display()).into(),
+                    );
                 }
                 termination
             }
