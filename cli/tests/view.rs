@@ -130,6 +130,16 @@ fn the_page_is_one_self_contained_bounded_file() {
     assert!(text.len() < 200 * 1024, "{} bytes", text.len());
     // Only the two script elements end with `</script>`: the data cannot close one early.
     assert_eq!(text.matches("</script>").count(), 2);
+    // The same trace gives the same page, byte for byte.
+    let again = dir.path("again.html");
+    ok(&[
+        "view",
+        &dir.path("f52.jsonl"),
+        "tests/thesis/listing_5_5.ptx",
+        "-o",
+        &again,
+    ]);
+    assert!(std::fs::read(&again).expect("page") == text.as_bytes());
 }
 
 /// The figure rows of warp 0.0 in the page's data: rows and token pcs named by the listing's
@@ -546,7 +556,13 @@ fn in_a_browser_cuda_lines_are_marked_where_line_tables_exist() {
         .find(|l| l.contains("if (v % 2 == 0)"))
         .expect("the line after the loop");
     assert!(line.contains(r#"class="at""#), "{line}");
-    assert!(line.contains(r#"<span class="badge sel">0.0</span>"#), "{line}");
+    assert!(
+        line.contains(r#"<span class="badge sel">0.0</span>"#),
+        "{line}"
+    );
     let warps = text_of(&d, "warpsbody");
-    assert!(warps.contains("01000000 00000000 (diverge, 00111111"), "{warps}");
+    assert!(
+        warps.contains("01000000 00000000 (diverge, 00111111"),
+        "{warps}"
+    );
 }
