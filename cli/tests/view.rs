@@ -130,6 +130,16 @@ fn the_page_is_one_self_contained_bounded_file() {
     assert!(text.len() < 200 * 1024, "{} bytes", text.len());
     // Only the two script elements end with `</script>`: the data cannot close one early.
     assert_eq!(text.matches("</script>").count(), 2);
+    // The same trace gives the same page, byte for byte.
+    let again = dir.path("again.html");
+    ok(&[
+        "view",
+        &dir.path("f52.jsonl"),
+        "tests/thesis/listing_5_5.ptx",
+        "-o",
+        &again,
+    ]);
+    assert!(std::fs::read(&again).expect("page") == text.as_bytes());
 }
 
 /// The figure rows of warp 0.0 in the page's data: rows and token pcs named by the listing's

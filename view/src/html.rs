@@ -41,3 +41,69 @@ pub fn page(data: &PageData) -> String {
          <script>\n{SCRIPT}</script>\n</body>\n</html>\n"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::*;
+    use std::collections::BTreeMap;
+
+    fn data_with_source(line: &str) -> PageData {
+        PageData {
+            meta: Meta {
+                kernel: "k<b>".to_string(),
+                ptx_path: "a.ptx".to_string(),
+                setup: String::new(),
+                warp_size: 32,
+                cached: false,
+                its: false,
+                policy: None,
+                total_steps: 0,
+                from: 0,
+                termination: None,
+                notes: Vec::new(),
+            },
+            source: Source {
+                ptx: vec![line.to_string()],
+                pc_line: Vec::new(),
+                pc_cu: Vec::new(),
+                pc_listing: Vec::new(),
+                cu: Vec::new(),
+            },
+            rules: BTreeMap::new(),
+            warps: Vec::new(),
+            start: Snapshot::default(),
+            steps: Vec::new(),
+            overview: Overview {
+                size: 1,
+                buckets: Vec::new(),
+            },
+            lasso: None,
+        }
+    }
+
+    #[test]
+    fn source_text_cannot_end_the_data_element() {
+        let line = "// </script><script>alert(1)</script> <!-- x";
+        let page = page(&data_with_source(line));
+        // The page's own two script elements, and no other.
+        assert_eq!(page.matches("</script>").count(), 2);
+        assert!(!page.contains("<!-- x"));
+        // The data still reads back as the same text.
+        let start = page.find(r#"id="data">"#).unwrap() + r#"id="data">"#.len();
+        let end = start + page[start..].find("</script>").unwrap();
+        let v: serde_json::Value = serde_json::from_str(&page[start..end]).unwrap();
+        assert_eq!(v["source"]["ptx"][0], line);
+        // The title is escaped.
+        assert!(page.contains("<title>cudasem: k&lt;b&gt; (a.ptx)</title>"));
+    }
+
+    #[test]
+    fn the_page_names_no_other_resource() {
+        let page = page(&data_with_source("x"));
+        for needle in ["http:", "https:", " src=", " href=", "url(", "@import"] {
+            assert!(!page.contains(needle), "{needle}");
+        }
+        assert!(page.contains("default-src 'none'"));
+    }
+}

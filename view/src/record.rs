@@ -392,7 +392,10 @@ impl Recorder {
     }
 }
 
-fn event_text(e: &Event, ws: u32, threads: u32, line: &dyn Fn(u32) -> u32) -> String {
+/// An event in words. Under cached memory a load's or atomic's value is not known when the warp
+/// issues it (the event records 0, ARCHITECTURE.md D25): it is left out, and the memory
+/// program's step that delivers it says it.
+fn event_text(e: &Event, ws: u32, threads: u32, cached: bool, line: &dyn Fn(u32) -> u32) -> String {
     match e {
         Event::BlockIssued { block, sm, .. } => format!("block {block} issued on SM {sm}"),
         Event::Executed {
@@ -424,8 +427,16 @@ fn event_text(e: &Event, ws: u32, threads: u32, line: &dyn Fn(u32) -> u32) -> St
                 traces::AccessKind::Store => "store".to_string(),
                 traces::AccessKind::Atomic { new } => format!("atomic (new {new:#x})"),
             };
+            let global_or_shared =
+                matches!(space, traces::MemSpace::Global | traces::MemSpace::Shared);
+            let value = if cached && global_or_shared && !matches!(kind, traces::AccessKind::Store)
+            {
+                "issued (its memory program delivers the value)".to_string()
+            } else {
+                format!("value {value:#x}")
+            };
             format!(
-                "warp {block}.{warp} lane {lane}: {verb} {} {address:#x} ({size} bytes) value {value:#x}",
+                "warp {block}.{warp} lane {lane}: {verb} {} {address:#x} ({size} bytes) {value}",
                 space_word(*space)
             )
         }
@@ -520,6 +531,7 @@ pub fn record(
     let start = rec.changes(&machine, &resident);
 
     let program = machine.program().clone();
+    let cached = machine.cache().is_some();
     let line = |pc: u32| program.source.get(pc as usize).map_or(0, |s| s.ptx_line);
     let mut rules: BTreeMap<String, RuleInfo> = BTreeMap::new();
     let mut steps = Vec::with_capacity((to - from) as usize);
@@ -638,7 +650,7 @@ pub fn record(
                 _ => None,
             };
             views.push(EventView {
-                text: event_text(e, ws, threads, &line),
+                text: event_text(e, ws, threads, cached, &line),
                 rules: rule_names,
                 x,
                 wa,
@@ -961,5 +973,44 @@ fn source_of(program: &semantics::Program, sources: &Sources) -> Source {
         pc_cu,
         pc_listing,
         cu,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_are_as_wide_as_the_warps_lanes() {
+        // A block of 2 threads is one warp of 2 lanes, whatever the warp size (Figure 5.2).
+        assert_eq!(lanes_of(2, 32, 0), 2);
+        // 40 threads: a full warp, then 8 lanes.
+        assert_eq!(lanes_of(40, 32, 0), 32);
+        assert_eq!(lanes_of(40, 32, 1), 8);
+        assert_eq!(lanes_of(64, 32, 1), 32);
+    }
+
+    #[test]
+    fn the_overview_counts_every_choice_once() {
+        let choices = [
+            Choice::Issue {
+                grid: 0,
+                block: 0,
+                sm: 0,
+            },
+            Choice::Warp { block: 0, warp: 0 },
+            Choice::Warp { block: 0, warp: 1 },
+            Choice::EndBarrier {
+                block: 0,
+                barrier: 0,
+            },
+            Choice::Mem(MemChoice::Flush { sm: 0 }),
+        ];
+        let index: BTreeMap<(u32, u32), usize> = [((0, 0), 0), ((0, 1), 1)].into();
+        let o = overview(&choices, &index);
+        assert_eq!(o.size, 1);
+        let units: Vec<usize> = o.buckets.iter().map(|b| b[0].0).collect();
+        // Warps by index, then issue, barrier, memory.
+        assert_eq!(units, [2, 0, 1, 3, 4]);
     }
 }
