@@ -510,3 +510,36 @@ fn every_name_of_the_header_compiles_loads_and_computes_what_cuda_defines() {
     assert_eq!(numbers(&b["cf"]), [17.0, 2.5]);
     assert_eq!(numbers(&b["cd"]), [8.5]);
 }
+
+#[test]
+fn a_whole_program_with_host_code_compiles_and_its_kernel_runs() {
+    require_clang!();
+    let dir = tempfile::tempdir().unwrap();
+    let launch = dir.path().join("vecadd.ron");
+    let launch = launch.to_str().unwrap();
+    let (code, _, err) = cudasem_here(&[
+        "launch",
+        &cu("vecadd_program"),
+        "--threads",
+        "100",
+        "-o",
+        launch,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = run_json(&cu("vecadd_program"), launch, &[]);
+    // a = b = 0, 1, 2, ...: c = 2i.
+    let c = numbers(&v["buffers"]["c"]);
+    assert_eq!(c, (0..100).map(|i| 2.0 * i as f64).collect::<Vec<_>>());
+    // The kernel is found by its C++ name too.
+    let (code, out, err) = cudasem_here(&[
+        "run",
+        &cu("vecadd_program"),
+        "--launch",
+        launch,
+        "--kernel",
+        "vadd",
+        "--print",
+        "c",
+    ]);
+    assert_eq!(code, 0, "{err}{out}");
+}

@@ -32,6 +32,9 @@
 // Every helper below: a device function inlined at its call, without line info of its own.
 #define __CUDASEM_FN static __device__ __inline__ __attribute__((always_inline, nodebug))
 #define __CUDASEM_METHOD __device__ __inline__ __attribute__((always_inline, nodebug))
+// Also usable in host code (`dim3 grid(4);` in main).
+#define __CUDASEM_HD_FN static __host__ __device__ __inline__ __attribute__((always_inline, nodebug))
+#define __CUDASEM_HD_METHOD __host__ __device__ __inline__ __attribute__((always_inline, nodebug))
 
 // ---------------------------------------------------------------------------------------------
 // Vector types (the few kernels use) and the built-in variables
@@ -42,9 +45,10 @@ struct uint3 {
 };
 struct dim3 {
     unsigned int x, y, z;
-    __CUDASEM_METHOD constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+    __CUDASEM_HD_METHOD constexpr dim3(unsigned int vx = 1, unsigned int vy = 1,
+                                       unsigned int vz = 1)
         : x(vx), y(vy), z(vz) {}
-    __CUDASEM_METHOD constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    __CUDASEM_HD_METHOD constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
 };
 struct __attribute__((aligned(8))) int2 { int x, y; };
 struct __attribute__((aligned(16))) int4 { int x, y, z, w; };
@@ -53,13 +57,13 @@ struct __attribute__((aligned(16))) uint4 { unsigned int x, y, z, w; };
 struct __attribute__((aligned(8))) float2 { float x, y; };
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
 struct __attribute__((aligned(16))) double2 { double x, y; };
-__CUDASEM_FN int2 make_int2(int x, int y) { return {x, y}; }
-__CUDASEM_FN int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
-__CUDASEM_FN uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
-__CUDASEM_FN uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
-__CUDASEM_FN float2 make_float2(float x, float y) { return {x, y}; }
-__CUDASEM_FN float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
-__CUDASEM_FN double2 make_double2(double x, double y) { return {x, y}; }
+__CUDASEM_HD_FN int2 make_int2(int x, int y) { return {x, y}; }
+__CUDASEM_HD_FN int4 make_int4(int x, int y, int z, int w) { return {x, y, z, w}; }
+__CUDASEM_HD_FN uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
+__CUDASEM_HD_FN uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
+__CUDASEM_HD_FN float2 make_float2(float x, float y) { return {x, y}; }
+__CUDASEM_HD_FN float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+__CUDASEM_HD_FN double2 make_double2(double x, double y) { return {x, y}; }
 
 // `threadIdx.x` reads %tid.x (a property getter, as clang's own CUDA headers do it).
 #define __CUDASEM_SREG_FIELD(FIELD, INTRINSIC)                                                   \
@@ -404,5 +408,106 @@ __CUDASEM_FN T reduce(const thread_block_tile<Size> &g, T value, Op op) {
 }
 
 } // namespace cooperative_groups
+
+
+// ---------------------------------------------------------------------------------------------
+// Host code: declarations only, so that a whole .cu program (main, cudaMalloc, kernel<<<...>>>)
+// compiles; cudasem compiles the device side alone (--cuda-device-only) and runs the kernels from
+// a launch file, so none of these is ever called.
+// ---------------------------------------------------------------------------------------------
+
+typedef __SIZE_TYPE__ size_t;
+typedef enum cudaError {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+} cudaError_t;
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4,
+};
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+struct cudaDeviceProp {
+    char name[256];
+    size_t totalGlobalMem, sharedMemPerBlock;
+    int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3];
+    int multiProcessorCount, maxThreadsPerMultiProcessor, major, minor;
+};
+#define cudaMemAttachGlobal 0x01
+
+// What clang's `kernel<<<grid, block, shared, stream>>>(...)` calls.
+extern "C" __host__ unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shared = 0,
+                                                         void *stream = 0);
+extern "C" __host__ cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shared = 0,
+                                                  cudaStream_t stream = 0);
+extern "C" {
+__host__ cudaError_t cudaMalloc(void **p, size_t bytes);
+__host__ cudaError_t cudaMallocManaged(void **p, size_t bytes, unsigned flags = cudaMemAttachGlobal);
+__host__ cudaError_t cudaMallocHost(void **p, size_t bytes);
+__host__ cudaError_t cudaFree(void *p);
+__host__ cudaError_t cudaFreeHost(void *p);
+__host__ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind);
+__host__ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
+                                     enum cudaMemcpyKind kind, cudaStream_t stream = 0);
+__host__ cudaError_t cudaMemset(void *p, int value, size_t bytes);
+__host__ cudaError_t cudaDeviceSynchronize(void);
+__host__ cudaError_t cudaDeviceReset(void);
+__host__ cudaError_t cudaGetLastError(void);
+__host__ cudaError_t cudaPeekAtLastError(void);
+__host__ const char *cudaGetErrorString(cudaError_t error);
+__host__ const char *cudaGetErrorName(cudaError_t error);
+__host__ cudaError_t cudaSetDevice(int device);
+__host__ cudaError_t cudaGetDevice(int *device);
+__host__ cudaError_t cudaGetDeviceCount(int *count);
+__host__ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device);
+__host__ cudaError_t cudaStreamCreate(cudaStream_t *stream);
+__host__ cudaError_t cudaStreamDestroy(cudaStream_t stream);
+__host__ cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+__host__ cudaError_t cudaEventCreate(cudaEvent_t *event);
+__host__ cudaError_t cudaEventDestroy(cudaEvent_t event);
+__host__ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+__host__ cudaError_t cudaEventSynchronize(cudaEvent_t event);
+__host__ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+__host__ cudaError_t cudaLaunchCooperativeKernel(const void *kernel, dim3 grid, dim3 block,
+                                                 void **args, size_t shared = 0,
+                                                 cudaStream_t stream = 0);
+__host__ cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t bytes,
+                                        size_t offset = 0,
+                                        enum cudaMemcpyKind kind = cudaMemcpyHostToDevice);
+__host__ cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t bytes,
+                                          size_t offset = 0,
+                                          enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost);
+}
+template <class T> __host__ cudaError_t cudaMalloc(T **p, size_t bytes) {
+    return cudaMalloc((void **)p, bytes);
+}
+template <class T>
+__host__ cudaError_t cudaMallocManaged(T **p, size_t bytes, unsigned flags = cudaMemAttachGlobal) {
+    return cudaMallocManaged((void **)p, bytes, flags);
+}
+template <class T> __host__ cudaError_t cudaMallocHost(T **p, size_t bytes) {
+    return cudaMallocHost((void **)p, bytes);
+}
+template <class T>
+__host__ cudaError_t cudaMemcpyToSymbol(const T &symbol, const void *src, size_t bytes,
+                                        size_t offset = 0,
+                                        enum cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    return cudaMemcpyToSymbol((const void *)&symbol, src, bytes, offset, kind);
+}
+template <class T>
+__host__ cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t bytes,
+                                          size_t offset = 0,
+                                          enum cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    return cudaMemcpyFromSymbol(dst, (const void *)&symbol, bytes, offset, kind);
+}
+template <class K>
+__host__ cudaError_t cudaLaunchCooperativeKernel(K *kernel, dim3 grid, dim3 block, void **args,
+                                                 size_t shared = 0, cudaStream_t stream = 0) {
+    return cudaLaunchCooperativeKernel((const void *)kernel, grid, block, args, shared, stream);
+}
 
 #endif

@@ -39,7 +39,8 @@ pub fn parameter_types(name: &str) -> Option<Vec<String>> {
         name,
         DemangleOptions::default().no_params().no_return_type(),
     )?;
-    let rest = full.strip_prefix(short.as_str())?;
+    // A template function's demangled name starts with its return type (`void scale<float>(...)`).
+    let rest = &full[full.find(short.as_str())? + short.len()..];
     let inner = rest.trim_end().strip_prefix('(')?;
     let inner = &inner[..inner.rfind(')')?];
     Some(split_top_level(inner))

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
+    /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: std::path::PathBuf,
     /// Only this kernel or function (default: all).
     #[arg(long)]

@@ -30,7 +30,7 @@ pub const DEFAULT_DEBUG_MAX_STEPS: u64 = 10_000_000;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
+    /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     /// The launch file (RON), as for `cudasem run`.
     #[arg(long, value_name = "FILE.ron")]

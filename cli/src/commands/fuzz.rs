@@ -31,7 +31,7 @@ pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
+    /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     #[command(flatten)]
     pub options: RunOptions,

@@ -26,7 +26,7 @@ pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
+    /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     /// The launch file (RON): kernel, grid, block, buffers, args, globals, print (docs/run.md).
     #[arg(long, value_name = "FILE.ron")]
