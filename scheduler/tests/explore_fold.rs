@@ -6,9 +6,7 @@
 //! folded search's lasso replays step by step and closes), and witnesses replaying to their
 //! outcomes. The reduction is printed (`--nocapture`).
 
-#[allow(dead_code)]
-#[path = "../../cli/src/launch.rs"]
-mod launch;
+use launch_file as launch;
 
 use scheduler::explore::dfs::{DfsConfig, Memo, Reduction, outcomes};
 use scheduler::explore::{Exploration, Folding, Level, Limits, explore};
