@@ -26,10 +26,12 @@ use smallvec::SmallVec;
 type Ids = SmallVec<[OpId; 4]>;
 
 /// A set of op ids as a bit set: ids are slots, dense and reused smallest first, so a bit per
-/// slot is small, and the enabled scan walks set bits instead of a tree.
+/// slot is small, and the enabled scan walks set bits instead of a tree. Inline up to 128 ids:
+/// explorers clone the memory state for every successor, and litmus-size states then allocate
+/// nothing for the sets.
 #[derive(Debug, Clone, Default)]
 pub(super) struct IdSet {
-    words: Vec<u64>,
+    words: SmallVec<[u64; 2]>,
 }
 
 impl IdSet {
