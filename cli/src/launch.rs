@@ -979,15 +979,29 @@ impl Launch {
 
         // Every size is known before anything is allocated: a launch over the budget is
         // refused here rather than by the operating system half-way through building it.
-        let total: u64 = self
+        // A buffer lives in the launch, the initial machine and the running machine; a
+        // printed one is also decoded and formatted (about PRINTED_BYTES_PER_ELEMENT each).
+        let printed = |b: &BufferDesc| {
+            self.print
+                .as_ref()
+                .is_none_or(|names| names.contains(&b.name))
+        };
+        let bytes: u64 = self
             .buffers
             .iter()
             .map(|b| b.len.saturating_mul(b.elem.size() as u64))
             .fold(0, u64::saturating_add);
+        let total = self
+            .buffers
+            .iter()
+            .filter(|b| printed(b))
+            .map(|b| b.len.saturating_mul(PRINTED_BYTES_PER_ELEMENT))
+            .fold(bytes.saturating_mul(BUFFER_COPIES), u64::saturating_add);
         let budget = crate::budget::bytes();
         if total > budget {
             return Err(LaunchError::new(format!(
-                "the launch does not fit in memory: its buffers take {}, over the memory budget of {}",
+                "the launch does not fit in memory: its buffers take {} (about {} with the copies a run keeps and the printed text), over the memory budget of {}",
+                crate::budget::size_text(bytes),
                 crate::budget::size_text(total),
                 crate::budget::size_text(budget)
             ))
@@ -1143,6 +1157,12 @@ fn location_of(path: &str, text: &str, at: usize) -> Location {
 // ---------------------------------------------------------------------------------------------
 // Buffer contents
 // ---------------------------------------------------------------------------------------------
+
+/// Copies of a buffer a run holds: the launch's, the initial machine's, the running machine's.
+const BUFFER_COPIES: u64 = 3;
+
+/// Memory to print one element: its decoded value and its text.
+const PRINTED_BYTES_PER_ELEMENT: u64 = 64;
 
 /// The largest buffer, in bytes.
 const MAX_BUFFER_BYTES: usize = 1 << 34;
