@@ -58,18 +58,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{text}`: the size must be positive and below 16 EiB"))
 }
 
-/// `8.0 GiB (8589934592 bytes)`, for messages.
-pub fn size_text(bytes: u64) -> String {
-    let gib = bytes as f64 / (1u64 << 30) as f64;
-    if gib >= 1.0 {
-        format!("{gib:.1} GiB ({bytes} bytes)")
-    } else {
-        format!(
-            "{:.1} MiB ({bytes} bytes)",
-            bytes as f64 / (1u64 << 20) as f64
-        )
-    }
-}
+pub use crate::launch::size_text;
 
 #[cfg(test)]
 mod tests {

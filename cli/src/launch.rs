@@ -810,8 +810,16 @@ impl Launch {
         }
     }
 
-    /// Resolves the launch against `program`: kernel, parameters, globals, bytes.
+    /// Resolves the launch against `program`: kernel, parameters, globals, bytes (no memory
+    /// budget: for tests and tools that trust their launches).
+    #[allow(dead_code)]
     pub fn resolve(&self, program: &Program) -> Result<Resolved, LaunchError> {
+        self.resolve_within(program, u64::MAX)
+    }
+
+    /// [`Launch::resolve`], refusing before anything is allocated a launch whose memory
+    /// (buffers and their copies, printed text) would exceed `budget` bytes (`--max-memory`).
+    pub fn resolve_within(&self, program: &Program, budget: u64) -> Result<Resolved, LaunchError> {
         use semantics::program::FunctionKind;
         let entries: Vec<&semantics::program::Function> = program
             .functions
@@ -997,13 +1005,12 @@ impl Launch {
             .filter(|b| printed(b))
             .map(|b| b.len.saturating_mul(PRINTED_BYTES_PER_ELEMENT))
             .fold(bytes.saturating_mul(BUFFER_COPIES), u64::saturating_add);
-        let budget = crate::budget::bytes();
         if total > budget {
             return Err(LaunchError::new(format!(
                 "the launch does not fit in memory: its buffers take {} (about {} with the copies a run keeps and the printed text), over the memory budget of {}",
-                crate::budget::size_text(bytes),
-                crate::budget::size_text(total),
-                crate::budget::size_text(budget)
+                size_text(bytes),
+                size_text(total),
+                size_text(budget)
             ))
             .help("make the buffers smaller, or raise the budget with --max-memory (default: half of the machine's memory)"));
         }
@@ -1157,6 +1164,19 @@ fn location_of(path: &str, text: &str, at: usize) -> Location {
 // ---------------------------------------------------------------------------------------------
 // Buffer contents
 // ---------------------------------------------------------------------------------------------
+
+/// `8.0 GiB (8589934592 bytes)`, for messages.
+pub fn size_text(bytes: u64) -> String {
+    let gib = bytes as f64 / (1u64 << 30) as f64;
+    if gib >= 1.0 {
+        format!("{gib:.1} GiB ({bytes} bytes)")
+    } else {
+        format!(
+            "{:.1} MiB ({bytes} bytes)",
+            bytes as f64 / (1u64 << 20) as f64
+        )
+    }
+}
 
 /// Copies of a buffer a run holds: the launch's, the initial machine's, the running machine's.
 const BUFFER_COPIES: u64 = 3;

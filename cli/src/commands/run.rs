@@ -532,7 +532,7 @@ pub(crate) fn resolve_launch(
     }
     launch.apply_flags(&flags).map_err(|e| e.to_string())?;
     launch
-        .resolve(program)
+        .resolve_within(program, crate::budget::bytes())
         .map_err(|e: LaunchError| e.to_string())
 }
 
