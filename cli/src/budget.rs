@@ -15,7 +15,6 @@ pub fn set(max_memory: Option<u64>) {
     if let Some(b) = max_memory {
         let _ = BUDGET.set(b);
     }
-    launch_file::set_buffer_budget(bytes());
 }
 
 /// The budget in bytes.

@@ -32,33 +32,6 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-/// What a launch's buffers may take in all, in bytes ([`set_buffer_budget`]); no limit until set.
-static BUFFER_BUDGET: AtomicU64 = AtomicU64::new(u64::MAX);
-
-/// Sets what a launch's buffers may take in all (the CLI's `--max-memory`): [`Launch::resolve`]
-/// refuses a larger launch before it allocates anything.
-pub fn set_buffer_budget(bytes: u64) {
-    BUFFER_BUDGET.store(bytes, Ordering::Relaxed);
-}
-
-fn buffer_budget() -> u64 {
-    BUFFER_BUDGET.load(Ordering::Relaxed)
-}
-
-/// A byte count for people: `1.5 GiB (1610612736 bytes)`.
-pub fn size_text(bytes: u64) -> String {
-    let gib = bytes as f64 / (1u64 << 30) as f64;
-    if gib >= 1.0 {
-        format!("{gib:.1} GiB ({bytes} bytes)")
-    } else {
-        format!(
-            "{:.1} MiB ({bytes} bytes)",
-            bytes as f64 / (1u64 << 20) as f64
-        )
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -840,8 +813,15 @@ impl Launch {
         }
     }
 
-    /// Resolves the launch against `program`: kernel, parameters, globals, bytes.
+    /// Resolves the launch against `program`: kernel, parameters, globals, bytes (no memory
+    /// budget: for tests and tools that trust their launches).
     pub fn resolve(&self, program: &Program) -> Result<Resolved, LaunchError> {
+        self.resolve_within(program, u64::MAX)
+    }
+
+    /// [`Launch::resolve`], refusing before anything is allocated a launch whose memory
+    /// (buffers and their copies, printed text) would exceed `budget` bytes (`--max-memory`).
+    pub fn resolve_within(&self, program: &Program, budget: u64) -> Result<Resolved, LaunchError> {
         use semantics::program::FunctionKind;
         let entries: Vec<&semantics::program::Function> = program
             .functions
@@ -1009,15 +989,28 @@ impl Launch {
 
         // Every size is known before anything is allocated: a launch over the budget is
         // refused here rather than by the operating system half-way through building it.
-        let total: u64 = self
+        // A buffer lives in the launch, the initial machine and the running machine; a
+        // printed one is also decoded and formatted (about PRINTED_BYTES_PER_ELEMENT each).
+        let printed = |b: &BufferDesc| {
+            self.print
+                .as_ref()
+                .is_none_or(|names| names.contains(&b.name))
+        };
+        let bytes: u64 = self
             .buffers
             .iter()
             .map(|b| b.len.saturating_mul(b.elem.size() as u64))
             .fold(0, u64::saturating_add);
-        let budget = buffer_budget();
+        let total = self
+            .buffers
+            .iter()
+            .filter(|b| printed(b))
+            .map(|b| b.len.saturating_mul(PRINTED_BYTES_PER_ELEMENT))
+            .fold(bytes.saturating_mul(BUFFER_COPIES), u64::saturating_add);
         if total > budget {
             return Err(LaunchError::new(format!(
-                "the launch does not fit in memory: its buffers take {}, over the memory budget of {}",
+                "the launch does not fit in memory: its buffers take {} (about {} with the copies a run keeps and the printed text), over the memory budget of {}",
+                size_text(bytes),
                 size_text(total),
                 size_text(budget)
             ))
@@ -1173,6 +1166,25 @@ fn location_of(path: &str, text: &str, at: usize) -> Location {
 // ---------------------------------------------------------------------------------------------
 // Buffer contents
 // ---------------------------------------------------------------------------------------------
+
+/// `8.0 GiB (8589934592 bytes)`, for messages.
+pub fn size_text(bytes: u64) -> String {
+    let gib = bytes as f64 / (1u64 << 30) as f64;
+    if gib >= 1.0 {
+        format!("{gib:.1} GiB ({bytes} bytes)")
+    } else {
+        format!(
+            "{:.1} MiB ({bytes} bytes)",
+            bytes as f64 / (1u64 << 20) as f64
+        )
+    }
+}
+
+/// Copies of a buffer a run holds: the launch's, the initial machine's, the running machine's.
+const BUFFER_COPIES: u64 = 3;
+
+/// Memory to print one element: its decoded value and its text.
+const PRINTED_BYTES_PER_ELEMENT: u64 = 64;
 
 /// The largest buffer, in bytes.
 const MAX_BUFFER_BYTES: usize = 1 << 34;

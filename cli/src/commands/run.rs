@@ -538,7 +538,7 @@ pub(crate) fn resolve_launch(
         launch.kernel = Some(f.name.clone());
     }
     launch
-        .resolve(program)
+        .resolve_within(program, crate::budget::bytes())
         .map_err(|e: LaunchError| e.to_string())
 }
 
