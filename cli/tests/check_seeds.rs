@@ -279,7 +279,7 @@ fn corpus_pairs() {
     // steps, and the monitors must still see each access when it is made (they used to miss
     // every load and atomic there, and called racy kernels clean). Every racy kernel is flagged;
     // the fixed twins are checked where their fix is not a release/acquire between blocks
-    // (those the monitor matches in issue order under cached memory, ARCHITECTURE.md D25).
+    // (those the monitor matches in issue order under cached memory, docs/deviations.md, D25).
     let between_blocks = ["fence_reduce_fixed", "scope_atomic_fixed"];
     for memory in [
         &["--schedules", "3"][..],

@@ -1,5 +1,5 @@
 //! Canonical hashing of a memory's contents, for explorers that recognise a state seen before
-//! (`semantics::machine::Machine::hash_state`, ARCHITECTURE.md section 4).
+//! (`semantics::machine::Machine::hash_state`, ARCHITECTURE.md section 5).
 //!
 //! What is hashed is what a future access can observe: the bytes of every mutable segment
 //! (module `.global` variables, launch buffers, each resident block's `.shared` memory and its

@@ -1,4 +1,4 @@
-//! Random-schedule fuzzing (ARCHITECTURE.md section 1): N runs of one launch, run `i` under
+//! Random-schedule fuzzing (ARCHITECTURE.md): N runs of one launch, run `i` under
 //! a seed derived from the campaign's seed and `i` ([`run_seed`]), in parallel on a rayon
 //! pool. The report (outcome histogram, failures) is a function of the seed and N only:
 //! per-run results are merged with commutative operations (sums, minima of run indices) into

@@ -1,6 +1,6 @@
 //! `scheduler`: who picks the next [`Choice`] from a machine's enabled set, and the run loop.
 //!
-//! * [`Scheduler`]: the seam (ARCHITECTURE.md section 4): `pick` returns an index into the
+//! * [`Scheduler`]: the seam (ARCHITECTURE.md section 5): `pick` returns an index into the
 //!   enabled set; it may look at the machine.
 //! * [`RoundRobin`]: rotates through the enabled set, one step each.
 //! * [`Random`]: uniform choices from a seeded ChaCha8 generator (replayable by seed).

@@ -1,6 +1,6 @@
 //! Stopping a long computation from outside: the time bound of every command (`--timeout`).
 //!
-//! The library never reads the clock (ARCHITECTURE.md section 2): the CLI starts a watchdog
+//! The library never reads the clock (ARCHITECTURE.md section 1 (invariants)): the CLI starts a watchdog
 //! thread that sets a [`Stop`] flag when the time is up, and the run loops, the fuzzer and the
 //! explorers poll it between steps. A loop that sees it ends with
 //! [`semantics::machine::Termination::TimeLimit`] (or reports its bound hit) and never claims

@@ -1,4 +1,4 @@
-//! Machine throughput (ARCHITECTURE.md section 8): thread-instructions per second on 64K-thread
+//! Machine throughput (docs/internals/machine.md): thread-instructions per second on 64K-thread
 //! launches under flat memory, the SIMT stack and round-robin scheduling.
 //!
 //! * `alu`: 256 blocks × 256 threads; each thread runs a 64-iteration integer hash loop

@@ -1,6 +1,6 @@
 //! The rule catalogue: every rule cudasem's derivations name ([`traces::Rule`]), with the thesis
 //! section and seed lines it comes from, its text in the thesis's notation as far as plain text
-//! allows, and where cudasem departs from it (ARCHITECTURE.md section 11, deviations D1-D15).
+//! allows, and where cudasem departs from it (docs/deviations.md, deviations D1-D15).
 //!
 //! Section numbers are the thesis's (seed 003, Habermaier 2011); line numbers are lines of
 //! `shared/seeds/003_a3334bcff1403463.txt`, as in `shared/digests/seed003_semantics.md`, whose
@@ -60,7 +60,7 @@ pub struct RuleDoc {
     /// The rule in the thesis's notation (plain text), or what cudasem does where the thesis has
     /// no rule.
     pub text: &'static str,
-    /// Where cudasem departs from the thesis (the ARCHITECTURE.md section 11 entries), if it does.
+    /// Where cudasem departs from the thesis (the docs/deviations.md entries), if it does.
     pub deviation: Option<&'static str>,
     /// The function that implements the rule, as a path in this crate
     /// (`machine::warp::simt_stack::bra_guard`); a test checks that it exists.

@@ -26,7 +26,7 @@ pub type WarpId = u32;
 /// A lane mask: bit `i` is lane `i` (warps have at most 64 lanes).
 pub type LaneMask = u64;
 
-/// One nondeterministic decision (ARCHITECTURE.md section 3 table).
+/// One nondeterministic decision (ARCHITECTURE.md section 2 table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Choice {
     /// Context `issueBlocks` (thesis 5.7.1): make block `block` of grid `grid` resident on SM `sm`.

@@ -393,7 +393,7 @@ impl Recorder {
 }
 
 /// An event in words. Under cached memory a load's or atomic's value is not known when the warp
-/// issues it (the event records 0, ARCHITECTURE.md D25): it is left out, and the memory
+/// issues it (the event records 0, docs/deviations.md, D25): it is left out, and the memory
 /// program's step that delivers it says it.
 fn event_text(e: &Event, ws: u32, threads: u32, cached: bool, line: &dyn Fn(u32) -> u32) -> String {
     match e {

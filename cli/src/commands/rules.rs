@@ -1,6 +1,6 @@
 //! `cudasem rules [NAME]`: the rules cudasem's derivations name (`semantics::rules`), each with
 //! its thesis section and seed lines, its text in the thesis's notation and where cudasem
-//! departs from it (ARCHITECTURE.md section 11). Without NAME: a one-line index of every rule.
+//! departs from it (docs/deviations.md). Without NAME: a one-line index of every rule.
 //!
 //! Exit codes: 0, or 2 when no rule has that name.
 

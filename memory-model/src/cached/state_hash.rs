@@ -1,4 +1,4 @@
-//! The canonical state hash of the cached memory (ARCHITECTURE.md section 13, "State hash"):
+//! The canonical state hash of the cached memory (docs/internals/exploration.md, "State hash"):
 //! what [`Cached::hash_state`] feeds into the machine's fingerprint.
 //!
 //! Hashed: every cache line that exists (L1s by SM, live lines by key then doomed lines in

@@ -1,6 +1,6 @@
 //! Reverse stepping: the choice log plus snapshots every `every` steps.
 //!
-//! The machine is deterministic given its choices (ARCHITECTURE.md section 2), so the state
+//! The machine is deterministic given its choices (ARCHITECTURE.md section 1 (invariants)), so the state
 //! after step `s` is the nearest snapshot at or before `s` with the logged choices from there
 //! replayed: exact, not approximate. Snapshots are machine clones, which share unchanged warps
 //! and memory pages copy-on-write, so each costs what changed since the previous one. Their

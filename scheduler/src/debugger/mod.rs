@@ -2,7 +2,7 @@
 //! with text ([`Session::handle`]). The REPL of `cudasem debug` (line editing, history,
 //! completion, Ctrl-C) and the scripted sessions of the tests are two thin callers of it.
 //!
-//! Nothing here prints, reads files or looks at a clock (ARCHITECTURE.md section 2): files go
+//! Nothing here prints, reads files or looks at a clock (ARCHITECTURE.md section 1 (invariants)): files go
 //! through the caller's [`Host`] (`trace save/load`), and Ctrl-C arrives as an interrupt flag
 //! that running commands poll.
 //!

@@ -1,4 +1,4 @@
-//! The set of final outcomes by depth-first search with sleep sets (ARCHITECTURE.md section 4;
+//! The set of final outcomes by depth-first search with sleep sets (ARCHITECTURE.md section 5;
 //! Godefroid, "Partial-Order Methods for the Verification of Concurrent Systems", ch. 5).
 //!
 //! The search runs over the same transition system as the breadth-first explorer

@@ -1,4 +1,4 @@
-//! Exhaustive exploration of a launch (ARCHITECTURE.md section 4): stateful breadth-first
+//! Exhaustive exploration of a launch (ARCHITECTURE.md section 5): stateful breadth-first
 //! search over canonical machine states ([`Machine::state_fingerprint`]) that builds the
 //! progress models' labelled transition system ([`crate::progress::Lts`]) with units of a
 //! chosen [`Level`], collects the set of final outcomes, and hands the graph to the termination

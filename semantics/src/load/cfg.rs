@@ -1,5 +1,5 @@
 //! Control-flow graphs and reconvergence points (thesis 5.4.1: for ordinary PTX the warp
-//! reconverges at the immediate post-dominator of a divergent branch; ARCHITECTURE.md 3).
+//! reconverges at the immediate post-dominator of a divergent branch; ARCHITECTURE.md section 2).
 //!
 //! Per function: basic blocks over the body's addresses (leaders are the entry, branch and token
 //! targets, labels, and the instruction after a terminator), successors taken-first, and the

@@ -1,7 +1,7 @@
 //! The documented gaps of the supported PTX subset (`docs/ptx-subset.md`, "Not supported (yet)").
 //!
 //! Anything outside the subset is a load error naming the instruction, its line and the gap, never
-//! a silent approximation (ARCHITECTURE.md 3, "Program environments"). Each [`Gap`] has a short
+//! a silent approximation (ARCHITECTURE.md section 2, "Program environments"). Each [`Gap`] has a short
 //! key that the document lists; `semantics/tests/load_subset_doc.rs` checks the two agree.
 
 use ptx_parser::{Diagnostic, Span};

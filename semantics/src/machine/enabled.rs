@@ -1,4 +1,4 @@
-//! The enabled set, kept incrementally (ARCHITECTURE.md section 8): each step refreshes only the
+//! The enabled set, kept incrementally (docs/internals/machine.md): each step refreshes only the
 //! choices of the owners it touched (the stepped warp, its block's barriers, block issue), by
 //! removing the owner's choices and appending its current ones. The order is therefore a
 //! deterministic function of the history of choices, not a sorted order.

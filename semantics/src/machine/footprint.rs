@@ -1,4 +1,4 @@
-//! Footprints of enabled choices, for partial-order reduction (ARCHITECTURE.md section 4:
+//! Footprints of enabled choices, for partial-order reduction (ARCHITECTURE.md section 5:
 //! stateless search with sleep sets). The footprint of a choice is what its next step may
 //! touch besides its own warp: memory ranges read and written (global, and the block's shared
 //! memory), the block's barrier state, the SMs (an exit may complete a block, and the next
@@ -17,7 +17,7 @@
 //!   choice whose step faulted to sleep (whether an access faults depends only on the
 //!   warp's own registers and the static layout, both untouched by independent steps);
 //! * reads of `%clock`/`%clock64`/`%globaltimer` (the step count, D14) are treated as
-//!   unobservable, as the canonical state hash does (ARCHITECTURE.md section 13).
+//!   unobservable, as the canonical state hash does (docs/internals/exploration.md).
 
 use super::Machine;
 use super::exec::resolve;

@@ -5,7 +5,7 @@
 //!
 //! `.global` and `.shared` accesses and fences are memory programs; `.local`, `.const` and
 //! `.param` stay direct accesses (private or read-only: their caching cannot change a value a
-//! thread reads, ARCHITECTURE.md D16).
+//! thread reads, docs/deviations.md, D16).
 
 use super::exec::extend;
 use super::{ErrorKind, Machine, MachineError, Termination};

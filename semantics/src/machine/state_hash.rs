@@ -1,4 +1,4 @@
-//! Canonical state hashing (ARCHITECTURE.md section 4, "stateful search with canonical state
+//! Canonical state hashing (ARCHITECTURE.md section 5, "stateful search with canonical state
 //! hashing"; progress digest §7.2) and the read-only facts about units that explorers and
 //! progress-model schedulers need.
 //!

@@ -1,7 +1,7 @@
 //! Thread layer (thesis 5.3): per-lane registers, call frames and special registers.
 //!
 //! Registers are stored per warp as structure-of-arrays, one [`Level`] per call depth:
-//! `regs[reg * warp_size + lane]` (ARCHITECTURE.md section 8). A lane at call depth `d` uses
+//! `regs[reg * warp_size + lane]` (docs/internals/machine.md). A lane at call depth `d` uses
 //! levels `0..=d`; level `d` holds the registers of the function the lane runs at that depth
 //! (lanes at the same depth may run different functions under ITS: each lane owns its column,
 //! and a level grows to the largest register count any of them needs). The thesis keeps a call

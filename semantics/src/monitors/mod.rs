@@ -1,4 +1,4 @@
-//! Monitors over the event stream (ARCHITECTURE.md section 4): data races, barrier divergence,
+//! Monitors over the event stream (ARCHITECTURE.md section 5): data races, barrier divergence,
 //! out-of-bounds and uninitialised accesses, checked on the execution the machine takes.
 //!
 //! A [`Monitors`] is fed the events of every step (`Machine::step_observed`, or

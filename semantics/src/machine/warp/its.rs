@@ -1,5 +1,5 @@
 //! Independent thread scheduling (`--warp-model its`) and the threads model (`threads`): beyond
-//! the thesis (ARCHITECTURE.md section 3).
+//! the thesis (ARCHITECTURE.md section 2).
 //!
 //! Every lane has its own pc and call depth. A converged group is the set of live lanes with the
 //! same pc and call depth that wait for no barrier; the scheduler picks which group steps
