@@ -319,6 +319,24 @@ fn bad_input_is_a_clear_error() {
     let (code, _, err) = cudasem_here(&["view", &trace, "tests/thesis/listing_5_6.ptx"]);
     assert_eq!(code, 2);
     assert!(err.contains("program hash"), "{err}");
+    // A trace whose choices do not replay: the step is named.
+    let text = std::fs::read_to_string(&trace).expect("trace");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[3] = r#"{"Warp":{"block":5,"warp":0}}"#;
+    let bad = dir.path("bad.jsonl");
+    std::fs::write(&bad, lines.join("\n") + "\n").expect("write");
+    let (code, _, err) = cudasem_here(&[
+        "view",
+        &bad,
+        "tests/thesis/listing_5_5.ptx",
+        "-o",
+        &dir.path("b.html"),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("the trace does not replay: choice 3 cannot be taken"),
+        "{err}"
+    );
     // An output that cannot be written.
     let (code, _, err) = cudasem_here(&[
         "view",
