@@ -632,3 +632,17 @@ fn sampler_initializer_fields() {
         other => panic!("expected a field list, got {other:?}"),
     }
 }
+
+#[test]
+fn align_must_be_a_power_of_two() {
+    let src =
+        ".version 7.0\n.target sm_70\n.address_size 64\n.global .align 3 .b8 x[4];\n.global .align 131072 .b8 y[4];\n";
+    let parsed = parse(src);
+    assert_eq!(parsed.diagnostics.len(), 1, "{:#?}", parsed.diagnostics);
+    let d = &parsed.diagnostics[0];
+    assert!(d.message.contains("alignment 3 is not a power of two"), "{}", d.message);
+    assert_eq!(text(src, d.span), "3");
+    // Recovery: both declarations are still there.
+    assert_eq!(variable(&parsed.module, 1).align, Some(131072));
+    ok(".version 7.0\n.target sm_70\n.address_size 64\n.global .align 65536 .b8 y[4];\n");
+}

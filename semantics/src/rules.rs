@@ -62,6 +62,9 @@ pub struct RuleDoc {
     pub text: &'static str,
     /// Where cudasem departs from the thesis (the ARCHITECTURE.md section 11 entries), if it does.
     pub deviation: Option<&'static str>,
+    /// The function that implements the rule, as a path in this crate
+    /// (`machine::warp::simt_stack::bra_guard`); a test checks that it exists.
+    pub implemented_by: &'static str,
 }
 
 impl RuleDoc {
@@ -196,6 +199,65 @@ fn entry(
         lines: place.1,
         text,
         deviation,
+        implemented_by: implementation(rule),
+    }
+}
+
+/// The function implementing each rule (a path in this crate). The match is exhaustive: a new
+/// rule without an implementation does not compile.
+pub fn implementation(rule: Rule) -> &'static str {
+    use Rule as R;
+    macro_rules! simt {
+        ($f:literal) => {
+            concat!("machine::warp::simt_stack::", $f)
+        };
+    }
+    match rule {
+        R::Exec => "machine::step",
+        R::IssueBlocks => "machine::context::issue",
+        R::ScheduleWarps => "machine::device::warp_step",
+        R::GridCompl => "machine::grid::grid_completed",
+        R::EndBar => "machine::device::end_barrier",
+        R::BlockCompl => "machine::context::complete_block",
+        R::WarpBra => simt!("step"),
+        R::WarpComm => simt!("bar"),
+        R::WarpMem => "machine::exec::exec_data",
+        R::Ssy | R::PreBrk | R::PreRet => simt!("push_token"),
+        R::Sync => simt!("sync"),
+        R::SyncImplicit => simt!("sync_ipdom"),
+        R::BrkUni | R::BrkDiv => simt!("brk"),
+        R::RetUni | R::RetDiv => simt!("ret"),
+        R::ExitUni | R::ExitDiv => simt!("exit"),
+        R::BraUni => simt!("bra_uni"),
+        R::BraGuard => simt!("bra_guard"),
+        R::BraTarget => simt!("bra_target"),
+        R::CallUni | R::CallGuard => simt!("call"),
+        R::CallTarget => simt!("call_target"),
+        R::Next => simt!("next"),
+        R::Unwind => simt!("unwind"),
+        R::Dop => "machine::exec::arith::dop",
+        R::Mov => "machine::exec::arith::mov",
+        R::Setp => "machine::exec::arith::setp",
+        R::Ld => "machine::exec::memory::ld",
+        R::St => "machine::exec::memory::st",
+        R::Atom => "machine::exec::memory::atom",
+        R::Membar => "machine::exec::memory::membar",
+        R::Cvta => "machine::exec::memory::cvta",
+        R::Vote | R::Shfl | R::Match | R::Redux | R::ActiveMask => {
+            "machine::exec::collective::comm"
+        }
+        R::Trap | R::WarpSync => "machine::exec::exec_data",
+        R::Bra => simt!("bra"),
+        R::Call => "machine::warp::calls::enter",
+        R::Ret => "machine::warp::calls::leave",
+        R::ExitThread => simt!("exit"),
+        R::Break => simt!("brk"),
+        R::BarSync | R::BarArrive | R::BarRed => simt!("bar"),
+        R::Nop => simt!("next"),
+        R::ItsStep | R::Rendezvous => "machine::warp::its::step",
+        R::MemStep | R::EvictL1 | R::EvictL2 | R::WbL1 | R::WbL2 | R::Flush => {
+            "machine::memory_ops::mem_step"
+        }
     }
 }
 

@@ -429,12 +429,45 @@ fn chain(
 
 #[test]
 fn borrow_chain_subtracts_128_bit_numbers() {
-    let (d, borrow) = chain(BinaryOp::SubCc, BinaryOp::SubCCc, BinaryOp::SubCCc, 5, 7);
+    let (d, cf) = chain(BinaryOp::SubCc, BinaryOp::SubCCc, BinaryOp::SubCCc, 5, 7);
     assert_eq!(d, 5u128.wrapping_sub(7));
-    assert!(borrow, "sub.cc sets CC.CF to the borrow");
-    let (d, borrow) = chain(BinaryOp::SubCc, BinaryOp::SubCCc, BinaryOp::SubCCc, 7, 5);
+    assert!(
+        !cf,
+        "a borrow leaves CC.CF = 0 (the hardware's inverted borrow)"
+    );
+    let (d, cf) = chain(BinaryOp::SubCc, BinaryOp::SubCCc, BinaryOp::SubCCc, 7, 5);
     assert_eq!(d, 2);
-    assert!(!borrow);
+    assert!(cf, "no borrow leaves CC.CF = 1");
+    // A borrow in the low limb reaches the high limb through `subc`.
+    let (d, cf) = chain(
+        BinaryOp::SubCc,
+        BinaryOp::SubCCc,
+        BinaryOp::SubC,
+        1 << 32,
+        1,
+    );
+    assert_eq!(d, 0xFFFF_FFFF);
+    assert!(cf);
+}
+
+/// As on NVIDIA GPUs (ZLUDA's hardware-checked `sub_cc`/`subc_cc`): the flag a subtraction leaves
+/// is read by `addc` as a carry of 1 exactly when there was no borrow.
+#[test]
+fn addc_after_sub_cc_reads_the_inverted_borrow() {
+    let mut cf: Carry = false;
+    alu::binary(BinaryOp::SubCc, U32, NONE, 0, 1, &mut cf);
+    assert_eq!(alu::binary(BinaryOp::AddC, U32, NONE, 0, 0, &mut cf), 0);
+    alu::binary(BinaryOp::SubCc, U32, NONE, 1, 1, &mut cf);
+    assert_eq!(alu::binary(BinaryOp::AddC, U32, NONE, 0, 0, &mut cf), 1);
+    // `subc` after `add.cc` without a carry subtracts the extra 1.
+    alu::binary(BinaryOp::AddCc, U32, NONE, 1, 1, &mut cf);
+    assert_eq!(alu::binary(BinaryOp::SubC, U32, NONE, 5, 2, &mut cf), 2);
+    alu::binary(BinaryOp::AddCc, U32, NONE, u32::MAX as u64, 1, &mut cf);
+    assert_eq!(alu::binary(BinaryOp::SubC, U32, NONE, 5, 2, &mut cf), 3);
+    // 64-bit too.
+    alu::binary(BinaryOp::SubCc, U64, NONE, 3, 4, &mut cf);
+    assert!(!cf);
+    assert_eq!(alu::binary(BinaryOp::AddC, U64, NONE, 0, 0, &mut cf), 0);
 }
 
 #[test]
@@ -596,7 +629,7 @@ proptest! {
         prop_assert_eq!(c, x.checked_add(y).is_none());
         let (d, b) = chain(BinaryOp::SubCc, BinaryOp::SubCCc, BinaryOp::SubCCc, x, y);
         prop_assert_eq!(d, x.wrapping_sub(y));
-        prop_assert_eq!(b, x < y);
+        prop_assert_eq!(b, x >= y, "CC.CF is the inverted borrow");
     }
 
     #[test]

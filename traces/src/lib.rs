@@ -394,6 +394,14 @@ pub enum AccessKind {
     },
 }
 
+fn is_zero(m: &LaneMask) -> bool {
+    *m == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// What one step did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Event {
@@ -418,6 +426,11 @@ pub enum Event {
         stack: Vec<Token>,
         next_pc: u32,
         derivation: Derivation,
+        /// The lanes of `lanes` whose result PTX leaves unspecified: an integer `div` or `rem`
+        /// by zero (PTX ISA 9.7.1.8-9). The monitors report them as they report reads of
+        /// uninitialised memory. Left out of traces when empty.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        unspecified: LaneMask,
     },
     /// A memory access by one lane.
     Memory {
@@ -430,6 +443,10 @@ pub enum Event {
         size: u32,
         value: u64,
         derivation: Derivation,
+        /// A store that left memory as it was (it wrote the bytes already there; flat memory
+        /// only): a race it takes part in is benign. Left out of traces when false.
+        #[serde(default, skip_serializing_if = "is_false")]
+        unchanged: bool,
     },
     /// The accesses of one warp instruction, one per lane of `lanes` in ascending lane order
     /// (`addresses[i]` is the `i`-th lane's): what a run of [`Event::Memory`] events says, less
@@ -445,6 +462,9 @@ pub enum Event {
         size: u32,
         addresses: Box<[u64]>,
         derivation: Derivation,
+        /// The lanes whose store left memory as it was (see [`Event::Memory`]'s `unchanged`).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        unchanged: LaneMask,
     },
     /// A warp arrived at a barrier (whole-warp counting, thesis 5.5.1 `updArrCnt`).
     BarrierArrived {

@@ -1,11 +1,13 @@
 //! One module per subcommand: argument struct (clap) and `run(args) -> Outcome`.
 
+pub mod cc;
 pub mod cfg;
 pub mod check;
 pub mod debug;
 pub mod explore;
 pub mod explore_outcomes;
 pub mod fuzz;
+pub mod launch_gen;
 pub mod litmus;
 pub mod parse;
 pub mod progress;

@@ -28,7 +28,16 @@ impl Parser<'_> {
             let word = self.text(t);
             if word == ".align" {
                 self.bump();
+                let at = self.peek().span();
                 let n = self.expect_u32("an alignment in bytes")?;
+                if !n.is_power_of_two() {
+                    // Reported but not fatal: the rest of the declaration still parses.
+                    self.push(
+                        Diagnostic::error(at, format!("alignment {n} is not a power of two"))
+                            .with_label("not a power of two")
+                            .with_help("`.align` takes a power of two, e.g. `.align 4`, `.align 8` or `.align 16` (PTX ISA 5.4.5, \"Variables: Alignment\")"),
+                    );
+                }
                 match a.ptr.as_mut() {
                     Some(ptr) => ptr.align = Some(n),
                     None => a.align = Some(n),

@@ -151,13 +151,14 @@ fn add_carry(ty: ScalarType, a: u64, b: u64, cin: bool) -> (u64, bool) {
     ((s as u64) & m, s > m as u128)
 }
 
-/// `a - (b + bin)` and its borrow-out (PTX ISA 9.7.2.3-4: `sub.cc` writes the borrow to CC.CF).
+/// `a - b` with the carry flag as the hardware keeps it for a subtraction: `a + !b + cf`, whose
+/// carry-out is the *inverted* borrow (PTX ISA 9.7.2.3-4 `sub.cc`/`subc` say "borrow-out written
+/// to CC.CF"; NVIDIA GPUs compute the subtraction as an addition of the complement, so CC.CF = 1
+/// when there is no borrow, and `subc` subtracts 1 more when CC.CF = 0). `sub.cc` is `cf = 1`.
+/// Mixed chains read the same flag: `sub.cc` of `a < b` then `addc d, 0, 0` gives 0.
 #[inline]
-fn sub_borrow(ty: ScalarType, a: u64, b: u64, bin: bool) -> (u64, bool) {
-    let m = mask(ty);
-    let sub = (b & m) as u128 + bin as u128;
-    let a = (a & m) as u128;
-    ((a.wrapping_sub(sub) as u64) & m, a < sub)
+fn sub_carry(ty: ScalarType, a: u64, b: u64, cf: bool) -> (u64, bool) {
+    add_carry(ty, a, !b, cf)
 }
 
 #[inline]
@@ -207,13 +208,13 @@ pub(super) fn binary(
             d
         }
         BinaryOp::SubCc => {
-            let (d, c) = sub_borrow(ty, a, b, false);
+            let (d, c) = sub_carry(ty, a, b, true);
             *carry = c;
             d
         }
-        BinaryOp::SubC => sub_borrow(ty, a, b, *carry).0,
+        BinaryOp::SubC => sub_carry(ty, a, b, *carry).0,
         BinaryOp::SubCCc => {
-            let (d, c) = sub_borrow(ty, a, b, *carry);
+            let (d, c) = sub_carry(ty, a, b, *carry);
             *carry = c;
             d
         }

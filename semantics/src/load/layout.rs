@@ -263,15 +263,17 @@ fn add<'a>(
             Space::Const => &mut l.const_size,
             _ => &mut l.shared_size,
         };
-        let a = align_up(*end, align);
-        *end = a + size;
         // `.global` addresses are generic addresses too: keep page 0 free so that a null pointer
-        // never lands on a module variable.
-        if space == Space::Global {
-            a + GLOBAL_VARIABLES_BASE
+        // never lands on a module variable. The alignment applies to the address itself, so it
+        // is taken after the base is added (an `.align` above the base's 64 KiB holds too).
+        let base = if space == Space::Global {
+            GLOBAL_VARIABLES_BASE
         } else {
-            a
-        }
+            0
+        };
+        let a = align_up(base + *end, align);
+        *end = a - base + size;
+        a
     };
     if is_dynamic && v.init.is_some() {
         diags.push(

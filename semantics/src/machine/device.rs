@@ -243,6 +243,7 @@ impl Machine {
             full_detail: detail == super::EventDetail::Full,
             warp_index: warp,
             prefix: &prefix,
+            unspecified: 0,
         };
         let res = match model {
             WarpModel::SimtStack => {

@@ -533,6 +533,8 @@ pub(crate) struct LaneTrace {
     pub addrs: Vec<u64>,
     pub vals: smallvec::SmallVec<[u64; 32]>,
     pub values: bool,
+    /// A store's lanes that wrote the bytes already there (the race monitor's benign races).
+    pub unchanged: u64,
 }
 
 impl LaneTrace {
@@ -740,8 +742,20 @@ fn store_n<const N: usize>(
             &buf[..ws]
         }
     };
+    let unchanged = match trace {
+        Some(_) => super::unchanged::unchanged_lanes(
+            mem,
+            (block, tid_base),
+            (space, size),
+            exec,
+            &addrs,
+            vals,
+        ),
+        None => 0,
+    };
     let res = mem.store_lanes(block, tid_base, space, size, exec, &addrs, vals);
     if let Some(t) = trace {
+        t.unchanged = unchanged;
         let done = match &res {
             Ok(()) => exec,
             Err((l, _)) => exec & ((1u64 << l) - 1),

@@ -18,6 +18,7 @@ mod memory_ops;
 pub mod render;
 pub mod state_hash;
 pub(crate) mod thread;
+mod unchanged;
 pub(crate) mod warp;
 
 pub use footprint::{Footprint, FootprintKind};

@@ -116,6 +116,7 @@ impl SpecialCtx {
             SpecialReg::GlobalTimer => self.steps.wrapping_mul(1000),
             SpecialReg::DynamicSmemSize => self.dynamic_smem as u64,
             SpecialReg::TotalSmemSize => self.total_smem as u64,
+            SpecialReg::WarpSz => self.warp_size as u64,
         }
     }
 }

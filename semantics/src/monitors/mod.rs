@@ -31,8 +31,10 @@ mod loops;
 mod memcheck;
 mod race;
 mod shadow;
+mod unspecified;
 
 pub use loops::Loops;
+pub use unspecified::{UnspecifiedKind, UnspecifiedResult};
 
 use crate::machine::{LaunchConfig, Machine, WarpModel, type_size};
 use crate::program::{MemOrder, Op, Pc, Program, Scope, Space};
@@ -72,7 +74,8 @@ pub struct MonitorConfig {
     pub races: bool,
     /// Check barrier divergence.
     pub barriers: bool,
-    /// Check out-of-bounds and uninitialised accesses.
+    /// Check out-of-bounds and uninitialised accesses, and results PTX leaves unspecified
+    /// (integer division by zero: like a read of uninitialised memory, a value no GPU promises).
     pub memory: bool,
     /// At most this many distinct findings of each class are kept (the rest are counted).
     pub max_reports: usize,
@@ -177,6 +180,10 @@ pub struct Race {
     pub note: Option<String>,
     /// How many times this pair of instructions raced in the run.
     pub occurrences: u64,
+    /// Benign: the write stored the value memory already held (both writes of a write-write race
+    /// store the same value), in every occurrence, so no order changes what memory holds or
+    /// what the read sees. Still a race under the PTX memory model; GPUVerify tolerates it.
+    pub benign: bool,
 }
 
 /// Which of seed 001's barrier conditions failed.
@@ -245,13 +252,19 @@ pub struct Findings {
     pub races: Vec<Race>,
     pub divergences: Vec<Divergence>,
     pub memory: Vec<MemoryFinding>,
+    /// Results PTX leaves unspecified (integer division by zero), checked with `memory`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unspecified: Vec<UnspecifiedResult>,
     /// Findings beyond `max_reports` (counted, not kept).
     pub dropped: u64,
 }
 
 impl Findings {
     pub fn is_clean(&self) -> bool {
-        self.races.is_empty() && self.divergences.is_empty() && self.memory.is_empty()
+        self.races.is_empty()
+            && self.divergences.is_empty()
+            && self.memory.is_empty()
+            && self.unspecified.is_empty()
     }
 }
 
@@ -587,12 +600,14 @@ impl Monitors {
                     space,
                     address,
                     size,
+                    unchanged,
                     ..
                 } => {
                     let Some(ins) = instr else { continue };
                     let a = RawAccess {
                         lane: *lane,
                         address: *address,
+                        unchanged: (*unchanged as u64) << lane,
                         ..ins.access(*block, *warp, kind, *space, *size)
                     };
                     self.lane_access(a, &mut batch);
@@ -605,10 +620,14 @@ impl Monitors {
                     space,
                     size,
                     addresses,
+                    unchanged,
                     ..
                 } => {
                     let Some(ins) = instr else { continue };
-                    let a = ins.access(*block, *warp, kind, *space, *size);
+                    let a = RawAccess {
+                        unchanged: *unchanged,
+                        ..ins.access(*block, *warp, kind, *space, *size)
+                    };
                     if self.config.memory {
                         self.memory_warp(a, warp_lanes(*lanes, addresses));
                     }
@@ -647,9 +666,16 @@ impl Monitors {
                         self.barrier_arrive(*block, *warp, *barrier, lanes, &ins, events);
                     }
                 }
-                Event::Executed { .. } => {
+                Event::Executed {
+                    block,
+                    warp,
+                    pc,
+                    unspecified,
+                    ..
+                } => {
                     let Some(ins) = instr else { continue };
                     self.executed(&ins);
+                    self.unspecified(*block, *warp, *pc, *unspecified);
                 }
                 Event::BarrierCompleted { block, barrier, .. } => {
                     if self.config.races {
@@ -755,7 +781,8 @@ impl Monitors {
     fn full(&mut self) -> bool {
         let n = self.findings.races.len()
             + self.findings.divergences.len()
-            + self.findings.memory.len();
+            + self.findings.memory.len()
+            + self.findings.unspecified.len();
         if n >= self.config.max_reports {
             self.findings.dropped += 1;
             true
@@ -794,6 +821,8 @@ pub(crate) struct RawAccess {
     pub size: u32,
     pub pc: Pc,
     pub class: PcClass,
+    /// Lanes whose store wrote the bytes already there (bit `lane`).
+    pub unchanged: u64,
 }
 
 impl Instr {
@@ -820,6 +849,7 @@ impl Instr {
             size,
             pc: self.pc,
             class: self.class,
+            unchanged: 0,
         }
     }
 }

@@ -44,8 +44,12 @@ use super::{
 use std::collections::{BTreeMap, HashMap};
 use traces::MemSpace;
 
+mod report;
+
 const STRONG: u8 = 1;
 const RMW: u8 = 2;
+/// A plain store that wrote the bytes already there (bits 2-3 are the scope).
+const UNCHANGED: u8 = 16;
 
 impl Acc {
     #[inline]
@@ -58,7 +62,11 @@ impl Acc {
     }
     #[inline]
     fn scope(&self) -> u8 {
-        self.flags >> 2
+        (self.flags >> 2) & 3
+    }
+    #[inline]
+    fn unchanged(&self) -> bool {
+        self.flags & UNCHANGED != 0
     }
 }
 
@@ -442,7 +450,11 @@ impl Monitors {
                 .position(|a| !first.same_instruction(a))
                 .unwrap_or(rest.len());
             let run = &rest[..n];
-            self.warp_accesses(first, run.iter().map(|a| (a.lane, a.address)));
+            let first = RawAccess {
+                unchanged: run.iter().fold(0, |m, a| m | a.unchanged),
+                ..*first
+            };
+            self.warp_accesses(&first, run.iter().map(|a| (a.lane, a.address)));
             rest = &rest[n..];
         }
         self.report_pending_races();
@@ -548,12 +560,17 @@ impl Monitors {
                 continue;
             }
             let g = view.first_thread + tid as u32;
+            let unchanged = if write && a.unchanged >> lane & 1 == 1 {
+                UNCHANGED
+            } else {
+                0
+            };
             let cur_base = Acc {
                 thread: g + 1,
                 clock,
                 wi,
                 pc: a.pc,
-                flags,
+                flags: flags | unchanged,
                 size: a.size.min(255) as u8,
                 off: 0,
             };
@@ -633,97 +650,6 @@ impl Monitors {
                     view.vc,
                 );
             }
-        }
-    }
-
-    /// Records a race unless this pair of instructions was reported already (then counts it).
-    fn report_race(&mut self, r: &RawRace) {
-        let kind = (r.prev_write as u8) << 1 | r.cur_write as u8;
-        let key = (r.prev.pc, r.cur.pc, kind);
-        if let Some(&i) = self.race.seen.get(&key) {
-            if let Some(x) = self.findings.races.get_mut(i) {
-                x.occurrences += 1;
-            }
-            return;
-        }
-        if self.full() {
-            return;
-        }
-        let report = self.race_report(r);
-        self.race.seen.insert(key, self.findings.races.len());
-        self.findings.races.push(report);
-    }
-
-    fn race_report(&self, r: &RawRace) -> Race {
-        let side = |a: &Acc, write: bool| {
-            let op = if a.flags & RMW != 0 {
-                AccessOp::Atomic
-            } else if write {
-                AccessOp::Write
-            } else {
-                AccessOp::Read
-            };
-            let addr = ((r.word << 2) as i64 + a.off as i64) as u64;
-            self.access_info(
-                a.g(),
-                a.pc,
-                op,
-                a.strong().then(|| a.scope()),
-                r.space,
-                addr,
-                a.size as u32,
-                0,
-            )
-        };
-        let first = side(&r.prev, r.prev_write);
-        let second = side(&r.cur, r.cur_write);
-        let kind = match (r.prev_write, r.cur_write) {
-            (true, true) => RaceKind::WriteWrite,
-            (true, false) => RaceKind::WriteRead,
-            _ => RaceKind::ReadWrite,
-        };
-        let scope = if first.block != second.block {
-            RaceScope::InterBlock
-        } else if first.warp != second.warp {
-            RaceScope::InterWarp
-        } else {
-            RaceScope::IntraWarp
-        };
-        let note = if r.prev.strong() && r.cur.strong() {
-            Some(format!(
-                "both accesses are atomic, but a {}-scoped one does not order threads of different blocks",
-                if r.prev.scope().min(r.cur.scope()) == SCOPE_CTA {
-                    ".cta"
-                } else {
-                    "narrow"
-                }
-            ))
-        } else if r.prev.strong() || r.cur.strong() {
-            Some("only one of the accesses is atomic".to_string())
-        } else if scope == RaceScope::IntraWarp && r.prev.wi == r.cur.wi {
-            Some("two lanes of one warp instruction write the same address".to_string())
-        } else if scope == RaceScope::IntraWarp {
-            Some(match self.config.race_model {
-                RaceModel::Interleaving => {
-                    "lanes of one warp are not ordered without __syncwarp() (race model interleaving)"
-                        .to_string()
-                }
-                RaceModel::WarpSync => {
-                    "the lanes did not execute a common instruction between the accesses (divergence)"
-                        .to_string()
-                }
-            })
-        } else {
-            None
-        };
-        Race {
-            kind,
-            scope,
-            first,
-            second,
-            step: self.step,
-            note,
-            occurrences: 1,
         }
     }
 }

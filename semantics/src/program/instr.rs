@@ -56,6 +56,8 @@ pub enum SpecialReg {
     DynamicSmemSize,
     /// `%total_smem_size`
     TotalSmemSize,
+    /// `WARP_SZ` (PTX ISA "Special Registers: WARP_SZ"): the warp width, a run-time constant.
+    WarpSz,
 }
 
 /// A source operand.

@@ -16,6 +16,7 @@ mod control;
 mod intx;
 mod mem;
 mod narrow;
+mod offset;
 mod video;
 mod warp;
 
@@ -31,6 +32,11 @@ use ptx_parser::{
 };
 use smallvec::SmallVec;
 use std::collections::BTreeSet;
+
+/// `WARP_SZ`, PTX's predefined identifier for the warp size (PTX ISA "Special Registers:
+/// WARP_SZ"): a run-time constant, so a source operand reading the machine's warp width (32
+/// unless the configuration narrows warps), not a constant to fold.
+const WARP_SZ: &str = "WARP_SZ";
 
 /// The opcode words the decoder dispatches on (the first word of an instruction; `bar.sync` is
 /// `bar`). `docs/ptx-subset.md` documents each; a test keeps the two in step.
@@ -726,12 +732,18 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
                     self.error(*span, format!("label `{}` cannot be used as a value", name.name), "label", "PTX takes labels only as branch targets; use a function address or `brx.idx`");
                     None
                 }
+                Named::Undefined if &*name.name == WARP_SZ && component.is_none() => {
+                    Some(Src::Special(SpecialReg::WarpSz))
+                }
                 Named::Undefined => {
                     self.undefined(name);
                     None
                 }
             },
-            Operand::Immediate(e) => self.imm(e, ty).map(Src::Imm),
+            Operand::Immediate(e) => match self.register_offset(e) {
+                Some(found) => self.register_plus_offset(found, e, ty),
+                None => self.imm(e, ty).map(Src::Imm),
+            },
             // The thesis's lowered form (Listings 5.2, 5.3): `[v]` as a value is `V[[v]]`, the frame
             // offset of a `.local`/`.param` frame variable or a variable's address.
             Operand::Address(a)

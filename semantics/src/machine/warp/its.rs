@@ -14,7 +14,8 @@
 use super::super::ErrorKind;
 use super::super::block::{BlockShared, arrive};
 use super::super::exec::{Ctx, Fault, data_rule, exec_data, read_pred, read_src, sync_mask};
-use super::simt_stack::{enter, leave, target_groups};
+use super::calls::{enter, leave};
+use super::simt_stack::target_groups;
 use super::{Warp, lanes};
 use crate::program::{BarrierKind, Op, Pc, Program};
 use std::sync::Arc;
@@ -294,6 +295,7 @@ pub(crate) fn step(
             stack: Vec::new(),
             next_pc,
             derivation,
+            unspecified: std::mem::take(&mut cx.unspecified),
         };
         if let Some(v) = cx.events.as_deref_mut() {
             v.push(ev);

@@ -4,6 +4,7 @@
 //!   token stack; with reconvergence at immediate post-dominators for ordinary PTX.
 //! * [`its`]: independent thread scheduling and the threads model: per-lane pcs, converged groups.
 
+pub(crate) mod calls;
 pub(crate) mod its;
 pub(crate) mod simt_stack;
 

@@ -24,10 +24,9 @@
 use super::super::ErrorKind;
 use super::super::block::{BlockShared, arrive};
 use super::super::exec::{Ctx, Fault, data_rule, exec_data, read_src};
-use super::super::thread::{Level, frame_span};
+use super::calls::{enter, leave};
 use super::{SimtToken, Warp, lanes};
-use crate::program::{BarrierKind, CallTarget, FuncId, Op, ParamLoc, Pc, Program};
-use memory_model::{MemSpace, MemorySystem, Who};
+use crate::program::{BarrierKind, CallTarget, Op, ParamLoc, Pc, Program};
 use std::sync::Arc;
 use traces::{Event, Rule, TokenKind};
 
@@ -248,194 +247,6 @@ fn stuck(lane: Option<usize>, msg: impl Into<String>) -> Fault {
     Fault::new(ErrorKind::Stuck, lane, msg)
 }
 
-/// Reads a call argument / return value location of one lane.
-#[allow(clippy::too_many_arguments)]
-fn read_loc(
-    cx: &mut Ctx,
-    lvl: &Level,
-    tid: u32,
-    ws: usize,
-    loc: &ParamLoc,
-    lane: usize,
-    size: u32,
-    buf: &mut [u8],
-) -> Result<(), Fault> {
-    match *loc {
-        ParamLoc::Reg(r) => {
-            let v = lvl
-                .regs
-                .get(r.0 as usize * ws + lane)
-                .copied()
-                .unwrap_or(0)
-                .to_le_bytes();
-            let n = (size as usize).min(8);
-            buf[..n].copy_from_slice(&v[..n]);
-        }
-        ParamLoc::Imm(v) => {
-            let n = (size as usize).min(8);
-            buf[..n].copy_from_slice(&v.to_le_bytes()[..n]);
-        }
-        ParamLoc::Frame { offset, .. } => {
-            let who = Who {
-                block: cx.block,
-                thread: tid,
-            };
-            let base = lvl.frame_base[lane] as u64 + offset as u64;
-            for (i, b) in buf.iter_mut().take(size as usize).enumerate() {
-                *b = cx
-                    .mem
-                    .load(who, MemSpace::Local, base + i as u64, 1)
-                    .map_err(|e| Fault::new(ErrorKind::Resource, Some(lane), e.message))?
-                    as u8;
-            }
-        }
-    }
-    Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn write_loc(
-    cx: &mut Ctx,
-    lvl: &mut Level,
-    tid: u32,
-    ws: usize,
-    loc: &ParamLoc,
-    lane: usize,
-    size: u32,
-    buf: &[u8],
-) -> Result<(), Fault> {
-    match *loc {
-        ParamLoc::Reg(r) => {
-            let mut v = [0u8; 8];
-            let n = (size as usize).min(8);
-            v[..n].copy_from_slice(&buf[..n]);
-            if let Some(slot) = lvl.regs.get_mut(r.0 as usize * ws + lane) {
-                *slot = u64::from_le_bytes(v);
-            }
-        }
-        ParamLoc::Imm(_) => {}
-        ParamLoc::Frame { offset, .. } => {
-            let who = Who {
-                block: cx.block,
-                thread: tid,
-            };
-            let base = lvl.frame_base[lane] as u64 + offset as u64;
-            for (i, b) in buf.iter().take(size as usize).enumerate() {
-                cx.mem
-                    .store(who, MemSpace::Local, base + i as u64, 1, *b as u64)
-                    .map_err(|e| {
-                        Fault::new(
-                            ErrorKind::Resource,
-                            Some(lane),
-                            format!("call stack overflow: {}", e.message),
-                        )
-                    })?;
-            }
-        }
-    }
-    Ok(())
-}
-
-fn loc_size(loc: &ParamLoc, declared: u32) -> u32 {
-    match loc {
-        ParamLoc::Frame { size, .. } => (*size).max(declared),
-        _ => declared.max(1),
-    }
-}
-
-/// Enters `callee` for one lane (thesis (call) thread rule: push the callee's frame; PTX ISA
-/// 9.7.14.3: copy the arguments into its formal parameters). Shared by all warp models.
-pub(crate) fn enter(
-    cx: &mut Ctx,
-    w: &mut Warp,
-    lane: usize,
-    callee: FuncId,
-    call_pc: Pc,
-    args: &[ParamLoc],
-) -> Result<(), Fault> {
-    let ws = cx.info.warp_size as usize;
-    let d = w.depth[lane] as usize;
-    let program = cx.program;
-    let caller = w.levels[d].func[lane];
-    let cf = program.function(callee);
-    let base = w.levels[d].frame_base[lane] as u64
-        + frame_span(program.function(caller).frame_size) as u64;
-    if base + cf.frame_size as u64 > cx.mem.local_limit() {
-        return Err(Fault::new(
-            ErrorKind::Resource,
-            Some(lane),
-            format!(
-                "call stack overflow: calling `{}` needs local memory up to {:#x}, the limit is {:#x} bytes per thread",
-                cf.name,
-                base + cf.frame_size as u64,
-                cx.mem.local_limit()
-            ),
-        ));
-    }
-    if w.levels.len() <= d + 1 {
-        w.levels.push(Level::new(ws, cf.registers.len(), callee));
-    }
-    let (lo, hi) = w.levels.split_at_mut(d + 1);
-    let (from, to) = (&mut lo[d], &mut hi[0]);
-    to.ensure_regs(ws, cf.registers.len());
-    copy_module_registers(program, from, to, ws, lane);
-    Arc::make_mut(&mut to.frame_base)[lane] = base as u32;
-    Arc::make_mut(&mut to.func)[lane] = callee;
-    Arc::make_mut(&mut to.call_pc)[lane] = call_pc;
-    let tid = w.tid_base + lane as u32;
-    let mut buf = [0u8; 256];
-    for (arg, p) in args.iter().zip(cf.params.iter()) {
-        let size = loc_size(&p.loc, p.size).min(256);
-        buf[..size as usize].fill(0);
-        read_loc(cx, from, tid, ws, arg, lane, size, &mut buf)?;
-        write_loc(cx, to, tid, ws, &p.loc, lane, size, &buf)?;
-    }
-    Arc::make_mut(&mut w.depth)[lane] = (d + 1) as u16;
-    Ok(())
-}
-
-/// Module-scope `.reg` variables (ids `0..n` in every function) are one per thread: the lane's
-/// values follow it into a callee and back (the thesis's `%stackBase`, Listing 5.3 after the
-/// stack transformation).
-fn copy_module_registers(program: &Program, from: &Level, to: &mut Level, ws: usize, lane: usize) {
-    for r in 0..program.global_registers.len() {
-        let i = r * ws + lane;
-        if let (Some(&v), Some(slot)) = (from.regs.get(i), to.regs.get_mut(i)) {
-            *slot = v;
-        }
-    }
-}
-
-/// Leaves the current function for one lane (thesis (return): pop κ), copying the return values
-/// into the caller's locations named by its `call`.
-pub(crate) fn leave(cx: &mut Ctx, w: &mut Warp, lane: usize) -> Result<Pc, Fault> {
-    let ws = cx.info.warp_size as usize;
-    let d = w.depth[lane] as usize;
-    let program = cx.program;
-    let callee = w.levels[d].func[lane];
-    let call_pc = w.levels[d].call_pc[lane];
-    let rets: &[ParamLoc] = match program.instructions.get(call_pc as usize).map(|i| &i.op) {
-        Some(Op::Call { rets, .. }) => rets,
-        _ => &[],
-    };
-    let tid = w.tid_base + lane as u32;
-    let (lo, hi) = w.levels.split_at_mut(d);
-    let (to, from) = (&mut lo[d - 1], &mut hi[0]);
-    copy_module_registers(program, from, to, ws, lane);
-    let mut buf = [0u8; 256];
-    for (ret, p) in rets
-        .iter()
-        .zip(program.function(callee).return_params.iter())
-    {
-        let size = loc_size(&p.loc, p.size).min(256);
-        buf[..size as usize].fill(0);
-        read_loc(cx, from, tid, ws, &p.loc, lane, size, &mut buf)?;
-        write_loc(cx, to, tid, ws, ret, lane, size, &buf)?;
-    }
-    Arc::make_mut(&mut w.depth)[lane] = (d - 1) as u16;
-    Ok(call_pc + 1)
-}
-
 /// Pushes the sync token of ordinary PTX for a divergence at `pc` (D1).
 fn push_implicit_sync(program: &Program, w: &mut Warp, pc: Pc) -> Option<Pc> {
     let r = program.reconvergence.get(pc as usize).copied().flatten();
@@ -457,8 +268,33 @@ fn push_implicit_sync(program: &Program, w: &mut Warp, pc: Pc) -> Option<Pc> {
     r
 }
 
-/// One warp step under the SIMT stack (warp rules (bra)/(comm)/(mem), thesis 5.4.3). `k`: the
-/// target group chosen by a `Target` choice.
+/// What the CRS rules of one warp step read: the warp before the step and the instruction's
+/// lanes.
+struct Here {
+    /// The warp's pc and active mask α before the step.
+    pc: Pc,
+    alpha: u64,
+    /// The active lanes whose guard holds (the thread rules' `wl⃗`).
+    exec: u64,
+    /// `uni(α, wl⃗)`: every active lane executes.
+    uni: bool,
+    /// The call depth of the active lanes.
+    level: usize,
+    /// The function follows the thesis's dialect (explicit `ssy sync brk preBrk preRet`).
+    explicit: bool,
+    /// The step re-executes a `call` after a `call_target` diverge token (D3).
+    retry: bool,
+    /// The target group a `Target` choice picked.
+    k: Option<u32>,
+    ws: usize,
+}
+
+/// The rules a step applied, warp rule first (the derivation below the warp layer).
+type Rules = [Rule; 3];
+
+/// One warp step under the SIMT stack (warp rules (bra)/(comm)/(mem), thesis 5.4.3): the implicit
+/// sync of a reconvergence point, else the instruction's CRS rule (or thread rule for data,
+/// memory and communication instructions). `k`: the target group chosen by a `Target` choice.
 pub(crate) fn step(
     cx: &mut Ctx,
     bk: &mut BlockShared,
@@ -467,10 +303,8 @@ pub(crate) fn step(
     exited_warps_arrive: bool,
 ) -> Result<Outcome, Fault> {
     let _ = exited_warps_arrive;
-    let ws = cx.info.warp_size as usize;
     let retry = std::mem::take(&mut w.retry);
-    let pc = w.pc;
-    let alpha = w.active;
+    let (pc, alpha) = (w.pc, w.active);
     let mut out = Outcome {
         pc,
         exec: 0,
@@ -478,17 +312,68 @@ pub(crate) fn step(
         arrived: 0,
         exited: 0,
     };
-
-    // D2: the implicit sync of ordinary PTX at a reconvergence point.
     if w.stack.last().is_some_and(|t| t.reconv == Some(pc)) {
-        unwind(w).map_err(|m| stuck(None, m))?;
-        out.flow = Flow::VirtualSync;
-        out.exec = alpha;
+        sync_ipdom(w, &mut out)?;
         record(cx, w, &out, &[Rule::WarpBra, Rule::SyncImplicit]);
         return Ok(out);
     }
-
     let program = cx.program;
+    let op = &locate(program, w)?.op;
+    let level = w.active_level();
+    let func = w.levels[level].func[alpha.trailing_zeros() as usize];
+    let ws = cx.info.warp_size as usize;
+    let exec = guard_mask(program, w, alpha, level, pc, ws);
+    out.exec = exec;
+    let h = Here {
+        pc,
+        alpha,
+        exec,
+        uni: exec == alpha,
+        level,
+        explicit: program.function(func).explicit_reconvergence,
+        retry,
+        k,
+        ws,
+    };
+    let rules = match op {
+        Op::Bra { .. } | Op::BraIndirect { .. } | Op::Call { .. } if exec == 0 => {
+            next(w, &h, Rule::Bra)
+        }
+        Op::Bra { .. } | Op::BraIndirect { .. } => bra(cx, w, &h, op, &mut out)?,
+        Op::Call { args, .. } => call(cx, w, &h, op, args, &mut out)?,
+        Op::Ret | Op::Exit | Op::Brk if exec == 0 => next(w, &h, Rule::Nop),
+        Op::Brk => brk(w, &h, &mut out)?,
+        Op::Ret if level > 0 => ret(cx, w, &h, &mut out)?,
+        Op::Ret | Op::Exit => exit(w, &h, &mut out)?,
+        _ if exec == 0 => next(w, &h, Rule::Nop),
+        Op::Ssy { target } => push_token(w, &h, TokenKind::Sync, *target, Rule::Ssy),
+        Op::PreBrk { target } => push_token(w, &h, TokenKind::Break, *target, Rule::PreBrk),
+        Op::PreRet { target } => push_token(w, &h, TokenKind::Call, *target, Rule::PreRet),
+        Op::Sync => sync(w, &h)?,
+        Op::Barrier {
+            kind, id, count, ..
+        } => bar(cx, bk, w, &h, (kind, id, count.as_ref()), &mut out)?,
+        op => {
+            exec_data(cx, w, level, exec, alpha, pc, func, op)?;
+            w.pc = pc + 1;
+            let (a, b) = data_rule(op);
+            [a, b, b]
+        }
+    };
+    if cx.observing() {
+        let r: &[Rule] = if rules[1] == rules[2] {
+            &rules[..2]
+        } else {
+            &rules
+        };
+        record(cx, w, &out, r);
+    }
+    Ok(out)
+}
+
+/// The instruction at the warp's pc, which must lie in the body of its lanes' function.
+fn locate<'p>(program: &'p Program, w: &Warp) -> Result<&'p crate::program::Instr, Fault> {
+    let pc = w.pc;
     let Some(instr) = program.instructions.get(pc as usize) else {
         return Err(stuck(
             None,
@@ -499,8 +384,7 @@ pub(crate) fn step(
         ));
     };
     let level = w.active_level();
-    let lane0 = alpha.trailing_zeros() as usize;
-    let func = w.levels[level].func[lane0];
+    let func = w.levels[level].func[w.active.trailing_zeros() as usize];
     let f = program.function(func);
     if !(f.start <= pc && pc < f.end) {
         return Err(stuck(
@@ -511,357 +395,405 @@ pub(crate) fn step(
             ),
         ));
     }
-    let explicit = f.explicit_reconvergence;
-    let exec = guard_mask(program, w, alpha, level, pc, ws);
-    out.exec = exec;
-    let uni = exec == alpha;
+    Ok(instr)
+}
 
-    let rules: [Rule; 3];
-    match &instr.op {
-        Op::Bra { .. } | Op::BraIndirect { .. } | Op::Call { .. } if exec == 0 => {
-            w.pc = pc + 1;
-            rules = [Rule::WarpBra, Rule::Next, Rule::Bra];
-        }
-        op @ (Op::Bra { .. } | Op::BraIndirect { .. }) => {
-            let mut groups = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
-            target_groups(program, w, level, exec, op, ws, &mut groups)
-                .map_err(|(l, m)| stuck(Some(l), m))?;
-            if groups.len() > 1 {
-                // bra_target (thesis 5.4.1, reconstructed): push (diverge, notTaken, pc).
-                let kk = k.unwrap_or(0) as usize;
-                let Some(&(t, taken)) = groups.get(kk) else {
-                    return Err(stuck(
-                        None,
-                        format!("target group {kk} of {} requested", groups.len()),
-                    ));
-                };
-                let r = if explicit {
-                    None
-                } else {
-                    push_implicit_sync(program, w, pc)
-                };
-                w.stack.push(SimtToken {
-                    kind: TokenKind::Diverge,
-                    mask: alpha & !taken,
-                    pc,
-                    reconv: r,
-                    retry: true,
-                });
-                w.active = taken;
-                w.pc = t;
-                out.flow = Flow::Jump {
-                    target: t,
-                    taken,
-                    split: true,
-                };
-                rules = [Rule::WarpBra, Rule::BraTarget, Rule::Bra];
-            } else {
-                let t = groups[0].0;
-                out.flow = Flow::Jump {
-                    target: t,
-                    taken: exec,
-                    split: false,
-                };
-                if uni {
-                    w.pc = t;
-                    rules = [Rule::WarpBra, Rule::BraUni, Rule::Bra];
-                } else {
-                    // bra_guard: taken path first; (diverge, notTaken, pc+1).
-                    let r = if explicit {
-                        None
-                    } else {
-                        push_implicit_sync(program, w, pc)
-                    };
-                    w.stack.push(SimtToken {
-                        kind: TokenKind::Diverge,
-                        mask: alpha & !exec,
-                        pc: pc + 1,
-                        reconv: r,
-                        retry: false,
-                    });
-                    w.active = exec;
-                    w.pc = t;
-                    rules = [Rule::WarpBra, Rule::BraGuard, Rule::Bra];
-                }
-            }
-        }
-        op @ Op::Call { args, .. } => {
-            let mut groups = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
-            target_groups(program, w, level, exec, op, ws, &mut groups)
-                .map_err(|(l, m)| stuck(Some(l), m))?;
-            if explicit {
-                // stack-cons₆: a call token returning to pc+1 (from preRet) must be on the stack.
-                if !w
-                    .stack
-                    .iter()
-                    .any(|t| t.kind == TokenKind::Call && t.pc == pc + 1)
-                {
-                    return Err(stuck(
-                        None,
-                        "call without a preceding preRet to the next instruction (stack consistency 6)",
-                    ));
-                }
-            } else if !retry {
-                // D3: the implicit preRet.
-                w.stack.push(SimtToken {
-                    kind: TokenKind::Call,
-                    mask: alpha,
-                    pc: pc + 1,
-                    reconv: None,
-                    retry: false,
-                });
-            }
-            let (t, taken, rule) = if groups.len() > 1 {
-                let kk = k.unwrap_or(0) as usize;
-                let Some(&(t, taken)) = groups.get(kk) else {
-                    return Err(stuck(
-                        None,
-                        format!("target group {kk} of {} requested", groups.len()),
-                    ));
-                };
-                w.stack.push(SimtToken {
-                    kind: TokenKind::Diverge,
-                    mask: alpha & !taken,
-                    pc,
-                    reconv: None,
-                    retry: true,
-                });
-                (t, taken, Rule::CallTarget)
-            } else if uni {
-                (groups[0].0, exec, Rule::CallUni)
-            } else {
-                (groups[0].0, exec, Rule::CallGuard)
-            };
-            let callee = program
-                .function_of(t)
-                .ok_or_else(|| stuck(None, format!("call target {t} is not a function")))?;
-            for l in lanes(taken) {
-                enter(cx, w, l, callee, pc, args)?;
-            }
-            w.active = taken;
-            w.pc = t;
-            out.flow = Flow::Jump {
-                target: t,
-                taken,
-                split: groups.len() > 1,
-            };
-            rules = [Rule::WarpBra, rule, Rule::Call];
-        }
-        Op::Ret | Op::Exit | Op::Brk if exec == 0 => {
-            w.pc = pc + 1;
-            rules = [Rule::WarpBra, Rule::Next, Rule::Nop];
-        }
-        Op::Ret | Op::Exit | Op::Brk => {
-            let kernel_ret = matches!(instr.op, Op::Ret) && level == 0;
-            let (kind, r_uni, r_div, r_thread) = match instr.op {
-                Op::Brk => {
-                    // stack-cons₁.
-                    if !w.stack.iter().any(|t| t.kind == TokenKind::Break) {
-                        return Err(stuck(
-                            Some(exec.trailing_zeros() as usize),
-                            "brk without a break token on the stack (stack consistency 1)",
-                        ));
-                    }
-                    (TokenKind::Break, Rule::BrkUni, Rule::BrkDiv, Rule::Break)
-                }
-                Op::Ret if !kernel_ret => {
-                    if !w.stack.iter().any(|t| t.kind == TokenKind::Call) {
-                        return Err(stuck(
-                            Some(exec.trailing_zeros() as usize),
-                            "ret without a call token on the stack (stack consistency 2)",
-                        ));
-                    }
-                    (TokenKind::Call, Rule::RetUni, Rule::RetDiv, Rule::Ret)
-                }
-                _ => (
-                    TokenKind::Sync,
-                    Rule::ExitUni,
-                    Rule::ExitDiv,
-                    Rule::ExitThread,
-                ),
-            };
-            match kind {
-                TokenKind::Break => {
-                    w.dis.brk |= exec;
-                    out.flow = Flow::Brk;
-                }
-                TokenKind::Call => {
-                    for l in lanes(exec) {
-                        leave(cx, w, l)?;
-                    }
-                    w.dis.ret |= exec;
-                    out.flow = Flow::Ret;
-                }
-                _ => {
-                    w.dis.exit |= exec;
-                    w.dis.brk &= !exec;
-                    w.dis.ret &= !exec;
-                    w.exited |= exec;
-                    out.exited = exec;
-                    out.flow = Flow::Exit;
-                }
-            }
-            w.active &= !exec;
-            if uni {
-                unwind(w).map_err(|m| stuck(None, m))?;
-                rules = [Rule::WarpBra, r_uni, r_thread];
-            } else {
-                w.pc = pc + 1;
-                rules = [Rule::WarpBra, r_div, r_thread];
-            }
-        }
-        Op::Ssy { target } | Op::PreBrk { target } | Op::PreRet { target } => {
-            if exec != 0 {
-                let (kind, rule) = match instr.op {
-                    Op::Ssy { .. } => (TokenKind::Sync, Rule::Ssy),
-                    Op::PreBrk { .. } => (TokenKind::Break, Rule::PreBrk),
-                    _ => (TokenKind::Call, Rule::PreRet),
-                };
-                // A26: the token carries the full α.
-                w.stack.push(SimtToken {
-                    kind,
-                    mask: alpha,
-                    pc: *target,
-                    reconv: None,
-                    retry: false,
-                });
-                rules = [Rule::WarpBra, rule, rule];
-            } else {
-                rules = [Rule::WarpBra, Rule::Next, Rule::Nop];
-            }
-            w.pc = pc + 1;
-        }
-        Op::Sync => {
-            if exec != 0 {
-                // stack-cons₃.
-                match w.stack.last() {
-                    Some(t) if matches!(t.kind, TokenKind::Sync | TokenKind::Diverge) => {}
-                    _ => {
-                        return Err(stuck(
-                            None,
-                            "sync without a sync or diverge token on top of the stack (stack consistency 3)",
-                        ));
-                    }
-                }
-                w.pc = pc + 1;
-                unwind(w).map_err(|m| stuck(None, m))?;
-                rules = [Rule::WarpBra, Rule::Sync, Rule::Sync];
-            } else {
-                w.pc = pc + 1;
-                rules = [Rule::WarpBra, Rule::Next, Rule::Nop];
-            }
-        }
-        Op::Barrier {
-            kind, id, count, ..
-        } => {
-            if exec != 0 {
-                let regs = &w.levels[level].regs;
-                let fb = &w.levels[level].frame_base;
-                let sp = cx.special;
-                let mut ids = 0u16;
-                let mut counts = [None::<u32>; 16];
-                for l in lanes(exec) {
-                    let b = read_src(regs, ws, id, l, &sp, fb);
-                    if b >= 16 {
-                        return Err(Fault::new(
-                            ErrorKind::Barrier,
-                            Some(l),
-                            format!("barrier index {b} is not in 0..16"),
-                        ));
-                    }
-                    ids |= 1 << b;
-                    if let Some(c) = count {
-                        counts[b as usize] = Some(read_src(regs, ws, c, l, &sp, fb) as u32);
-                    }
-                }
-                let red = match kind {
-                    BarrierKind::Red { op, .. } => Some(*op),
-                    _ => None,
-                };
-                let default_tc = bk.live_warps * cx.info.warp_size;
-                for b in 0..16u32 {
-                    if ids >> b & 1 == 0 {
-                        continue;
-                    }
-                    let bar = &mut Arc::make_mut(&mut bk.bars)[b as usize];
-                    arrive(
-                        bar,
-                        b,
-                        w.index,
-                        counts[b as usize],
-                        default_tc,
-                        cx.info.warp_size,
-                        red,
-                        cx.info.warp_size,
-                    )
-                    .map_err(|mut f| {
-                        f.lane = Some(exec.trailing_zeros() as usize);
-                        f
-                    })?;
-                    if let BarrierKind::Red { dst, pred, .. } = kind {
-                        let mut lanes_b = 0u64;
-                        for l in lanes(exec) {
-                            if read_src(regs, ws, id, l, &sp, fb) == b as u64 {
-                                lanes_b |= 1 << l;
-                                let p = super::super::exec::read_pred(regs, ws, pred, l, &sp, fb);
-                                bar.popc += p as u32;
-                                bar.and &= p;
-                                bar.or |= p;
-                            }
-                        }
-                        bar.participants
-                            .push((w.index, lanes_b, *dst, level as u16));
-                    }
-                    if let Some(ev) = cx.events.as_deref_mut() {
-                        let d = traces::Derivation::with_prefix(
-                            cx.prefix,
-                            &[Rule::WarpComm, Rule::BarSync],
-                        );
-                        ev.push(Event::BarrierArrived {
-                            block: cx.block,
-                            warp: w.index,
-                            barrier: b,
-                            arrived: bar.ac,
-                            expected: bar.tc,
-                            derivation: d,
-                        });
-                    }
-                }
-                out.arrived = ids;
-                if !matches!(kind, BarrierKind::Arrive) {
-                    w.waiting |= ids;
-                }
-                let r = match kind {
-                    BarrierKind::Sync => Rule::BarSync,
-                    BarrierKind::Arrive => Rule::BarArrive,
-                    BarrierKind::Red { .. } => Rule::BarRed,
-                };
-                rules = [Rule::WarpComm, r, r];
-            } else {
-                rules = [Rule::WarpBra, Rule::Next, Rule::Nop];
-            }
-            w.pc = pc + 1;
-        }
-        op => {
-            if exec != 0 {
-                exec_data(cx, w, level, exec, alpha, pc, func, op)?;
-                let (a, b) = data_rule(op);
-                rules = [a, b, b];
-            } else {
-                rules = [Rule::WarpBra, Rule::Next, Rule::Nop];
-            }
-            w.pc = pc + 1;
-        }
-    }
-    if cx.observing() {
-        let r: &[Rule] = if rules[1] == rules[2] {
-            &rules[..2]
-        } else {
-            &rules
+/// (next), thesis 5.4.1: `ς —ε→CRS ⟨active, ς ◁ pc+1⟩`: no lane executes the instruction (its
+/// guard is false in every active lane), the warp moves on. `thread`: the thread rule named in
+/// the derivation.
+fn next(w: &mut Warp, h: &Here, thread: Rule) -> Rules {
+    w.pc = h.pc + 1;
+    [Rule::WarpBra, Rule::Next, thread]
+}
+
+/// (sync_ipdom), cudasem's D2: when the top token's pc is the warp's pc (a reconvergence point,
+/// the immediate post-dominator of a divergent branch of ordinary PTX), the step is (sync)
+/// instead of the instruction: `ς —sync→CRS unwind(ς)`. It replaces the explicit `sync` the
+/// thesis's compiler would inject.
+fn sync_ipdom(w: &mut Warp, out: &mut Outcome) -> Result<(), Fault> {
+    let alpha = w.active;
+    unwind(w).map_err(|m| stuck(None, m))?;
+    out.flow = Flow::VirtualSync;
+    out.exec = alpha;
+    Ok(())
+}
+
+/// `bra` with some lanes executing: (bra_target) when they go to several targets, else
+/// (bra_uni) or (bra_guard) (thesis 5.4.1).
+fn bra(cx: &mut Ctx, w: &mut Warp, h: &Here, op: &Op, out: &mut Outcome) -> Result<Rules, Fault> {
+    let mut groups = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
+    target_groups(cx.program, w, h.level, h.exec, op, h.ws, &mut groups)
+        .map_err(|(l, m)| stuck(Some(l), m))?;
+    let rule = if groups.len() > 1 {
+        let (t, taken) = bra_target(cx.program, w, h, &groups)?;
+        out.flow = Flow::Jump {
+            target: t,
+            taken,
+            split: true,
         };
-        record(cx, w, &out, r);
+        Rule::BraTarget
+    } else {
+        let t = groups[0].0;
+        out.flow = Flow::Jump {
+            target: t,
+            taken: h.exec,
+            split: false,
+        };
+        if h.uni {
+            bra_uni(w, t);
+            Rule::BraUni
+        } else {
+            bra_guard(cx.program, w, h, t);
+            Rule::BraGuard
+        }
+    };
+    Ok([Rule::WarpBra, rule, Rule::Bra])
+}
+
+/// (bra_uni), thesis 5.4.1: `⟨ς ▷ pc, α⟩ —bra wl1 pc1 … bra wln pcn→ ⟨active, ς ◁ pc1⟩` if
+/// `uni(α, wl⃗, pc⃗)`: every active lane branches to one target.
+fn bra_uni(w: &mut Warp, target: Pc) {
+    w.pc = target;
+}
+
+/// (bra_guard), thesis 5.4.1 (reconstructed: the thesis gives it in prose; the taken path runs
+/// first): `⟨ς ▷ pc, α, τ⃗⟩ —bra wl⃗ pc⃗→ ⟨active, ς ◁ pc1, taken(wp⃗, pc1), (diverge,
+/// notTaken(α, wp⃗, pc1), pc+1) :: τ⃗⟩` if `¬uni(α, wl⃗) ∧ ∀i,j. pc_i = pc_j`. For ordinary PTX
+/// the sync token of the branch's reconvergence point is pushed first (D1).
+fn bra_guard(program: &Program, w: &mut Warp, h: &Here, target: Pc) {
+    let r = if h.explicit {
+        None
+    } else {
+        push_implicit_sync(program, w, h.pc)
+    };
+    w.stack.push(SimtToken {
+        kind: TokenKind::Diverge,
+        mask: h.alpha & !h.exec,
+        pc: h.pc + 1,
+        reconv: r,
+        retry: false,
+    });
+    w.active = h.exec;
+    w.pc = target;
+}
+
+/// The target group `k` of `groups` (a `Target` choice picks it; 0 without one).
+fn chosen_group(h: &Here, groups: &[(Pc, u64)]) -> Result<(Pc, u64), Fault> {
+    let kk = h.k.unwrap_or(0) as usize;
+    groups.get(kk).copied().ok_or_else(|| {
+        stuck(
+            None,
+            format!("target group {kk} of {} requested", groups.len()),
+        )
+    })
+}
+
+/// (bra_target), thesis 5.4.1 (reconstructed): `⟨ς ▷ pc, α, τ⃗⟩ —bra wl⃗ pc⃗→ ⟨active, ς ◁
+/// pc_k, taken(wp⃗, pc_k), (diverge, notTaken(α, wp⃗, pc_k), pc) :: τ⃗⟩` if `∃i,j. pc_i ≠ pc_j ∧
+/// k ∈ {1..n}` (k: a nondeterministic choice, the `Target` choice; groups in ascending address
+/// order, D5). The diverge token re-executes the branch for the other lanes. D1 as for
+/// (bra_guard). Returns the chosen group's target and lanes.
+fn bra_target(
+    program: &Program,
+    w: &mut Warp,
+    h: &Here,
+    groups: &[(Pc, u64)],
+) -> Result<(Pc, u64), Fault> {
+    let (t, taken) = chosen_group(h, groups)?;
+    let r = if h.explicit {
+        None
+    } else {
+        push_implicit_sync(program, w, h.pc)
+    };
+    w.stack.push(SimtToken {
+        kind: TokenKind::Diverge,
+        mask: h.alpha & !taken,
+        pc: h.pc,
+        reconv: r,
+        retry: true,
+    });
+    w.active = taken;
+    w.pc = t;
+    Ok((t, taken))
+}
+
+/// `call` with some lanes executing (thesis 5.4.1): (call_target) when they call several
+/// functions, else (call_uni) `⟨ς ▷ pc, α⟩ —call wl1 pc1 … call wln pcn→ ⟨active, ς ◁ pc1⟩` if
+/// `uni(α, wl⃗, pc⃗)`, or (call_guard) `⟨ς ▷ pc, α⟩ —call wl⃗ pc⃗→ ⟨active, ς ◁ pc1, taken(wp⃗,
+/// pc1)⟩` if `¬uni(α, wl⃗) ∧ ∀i,j. pc_i = pc_j` (no token: the call token resumes the others).
+/// Ordinary PTX has no `preRet`: the call pushes `(call, α, pc+1)` itself (D3), except when a
+/// `call_target` diverge token re-executes it. The callee's frame is pushed for the calling
+/// lanes (the thread rule (call)).
+fn call(
+    cx: &mut Ctx,
+    w: &mut Warp,
+    h: &Here,
+    op: &Op,
+    args: &[ParamLoc],
+    out: &mut Outcome,
+) -> Result<Rules, Fault> {
+    let program = cx.program;
+    let mut groups = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
+    target_groups(program, w, h.level, h.exec, op, h.ws, &mut groups)
+        .map_err(|(l, m)| stuck(Some(l), m))?;
+    if h.explicit {
+        // stack-cons₆: a call token returning to pc+1 (from preRet) must be on the stack.
+        if !w
+            .stack
+            .iter()
+            .any(|t| t.kind == TokenKind::Call && t.pc == h.pc + 1)
+        {
+            return Err(stuck(
+                None,
+                "call without a preceding preRet to the next instruction (stack consistency 6)",
+            ));
+        }
+    } else if !h.retry {
+        // D3: the implicit preRet.
+        w.stack.push(SimtToken {
+            kind: TokenKind::Call,
+            mask: h.alpha,
+            pc: h.pc + 1,
+            reconv: None,
+            retry: false,
+        });
     }
-    Ok(out)
+    let (t, taken, rule) = if groups.len() > 1 {
+        let (t, taken) = call_target(w, h, &groups)?;
+        (t, taken, Rule::CallTarget)
+    } else if h.uni {
+        (groups[0].0, h.exec, Rule::CallUni)
+    } else {
+        (groups[0].0, h.exec, Rule::CallGuard)
+    };
+    let callee = program
+        .function_of(t)
+        .ok_or_else(|| stuck(None, format!("call target {t} is not a function")))?;
+    for l in lanes(taken) {
+        enter(cx, w, l, callee, h.pc, args)?;
+    }
+    w.active = taken;
+    w.pc = t;
+    out.flow = Flow::Jump {
+        target: t,
+        taken,
+        split: groups.len() > 1,
+    };
+    Ok([Rule::WarpBra, rule, Rule::Call])
+}
+
+/// (call_target), thesis 5.4.1: `⟨ς ▷ pc, α, τ⃗⟩ —call wl⃗ pc⃗→ ⟨active, ς ◁ pc_k, taken(wp⃗,
+/// pc_k), (diverge, notTaken(α, wp⃗, pc_k), pc) :: τ⃗⟩` if `∃i,j. pc_i ≠ pc_j ∧ k ∈ {1..n}`.
+/// Only the chosen group enters its callee in this step (D4: the thesis's double frame push
+/// fixed); the diverge token re-executes the call for the others (D3, D5).
+fn call_target(w: &mut Warp, h: &Here, groups: &[(Pc, u64)]) -> Result<(Pc, u64), Fault> {
+    let (t, taken) = chosen_group(h, groups)?;
+    w.stack.push(SimtToken {
+        kind: TokenKind::Diverge,
+        mask: h.alpha & !taken,
+        pc: h.pc,
+        reconv: None,
+        retry: true,
+    });
+    Ok((t, taken))
+}
+
+/// The executing lanes leave α (`α[wl⃗ ↦ inactive]`); then (x_uni) `unwind(ς)` if `uni(α, wl⃗)`,
+/// else (x_div) `⟨active, ς ◁ pc+1⟩`: the rest of the warp goes on.
+fn uni_or_div(w: &mut Warp, h: &Here, [uni, div, thread]: Rules) -> Result<Rules, Fault> {
+    w.active &= !h.exec;
+    if h.uni {
+        unwind(w).map_err(|m| stuck(None, m))?;
+        Ok([Rule::WarpBra, uni, thread])
+    } else {
+        w.pc = h.pc + 1;
+        Ok([Rule::WarpBra, div, thread])
+    }
+}
+
+/// (brk_uni) `⟨ς ▷ α, δ⟩ —break wl⃗→ unwind(ς ◁ α[wl⃗ ↦ inactive], δ[wl⃗ ↦ break])` if
+/// `uni(α, wl⃗)`; (brk_div) `⟨ς ▷ pc, α, δ⟩ —break wl1..wln→ ⟨active, ς ◁ pc+1, α[wl⃗ ↦
+/// inactive], δ[wl⃗ ↦ break]⟩` if `¬uni(α, wl⃗)` (thesis 5.4.1). A break token must be on the
+/// stack (stack consistency 1).
+fn brk(w: &mut Warp, h: &Here, out: &mut Outcome) -> Result<Rules, Fault> {
+    if !w.stack.iter().any(|t| t.kind == TokenKind::Break) {
+        return Err(stuck(
+            Some(h.exec.trailing_zeros() as usize),
+            "brk without a break token on the stack (stack consistency 1)",
+        ));
+    }
+    w.dis.brk |= h.exec;
+    out.flow = Flow::Brk;
+    uni_or_div(w, h, [Rule::BrkUni, Rule::BrkDiv, Rule::Break])
+}
+
+/// (ret_uni) `⟨ς ▷ α, δ⟩ —return wl⃗→ unwind(ς ◁ α[wl⃗ ↦ inactive], δ[wl⃗ ↦ return])` if
+/// `uni(α, wl⃗)`, where `updExecState(ς ▷ δ, (call, α, pc) :: τ⃗) = ς ◁ pc, α\δ', δ', τ⃗` with
+/// `δ' = enable(α, δ, return)`; (ret_div) `⟨ς ▷ pc, α, δ⟩ —return wl⃗→ ⟨active, ς ◁ pc+1,
+/// α[wl⃗ ↦ inactive], δ[wl⃗ ↦ return]⟩` if `¬uni(α, wl⃗)` (thesis 5.4.1). The returning lanes pop
+/// their frames (the thread rule (ret)); a call token must be on the stack (stack consistency
+/// 2). A kernel's `ret` (call depth 0) is `exit` (D6).
+fn ret(cx: &mut Ctx, w: &mut Warp, h: &Here, out: &mut Outcome) -> Result<Rules, Fault> {
+    if !w.stack.iter().any(|t| t.kind == TokenKind::Call) {
+        return Err(stuck(
+            Some(h.exec.trailing_zeros() as usize),
+            "ret without a call token on the stack (stack consistency 2)",
+        ));
+    }
+    for l in lanes(h.exec) {
+        leave(cx, w, l)?;
+    }
+    w.dis.ret |= h.exec;
+    out.flow = Flow::Ret;
+    uni_or_div(w, h, [Rule::RetUni, Rule::RetDiv, Rule::Ret])
+}
+
+/// (exit_uni) `⟨ς ▷ α, δ⟩ —exit wl⃗→ unwind(ς ◁ α[wl⃗ ↦ inactive], δ[wl⃗ ↦ exit])` if
+/// `uni(α, wl⃗)`, with `unwind(ς ▷ pc, α, δ, ε) = (completed, ς)` if `∀wl. δ(wl) = exit`;
+/// (exit_div) `⟨ς ▷ pc, α, δ⟩ —exit wl⃗→ ⟨active, ς ◁ pc+1, α[wl⃗ ↦ inactive], δ[wl⃗ ↦ exit]⟩`
+/// if `¬uni(α, wl⃗)` (thesis 5.4.1). An exited lane is no longer waiting for a break or return.
+fn exit(w: &mut Warp, h: &Here, out: &mut Outcome) -> Result<Rules, Fault> {
+    w.dis.exit |= h.exec;
+    w.dis.brk &= !h.exec;
+    w.dis.ret &= !h.exec;
+    w.exited |= h.exec;
+    out.exited = h.exec;
+    out.flow = Flow::Exit;
+    uni_or_div(w, h, [Rule::ExitUni, Rule::ExitDiv, Rule::ExitThread])
+}
+
+/// (ssy) `⟨ς ▷ pc, α, τ⃗⟩ —ssy pc1 … ssy pcn→ ⟨active, ς ◁ pc+1, (sync, α, pc1) :: τ⃗⟩`, and
+/// likewise (preBrk) with a break token and (preRet) with a call token, if `∀i,j. pc_i = pc_j`
+/// (thesis 5.4.1). The token carries the full α (A26).
+fn push_token(w: &mut Warp, h: &Here, kind: TokenKind, target: Pc, rule: Rule) -> Rules {
+    w.stack.push(SimtToken {
+        kind,
+        mask: h.alpha,
+        pc: target,
+        reconv: None,
+        retry: false,
+    });
+    w.pc = h.pc + 1;
+    [Rule::WarpBra, rule, rule]
+}
+
+/// (sync) `ς —sync … sync→CRS unwind(ς)` with `unwind(ς ▷ τ :: τ⃗) = (active, ς')` if `ς' ▷ α' =
+/// updExecState(ς) ∧ ∃wl. α'(wl) = active` and `updExecState(ς ▷ δ, (sync|diverge, α, pc) ::
+/// τ⃗) = ς ◁ pc, α\δ, τ⃗` (thesis 5.4.1). A sync or diverge token must be on top (stack
+/// consistency 3).
+fn sync(w: &mut Warp, h: &Here) -> Result<Rules, Fault> {
+    match w.stack.last() {
+        Some(t) if matches!(t.kind, TokenKind::Sync | TokenKind::Diverge) => {}
+        _ => {
+            return Err(stuck(
+                None,
+                "sync without a sync or diverge token on top of the stack (stack consistency 3)",
+            ));
+        }
+    }
+    w.pc = h.pc + 1;
+    unwind(w).map_err(|m| stuck(None, m))?;
+    Ok([Rule::WarpBra, Rule::Sync, Rule::Sync])
+}
+
+/// The warp rule (comm) for `bar.sync`/`bar.arrive`/`bar.red` (thesis 5.4.3): `comm(bar.sync _,
+/// t⃗) = (⋃ t_barid, bar .sync ε t⃗)`, `comm(bar.red br _, t⃗) = (⋃ t_barid, bar .red br t⃗)`,
+/// `comm(bar.arrive _, t⃗) = (ε, bar .arrive ε t⃗)`: the warp arrives at every barrier its lanes
+/// name (the block's counting, `updArrCnt` of thesis 5.5.1, is `block::arrive`) and, except for
+/// `bar.arrive`, waits for them.
+fn bar(
+    cx: &mut Ctx,
+    bk: &mut BlockShared,
+    w: &mut Warp,
+    h: &Here,
+    (kind, id, count): (
+        &BarrierKind,
+        &crate::program::Src,
+        Option<&crate::program::Src>,
+    ),
+    out: &mut Outcome,
+) -> Result<Rules, Fault> {
+    let (ws, level, exec) = (h.ws, h.level, h.exec);
+    let regs = &w.levels[level].regs;
+    let fb = &w.levels[level].frame_base;
+    let sp = cx.special;
+    let mut ids = 0u16;
+    let mut counts = [None::<u32>; 16];
+    for l in lanes(exec) {
+        let b = read_src(regs, ws, id, l, &sp, fb);
+        if b >= 16 {
+            return Err(Fault::new(
+                ErrorKind::Barrier,
+                Some(l),
+                format!("barrier index {b} is not in 0..16"),
+            ));
+        }
+        ids |= 1 << b;
+        if let Some(c) = count {
+            counts[b as usize] = Some(read_src(regs, ws, c, l, &sp, fb) as u32);
+        }
+    }
+    let red = match kind {
+        BarrierKind::Red { op, .. } => Some(*op),
+        _ => None,
+    };
+    let default_tc = bk.live_warps * cx.info.warp_size;
+    for b in 0..16u32 {
+        if ids >> b & 1 == 0 {
+            continue;
+        }
+        let bar = &mut Arc::make_mut(&mut bk.bars)[b as usize];
+        arrive(
+            bar,
+            b,
+            w.index,
+            counts[b as usize],
+            default_tc,
+            cx.info.warp_size,
+            red,
+            cx.info.warp_size,
+        )
+        .map_err(|mut f| {
+            f.lane = Some(exec.trailing_zeros() as usize);
+            f
+        })?;
+        if let BarrierKind::Red { dst, pred, .. } = kind {
+            let mut lanes_b = 0u64;
+            for l in lanes(exec) {
+                if read_src(regs, ws, id, l, &sp, fb) == b as u64 {
+                    lanes_b |= 1 << l;
+                    let p = super::super::exec::read_pred(regs, ws, pred, l, &sp, fb);
+                    bar.popc += p as u32;
+                    bar.and &= p;
+                    bar.or |= p;
+                }
+            }
+            bar.participants
+                .push((w.index, lanes_b, *dst, level as u16));
+        }
+        if let Some(ev) = cx.events.as_deref_mut() {
+            let d = traces::Derivation::with_prefix(cx.prefix, &[Rule::WarpComm, Rule::BarSync]);
+            ev.push(Event::BarrierArrived {
+                block: cx.block,
+                warp: w.index,
+                barrier: b,
+                arrived: bar.ac,
+                expected: bar.tc,
+                derivation: d,
+            });
+        }
+    }
+    out.arrived = ids;
+    if !matches!(kind, BarrierKind::Arrive) {
+        w.waiting |= ids;
+    }
+    w.pc = h.pc + 1;
+    let r = match kind {
+        BarrierKind::Sync => Rule::BarSync,
+        BarrierKind::Arrive => Rule::BarArrive,
+        BarrierKind::Red { .. } => Rule::BarRed,
+    };
+    Ok([Rule::WarpComm, r, r])
 }
 
 fn record(cx: &mut Ctx, w: &Warp, out: &Outcome, rules: &[Rule]) {
@@ -889,6 +821,7 @@ fn record(cx: &mut Ctx, w: &Warp, out: &Outcome, rules: &[Rule]) {
         stack,
         next_pc: w.pc,
         derivation,
+        unspecified: std::mem::take(&mut cx.unspecified),
     };
     if let Some(v) = cx.events.as_deref_mut() {
         v.push(ev);

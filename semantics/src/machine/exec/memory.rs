@@ -1,0 +1,475 @@
+//! Thread rules of memory (thesis 5.3.2 (ld), (st), (atom), (membar); PTX ISA 9.7.9, 9.7.12-13):
+//! lanes access the memory system in ascending lane order (flat memory completes each access in
+//! the step; cached memory issues memory programs), and `cvta`/`isspacep` translate addresses.
+
+use super::*;
+
+/// `cvta` and `isspacep` (PTX ISA 9.7.9.17-18; the thesis's address translation of 5.3.2): a
+/// lane's address moved into or out of a state space's generic window, or tested against it.
+pub(super) fn cvta(
+    cx: &mut Ctx,
+    w: &mut Warp,
+    level: usize,
+    exec: u64,
+    op: &Op,
+) -> Result<(), Fault> {
+    let ws = cx.info.warp_size as usize;
+    let sp = cx.special;
+    let lvl = &mut w.levels[level];
+    let fb = &lvl.frame_base;
+    let regs = &mut lvl.regs;
+    lane_macros!($, regs, ws, sp, fb, exec);
+    match op {
+        Op::Cvta {
+            to_generic: tg,
+            space,
+            dst,
+            a,
+        } => {
+            let ms = mem_space_of(*space).unwrap_or(MemSpace::Global);
+            each!(|l| {
+                let v = rd!(a, l);
+                // cvta.to.space of an address outside that space's window is undefined (PTX ISA
+                // 9.7.9.17); cudasem subtracts the window base anyway.
+                let r = if *tg {
+                    to_generic(ms, v)
+                } else {
+                    v.wrapping_sub(to_generic(ms, 0))
+                };
+                wr!(dst, l, r)
+            });
+        }
+        Op::IsSpace { space, dst, a } => {
+            let ms = mem_space_of(*space).unwrap_or(MemSpace::Global);
+            each!(|l| {
+                let v = (from_generic(rd!(a, l)).0 == ms) as u64;
+                wr!(dst, l, v)
+            });
+        }
+        _ => return Err(misrouted(op)),
+    }
+    Ok(())
+}
+
+/// (ld), thesis 5.3.2: `⟨θ ▷ pc | φ⟩ —ld ss a→Θ ⟨θ ◁ pc+1, r⃗[d ↦ v]⟩`: each executing lane
+/// reads `size` bytes at its address (vectors element by element), in ascending lane order;
+/// under cached memory the read is a memory program whose value arrives later.
+pub(super) fn ld(
+    cx: &mut Ctx,
+    w: &mut Warp,
+    level: usize,
+    exec: u64,
+    func: FuncId,
+    op: &Op,
+) -> Result<(), Fault> {
+    let ws = cx.info.warp_size as usize;
+    let sp = cx.special;
+    let in_kernel = func == cx.info.entry;
+    let lvl = &mut w.levels[level];
+    let fb = &lvl.frame_base;
+    let regs = &mut lvl.regs;
+    lane_macros!($, regs, ws, sp, fb, exec);
+    match op {
+        Op::Ld {
+            space,
+            ty,
+            vector,
+            dst,
+            addr,
+            qual,
+        } => {
+            let size = type_size(*ty);
+            let n = (*vector).max(1) as u32;
+            let signed = type_signed(*ty);
+            // The destinations' widths, once per instruction (not per lane).
+            let mut dst_bits = [64u32; 8];
+            for (b, d) in dst_bits.iter_mut().zip(dst.iter()) {
+                if let Some(d) = d {
+                    *b = reg_bits(cx.program, func, d.0);
+                }
+            }
+            let deriv = cx.mem_derivation(Rule::Ld);
+            // Scalar `.global`/`.shared` loads: the whole warp through one call; an observed step
+            // passes a trace (on the stack) from which the lanes' events are then recorded.
+            // Under cached memory accesses become in-flight programs: the per-lane path only.
+            let mut trace_buf;
+            let mut trace = if cx.observing() {
+                trace_buf = crate::machine::fast::LaneTrace::new(cx.full_detail);
+                Some(&mut trace_buf)
+            } else {
+                None
+            };
+            if let (1, Some(ms), Some(Some(d))) = (n, direct_space(*space), dst.first())
+                && size <= 8
+                && cx.cache.is_none()
+                && let Some(res) = crate::machine::fast::load_traced(
+                    cx.mem,
+                    (cx.block, w.tid_base),
+                    regs,
+                    fb,
+                    ws,
+                    exec,
+                    addr,
+                    (ms, size, signed),
+                    *d,
+                    dst_bits[0],
+                    trace.as_deref_mut(),
+                )
+            {
+                if let Some(t) = trace {
+                    cx.trace_events(&deriv, t, (AccessKind::Load, ms, size));
+                }
+                return res.map_err(|(l, e)| Fault::mem(l, e, "ld"));
+            }
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let (ms, a) = lane_address(
+                    (regs, ws, fb),
+                    (*space, addr, in_kernel),
+                    l,
+                    (size, n),
+                    "ld",
+                )?;
+                let who = Who {
+                    block: cx.block,
+                    thread: w.tid_base + l as u32,
+                };
+                for (i, d) in dst.iter().take(n as usize).enumerate() {
+                    let ea = a + i as u64 * size as u64;
+                    if let Some(cache) = cx.cache.as_deref_mut()
+                        && crate::machine::memory_ops::cached_space(ms)
+                    {
+                        cx.mem
+                            .check_access(who, ms, ea, size.min(8), false)
+                            .map_err(|e| Fault::mem(l, e, "ld"))?;
+                        let bits = match (d, dst_bits.get(i)) {
+                            (_, Some(&b)) => b,
+                            (Some(d), None) => reg_bits(cx.program, func, d.0),
+                            (None, None) => 64,
+                        };
+                        let dest = d.map(|d| memory_model::cached::Dest {
+                            warp: cx.warp_index,
+                            lane: l as u32,
+                            reg: d.0 as u32,
+                            level: level as u32,
+                            signed,
+                            bits,
+                        });
+                        cache.issue(crate::machine::memory_ops::load_request(
+                            who,
+                            sp.sm,
+                            (ms, ea, size.min(8)),
+                            qual,
+                            dest,
+                        ));
+                        // The access is made now (its value arrives with a later memory step):
+                        // the monitors see it here, as under flat memory.
+                        cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), 0, false);
+                        continue;
+                    }
+                    let v = if size > 8 {
+                        cx.mem
+                            .load(who, ms, ea, 8)
+                            .map_err(|e| Fault::mem(l, e, "ld"))?
+                    } else {
+                        cx.mem
+                            .load(who, ms, ea, size)
+                            .map_err(|e| Fault::mem(l, e, "ld"))?
+                    };
+                    // A sink destination (`_`, PTX ISA 9.7.9.8 `ld`) still reads memory: the
+                    // access is recorded either way, with the loaded bits when nothing keeps them.
+                    let v = match d {
+                        Some(d) => {
+                            let bits = match dst_bits.get(i) {
+                                Some(&b) => b,
+                                None => reg_bits(cx.program, func, d.0),
+                            };
+                            let v = extend(v, size.min(8), signed, bits);
+                            regs[d.0 as usize * ws + l] = v;
+                            v
+                        }
+                        None => v,
+                    };
+                    cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), v, false);
+                }
+            }
+        }
+        _ => return Err(misrouted(op)),
+    }
+    Ok(())
+}
+
+/// (st), thesis 5.3.2: `⟨θ ▷ pc | φ⟩ —st ss a v→Θ ⟨θ ◁ pc+1⟩`: each executing lane writes its
+/// value at its address, in ascending lane order (two lanes storing to one address: the higher
+/// lane's value stays).
+pub(super) fn st(
+    cx: &mut Ctx,
+    w: &mut Warp,
+    level: usize,
+    exec: u64,
+    func: FuncId,
+    op: &Op,
+) -> Result<(), Fault> {
+    let ws = cx.info.warp_size as usize;
+    let sp = cx.special;
+    let in_kernel = func == cx.info.entry;
+    let lvl = &mut w.levels[level];
+    let fb = &lvl.frame_base;
+    let regs = &mut lvl.regs;
+    lane_macros!($, regs, ws, sp, fb, exec);
+    match op {
+        Op::St {
+            space,
+            ty,
+            vector,
+            src,
+            addr,
+            qual,
+        } => {
+            let size = type_size(*ty).min(8);
+            let n = (*vector).max(1) as u32;
+            let deriv = cx.mem_derivation(Rule::St);
+            // Scalar `.global`/`.shared` stores: the whole warp through one call, traced when
+            // observed (as for `ld`); never under cached memory.
+            let mut trace_buf;
+            let mut trace = if cx.observing() {
+                trace_buf = crate::machine::fast::LaneTrace::new(cx.full_detail);
+                Some(&mut trace_buf)
+            } else {
+                None
+            };
+            if let (1, Some(ms), Some(s0)) = (n, direct_space(*space), src.first())
+                && cx.cache.is_none()
+                && let Some(res) = crate::machine::fast::store_traced(
+                    cx.mem,
+                    (cx.block, w.tid_base),
+                    regs,
+                    fb,
+                    &sp,
+                    ws,
+                    exec,
+                    addr,
+                    (ms, size),
+                    s0,
+                    trace.as_deref_mut(),
+                )
+            {
+                if let Some(t) = trace {
+                    cx.trace_events(&deriv, t, (AccessKind::Store, ms, size));
+                }
+                return res.map_err(|(l, e)| Fault::mem(l, e, "st"));
+            }
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let (ms, a) = lane_address(
+                    (regs, ws, fb),
+                    (*space, addr, in_kernel),
+                    l,
+                    (size, n),
+                    "st",
+                )?;
+                let who = Who {
+                    block: cx.block,
+                    thread: w.tid_base + l as u32,
+                };
+                let mask = if size >= 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (size * 8)) - 1
+                };
+                for (i, s) in src.iter().take(n as usize).enumerate() {
+                    let ea = a + i as u64 * size as u64;
+                    let v = read_src(regs, ws, s, l, &sp, fb);
+                    let unchanged;
+                    if let Some(cache) = cx.cache.as_deref_mut()
+                        && crate::machine::memory_ops::cached_space(ms)
+                    {
+                        cx.mem
+                            .check_access(who, ms, ea, size, true)
+                            .map_err(|e| Fault::mem(l, e, "st"))?;
+                        cache.issue(crate::machine::memory_ops::store_request(
+                            who,
+                            sp.sm,
+                            (ms, ea, size),
+                            qual,
+                            v,
+                        ));
+                        unchanged = false;
+                    } else {
+                        // Observed: whether the store rewrites the bytes already there.
+                        unchanged = cx.observing()
+                            && cx
+                                .mem
+                                .load(who, ms, ea, size)
+                                .is_ok_and(|old| old == v & mask);
+                        cx.mem
+                            .store(who, ms, ea, size, v)
+                            .map_err(|e| Fault::mem(l, e, "st"))?;
+                    }
+                    if cx.observing() {
+                        let value = v & mask;
+                        cx.mem_event(
+                            &deriv,
+                            l,
+                            AccessKind::Store,
+                            ms,
+                            (ea, size),
+                            value,
+                            unchanged,
+                        );
+                    }
+                }
+            }
+        }
+        _ => return Err(misrouted(op)),
+    }
+    Ok(())
+}
+
+/// (atom), thesis 5.3.2: `⟨θ ▷ pc | φ⟩ —atom ss a op v→Θ ⟨θ ◁ pc+1, r⃗[d ↦ old]⟩`: a
+/// read-modify-write per executing lane, in ascending lane order; `red` discards the old value.
+pub(super) fn atom(
+    cx: &mut Ctx,
+    w: &mut Warp,
+    level: usize,
+    exec: u64,
+    pc: Pc,
+    func: FuncId,
+    op: &Op,
+) -> Result<(), Fault> {
+    let ws = cx.info.warp_size as usize;
+    let sp = cx.special;
+    let in_kernel = func == cx.info.entry;
+    let lvl = &mut w.levels[level];
+    let fb = &lvl.frame_base;
+    let regs = &mut lvl.regs;
+    lane_macros!($, regs, ws, sp, fb, exec);
+    match op {
+        Op::Atom {
+            space,
+            op,
+            ty,
+            dst,
+            addr,
+            a,
+            b,
+            qual,
+        } => {
+            let size = type_size(*ty).min(8);
+            let deriv = cx.mem_derivation(Rule::Atom);
+            let mut m = exec;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let ad = address(regs, ws, addr, l, fb);
+                let (ms, ad) = resolve(*space, addr.base, ad, in_kernel);
+                let av = read_src(regs, ws, a, l, &sp, fb);
+                let bv = b
+                    .as_ref()
+                    .map(|b| read_src(regs, ws, b, l, &sp, fb))
+                    .unwrap_or(0);
+                let who = Who {
+                    block: cx.block,
+                    thread: w.tid_base + l as u32,
+                };
+                if let Some(cache) = cx.cache.as_deref_mut()
+                    && crate::machine::memory_ops::cached_space(ms)
+                {
+                    cx.mem
+                        .check_access(who, ms, ad, size, true)
+                        .map_err(|e| Fault::mem(l, e, "atom"))?;
+                    let dest = dst.map(|d| memory_model::cached::Dest {
+                        warp: cx.warp_index,
+                        lane: l as u32,
+                        reg: d.0 as u32,
+                        level: level as u32,
+                        signed: false,
+                        bits: 64,
+                    });
+                    let rmw = memory_model::cached::Rmw {
+                        code: pc,
+                        a: av,
+                        b: bv,
+                    };
+                    cache.issue(crate::machine::memory_ops::atomic_request(
+                        who,
+                        sp.sm,
+                        (ms, ad, size),
+                        qual,
+                        rmw,
+                        dest,
+                    ));
+                    // Issued now, as for `ld`: the event carries no values (they are not known).
+                    cx.mem_event(
+                        &deriv,
+                        l,
+                        AccessKind::Atomic { new: 0 },
+                        ms,
+                        (ad, size),
+                        0,
+                        false,
+                    );
+                    continue;
+                }
+                let (op, ty) = (*op, *ty);
+                let (old, new) = cx
+                    .mem
+                    .atomic(who, ms, ad, size, |old| {
+                        alu::atom_new_value(op, ty, old, av, bv)
+                    })
+                    .map_err(|e| Fault::mem(l, e, "atom"))?;
+                if let Some(d) = dst {
+                    regs[d.0 as usize * ws + l] = old;
+                }
+                cx.mem_event(
+                    &deriv,
+                    l,
+                    AccessKind::Atomic { new },
+                    ms,
+                    (ad, size),
+                    old,
+                    false,
+                );
+            }
+        }
+        _ => return Err(misrouted(op)),
+    }
+    Ok(())
+}
+
+/// (membar), thesis 5.3.2 and 4.6: `membar lvl` (and `fence`): under flat memory every access
+/// is already performed; under cached memory each lane issues a fence program.
+pub(super) fn membar(cx: &mut Ctx, w: &mut Warp, exec: u64, op: &Op) -> Result<(), Fault> {
+    let sp = cx.special;
+    // Only `each!` is used: the register macros name locals that are not there.
+    lane_macros!($, regs, ws, sp, fb, exec);
+    match op {
+        Op::Fence { .. } => {
+            if let (Op::Fence { level, order }, Some(cache)) = (op, cx.cache.as_deref_mut()) {
+                let tid_base = w.tid_base;
+                each!(|l| cache.issue(crate::machine::memory_ops::fence_request(
+                    Who {
+                        block: cx.block,
+                        thread: tid_base + l as u32,
+                    },
+                    sp.sm,
+                    *level,
+                    *order,
+                )));
+            } else if let Op::Fence { level, .. } = op {
+                let scope = match level {
+                    crate::program::FenceLevel::Cta => memory_model::FenceScope::Cta,
+                    crate::program::FenceLevel::Gpu => memory_model::FenceScope::Gpu,
+                    crate::program::FenceLevel::Sys => memory_model::FenceScope::Sys,
+                };
+                each!(|l| cx.mem.fence(who(cx, w, l), scope));
+            }
+        }
+        _ => return Err(misrouted(op)),
+    }
+    Ok(())
+}

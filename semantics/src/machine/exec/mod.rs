@@ -1,0 +1,491 @@
+//! Instruction execution over a warp's lanes (thesis 5.3.2 thread rules, 5.4.2 votes; PTX ISA 9.7).
+//!
+//! Data instructions run in one tight loop over the executing lanes (active, guard true) on the
+//! structure-of-arrays registers of one call level; arithmetic is `crate::alu`'s. Memory accesses
+//! go to the [`MemorySystem`] lane by lane in ascending lane order: under flat memory the lanes of
+//! one warp instruction are serialised in that order (digest §16 item 22: n operations, a fixed
+//! order; two lanes storing to one address: the highest lane's value stays).
+//! Control flow, barriers and calls are the warp models' business (`warp::*`, `block`).
+
+use super::thread::{SpecialCtx, reg_bits, type_signed, type_size};
+use super::warp::{Warp, lanes};
+use super::{ErrorKind, LaunchInfo};
+use crate::alu;
+use crate::program::{
+    AddrBase, Address, BinaryOp, FuncId, Op, Pc, PredSrc, Program, ShflMode, Space, Src, VoteMode,
+};
+use memory_model::{
+    Flat, MemError, MemErrorKind, MemSpace, MemorySystem, Who, from_generic, to_generic,
+};
+use traces::{AccessKind, Derivation, Event, Rule};
+
+/// `each!(|l| ..)` over the executing lanes, `rd!(src, l)` and `wr!(reg, l, v)` on one call
+/// level's registers: the thread rules' vocabulary, defined in each rule function over its
+/// locals (`$` is passed in so that the generated macros can have their own parameters).
+macro_rules! lane_macros {
+    ($d:tt, $regs:ident, $ws:ident, $sp:ident, $fb:ident, $exec:ident) => {
+        #[allow(unused_macros)]
+        macro_rules! each {
+                                                    (|$d l:ident| $d body:expr) => {{
+                                                        let mut m = $exec;
+                                                        while m != 0 {
+                                                            let $d l = m.trailing_zeros() as usize;
+                                                            m &= m - 1;
+                                                            $d body;
+                                                        }
+                                                    }};
+                                                }
+        #[allow(unused_macros)]
+        macro_rules! rd {
+                                                    ($d s:expr, $d l:expr) => {
+                                                        read_src($regs, $ws, $d s, $d l, &$sp, $fb)
+                                                    };
+                                                }
+        #[allow(unused_macros)]
+        macro_rules! wr {
+                                                    ($d r:expr, $d l:expr, $d v:expr) => {
+                                                        $regs[$d r.0 as usize * $ws + $d l] = $d v
+                                                    };
+                                                }
+    };
+}
+
+mod arith;
+mod collective;
+mod memory;
+
+/// A fault of one lane, located by the caller (block, thread, pc).
+#[derive(Debug, Clone)]
+pub(crate) struct Fault {
+    pub kind: ErrorKind,
+    pub lane: Option<usize>,
+    pub message: String,
+}
+
+impl Fault {
+    pub fn new(kind: ErrorKind, lane: Option<usize>, message: impl Into<String>) -> Fault {
+        Fault {
+            kind,
+            lane,
+            message: message.into(),
+        }
+    }
+    fn mem(lane: usize, e: MemError, what: &str) -> Fault {
+        let kind = match e.kind {
+            MemErrorKind::OutOfBounds | MemErrorKind::ReadOnly => ErrorKind::OutOfBounds,
+            MemErrorKind::Misaligned => ErrorKind::Misaligned,
+        };
+        Fault {
+            kind,
+            lane: Some(lane),
+            message: format!("{what}: {}", e.message),
+        }
+    }
+}
+
+/// Everything a warp step may touch besides the warp and its block.
+pub(crate) struct Ctx<'a> {
+    pub program: &'a Program,
+    pub info: &'a LaunchInfo,
+    pub mem: &'a mut Flat,
+    /// Cached memory: `.global`/`.shared` accesses and fences become in-flight memory programs.
+    pub cache: Option<&'a mut memory_model::cached::Cached>,
+    pub block: u32,
+    pub special: SpecialCtx,
+    /// Recording events (observed steps only).
+    pub events: Option<&'a mut Vec<Event>>,
+    /// `EventDetail::Full`: every `Executed` event carries the SIMT stack (else barriers' only).
+    pub full_detail: bool,
+    pub warp_index: u32,
+    /// The derivation so far (device and context rules), for events.
+    pub prefix: &'a [Rule],
+    /// Observing: the lanes of the current instruction whose result PTX leaves unspecified (see
+    /// [`unspecified_lanes`]), taken by its `Executed` event.
+    pub unspecified: u64,
+}
+
+impl Ctx<'_> {
+    #[inline]
+    pub fn observing(&self) -> bool {
+        self.events.is_some()
+    }
+
+    /// The derivation of an event: `prefix` then `rules`; empty under `EventDetail::Monitors`
+    /// (the monitors never read one, and building them is a measurable part of a monitored run).
+    pub fn derivation(&self, rules: &[Rule]) -> Derivation {
+        if self.full_detail {
+            Derivation::with_prefix(self.prefix, rules)
+        } else {
+            Derivation::default()
+        }
+    }
+
+    /// The derivation of the memory events of a warp instruction applying `rule`: built once
+    /// per instruction (not per lane) and cloned into each lane's event. `None` when not
+    /// observing.
+    fn mem_derivation(&self, rule: Rule) -> Option<Derivation> {
+        self.observing()
+            .then(|| self.derivation(&[Rule::WarpMem, rule]))
+    }
+
+    /// Records one lane's access, if observing (`derivation` from [`Ctx::mem_derivation`]).
+    #[allow(clippy::too_many_arguments)]
+    fn mem_event(
+        &mut self,
+        derivation: &Option<Derivation>,
+        lane: usize,
+        kind: AccessKind,
+        space: MemSpace,
+        (address, size): (u64, u32),
+        value: u64,
+        unchanged: bool,
+    ) {
+        let (block, warp) = (self.block, self.warp_index);
+        if let (Some(ev), Some(derivation)) = (self.events.as_deref_mut(), derivation) {
+            ev.push(Event::Memory {
+                block,
+                warp,
+                lane: lane as u32,
+                kind,
+                space,
+                address,
+                size,
+                value,
+                derivation: derivation.clone(),
+                unchanged,
+            });
+        }
+    }
+
+    /// Records the accesses of a warp-wide fast-path `ld`/`st` in ascending lane order, as the
+    /// per-lane path records them one by one.
+    fn trace_events(
+        &mut self,
+        derivation: &Option<Derivation>,
+        trace: &mut super::fast::LaneTrace,
+        (kind, space, size): (AccessKind, MemSpace, u32),
+    ) {
+        if !self.full_detail {
+            // Only the monitors read these events: one for the whole warp.
+            let (block, warp) = (self.block, self.warp_index);
+            if let (Some(ev), Some(derivation)) = (self.events.as_deref_mut(), derivation) {
+                ev.push(Event::WarpMemory {
+                    block,
+                    warp,
+                    lanes: trace.done,
+                    kind,
+                    space,
+                    size,
+                    addresses: std::mem::take(&mut trace.addrs).into_boxed_slice(),
+                    derivation: derivation.clone(),
+                    unchanged: trace.unchanged & trace.done,
+                });
+            }
+            return;
+        }
+        // Full detail: the trace was asked for values (`LaneTrace::new(cx.full_detail)`).
+        for (i, l) in lanes(trace.done).enumerate() {
+            let (address, value) = (trace.addrs[i], trace.vals[i]);
+            let unchanged = trace.unchanged >> l & 1 == 1;
+            self.mem_event(
+                derivation,
+                l,
+                kind,
+                space,
+                (address, size),
+                value,
+                unchanged,
+            );
+        }
+    }
+}
+
+/// Reads a source operand for one lane.
+#[inline(always)]
+pub(crate) fn read_src(
+    regs: &[u64],
+    ws: usize,
+    s: &Src,
+    lane: usize,
+    sp: &SpecialCtx,
+    fb: &[u32],
+) -> u64 {
+    match *s {
+        Src::Reg(r) => regs[r.0 as usize * ws + lane],
+        Src::Imm(v) => v,
+        Src::Special(x) => sp.read(x, lane as u32),
+        Src::FrameAddr(o) => fb[lane] as u64 + o as u64,
+    }
+}
+
+#[inline(always)]
+pub(crate) fn read_pred(
+    regs: &[u64],
+    ws: usize,
+    p: &PredSrc,
+    lane: usize,
+    sp: &SpecialCtx,
+    fb: &[u32],
+) -> bool {
+    (read_src(regs, ws, &p.src, lane, sp, fb) != 0) != p.negated
+}
+
+/// The thread's linear id in its block.
+#[inline]
+fn who(cx: &Ctx, w: &Warp, lane: usize) -> Who {
+    Who {
+        block: cx.block,
+        thread: w.tid_base + lane as u32,
+    }
+}
+
+/// The state space and in-space address an access of `space` at `addr` denotes for one lane.
+/// `.param` accesses in a kernel read the kernel parameter buffer; in a `.func`, and whenever
+/// the address is frame-relative, they are the frame's `.param` variables in `.local` memory
+/// (thesis 5.1.3 step 3).
+#[inline]
+pub(crate) fn resolve(space: Space, base: AddrBase, addr: u64, in_kernel: bool) -> (MemSpace, u64) {
+    match space {
+        Space::Generic => from_generic(addr),
+        Space::Global => (MemSpace::Global, addr),
+        Space::Shared => (MemSpace::Shared, addr),
+        Space::Local => (MemSpace::Local, addr),
+        Space::Const => (MemSpace::Const, addr),
+        Space::Param => {
+            if base == AddrBase::Frame || !in_kernel {
+                (MemSpace::Local, addr)
+            } else {
+                (MemSpace::Param, addr)
+            }
+        }
+    }
+}
+
+#[inline(always)]
+/// The space and in-space address that lane `l` of an `ld`/`st` of `n` elements of `size` bytes
+/// accesses; a vector access (`.v2`, `.v4`) must be aligned to its whole size (PTX ISA 9.7.9.8).
+fn lane_address(
+    (regs, ws, fb): (&[u64], usize, &[u32]),
+    (space, addr, in_kernel): (Space, &Address, bool),
+    l: usize,
+    (size, n): (u32, u32),
+    what: &str,
+) -> Result<(MemSpace, u64), Fault> {
+    let a = address(regs, ws, addr, l, fb);
+    let (ms, a) = resolve(space, addr.base, a, in_kernel);
+    if n > 1 && a % (size as u64 * n as u64) != 0 {
+        return Err(Fault::new(
+            ErrorKind::Misaligned,
+            Some(l),
+            format!(
+                "{what}.v{n}: {} address {a:#x} is not aligned to the vector size ({} bytes)",
+                memory_model::space_name(ms),
+                size * n
+            ),
+        ));
+    }
+    Ok((ms, a))
+}
+
+fn address(regs: &[u64], ws: usize, a: &Address, lane: usize, fb: &[u32]) -> u64 {
+    let base = match a.base {
+        AddrBase::Reg(r) => regs[r.0 as usize * ws + lane],
+        AddrBase::Absolute => 0,
+        AddrBase::Frame => fb[lane] as u64,
+    };
+    base.wrapping_add(a.offset as u64)
+}
+
+/// The memory space of an explicit `.global`/`.shared` access (no generic or frame resolution).
+#[inline]
+fn direct_space(space: Space) -> Option<MemSpace> {
+    match space {
+        Space::Global => Some(MemSpace::Global),
+        Space::Shared => Some(MemSpace::Shared),
+        _ => None,
+    }
+}
+
+pub(super) fn mem_space_of(space: Space) -> Option<MemSpace> {
+    match space {
+        Space::Generic => None,
+        Space::Global => Some(MemSpace::Global),
+        Space::Shared => Some(MemSpace::Shared),
+        Space::Local => Some(MemSpace::Local),
+        Space::Const => Some(MemSpace::Const),
+        Space::Param => Some(MemSpace::Param),
+    }
+}
+
+/// Sign- or zero-extends a loaded value to the destination register's width.
+#[inline]
+pub(super) fn extend(v: u64, size: u32, signed: bool, dst_bits: u32) -> u64 {
+    let v = if signed && size < 8 {
+        let sh = 64 - size * 8;
+        (((v << sh) as i64) >> sh) as u64
+    } else {
+        v
+    };
+    if dst_bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << dst_bits) - 1)
+    }
+}
+
+/// The lanes of `exec` for which `op` computes a value PTX leaves unspecified: an integer
+/// `div`/`rem` whose divisor is zero (PTX ISA 9.7.1.8 `div`, 9.7.1.9 `rem`: "the result is
+/// unspecified"). Read before the instruction runs, since it may overwrite its divisor.
+fn unspecified_lanes(
+    regs: &[u64],
+    ws: usize,
+    sp: &SpecialCtx,
+    fb: &[u32],
+    exec: u64,
+    op: &Op,
+) -> u64 {
+    let Op::Binary {
+        op: BinaryOp::Div | BinaryOp::Rem,
+        ty,
+        b,
+        ..
+    } = op
+    else {
+        return 0;
+    };
+    // Integer types only: a float division by zero is defined (IEEE 754 infinities and NaNs).
+    if alu::float_fmt(*ty).is_some() {
+        return 0;
+    }
+    let m = alu::mask(*ty);
+    let mut zero = 0;
+    let mut rest = exec;
+    while rest != 0 {
+        let l = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        if read_src(regs, ws, b, l, sp, fb) & m == 0 {
+            zero |= 1 << l;
+        }
+    }
+    zero
+}
+
+/// Executes a data, memory or warp-collective instruction for the lanes in `exec` at call level
+/// `level`; `group` are the lanes executing the warp instruction (α under the SIMT stack, the
+/// converged group under ITS) for `activemask`. The thread rules (thesis 5.3.2, 5.4.2): the
+/// warp-wide fast paths first, else the rule's function:
+/// `arith::{dop, mov, setp}`, `memory::{cvta, ld, st, atom, membar}`, `collective::comm`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn exec_data(
+    cx: &mut Ctx,
+    w: &mut Warp,
+    level: usize,
+    exec: u64,
+    group: u64,
+    pc: Pc,
+    func: FuncId,
+    op: &Op,
+) -> Result<(), Fault> {
+    let ws = cx.info.warp_size as usize;
+    let sp = cx.special;
+    let lvl = &mut w.levels[level];
+    let fb = &lvl.frame_base;
+    let regs = &mut lvl.regs;
+    if cx.events.is_some() {
+        cx.unspecified = unspecified_lanes(regs, ws, &sp, fb, exec, op);
+    }
+    if super::fast::try_exec(regs, fb, ws, &sp, exec, op) {
+        return Ok(());
+    }
+    match op {
+        Op::Unary { .. }
+        | Op::Binary { .. }
+        | Op::Ternary { .. }
+        | Op::Bfi { .. }
+        | Op::Prmt { .. } => arith::dop(cx, w, level, exec, op),
+        Op::Pack { .. } | Op::Unpack { .. } | Op::Cvt { .. } => {
+            arith::mov(cx, w, level, exec, func, op)
+        }
+        Op::Setp { .. } | Op::Set { .. } | Op::Slct { .. } => arith::setp(cx, w, level, exec, op),
+        Op::Cvta { .. } | Op::IsSpace { .. } => memory::cvta(cx, w, level, exec, op),
+        Op::Ld { .. } => memory::ld(cx, w, level, exec, func, op),
+        Op::St { .. } => memory::st(cx, w, level, exec, func, op),
+        Op::Atom { .. } => memory::atom(cx, w, level, exec, pc, func, op),
+        Op::Fence { .. } => memory::membar(cx, w, exec, op),
+        Op::Vote { .. }
+        | Op::ActiveMask { .. }
+        | Op::Shfl { .. }
+        | Op::Match { .. }
+        | Op::Redux { .. } => collective::comm(cx, w, level, exec, group, op),
+        // `bar.warp.sync` orders (the race monitor reads it); nothing to compute.
+        Op::Nop | Op::WarpSync { .. } => Ok(()),
+        Op::Trap => {
+            if exec != 0 {
+                return Err(Fault::new(
+                    ErrorKind::Trap,
+                    Some(exec.trailing_zeros() as usize),
+                    "trap executed",
+                ));
+            }
+            Ok(())
+        }
+        // Control flow and barriers are handled by the warp models.
+        _ => Err(misrouted(op)),
+    }
+}
+
+/// An instruction that reached a thread rule that does not execute it (a bug in cudasem).
+#[cold]
+fn misrouted(op: &Op) -> Fault {
+    Fault::new(
+        ErrorKind::Stuck,
+        None,
+        format!("internal: {op:?} reached the wrong thread rule"),
+    )
+}
+
+#[inline]
+fn combine_bool(op: crate::program::BoolOp, a: bool, b: bool) -> bool {
+    match op {
+        crate::program::BoolOp::And => a && b,
+        crate::program::BoolOp::Or => a || b,
+        crate::program::BoolOp::Xor => a ^ b,
+    }
+}
+
+/// The rule name of a data instruction (thread rules, thesis 5.3.2).
+pub(crate) fn data_rule(op: &Op) -> (Rule, Rule) {
+    match op {
+        Op::Unary {
+            op: crate::program::UnaryOp::Mov,
+            ..
+        }
+        | Op::Pack { .. }
+        | Op::Unpack { .. } => (Rule::WarpMem, Rule::Mov),
+        Op::Setp { .. } | Op::Set { .. } => (Rule::WarpMem, Rule::Setp),
+        Op::Ld { .. } => (Rule::WarpMem, Rule::Ld),
+        Op::St { .. } => (Rule::WarpMem, Rule::St),
+        Op::Atom { .. } => (Rule::WarpMem, Rule::Atom),
+        Op::Vote { .. } => (Rule::WarpComm, Rule::Vote),
+        Op::Shfl { .. } => (Rule::WarpComm, Rule::Shfl),
+        Op::Match { .. } => (Rule::WarpComm, Rule::Match),
+        Op::Redux { .. } => (Rule::WarpComm, Rule::Redux),
+        Op::ActiveMask { .. } => (Rule::WarpComm, Rule::ActiveMask),
+        Op::Fence { .. } => (Rule::WarpBra, Rule::Membar),
+        Op::WarpSync { .. } => (Rule::WarpComm, Rule::WarpSync),
+        Op::Trap => (Rule::WarpBra, Rule::Trap),
+        Op::Nop => (Rule::WarpBra, Rule::Nop),
+        Op::Cvta { .. } | Op::IsSpace { .. } => (Rule::WarpMem, Rule::Cvta),
+        _ => (Rule::WarpMem, Rule::Dop),
+    }
+}
+
+/// True for the warp-synchronous instructions whose mask operand names lanes that must meet
+/// (ITS/threads rendezvous): `vote.sync`, `shfl.sync`, `match.sync`, `redux.sync`, `bar.warp.sync`.
+pub(crate) fn sync_mask(op: &Op) -> Option<&Src> {
+    match op {
+        Op::Vote { mask: Some(m), .. } | Op::Shfl { mask: Some(m), .. } => Some(m),
+        Op::Match { mask, .. } | Op::Redux { mask, .. } | Op::WarpSync { mask } => Some(mask),
+        _ => None,
+    }
+}
