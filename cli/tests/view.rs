@@ -225,6 +225,42 @@ fn explore_html_writes_the_page_of_the_lasso() {
     assert_eq!(data["lasso"], theirs["lasso"]);
 }
 
+/// `check --html`: the page of the schedule with the race, as `view` draws it from the replay
+/// command `check` prints.
+#[test]
+fn check_html_writes_the_page_of_the_failing_schedule() {
+    let dir = TempDir::new("check-html");
+    let html = dir.path("race.html");
+    let (code, out, err) = cudasem_here(&[
+        "check",
+        "tests/kernels/race/add_neighbour.ptx",
+        "--launch",
+        "tests/kernels/race/add_neighbour.ron",
+        "--schedule",
+        "random:2",
+        "--html",
+        &html,
+    ]);
+    assert_eq!(code, 1, "the race is found: {out}{err}");
+    assert_self_contained(&std::fs::read_to_string(&html).expect("the page"));
+    let data = data_of(&html);
+    assert_eq!(data["meta"]["policy"], "random:2");
+    let ran = dir.path("run.html");
+    let (code, out, err) = cudasem_here(&[
+        "run",
+        "tests/kernels/race/add_neighbour.ptx",
+        "--launch",
+        "tests/kernels/race/add_neighbour.ron",
+        "--schedule",
+        "random:2",
+        "--html",
+        &ran,
+    ]);
+    assert!(code <= 1, "{out}{err}");
+    assert!(!data["steps"].as_array().expect("steps").is_empty());
+    assert_eq!(data["steps"], data_of(&ran)["steps"]);
+}
+
 /// The figure rows of warp 0.0 in the page's data: rows and token pcs named by the listing's
 /// lines, rows outside the listing left out, as the thesis draws them (and as
 /// semantics/tests/machine_thesis.rs checks them).
