@@ -261,6 +261,37 @@ fn check_html_writes_the_page_of_the_failing_schedule() {
     assert_eq!(data["steps"], data_of(&ran)["steps"]);
 }
 
+/// `fuzz --html`: the page of the earliest failure's (minimised) run, the schedule and the
+/// number of steps the report gives.
+#[test]
+fn fuzz_html_writes_the_page_of_the_first_failure() {
+    let dir = TempDir::new("fuzz-html");
+    let html = dir.path("fail.html");
+    let (code, out, err) = cudasem_here(&[
+        "fuzz",
+        "tests/thesis/listing_6_1.ptx",
+        "--launch",
+        "tests/thesis/listing_6_1.ron",
+        "--runs",
+        "4",
+        "--max-steps",
+        "40",
+        "--format",
+        "json",
+        "--html",
+        &html,
+    ]);
+    assert_eq!(code, 1, "the spin lock hits the step bound: {out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("the JSON report");
+    let first = &report["failures"][0];
+    assert_self_contained(&std::fs::read_to_string(&html).expect("the page"));
+    let data = data_of(&html);
+    assert_eq!(data["meta"]["policy"], first["schedule"]);
+    let steps = data["steps"].as_array().expect("steps");
+    assert!(!steps.is_empty());
+    assert_eq!(steps.len() as u64, first["steps"].as_u64().expect("steps"));
+}
+
 /// The figure rows of warp 0.0 in the page's data: rows and token pcs named by the listing's
 /// lines, rows outside the listing left out, as the thesis draws them (and as
 /// semantics/tests/machine_thesis.rs checks them).
