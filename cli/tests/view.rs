@@ -114,22 +114,26 @@ fn data_of(html: &str) -> serde_json::Value {
     serde_json::from_str(&text[start..end]).expect("the data is JSON")
 }
 
-#[test]
-fn the_page_is_one_self_contained_bounded_file() {
-    let dir = TempDir::new("self");
-    let html = figure_5_2_page(&dir);
-    let text = std::fs::read_to_string(&html).expect("page");
-    // Nothing the browser could fetch: no URL, no external resource, and a policy that forbids
-    // any request even if one slipped in.
+/// Nothing the browser could fetch: no URL, no external resource, and a policy that forbids any
+/// request even if one slipped in; only the two script elements end with `</script>` (the data
+/// cannot close one early).
+fn assert_self_contained(text: &str) {
     for needle in [
         "http:", "https:", " src=", " href=", "url(", "@import", "//cdn",
     ] {
         assert!(!text.contains(needle), "the page contains `{needle}`");
     }
     assert!(text.contains("default-src 'none'"));
-    assert!(text.len() < 200 * 1024, "{} bytes", text.len());
-    // Only the two script elements end with `</script>`: the data cannot close one early.
     assert_eq!(text.matches("</script>").count(), 2);
+}
+
+#[test]
+fn the_page_is_one_self_contained_bounded_file() {
+    let dir = TempDir::new("self");
+    let html = figure_5_2_page(&dir);
+    let text = std::fs::read_to_string(&html).expect("page");
+    assert_self_contained(&text);
+    assert!(text.len() < 200 * 1024, "{} bytes", text.len());
     // The same trace gives the same page, byte for byte.
     let again = dir.path("again.html");
     ok(&[
@@ -140,6 +144,152 @@ fn the_page_is_one_self_contained_bounded_file() {
         &again,
     ]);
     assert!(std::fs::read(&again).expect("page") == text.as_bytes());
+}
+
+/// `run --html`: the page of the run just made, the same steps as `view` draws from the run's
+/// `--trace`; the line saying what was written goes to stderr (stdout stays the report).
+#[test]
+fn run_html_writes_the_page_of_the_run() {
+    let dir = TempDir::new("run-html");
+    let html = dir.path("run.html");
+    let trace = dir.path("run.jsonl");
+    let (code, out, err) = cudasem_here(&[
+        "run",
+        "tests/thesis/listing_5_5.ptx",
+        "--launch",
+        "tests/thesis/listing_5_5.ron",
+        "--warp-size",
+        "2",
+        "--schedule",
+        "random:3",
+        "--trace",
+        &trace,
+        "--html",
+        &html,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    serde_json::from_str::<serde_json::Value>(&out).expect("stdout is still the JSON report");
+    assert!(err.contains("steps 1 to 28 of 28"), "{err}");
+    assert_self_contained(&std::fs::read_to_string(&html).expect("the page"));
+    let data = data_of(&html);
+    assert_eq!(data["meta"]["policy"], "random:3");
+    let viewed = dir.path("viewed.html");
+    ok(&["view", &trace, "-o", &viewed]);
+    let steps = data["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 28);
+    assert_eq!(data["steps"], data_of(&viewed)["steps"]);
+    // A run that fails writes its page too: that is when it is wanted.
+    let dead = dir.path("dead.html");
+    let (code, _, err) = cudasem_here(&[
+        "run",
+        "tests/thesis/listing_6_1.ptx",
+        "--launch",
+        "tests/thesis/listing_6_1.ron",
+        "--max-steps",
+        "50",
+        "--html",
+        &dead,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(data_of(&dead)["steps"].as_array().expect("steps").len(), 50);
+}
+
+/// `explore --html`: the lasso's page, the same stem, cycle and steps as `view` draws from
+/// `explore --save`.
+#[test]
+fn explore_html_writes_the_page_of_the_lasso() {
+    let dir = TempDir::new("explore-html");
+    let html = dir.path("lasso.html");
+    let trace = dir.path("lasso.jsonl");
+    let (code, out, err) = cudasem_here(&[
+        "explore",
+        "tests/thesis/listing_6_1.ptx",
+        "--launch",
+        "tests/thesis/listing_6_1.ron",
+        "--save",
+        &trace,
+        "--html",
+        &html,
+    ]);
+    assert_eq!(code, 1, "the spin lock does not terminate: {out}{err}");
+    assert_self_contained(&std::fs::read_to_string(&html).expect("the page"));
+    let data = data_of(&html);
+    assert!(!data["lasso"].is_null(), "the page holds the lasso");
+    let viewed = dir.path("viewed.html");
+    ok(&["view", &trace, "-o", &viewed]);
+    let theirs = data_of(&viewed);
+    assert!(!data["steps"].as_array().expect("steps").is_empty());
+    assert_eq!(data["steps"], theirs["steps"]);
+    assert_eq!(data["lasso"], theirs["lasso"]);
+}
+
+/// `check --html`: the page of the schedule with the race, as `view` draws it from the replay
+/// command `check` prints.
+#[test]
+fn check_html_writes_the_page_of_the_failing_schedule() {
+    let dir = TempDir::new("check-html");
+    let html = dir.path("race.html");
+    let (code, out, err) = cudasem_here(&[
+        "check",
+        "tests/kernels/race/add_neighbour.ptx",
+        "--launch",
+        "tests/kernels/race/add_neighbour.ron",
+        "--schedule",
+        "random:2",
+        "--html",
+        &html,
+    ]);
+    assert_eq!(code, 1, "the race is found: {out}{err}");
+    assert_self_contained(&std::fs::read_to_string(&html).expect("the page"));
+    let data = data_of(&html);
+    assert_eq!(data["meta"]["policy"], "random:2");
+    let ran = dir.path("run.html");
+    let (code, out, err) = cudasem_here(&[
+        "run",
+        "tests/kernels/race/add_neighbour.ptx",
+        "--launch",
+        "tests/kernels/race/add_neighbour.ron",
+        "--schedule",
+        "random:2",
+        "--html",
+        &ran,
+    ]);
+    assert!(code <= 1, "{out}{err}");
+    assert!(!data["steps"].as_array().expect("steps").is_empty());
+    assert_eq!(data["steps"], data_of(&ran)["steps"]);
+}
+
+/// `fuzz --html`: the page of the earliest failure's (minimised) run, the schedule and the
+/// number of steps the report gives.
+#[test]
+fn fuzz_html_writes_the_page_of_the_first_failure() {
+    let dir = TempDir::new("fuzz-html");
+    let html = dir.path("fail.html");
+    let (code, out, err) = cudasem_here(&[
+        "fuzz",
+        "tests/thesis/listing_6_1.ptx",
+        "--launch",
+        "tests/thesis/listing_6_1.ron",
+        "--runs",
+        "4",
+        "--max-steps",
+        "40",
+        "--format",
+        "json",
+        "--html",
+        &html,
+    ]);
+    assert_eq!(code, 1, "the spin lock hits the step bound: {out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("the JSON report");
+    let first = &report["failures"][0];
+    assert_self_contained(&std::fs::read_to_string(&html).expect("the page"));
+    let data = data_of(&html);
+    assert_eq!(data["meta"]["policy"], first["schedule"]);
+    let steps = data["steps"].as_array().expect("steps");
+    assert!(!steps.is_empty());
+    assert_eq!(steps.len() as u64, first["steps"].as_u64().expect("steps"));
 }
 
 /// The figure rows of warp 0.0 in the page's data: rows and token pcs named by the listing's
@@ -319,6 +469,24 @@ fn bad_input_is_a_clear_error() {
     let (code, _, err) = cudasem_here(&["view", &trace, "tests/thesis/listing_5_6.ptx"]);
     assert_eq!(code, 2);
     assert!(err.contains("program hash"), "{err}");
+    // A trace whose choices do not replay: the step is named.
+    let text = std::fs::read_to_string(&trace).expect("trace");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[3] = r#"{"Warp":{"block":5,"warp":0}}"#;
+    let bad = dir.path("bad.jsonl");
+    std::fs::write(&bad, lines.join("\n") + "\n").expect("write");
+    let (code, _, err) = cudasem_here(&[
+        "view",
+        &bad,
+        "tests/thesis/listing_5_5.ptx",
+        "-o",
+        &dir.path("b.html"),
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("the trace does not replay: choice 3 cannot be taken"),
+        "{err}"
+    );
     // An output that cannot be written.
     let (code, _, err) = cudasem_here(&[
         "view",

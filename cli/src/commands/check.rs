@@ -223,6 +223,28 @@ enum Mode {
     Explore,
 }
 
+/// `--html FILE`: the teaching page of the schedule the report describes (the failing one,
+/// else the last one checked), as `cudasem view` draws it.
+fn html_page(
+    base: &options::Setup,
+    result: &Checked,
+    path: &std::path::Path,
+) -> Result<(), Failure> {
+    if result.choices.len() >= KEEP_CHOICES {
+        return Err(format!(
+            "error: --html {}: the schedule is longer than the {KEEP_CHOICES} steps a check keeps; write its page with `cudasem run ... --html` and the same --schedule\n",
+            path.display()
+        )
+        .into());
+    }
+    let policy = result
+        .policy
+        .as_ref()
+        .map_or_else(|| "check --explore".to_string(), |p| p.to_string());
+    crate::commands::view::write_html_flag(base, &result.choices, None, policy, path)?;
+    Ok(())
+}
+
 fn check(args: &Args) -> Result<Outcome, Failure> {
     let r = &args.run;
     let options = r.run_options();
@@ -294,6 +316,9 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
         (None, Some(l)) => (l, None),
         (None, None) => return Err("error: no schedule was run\n".to_string().into()),
     };
+    if let Some(path) = &r.html {
+        html_page(&setup.base, &result, path)?;
+    }
     let independent = dependence.schedule_independent();
     let complete = all_completed && (independent || exhausted);
     let coverage = if result.termination == Termination::TimeLimit {

@@ -62,6 +62,10 @@ pub struct Args {
     /// (.ron for RON, else JSON Lines).
     #[arg(long, value_name = "OUT")]
     pub save: Option<PathBuf>,
+    /// Write the lasso (or the first failing outcome's run) as a teaching page (as `cudasem
+    /// view` does): one self-contained HTML file, the lasso's cycle marked.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -326,32 +330,30 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         }
         None => None,
     };
-    if let Some(path) = &args.save {
-        let saved = match (
-            &lasso,
-            x.outcomes.iter().find(|(o, _)| o.status.is_failure()),
-        ) {
-            (Some(l), _) => {
-                let mut all = l.stem.clone();
-                all.extend_from_slice(&l.cycle);
-                let mut t = trace_of(&setup, all, format!("explore {}", model.name()), None);
-                t.cycle_start = Some(l.stem.len());
-                Some(t)
-            }
-            (None, Some((_, info))) => Some(trace_of(
-                &setup,
-                info.witness.clone(),
-                format!("explore {}", model.name()),
-                None,
-            )),
-            (None, None) => None,
-        };
-        if let Some(mut t) = saved {
-            let mut m = setup.machine.clone();
-            let r = scheduler::replay::replay(&mut m, &t.choices, None, None, true);
-            t.events = r.events;
-            save_trace(path, &t)?;
+    // What `--save` and `--html` write: the lasso, else the first failing outcome's run.
+    let shown = match (
+        &lasso,
+        x.outcomes.iter().find(|(o, _)| o.status.is_failure()),
+    ) {
+        (Some(l), _) => {
+            let mut all = l.stem.clone();
+            all.extend_from_slice(&l.cycle);
+            Some((all, Some(l.stem.len())))
         }
+        (None, Some((_, info))) => Some((info.witness.clone(), None)),
+        (None, None) => None,
+    };
+    let policy = format!("explore {}", model.name());
+    if let (Some(path), Some((choices, cycle_start))) = (&args.save, &shown) {
+        let mut t = trace_of(&setup, choices.clone(), policy.clone(), None);
+        t.cycle_start = *cycle_start;
+        let mut m = setup.machine.clone();
+        let r = scheduler::replay::replay(&mut m, &t.choices, None, None, true);
+        t.events = r.events;
+        save_trace(path, &t)?;
+    }
+    if let (Some(path), Some((choices, cycle_start))) = (&args.html, &shown) {
+        crate::commands::view::write_html_flag(&setup, choices, *cycle_start, policy, path)?;
     }
     let rate = if seconds > 0.0 {
         x.states() as f64 / seconds

@@ -61,6 +61,10 @@ pub struct Args {
     /// Write the first failing run of each kind as a trace file into this directory.
     #[arg(long, value_name = "DIR")]
     pub save_failures: Option<PathBuf>,
+    /// Write the teaching page (as `cudasem view` does) of the earliest failing run, minimised
+    /// as its replay command is.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -223,6 +227,8 @@ fn failure_details(
     report: &FuzzReport,
 ) -> Result<Vec<JsonFailure>, String> {
     let mut out = Vec::new();
+    // `--html`: the failure whose first run came first.
+    let mut earliest: Option<(u64, Vec<traces::Choice>, String)> = None;
     for (status, tally) in &report.failures {
         let seed = fuzz::run_seed(args.seed, tally.first_run);
         let mut choices = fuzz::record_one(
@@ -267,6 +273,10 @@ fn failure_details(
                 &trace,
             )?;
         }
+        if args.html.is_some() && earliest.as_ref().is_none_or(|e| tally.first_run < e.0) {
+            let policy = fuzz::policy_text(args.schedule, seed);
+            earliest = Some((tally.first_run, choices.clone(), policy));
+        }
         out.push(JsonFailure {
             status: status.to_string(),
             count: tally.count,
@@ -277,6 +287,15 @@ fn failure_details(
             preemptions,
             replay,
         });
+    }
+    match (&args.html, earliest) {
+        (Some(path), Some((_, choices, policy))) => {
+            crate::commands::view::write_html_flag(setup, &choices, None, policy, path)?;
+        }
+        (Some(path), None) => {
+            eprintln!("note: no run failed: no page written to {}", path.display())
+        }
+        (None, _) => {}
     }
     Ok(out)
 }

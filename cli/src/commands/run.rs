@@ -67,6 +67,10 @@ pub struct Args {
     /// for the Perfetto UI: a track per warp, a slice per instruction).
     #[arg(long, value_enum, default_value_t = TraceFormat::Jsonl, requires = "trace")]
     pub trace_format: TraceFormat,
+    /// Also write the run's teaching page (as `cudasem view` does): one self-contained HTML
+    /// file, the first steps in full and the whole run as an overview (docs/teaching.md).
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
 
     #[command(flatten)]
     pub device: Box<DeviceArgs>,
@@ -280,6 +284,10 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let result = execute(&setup, args)?;
     // Stopped or ended: what remains is the report (the watchdogs let it finish).
     crate::timeout::reporting();
+    if let (Some(path), Some(choices)) = (&args.html, &result.choices) {
+        let policy = args.schedule.to_string();
+        crate::commands::view::write_html_flag(&setup, choices, None, policy, path)?;
+    }
     let failed = !matches!(result.termination, Termination::Completed);
     let replay = if failed {
         reproduce_command(&setup, &options, args, &result)?
@@ -655,7 +663,13 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
     let mut machine = setup.machine.clone();
     let stop = args.timeout.start();
     let (policy, diverged) = policy_scheduler(&args.schedule, &machine, args.max_steps, &stop)?;
-    let mut recorder = scheduler::replay::Recorder::with_limit(policy, RECORD_LIMIT);
+    // `--html` draws every step: the whole schedule is kept.
+    let limit = if args.html.is_some() {
+        usize::MAX
+    } else {
+        RECORD_LIMIT
+    };
+    let mut recorder = scheduler::replay::Recorder::with_limit(policy, limit);
     let termination = if args.show.is_some() || args.trace_format == TraceFormat::Perfetto {
         // Teaching views observe every step (slower than the plain run below).
         let (termination, rows) =

@@ -13,9 +13,10 @@
 
 use crate::Outcome;
 use crate::commands::replay;
-use crate::options::RunOptions;
+use crate::options::{RunOptions, Setup};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use traces::Choice;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -74,6 +75,71 @@ fn cuda_sources(program: &semantics::Program, ptx_path: &str) -> BTreeMap<String
         .collect()
 }
 
+/// Writes the teaching page of `choices` (a schedule of `setup`'s launch) to `output`: what
+/// `view` and the `--html FILE` flags of `run`, `explore`, `check` and `fuzz` share. `Ok` is the
+/// line that says what was written; `Err` says why no page was (a schedule that does not
+/// replay, an unwritable file), for the caller to prefix with what the schedule came from.
+pub(crate) fn write_page(
+    setup: &Setup,
+    choices: &[Choice],
+    options: &view::ViewOptions,
+    output: &Path,
+) -> Result<String, String> {
+    let sources = view::Sources {
+        kernel: setup.resolved.kernel.clone(),
+        ptx_path: setup.ptx_path.clone(),
+        ptx: setup.text.clone(),
+        cu: cuda_sources(&setup.program, &setup.ptx_path),
+        setup: setup.setup_text(),
+    };
+    let html = view::page(
+        setup.machine.clone(),
+        &setup.resolved.config,
+        choices,
+        &sources,
+        options,
+    )
+    .map_err(|e| e.to_string())?;
+    std::fs::write(output, &html).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    let total = choices.len() as u64;
+    let from = options.from.min(total);
+    let to = from.saturating_add(options.window).min(total);
+    Ok(format!(
+        "wrote {} ({} KiB): steps {} to {} of {total}{}; open it in a browser (it works offline)",
+        output.display(),
+        html.len().div_ceil(1024),
+        (from + 1).min(to.max(1)),
+        to,
+        if to - from < total {
+            " (windowed: --from and --window show other steps)"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// The page of a whole schedule from its first step (`--html FILE` of `run`, `explore`,
+/// `check`, `fuzz`): the default window, a lasso's cycle marked. The line saying what was
+/// written goes to stderr (stdout holds the command's report, possibly JSON).
+pub(crate) fn write_html_flag(
+    setup: &Setup,
+    choices: &[Choice],
+    cycle_start: Option<usize>,
+    policy: String,
+    output: &Path,
+) -> Result<(), String> {
+    let options = view::ViewOptions {
+        from: 0,
+        window: view::DEFAULT_WINDOW,
+        cycle_start,
+        policy: Some(policy),
+    };
+    let wrote = write_page(setup, choices, &options, output)
+        .map_err(|e| format!("error: --html {}: {e}\n", output.display()))?;
+    eprintln!("{wrote}");
+    Ok(())
+}
+
 fn run_inner(args: Args) -> Result<Outcome, String> {
     if args.window == 0 {
         return Err("error: --window must be at least 1\n".to_string());
@@ -101,43 +167,14 @@ fn run_inner(args: Args) -> Result<Outcome, String> {
     } else {
         None
     };
-    let sources = view::Sources {
-        kernel: setup.resolved.kernel.clone(),
-        ptx_path: setup.ptx_path.clone(),
-        ptx: setup.text.clone(),
-        cu: cuda_sources(&setup.program, &setup.ptx_path),
-        setup: setup.setup_text(),
-    };
     let options = view::ViewOptions {
         from: args.from - 1,
         window: args.window,
         cycle_start: loaded.cycle_start,
         policy,
     };
-    let html = view::page(
-        setup.machine.clone(),
-        &setup.resolved.config,
-        &loaded.choices,
-        &sources,
-        &options,
-    )
-    .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
-    std::fs::write(&args.output, &html)
-        .map_err(|e| format!("error: cannot write {}: {e}\n", args.output.display()))?;
-    let total = loaded.choices.len() as u64;
-    let from = options.from.min(total);
-    let to = from.saturating_add(options.window).min(total);
-    println!(
-        "wrote {} ({} KiB): steps {} to {} of {total}{}; open it in a browser (it works offline)",
-        args.output.display(),
-        html.len().div_ceil(1024),
-        (from + 1).min(to.max(1)),
-        to,
-        if to - from < total {
-            " (windowed: --from and --window show other steps)"
-        } else {
-            ""
-        }
-    );
+    let wrote = write_page(setup, &loaded.choices, &options, &args.output)
+        .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
+    println!("{wrote}");
     Ok(Outcome::Clean)
 }
