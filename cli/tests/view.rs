@@ -292,6 +292,46 @@ fn fuzz_html_writes_the_page_of_the_first_failure() {
     assert_eq!(steps.len() as u64, first["steps"].as_u64().expect("steps"));
 }
 
+#[test]
+fn litmus_html_writes_the_page_of_the_witness() {
+    let dir = TempDir::new("litmus-html");
+    // The message arrives: reachable, so `exists` has a witness.
+    let test = dir.path("mp-arrives.litmus");
+    std::fs::write(
+        &test,
+        "PTX MP-arrives\n{\nx=0; y=0;\nP1:r0=0; P1:r1=0;\n}\n \
+         P0@cta 0,gpu 0       | P1@cta 1,gpu 0        ;\n \
+         st.weak x, 1         | ld.acquire.gpu r0, y  ;\n \
+         st.release.gpu y, 1  | ld.weak r1, x         ;\n\n\
+         exists\n(P1:r0 == 1 /\\ P1:r1 == 1)\n",
+    )
+    .expect("write the test");
+    let html = dir.path("witness.html");
+    let (code, out, err) = cudasem_here(&["litmus", &test, "--format", "json", "--html", &html]);
+    assert_eq!(code, 0, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("the JSON report");
+    let choices = report["witness"]["choices"].as_array().expect("a witness");
+    assert_self_contained(&std::fs::read_to_string(&html).expect("the page"));
+    let data = data_of(&html);
+    assert_eq!(data["meta"]["policy"], "the litmus witness");
+    let steps = data["steps"].as_array().expect("steps");
+    assert_eq!(
+        steps.len(),
+        choices.len(),
+        "one step of the page per witness choice"
+    );
+    // A test whose condition no execution satisfies has no witness, and so no page.
+    let none = dir.path("none.html");
+    let (code, _, err) = cudasem_here(&[
+        "litmus",
+        "tests/litmus/families/MP-2.litmus",
+        "--html",
+        &none,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!Path::new(&none).exists());
+}
+
 /// The figure rows of warp 0.0 in the page's data: rows and token pcs named by the listing's
 /// lines, rows outside the listing left out, as the thesis draws them (and as
 /// semantics/tests/machine_thesis.rs checks them).

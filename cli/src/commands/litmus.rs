@@ -48,6 +48,11 @@ pub struct Args {
     /// Write each test's translated PTX to DIR/<file stem>.ptx (for `cudasem replay`).
     #[arg(long, value_name = "DIR")]
     pub emit_ptx: Option<PathBuf>,
+    /// Write the teaching page of each test's witness (`cudasem view`): to OUT.html for one
+    /// test, to OUT.html/<file stem>.html (a folder) for several. A test without a witness gets
+    /// no page.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -132,6 +137,26 @@ pub fn run(args: Args) -> Outcome {
         if let Err(message) = crate::emit::stdout(&text) {
             eprint!("{message}");
             return Outcome::BadInput;
+        }
+        if let (Some(out), Some(witness)) = (&args.html, &report.witness) {
+            let page = if args.files.len() == 1 {
+                out.clone()
+            } else {
+                let stem = file
+                    .file_stem()
+                    .map_or("litmus".into(), |s| s.to_string_lossy().to_string());
+                out.join(format!("{stem}.html"))
+            };
+            let ptx_name = ptx_path
+                .as_ref()
+                .map_or(format!("{path}.ptx"), |p| p.display().to_string());
+            match witness_page(&test, &options, witness, &ptx_name, &page) {
+                Ok(line) => eprintln!("{line}"),
+                Err(e) => {
+                    eprintln!("error: --html {}: {e}", page.display());
+                    outcome = Outcome::BadInput;
+                }
+            }
         }
         if crate::emit::closed() {
             break;
@@ -293,4 +318,59 @@ fn json_report(path: &str, test: &LitmusTest, report: &Report, ptx: Option<&Path
         "faults": report.faults,
         "ptx": ptx.map(|p| p.display().to_string()),
     })
+}
+
+/// Writes the teaching page of a litmus test's witness: the translated kernel run along the
+/// witness's choices (`cudasem view`).
+fn witness_page(
+    test: &LitmusTest,
+    options: &Options,
+    witness: &litmus::Witness,
+    ptx_name: &str,
+    page: &Path,
+) -> Result<String, String> {
+    let kind = options
+        .memory
+        .kind()
+        .ok_or_else(|| format!("--memory {} has no machine", options.memory.name()))?;
+    let t = litmus::translate::translate(test, kind).map_err(|u| u.reason)?;
+    let program = super::run::load_program(ptx_name, &t.ptx)
+        .map_err(|_| "the translated PTX does not load".to_string())?;
+    let machine =
+        semantics::machine::Machine::new(std::sync::Arc::new(program), &t.launch, &t.config)
+            .map_err(|e| format!("the translated launch does not start: {e}"))?;
+    if let Some(dir) = page.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let sources = view::Sources {
+        kernel: litmus::translate::ENTRY.to_string(),
+        ptx_path: ptx_name.to_string(),
+        ptx: t.ptx.clone(),
+        cu: Default::default(),
+        setup: format!(
+            "litmus test {}, {} memory",
+            test.name,
+            options.memory.name()
+        ),
+    };
+    let view_options = view::ViewOptions {
+        policy: Some("the litmus witness".to_string()),
+        ..Default::default()
+    };
+    let html = view::page(
+        machine,
+        &t.launch,
+        &witness.choices,
+        &sources,
+        &view_options,
+    )
+    .map_err(|e| e.to_string())?;
+    std::fs::write(page, &html).map_err(|e| format!("cannot write {}: {e}", page.display()))?;
+    Ok(format!(
+        "wrote {} ({} KiB): the witness, {} steps; open it in a browser (it works offline)",
+        page.display(),
+        html.len().div_ceil(1024),
+        witness.choices.len()
+    ))
 }
