@@ -46,6 +46,9 @@ pub struct ViewOptions {
     pub cycle_start: Option<usize>,
     /// The policy that made the choices, for the page's header.
     pub policy: Option<String>,
+    /// Why a lasso's cycle is fair under the progress model and level the explorer used, in
+    /// the explorer's words (its fair set F and who steps); shown first in the lasso panel.
+    pub fairness: Option<String>,
 }
 
 /// The default window: a page of this many steps is a few megabytes and opens in well under
@@ -59,6 +62,7 @@ impl Default for ViewOptions {
             window: DEFAULT_WINDOW,
             cycle_start: None,
             policy: None,
+            fairness: None,
         }
     }
 }

@@ -705,6 +705,9 @@ pub fn record(
     ));
     let lasso = cycle.map(|cs| {
         let mut l = lasso_of(choices, cs, &enabled_log, &rec.index, from);
+        if let Some(fairness) = &options.fairness {
+            l.why.insert(0, fairness.clone());
+        }
         if to == total {
             l.why
                 .extend(starved_lanes(&machine, &cycle_lanes, threads, ws));

@@ -241,7 +241,7 @@ fn html_page(
         .policy
         .as_ref()
         .map_or_else(|| "check --explore".to_string(), |p| p.to_string());
-    crate::commands::view::write_html_flag(base, &result.choices, None, policy, path)?;
+    crate::commands::view::write_html_flag(base, &result.choices, None, policy, None, path)?;
     Ok(())
 }
 

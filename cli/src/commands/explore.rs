@@ -353,7 +353,21 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         save_trace(path, &t)?;
     }
     if let (Some(path), Some((choices, cycle_start))) = (&args.html, &shown) {
-        crate::commands::view::write_html_flag(&setup, choices, *cycle_start, policy, path)?;
+        let fairness = lasso.as_ref().map(|l| {
+            format!(
+                "Why the cycle is fair under {} at level {level}: {}.",
+                model_text(model),
+                reason_text(&x, l)
+            )
+        });
+        crate::commands::view::write_html_flag(
+            &setup,
+            choices,
+            *cycle_start,
+            policy,
+            fairness,
+            path,
+        )?;
     }
     let rate = if seconds > 0.0 {
         x.states() as f64 / seconds

@@ -290,7 +290,7 @@ fn failure_details(
     }
     match (&args.html, earliest) {
         (Some(path), Some((_, choices, policy))) => {
-            crate::commands::view::write_html_flag(setup, &choices, None, policy, path)?;
+            crate::commands::view::write_html_flag(setup, &choices, None, policy, None, path)?;
         }
         (Some(path), None) => {
             eprintln!("note: no run failed: no page written to {}", path.display())

@@ -286,7 +286,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     crate::timeout::reporting();
     if let (Some(path), Some(choices)) = (&args.html, &result.choices) {
         let policy = args.schedule.to_string();
-        crate::commands::view::write_html_flag(&setup, choices, None, policy, path)?;
+        crate::commands::view::write_html_flag(&setup, choices, None, policy, None, path)?;
     }
     let failed = !matches!(result.termination, Termination::Completed);
     let replay = if failed {

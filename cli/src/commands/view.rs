@@ -126,6 +126,7 @@ pub(crate) fn write_html_flag(
     choices: &[Choice],
     cycle_start: Option<usize>,
     policy: String,
+    fairness: Option<String>,
     output: &Path,
 ) -> Result<(), String> {
     let options = view::ViewOptions {
@@ -133,6 +134,7 @@ pub(crate) fn write_html_flag(
         window: view::DEFAULT_WINDOW,
         cycle_start,
         policy: Some(policy),
+        fairness,
     };
     let wrote = write_page(setup, choices, &options, output)
         .map_err(|e| format!("error: --html {}: {e}\n", output.display()))?;
@@ -172,6 +174,7 @@ fn run_inner(args: Args) -> Result<Outcome, String> {
         window: args.window,
         cycle_start: loaded.cycle_start,
         policy,
+        fairness: None,
     };
     let wrote = write_page(setup, &loaded.choices, &options, &args.output)
         .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
