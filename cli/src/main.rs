@@ -1,10 +1,18 @@
 //! `cudasem`: the command-line tool. All I/O of the project lives in this crate.
 //!
-//! Exit codes (ARCHITECTURE.md section 6): 0 ran clean, 1 the program misbehaved, 2 bad input or
-//! usage.
+//! Exit codes (ARCHITECTURE.md section 6, docs/reliability.md): 0 ran clean, 1 the program
+//! misbehaved (or a time limit cut it short), 2 bad input, usage or an unwritable output, 3 an
+//! internal error (a bug in cudasem), 130 interrupted by Ctrl-C.
 
+mod budget;
 mod commands;
-mod launch;
+mod emit;
+mod kernel_source;
+/// Launch files, read as every command and harness reads them.
+use launch_file as launch;
+mod failure;
+#[cfg(test)]
+mod fuzz_inputs;
 mod options;
 mod output;
 mod render;
@@ -23,6 +31,9 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The clang that compiles `.cu` files (default: $CUDASEM_CLANG, else `clang` on PATH).
+    #[arg(long, global = true, value_name = "PATH")]
+    clang: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -52,6 +63,13 @@ enum Command {
     /// PTX memory-model litmus tests (herd format): every execution's outcome, the
     /// condition's verdict and a replayable witness.
     Litmus(commands::litmus::Args),
+    /// Write a recorded run as a teaching page: one self-contained HTML file that steps
+    /// through it as the thesis's figures draw it.
+    View(commands::view::Args),
+    /// Compile a CUDA file (.cu) to PTX with clang and cudasem's CUDA header.
+    Cc(commands::cc::Args),
+    /// Write a launch file (RON) for a kernel from its signature.
+    Launch(commands::launch_gen::Args),
 }
 
 /// The outcome of a command, mapped to the process exit code.
@@ -60,13 +78,82 @@ pub enum Outcome {
     Clean,
     /// 1: the program misbehaved (deadlock, step limit, error in the kernel, race...).
     Misbehaved,
-    /// 2: bad input or usage.
+    /// 2: bad input or usage (also: the output could not be written).
     BadInput,
+    /// 3: an invariant of cudasem itself broke: a bug in cudasem, not in the program.
+    Internal,
+}
+
+/// Exit code of an internal error (a bug in cudasem).
+const INTERNAL_EXIT: u8 = 3;
+
+impl Command {
+    /// The `--timeout` of a command that takes one.
+    fn timeout(&self) -> Option<std::time::Duration> {
+        match self {
+            Command::Run(a) => a.timeout.timeout,
+            Command::Check(a) => a.run.timeout.timeout,
+            Command::Fuzz(a) => a.timeout.timeout,
+            Command::Explore(a) => a.timeout.timeout,
+            Command::Litmus(a) => a.timeout.timeout,
+            Command::Parse(_)
+            | Command::Cfg(_)
+            | Command::Progress(_)
+            | Command::Debug(_)
+            | Command::Rules(_)
+            | Command::Replay(_)
+            | Command::View(_)
+            | Command::Cc(_)
+            | Command::Launch(_) => None,
+        }
+    }
+
+    /// Whether the command runs kernels (and polls the stop flags): those take `--timeout`.
+    fn runs_kernels(&self) -> bool {
+        matches!(
+            self,
+            Command::Run(_)
+                | Command::Check(_)
+                | Command::Fuzz(_)
+                | Command::Explore(_)
+                | Command::Litmus(_)
+        )
+    }
+
+    /// The `--max-memory` of a command that launches kernels.
+    fn max_memory(&self) -> Option<u64> {
+        match self {
+            Command::Run(a) => a.device.max_memory,
+            Command::Check(a) => a.run.device.max_memory,
+            Command::Fuzz(a) => a.options.device.max_memory,
+            Command::Explore(a) => a.options.device.max_memory,
+            Command::Replay(a) => a.options.device.max_memory,
+            Command::Debug(a) => a.device.max_memory,
+            Command::Parse(_)
+            | Command::Cfg(_)
+            | Command::Progress(_)
+            | Command::Rules(_)
+            | Command::Litmus(_)
+            | Command::View(_)
+            | Command::Cc(_)
+            | Command::Launch(_) => None,
+        }
+    }
 }
 
 fn main() -> ExitCode {
-    init_tracing();
     let cli = Cli::parse();
+    // From the start: `--timeout` bounds set-up (loading, building buffers) too.
+    timeout::arm(cli.command.timeout());
+    budget::set(cli.command.max_memory());
+    if cli.command.runs_kernels() {
+        timeout::arm_memory(budget::bytes());
+    }
+    // The debugger's Ctrl-C interrupts its running command instead (commands::debug).
+    if !matches!(cli.command, Command::Debug(_)) {
+        timeout::install_interrupt();
+    }
+    kernel_source::set_clang(cli.clang);
     let outcome = match cli.command {
         Command::Parse(args) => commands::parse::run(args),
         Command::Cfg(args) => commands::cfg::run(args),
@@ -79,20 +166,18 @@ fn main() -> ExitCode {
         Command::Fuzz(args) => commands::fuzz::run(args),
         Command::Explore(args) => commands::explore::run(args),
         Command::Litmus(args) => commands::litmus::run(args),
+        Command::View(args) => commands::view::run(args),
+        Command::Cc(args) => commands::cc::run(args),
+        Command::Launch(args) => commands::launch_gen::run(args),
     };
+    if timeout::interrupted() {
+        eprintln!("interrupted (Ctrl-C): what was printed is a partial report");
+        return ExitCode::from(timeout::INTERRUPTED_EXIT);
+    }
     match outcome {
         Outcome::Clean => ExitCode::SUCCESS,
         Outcome::Misbehaved => ExitCode::from(1),
         Outcome::BadInput => ExitCode::from(2),
-    }
-}
-
-/// Internal diagnostics (`CUDASEM_LOG=semantics=trace`) go to stderr; off by default.
-fn init_tracing() {
-    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("CUDASEM_LOG") {
-        tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_writer(std::io::stderr)
-            .init();
+        Outcome::Internal => ExitCode::from(INTERNAL_EXIT),
     }
 }

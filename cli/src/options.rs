@@ -37,7 +37,10 @@ pub struct RunOptions {
 
 /// A loaded program, its resolved launch and configuration, and the fresh machine.
 pub struct Setup {
+    /// The kernel file as given (PTX or `.cu`): what replay commands and traces name.
     pub ptx_path: String,
+    /// What reports call the PTX ([`crate::kernel_source::ptx_name`]).
+    pub ptx_name: String,
     /// The PTX text (reports quote instructions from it).
     pub text: String,
     pub program: Arc<semantics::Program>,
@@ -48,12 +51,14 @@ pub struct Setup {
 
 impl Setup {
     /// Module `.global` variables of at most 8 bytes: observed with the printed buffers, so
-    /// that programs whose result is a module variable (a lock) have visible outcomes.
+    /// that programs whose result is a module variable (a lock) have visible outcomes. The
+    /// shipped CUDA header's own state (`__cudasem_grid_arrived`...) is not the program's.
     pub fn observed_variables(&self) -> Vec<(String, Elem)> {
         self.program
             .variables
             .iter()
             .filter(|v| v.space == Space::Global && v.size <= 8)
+            .filter(|v| !cuda_front::demangle::short_name(&v.name).starts_with("__cudasem_"))
             .map(|v| {
                 (
                     v.name.clone(),
@@ -99,7 +104,11 @@ impl Setup {
                     self.resolved.elems[i],
                 )
             })
-            .chain(self.observed_variables());
+            .chain(
+                self.observed_variables()
+                    .into_iter()
+                    .map(|(n, e)| (cuda_front::demangle::short_name(&n), e)),
+            );
         names
             .zip(data)
             .map(|((name, elem), bytes)| {
@@ -127,9 +136,11 @@ impl RunOptions {
     /// rendered for stderr (empty when PTX diagnostics were printed).
     pub fn setup(&self, file: &Path) -> Result<Setup, String> {
         let ptx_path = file.display().to_string();
-        let text = std::fs::read_to_string(file)
-            .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
-        let program = load_program(&ptx_path, &text)?;
+        let text = crate::kernel_source::read_kernel(file, |e| {
+            format!("error: cannot read {ptx_path}: {e}")
+        })?;
+        let ptx_name = crate::kernel_source::ptx_name(file);
+        let program = load_program(&ptx_name, &text)?;
         let resolved =
             crate::commands::run::resolve_launch(self.launch.as_deref(), &self.quick, &program)?;
         let config = self.machine_config()?;
@@ -143,6 +154,7 @@ impl RunOptions {
             })?;
         Ok(Setup {
             ptx_path,
+            ptx_name,
             text,
             program,
             resolved,
@@ -245,5 +257,28 @@ pub fn replay_command(trace: &str, ptx_path: &str, options: &RunOptions) -> Stri
         ptx_path.to_string(),
     ];
     argv.extend(options.argv());
+    crate::output::shell_command(&argv)
+}
+
+/// This process's own command line, as typed (`cudasem` for the binary), with the flags of
+/// `drop` removed (`(flag, takes a value)`, in both `--flag V` and `--flag=V` spellings) and
+/// `add` appended: the command that reproduces a deterministic run that was too long to keep
+/// its choices (every schedule policy of `run` and `check` is a function of its flags).
+pub fn own_command(drop: &[(&str, bool)], add: &[String]) -> String {
+    let mut argv: Vec<String> = Vec::new();
+    let mut args = std::env::args().skip(1);
+    argv.push("cudasem".to_string());
+    while let Some(a) = args.next() {
+        let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
+        match drop.iter().find(|(flag, _)| *flag == name) {
+            Some((_, takes_value)) => {
+                if *takes_value && !a.contains('=') {
+                    args.next();
+                }
+            }
+            None => argv.push(a),
+        }
+    }
+    argv.extend(add.iter().cloned());
     crate::output::shell_command(&argv)
 }

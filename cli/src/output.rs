@@ -263,8 +263,10 @@ impl RunReport<'_> {
             Termination::TimeLimit => {
                 let _ = writeln!(
                     s,
-                    "stopped after {} steps at the time limit (--timeout); the run had not ended ({})",
-                    self.steps, self.setup
+                    "stopped after {} steps at the time limit ({}); the run had not ended ({})",
+                    self.steps,
+                    crate::timeout::cause_text(None),
+                    self.setup
                 );
             }
             Termination::Deadlock(waits) => {
@@ -410,8 +412,9 @@ impl RunReport<'_> {
                     self.steps, self.max_steps
                 )),
                 Termination::TimeLimit => Some(format!(
-                    "stopped after {} steps at the time limit (--timeout); the run had not ended",
-                    self.steps
+                    "stopped after {} steps at the time limit ({}); the run had not ended",
+                    self.steps,
+                    crate::timeout::cause_text(None)
                 )),
                 _ => None,
             },

@@ -18,7 +18,7 @@ fn cudasem(args: &[&str]) -> Output {
 
 fn suite_dir() -> Option<PathBuf> {
     let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/progress");
-    let dir = suite::locate(&default);
+    let dir = suite::locate(std::env::var_os(suite::ENV).as_deref(), &default);
     if dir.is_none() {
         eprintln!(
             "progress suite not found: set {} to the conformance root to run this test; skipping",

@@ -2,17 +2,11 @@
 //! `cudasem explore --save` replay; a trace altered at one step is rejected at exactly that
 //! step; a trace of another program is refused by its hash.
 
-use std::path::PathBuf;
-
 mod common;
 use common::cudasem_here as cudasem;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("cudasem-cli-replay-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn scratch(name: &str) -> common::Scratch {
+    common::Scratch::new("replay", name)
 }
 
 #[test]

@@ -173,6 +173,166 @@ proptest! {
                 prop_assert!(!s.cached.locks().iter().any(|k| k.holder == id));
             }
             check_invariants(&s.cached, &cfg);
+            check_indexes(&s.cached);
         }
+    }
+
+    /// Making room is no silent action (issue 15, "false deadlock"): whatever `--silent`
+    /// allows, caches of one or two lines full of dirty or pinned lines never leave an op in
+    /// flight with nothing enabled; every run ends with every request done.
+    #[test]
+    fn small_caches_never_deadlock(
+        reqs in proptest::collection::vec((0u8..10, 0u8..3, 0u8..12, 1u64..1000), 1..9),
+        picks in proptest::collection::vec(any::<u16>(), 400),
+        line in prop_oneof![Just(8u32), Just(16), Just(64)],
+        silent in prop_oneof![
+            Just(SilentActions::None),
+            Just(SilentActions::Observable),
+            Just(SilentActions::All)
+        ],
+    ) {
+        let cfg = CacheConfig {
+            line_bytes: line,
+            l1_lines: 1,
+            l2_lines: 1,
+            num_sms: 2,
+            shared_banks: 4,
+            silent,
+        };
+        let (mut dram, base) = dram_with(&[0; 64]);
+        dram.create_block(0, 64, 3);
+        dram.create_block(1, 64, 3);
+        let whos = [(who(0, 0), 0), (who(0, 1), 0), (who(1, 0), 1)];
+        let mut threads: Vec<Thread> =
+            whos.iter().map(|(w, _)| Thread { who: *w, instrs: Vec::new() }).collect();
+        for (kind, t, slot, v) in reqs {
+            let (w, sm) = whos[t as usize];
+            threads[t as usize].instrs.push(Instr::Issue(request(kind, w, sm, base, slot, v)));
+        }
+        let mut s = Sys::new(Cached::new(cfg), dram, threads);
+        // Ops first (a silent rule may be offered forever), so the run ends.
+        for p in picks {
+            let cs = s.choices();
+            let steps: Vec<_> = cs
+                .iter()
+                .filter(|c| matches!(c, memory_model::cached::MemChoice::Step { .. }))
+                .copied()
+                .collect();
+            if steps.is_empty() {
+                prop_assert!(s.cached.idle(), "ops in flight, none enabled: {:?}", s.cached.ops());
+                break;
+            }
+            s.take(if p % 4 == 0 { cs[p as usize % cs.len()] } else { steps[p as usize % steps.len()] });
+            check_indexes(&s.cached);
+        }
+        prop_assert!(s.cached.idle(), "still in flight after 400 steps");
+    }
+}
+
+/// The incremental indexes equal their from-scratch computation, and so do the enabled steps.
+fn check_indexes(c: &Cached) {
+    assert!(c.indexes_consistent(), "indexes drifted");
+    let mut all = Vec::new();
+    c.enabled(&mut all);
+    let steps: Vec<_> = all
+        .into_iter()
+        .filter(|m| matches!(m, memory_model::cached::MemChoice::Step { .. }))
+        .collect();
+    let mut scratch = Vec::new();
+    c.enabled_steps_from_scratch(&mut scratch);
+    assert_eq!(
+        steps, scratch,
+        "incremental enabled steps differ from the scan"
+    );
+}
+
+/// Hash of the memory state: caches, ops, locks and DRAM (shared and local bytes included).
+fn full_hash(c: &Cached, dram: &memory_model::Flat) -> u64 {
+    let mut h = DefaultHasher::new();
+    c.hash_state(&mut h);
+    dram.hash_state(&mut h);
+    h.finish()
+}
+
+/// Takes `a` then `b`; `None` if `b` is not enabled after `a`. Returns the state hash and the
+/// values delivered, by op.
+fn both(
+    c: &Cached,
+    dram: &memory_model::Flat,
+    a: memory_model::cached::MemChoice,
+    b: memory_model::cached::MemChoice,
+) -> Option<(u64, Vec<(u32, u64)>)> {
+    let (mut c, mut dram) = (c.clone(), dram.clone());
+    let mut delivered = Vec::new();
+    for (i, x) in [a, b].into_iter().enumerate() {
+        let mut en = Vec::new();
+        c.enabled(&mut en);
+        if i == 1 && !en.contains(&x) {
+            return None;
+        }
+        let r = c.step(x, &mut dram, &apply).expect("enabled choices step");
+        if let (Some(d), memory_model::cached::MemChoice::Step { op }) = (r.delivered, x) {
+            delivered.push((op, d.value));
+        }
+    }
+    delivered.sort();
+    Some((full_hash(&c, &dram), delivered))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 384, ..ProptestConfig::default() })]
+
+    /// Footprints (issue 15 item 4): two memory choices that `independent` calls commuting do
+    /// commute: after either one the other is still enabled, and both orders reach the same
+    /// state (by state hash, DRAM included) with the same values delivered.
+    #[test]
+    fn independent_choices_commute(
+        reqs in proptest::collection::vec((0u8..10, 0u8..3, 0u8..12, 1u64..1000), 1..9),
+        picks in proptest::collection::vec(any::<u16>(), 0..60),
+        line in prop_oneof![Just(8u32), Just(16), Just(64)],
+        small in any::<bool>(),
+    ) {
+        let cfg = CacheConfig {
+            line_bytes: line,
+            l1_lines: if small { 1 } else { 3 },
+            l2_lines: if small { 2 } else { 4 },
+            num_sms: 2,
+            shared_banks: 4,
+            silent: SilentActions::All,
+        };
+        let (mut dram, base) = dram_with(&[0; 64]);
+        dram.create_block(0, 64, 3);
+        dram.create_block(1, 64, 3);
+        let whos = [(who(0, 0), 0), (who(0, 1), 0), (who(1, 0), 1)];
+        let mut c = Cached::new(cfg);
+        for (kind, t, slot, v) in reqs {
+            let (w, sm) = whos[t as usize];
+            c.issue(request(kind, w, sm, base, slot, v));
+        }
+        let mut independent_pairs = 0usize;
+        for p in picks {
+            let mut en = Vec::new();
+            c.enabled(&mut en);
+            if en.is_empty() {
+                break;
+            }
+            for (i, &a) in en.iter().enumerate() {
+                for &b in &en[i + 1..] {
+                    if !c.independent(a, b) {
+                        continue;
+                    }
+                    prop_assert!(c.independent(b, a), "independence is symmetric");
+                    independent_pairs += 1;
+                    let ab = both(&c, &dram, a, b);
+                    let ba = both(&c, &dram, b, a);
+                    prop_assert!(ab.is_some(), "{a} disables {b}");
+                    prop_assert!(ba.is_some(), "{b} disables {a}");
+                    prop_assert_eq!(ab, ba, "{} and {} do not commute", a, b);
+                }
+            }
+            let x = en[p as usize % en.len()];
+            c.step(x, &mut dram, &apply).expect("enabled choices step");
+        }
+        let _ = independent_pairs;
     }
 }

@@ -14,6 +14,7 @@ mod lexer;
 mod parser;
 mod printer;
 mod spans;
+pub mod synthetic;
 
 pub use ast::*;
 pub use diagnostic::{Diagnostic, Severity};

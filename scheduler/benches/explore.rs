@@ -41,7 +41,7 @@ fn machine(test: &axb::AxbTest, layout: Layout, model: WarpModel) -> Machine {
 
 fn tests() -> Vec<axb::AxbTest> {
     let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/progress");
-    let Some(dir) = suite::locate(&default) else {
+    let Some(dir) = suite::locate(std::env::var_os(suite::ENV).as_deref(), &default) else {
         return Vec::new();
     };
     let mut files: Vec<_> = std::fs::read_dir(dir.join("tests"))

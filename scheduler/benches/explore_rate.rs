@@ -100,6 +100,7 @@ fn bench_dfs(bencher: divan::Bencher, m: &Machine, observe: &Observe) {
         reduction: Reduction::SleepSets,
         memo: Memo::States,
         max_transitions: u64::MAX,
+        folding: scheduler::explore::Folding::Invisible,
     };
     let r = dfs::outcomes(m, observe, config);
     assert!(r.bound_hit.is_none(), "complete");

@@ -19,7 +19,7 @@ fn tests() -> &'static [AxbTest] {
     TESTS.get_or_init(|| {
         let default =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/progress");
-        let Some(dir) = suite::locate(&default) else {
+        let Some(dir) = suite::locate(std::env::var_os(suite::ENV).as_deref(), &default) else {
             eprintln!(
                 "progress suite not found: set {} (timing an empty suite)",
                 suite::ENV

@@ -112,7 +112,11 @@ fn conformance(memory: MemorySystem, max_states: usize) {
     for sub in ["Manual", "Barrier", "Nvidia"] {
         litmus_files(&dir.join(sub), &mut files);
     }
-    let options = Options { max_states, memory };
+    let options = Options {
+        max_states,
+        memory,
+        ..Options::default()
+    };
     let mut violations = Vec::new();
     let mut rows = String::new();
     let (mut run, mut unsupported, mut allowed, mut reached, mut forbidden) = (0, 0, 0, 0, 0);

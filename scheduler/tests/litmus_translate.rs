@@ -151,3 +151,34 @@ fn the_state_bound_withholds_the_verdict() {
     assert_eq!(r.status, Status::Bounded);
     assert_eq!(r.holds, None);
 }
+
+/// herd and Dat3M answer an `exists` test as soon as an execution reaches the outcome: a
+/// bounded search that found a witness decides it; one that found none yet does not.
+#[test]
+fn a_reached_outcome_decides_a_bounded_search() {
+    let text = "PTX EX\n{ x=0; y=0; P1:r0=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, y ;\nexists (P1:r0 == 0)\n";
+    let test = parse(text).expect("parses");
+    let full = check(&test, &Options::default()).expect("flat");
+    assert_eq!(full.status, Status::Ok);
+    assert_eq!(full.holds, Some(true));
+    let mut decided_early = 0;
+    for max_states in 1..full.states {
+        let r = check(
+            &test,
+            &Options {
+                max_states,
+                ..Options::default()
+            },
+        )
+        .expect("flat");
+        assert_eq!(r.status, Status::Bounded, "{max_states}");
+        if r.outcomes.iter().any(|o| o.satisfies) {
+            assert_eq!(r.holds, Some(true), "{max_states}");
+            assert!(r.witness.is_some());
+            decided_early += 1;
+        } else {
+            assert_eq!(r.holds, None, "{max_states}");
+        }
+    }
+    assert!(decided_early > 0);
+}

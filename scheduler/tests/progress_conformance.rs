@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 fn suite_dir() -> Option<PathBuf> {
     let default = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/progress");
-    let dir = suite::locate(&default);
+    let dir = suite::locate(std::env::var_os(suite::ENV).as_deref(), &default);
     if dir.is_none() {
         eprintln!(
             "progress conformance suite not found (looked at ${}/progress, else {}); set {} to the \

@@ -5,9 +5,7 @@
 //! at exactly the altered step, and the compact string round-trips through the enabled-set
 //! indices.
 
-#[allow(dead_code)]
-#[path = "../../cli/src/launch.rs"]
-mod launch;
+use launch_file as launch;
 
 use scheduler::replay::{DivergenceKind, Recorder, indices_of, replay, resolve_indices};
 use scheduler::{Random, run};

@@ -4,14 +4,13 @@
 use divan::counter::BytesCount;
 use std::sync::LazyLock;
 
-#[path = "load_module.rs"]
-mod load_module;
+use ptx_parser::synthetic::nvcc_style_module;
 
 fn main() {
     divan::main();
 }
 
-static SOURCE: LazyLock<String> = LazyLock::new(|| load_module::generate(5 << 20));
+static SOURCE: LazyLock<String> = LazyLock::new(|| nvcc_style_module(5 << 20));
 
 #[divan::bench(sample_count = 10)]
 fn parse_and_load(bencher: divan::Bencher) {

@@ -5,15 +5,14 @@
 //! parse, load and parse+load and prints the best throughput of each (the minimum is the least
 //! disturbed by other work on the machine).
 
-#[path = "../benches/load_module.rs"]
-mod load_module;
+use ptx_parser::synthetic::nvcc_style_module;
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_default();
     let source = match args.next() {
         Some(path) => std::fs::read_to_string(path).expect("readable PTX file"),
-        None => load_module::generate(5 << 20),
+        None => nvcc_style_module(5 << 20),
     };
     if mode == "gen" {
         return;

@@ -2,12 +2,9 @@
 //! conformance data live, loading a PTX file into a program, reading a launch file exactly as
 //! `cudasem run` does, running a launch under a schedule, and decoding buffers.
 //!
-//! The launch-file reader is the CLI's own `cli/src/launch.rs`, compiled into this crate: the
-//! harnesses and `cudasem run` cannot disagree about what a launch file means.
+//! Launch files are read by the `launch-file` crate, as `cudasem run` reads them.
 
-#[allow(dead_code)]
-#[path = "../../cli/src/launch.rs"]
-pub mod launch;
+pub use launch_file as launch;
 
 use launch::{Launch, LaunchError, Resolved};
 use ptx_parser::{Diagnostic, Severity};

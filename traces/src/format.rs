@@ -208,6 +208,10 @@ fn base62(mut v: u64) -> String {
     digits.into_iter().map(char::from).collect()
 }
 
+/// The most choices a compact trace expands to (512 MiB of indices): above the default step
+/// bound of a run, far below what would exhaust memory.
+pub const MAX_COMPACT_CHOICES: u64 = 1 << 27;
+
 impl CompactTrace {
     /// A stable 32-bit checksum of a choice sequence (FNV-1a over a fixed encoding of each
     /// choice's kind and fields).
@@ -360,9 +364,11 @@ impl CompactTrace {
                 .get(at + 1..at + 1 + width)
                 .ok_or_else(|| err(format!("truncated index at character {at}")))?;
             digits.iter().try_fold(0u64, |v, &c| {
-                digit_value(c)
-                    .map(|d| v * 62 + d as u64)
-                    .ok_or_else(|| err(format!("bad digit `{}` at character {at}", c as char)))
+                let d = digit_value(c)
+                    .ok_or_else(|| err(format!("bad digit `{}` at character {at}", c as char)))?;
+                v.checked_mul(62)
+                    .and_then(|v| v.checked_add(d as u64))
+                    .ok_or_else(|| err(format!("number too large at character {at}")))
             })
         };
         while at < body.len() {
@@ -388,8 +394,12 @@ impl CompactTrace {
                     let last = *indices
                         .last()
                         .ok_or_else(|| err("a repeat before the first index".to_string()))?;
-                    if n > 1 << 32 {
-                        return Err(err(format!("repeat count {n} too large")));
+                    // Bounded before anything is allocated: a short string must not expand
+                    // into gigabytes of indices.
+                    if n.saturating_add(indices.len() as u64) > MAX_COMPACT_CHOICES {
+                        return Err(err(format!(
+                            "repeat count {n} too large: a compact trace holds at most {MAX_COMPACT_CHOICES} choices"
+                        )));
                     }
                     indices.extend(std::iter::repeat_n(last, n as usize));
                     at += end + 2;
@@ -446,6 +456,26 @@ mod tests {
         );
         assert_eq!(CompactTrace::parse(&s), Ok(t));
         assert_eq!(detect(&s), Format::Compact);
+    }
+
+    #[test]
+    fn compact_repeats_and_numbers_are_bounded_before_allocation() {
+        // Found by the CLI's fuzz harness: a long repeat count overflowed, and a short one
+        // near 2^32 asked for 16 GiB of indices.
+        let long = "cudasem1:a80691b78f85c997:ad1f0ba4:-:0-fa348d1a5ccd339d:f37c76e4:-:0";
+        assert!(
+            CompactTrace::parse(long)
+                .unwrap_err()
+                .to_string()
+                .contains("too large")
+        );
+        let huge = "cudasem1:a80691b78f85c997:ad1f0ba4:-:0-4GfFC3-";
+        assert!(
+            CompactTrace::parse(huge)
+                .unwrap_err()
+                .to_string()
+                .contains("at most")
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
+    /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: std::path::PathBuf,
     /// Only this kernel or function (default: all).
     #[arg(long)]
@@ -49,8 +49,7 @@ pub fn run(args: Args) -> Outcome {
             text(p, f, &mut out)
         }
     }
-    print!("{out}");
-    Outcome::Clean
+    crate::emit::report(&out, Outcome::Clean)
 }
 
 fn line(p: &Program, pc: Pc) -> u32 {

@@ -14,10 +14,12 @@
 //! ends the search). The result is `complete` when the search was exhausted. Bounded by
 //! `--max-schedules` round-robin runs' worth of transitions.
 //!
-//! Exit codes: 0 clean, 1 a finding (or the kernel misbehaved), 2 bad input.
+//! Exit codes: 0 clean, 1 a finding (or the kernel misbehaved, or a bound cut it short), 2 bad
+//! input, 3 an internal error (docs/reliability.md).
 
 use super::run::{self, Format};
 use crate::Outcome;
+use crate::failure::Failure;
 use crate::options::{self, RunOptions};
 use crate::output::{lanes_text, shell_command, status_word};
 use scheduler::Scheduler;
@@ -32,7 +34,6 @@ use semantics::monitors::{
 };
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use traces::{Choice, Event};
 
 #[derive(clap::Args)]
@@ -59,6 +60,15 @@ pub struct Args {
     /// runs of the launch.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_schedules: u64,
+    /// Which steps --explore schedules: `fold` (visible operations only; a warp's
+    /// register-only steps run with its next visible one) or `none` (every step).
+    #[arg(
+        long,
+        value_name = "R",
+        default_value = "fold",
+        value_parser = super::explore::parse_folding
+    )]
+    pub reduction: scheduler::explore::Folding,
     /// A launch buffer whose contents are undefined: reading an element before writing it is
     /// reported (repeatable).
     #[arg(long = "uninit", value_name = "BUFFER")]
@@ -91,18 +101,7 @@ impl RaceModelArg {
 }
 
 pub fn run(args: Args) -> Outcome {
-    match check(&args) {
-        Ok(outcome) => outcome,
-        Err(message) => {
-            if !message.is_empty() {
-                eprint!("{message}");
-                if !message.ends_with('\n') {
-                    eprintln!();
-                }
-            }
-            Outcome::BadInput
-        }
-    }
+    check(&args).unwrap_or_else(Failure::report)
 }
 
 /// Everything one checked schedule leaves.
@@ -110,9 +109,13 @@ struct Checked {
     findings: Findings,
     termination: Termination,
     steps: u64,
+    /// The schedule's first [`KEEP_CHOICES`] choices.
     choices: Vec<Choice>,
     /// The picker stopped the run before it ended (a replayed trace ran out of choices).
     cut: bool,
+    /// The policy that made the schedule, when one did (not a schedule of `--explore`'s
+    /// search): a schedule too long to keep is reproduced by it.
+    policy: Option<scheduler::policy::Policy>,
 }
 
 /// What the runs share: the loaded launch, the monitors' configuration, the bound.
@@ -125,13 +128,16 @@ struct Setup {
     stop: scheduler::Stop,
 }
 
+/// Choices a schedule keeps for its replay command (at most a few MB).
+const KEEP_CHOICES: usize = 100_000;
+
 impl Setup {
     /// Runs one schedule with the monitors; `pick` chooses among the enabled choices, or
     /// stops the run (`None`).
     fn check(
         &self,
         pick: &mut dyn FnMut(&Machine, &[Choice]) -> Option<usize>,
-    ) -> Result<Checked, String> {
+    ) -> Result<Checked, Failure> {
         let mut machine = self.base.machine.clone();
         let mut monitors = Monitors::new(&machine, &self.base.resolved.config, self.monitors);
         for &i in &self.uninit {
@@ -169,10 +175,16 @@ impl Setup {
             // The monitors read no SIMT stack except at barriers: `EventDetail::Monitors`.
             if let Err(e) = machine.step_observed_with(&choice, &mut events, EventDetail::Monitors)
             {
-                return Err(format!("error: internal: {e}\n"));
+                return Err(Failure::internal(format!(
+                    "step {taken} (`{choice}`) was enabled but failed: {e}"
+                )));
             }
             monitors.observe(&events);
-            choices.push(choice);
+            // Kept for the replay command while short; a longer schedule is reproduced by
+            // the command line itself (a few bytes per step instead of a growing log).
+            if choices.len() < KEEP_CHOICES {
+                choices.push(choice);
+            }
             taken += 1;
         };
         Ok(Checked {
@@ -181,6 +193,7 @@ impl Setup {
             steps: machine.steps(),
             choices,
             cut,
+            policy: None,
         })
     }
 
@@ -210,7 +223,7 @@ enum Mode {
     Explore,
 }
 
-fn check(args: &Args) -> Result<Outcome, String> {
+fn check(args: &Args) -> Result<Outcome, Failure> {
     let r = &args.run;
     let options = r.run_options();
     let base = options.setup(&r.file)?;
@@ -263,7 +276,7 @@ fn check(args: &Args) -> Result<Outcome, String> {
             }
         }
         Mode::Explore => {
-            let x = explore(&setup, args.max_schedules)?;
+            let x = explore(&setup, args.max_schedules, args.reduction)?;
             runs = x.checked;
             exhausted = x.exhausted;
             all_completed = x.result.termination == Termination::Completed;
@@ -274,16 +287,19 @@ fn check(args: &Args) -> Result<Outcome, String> {
             }
         }
     }
+    // Stopped or ended: what remains is the report (the watchdogs let it finish).
+    crate::timeout::reporting();
     let (result, seed) = match (failing, last) {
         (Some((f, seed)), _) => (f, seed),
         (None, Some(l)) => (l, None),
-        (None, None) => return Err("error: no schedule was run\n".to_string()),
+        (None, None) => return Err("error: no schedule was run\n".to_string().into()),
     };
     let independent = dependence.schedule_independent();
     let complete = all_completed && (independent || exhausted);
     let coverage = if result.termination == Termination::TimeLimit {
         format!(
-            "the time limit (--timeout) stopped the check during schedule {runs}: other schedules were not covered"
+            "the time limit ({}) stopped the check during schedule {runs}: other schedules were not covered",
+            crate::timeout::cause_text(None)
         )
     } else if !all_completed {
         "the kernel did not complete under this schedule: other schedules were not covered"
@@ -332,7 +348,7 @@ fn check(args: &Args) -> Result<Outcome, String> {
         vec![reproduce(&setup, &options, args, &result, &mode, seed)?]
     };
     let ctx = Render {
-        ptx_path: &setup.base.ptx_path,
+        ptx_path: &setup.base.ptx_name,
         text: &setup.base.text,
         program: &setup.base.program,
     };
@@ -353,9 +369,13 @@ fn line_of(program: &Program, pc: u32) -> u32 {
     program.source.get(pc as usize).map_or(0, |s| s.ptx_line)
 }
 
-fn run_policy(setup: &Setup, schedule: &scheduler::policy::Policy) -> Result<Checked, String> {
-    let mut policy = run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps)?;
-    setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))
+fn run_policy(setup: &Setup, schedule: &scheduler::policy::Policy) -> Result<Checked, Failure> {
+    let (mut policy, diverged) =
+        run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps, &setup.stop)?;
+    let mut checked = setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))?;
+    run::divergence_error(schedule, &diverged)?;
+    checked.policy = Some(schedule.clone());
+    Ok(checked)
 }
 
 /// What distinguishes final outcomes for `--explore`: every launch buffer and every scalar
@@ -391,7 +411,11 @@ struct Explored {
 /// happens-before orders nothing that independence could reorder), so an exhausted clean search
 /// covers every schedule. `bound` (`--max-schedules`) is turned into a transition budget of that
 /// many round-robin runs' length.
-fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
+fn explore(
+    setup: &Setup,
+    bound: u64,
+    folding: scheduler::explore::Folding,
+) -> Result<Explored, Failure> {
     let machine = &setup.base.machine;
     let first = run_policy(setup, &scheduler::policy::Policy::RoundRobin)?;
     if !first.findings.is_clean() || first.termination != Termination::Completed {
@@ -407,13 +431,14 @@ fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
             max_depth: usize::try_from(setup.max_steps).unwrap_or(usize::MAX),
         },
         max_transitions: bound.saturating_mul(first.steps.max(1)),
+        folding,
     };
     // Every execution the search makes is checked as it is found (replayed with the monitors);
     // the first with a finding ends the search.
     let mut last = first;
     let mut checked = 0u64;
     let mut failed: Option<Checked> = None;
-    let mut error: Option<String> = None;
+    let mut error: Option<Failure> = None;
     let report = dfs::outcomes_each(
         machine,
         &observe_all(setup),
@@ -432,7 +457,9 @@ fn explore(setup: &Setup, bound: u64) -> Result<Explored, String> {
             });
             match result {
                 Ok(_) if lost => {
-                    error = Some("error: internal: an explored schedule does not replay\n".into());
+                    error = Some(Failure::internal(
+                        "a schedule of the search does not replay with the monitors",
+                    ));
                     false
                 }
                 Ok(result) => {
@@ -484,6 +511,34 @@ fn reproduce(
         (Mode::One(p), None) => p.to_string(),
         _ => "explore".to_string(),
     };
+    let kept_all = result.choices.len() as u64 == result.steps;
+    if !kept_all || result.termination == Termination::TimeLimit {
+        let Some(made_by) = &result.policy else {
+            return Ok(format!(
+                "(none: the schedule's {} steps were too many to keep; a smaller --max-steps keeps them)",
+                result.steps
+            ));
+        };
+        // A deterministic schedule too long to keep (or cut by time): the command with its
+        // policy, bounded by the steps it took, reproduces it.
+        return Ok(crate::options::own_command(
+            &[
+                ("--schedule", true),
+                ("--schedules", true),
+                ("--explore", false),
+                ("--max-schedules", true),
+                ("--max-steps", true),
+                ("--timeout", true),
+                ("--format", true),
+            ],
+            &[
+                "--schedule".to_string(),
+                made_by.to_string(),
+                "--max-steps".to_string(),
+                result.steps.to_string(),
+            ],
+        ));
+    }
     let replay = crate::commands::replay::reproduce(
         &setup.base,
         options,
@@ -509,7 +564,7 @@ fn reproduce(
 pub(crate) fn replay_checked(
     args: &crate::commands::replay::Args,
     loaded: crate::commands::replay::Loaded,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, Failure> {
     let total = loaded.choices.len();
     let uninit = Setup::uninit_buffers(&loaded.setup, &args.uninit)?;
     let setup = Setup {
@@ -543,7 +598,8 @@ pub(crate) fn replay_checked(
         return Err(format!(
             "replay diverged after {step} of {total} choices: step {step}: `{c}` is not enabled; enabled: [{}]\n",
             list.join(", ")
-        ));
+        )
+        .into());
     }
     let coverage = if result.cut {
         format!("this replayed schedule only; the trace's {total} choices end before the run does")
@@ -551,7 +607,7 @@ pub(crate) fn replay_checked(
         format!("this replayed schedule only ({total} choices)")
     };
     let ctx = Render {
-        ptx_path: &setup.base.ptx_path,
+        ptx_path: &setup.base.ptx_name,
         text: &setup.base.text,
         program: &setup.base.program,
     };
@@ -691,14 +747,14 @@ impl Report<'_> {
             Format::Text => self.text(ctx),
             Format::Json => self.json(ctx) + "\n",
         };
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(out.as_bytes());
-        let _ = stdout.flush();
-        if self.result.findings.is_clean() && self.result.termination == Termination::Completed {
+        let outcome = if self.result.findings.is_clean()
+            && self.result.termination == Termination::Completed
+        {
             Outcome::Clean
         } else {
             Outcome::Misbehaved
-        }
+        };
+        crate::emit::report(&out, outcome)
     }
 
     fn access_lines(&self, out: &mut String, label: &str, a: &Access, r: &Render) {
@@ -847,7 +903,7 @@ impl Report<'_> {
         let _ = writeln!(
             out,
             "{}: {status} ({} steps, race model {}, {} schedule(s) checked)",
-            self.kernel,
+            cuda_front::demangle(self.kernel),
             self.result.steps,
             self.race_model.name(),
             self.schedules
@@ -1011,7 +1067,10 @@ impl Report<'_> {
             }),
             Termination::TimeLimit => errors.push(JErr {
                 kind: "time_limit",
-                message: "the time bound (--timeout) was reached".to_string(),
+                message: format!(
+                    "the time bound ({}) was reached",
+                    crate::timeout::cause_text(None)
+                ),
                 access: None,
                 finding: None,
             }),

@@ -30,7 +30,7 @@ pub const DEFAULT_DEBUG_MAX_STEPS: u64 = 10_000_000;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
+    /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     /// The launch file (RON), as for `cudasem run`.
     #[arg(long, value_name = "FILE.ron")]
@@ -82,9 +82,10 @@ pub fn run(args: Args) -> Outcome {
 /// Loads the program and the launch and starts the session; `Err` is bad input.
 fn start(args: &Args) -> Result<Session, String> {
     let ptx_path = args.file.display().to_string();
-    let text = std::fs::read_to_string(&args.file)
-        .map_err(|e| format!("error: cannot read {ptx_path}: {e}"))?;
-    let program = load_program(&ptx_path, &text)?;
+    let text = crate::kernel_source::read_kernel(&args.file, |e| {
+        format!("error: cannot read {ptx_path}: {e}")
+    })?;
+    let program = load_program(&crate::kernel_source::ptx_name(&args.file), &text)?;
     let resolved =
         crate::commands::run::resolve_launch(args.launch.as_deref(), &args.quick, &program)?;
     let config = machine_config(args)?;

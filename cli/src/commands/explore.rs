@@ -18,17 +18,16 @@ use crate::Outcome;
 use crate::commands::replay::{event_lines, reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
 use crate::options::{RunOptions, Setup};
-use scheduler::explore::{self, Exploration, Lasso, Level, Limits};
+use scheduler::explore::{self, Exploration, Folding, Lasso, Level, Limits};
 use scheduler::progress::{ProgressModel, Reason, Verdict};
 use serde_json::json;
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 use traces::Choice;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
+    /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     #[command(flatten)]
     pub options: RunOptions,
@@ -44,6 +43,12 @@ pub struct Args {
     /// only, by depth-first search with sleep sets and state caching (much faster; no verdict).
     #[arg(long, value_enum, value_name = "WHAT", default_value_t = Search::Full)]
     pub search: Search,
+    /// Which steps are scheduling points. `fold`: only visible operations (memory, atomics,
+    /// fences, barriers, exit); a warp's register-only steps run together with its next visible
+    /// one, which gives the same outcomes, verdicts and lassos from far fewer states. `none`:
+    /// every step (the unreduced search; `--search outcomes` then also prunes nothing).
+    #[arg(long, value_name = "R", default_value = "fold", value_parser = parse_folding)]
+    pub reduction: Folding,
     /// Bound on the explored states (machine state × units that have stepped) of
     /// `--search full`.
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
@@ -78,6 +83,12 @@ pub enum Search {
 fn parse_model(s: &str) -> Result<ProgressModel, String> {
     s.parse()
         .map_err(|e: scheduler::progress::UnknownModel| e.to_string())
+}
+
+/// `--reduction`, shared with `check` and `litmus`.
+pub fn parse_folding(s: &str) -> Result<Folding, String> {
+    s.parse()
+        .map_err(|e: explore::UnknownFolding| e.to_string())
 }
 
 fn parse_level(s: &str) -> Result<Level, String> {
@@ -258,9 +269,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     let setup = args.options.setup(&args.file)?;
     if args.search == Search::Outcomes {
         let (text, outcome) = super::explore_outcomes::run(args, &setup)?;
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes());
-        let _ = stdout.flush();
+        crate::emit::stdout(&text)?;
         return Ok(outcome);
     }
     let level = args.level.unwrap_or_else(|| {
@@ -275,11 +284,13 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     });
     let limits = Limits {
         max_states: args.max_states,
+        folding: args.reduction,
     };
     let start = Instant::now();
     let stop = args.timeout.start();
     let x = explore::explore_until(&setup.machine, level, &setup.observe(), limits, &stop)
         .map_err(|e| format!("error: {e}\n"))?;
+    crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     let model = args.progress;
     let verdict = x.verdict(model);
@@ -349,7 +360,8 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     };
     let terminates = verdict.map(|v| v == Verdict::Pass);
     let out = if args.dot {
-        let text = std::fs::read_to_string(&args.file).unwrap_or_default();
+        // The PTX (compiled, for a `.cu` file) that the program's spans point into.
+        let text = setup.text.clone();
         let title = match (verdict, &lasso) {
             (None, _) => format!("no verdict (bounded out) under {}", model_text(model)),
             (Some(Verdict::Pass), _) => format!("terminates under {}", model_text(model)),
@@ -364,7 +376,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             Format::Text => {
                 let mut s = format!(
                     "explored `{}` ({}, {} at level {}): {} states ({} machine states), {} transitions in {:.3} s ({:.0} states/s)\n",
-                    setup.resolved.kernel,
+                    cuda_front::demangle(&setup.resolved.kernel),
                     setup.setup_text(),
                     model_text(model),
                     level,
@@ -495,9 +507,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             }
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    crate::emit::stdout(&out)?;
     Ok(if terminates == Some(true) && failing.is_empty() {
         Outcome::Clean
     } else {

@@ -15,6 +15,7 @@ use crate::Outcome;
 use crate::commands::replay::{reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
 use crate::options::Setup;
+use scheduler::explore::Folding;
 use scheduler::explore::dfs::{self, DfsBound, DfsConfig, DfsReport, Memo, Reduction};
 use serde_json::json;
 use std::time::Instant;
@@ -28,13 +29,18 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), String> {
         );
     }
     let config = DfsConfig {
-        reduction: Reduction::SleepSets,
+        reduction: match args.reduction {
+            Folding::None => Reduction::None,
+            Folding::Invisible => Reduction::SleepSets,
+        },
         memo: Memo::States,
         max_transitions: args.max_transitions,
+        folding: args.reduction,
     };
     let start = Instant::now();
     let stop = args.timeout.start();
     let report = dfs::outcomes_until(&setup.machine, &setup.observe(), config, &stop);
+    crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     let policy = "explore outcomes".to_string();
 
@@ -115,7 +121,7 @@ fn text(
 ) -> String {
     let mut s = format!(
         "explored `{}` ({}, outcomes only: depth-first with sleep sets and state caching): {} states, {} transitions, {} executions ({} steps asleep) in {:.3} s ({:.0} states/s)\n",
-        setup.resolved.kernel,
+        cuda_front::demangle(&setup.resolved.kernel),
         setup.setup_text(),
         report.states,
         report.transitions,

@@ -17,7 +17,7 @@ use crate::commands::run::Format;
 use crate::options::{RunOptions, Setup};
 use scheduler::fuzz::{self, FuzzConfig, FuzzPolicy, FuzzReport};
 use serde::Serialize;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -31,7 +31,7 @@ pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
+    /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     #[command(flatten)]
     pub options: RunOptions,
@@ -162,6 +162,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         }
     })
     .map_err(|e| format!("error: {e}\n"))?;
+    crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     if let Some(b) = &bar {
         b.finish_and_clear();
@@ -206,9 +207,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             serde_json::to_string(&j).unwrap_or_default() + "\n"
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    crate::emit::stdout(&out)?;
     Ok(if report.failures.is_empty() && !report.stopped {
         Outcome::Clean
     } else {
@@ -295,7 +294,7 @@ fn text(
     s.push_str(&format!(
         "fuzz: {} runs of `{}` ({}, {} schedules, seed {}, at most {} steps each)\n",
         report.runs,
-        setup.resolved.kernel,
+        cuda_front::demangle(&setup.resolved.kernel),
         setup.setup_text(),
         schedule,
         args.seed,

@@ -33,6 +33,15 @@ pub struct Args {
     /// Bound on the distinct states explored per test; a test that hits it gets no verdict.
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     pub max_states: usize,
+    /// Which steps are scheduling points: `fold` (visible operations only; a thread's
+    /// register-only steps run with its next visible one) or `none` (every step).
+    #[arg(
+        long,
+        value_name = "R",
+        default_value = "fold",
+        value_parser = super::explore::parse_folding
+    )]
+    pub reduction: scheduler::explore::Folding,
     /// The time bound of each test's search (a test that hits it gets no verdict).
     #[command(flatten)]
     pub timeout: crate::timeout::Timeout,
@@ -62,6 +71,7 @@ pub fn run(args: Args) -> Outcome {
             MemoryArg::Cached => MemorySystem::Cached,
         },
         max_states: args.max_states,
+        folding: args.reduction,
     };
     if let Some(dir) = &args.emit_ptx
         && let Err(e) = std::fs::create_dir_all(dir)
@@ -112,15 +122,19 @@ pub fn run(args: Args) -> Outcome {
             }
             _ => None,
         };
-        match args.format {
-            Format::Text => print!(
-                "{}",
-                text_report(&path, &test, &report, seconds, ptx_path.as_deref())
-            ),
-            Format::Json => println!(
-                "{}",
+        let text = match args.format {
+            Format::Text => text_report(&path, &test, &report, seconds, ptx_path.as_deref()),
+            Format::Json => format!(
+                "{}\n",
                 json_report(&path, &test, &report, ptx_path.as_deref())
             ),
+        };
+        if let Err(message) = crate::emit::stdout(&text) {
+            eprint!("{message}");
+            return Outcome::BadInput;
+        }
+        if crate::emit::closed() {
+            break;
         }
     }
     outcome
@@ -176,19 +190,44 @@ fn text_report(
             report.outcome_text(&o.values)
         ));
     }
-    match (&report.status, report.holds) {
-        (Status::Bounded, _) => s.push_str(
-            "Status: bounded: the state bound cut the search (--max-states); no verdict\n",
-        ),
-        (Status::TimeLimit, _) => s.push_str(
-            "Status: time_limit: the time bound cut the search (--timeout); no verdict\n",
-        ),
-        (_, Some(h)) => s.push_str(&format!(
-            "Status: ok\nVerdict: the condition {} (holds: {h})\n",
-            if h { "holds" } else { "does not hold" }
-        )),
-        _ => {}
+    match &report.status {
+        Status::Bounded => {
+            s.push_str("Status: bounded: the state bound cut the search (--max-states)\n")
+        }
+        Status::TimeLimit => {
+            s.push_str("Status: time_limit: the time bound cut the search (--timeout)\n")
+        }
+        _ => s.push_str("Status: ok\n"),
     }
+    match report.holds {
+        Some(h) => s.push_str(&format!(
+            "Verdict: the condition {} (holds: {h}){}\n",
+            if h { "holds" } else { "does not hold" },
+            if report.status == Status::Ok {
+                ""
+            } else {
+                "; decided by the witness below"
+            }
+        )),
+        None => s.push_str("Verdict: none (no outcome decides the condition yet)\n"),
+    }
+    // herd7's summary lines, for side-by-side comparison (herd counts candidate executions,
+    // cudasem distinct final states).
+    let (pos, neg) = report.positive_negative();
+    s.push_str(&format!(
+        "herd: {} Witnesses Positive: {pos} Negative: {neg} Observation {}{}\n",
+        match report.holds {
+            Some(true) => "Ok",
+            Some(false) => "No",
+            None => "?",
+        },
+        report.observation().map_or("?", |o| o.name()),
+        if report.status == Status::Ok {
+            ""
+        } else {
+            " (bounded: counts so far)"
+        }
+    ));
     if let Some(w) = &report.witness {
         s.push_str(&format!(
             "Witness: {}\n  choices: {}\n  replay: {}\n",
@@ -240,6 +279,12 @@ fn json_report(path: &str, test: &LitmusTest, report: &Report, ptx: Option<&Path
         "status": report.status.word(),
         "reason": match &report.status { Status::Unsupported(r) => Some(r.clone()), _ => None },
         "holds": report.holds,
+        "herd": {
+            "result": report.holds.map(|h| if h { "Ok" } else { "No" }),
+            "positive": report.positive_negative().0,
+            "negative": report.positive_negative().1,
+            "observation": report.observation().map(|o| o.name()),
+        },
         "outcomes": outcomes,
         "counts": "distinct final machine states",
         "witness": witness,

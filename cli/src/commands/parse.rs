@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
+    /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -39,11 +39,16 @@ impl Loaded {
 
 /// Reads, parses and loads `file`; `None` (after printing why) when it cannot be read.
 pub fn load_path(file: &Path) -> Option<Loaded> {
-    let path = file.display().to_string();
-    let source = match std::fs::read_to_string(file) {
+    let path = crate::kernel_source::ptx_name(file);
+    let source = match crate::kernel_source::read_kernel(file, |e| {
+        format!("error: cannot read `{path}`: {e}")
+    }) {
         Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: cannot read `{path}`: {e}");
+        Err(message) => {
+            eprint!("{message}");
+            if !message.ends_with('\n') {
+                eprintln!();
+            }
             return None;
         }
     };
@@ -75,17 +80,19 @@ pub fn run(args: Args) -> Outcome {
     let Some(loaded) = load_path(&args.file) else {
         return Outcome::BadInput;
     };
-    match args.format {
+    let text = match args.format {
         Format::Text => {
             render::diagnostics(&loaded.path, &loaded.source, &loaded.diagnostics);
-            if let Some(p) = &loaded.program {
-                print!("{}", summary(p));
-            }
+            loaded.program.as_ref().map(summary).unwrap_or_default()
         }
-        Format::Json => println!(
-            "{}",
+        Format::Json => format!(
+            "{}\n",
             serde_json::to_string_pretty(&json_summary(&loaded)).unwrap_or_default()
         ),
+    };
+    if let Err(message) = crate::emit::stdout(&text) {
+        eprint!("{message}");
+        return Outcome::BadInput;
     }
     if loaded.has_errors() {
         Outcome::BadInput

@@ -73,12 +73,19 @@ pub fn run(args: Args) -> Outcome {
             }
         };
         let sequential = show_sequential.then(|| test.sequential_in_order_hangs());
-        match args.format {
-            Format::Text => print!("{}", text(&test, &oracle, &models, sequential, args.lasso)),
-            Format::Json => println!(
-                "{}",
+        let text = match args.format {
+            Format::Text => text(&test, &oracle, &models, sequential, args.lasso),
+            Format::Json => format!(
+                "{}\n",
                 json_line(&test, &oracle, &models, sequential, args.lasso)
             ),
+        };
+        if let Err(message) = crate::emit::stdout(&text) {
+            eprint!("{message}");
+            return Outcome::BadInput;
+        }
+        if crate::emit::closed() {
+            break;
         }
     }
     outcome

@@ -34,7 +34,6 @@ use semantics::machine::{
     Termination, WarpModel,
 };
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use traces::format::{self, CompactTrace, Format};
@@ -373,6 +372,22 @@ pub fn read_trace_file(path: &str) -> Result<CliTrace, String> {
 /// argument, and still a line one can copy.
 const INLINE_COMPACT_MAX: usize = 4096;
 
+/// The longest schedule written to a replay trace file (about 30 MB of JSON Lines).
+const TRACE_FILE_MAX_CHOICES: usize = 1_000_000;
+
+/// `cudasem replay COMPACT FILE.ptx ...` when `choices` fit in a compact string short enough
+/// to print inline; `None` when they do not.
+pub fn compact_command(
+    setup: &Setup,
+    options: &RunOptions,
+    choices: &[Choice],
+    cycle_start: Option<usize>,
+) -> Result<Option<String>, String> {
+    let compact = compact_of(&setup.machine, setup.program.hash, choices, cycle_start)?;
+    Ok((compact.len() <= INLINE_COMPACT_MAX)
+        .then(|| crate::options::replay_command(&compact, &setup.ptx_path, options)))
+}
+
 /// The `cudasem replay ...` command that reproduces `choices` on `setup`'s launch, the one
 /// helper behind every failure that `run`, `fuzz` and `explore` print. Short schedules become
 /// a compact string in the command itself; longer ones are written as a JSON Lines trace
@@ -386,12 +401,13 @@ pub fn reproduce(
     policy: String,
     seed: Option<u64>,
 ) -> Result<String, String> {
-    let compact = compact_of(&setup.machine, setup.program.hash, choices, cycle_start)?;
-    if compact.len() <= INLINE_COMPACT_MAX {
-        return Ok(crate::options::replay_command(
-            &compact,
-            &setup.ptx_path,
-            options,
+    if let Some(command) = compact_command(setup, options, choices, cycle_start)? {
+        return Ok(command);
+    }
+    if choices.len() > TRACE_FILE_MAX_CHOICES {
+        return Ok(format!(
+            "(none: the schedule's {} choices are more than the {TRACE_FILE_MAX_CHOICES} a replay trace is written for)",
+            choices.len()
         ));
     }
     let path = std::env::temp_dir().join(format!(
@@ -519,9 +535,11 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         }
     };
     let ptx_path = ptx.display().to_string();
-    let text = std::fs::read_to_string(&ptx)
-        .map_err(|e| format!("error: cannot read {ptx_path}: {e}\n"))?;
-    let program = Arc::new(load_program(&ptx_path, &text)?);
+    let text = crate::kernel_source::read_kernel(&ptx, |e| {
+        format!("error: cannot read {ptx_path}: {e}\n")
+    })?;
+    let ptx_name = crate::kernel_source::ptx_name(&ptx);
+    let program = Arc::new(load_program(&ptx_name, &text)?);
     check_hash(&ptx_path, program.hash, trace.program_hash)?;
     let launch = trace
         .launch
@@ -558,6 +576,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
     Ok(Loaded {
         setup: Setup {
             ptx_path,
+            ptx_name,
             text,
             program,
             resolved: Resolved {
@@ -589,7 +608,8 @@ fn check_hash(ptx_path: &str, have: u64, want: u64) -> Result<(), String> {
 fn run_inner(args: &Args) -> Result<Outcome, String> {
     let loaded = load_trace(args)?;
     if args.check {
-        return crate::commands::check::replay_checked(args, loaded);
+        return Ok(crate::commands::check::replay_checked(args, loaded)
+            .unwrap_or_else(crate::failure::Failure::report));
     }
     let setup = &loaded.setup;
     let mut machine = setup.machine.clone();
@@ -650,7 +670,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
                 "choices": loaded.choices.len(),
                 "divergence": { "step": d.step, "message": d.to_string() },
             });
-            println!("{j}");
+            crate::emit::stdout(&format!("{j}\n"))?;
         } else {
             eprint!("{msg}");
         }
@@ -699,7 +719,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     let stopped = Termination::StepLimit;
     let report = RunReport {
         kernel: &setup.resolved.kernel,
-        ptx_path: &setup.ptx_path,
+        ptx_path: &setup.ptx_name,
         files: &setup.program.files,
         buffers: printed,
         termination: termination.as_ref().unwrap_or(&stopped),
@@ -747,8 +767,6 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             out.push('\n');
         }
     }
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    crate::emit::stdout(&out)?;
     Ok(outcome)
 }

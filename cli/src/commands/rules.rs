@@ -6,7 +6,6 @@
 
 use crate::Outcome;
 use semantics::rules;
-use std::io::Write;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -38,10 +37,7 @@ pub fn run(args: Args) -> Outcome {
                 .join("\n")
         }
     };
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-    Outcome::Clean
+    crate::emit::report(&text, Outcome::Clean)
 }
 
 /// One line per rule: qualified name, where it comes from, and a deviation mark.

@@ -8,6 +8,7 @@
 //! `fuzz` and `explore` use too (`commands::replay::reproduce`).
 
 use crate::Outcome;
+use crate::failure::Failure;
 use crate::launch::{DeviceFile, Launch, LaunchError, LaunchFlags};
 use crate::options::{RunOptions, Setup};
 use crate::output::{PrintedBuffer, RunReport, shell_command};
@@ -25,7 +26,7 @@ pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
+    /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     /// The launch file (RON): kernel, grid, block, buffers, args, globals, print (docs/run.md).
     #[arg(long, value_name = "FILE.ron")]
@@ -132,6 +133,11 @@ pub struct DeviceArgs {
     pub shared_mem_per_sm: Option<u32>,
     #[arg(long, value_name = "N")]
     pub max_threads_per_block: Option<u32>,
+    /// The memory budget of the command (bytes, or with a K, M, G or T suffix): a launch whose
+    /// buffers exceed it is refused before anything is allocated. Default: half of the
+    /// machine's memory.
+    #[arg(long, value_name = "BYTES", value_parser = crate::budget::parse_size)]
+    pub max_memory: Option<u64>,
     /// `--memory cached`: bytes per cache line (a power of two, 8 to 64; default 32).
     #[arg(long, value_name = "BYTES")]
     pub line_bytes: Option<u32>,
@@ -264,26 +270,16 @@ pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
 }
 
 pub fn run(args: Args) -> Outcome {
-    match run_inner(&args) {
-        Ok(outcome) => outcome,
-        Err(message) => {
-            // Empty when the error was already rendered (PTX diagnostics).
-            if !message.is_empty() {
-                eprint!("{message}");
-                if !message.ends_with('\n') {
-                    eprintln!();
-                }
-            }
-            Outcome::BadInput
-        }
-    }
+    run_inner(&args).unwrap_or_else(Failure::report)
 }
 
 /// Runs the command; `Err` is bad input, already rendered for stderr.
-fn run_inner(args: &Args) -> Result<Outcome, String> {
+fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let options = args.run_options();
     let setup = options.setup(&args.file)?;
     let result = execute(&setup, args)?;
+    // Stopped or ended: what remains is the report (the watchdogs let it finish).
+    crate::timeout::reporting();
     let failed = !matches!(result.termination, Termination::Completed);
     let replay = if failed {
         reproduce_command(&setup, &options, args, &result)?
@@ -303,7 +299,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         .collect();
     let report = RunReport {
         kernel: &resolved.kernel,
-        ptx_path: &setup.ptx_path,
+        ptx_path: &setup.ptx_name,
         files: &setup.program.files,
         buffers,
         termination: &result.termination,
@@ -316,10 +312,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
         Format::Text => report.text(),
         Format::Json => report.json() + "\n",
     };
-    let mut stdout = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error of the run.
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    crate::emit::stdout(&out)?;
     Ok(if failed {
         Outcome::Misbehaved
     } else {
@@ -336,15 +329,22 @@ fn reproduce_command(
     args: &Args,
     result: &RunResult,
 ) -> Result<String, String> {
-    if let Some(choices) = &result.choices {
-        return crate::commands::replay::reproduce(
-            setup,
-            options,
-            choices,
-            None,
-            args.schedule.to_string(),
-            args.schedule.seed(),
-        );
+    if result.termination == Termination::TimeLimit {
+        // Cut by time: the same run bounded by the steps it made reproduces it.
+        return Ok(crate::options::own_command(
+            &[
+                ("--timeout", true),
+                ("--max-steps", true),
+                ("--format", true),
+            ],
+            &["--max-steps".to_string(), result.steps.to_string()],
+        ));
+    }
+    if let Some(choices) = &result.choices
+        && let Some(command) =
+            crate::commands::replay::compact_command(setup, options, choices, None)?
+    {
+        return Ok(command);
     }
     if let (Some(path), TraceFormat::Jsonl) = (&args.trace, args.trace_format) {
         return Ok(shell_command(&[
@@ -354,9 +354,11 @@ fn reproduce_command(
             setup.ptx_path.clone(),
         ]));
     }
+    // Every schedule policy of `run` is a function of its flags: the command reproduces
+    // itself, and no trace is written that the user did not ask for.
     Ok(format!(
-        "{}  (the run's {} choices were too many to keep for a replay; add --trace FILE.jsonl to write them)",
-        run_command_as_typed(),
+        "{}  (add --trace FILE.jsonl to record the run's {} choices as a replay trace)",
+        crate::options::own_command(&[("--format", true)], &[]),
         result.steps
     ))
 }
@@ -376,14 +378,77 @@ impl Args {
     }
 }
 
+/// Where `--schedule replay:FILE` leaves its first divergence: a recorded choice that was not
+/// enabled (`step N: ... is not enabled; enabled: [...]`).
+pub(crate) type Diverged = std::sync::Arc<std::sync::Mutex<Option<String>>>;
+
+/// `--schedule replay:FILE`: the trace's choices, each checked against the enabled set as
+/// `cudasem replay` checks them; at the first one that is not enabled the divergence is noted
+/// and the run is stopped (through `stop`), then round-robin after the trace's end.
+struct StrictReplay {
+    choices: Vec<Choice>,
+    at: usize,
+    fallback: scheduler::RoundRobin,
+    diverged: Diverged,
+    stop: scheduler::Stop,
+}
+
+impl Scheduler for StrictReplay {
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize {
+        if let Some(c) = self.choices.get(self.at) {
+            let step = self.at;
+            self.at += 1;
+            if let Some(i) = enabled.iter().position(|e| e == c) {
+                return i;
+            }
+            let list: Vec<String> = enabled.iter().map(Choice::to_string).collect();
+            let mut slot = self.diverged.lock().unwrap_or_else(|e| e.into_inner());
+            slot.get_or_insert_with(|| {
+                format!(
+                    "step {step}: `{c}` is not enabled; enabled: [{}]",
+                    list.join(", ")
+                )
+            });
+            self.stop.request();
+            self.choices.clear();
+        }
+        self.fallback.pick(machine, enabled)
+    }
+}
+
+/// The error of a `--schedule replay:FILE` run that diverged from its trace (bad input: the
+/// trace does not belong to this launch and configuration).
+pub(crate) fn divergence_error(policy: &Policy, diverged: &Diverged) -> Result<(), String> {
+    match diverged.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        Some(d) => Err(format!(
+            "error: --schedule {policy}: replay diverged at {d}\n  = the trace does not belong to this program, launch and configuration\n"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The scheduler a policy names. `replay:FILE` reads the trace file (it must come from the
-/// same program) and continues round-robin after its choices; PCT's horizon is the length of
-/// a round-robin run, as `fuzz` estimates it.
+/// same program), checks its choices strictly (a divergence is left in the returned slot and
+/// stops the run through `stop`) and continues round-robin after them; PCT's horizon is the
+/// length of a round-robin run, as `fuzz` estimates it.
 pub(crate) fn policy_scheduler(
     policy: &Policy,
     machine: &Machine,
     max_steps: u64,
-) -> Result<Box<dyn Scheduler>, String> {
+    stop: &scheduler::Stop,
+) -> Result<(Box<dyn Scheduler>, Diverged), Failure> {
+    let diverged = Diverged::default();
+    let scheduler = policy_scheduler_of(policy, machine, max_steps, stop, &diverged)?;
+    Ok((scheduler, diverged))
+}
+
+fn policy_scheduler_of(
+    policy: &Policy,
+    machine: &Machine,
+    max_steps: u64,
+    stop: &scheduler::Stop,
+    diverged: &Diverged,
+) -> Result<Box<dyn Scheduler>, Failure> {
     match policy {
         Policy::Replay { file } => {
             let trace = crate::commands::replay::read_trace_file(file)?;
@@ -392,24 +457,31 @@ pub(crate) fn policy_scheduler(
                 return Err(format!(
                     "error: --schedule replay:{file}: the trace was recorded from program {:016x}, this one is {hash:016x}\n",
                     trace.program_hash
-                ));
+                )
+                .into());
             }
-            Ok(Box::new(scheduler::Replay::new(trace.choices)))
+            Ok(Box::new(StrictReplay {
+                choices: trace.choices,
+                at: 0,
+                fallback: scheduler::RoundRobin::new(),
+                diverged: diverged.clone(),
+                stop: stop.clone(),
+            }))
         }
         &Policy::Progress { model, level, seed } => {
             scheduler::policy::ProgressPolicy::new(machine, model, level, seed)
                 .map(|p| Box::new(p) as Box<dyn Scheduler>)
-                .map_err(|e| format!("error: --schedule {policy}: {e}\n"))
+                .map_err(|e| format!("error: --schedule {policy}: {e}\n").into())
         }
         Policy::Pct { .. } => {
             let horizon = scheduler::fuzz::horizon(machine, max_steps);
             policy
                 .scheduler(machine, horizon)
-                .ok_or_else(|| "internal: no PCT scheduler\n".to_string())
+                .ok_or_else(|| Failure::internal("the PCT policy made no scheduler"))
         }
         Policy::RoundRobin | Policy::Random { .. } => policy
             .scheduler(machine, 0)
-            .ok_or_else(|| "internal: no scheduler\n".to_string()),
+            .ok_or_else(|| Failure::internal(format!("the policy {policy} made no scheduler"))),
     }
 }
 
@@ -459,6 +531,12 @@ pub(crate) fn resolve_launch(
         return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
     }
     launch.apply_flags(&flags).map_err(|e| e.to_string())?;
+    // A C++ kernel may be named as written in the source (`reduce` for `_Z6reducePKfPfi`).
+    if let Some(name) = &launch.kernel
+        && let Ok(f) = cuda_front::launch_gen::select_kernel(program, Some(name))
+    {
+        launch.kernel = Some(f.name.clone());
+    }
     launch
         .resolve(program)
         .map_err(|e: LaunchError| e.to_string())
@@ -495,6 +573,7 @@ pub(crate) fn machine_config_of(
             device.warp_size
         ));
     }
+    check_device_limits(&device)?;
     let mut cache = memory_model::cached::CacheConfig::default();
     if let Some(b) = d.line_bytes {
         cache.line_bytes = b;
@@ -526,18 +605,39 @@ pub(crate) fn machine_config_of(
     })
 }
 
-/// The command line as typed, with `cudasem` for the binary's path.
-fn run_command_as_typed() -> String {
-    let mut argv: Vec<String> = std::env::args().collect();
-    if let Some(first) = argv.first_mut() {
-        *first = "cudasem".to_string();
+/// The largest device cudasem models, far beyond any GPU (an H100 has 132 SMs of 2048 threads
+/// and 228 KiB of shared memory): the machine allocates per SM and per resident block, so an
+/// absurd `--sms 1000000000` must be refused before anything is allocated rather than abort.
+const DEVICE_LIMITS: [(&str, u32); 5] = [
+    ("sms", 4096),
+    ("max-blocks-per-sm", 1024),
+    ("max-threads-per-sm", 65_536),
+    ("max-warps-per-sm", 2048),
+    ("shared-mem-per-sm", 1 << 24),
+];
+
+/// Refuses a device beyond [`DEVICE_LIMITS`].
+fn check_device_limits(device: &DeviceConfig) -> Result<(), String> {
+    let values = [
+        device.num_sms,
+        device.max_blocks_per_sm,
+        device.max_threads_per_sm,
+        device.max_warps_per_sm,
+        device.shared_mem_per_sm,
+    ];
+    for ((flag, limit), value) in DEVICE_LIMITS.iter().zip(values) {
+        if value > *limit {
+            return Err(format!(
+                "error: --{flag} {value} is beyond what cudasem models (at most {limit})\n  = help: real GPUs stay far below it; the device is allocated up front"
+            ));
+        }
     }
-    shell_command(&argv)
+    Ok(())
 }
 
-/// Choices a failing run keeps for its replay command (a few dozen MB at most): longer runs
-/// (a step-limit failure under a large `--max-steps`) are reported without one.
-const RECORD_LIMIT: usize = 2_000_000;
+/// Choices a failing run keeps for a compact replay string (a few MB at most); a longer run is
+/// reproduced by its own command line.
+const RECORD_LIMIT: usize = 100_000;
 
 /// What a run leaves: the final buffers (all of them, in launch order), how it ended, its steps,
 /// and its schedule when it was short enough to keep.
@@ -549,26 +649,23 @@ struct RunResult {
 }
 
 /// Runs the machine. `Err` is bad input (an unreadable replay file, an unwritable trace).
-fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
+fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
     let config = &setup.config;
     let resolved = &setup.resolved;
     let mut machine = setup.machine.clone();
-    let policy = policy_scheduler(&args.schedule, &machine, args.max_steps)?;
-    let mut recorder = scheduler::replay::Recorder::with_limit(policy, RECORD_LIMIT);
     let stop = args.timeout.start();
+    let (policy, diverged) = policy_scheduler(&args.schedule, &machine, args.max_steps, &stop)?;
+    let mut recorder = scheduler::replay::Recorder::with_limit(policy, RECORD_LIMIT);
     let termination = if args.show.is_some() || args.trace_format == TraceFormat::Perfetto {
         // Teaching views observe every step (slower than the plain run below).
         let (termination, rows) =
             crate::teach::run_observed(&mut machine, &mut recorder, args.max_steps, &stop);
         let ws = config.device.warp_size;
         if let Some(Show::Stack) = args.show {
-            let mut stdout = std::io::stdout().lock();
-            let _ = stdout
-                .write_all(crate::teach::stack_tables(machine.program(), &rows, ws).as_bytes());
+            crate::emit::stdout(&crate::teach::stack_tables(machine.program(), &rows, ws))?;
         }
         if let (Some(path), TraceFormat::Perfetto) = (&args.trace, args.trace_format) {
-            let text = std::fs::read_to_string(&args.file).unwrap_or_default();
-            let json = crate::teach::perfetto(machine.program(), &text, &rows, ws);
+            let json = crate::teach::perfetto(machine.program(), &setup.text, &rows, ws);
             std::fs::write(path, json)
                 .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
         }
@@ -584,13 +681,17 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
                     out: std::io::BufWriter::new(file),
                     error: None,
                 };
+                let mut trace = traces::Trace::new(
+                    setup.program.hash,
+                    &resolved.config,
+                    config,
+                    args.schedule.seed(),
+                );
+                // `cudasem replay t.jsonl` finds the program from the trace alone (the hash
+                // checks that it is still the same).
+                trace.program_path = Some(setup.ptx_path.clone());
                 let header = TraceHeader {
-                    trace: traces::Trace::new(
-                        setup.program.hash,
-                        &resolved.config,
-                        config,
-                        args.schedule.seed(),
-                    ),
+                    trace,
                     schedule: args.schedule.to_string(),
                     max_steps: args.max_steps,
                 };
@@ -601,15 +702,15 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, String> {
                     writer.error.get_or_insert(e);
                 }
                 if let Some(e) = writer.error {
-                    return Err(format!(
-                        "error: cannot write trace {}: {e}\n",
-                        path.display()
-                    ));
+                    return Err(
+                        format!("error: cannot write trace {}: {e}\n", path.display()).into(),
+                    );
                 }
                 termination
             }
         }
     };
+    divergence_error(&args.schedule, &diverged)?;
     let buffers = (0..resolved.config.buffers.len())
         .map(|i| machine.buffer(i))
         .collect();

@@ -35,3 +35,33 @@ pub fn cudasem_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
 pub fn cudasem_here(args: &[&str]) -> (i32, String, String) {
     cudasem_in(&workspace(), args)
 }
+
+/// A scratch folder in the temporary directory, removed (with what the test wrote into it)
+/// when dropped, so that the test suite leaves nothing behind.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// A fresh, empty folder `cudasem-cli-PREFIX-PID-NAME`.
+    pub fn new(prefix: &str, name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!(
+            "cudasem-cli-{prefix}-{}-{name}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        Scratch(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

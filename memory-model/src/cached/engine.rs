@@ -18,8 +18,9 @@
 //! On ⊥ the micro step stops where it is (no rollback): the op is stuck for good and the
 //! machine reports the error, so the partial state is never explored further.
 
+use super::index::Watch;
 use super::l1s::L1s;
-use super::line::{self, Cache, Flow, Key, L1, Slot};
+use super::line::{self, Cache, Flow, Key, L1, Slot, WrittenBack};
 use super::program::{Cond, OpName, ProgramId, Stm, program_for};
 use super::{
     Cached, Delivery, MemChoice, OpId, Order, Request, RequestKind, Rmw, SilentActions, StepReport,
@@ -127,7 +128,7 @@ fn size_mask(size: u32) -> u64 {
     }
 }
 
-fn acquires(req: &Request) -> bool {
+pub(super) fn acquires(req: &Request) -> bool {
     matches!(req.kind, RequestKind::Fence)
         || matches!(req.order, Order::Acquire | Order::AcqRel | Order::Sc)
 }
@@ -153,8 +154,8 @@ fn overlaps(a: &Request, b: &Request) -> bool {
 
 /// Where an op's access lands: its line key, byte offset in the line and byte mask.
 #[derive(Debug, Clone, Copy)]
-struct Geometry {
-    key: Key,
+pub(super) struct Geometry {
+    pub(super) key: Key,
     off: usize,
     mask: u64,
 }
@@ -184,7 +185,7 @@ impl Cached {
         self.config.l2_lines as usize
     }
 
-    fn geometry(&self, id: OpId, req: &Request) -> Result<Geometry, Stuck> {
+    pub(super) fn geometry(&self, id: OpId, req: &Request) -> Result<Geometry, Stuck> {
         if !matches!(req.size, 1 | 2 | 4 | 8) || !req.addr.is_multiple_of(req.size as u64) {
             return Err(stuck(
                 Some(id),
@@ -248,10 +249,13 @@ impl Cached {
     pub(super) fn issue_op(&mut self, req: Request) -> OpId {
         let mut deps = SmallVec::new();
         let all = orders_all_earlier(&req);
-        for (j, o) in self.ops.iter().enumerate() {
-            let Some(o) = o else { continue };
-            if o.req.who == req.who && (all || acquires(&o.req) || overlaps(&o.req, &req)) {
-                deps.push(j as OpId);
+        // Only the thread's own ops can be dependencies (D1-D3), in id order.
+        for &j in self.index.of_thread(req.who) {
+            let Some(o) = self.ops.get(j as usize).and_then(Option::as_ref) else {
+                continue;
+            };
+            if all || acquires(&o.req) || overlaps(&o.req, &req) {
+                deps.push(j);
             }
         }
         let op = Op {
@@ -265,21 +269,64 @@ impl Cached {
             buf_mask: 0,
         };
         let op = Fingerprinted::new(op);
-        match self.ops.iter().position(Option::is_none) {
-            Some(i) => {
-                self.ops[i] = Some(op);
-                i as OpId
-            }
+        let id = match self.index.free.first() {
+            Some(i) => i,
             None => {
-                self.ops.push(Some(op));
+                self.ops.push(None);
                 (self.ops.len() - 1) as OpId
             }
+        };
+        self.index.add(id, &op);
+        self.ops[id as usize] = Some(op);
+        self.try_park(id);
+        self.check_index();
+        id
+    }
+
+    /// Debug builds check the incremental op indexes against a from-scratch computation after
+    /// every change (tests run in a profile with debug assertions).
+    #[inline]
+    pub(super) fn check_index(&self) {
+        #[cfg(debug_assertions)]
+        if self.ops.len() <= 64 {
+            debug_assert!(
+                self.index
+                    .matches(&super::index::OpIndex::rebuilt(&self.ops)),
+                "the op indexes drifted from the op list"
+            );
         }
     }
 
     // ---- the enabled set ------------------------------------------------------------------
 
-    pub(super) fn enabled_choices(&self, out: &mut dyn FnMut(MemChoice)) {
+    pub(super) fn enabled_choices<F: FnMut(MemChoice)>(&self, out: &mut F) {
+        #[cfg(debug_assertions)]
+        if self.ops.len() <= 64 {
+            let mut incremental = Vec::new();
+            self.enabled_steps(&mut |c| incremental.push(c));
+            let mut scratch = Vec::new();
+            self.steps_from_scratch(&mut |c| scratch.push(c));
+            debug_assert_eq!(incremental, scratch, "the incremental enabled ops drifted");
+        }
+        self.enabled_steps(out);
+        self.enabled_silent(out);
+    }
+
+    /// The `Step` choices: only ops whose dependencies ended can step (the index keeps them,
+    /// by id).
+    fn enabled_steps<F: FnMut(MemChoice)>(&self, out: &mut F) {
+        // Parked ops are blocked (see `index`): only the active ones need a look.
+        for i in self.index.active.iter() {
+            if let Some(o) = self.ops.get(i as usize).and_then(Option::as_ref)
+                && !self.blocked(i, o)
+            {
+                out(MemChoice::Step { op: i });
+            }
+        }
+    }
+
+    /// [`Cached::enabled_steps`] computed from the op list alone (what the index must give).
+    pub(super) fn steps_from_scratch(&self, out: &mut dyn FnMut(MemChoice)) {
         for (i, o) in self.ops.iter().enumerate() {
             if let Some(o) = o
                 && o.deps.is_empty()
@@ -288,31 +335,46 @@ impl Cached {
                 out(MemChoice::Step { op: i as OpId });
             }
         }
+    }
+
+    /// The silent rules allowed by the configuration, per SM then L2 (see [`Cached::enabled`]).
+    fn enabled_silent<F: FnMut(MemChoice)>(&self, out: &mut F) {
         if self.config.silent == SilentActions::None {
             return;
         }
         let all = self.config.silent == SilentActions::All;
         for (sm, l1) in self.l1.in_use() {
             // A flush left only doomed lines: nothing to evict or flush.
-            if l1.live.lines.is_empty() {
+            if l1.live.is_empty() {
                 continue;
             }
-            for (k, l) in l1.live.lines.iter() {
-                // Local lines only under `All`: evicting a clean local line changes no value a
-                // thread reads (its data is in L2 or DRAM by then).
-                if (is_global(*k) || all) && l.valid != 0 && l.evictable() {
-                    out(MemChoice::EvictL1 { sm, line: *k });
+            if all {
+                for (k, l) in l1.live.lines().iter() {
+                    if l.valid != 0 && l.evictable() {
+                        out(MemChoice::EvictL1 { sm, line: *k });
+                    }
+                    if !is_global(*k) && l.dirty != 0 && self.wb_l1_possible(*k) {
+                        out(MemChoice::WriteBackL1 { sm, line: *k });
+                    }
                 }
-                if all && !is_global(*k) && l.dirty != 0 && self.wb_l1_possible(*k) {
-                    out(MemChoice::WriteBackL1 { sm, line: *k });
+            } else {
+                // Global lines only: evicting a clean local line changes no value a thread
+                // reads (its data is in L2 or DRAM by then). The clean unpinned lines are
+                // indexed: a full L1 of pinned or local lines costs nothing here. Global keys
+                // sort before local ones.
+                for k in l1.live.evictable_keys().take_while(|k| is_global(*k)) {
+                    if l1.live.get(k).is_some_and(|l| l.valid != 0) {
+                        out(MemChoice::EvictL1 { sm, line: k });
+                    }
                 }
             }
-            if l1.live.lines.keys().any(|k| is_global(*k)) {
+            // Global keys sort before local ones: the lowest key says whether any is global.
+            if l1.live.lines().keys().next().is_some_and(|k| is_global(*k)) {
                 out(MemChoice::Flush { sm });
             }
         }
         if all {
-            for (k, l) in self.l2.lines.iter() {
+            for (k, l) in self.l2.lines().iter() {
                 if l.valid != 0 && l.evictable() {
                     out(MemChoice::EvictL2 { line: *k });
                 }
@@ -331,7 +393,7 @@ impl Cached {
         if silent == SilentActions::None {
             return false;
         }
-        let l1_line = |sm: u32, line: Key| self.l1.get(sm).and_then(|c| c.live.lines.get(&line));
+        let l1_line = |sm: u32, line: Key| self.l1.get(sm).and_then(|c| c.live.get(line));
         match choice {
             MemChoice::Step { .. } => false,
             MemChoice::EvictL1 { sm, line } => l1_line(sm, line)
@@ -344,22 +406,44 @@ impl Cached {
             MemChoice::Flush { sm } => self
                 .l1
                 .get(sm)
-                .is_some_and(|c| c.live.lines.keys().any(|k| is_global(*k))),
+                .is_some_and(|c| c.live.lines().keys().next().is_some_and(|k| is_global(*k))),
             MemChoice::EvictL2 { line } => {
                 all && self
                     .l2
-                    .lines
-                    .get(&line)
+                    .get(line)
                     .is_some_and(|l| l.valid != 0 && l.evictable())
             }
             MemChoice::WriteBackL2 { line } => {
-                all && self.l2.lines.get(&line).is_some_and(|l| l.dirty != 0)
+                all && self.l2.get(line).is_some_and(|l| l.dirty != 0)
             }
         }
     }
 
+    /// Whether the L1 may take a dirty victim to make room: its dirty bytes (local data) go
+    /// to L2 at once, so L2 must not have to defer that write (cudasem: making room is no
+    /// silent action, issue "false deadlock"; the thesis leaves a full cache of dirty lines
+    /// to the silent write-backs).
+    fn l1_dirty_ok(&self, l1: &L1) -> bool {
+        l1.live
+            .victim()
+            .is_some_and(|k| l1.live.has_clean_victim() || self.wb_l1_possible(k))
+    }
+
+    /// Writes an L1 victim's dirty bytes to L2 (making room there, which may write an L2
+    /// victim back to DRAM). Only called when [`Cached::l1_dirty_ok`] said L2 takes it.
+    fn write_back_to_l2(&mut self, wb: Option<WrittenBack>, dram: &mut Flat) {
+        let Some(wb) = wb else { return };
+        let cap = self.l2_capacity();
+        let (_, l2_wb) = self
+            .l2
+            .write(wb.key, &wb.line.data, wb.line.dirty, cap, true);
+        if let Some(l2_wb) = l2_wb {
+            write_back_to_dram(dram, l2_wb);
+        }
+    }
+
     fn wb_l1_possible(&self, key: Key) -> bool {
-        !self.l2.would_defer_alloc(key, self.l2_capacity())
+        !self.l2.would_defer_alloc(key, self.l2_capacity(), true)
     }
 
     /// Whether the op's next micro step would be a pure retry: its first statement is an
@@ -396,11 +480,12 @@ impl Cached {
         let l1 = self.l1.get(op.req.sm);
         let l2_mask = self.l2_mask(op, g);
         match name {
-            OpName::ReserveL1 | OpName::WriteL1 => {
-                l1.is_some_and(|c| c.live.would_defer_alloc(g.key, self.l1_capacity()))
-            }
+            OpName::ReserveL1 | OpName::WriteL1 => l1.is_some_and(|c| {
+                c.live
+                    .would_defer_alloc(g.key, self.l1_capacity(), self.l1_dirty_ok(c))
+            }),
             OpName::ReserveL2 | OpName::WriteL2 => {
-                self.l2.would_defer_alloc(g.key, self.l2_capacity())
+                self.l2.would_defer_alloc(g.key, self.l2_capacity(), true)
             }
             OpName::ReadL1 => l1.is_some_and(|c| {
                 c.find(g.key, id)
@@ -409,15 +494,12 @@ impl Cached {
             }),
             OpName::ReadL2 => self
                 .l2
-                .lines
-                .get(&g.key)
+                .get(g.key)
                 .is_some_and(|l| l.valid & l2_mask != l2_mask && l.pins.contains(&id)),
             OpName::EvictL1 => {
-                l1.is_some_and(|c| c.live.lines.get(&g.key).is_some_and(|l| !l.evictable()))
+                l1.is_some_and(|c| c.live.get(g.key).is_some_and(|l| !l.evictable()))
             }
-            OpName::DiscardL1 => {
-                l1.is_some_and(|c| c.live.lines.get(&g.key).is_some_and(|l| l.pinned()))
-            }
+            OpName::DiscardL1 => l1.is_some_and(|c| c.live.get(g.key).is_some_and(|l| l.pinned())),
             _ => false,
         }
     }
@@ -456,13 +538,38 @@ impl Cached {
                         ),
                     ));
                 }
-                self.micro_step(op, dram, apply, &mut report)?;
+                let req = self.ops[op as usize].as_ref().map(|o| o.req);
+                let result = self.micro_step(op, dram, apply, &mut report);
+                if let Some(req) = req {
+                    let touched = self.touches(op, &req);
+                    self.touched(&touched);
+                }
+                self.try_park(op);
+                self.check_index();
+                result?;
             }
             silent => {
                 if !self.silent_enabled(silent) {
                     return Err(stuck(None, format!("{silent} is not enabled")));
                 }
                 self.silent(silent, dram, &mut report);
+                let touched: SmallVec<[Watch; 4]> = match silent {
+                    MemChoice::Step { .. } | MemChoice::Flush { .. } => SmallVec::new(),
+                    MemChoice::EvictL1 { sm, line } => {
+                        SmallVec::from_slice(&[Watch::L1Line(sm, line), Watch::L1Room(sm)])
+                    }
+                    MemChoice::WriteBackL1 { sm, line } => SmallVec::from_slice(&[
+                        Watch::L1Line(sm, line),
+                        Watch::L1Room(sm),
+                        Watch::L2Line(line),
+                        Watch::L2Room,
+                    ]),
+                    MemChoice::EvictL2 { line } | MemChoice::WriteBackL2 { line } => {
+                        SmallVec::from_slice(&[Watch::L2Line(line), Watch::L2Room])
+                    }
+                };
+                self.touched(&touched);
+                self.check_index();
             }
         }
         Ok(report)
@@ -474,12 +581,12 @@ impl Cached {
             MemChoice::EvictL1 { sm, line } => {
                 report.operations.push("evict_L1");
                 if let Some(c) = self.l1.get_mut(sm) {
-                    c.live.lines.remove(&line);
+                    c.live.remove(line);
                 }
             }
             MemChoice::EvictL2 { line } => {
                 report.operations.push("evict_L2");
-                self.l2.lines.remove(&line);
+                self.l2.remove(line);
             }
             MemChoice::Flush { sm } => {
                 report.operations.push("flush");
@@ -490,43 +597,130 @@ impl Cached {
                 // bytes only (A8 refinement) and leaves the L1 line valid and clean.
                 report.operations.push("wb_L1");
                 let cap = self.l2_capacity();
-                let Some(l) = self
+                let Some((data, dirty)) = self
                     .l1
-                    .get_mut(sm)
-                    .and_then(|c| c.live.lines.get_mut(&line))
+                    .get(sm)
+                    .and_then(|c| c.live.get(line))
+                    .map(|l| (l.data, l.dirty))
                 else {
                     return;
                 };
-                if self.l2.write(line, &l.data, l.dirty, cap) == Flow::Continue {
-                    l.dirty = 0;
+                let (flow, wb) = self.l2.write(line, &data, dirty, cap, true);
+                if let Some(wb) = wb {
+                    write_back_to_dram(dram, wb);
+                }
+                if flow == Flow::Continue
+                    && let Some(c) = self.l1.get_mut(sm)
+                {
+                    c.live.with_line(line, |l| l.dirty = 0);
                 }
             }
             MemChoice::WriteBackL2 { line } => {
                 // wb_L2 (A5): DRAM gets the dirty bytes only (A8: a full-line write would
                 // clobber bytes nobody wrote).
                 report.operations.push("wb_L2");
-                let lb = self.line_bytes as usize;
-                let Some(l) = self.l2.lines.get_mut(&line) else {
+                let Some(l) = self.l2.get(line) else {
                     return;
                 };
-                match decode_key(line) {
-                    (MemSpace::Local, Some(who), addr) => {
-                        dram.write_local_masked(who, addr, &l.data[..lb], l.dirty)
-                    }
-                    (_, _, addr) => dram.write_global_masked(addr, &l.data[..lb], l.dirty),
-                }
-                l.dirty = 0;
+                write_back_to_dram(
+                    dram,
+                    WrittenBack {
+                        key: line,
+                        line: l.clone(),
+                    },
+                );
+                self.l2.with_line(line, |l| l.dirty = 0);
             }
         }
     }
 
     pub(super) fn flush(&mut self, sm: u32) {
         // An empty L1 has nothing to flush: leave the shared L1s uncopied.
-        if self.l1.get(sm).is_some_and(|c| !c.live.lines.is_empty())
+        if self.l1.get(sm).is_some_and(|c| !c.live.is_empty())
             && let Some(c) = self.l1.get_mut(sm)
         {
             c.flush(is_global);
+            // Lines left the live cache: ops parked on any of them, or on room, may go on.
+            let mut woken = Vec::new();
+            self.index.unpark_l1(Some(sm), &mut woken);
+            self.repark(woken);
         }
+    }
+
+    /// Which resource a blocked op waits for (by its next statement, as [`Cached::blocked`]
+    /// tests it).
+    fn watch_of(&self, id: OpId, op: &Op) -> Option<Watch> {
+        let prog = op.prog?;
+        let Some(Stm::Op(name)) = prog.program().stms.get(op.pc as usize).copied() else {
+            return None;
+        };
+        let sm = op.req.sm;
+        let key = || self.geometry(id, &op.req).ok().map(|g| g.key);
+        Some(match name {
+            OpName::Lock => Watch::Lock(op.req.who.block),
+            OpName::ReserveL1 | OpName::WriteL1 => Watch::L1Room(sm),
+            OpName::ReserveL2 | OpName::WriteL2 => Watch::L2Room,
+            OpName::ReadL1 | OpName::EvictL1 | OpName::DiscardL1 => Watch::L1Line(sm, key()?),
+            OpName::ReadL2 => Watch::L2Line(key()?),
+            _ => return None,
+        })
+    }
+
+    /// Parks op `id` if it is active and blocked (see `index`).
+    pub(super) fn try_park(&mut self, id: OpId) {
+        if !self.index.active.contains(id) {
+            return;
+        }
+        let Some(op) = self.ops.get(id as usize).and_then(Option::as_ref) else {
+            return;
+        };
+        if self.blocked(id, op)
+            && let Some(w) = self.watch_of(id, op)
+        {
+            self.index.park(id, w);
+        }
+    }
+
+    fn repark(&mut self, ids: Vec<OpId>) {
+        for id in ids {
+            self.try_park(id);
+        }
+    }
+
+    /// A step touched these resources: the ops parked on them are checked again. Room in L2
+    /// also decides whether an L1 may write a dirty victim back, so it wakes L1 rooms too.
+    fn touched(&mut self, watches: &[Watch]) {
+        let mut woken = Vec::new();
+        for &w in watches {
+            self.index.unpark(w, &mut woken);
+            if w == Watch::L2Room {
+                self.index.unpark_l1(None, &mut woken);
+            }
+        }
+        self.repark(woken);
+    }
+
+    /// The resources a step of an op with request `req` may touch (its line in its SM's L1 and
+    /// in L2 and the room there, or its block's locks). Victims that leave to make room are
+    /// not listed: a victim is unpinned, and every parked op pins the line it waits on, or
+    /// waits for room (listed).
+    fn touches(&self, id: OpId, req: &Request) -> SmallVec<[Watch; 4]> {
+        let mut w = SmallVec::new();
+        match req.space {
+            MemSpace::Shared => w.push(Watch::Lock(req.who.block)),
+            _ if matches!(req.kind, RequestKind::Fence) => {}
+            _ => {
+                if let Ok(g) = self.geometry(id, req) {
+                    w.extend([
+                        Watch::L1Line(req.sm, g.key),
+                        Watch::L1Room(req.sm),
+                        Watch::L2Line(g.key),
+                        Watch::L2Room,
+                    ]);
+                }
+            }
+        }
+        w
     }
 
     /// One micro step of op `id` (thesis (step)/(end)): statements up to the next `yield`,
@@ -599,10 +793,20 @@ impl Cached {
     /// Thesis (end): the op leaves; ops waiting for it lose the dependency; an acquiring op
     /// flushes its SM's L1 (module documentation).
     fn end(&mut self, id: OpId, op: Op, report: &mut StepReport) {
-        for o in self.ops.iter_mut().flatten() {
-            // Only ops that waited for it change (and lose their memoized fingerprint).
-            if o.deps.contains(&id) {
+        self.index.remove(id, &op);
+        // Only ops of the same thread can wait for it (D1-D3); only those that did change (and
+        // lose their memoized fingerprint).
+        let thread: SmallVec<[OpId; 8]> = SmallVec::from_slice(self.index.of_thread(op.req.who));
+        let mut newly_ready: SmallVec<[OpId; 8]> = SmallVec::new();
+        for j in thread {
+            if let Some(o) = self.ops.get_mut(j as usize).and_then(Option::as_mut)
+                && o.deps.contains(&id)
+            {
                 o.deps.retain(|d| *d != id);
+                if o.deps.is_empty() {
+                    self.index.make_ready(j);
+                    newly_ready.push(j);
+                }
             }
         }
         let load_or_atomic = matches!(
@@ -615,8 +819,13 @@ impl Cached {
         }
         report.ended = Some((id, op.req.who));
         // Trailing empty slots go, so the slot vector of equal states is equal.
+        self.index.free.insert(id);
         while matches!(self.ops.last(), Some(None)) {
             self.ops.pop();
+        }
+        self.index.truncate(self.ops.len());
+        for j in newly_ready {
+            self.try_park(j);
         }
     }
 
@@ -626,11 +835,11 @@ impl Cached {
             // Doomed lines are invisible to lookups (A10 repair).
             Cond::IsCachedL1 => {
                 let l1 = self.l1_of(id, op.req.sm)?;
-                l1.live.lines.get(&g.key).is_some_and(|l| l.holds(g.mask))
+                l1.live.get(g.key).is_some_and(|l| l.holds(g.mask))
             }
             Cond::IsCachedL2 => {
                 let mask = self.l2_mask(op, g);
-                self.l2.lines.get(&g.key).is_some_and(|l| l.holds(mask))
+                self.l2.get(g.key).is_some_and(|l| l.holds(mask))
             }
         })
     }
@@ -781,44 +990,64 @@ impl Cached {
             OpName::WriteL1 => {
                 let g = need()?;
                 let bytes = Self::write_bytes(op, g);
-                l1_mut(&mut self.l1, id, req.sm)?
+                let dirty_ok = self.l1_dirty_ok(self.l1_of(id, req.sm)?);
+                let (flow, wb) = l1_mut(&mut self.l1, id, req.sm)?
                     .live
-                    .write(g.key, &bytes, g.mask, cap1)
+                    .write(g.key, &bytes, g.mask, cap1, dirty_ok);
+                self.write_back_to_l2(wb, dram);
+                flow
             }
             OpName::WriteL2 => {
                 let g = need()?;
                 let bytes = Self::write_bytes(op, g);
-                self.l2.write(g.key, &bytes, g.mask, cap2)
+                let (flow, wb) = self.l2.write(g.key, &bytes, g.mask, cap2, true);
+                if let Some(wb) = wb {
+                    write_back_to_dram(dram, wb);
+                }
+                flow
             }
             OpName::ReserveL1 => {
                 let g = need()?;
-                l1_mut(&mut self.l1, id, req.sm)?
+                let dirty_ok = self.l1_dirty_ok(self.l1_of(id, req.sm)?);
+                let (flow, wb) = l1_mut(&mut self.l1, id, req.sm)?
                     .live
-                    .reserve(g.key, id, cap1)
+                    .reserve(g.key, id, cap1, dirty_ok);
+                self.write_back_to_l2(wb, dram);
+                flow
             }
-            OpName::ReserveL2 => self.l2.reserve(need()?.key, id, cap2),
+            OpName::ReserveL2 => {
+                let (flow, wb) = self.l2.reserve(need()?.key, id, cap2, true);
+                if let Some(wb) = wb {
+                    write_back_to_dram(dram, wb);
+                }
+                flow
+            }
             OpName::UpdateL1 => {
                 let g = need()?;
                 let l1 = l1_mut(&mut self.l1, id, req.sm)?;
-                let line = l1.find(g.key, id).and_then(|s| l1.get_mut(g.key, s));
-                let Some(line) = line else {
+                let done = l1
+                    .find(g.key, id)
+                    .and_then(|s| l1.with_line(g.key, s, |l| l.update(&op.buf, op.buf_mask)));
+                if done.is_none() {
                     return Err(stuck(
                         Some(id),
                         format!("updateL1: line {:#x} is not cached", g.key),
                     ));
-                };
-                line.update(&op.buf, op.buf_mask);
+                }
                 Flow::Continue
             }
             OpName::UpdateL2 => {
                 let g = need()?;
-                let Some(line) = self.l2.lines.get_mut(&g.key) else {
+                if self
+                    .l2
+                    .with_line(g.key, |l| l.update(&op.buf, op.buf_mask))
+                    .is_none()
+                {
                     return Err(stuck(
                         Some(id),
                         format!("updateL2: line {:#x} is not cached", g.key),
                     ));
-                };
-                line.update(&op.buf, op.buf_mask);
+                }
                 Flow::Continue
             }
             OpName::EvictL1 => {
@@ -839,28 +1068,27 @@ impl Cached {
                 let l1 = l1_mut(&mut self.l1, id, req.sm)?;
                 let slot = l1.find(g.key, id).unwrap_or(Slot::Live);
                 // A21: classify of an uncached line is ⊥ (never happens in the listings).
-                let Some(line) = l1.get_mut(g.key, slot) else {
+                if l1.with_line(g.key, slot, |l| l.class = class).is_none() {
                     return Err(stuck(
                         Some(id),
                         format!("{}: line {:#x} is not cached", name.name(), g.key),
                     ));
-                };
-                line.class = class;
+                }
                 Flow::Continue
             }
             OpName::ClassifyFirstL2 | OpName::ClassifyNormalL2 => {
                 let g = need()?;
-                let Some(line) = self.l2.lines.get_mut(&g.key) else {
-                    return Err(stuck(
-                        Some(id),
-                        format!("{}: line {:#x} is not cached", name.name(), g.key),
-                    ));
-                };
-                line.class = if name == OpName::ClassifyFirstL2 {
+                let class = if name == OpName::ClassifyFirstL2 {
                     line::EvClass::First
                 } else {
                     line::EvClass::Normal
                 };
+                if self.l2.with_line(g.key, |l| l.class = class).is_none() {
+                    return Err(stuck(
+                        Some(id),
+                        format!("{}: line {:#x} is not cached", name.name(), g.key),
+                    ));
+                }
                 Flow::Continue
             }
             OpName::FlushL1 => {
@@ -870,7 +1098,7 @@ impl Cached {
             OpName::InvalidateL1 => {
                 let g = need()?;
                 // Only an L1 that holds the line changes (the L1s are shared copy-on-write).
-                if self.l1_of(id, req.sm)?.live.lines.contains_key(&g.key) {
+                if self.l1_of(id, req.sm)?.live.contains(g.key) {
                     l1_mut(&mut self.l1, id, req.sm)?.invalidate(g.key);
                 }
                 Flow::Continue
@@ -890,6 +1118,17 @@ fn no_such_sm(id: OpId, sm: u32, count: u32) -> Stuck {
 fn l1_mut(l1: &mut L1s, id: OpId, sm: u32) -> Result<&mut L1, Stuck> {
     let count = l1.count();
     l1.get_mut(sm).ok_or_else(|| no_such_sm(id, sm, count))
+}
+
+/// Writes a line's dirty bytes to DRAM (wb_L2; A8: a full-line write would clobber bytes nobody
+/// wrote).
+fn write_back_to_dram(dram: &mut Flat, wb: WrittenBack) {
+    // Dirty bytes lie within the line (dirty ⊆ valid), so the mask bounds the write.
+    let l = &wb.line;
+    match decode_key(wb.key) {
+        (MemSpace::Local, Some(who), addr) => dram.write_local_masked(who, addr, &l.data, l.dirty),
+        (_, _, addr) => dram.write_global_masked(addr, &l.data, l.dirty),
+    }
 }
 
 pub(super) fn new_l2() -> Cache {

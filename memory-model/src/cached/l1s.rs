@@ -66,7 +66,7 @@ impl L1s {
         self.caches
             .iter()
             .enumerate()
-            .filter(|(_, c)| !c.live.lines.is_empty() || !c.doomed.is_empty())
+            .filter(|(_, c)| !c.live.is_empty() || !c.doomed.is_empty())
             .map(|(sm, c)| (sm as u32, c))
     }
 }
@@ -90,7 +90,7 @@ mod tests {
         assert_eq!(b.caches.len(), 3, "grown up to the written SM");
         assert_eq!(a, b);
         assert!(b.get_mut(4).is_none(), "no such SM");
-        assert!(a.get(3).is_some_and(|c| c.live.lines.is_empty()));
+        assert!(a.get(3).is_some_and(|c| c.live.is_empty()));
         assert_eq!(a.in_use().count(), 0);
     }
 }

@@ -14,7 +14,7 @@
 //! yields and retries the same operation: ε), `Err(Stuck)` (⊥).
 
 use super::{OpId, Stuck};
-use imbl::OrdMap;
+use imbl::{OrdMap, OrdSet};
 use serde::Serialize;
 use smallvec::SmallVec;
 
@@ -149,86 +149,250 @@ fn stuck(op: Option<OpId>, message: String) -> Stuck {
     Stuck { op, message }
 }
 
-/// The L2, or an L1's live lines, with its capacity in lines.
-#[derive(Debug, Clone, PartialEq)]
+/// The L2, or an L1's live lines. The capacity in lines is passed to the operations that
+/// allocate.
+///
+/// Besides the lines, the cache indexes the victim candidates (`evictable`, `first`,
+/// `unpinned`), so that the deterministic victim and "is there room" are found in O(log n)
+/// instead of a scan of every line (a full L2 is the common case on real kernels). The indexes
+/// are functions of the lines: equality and the state hash look at the lines only. Every change
+/// of a line goes through [`Cache::with_line`] or the operations below, which keep them.
+#[derive(Debug, Clone)]
 pub struct Cache {
-    pub lines: OrdMap<Key, Line>,
+    lines: OrdMap<Key, Line>,
+    /// Keys of the clean unpinned lines ([`Line::evictable`]).
+    evictable: OrdSet<Key>,
+    /// Keys of the evictable lines of class `First`.
+    first: OrdSet<Key>,
+    /// Keys of the unpinned lines, clean or dirty (a dirty one is written back to make room).
+    unpinned: OrdSet<Key>,
+}
+
+/// The caches are equal when their lines are (the indexes follow from the lines).
+impl PartialEq for Cache {
+    fn eq(&self, other: &Self) -> bool {
+        self.lines == other.lines
+    }
+}
+
+/// A line that left a cache to make room while dirty: its dirty bytes must go to the next
+/// level (the caller writes them; see [`Cache::make_room`]).
+#[derive(Debug)]
+pub struct WrittenBack {
+    pub key: Key,
+    pub line: Line,
 }
 
 impl Cache {
     pub fn new() -> Cache {
         Cache {
             lines: OrdMap::new(),
+            evictable: OrdSet::new(),
+            first: OrdSet::new(),
+            unpinned: OrdSet::new(),
         }
+    }
+
+    /// The lines by key.
+    pub fn lines(&self) -> &OrdMap<Key, Line> {
+        &self.lines
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    pub fn get(&self, key: Key) -> Option<&Line> {
+        self.lines.get(&key)
+    }
+
+    pub fn contains(&self, key: Key) -> bool {
+        self.lines.contains_key(&key)
+    }
+
+    /// Which index sets a line belongs to: (evictable, first, unpinned).
+    fn status(l: &Line) -> (bool, bool, bool) {
+        let ev = l.evictable();
+        (ev, ev && l.class == EvClass::First, l.pins.is_empty())
+    }
+
+    fn index(&mut self, key: Key, old: (bool, bool, bool), new: (bool, bool, bool)) {
+        fn set(s: &mut OrdSet<Key>, key: Key, was: bool, is: bool) {
+            match (was, is) {
+                (false, true) => {
+                    s.insert(key);
+                }
+                (true, false) => {
+                    s.remove(&key);
+                }
+                _ => {}
+            }
+        }
+        set(&mut self.evictable, key, old.0, new.0);
+        set(&mut self.first, key, old.1, new.1);
+        set(&mut self.unpinned, key, old.2, new.2);
+    }
+
+    /// Changes the line at `key` (if any) with `f`, keeping the indexes.
+    pub fn with_line<R>(&mut self, key: Key, f: impl FnOnce(&mut Line) -> R) -> Option<R> {
+        let l = self.lines.get_mut(&key)?;
+        let old = Self::status(l);
+        let r = f(l);
+        let new = Self::status(l);
+        if old != new {
+            self.index(key, old, new);
+        }
+        Some(r)
+    }
+
+    pub fn insert(&mut self, key: Key, line: Line) {
+        let new = Self::status(&line);
+        let old = self
+            .lines
+            .insert(key, line)
+            .map_or((false, false, false), |l| Self::status(&l));
+        self.index(key, old, new);
+    }
+
+    pub fn remove(&mut self, key: Key) -> Option<Line> {
+        let l = self.lines.remove(&key)?;
+        self.index(key, Self::status(&l), (false, false, false));
+        Some(l)
+    }
+
+    /// Keeps the lines for which `keep` holds (one pass that builds a fresh map: every removal
+    /// from a persistent map copies its path); returns the others in key order.
+    pub fn split_off_where(&mut self, keep: impl Fn(Key) -> bool) -> Vec<(Key, Line)> {
+        let mut kept = Cache::new();
+        let mut gone = Vec::new();
+        for (k, l) in self.lines.iter() {
+            if keep(*k) {
+                kept.insert(*k, l.clone());
+            } else {
+                gone.push((*k, l.clone()));
+            }
+        }
+        *self = kept;
+        gone
+    }
+
+    /// The clean unpinned lines, by key (the candidates of the silent evictions).
+    pub fn evictable_keys(&self) -> impl Iterator<Item = Key> + '_ {
+        self.evictable.iter().copied()
     }
 
     /// The deterministic victim of a reserve on a full cache (digest §3.14 item 4 made a fixed
-    /// rule): the lowest-keyed clean unpinned line of class `First`, else of any class. Every
-    /// other eviction stays a choice (the silent rules).
-    fn victim(&self) -> Option<Key> {
-        let mut any = None;
-        for (k, l) in self.lines.iter() {
-            if l.evictable() {
-                if l.class == EvClass::First {
-                    return Some(*k);
-                }
-                any.get_or_insert(*k);
-            }
-        }
-        any
+    /// rule): the lowest-keyed clean unpinned line of class `First`, else of any class, else
+    /// the lowest-keyed unpinned dirty line (which is written back on its way out: making room
+    /// is no silent action, so a cache full of dirty lines never blocks a reserve, whatever
+    /// `--silent` allows). Every other eviction stays a choice (the silent rules).
+    pub fn victim(&self) -> Option<Key> {
+        self.first
+            .get_min()
+            .or_else(|| self.evictable.get_min())
+            .or_else(|| self.unpinned.get_min())
+            .copied()
     }
 
-    /// Room for a new line: an unused one exists, or the victim is evicted. `false`: defer.
-    fn make_room(&mut self, capacity: usize) -> bool {
+    /// Whether the victim (if any) is clean: evicting it writes nothing back.
+    pub fn has_clean_victim(&self) -> bool {
+        !self.evictable.is_empty()
+    }
+
+    /// Room for a new line: an unused one exists, or the victim leaves (`Ok(None)`, or
+    /// `Ok(Some(line))` when it was dirty and its dirty bytes must go to the next level).
+    /// `Err(())`: every line is pinned: defer. `dirty_ok`: whether a dirty victim may be taken
+    /// (the caller can write it back now).
+    pub fn make_room(
+        &mut self,
+        capacity: usize,
+        dirty_ok: bool,
+    ) -> Result<Option<WrittenBack>, ()> {
         if self.lines.len() < capacity {
-            return true;
+            return Ok(None);
         }
-        match self.victim() {
-            Some(k) => {
-                self.lines.remove(&k);
-                true
-            }
-            None => false,
-        }
+        let victim = if dirty_ok {
+            self.victim()
+        } else {
+            self.first
+                .get_min()
+                .or_else(|| self.evictable.get_min())
+                .copied()
+        };
+        let Some(key) = victim else { return Err(()) };
+        let line = self.remove(key).expect("an indexed victim is a line");
+        Ok((line.dirty != 0).then_some(WrittenBack { key, line }))
     }
 
-    /// Whether a reserve or an allocating write of `key` would defer (no line, no room).
-    pub fn would_defer_alloc(&self, key: Key, capacity: usize) -> bool {
-        !self.lines.contains_key(&key) && self.lines.len() >= capacity && self.victim().is_none()
+    /// Whether a reserve or an allocating write of `key` would defer: no line, no unused line,
+    /// and no victim (with `dirty_ok`: every line pinned; else: no clean unpinned line).
+    pub fn would_defer_alloc(&self, key: Key, capacity: usize, dirty_ok: bool) -> bool {
+        !self.lines.contains_key(&key)
+            && self.lines.len() >= capacity
+            && if dirty_ok {
+                self.unpinned.is_empty()
+            } else {
+                self.evictable.is_empty()
+            }
     }
 
     /// Thesis `reserve(cl̄, pAddr, mid)`, pinning with `op`. A11 repair: on a line that exists
     /// (a retried reserve after another op reserved the address, or a line whose requested bytes
     /// are not valid), the op joins it (pins it and marks the fill pending) instead of ⊥; the
     /// duplicate fetch that follows is harmless because `update` never overwrites valid bytes.
-    pub fn reserve(&mut self, key: Key, op: OpId, capacity: usize) -> Flow {
-        if let Some(l) = self.lines.get_mut(&key) {
-            l.pin(op);
-            l.fill_pending = true;
-            return Flow::Continue;
+    /// A dirty victim is returned for write-back.
+    pub fn reserve(
+        &mut self,
+        key: Key,
+        op: OpId,
+        capacity: usize,
+        dirty_ok: bool,
+    ) -> (Flow, Option<WrittenBack>) {
+        if self
+            .with_line(key, |l| {
+                l.pin(op);
+                l.fill_pending = true;
+            })
+            .is_some()
+        {
+            return (Flow::Continue, None);
         }
-        if !self.make_room(capacity) {
-            return Flow::Defer;
+        match self.make_room(capacity, dirty_ok) {
+            Err(()) => (Flow::Defer, None),
+            Ok(wb) => {
+                self.insert(key, Line::reserved(Some(op)));
+                (Flow::Continue, wb)
+            }
         }
-        self.lines.insert(key, Line::reserved(Some(op)));
-        Flow::Continue
     }
 
     /// The cache-level `write` (program writes; no pin): into the existing line, or into a
     /// freshly allocated one (write-allocate without fetch: only the written bytes are valid).
-    pub fn write(&mut self, key: Key, bytes: &[u8; 64], mask: u64, capacity: usize) -> Flow {
+    /// A dirty victim is returned for write-back.
+    pub fn write(
+        &mut self,
+        key: Key,
+        bytes: &[u8; 64],
+        mask: u64,
+        capacity: usize,
+        dirty_ok: bool,
+    ) -> (Flow, Option<WrittenBack>) {
+        let mut wb = None;
         if !self.lines.contains_key(&key) {
-            if !self.make_room(capacity) {
-                return Flow::Defer;
+            match self.make_room(capacity, dirty_ok) {
+                Err(()) => return (Flow::Defer, None),
+                Ok(w) => wb = w,
             }
             let mut l = Line::reserved(None);
             l.fill_pending = false;
-            self.lines.insert(key, l);
+            self.insert(key, l);
         }
-        if let Some(l) = self.lines.get_mut(&key) {
-            l.write(bytes, mask);
-        }
-        Flow::Continue
+        self.with_line(key, |l| l.write(bytes, mask));
+        (Flow::Continue, wb)
     }
 
     /// Thesis `evict` (explicit; ignores classes): absent is success, a dirty or pinned line
@@ -237,7 +401,7 @@ impl Cache {
         match self.lines.get(&key) {
             None => Flow::Continue,
             Some(l) if l.evictable() => {
-                self.lines.remove(&key);
+                self.remove(key);
                 Flow::Continue
             }
             Some(_) => Flow::Defer,
@@ -249,11 +413,20 @@ impl Cache {
         match self.lines.get(&key) {
             None => Flow::Continue,
             Some(l) if !l.pinned() => {
-                self.lines.remove(&key);
+                self.remove(key);
                 Flow::Continue
             }
             Some(_) => Flow::Defer,
         }
+    }
+
+    /// Checks the indexes against the lines (tests and debug assertions).
+    pub fn indexes_consistent(&self) -> bool {
+        let mut c = Cache::new();
+        for (k, l) in self.lines.iter() {
+            c.insert(*k, l.clone());
+        }
+        c.evictable == self.evictable && c.first == self.first && c.unpinned == self.unpinned
     }
 }
 
@@ -292,48 +465,48 @@ impl L1 {
         {
             return Some(Slot::Doomed(i));
         }
-        self.live.lines.contains_key(&key).then_some(Slot::Live)
+        self.live.contains(key).then_some(Slot::Live)
     }
 
     pub fn get(&self, key: Key, slot: Slot) -> Option<&Line> {
         match slot {
-            Slot::Live => self.live.lines.get(&key),
+            Slot::Live => self.live.get(key),
             Slot::Doomed(i) => self.doomed.get(i).map(|(_, l)| l),
         }
     }
 
-    pub fn get_mut(&mut self, key: Key, slot: Slot) -> Option<&mut Line> {
+    /// Changes the line in `slot` with `f` (the live cache keeps its indexes).
+    pub fn with_line<R>(
+        &mut self,
+        key: Key,
+        slot: Slot,
+        f: impl FnOnce(&mut Line) -> R,
+    ) -> Option<R> {
         match slot {
-            Slot::Live => self.live.lines.get_mut(&key),
-            Slot::Doomed(i) => self.doomed.get_mut(i).map(|(_, l)| l),
+            Slot::Live => self.live.with_line(key, f),
+            Slot::Doomed(i) => self.doomed.get_mut(i).map(|(_, l)| f(l)),
         }
     }
 
     /// `flush`: every global line leaves the live cache (A9: local lines stay where they are);
-    /// pinned ones become doomed (A10 repair: the thesis's flush would wipe a line an in-flight
-    /// `.ca` read reserved and leave that read stuck at `updateL1`).
+    /// pinned ones become doomed (A10 repair: the thesis's flush would wipe a pinned line an
+    /// in-flight `.ca` read reserved and leave that read stuck at `updateL1`).
     pub fn flush(&mut self, is_global: impl Fn(Key) -> bool) {
-        // The kept (local) lines go into a fresh map instead of removing the others one by
-        // one: every removal from a persistent map copies its path.
-        let mut kept = OrdMap::new();
-        for (k, l) in self.live.lines.iter() {
-            if !is_global(*k) {
-                kept.insert(*k, l.clone());
-            } else if l.pinned() {
-                self.doomed.push((*k, l.clone()));
+        for (k, l) in self.live.split_off_where(|k| !is_global(k)) {
+            if l.pinned() {
+                self.doomed.push((k, l));
             }
         }
-        self.live.lines = kept;
     }
 
     /// Drops the live line at `key`, if any; a pinned one becomes doomed (like [`L1::flush`] for
     /// one line).
     pub fn invalidate(&mut self, key: Key) {
         // A persistent map copies its path even to remove nothing.
-        if !self.live.lines.contains_key(&key) {
+        if !self.live.contains(key) {
             return;
         }
-        if let Some(l) = self.live.lines.remove(&key)
+        if let Some(l) = self.live.remove(key)
             && l.pinned()
         {
             self.doomed.push((key, l));
@@ -350,17 +523,17 @@ impl L1 {
                 format!("readL1: line {key:#x} is not cached"),
             ));
         };
-        let hit = match self.get_mut(key, slot) {
-            Some(l) if l.valid & mask == mask => {
-                l.unpin(op);
-                Some(l.clone())
-            }
-            Some(l) => {
-                l.pin(op);
-                None
-            }
-            None => None,
-        };
+        let hit = self
+            .with_line(key, slot, |l| {
+                if l.valid & mask == mask {
+                    l.unpin(op);
+                    Some(l.clone())
+                } else {
+                    l.pin(op);
+                    None
+                }
+            })
+            .flatten();
         if let (Some(l), Slot::Doomed(i)) = (&hit, slot)
             && !l.pinned()
         {
@@ -372,18 +545,19 @@ impl L1 {
 
 /// Thesis `read` on the L2 (no doomed lines there).
 pub fn read_l2(cache: &mut Cache, key: Key, mask: u64, op: OpId) -> Result<Option<Line>, Stuck> {
-    match cache.lines.get_mut(&key) {
+    match cache.with_line(key, |l| {
+        if l.valid & mask == mask {
+            l.unpin(op);
+            Some(l.clone())
+        } else {
+            l.pin(op);
+            None
+        }
+    }) {
         None => Err(stuck(
             Some(op),
             format!("readL2: line {key:#x} is not cached"),
         )),
-        Some(l) if l.valid & mask == mask => {
-            l.unpin(op);
-            Ok(Some(l.clone()))
-        }
-        Some(l) => {
-            l.pin(op);
-            Ok(None)
-        }
+        Some(hit) => Ok(hit),
     }
 }

@@ -19,6 +19,8 @@
 //!   statement lists, and the table mapping a request (space, cache operator, PTX memory-model
 //!   order and scope) to its program;
 //! * `engine`: in-flight ops, ordering dependencies, the micro-step interpreter, silent rules;
+//! * `index`: indexes of the in-flight ops (per thread, per warp, ready, parked);
+//! * `footprint`: what a memory choice touches, and which two choices commute;
 //! * `view`: read-only views for debuggers (`caches`);
 //! * `state_hash`: the canonical state hash (what explorers use to recognise a state).
 //!
@@ -26,6 +28,8 @@
 //! number (A1-A28) and ARCHITECTURE.md lists it.
 
 mod engine;
+mod footprint;
+mod index;
 mod l1s;
 mod line;
 mod program;
@@ -33,6 +37,7 @@ mod state_hash;
 mod view;
 
 use crate::{FenceScope, Fingerprinted, Flat, Who};
+pub use footprint::{Footprint, Place};
 use imbl::OrdMap;
 pub use line::EvClass;
 use serde::Serialize;
@@ -213,7 +218,7 @@ pub struct Stuck {
 
 /// The cached memory environment (thesis `MemEnv` minus DRAM, plus the in-flight ops `ōp`).
 /// DRAM, shared and local bytes stay in the [`Flat`] passed to [`Cached::step`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Cached {
     config: CacheConfig,
     /// `config.line_bytes` made a power of two in 8..=64 (a bad configuration never panics).
@@ -228,6 +233,20 @@ pub struct Cached {
     /// Shared-memory bank locks: (block, bank) -> holding op (thesis `SharedMem` π2; one set
     /// of banks per block's shared memory, A23).
     locks: OrdMap<(u32, u32), OpId>,
+    /// Indexes of `ops` (derived: not compared, not hashed).
+    index: index::OpIndex,
+}
+
+/// Equal states: the indexes follow from the op list.
+impl PartialEq for Cached {
+    fn eq(&self, other: &Self) -> bool {
+        self.config == other.config
+            && self.line_bytes == other.line_bytes
+            && self.l1 == other.l1
+            && self.l2 == other.l2
+            && self.ops == other.ops
+            && self.locks == other.locks
+    }
 }
 
 impl Cached {
@@ -239,6 +258,7 @@ impl Cached {
             l2: Fingerprinted::new(engine::new_l2()),
             ops: Vec::new(),
             locks: OrdMap::new(),
+            index: index::OpIndex::default(),
         }
     }
 
@@ -262,6 +282,21 @@ impl Cached {
         self.enabled_choices(&mut |c| out.push(c))
     }
 
+    /// The `Step` choices of [`Cached::enabled`] computed by a scan of every op in flight
+    /// instead of the incremental indexes (for tests that compare the two).
+    pub fn enabled_steps_from_scratch(&self, out: &mut Vec<MemChoice>) {
+        self.steps_from_scratch(&mut |c| out.push(c))
+    }
+
+    /// Whether the derived indexes (ops per thread and warp, ready ops, free slots, the victim
+    /// candidates of each cache) equal their from-scratch computation (for tests).
+    pub fn indexes_consistent(&self) -> bool {
+        self.index.matches(&index::OpIndex::rebuilt(&self.ops))
+            && self.l2.indexes_consistent()
+            && (0..self.l1.count())
+                .all(|sm| self.l1.get(sm).is_none_or(|c| c.live.indexes_consistent()))
+    }
+
     /// [`Cached::enabled`], handing each choice to `f` in the same order (no list to build).
     pub fn for_each_enabled(&self, mut f: impl FnMut(MemChoice)) {
         self.enabled_choices(&mut f)
@@ -282,7 +317,7 @@ impl Cached {
 
     /// Whether the thread has ops in flight (barriers, exit, call and ret wait until it has none).
     pub fn thread_busy(&self, who: Who) -> bool {
-        self.ops.iter().flatten().any(|o| o.req.who == who)
+        self.index.by_thread.contains_key(&who)
     }
 
     /// The registers of warp `warp` of block `block` that in-flight loads and atomics will
@@ -291,15 +326,19 @@ impl Cached {
     /// op's last micro step, which also ends it, so delivery and release coincide. In op-id
     /// order; `red` and `_` sinks (no dest) contribute nothing.
     pub fn pending_dests(&self, block: u32, warp: u32, out: &mut impl Extend<(u32, u32, u32)>) {
-        for o in self.ops.iter().flatten() {
-            let dest = match o.req.kind {
-                RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
-                _ => None,
-            };
-            if let Some(d) = dest
-                && o.req.who.block == block
-                && d.warp == warp
-            {
+        let Some(ids) = self.index.by_warp.get(&(block, warp)) else {
+            return;
+        };
+        for &i in ids {
+            let dest = self
+                .ops
+                .get(i as usize)
+                .and_then(Option::as_ref)
+                .and_then(|o| match o.req.kind {
+                    RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
+                    _ => None,
+                });
+            if let Some(d) = dest {
                 out.extend([(d.lane, d.level, d.reg)]);
             }
         }
@@ -307,7 +346,7 @@ impl Cached {
 
     /// Whether any op is in flight (a grid completes only when none is).
     pub fn idle(&self) -> bool {
-        self.ops.iter().all(Option::is_none)
+        self.index.by_thread.is_empty()
     }
 
     /// Invalidates the global lines of SM `sm`'s L1 (barrier completion; fences do it as their
@@ -327,7 +366,7 @@ impl Cached {
                 continue;
             }
             let base = a & !(lb - 1);
-            if let Some(l) = self.l2.lines.get(&base) {
+            if let Some(l) = self.l2.get(base) {
                 let off = (a - base) as usize;
                 if l.valid >> off & 1 != 0 {
                     *b = l.data[off];

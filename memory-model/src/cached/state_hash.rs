@@ -217,8 +217,8 @@ fn hash_op<H: Hasher>(o: &Op, h: &mut H) {
 fn l1_fingerprint(c: &L1) -> u128 {
     let L1 { live, doomed } = c;
     let mut h = StateHasher::new();
-    h.write_usize(live.lines.len());
-    for (k, l) in live.lines.iter() {
+    h.write_usize(live.len());
+    for (k, l) in live.lines().iter() {
         hash_line(*k, l, &mut h);
     }
     h.write_usize(doomed.len());
@@ -230,8 +230,8 @@ fn l1_fingerprint(c: &L1) -> u128 {
 
 fn l2_fingerprint(c: &Cache) -> u128 {
     let mut h = StateHasher::new();
-    h.write_usize(c.lines.len());
-    for (k, l) in c.lines.iter() {
+    h.write_usize(c.len());
+    for (k, l) in c.lines().iter() {
         hash_line(*k, l, &mut h);
     }
     h.finish128()
@@ -253,6 +253,7 @@ impl Cached {
             l2,
             ops,
             locks,
+            index: _,
         } = self;
         // Most SMs run no block in a litmus-size launch: only the L1s holding a line are
         // hashed, each with its SM index.

@@ -85,7 +85,7 @@ impl Cached {
         };
         let live = c
             .live
-            .lines
+            .lines()
             .iter()
             .map(|(k, l)| self.line_view(*k, l, false));
         let doomed = c.doomed.iter().map(|(k, l)| self.line_view(*k, l, true));
@@ -95,7 +95,7 @@ impl Cached {
     /// The L2 lines by key.
     pub fn l2_lines(&self) -> Vec<LineView> {
         self.l2
-            .lines
+            .lines()
             .iter()
             .map(|(k, l)| self.line_view(*k, l, false))
             .collect()
@@ -126,9 +126,9 @@ impl Cached {
     pub fn line_count(&self) -> (Vec<usize>, usize) {
         (
             (0..self.l1.count())
-                .map(|sm| self.l1.get(sm).map_or(0, |c| c.live.lines.len()))
+                .map(|sm| self.l1.get(sm).map_or(0, |c| c.live.len()))
                 .collect(),
-            self.l2.lines.len(),
+            self.l2.len(),
         )
     }
 }

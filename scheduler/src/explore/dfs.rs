@@ -2,10 +2,12 @@
 //! Godefroid, "Partial-Order Methods for the Verification of Concurrent Systems", ch. 5).
 //!
 //! The search runs over the same transition system as the breadth-first explorer
-//! ([`super::explore`]): a transition is one enabled choice with the system choices that
-//! follow folded in ([`super::settle`]). With [`Reduction::SleepSets`], after exploring choice
-//! `a` from a state, every later sibling `b` that is independent of `a`
-//! ([`semantics::machine::Footprint::independent`]) starts with `a` asleep: the runs that take
+//! ([`super::explore`]): a transition is one enabled choice, with the invisible steps of its
+//! warp up to the next visible one ([`super::fold`], per [`DfsConfig::folding`]) and the
+//! system choices that follow ([`super::settle`]) folded in. With [`Reduction::SleepSets`],
+//! after exploring choice `a` from a state, every later sibling `b` whose transaction is
+//! independent of `a`'s ([`fold::TransactionFootprint::independent`], from
+//! [`semantics::machine::Footprint::independent`]) starts with `a` asleep: the runs that take
 //! `a` after `b` reach the states the runs that took `a` first already reached, so they are not
 //! repeated. A choice whose step faults ends the run, commutes with nothing, and never sleeps.
 //!
@@ -20,11 +22,12 @@
 //! `states` (distinct states, with `States`), `slept` (choices skipped because asleep).
 //! Bounds are reported; a bounded search claims no completeness.
 
+use super::fold::{self, Folding, TransactionFootprint};
 use super::keyed::FingerprintMap;
 use super::settle;
 use crate::Stop;
 use crate::outcome::{Observe, Outcome, Status};
-use semantics::machine::{Footprint, Machine};
+use semantics::machine::Machine;
 use std::collections::BTreeMap;
 use traces::Choice;
 
@@ -52,6 +55,8 @@ pub struct DfsConfig {
     pub memo: Memo,
     /// Stop after this many transitions.
     pub max_transitions: u64,
+    /// Which steps are scheduling points ([`fold`]).
+    pub folding: Folding,
 }
 
 /// Which bound cut a search.
@@ -85,8 +90,9 @@ struct Frame {
     /// `None` once the last child took it (no clone for the last child).
     machine: Option<Machine>,
     enabled: Vec<Choice>,
-    /// Choices asleep here, with their footprints in this state; explored siblings are added.
-    sleep: Vec<(Choice, Footprint)>,
+    /// Choices asleep here, with the footprints of their transactions in this state; explored
+    /// siblings are added.
+    sleep: Vec<(Choice, TransactionFootprint)>,
     next: usize,
     /// Length of the path (choices) up to this state.
     path_len: usize,
@@ -179,7 +185,7 @@ pub fn outcomes_each(
                     }
                 };
                 if let Some(asleep) = sleep_choices {
-                    let sleep = sleep
+                    let sleep: Vec<(Choice, TransactionFootprint)> = sleep
                         .into_iter()
                         .filter(|(c, _)| asleep.contains(c))
                         .collect();
@@ -226,14 +232,10 @@ pub fn outcomes_each(
         let last = !top.enabled[top.next..]
             .iter()
             .any(|e| !top.sleep.iter().any(|(s, _)| s == e));
-        let fp = match (&top.machine, sleeping) {
-            (Some(m), true) => Some(m.footprint(&c)),
-            (Some(_), false) => None,
-            (None, _) => {
-                stack.pop();
-                continue;
-            }
-        };
+        if top.machine.is_none() {
+            stack.pop();
+            continue;
+        }
         let mut child = match (last, top.machine.take()) {
             (true, Some(m)) => m,
             (false, Some(m)) => {
@@ -244,10 +246,20 @@ pub fn outcomes_each(
             (_, None) => continue,
         };
         report.transitions += 1;
-        if child.step(&c).is_err() {
-            continue;
-        }
-        path.push(c);
+        // The state before the step is known only to the state cache; a transaction that comes
+        // back to it is cut by the step bound instead.
+        let fp = match fold::step_folded(
+            &mut child,
+            &c,
+            config.folding,
+            None,
+            None,
+            sleeping,
+            &mut path,
+        ) {
+            Ok(fp) => fp.filter(|_| sleeping),
+            Err(_) => continue,
+        };
         settle(&mut child, &mut path);
         let faulted = matches!(
             child.termination().map(Status::of),
@@ -255,7 +267,7 @@ pub fn outcomes_each(
         );
         let child_sleep = match fp {
             Some(fp) => {
-                let inherited: Vec<(Choice, Footprint)> = top
+                let inherited: Vec<(Choice, TransactionFootprint)> = top
                     .sleep
                     .iter()
                     .filter(|(_, f)| f.independent(&fp))
@@ -269,11 +281,25 @@ pub fn outcomes_each(
             None => Vec::new(),
         };
         // Footprints of the inherited sleepers are recomputed in the child's state, where the
-        // next siblings' independence is judged.
-        let child_sleep = child_sleep
-            .into_iter()
-            .map(|(s, _)| (s, child.footprint(&s)))
-            .collect();
+        // next siblings' independence is judged. A folded transaction's footprint is kept: the
+        // child's transaction is the same one, since what was independent of it did not touch
+        // its warp (and its cut points depend on its warp alone, [`fold`]).
+        let child_sleep = match config.folding {
+            Folding::None => child_sleep
+                .into_iter()
+                .map(|(s, _)| {
+                    let last = child.footprint(&s);
+                    (
+                        s,
+                        TransactionFootprint {
+                            last,
+                            invisible_before: false,
+                        },
+                    )
+                })
+                .collect(),
+            Folding::Invisible => child_sleep,
+        };
         pending = Some((child, child_sleep));
     }
     report

@@ -6,8 +6,10 @@
 //!
 //! * A node is (machine state, units that have stepped); its machine state is settled: system
 //!   choices (block issue, barrier completion) are folded into the step before ([`settle`]).
-//! * An edge is one enabled choice. A choice that steps several units at once (a converged
-//!   group at lane level) becomes one parallel edge per unit, all to the same node, whose
+//! * An edge is one enabled choice, with the invisible steps of its warp up to the next
+//!   visible one folded in ([`fold`], unless [`Limits::folding`] is [`Folding::None`]). A
+//!   choice that steps several units at once (a converged group at lane level) becomes one
+//!   parallel edge per unit, all to the same node, whose
 //!   `stepped` includes the whole group: the oracle then sees every member step on a cycle
 //!   through it (weak check) and counts it as a step of any member (strong check).
 //! * Successors of a machine state are computed once, whatever the `stepped` sets it is
@@ -27,8 +29,11 @@
 
 pub mod axb_ptx;
 pub mod dfs;
+pub mod fold;
 pub mod keyed;
 pub mod units;
+
+pub use fold::{Folding, UnknownFolding};
 
 pub use units::{Level, TooManyUnits, Units, UnknownLevel, is_system, settle};
 
@@ -50,12 +55,16 @@ use traces::Choice;
 pub struct Limits {
     /// Stop after this many distinct nodes (machine state × stepped units).
     pub max_states: usize,
+    /// Which steps are scheduling points ([`fold`]): a transition is one enabled choice with
+    /// the invisible steps of its warp up to the next visible one folded in, or a single step.
+    pub folding: Folding,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_states: 1_000_000,
+            folding: Folding::Invisible,
         }
     }
 }
@@ -179,6 +188,7 @@ pub fn explore_until(
     stop: &Stop,
 ) -> Result<Exploration, TooManyUnits> {
     let units = Units::new(machine, level)?;
+    let memory_units = units.memory_units();
     let mut init = machine.clone();
     let mut initial_choices = Vec::new();
     settle(&mut init, &mut initial_choices);
@@ -208,7 +218,7 @@ pub fn explore_until(
                     let outcome = Outcome::of(&m, t, observe);
                     // A fault ends the run: not a non-termination, so its units count as done.
                     info.done = if matches!(outcome.status, Status::Error { .. }) {
-                        UnitSet::all(units.count())
+                        UnitSet::all(units.graph_units())
                     } else {
                         units.done(&m)
                     };
@@ -264,11 +274,19 @@ pub fn explore_until(
                 } else {
                     m.clone()
                 };
-                if m2.step(c).is_err() {
+                let start = choice_arena.len();
+                let folded = fold::step_folded(
+                    &mut m2,
+                    c,
+                    limits.folding,
+                    Some(key),
+                    Some(&units),
+                    false,
+                    &mut choice_arena,
+                );
+                if folded.is_err() {
                     continue;
                 }
-                let start = choice_arena.len();
-                choice_arena.push(*c);
                 settle(&mut m2, &mut choice_arena);
                 let choices = ChoiceRange {
                     start: start as u32,
@@ -299,7 +317,8 @@ pub fn explore_until(
         let mut enabled_units = UnitSet::EMPTY;
         for s in succ {
             let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
-            let to_stepped = stepped.union(s.units);
+            // The memory system's steps make no program unit have stepped.
+            let to_stepped = stepped.union(s.units.difference(memory_units));
             let to_node = match index.entry((s.to, to_stepped)) {
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) => {
@@ -318,11 +337,12 @@ pub fn explore_until(
                     n
                 }
             };
-            // Every enabled choice steps at least one unit; charge the lowest live unit
-            // otherwise, so that no transition disappears from the graph.
+            // Every enabled choice steps at least one unit (memory choices the issuing unit or
+            // the memory system, [`units`]); should one step none, charge the lowest live unit
+            // rather than lose the transition.
             let labels = if s.units.is_empty() {
                 graph[from]
-                    .live(units.count())
+                    .live(units.graph_units())
                     .min()
                     .map_or(UnitSet::EMPTY, UnitSet::single)
             } else {
@@ -372,7 +392,8 @@ pub fn explore_until(
 
     let machine_states = states.len();
     let lts = Lts {
-        units: units.count(),
+        units: units.graph_units(),
+        owed: units.op_units(),
         graph,
     };
     Ok(Exploration {

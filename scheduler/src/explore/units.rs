@@ -7,6 +7,19 @@
 //!   and `threads` a `Lanes` choice steps its whole converged group, under `simt-stack` a warp
 //!   step steps the active lanes α).
 //!
+//! Memory (`--memory cached`, thesis chapter 4): a fair memory system eventually performs every
+//! operation it accepted, whatever the progress model promises the threads. So each in-flight
+//! operation is a fairness unit of its own: unit `count + 1 + i` is the operation in slot `i`
+//! of the cached memory's table ([`Units::op_units`], at most [`MAX_OP_SLOTS`] of them; an
+//! operation in a higher slot is charged to the unit whose thread issued it). These units are
+//! owed a step under every model while they are live (`Lts::owed`), are live until the run ends,
+//! and their steps make no program unit "have stepped". Silent actions (evictions,
+//! write-backs, flushes) are steps of one more unit, *the memory system* (`count`), which
+//! counts as terminated from the start: no model owes it a step. So the oracle never charges
+//! one unit's step to another: before, every memory micro step was charged to the lowest live
+//! unit, and a writer whose second store never ran counted as stepping through a reader's
+//! loads.
+//!
 //! Choices that belong to no unit are *system* choices and are folded into the preceding step
 //! (see [`settle`]): `Issue` (a block becomes resident as soon as an SM has room, on the
 //! lowest-numbered such SM) and `EndBarrier` (a complete barrier releases its warps at once).
@@ -22,7 +35,10 @@ use semantics::machine::Machine;
 use semantics::machine::state_hash::BlockStatus;
 use std::fmt;
 use std::str::FromStr;
-use traces::Choice;
+use traces::{Choice, MemChoice};
+
+/// The most in-flight memory operations that are fairness units of their own.
+pub const MAX_OP_SLOTS: u32 = 16;
 
 /// The level progress models apply at (`--level`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -72,6 +88,11 @@ impl FromStr for Level {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Units {
     pub level: Level,
+    /// Whether the machine has a memory system with choices of its own (cached memory): then
+    /// unit [`Units::count`] is the memory system.
+    memory: bool,
+    /// In-flight operation slots that are units of their own (after the memory system).
+    op_slots: u32,
     blocks: u32,
     warps_per_block: u32,
     threads_per_block: u32,
@@ -92,19 +113,26 @@ impl Units {
     pub fn new(machine: &Machine, level: Level) -> Result<Units, TooManyUnits> {
         let u = Units {
             level,
+            memory: machine.cache().is_some(),
+            op_slots: 0,
             blocks: machine.total_blocks(),
             warps_per_block: machine.warps_per_block(),
             threads_per_block: machine.threads_per_block(),
             warp_size: machine.warp_size(),
         };
         let count = u.count_u64();
-        if count > MAX_UNITS as u64 {
+        if count + u.memory as u64 > MAX_UNITS as u64 {
             return Err(TooManyUnits {
                 count: count as usize,
                 level,
             });
         }
-        Ok(u)
+        let op_slots = if u.memory {
+            (MAX_UNITS as u64 - count - 1).min(MAX_OP_SLOTS as u64) as u32
+        } else {
+            0
+        };
+        Ok(Units { op_slots, ..u })
     }
 
     fn count_u64(&self) -> u64 {
@@ -116,18 +144,73 @@ impl Units {
         }
     }
 
+    /// The units of the program (blocks, warps or lanes).
     pub fn count(&self) -> usize {
         self.count_u64() as usize
     }
 
-    /// The units a choice steps; empty for system choices (`Issue`, `EndBarrier`, memory).
+    /// The units of the state graph: the program's, then the memory system's and its
+    /// operation slots' if it has them.
+    pub fn graph_units(&self) -> usize {
+        self.count() + self.memory as usize + self.op_slots as usize
+    }
+
+    /// The in-flight operation slots' units: owed a step under every model while live.
+    pub fn op_units(&self) -> UnitSet {
+        let start = self.count() + 1;
+        (0..self.op_slots as usize).fold(UnitSet::EMPTY, |s, i| s.with((start + i) as Unit))
+    }
+
+    /// The units whose steps make no unit "have stepped": the memory system's.
+    pub fn memory_units(&self) -> UnitSet {
+        self.op_units()
+            .union(self.memory_unit().map_or(UnitSet::EMPTY, UnitSet::single))
+    }
+
+    /// The memory system's unit (cached memory): it steps silent actions, is never owed a
+    /// step and counts as terminated.
+    pub fn memory_unit(&self) -> Option<Unit> {
+        self.memory.then(|| self.count() as Unit)
+    }
+
+    /// The unit of thread `thread` of block `block`.
+    fn of_thread(&self, block: u32, thread: u32) -> UnitSet {
+        UnitSet::single(match self.level {
+            Level::Blocks => block as Unit,
+            Level::Warps => (block * self.warps_per_block + thread / self.warp_size.max(1)) as Unit,
+            Level::Lanes => (block * self.threads_per_block + thread) as Unit,
+        })
+    }
+
+    /// The unit a memory choice steps: its operation's slot for a micro step of an in-flight
+    /// operation (the issuing thread's unit past [`MAX_OP_SLOTS`]), the memory system's for a
+    /// silent action.
+    fn of_memory(&self, machine: &Machine, choice: &MemChoice) -> UnitSet {
+        let system = self.memory_unit().map_or(UnitSet::EMPTY, UnitSet::single);
+        let MemChoice::Step { op } = *choice else {
+            return system;
+        };
+        if op < self.op_slots {
+            return UnitSet::single(self.count() + 1 + op as Unit);
+        }
+        machine
+            .cache()
+            .and_then(|c| c.ops().into_iter().find(|o| o.id == op))
+            .map_or(system, |o| {
+                self.of_thread(o.request.who.block, o.request.who.thread)
+            })
+    }
+
+    /// The units a choice steps; empty for system choices (`Issue`, `EndBarrier`). A memory
+    /// choice steps the unit that issued its operation, or the memory system (module header).
     pub fn of(&self, machine: &Machine, choice: &Choice) -> UnitSet {
         let (block, warp, lanes) = match *choice {
             Choice::Warp { block, warp } | Choice::Target { block, warp, .. } => {
                 (block, warp, machine.warp_active(block, warp))
             }
             Choice::Lanes { block, warp, mask } => (block, warp, mask),
-            Choice::Issue { .. } | Choice::EndBarrier { .. } | Choice::Mem(_) => {
+            Choice::Mem(m) => return self.of_memory(machine, &m),
+            Choice::Issue { .. } | Choice::EndBarrier { .. } => {
                 return UnitSet::EMPTY;
             }
         };
@@ -151,9 +234,13 @@ impl Units {
         }
     }
 
-    /// The units that have terminated.
+    /// The units that have terminated (the memory system's unit always has, the operation
+    /// slots when the run has ended).
     pub fn done(&self, machine: &Machine) -> UnitSet {
-        let mut done = UnitSet::EMPTY;
+        let mut done = self.memory_unit().map_or(UnitSet::EMPTY, UnitSet::single);
+        if machine.termination().is_some() {
+            done = done.union(self.op_units());
+        }
         for b in 0..self.blocks {
             let status = machine.block_status(b);
             match self.level {
@@ -187,6 +274,12 @@ impl Units {
 
     /// A unit's name: `block 1`, `warp 0.1` (block.warp), `lane 0.0.1` (block.warp.lane).
     pub fn name(&self, unit: Unit) -> String {
+        if Some(unit) == self.memory_unit() {
+            return "the memory system".to_string();
+        }
+        if self.op_units().contains(unit) {
+            return format!("memory op slot {}", unit - self.count() - 1);
+        }
         let u = unit as u32;
         match self.level {
             Level::Blocks => format!("block {u}"),

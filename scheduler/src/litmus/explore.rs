@@ -8,6 +8,8 @@
 //!   complete barrier releases its warps adds behaviour (the released warps need not run at
 //!   once). Cached memory's `Choice::Mem` steps are *not* system choices that can be folded:
 //!   they stay branching points (`settle` leaves them alone).
+//! * Invisible steps (a thread's register-only instructions) are folded into the thread's next
+//!   visible one unless `folding` is [`Folding::None`] ([`crate::explore::fold`]).
 //! * Final outcomes are the observed terms' values in *completed* terminal states. Deadlocked
 //!   and faulting states are counted but give no outcome (herd conditions speak of complete
 //!   executions). Counts are the number of distinct final machine states with that outcome, not
@@ -18,6 +20,7 @@
 use super::parse::{Quantifier, Term};
 use super::translate::{OUT, Slot, Translation};
 use crate::Stop;
+use crate::explore::fold::{self, Folding};
 use crate::explore::keyed::FingerprintSet;
 use crate::explore::settle;
 use semantics::machine::{Machine, Termination};
@@ -76,7 +79,7 @@ struct Frame {
 
 /// Explores every execution of `initial` (a fresh machine of `t`).
 pub fn explore(initial: Machine, t: &Translation, max_states: usize) -> Exploration {
-    explore_until(initial, t, max_states, &Stop::never())
+    explore_until(initial, t, max_states, Folding::Invisible, &Stop::never())
 }
 
 /// [`explore`], cut short (`timed_out`) when `stop` is requested.
@@ -84,6 +87,7 @@ pub fn explore_until(
     initial: Machine,
     t: &Translation,
     max_states: usize,
+    folding: Folding,
     stop: &Stop,
 ) -> Exploration {
     let mut result = Exploration {
@@ -122,7 +126,8 @@ pub fn explore_until(
         };
         top.next += 1;
         let mut m = top.machine.clone();
-        if m.step(&choice).is_err() {
+        let mut taken = Vec::new();
+        if fold::step_folded(&mut m, &choice, folding, None, None, false, &mut taken).is_err() {
             // The choice came from the enabled set: a cudasem bug; count it as a fault.
             result.faults += 1;
             result
@@ -130,7 +135,6 @@ pub fn explore_until(
                 .get_or_insert_with(|| format!("internal: enabled choice {choice} refused"));
             continue;
         }
-        let mut taken = vec![choice];
         settle(&mut m, &mut taken);
         if !visited.insert(m.state_fingerprint()) {
             continue;

@@ -57,6 +57,8 @@ pub struct Options {
     pub memory: MemorySystem,
     /// Stop after this many distinct states (then the status is [`Status::Bounded`]).
     pub max_states: usize,
+    /// Which steps are scheduling points ([`crate::explore::fold`]).
+    pub folding: crate::explore::Folding,
 }
 
 impl Default for Options {
@@ -64,6 +66,7 @@ impl Default for Options {
         Options {
             memory: MemorySystem::Flat,
             max_states: 1_000_000,
+            folding: crate::explore::Folding::Invisible,
         }
     }
 }
@@ -140,7 +143,8 @@ pub struct Report {
     pub condition: String,
     pub memory: MemorySystem,
     pub status: Status,
-    /// Whether the condition as written holds (the CSVs' 1); `None` unless the status is `Ok`.
+    /// Whether the condition as written holds (the CSVs' 1); `None` when a bound cut the search
+    /// before an outcome decided it.
     pub holds: Option<bool>,
     /// The registers and locations the condition reads.
     pub terms: Vec<Term>,
@@ -156,7 +160,53 @@ pub struct Report {
     pub replay_flags: Vec<String>,
 }
 
+/// herd's `Observation`: how the final outcomes relate to the condition's proposition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Observation {
+    /// Every final outcome satisfies it.
+    Always,
+    /// Some do, some do not.
+    Sometimes,
+    /// None does.
+    Never,
+}
+
+impl Observation {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Observation::Always => "Always",
+            Observation::Sometimes => "Sometimes",
+            Observation::Never => "Never",
+        }
+    }
+}
+
 impl Report {
+    /// herd's `Positive`/`Negative` witness counts: final states that satisfy the proposition
+    /// and those that do not (herd counts candidate executions; cudasem distinct final states).
+    pub fn positive_negative(&self) -> (usize, usize) {
+        self.outcomes.iter().fold((0, 0), |(p, n), o| {
+            if o.satisfies {
+                (p + o.states, n)
+            } else {
+                (p, n + o.states)
+            }
+        })
+    }
+
+    /// herd's `Observation`, when the search was complete (a bounded search knows only that
+    /// the proposition is sometimes satisfied, or sometimes not).
+    pub fn observation(&self) -> Option<Observation> {
+        let (p, n) = self.positive_negative();
+        match (p, n) {
+            (0, 0) => None,
+            (_, 0) | (0, _) if self.status != Status::Ok => None,
+            (_, 0) => Some(Observation::Always),
+            (0, _) => Some(Observation::Never),
+            _ => Some(Observation::Sometimes),
+        }
+    }
+
     fn unsupported(test: &LitmusTest, memory: MemorySystem, reason: String) -> Report {
         Report {
             name: test.name.clone(),
@@ -240,7 +290,13 @@ pub fn check_until(
             .replay_flags
             .extend(["--memory".into(), "cached".into()]);
     }
-    let found = explore::explore_until(machine.clone(), &t, options.max_states, stop);
+    let found = explore::explore_until(
+        machine.clone(),
+        &t,
+        options.max_states,
+        options.folding,
+        stop,
+    );
     report.states = found.states;
     report.deadlocks = found.deadlocks;
     report.faults = found.faults;
@@ -268,12 +324,18 @@ pub fn check_until(
         .collect();
     let (holds, witness) =
         explore::verdict(test.condition.quantifier, found.outcomes.keys(), satisfies);
-    if found.timed_out {
-        report.status = Status::TimeLimit;
+    report.status = if found.timed_out {
+        Status::TimeLimit
     } else if found.bounded {
-        report.status = Status::Bounded;
+        Status::Bounded
     } else {
-        report.status = Status::Ok;
+        Status::Ok
+    };
+    // A reached outcome decides the condition whatever cut the search (as herd and Dat3M
+    // answer): an `exists` whose proposition some execution satisfies holds, a `~exists` or
+    // `forall` that some execution refutes does not. Without one, only a complete search
+    // decides.
+    if report.status == Status::Ok || witness.is_some() {
         report.holds = Some(holds);
     }
     // A witness is shown even when bounded: the execution it names is real.

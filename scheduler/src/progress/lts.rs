@@ -63,6 +63,10 @@ impl<S> Node<S> {
 #[derive(Debug, Clone)]
 pub struct Lts<S> {
     pub units: usize,
+    /// Units owed a step under every progress model while they are live, whatever the model
+    /// says of the others: the in-flight operations of a fair memory system
+    /// (`explore::units`). Their steps are not in any node's `stepped`.
+    pub owed: UnitSet,
     pub graph: DiGraph<Node<S>, Unit, u32>,
 }
 
@@ -169,5 +173,9 @@ pub fn explore<U: UnitSystem>(system: &U, limits: Limits) -> Result<Lts<U::State
         }
         graph[from].enabled = enabled;
     }
-    Ok(Lts { units, graph })
+    Ok(Lts {
+        units,
+        owed: UnitSet::EMPTY,
+        graph,
+    })
 }

@@ -220,7 +220,16 @@ impl<S> Oracle<S> {
     /// F at node `v` under `model`.
     pub fn fair_set(&self, model: ProgressModel, v: Ix) -> UnitSet {
         let node = &self.lts.graph[v];
-        model.fair_set(node.stepped, node.live(self.lts.units))
+        self.fair_of(model, node.stepped, node.live(self.lts.units))
+    }
+
+    /// F given the stepped and live units: the model's F over the program's units, and every
+    /// live unit the LTS says is always owed ([`Lts::owed`]).
+    fn fair_of(&self, model: ProgressModel, stepped: UnitSet, live: UnitSet) -> UnitSet {
+        let owed = self.lts.owed;
+        model
+            .fair_set(stepped.difference(owed), live.difference(owed))
+            .union(live.intersection(owed))
     }
 
     /// The verdicts of all 11 models, in [`ProgressModel::ALL`] order.
@@ -344,7 +353,7 @@ impl<S> Oracle<S> {
                 if !comp.cyclic {
                     return None;
                 }
-                let fair = model.fair_set(comp.stepped, all.difference(comp.done));
+                let fair = self.fair_of(model, comp.stepped, all.difference(comp.done));
                 fair.is_subset(comp.stepping.union(comp.disabled))
                     .then_some((c, fair))
             })

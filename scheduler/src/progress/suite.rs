@@ -2,21 +2,24 @@
 //!
 //! The suite (`conformance/progress/`: `tests/*.txt` and `expected.csv`) is the paper
 //! artifact's 483 tests with the verdicts of all 11 models and `sequential_in_order_hangs`
-//! (README there). It is found at `$CUDASEM_CONFORMANCE/progress`, else at a default the
-//! caller supplies (tests use `<workspace>/../shared/conformance/progress`). No I/O but
-//! checking that a directory exists.
+//! (README there). It is found at `<conformance root>/progress` when the caller names a root
+//! (the value of `CUDASEM_CONFORMANCE`, which only callers outside the library read), else at
+//! a default the caller supplies (tests use `<workspace>/../shared/conformance/progress`).
+//! No I/O but checking that a directory exists.
 
 use super::model::ProgressModel;
 use super::oracle::Verdict;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// The environment variable naming the conformance root (its `progress/` subdirectory).
 pub const ENV: &str = "CUDASEM_CONFORMANCE";
 
-/// The progress suite directory: `$CUDASEM_CONFORMANCE/progress` if the variable is set,
-/// else `default`; `None` if that directory does not exist.
-pub fn locate(default: &Path) -> Option<PathBuf> {
-    let dir = match std::env::var_os(ENV) {
+/// The progress suite directory: `root/progress` if a conformance root is given (the
+/// value of [`ENV`], read by the caller), else `default`; `None` if that directory does not
+/// exist.
+pub fn locate(root: Option<&OsStr>, default: &Path) -> Option<PathBuf> {
+    let dir = match root {
         Some(root) => PathBuf::from(root).join("progress"),
         None => default.to_path_buf(),
     };

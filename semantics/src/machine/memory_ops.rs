@@ -207,8 +207,39 @@ impl Machine {
         else {
             return;
         };
-        enabled.retain(|c| !matches!(c, Choice::Mem(_)));
-        cache.for_each_enabled(|m| enabled.push(Choice::Mem(m)));
+        // The result is what `retain(not Mem)` then appending the memory's choices gives, in
+        // O(memory choices) moves instead of a pass over every choice: the memory choices are
+        // one run (this function leaves them last, and the other refreshes only remove
+        // choices and append after them), so the choices appended since move in front of the
+        // run, and the run is overwritten in place where it did not change.
+        let is_mem = |c: &Choice| matches!(c, Choice::Mem(_));
+        let Some(start) = enabled.iter().position(is_mem) else {
+            cache.for_each_enabled(|m| enabled.push(Choice::Mem(m)));
+            return;
+        };
+        let run = enabled[start..]
+            .iter()
+            .position(|c| !is_mem(c))
+            .unwrap_or(enabled.len() - start);
+        debug_assert!(
+            !enabled[start + run..].iter().any(is_mem),
+            "the memory choices are one run"
+        );
+        enabled[start..].rotate_left(run);
+        let mut at = enabled.len() - run;
+        cache.for_each_enabled(|m| {
+            let c = Choice::Mem(m);
+            match enabled.get_mut(at) {
+                Some(slot) => {
+                    if *slot != c {
+                        *slot = c;
+                    }
+                }
+                None => enabled.push(c),
+            }
+            at += 1;
+        });
+        enabled.truncate(at);
     }
 
     /// `Choice::Mem`: one micro step of an in-flight memory program, or a silent cache action.

@@ -19,8 +19,11 @@
 //! (f32, f16: computed in f32) bits, redrawn when rounding reaches `max`. The same seed gives the
 //! same bytes on every machine and every build.
 //!
-//! This file is also compiled into the corpus crate (`tests/src/lib.rs`, `#[path]`), so the
-//! harnesses read launch files exactly as `cudasem run` does: it uses nothing else from the CLI.
+//! The CLI, the corpus harnesses and the scheduler's tests all read launch files through this
+//! crate, so they cannot disagree about what a launch file means.
+//!
+//! Reading a launch file reads the files its `File(...)` buffers name: this crate belongs to the
+//! I/O layer with the CLI, not to the libraries below it.
 
 use ptx_parser::ScalarType;
 use semantics::Program;
@@ -29,6 +32,33 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What a launch's buffers may take in all, in bytes ([`set_buffer_budget`]); no limit until set.
+static BUFFER_BUDGET: AtomicU64 = AtomicU64::new(u64::MAX);
+
+/// Sets what a launch's buffers may take in all (the CLI's `--max-memory`): [`Launch::resolve`]
+/// refuses a larger launch before it allocates anything.
+pub fn set_buffer_budget(bytes: u64) {
+    BUFFER_BUDGET.store(bytes, Ordering::Relaxed);
+}
+
+fn buffer_budget() -> u64 {
+    BUFFER_BUDGET.load(Ordering::Relaxed)
+}
+
+/// A byte count for people: `1.5 GiB (1610612736 bytes)`.
+pub fn size_text(bytes: u64) -> String {
+    let gib = bytes as f64 / (1u64 << 30) as f64;
+    if gib >= 1.0 {
+        format!("{gib:.1} GiB ({bytes} bytes)")
+    } else {
+        format!(
+            "{:.1} MiB ({bytes} bytes)",
+            bytes as f64 / (1u64 << 20) as f64
+        )
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -764,10 +794,8 @@ impl Launch {
                         .help("give it at least one element"),
                 );
             }
-            // Building the bytes is the check (File inits are read at resolution).
-            if !matches!(b.init, Init::File(_)) {
-                build_bytes(b)?;
-            }
+            // Checked without allocating them (File inits are read at resolution).
+            check_init(b)?;
         }
         for arg in &self.args {
             match arg {
@@ -979,6 +1007,22 @@ impl Launch {
             globals.push((name.clone(), bits));
         }
 
+        // Every size is known before anything is allocated: a launch over the budget is
+        // refused here rather than by the operating system half-way through building it.
+        let total: u64 = self
+            .buffers
+            .iter()
+            .map(|b| b.len.saturating_mul(b.elem.size() as u64))
+            .fold(0, u64::saturating_add);
+        let budget = buffer_budget();
+        if total > budget {
+            return Err(LaunchError::new(format!(
+                "the launch does not fit in memory: its buffers take {}, over the memory budget of {}",
+                size_text(total),
+                size_text(budget)
+            ))
+            .help("make the buffers smaller, or raise the budget with --max-memory (default: half of the machine's memory)"));
+        }
         let mut buffers = Vec::with_capacity(self.buffers.len());
         for b in &self.buffers {
             buffers.push(BufferSpec {
@@ -1130,25 +1174,138 @@ fn location_of(path: &str, text: &str, at: usize) -> Location {
 // Buffer contents
 // ---------------------------------------------------------------------------------------------
 
+/// The largest buffer, in bytes.
+const MAX_BUFFER_BYTES: usize = 1 << 34;
+
+/// The buffer's size in bytes, within [`MAX_BUFFER_BYTES`].
+fn buffer_bytes(b: &BufferDesc) -> Result<usize, LaunchError> {
+    usize::try_from(b.len)
+        .ok()
+        .and_then(|n| n.checked_mul(b.elem.size()))
+        .filter(|&n| n <= MAX_BUFFER_BYTES)
+        .ok_or_else(|| {
+            LaunchError::new(format!(
+                "buffer `{}`: {} elements of {} is too large",
+                b.name,
+                b.len,
+                b.elem.name()
+            ))
+            .at(b.location.clone())
+            .help("buffers are limited to 16 GiB")
+        })
+}
+
+/// Checks a buffer's size and initialiser without building it: every value of `Values`, the
+/// first element of a `Range` that leaves the type (found by bisection: a range is monotone),
+/// the bounds of `Random`. `File` is read at resolution.
+fn check_init(b: &BufferDesc) -> Result<(), LaunchError> {
+    buffer_bytes(b)?;
+    let err = |msg: String| {
+        LaunchError::new(format!("buffer `{}`: {msg}", b.name)).at(b.location.clone())
+    };
+    match &b.init {
+        Init::Zeros | Init::File(_) => Ok(()),
+        Init::Values(values) => {
+            if values.len() as u64 > b.len {
+                return Err(err(format!(
+                    "Values has {} elements but len is {}",
+                    values.len(),
+                    b.len
+                ))
+                .help("make len at least the number of values, or drop values"));
+            }
+            for (i, v) in values.iter().enumerate() {
+                v.encode(b.elem)
+                    .map_err(|e| err(format!("value {i}: {e}")))?;
+            }
+            Ok(())
+        }
+        Init::Range { .. } => {
+            // Element 0, then the first bad element if the last one is bad.
+            let bad = |i: u64| range_element(b, i).is_err();
+            let last = b.len - 1;
+            let first_bad = if bad(0) {
+                Some(0)
+            } else if bad(last) {
+                let (mut good, mut bad_at) = (0, last);
+                while bad_at - good > 1 {
+                    let mid = good + (bad_at - good) / 2;
+                    if bad(mid) {
+                        bad_at = mid;
+                    } else {
+                        good = mid;
+                    }
+                }
+                Some(bad_at)
+            } else {
+                None
+            };
+            match first_bad {
+                Some(i) => range_element(b, i).map(|_| ()),
+                None => Ok(()),
+            }
+        }
+        Init::Random { min, max, .. } => random_values(b.elem, 0, *min, *max, 0)
+            .map(|_| ())
+            .map_err(err),
+    }
+}
+
+/// Element `i` of a `Range` buffer, encoded (the error names the element and the value).
+fn range_element(b: &BufferDesc, i: u64) -> Result<u64, LaunchError> {
+    let Init::Range { start, step } = &b.init else {
+        return Ok(0);
+    };
+    let err = |msg: String| {
+        LaunchError::new(format!("buffer `{}`: {msg}", b.name)).at(b.location.clone())
+    };
+    match b.elem.kind() {
+        ElemKind::Float => {
+            let (s, d) = (start.as_f64(), step.as_f64());
+            Num::Float(s + i as f64 * d)
+                .encode(b.elem)
+                .map_err(|e| err(format!("element {i}: {e}")))
+        }
+        _ => {
+            let (Some(s), Some(d)) = (start.as_int(), step.as_int()) else {
+                return Err(err(format!(
+                    "Range(start: {start}, step: {step}) needs integers for {}",
+                    b.elem.name()
+                )));
+            };
+            let v = s + i as i128 * d;
+            Num::Int(v).encode(b.elem).map_err(|e| {
+                err(format!("Range reaches {v} at element {i}: {e}"))
+                    .help("choose a start and step that stay in the type's range, or a wider type")
+            })
+        }
+    }
+}
+
+/// `n` zero bytes, or the error that they do not fit in memory (never an abort).
+fn zeroed(n: usize, b: &BufferDesc) -> Result<Vec<u8>, LaunchError> {
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(n).map_err(|_| {
+        LaunchError::new(format!(
+            "buffer `{}` does not fit in memory ({n} bytes)",
+            b.name
+        ))
+        .at(b.location.clone())
+        .help("make the buffer smaller or free memory")
+    })?;
+    bytes.resize(n, 0);
+    Ok(bytes)
+}
+
 /// The buffer's initial bytes.
 fn build_bytes(b: &BufferDesc) -> Result<Vec<u8>, LaunchError> {
     let size = b.elem.size();
     let err = |msg: String| {
         LaunchError::new(format!("buffer `{}`: {msg}", b.name)).at(b.location.clone())
     };
-    let total = usize::try_from(b.len)
-        .ok()
-        .and_then(|n| n.checked_mul(size))
-        .filter(|&n| n <= (1 << 34))
-        .ok_or_else(|| {
-            err(format!(
-                "{} elements of {} is too large",
-                b.len,
-                b.elem.name()
-            ))
-            .help("buffers are limited to 16 GiB")
-        })?;
-    let mut bytes = vec![0u8; total];
+    let total = buffer_bytes(b)?;
+    check_init(b)?;
+    let mut bytes = zeroed(total, b)?;
     let len = b.len as usize;
     let mut put = |i: usize, bits: u64| {
         bytes[i * size..(i + 1) * size].copy_from_slice(&bits.to_le_bytes()[..size])
@@ -1172,36 +1329,11 @@ fn build_bytes(b: &BufferDesc) -> Result<Vec<u8>, LaunchError> {
                 );
             }
         }
-        Init::Range { start, step } => match b.elem.kind() {
-            ElemKind::Float => {
-                let (s, d) = (start.as_f64(), step.as_f64());
-                for i in 0..len {
-                    put(
-                        i,
-                        Num::Float(s + i as f64 * d)
-                            .encode(b.elem)
-                            .map_err(|e| err(format!("element {i}: {e}")))?,
-                    );
-                }
+        Init::Range { .. } => {
+            for i in 0..len {
+                put(i, range_element(b, i as u64)?);
             }
-            _ => {
-                let (Some(s), Some(d)) = (start.as_int(), step.as_int()) else {
-                    return Err(err(format!(
-                        "Range(start: {start}, step: {step}) needs integers for {}",
-                        b.elem.name()
-                    )));
-                };
-                for i in 0..len {
-                    let v = s + i as i128 * d;
-                    put(
-                        i,
-                        Num::Int(v).encode(b.elem).map_err(|e| {
-                            err(format!("Range reaches {v} at element {i}: {e}")).help("choose a start and step that stay in the type's range, or a wider type")
-                        })?,
-                    );
-                }
-            }
-        },
+        }
         Init::Random { seed, min, max } => {
             let values = random_values(b.elem, *seed, *min, *max, len).map_err(&err)?;
             for (i, v) in values.into_iter().enumerate() {
@@ -1209,16 +1341,27 @@ fn build_bytes(b: &BufferDesc) -> Result<Vec<u8>, LaunchError> {
             }
         }
         Init::File(file) => {
+            use std::io::Read;
             let path = b.base_dir.join(file);
-            let data = std::fs::read(&path).map_err(|e| {
+            let cannot = |e: std::io::Error| {
                 err(format!("cannot read {}: {e}", path.display()))
                     .help("File paths are relative to the launch file")
-            })?;
+            };
+            // Read at most one byte more than the buffer holds: a file that never ends
+            // (`/dev/zero`) or a huge one is refused without being read whole.
+            let mut data = Vec::new();
+            std::fs::File::open(&path)
+                .and_then(|f| f.take(total as u64 + 1).read_to_end(&mut data))
+                .map_err(cannot)?;
             if data.len() > total || data.len() % size != 0 {
+                let has = if data.len() > total {
+                    format!("more than {total}")
+                } else {
+                    data.len().to_string()
+                };
                 return Err(err(format!(
-                    "{} has {} bytes; the buffer takes at most {} bytes in whole {}-byte elements",
+                    "{} has {has} bytes; the buffer takes at most {} bytes in whole {}-byte elements",
                     path.display(),
-                    data.len(),
                     total,
                     size
                 )));

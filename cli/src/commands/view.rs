@@ -1,0 +1,143 @@
+//! `cudasem view TRACE [FILE.ptx] -o run.html`: the teaching page of a recorded run.
+//!
+//! TRACE is anything `cudasem replay` takes (a `run --trace`, `explore --save` or `replay
+//! --save` file, or a compact string with FILE.ptx and the run options). The run is replayed
+//! (the program hash and every choice are checked as `replay` checks them) and written as one
+//! self-contained HTML file (crate `view`): open it in any browser, offline.
+//!
+//! Long runs are windowed: `--window` steps in full from `--from`, the whole run as a sampled
+//! overview; the page says which part it shows and how large it is.
+//!
+//! Exit codes: 0 the page was written, 2 bad input (unreadable or non-matching trace, unwritable
+//! output).
+
+use crate::Outcome;
+use crate::commands::replay;
+use crate::options::RunOptions;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// A trace file (.ron or .jsonl) or a compact trace string (`cudasem1:...`).
+    pub trace: String,
+    /// The PTX file (required with a compact trace or a `run --trace` file; overrides a trace
+    /// file's `program_path`).
+    pub file: Option<PathBuf>,
+    /// The HTML file to write.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "OUT.html",
+        default_value = "run.html"
+    )]
+    pub output: PathBuf,
+    /// The first step shown in full (1 = the run's first step).
+    #[arg(long, value_name = "STEP", default_value_t = 1)]
+    pub from: u64,
+    /// At most this many steps are shown in full; the page holds a sampled overview of the
+    /// whole run and says what it leaves out.
+    #[arg(long, value_name = "STEPS", default_value_t = view::DEFAULT_WINDOW)]
+    pub window: u64,
+    #[command(flatten)]
+    pub options: RunOptions,
+}
+
+pub fn run(args: Args) -> Outcome {
+    match run_inner(args) {
+        Ok(o) => o,
+        Err(message) => {
+            eprint!("{message}");
+            if !message.ends_with('\n') {
+                eprintln!();
+            }
+            Outcome::BadInput
+        }
+    }
+}
+
+/// The CUDA files a module's line tables name, those that can be read: as named, else beside
+/// the PTX file.
+fn cuda_sources(program: &semantics::Program, ptx_path: &str) -> BTreeMap<String, String> {
+    let dir = Path::new(ptx_path).parent().unwrap_or(Path::new("."));
+    program
+        .files
+        .values()
+        .filter_map(|name| {
+            let p = Path::new(name);
+            let beside = p.file_name().map(|f| dir.join(f));
+            let text = std::fs::read_to_string(p)
+                .ok()
+                .or_else(|| beside.and_then(|b| std::fs::read_to_string(b).ok()))?;
+            Some((name.clone(), text))
+        })
+        .collect()
+}
+
+fn run_inner(args: Args) -> Result<Outcome, String> {
+    if args.window == 0 {
+        return Err("error: --window must be at least 1\n".to_string());
+    }
+    if args.from == 0 {
+        return Err("error: --from counts steps from 1\n".to_string());
+    }
+    let replay_args = replay::Args {
+        trace: args.trace.clone(),
+        file: args.file.clone(),
+        options: args.options,
+        events: false,
+        save: None,
+        format: crate::commands::run::Format::Text,
+        check: false,
+        race_model: crate::commands::check::RaceModelArg::Interleaving,
+        uninit: Vec::new(),
+    };
+    let loaded = replay::load_trace(&replay_args)?;
+    let setup = &loaded.setup;
+    let policy = if Path::new(&args.trace).is_file() {
+        replay::read_trace_file(&args.trace)
+            .ok()
+            .and_then(|t| t.policy)
+    } else {
+        None
+    };
+    let sources = view::Sources {
+        kernel: setup.resolved.kernel.clone(),
+        ptx_path: setup.ptx_path.clone(),
+        ptx: setup.text.clone(),
+        cu: cuda_sources(&setup.program, &setup.ptx_path),
+        setup: setup.setup_text(),
+    };
+    let options = view::ViewOptions {
+        from: args.from - 1,
+        window: args.window,
+        cycle_start: loaded.cycle_start,
+        policy,
+    };
+    let html = view::page(
+        setup.machine.clone(),
+        &setup.resolved.config,
+        &loaded.choices,
+        &sources,
+        &options,
+    )
+    .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
+    std::fs::write(&args.output, &html)
+        .map_err(|e| format!("error: cannot write {}: {e}\n", args.output.display()))?;
+    let total = loaded.choices.len() as u64;
+    let from = options.from.min(total);
+    let to = from.saturating_add(options.window).min(total);
+    println!(
+        "wrote {} ({} KiB): steps {} to {} of {total}{}; open it in a browser (it works offline)",
+        args.output.display(),
+        html.len().div_ceil(1024),
+        (from + 1).min(to.max(1)),
+        to,
+        if to - from < total {
+            " (windowed: --from and --window show other steps)"
+        } else {
+            ""
+        }
+    );
+    Ok(Outcome::Clean)
+}

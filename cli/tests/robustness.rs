@@ -1,0 +1,372 @@
+//! Robust under faults and bad input (docs/reliability.md): a reader that goes away (`| head`)
+//! ends the output quietly, a full disk is an error, Ctrl-C stops a command with its partial
+//! report and exit code 130, and launches too large for memory or the device are refused before
+//! anything is allocated, with exit code 2 and a message that says why.
+
+mod common;
+
+use common::{cudasem_here, workspace};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The spin lock of Listing 6.2: one warp never terminates under the SIMT stack.
+const SPIN: [&str; 5] = [
+    "tests/thesis/listing_6_2.ptx",
+    "--grid",
+    "1",
+    "--block",
+    "2",
+];
+
+/// A temporary folder for this test, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let d =
+            std::env::temp_dir().join(format!("cudasem-cli-robust-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("temp dir");
+        TempDir(d)
+    }
+
+    fn write(&self, file: &str, text: &str) -> String {
+        let p = self.0.join(file);
+        std::fs::write(&p, text).expect("write");
+        p.display().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn binary(args: &[String]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cudasem"));
+    c.args(args)
+        .current_dir(workspace())
+        .env("NO_COLOR", "1")
+        .env_remove("CUDASEM_LOG");
+    c
+}
+
+/// Runs `cudasem ARGS` with stdout a pipe whose reader is closed at once: exit code and stderr.
+fn with_closed_stdout(args: &[String]) -> (i32, String) {
+    let mut child = binary(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the cudasem binary runs");
+    // The reader goes away before the output (far more than a pipe buffers) is written.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn a_closed_pipe_ends_progress_and_litmus_quietly() {
+    let d = TempDir::new("pipe");
+    let axb = d.write(
+        "t.txt",
+        "THREAD0\natomic_store(0,1)\nTHREAD1\natomic_chk_branch(0,0,0)\n",
+    );
+    let mut args = strings(&["progress"]);
+    // Far more output than a pipe holds, so the writes must meet the closed pipe.
+    args.extend(std::iter::repeat_n(axb, 3000));
+    let (code, err) = with_closed_stdout(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+
+    let sb = d.write(
+        "sb.litmus",
+        "PTX SB\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;\n ld.relaxed.gpu r0, y | ld.relaxed.gpu r1, x ;\nexists (P0:r0 == 1 /\\ P1:r1 == 1)\n",
+    );
+    let mut args = strings(&["litmus"]);
+    args.extend(std::iter::repeat_n(sb, 300));
+    let (code, err) = with_closed_stdout(&args);
+    assert!(code == 0 || code == 1, "exit {code}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn a_full_disk_is_an_error() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("skipped: no /dev/full on this system");
+        return;
+    };
+    let mut args = strings(&["run"]);
+    args.extend(strings(&[
+        "tests/thesis/listing_6_2.ptx",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+    ]));
+    let out = binary(&args)
+        .stdout(Stdio::from(full))
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot write the output"), "{err}");
+}
+
+/// Starts `cudasem ARGS`, sends SIGINT after `after`, and returns exit code, stdout, stderr
+/// and how long the command took after the signal.
+fn interrupted(args: &[&str], after: Duration) -> (i32, String, String, Duration) {
+    let child = binary(&strings(args))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the cudasem binary runs");
+    std::thread::sleep(after);
+    let sent = Instant::now();
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        sent.elapsed(),
+    )
+}
+
+#[test]
+fn ctrl_c_stops_run_check_and_fuzz_with_a_partial_report() {
+    let mut run = vec!["run"];
+    run.extend(SPIN);
+    run.extend(["--format", "json"]);
+    let (code, out, err, took) = interrupted(&run, Duration::from_millis(1500));
+    assert_eq!(code, 130, "{out}{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).expect("a JSON report");
+    assert_eq!(j["status"], "time_limit", "{j}");
+    assert!(
+        j["note"].as_str().is_some_and(|n| n.contains("Ctrl-C")),
+        "{j}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+
+    let mut check = vec!["check"];
+    check.extend(SPIN);
+    let (code, out, err, _) = interrupted(&check, Duration::from_millis(1500));
+    assert_eq!(code, 130, "{out}{err}");
+    assert!(out.contains("Ctrl-C"), "{out}");
+
+    let mut fuzz = vec!["fuzz"];
+    fuzz.extend(SPIN);
+    fuzz.extend(["--runs", "1000000", "--max-steps", "1000000000"]);
+    let (code, out, err, _) = interrupted(&fuzz, Duration::from_millis(1500));
+    assert_eq!(code, 130, "{out}{err}");
+    assert!(out.contains("interrupted by Ctrl-C"), "{out}");
+}
+
+#[test]
+fn a_launch_over_the_memory_budget_is_refused_before_allocation() {
+    let start = Instant::now();
+    // 2^31 s32 = 8 GiB: under the 16 GiB cap of one buffer, over a 64 MiB budget.
+    let (code, _, err) = cudasem_here(&[
+        "run",
+        "tests/thesis/listing_6_2.ptx",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+        "--buffer",
+        "big:s32:2147483648:range:0:1",
+        "--max-memory",
+        "64M",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("does not fit in memory"), "{err}");
+    assert!(err.contains("8589934592 bytes"), "{err}");
+    assert!(err.contains("--max-memory"), "{err}");
+    // Refused from the sizes alone: the 8 GiB were never filled.
+    assert!(start.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn a_range_leaving_its_type_is_found_without_building_it() {
+    // 4e9 elements: the first one out of range is found by bisection, not by filling 16 GB.
+    let (code, _, err) = cudasem_here(&[
+        "run",
+        "tests/thesis/listing_6_2.ptx",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+        "--buffer",
+        "r:u32:4000000000:range:0:2",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("Range reaches 4294967296 at element 2147483648"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_file_init_reads_no_more_than_the_buffer() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        eprintln!("skipped: no /dev/zero on this system");
+        return;
+    }
+    let (code, _, err) = cudasem_here(&[
+        "run",
+        "tests/thesis/listing_6_2.ptx",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+        "--buffer",
+        "z:u32:16:file:/dev/zero",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("/dev/zero has more than 64 bytes"), "{err}");
+}
+
+#[test]
+fn an_absurd_device_is_refused() {
+    let mut args = vec!["run"];
+    args.extend(SPIN);
+    args.extend(["--sms", "1000000000"]);
+    let (code, _, err) = cudasem_here(&args);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--sms 1000000000 is beyond"), "{err}");
+}
+
+#[test]
+fn a_run_trace_replays_from_the_trace_alone() {
+    let d = TempDir::new("trace");
+    let trace = d.0.join("t.jsonl").display().to_string();
+    let mut run = vec!["run"];
+    run.extend(SPIN);
+    run.extend(["--max-steps", "50", "--trace", &trace]);
+    let (code, _, err) = cudasem_here(&run);
+    assert_eq!(code, 1, "{err}");
+    // No PTX file on the command line: the trace names it.
+    let (_, out, err) = cudasem_here(&["replay", &trace]);
+    assert!(out.contains("every choice was enabled"), "{out}{err}");
+}
+
+#[test]
+fn a_replay_schedule_fails_at_the_first_choice_not_enabled() {
+    let d = TempDir::new("strict");
+    let trace = d.0.join("two.jsonl").display().to_string();
+    // Recorded with two blocks; replayed on a launch of one, block 1 is never there.
+    let (code, _, err) = cudasem_here(&[
+        "run",
+        "tests/thesis/listing_6_2.ptx",
+        "--grid",
+        "2",
+        "--block",
+        "2",
+        "--max-steps",
+        "40",
+        "--trace",
+        &trace,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let schedule = format!("replay:{trace}");
+    let mut run = vec!["run"];
+    run.extend(SPIN);
+    run.extend(["--max-steps", "40", "--schedule", &schedule]);
+    let (code, out, err) = cudasem_here(&run);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("replay diverged at step"), "{err}");
+    assert!(err.contains("is not enabled"), "{err}");
+}
+
+#[test]
+fn a_long_failing_run_reproduces_by_its_command_line_without_a_trace_file() {
+    // Two spinning warps alternate: their schedule does not compress into a short string.
+    let (code, out, err) = cudasem_here(&[
+        "run",
+        "tests/thesis/listing_6_2.ptx",
+        "--grid",
+        "2",
+        "--block",
+        "2",
+        "--max-steps",
+        "300000",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("to reproduce:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.contains("cudasem run tests/thesis/listing_6_2.ptx"),
+        "{line}"
+    );
+    assert!(
+        !line.contains("cudasem replay"),
+        "no trace file was asked for: {line}"
+    );
+
+    // Cut by time: the run bounded by the steps it made, no trace written.
+    let mut run = vec!["run"];
+    run.extend(SPIN);
+    run.extend(["--timeout", "0.3"]);
+    let (code, out, err) = cudasem_here(&run);
+    assert_eq!(code, 1, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("to reproduce:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("--max-steps"), "{line}");
+    assert!(!line.contains("--timeout"), "{line}");
+    assert!(!line.contains("cudasem replay"), "{line}");
+}
+
+#[test]
+fn a_run_over_the_memory_budget_stops_and_says_so() {
+    // 24 MB of buffer fits a 40 MiB budget as a launch, but the machine's copies of it do not:
+    // the memory watchdog stops the run as the time bound would.
+    let mut run = vec!["run"];
+    run.extend(SPIN);
+    run.extend([
+        "--buffer",
+        "big:u32:6000000:range:0:1",
+        "--buffer",
+        "small:u32:4",
+        "--print",
+        "small",
+        "--max-memory",
+        "40M",
+        "--format",
+        "json",
+    ]);
+    let (code, out, err) = cudasem_here(&run);
+    assert_eq!(code, 1, "{out}{err}");
+    if out.is_empty() {
+        // Over the budget while still setting up and not stopped within the grace period (a
+        // loaded machine): ended by the watchdog, which says so.
+        assert!(
+            err.contains("memory budget reached") && err.contains("ended without a report"),
+            "{err}"
+        );
+        return;
+    }
+    let j: serde_json::Value = serde_json::from_str(out.trim()).expect("a JSON report");
+    assert_eq!(j["status"], "time_limit", "{j}");
+    assert!(
+        j["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("memory budget reached")),
+        "{j}"
+    );
+}

@@ -1,0 +1,224 @@
+//! Folding invisible steps: only visible operations are scheduling points of a search
+//! (docs/exploration.md; the classical reduction of invisible transitions, Lipton's movers).
+//!
+//! A step is *invisible* when its footprint is [`FootprintKind::Local`]: it reads and writes
+//! only its own warp (registers, predicates, control state, `.local`/`.param`/`.const` memory,
+//! warp-collective operations). Such a step commutes with every step of every other warp that
+//! can happen while it is enabled, and it neither enables nor disables any of them. A
+//! *transaction* of the search is then one enabled choice followed, while it was invisible, by
+//! the next steps of the same warp, up to and including the next visible one (global or shared
+//! memory, atomics, fences, barriers, exit): `l1 … lk v`. Every interleaving of other warps'
+//! steps between the `li` reaches the same states as the one that takes them right before `v`
+//! (the `li` move right), so the search loses no reachable outcome, no terminal state's
+//! observation and no fair cycle by scheduling only at transaction boundaries.
+//!
+//! The fold continues after an invisible step only when all of these hold (otherwise the
+//! transaction ends there and the next state is an ordinary node of the search):
+//! * the machine has not terminated and no system choice (block issue, barrier completion) is
+//!   enabled;
+//! * the warp has exactly one enabled choice, and it is a whole-warp step or a lane group that
+//!   holds every lane of the warp that has not exited: no other group of the warp can run in
+//!   between, and no lane of it waits for another warp (a barrier) whose step could wake it;
+//! * the choice steps the same units as the transaction's first step ([`Units::of`]), so the
+//!   transaction is one unit's step for the progress models;
+//! * fewer than [`MAX_FOLDED`] steps were taken, and the machine state has not repeated
+//!   inside the transaction. A warp that loops forever on invisible steps alone thus still
+//!   forms a cycle of the state graph (a lasso under the models that allow it): the transaction
+//!   stops at the first repeated state, which becomes a node, and the next transaction from it
+//!   closes the cycle. While a transaction runs only its own warp changes, so a repeated
+//!   machine state is a repeated warp state: the cut points do not depend on the other warps.
+//!
+//! The fold is a property of the search, not of the machine: the recorded choice list holds
+//! every step, so witnesses and lassos replay step by step, and `run`, `fuzz` and the debugger
+//! keep their fine-grained steps.
+
+use super::units::Units;
+use semantics::machine::{Footprint, FootprintKind, Machine, StepError};
+use std::fmt;
+use std::str::FromStr;
+use traces::Choice;
+
+/// The most steps one transaction takes (the last may be the visible one).
+pub const MAX_FOLDED: usize = 1024;
+
+/// Steps of a transaction after which its states are fingerprinted to find a repeat: short
+/// transactions (the common case) pay nothing for the liveness check.
+const HASH_AFTER: usize = 8;
+
+/// Which steps are scheduling points of a search (`--reduction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Folding {
+    /// Every step (the unreduced search).
+    None,
+    /// Visible steps only: invisible steps are folded into the next visible step of their warp.
+    #[default]
+    Invisible,
+}
+
+impl Folding {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Folding::None => "none",
+            Folding::Invisible => "fold",
+        }
+    }
+}
+
+impl fmt::Display for Folding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A reduction name that is none of the known ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown reduction `{0}` (expected none or fold)")]
+pub struct UnknownFolding(pub String);
+
+impl FromStr for Folding {
+    type Err = UnknownFolding;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "none" => Ok(Folding::None),
+            "fold" | "invisible" => Ok(Folding::Invisible),
+            _ => Err(UnknownFolding(s.to_string())),
+        }
+    }
+}
+
+/// What a transaction may touch besides its own warp, for sleep sets: the footprint of its
+/// last step (the visible one, or the step where the fold stopped), and whether invisible steps
+/// came before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransactionFootprint {
+    pub last: Footprint,
+    pub invisible_before: bool,
+}
+
+impl TransactionFootprint {
+    /// Whether every step of `self` is independent of every step of `other`
+    /// ([`Footprint::independent`]): the two transactions commute.
+    pub fn independent(&self, other: &TransactionFootprint) -> bool {
+        let local = |f: &Footprint| Footprint {
+            warp: f.warp,
+            kind: FootprintKind::Local,
+        };
+        self.last.independent(&other.last)
+            && (!self.invisible_before || local(&self.last).independent(&other.last))
+            && (!other.invisible_before || self.last.independent(&local(&other.last)))
+            && (!(self.invisible_before && other.invisible_before)
+                || local(&self.last).independent(&local(&other.last)))
+    }
+}
+
+/// Takes `choice` on `machine` and, under [`Folding::Invisible`], the invisible steps of its
+/// warp that follow up to the next visible one (module header), appending every choice taken to
+/// `taken`. `start` is the fingerprint of the machine before the step, when the caller knows it
+/// (a transaction that comes back to it stops there). `units`, when given, keeps the
+/// transaction within the units of the first step. Returns the transaction's footprint (the
+/// footprints are computed only when `footprints` is asked for), or the first step's error;
+/// a later step that fails ends the transaction before it.
+pub fn step_folded(
+    machine: &mut Machine,
+    choice: &Choice,
+    folding: Folding,
+    start: Option<u128>,
+    units: Option<&Units>,
+    footprints: bool,
+    taken: &mut Vec<Choice>,
+) -> Result<Option<TransactionFootprint>, StepError> {
+    let need_fp = footprints || folding == Folding::Invisible;
+    let first_fp = need_fp.then(|| machine.footprint(choice));
+    let label = units.map(|u| u.of(machine, choice));
+    machine.step(choice)?;
+    taken.push(*choice);
+    let mut fp = first_fp.map(|last| TransactionFootprint {
+        last,
+        invisible_before: false,
+    });
+    if folding == Folding::None {
+        return Ok(fp);
+    }
+    let Some(warp) = warp_of(choice) else {
+        return Ok(fp);
+    };
+    let mut seen: Vec<u128> = start.into_iter().collect();
+    let mut steps = 1;
+    while let Some(f) = fp
+        && f.last.kind == FootprintKind::Local
+        && steps < MAX_FOLDED
+    {
+        let Some(next) = continuation(machine, warp) else {
+            break;
+        };
+        if label.is_some_and(|l| units.is_some_and(|u| u.of(machine, &next) != l)) {
+            break;
+        }
+        if steps >= HASH_AFTER {
+            let key = machine.state_fingerprint();
+            if seen.contains(&key) {
+                break;
+            }
+            seen.push(key);
+        }
+        let next_fp = machine.footprint(&next);
+        if machine.step(&next).is_err() {
+            break;
+        }
+        taken.push(next);
+        steps += 1;
+        fp = Some(TransactionFootprint {
+            last: next_fp,
+            invisible_before: true,
+        });
+    }
+    Ok(fp)
+}
+
+/// The warp a unit's choice steps.
+fn warp_of(choice: &Choice) -> Option<(u32, u32)> {
+    match *choice {
+        Choice::Warp { block, warp }
+        | Choice::Target { block, warp, .. }
+        | Choice::Lanes { block, warp, .. } => Some((block, warp)),
+        Choice::Issue { .. } | Choice::EndBarrier { .. } | Choice::Mem(_) => None,
+    }
+}
+
+/// The warp's only enabled choice, when the fold may take it (module header).
+fn continuation(machine: &Machine, (block, warp): (u32, u32)) -> Option<Choice> {
+    if machine.termination().is_some() {
+        return None;
+    }
+    let mut found = None;
+    for c in machine.enabled() {
+        match *c {
+            Choice::Issue { .. } | Choice::EndBarrier { .. } => return None,
+            Choice::Mem(_) => {}
+            _ if warp_of(c) == Some((block, warp)) => {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(*c);
+            }
+            _ => {}
+        }
+    }
+    let c = found?;
+    if let Choice::Lanes { mask, .. } = c {
+        let ws = machine.warp_size();
+        let real = machine
+            .threads_per_block()
+            .saturating_sub(warp * ws)
+            .min(ws);
+        let all = if real >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << real) - 1
+        };
+        if (mask | machine.warp_exited_lanes(block, warp)) & all != all {
+            return None;
+        }
+    }
+    Some(c)
+}
