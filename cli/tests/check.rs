@@ -252,3 +252,86 @@ fn replay_check_reports_divergence() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("replay diverged"), "{err}");
 }
+
+/// Writes `kernel.ptx` (entry `k(out)`, `block` threads, `out`: 4 `u32`) and its launch file
+/// into a fresh directory.
+fn scratch_kernel(body: &str, block: u32) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let ptx = format!(
+        ".version 7.0\n.target sm_70\n.address_size 64\n\n.visible .entry k(.param .u64 out)\n{{\n    .reg .u64 %o;\n    .reg .u32 %t;\n    .reg .u32 %r;\n    ld.param.u64 %o, [out];\n    mov.u32 %t, %tid.x;\n{body}    ret;\n}}\n"
+    );
+    let ron = format!(
+        "(\n    kernel: \"k\",\n    grid: (1, 1, 1),\n    block: ({block}, 1, 1),\n    buffers: {{\n        \"out\": (type: \"u32\", len: 4),\n    }},\n    args: [Buffer(\"out\")],\n)\n"
+    );
+    std::fs::write(dir.path().join("kernel.ptx"), ptx).expect("write ptx");
+    std::fs::write(dir.path().join("kernel.ron"), ron).expect("write launch");
+    dir
+}
+
+/// Every thread stores 7 to `out[0]`: a write-write race whose racing writes store the value
+/// memory already holds (benign). Reported and marked by default; `--benign ignore` leaves it
+/// out and says so.
+#[test]
+fn benign_races_are_marked_or_left_out() {
+    let dir = scratch_kernel("    mov.u32 %r, 7;\n    st.global.u32 [%o], %r;\n", 4);
+    let base = ["check", "kernel.ptx", "--launch", "kernel.ron"];
+    let (code, out, _) = cudasem(dir.path(), &base);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("data race (write-write"), "{out}");
+    assert!(
+        out.contains("  benign: both writes store the same value"),
+        "{out}"
+    );
+    let (code, out, _) = cudasem(dir.path(), &[&base[..], &["--format", "json"]].concat());
+    assert_eq!(code, 1, "{out}");
+    let j: Value = serde_json::from_str(out.trim()).expect("JSON");
+    assert_eq!(j["races"][0]["benign"], true, "{j}");
+    assert_eq!(j["benign_left_out"], 0, "{j}");
+
+    let ignore = [&base[..], &["--benign", "ignore"]].concat();
+    let (code, out, _) = cudasem(dir.path(), &ignore);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("benign race(s) left out: --benign ignore"),
+        "{out}"
+    );
+    assert!(out.contains("k: clean"), "{out}");
+    let (code, out, _) = cudasem(dir.path(), &[&ignore[..], &["--format", "json"]].concat());
+    assert_eq!(code, 0, "{out}");
+    let j: Value = serde_json::from_str(out.trim()).expect("JSON");
+    assert_eq!(j["races"].as_array().map(Vec::len), Some(0), "{j}");
+    assert!(j["benign_left_out"].as_u64().unwrap_or(0) >= 1, "{j}");
+
+    // A race that changes memory is not benign: `ignore` keeps it.
+    let dir = scratch_kernel("    st.global.u32 [%o], %t;\n", 4);
+    let (code, out, _) = cudasem(dir.path(), &ignore);
+    assert_eq!(code, 1, "{out}");
+    assert!(!out.contains("benign"), "{out}");
+}
+
+/// An integer division by zero is a finding: counted in the summary line and rendered in text
+/// and JSON.
+#[test]
+fn unspecified_results_are_counted_and_rendered() {
+    let dir = scratch_kernel(
+        "    mov.u32 %r, 10;\n    div.u32 %r, %r, %t;\n    st.global.u32 [%o], %r;\n",
+        1,
+    );
+    let base = ["check", "kernel.ptx", "--launch", "kernel.ron"];
+    let (code, out, _) = cudasem(dir.path(), &base);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("integer division by zero"), "{out}");
+    assert!(out.contains("k: 1 unspecified result(s)"), "{out}");
+    assert!(out.contains("div.u32"), "{out}");
+    let (code, out, _) = cudasem(dir.path(), &[&base[..], &["--format", "json"]].concat());
+    assert_eq!(code, 1, "{out}");
+    let j: Value = serde_json::from_str(out.trim()).expect("JSON");
+    let u = &j["unspecified"][0];
+    assert_eq!(u["kind"], "DivisionByZero", "{j}");
+    assert_eq!(u["thread"], 0, "{j}");
+    assert!(
+        u["instruction"].as_str().unwrap_or("").contains("div.u32"),
+        "{j}"
+    );
+    assert_eq!(j["status"], "failed", "{j}");
+}

@@ -73,12 +73,12 @@ impl RuleDoc {
         format!("{}/{}", self.layer.name(), self.rule.name())
     }
 
-    /// `thesis 5.4.1, seed lines 2494-2551` or `beyond the thesis`.
+    /// `thesis section 5.4.1` or `beyond the thesis`: the thesis is cited by section, as a
+    /// reader can look it up (the line numbers are for cudasem's maintainers).
     pub fn source(&self) -> String {
-        match (self.section, self.lines) {
-            (Some(s), Some((a, b))) => format!("thesis {s}, seed 003 lines {a}-{b}"),
-            (Some(s), None) => format!("thesis {s}"),
-            _ => "beyond the thesis".to_string(),
+        match self.section {
+            Some(s) => format!("thesis section {s}"),
+            None => "beyond the thesis".to_string(),
         }
     }
 
@@ -95,6 +95,10 @@ impl RuleDoc {
             s.push_str(d);
             s.push('\n');
         }
+        s.push_str(&format!(
+            "  implemented by: semantics::{}\n",
+            self.implemented_by
+        ));
         s
     }
 }
@@ -687,7 +691,9 @@ pub fn doc(rule: Rule) -> RuleDoc {
             (Some("4.6"), Some((1449, 1452))),
             "(wb_L2)  ⟨η ▷ (pAddr, cw, true, true, mid⃗, ec) ∘ cl⃗ | op⃗⟩ →M\n\
              ⟨write_device(η, ssd, pAddr, MaxMemOpSize, cw) ◁ l2Cache := (pAddr, cw, false, …) ∘ cl⃗ | op⃗⟩",
-            Some("writes only the dirty bytes of the line (digest A8, per-byte masks)"),
+            Some(
+                "writes only the dirty bytes of the line (per-byte masks, so that narrower writes to one line do not overwrite each other)",
+            ),
         ),
         R::Flush => entry(
             rule,
@@ -832,7 +838,7 @@ mod tests {
         assert!(
             find("bra_guard")[0]
                 .render()
-                .contains("thesis 5.4.1, seed 003 lines 2494-2551")
+                .contains("thesis section 5.4.1")
         );
     }
 }

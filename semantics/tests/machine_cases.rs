@@ -763,3 +763,51 @@ fn module_registers_follow_a_thread_into_calls_and_back() {
         );
     }
 }
+
+/// Lanes 0-3 name membermask 0x0F and lanes 4-7 name 0xF0 at the same `vote.sync`,
+/// `match.sync` and `redux.sync`: each lane's result covers its own mask's lanes only (PTX ISA
+/// 9.7.13.6 "vote.sync": the membermask is per thread), under every warp model.
+#[test]
+fn warp_sync_collectives_use_each_lanes_own_membermask() {
+    let src = r#"
+.visible .entry k(.param .u64 out)
+{
+    .reg .u64 %o;
+    .reg .u64 %off;
+    .reg .u32 %t;
+    .reg .u32 %m;
+    .reg .u32 %v;
+    .reg .u32 %r<5>;
+    .reg .pred %p<4>;
+    ld.param.u64 %o, [out];
+    mov.u32 %t, %tid.x;
+    mul.wide.u32 %off, %t, 16;
+    add.u64 %o, %o, %off;
+    setp.lt.u32 %p1, %t, 4;
+    selp.u32 %m, 15, 240, %p1;
+    setp.ne.u32 %p2, %t, 6;
+    vote.sync.ballot.b32 %r1, %p2, %m;
+    vote.sync.all.pred %p3, %p2, %m;
+    selp.u32 %r2, 1, 0, %p3;
+    and.b32 %v, %t, 1;
+    match.any.sync.b32 %r3, %v, %m;
+    redux.sync.add.u32 %r4, %t, %m;
+    st.global.v4.u32 [%o], {%r1, %r2, %r3, %r4};
+    ret;
+}
+"#;
+    for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
+        let (t, out) = run_out(src, 8, config(model, 8), 32, 0);
+        assert_eq!(t, Termination::Completed, "{model:?}");
+        let mut want = Vec::new();
+        for lane in 0..8u32 {
+            let (ballot, all, same, sum) = if lane < 4 {
+                (0x0F, 1, if lane % 2 == 0 { 0x05 } else { 0x0A }, 6)
+            } else {
+                (0xB0, 0, if lane % 2 == 0 { 0x50 } else { 0xA0 }, 22)
+            };
+            want.extend([ballot, all, same, sum]);
+        }
+        assert_eq!(out, want, "{model:?}");
+    }
+}

@@ -30,7 +30,7 @@ use semantics::machine::{EventDetail, Machine, Termination};
 use semantics::monitors::{
     Access, AccessOp, BarrierSite, Divergence, DivergenceKind, Findings, MemoryErrorKind,
     MemoryFinding, MonitorConfig, Monitors, Race, RaceKind, RaceModel, RaceScope,
-    ScheduleDependence, ScopeName,
+    ScheduleDependence, ScopeName, UnspecifiedResult,
 };
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -44,7 +44,8 @@ pub struct Args {
     pub run: run::Args,
     /// Which accesses of one warp are ordered: `interleaving` (every thread separately; only
     /// barriers and __syncwarp order) or `warp-sync` (lanes of a warp synchronise at every
-    /// instruction both execute, seed 002's warp-aware definition).
+    /// instruction both execute: Bardsley and Donaldson, "Warps and Atomics: Beyond Barrier
+    /// Synchronization in the Verification of GPU Kernels", NFM 2014, Definition 2.2).
     #[arg(long, value_enum, default_value_t = RaceModelArg::Interleaving)]
     pub race_model: RaceModelArg,
     /// Check N random schedules (seeds 1..=N) instead of the one `--schedule` names; stops at
@@ -73,6 +74,20 @@ pub struct Args {
     /// reported (repeatable).
     #[arg(long = "uninit", value_name = "BUFFER")]
     pub uninit: Vec<String>,
+    /// Benign races (every occurrence wrote the value memory already held, so no order changes
+    /// memory): `report` them as races, marked benign, or `ignore` them (the report says how
+    /// many were left out). Still races under the PTX memory model.
+    #[arg(long, value_enum, default_value_t = BenignArg::Report)]
+    pub benign: BenignArg,
+}
+
+/// What `check` does with a benign race.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenignArg {
+    /// Report it with the other races, marked benign.
+    Report,
+    /// Leave it out of the findings, counting how many were left out.
+    Ignore,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -80,7 +95,8 @@ pub enum RaceModelArg {
     /// Every thread separately (portable; Volta+ independent thread scheduling).
     Interleaving,
     /// Lanes of one warp are ordered by every instruction they execute together (pre-Volta
-    /// warp-synchronous programming, seed 002 Def 2.2).
+    /// warp-synchronous programming; Bardsley and Donaldson, "Warps and Atomics", NFM 2014,
+    /// Definition 2.2).
     WarpSync,
 }
 
@@ -319,6 +335,7 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
     if let Some(path) = &r.html {
         html_page(&setup.base, &result, path)?;
     }
+    let (result, benign_left_out) = apply_benign(result, args.benign);
     let independent = dependence.schedule_independent();
     let complete = all_completed && (independent || exhausted);
     let coverage = if result.termination == Termination::TimeLimit {
@@ -330,7 +347,7 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
         "the kernel did not complete under this schedule: other schedules were not covered"
             .to_string()
     } else if independent {
-        "all schedules: no atomics and no warp-level communication, so one schedule decides races and divergence for this input (barrier-interval argument, seed 004 §3.2)".to_string()
+        "all schedules: no atomics and no warp-level communication, so one schedule decides races and divergence for this input (barrier-interval argument: Donaldson, \"The GPUVerify Method: a Tutorial Overview\", AVoCS 2014, section 3.2)".to_string()
     } else if exhausted {
         format!(
             "all schedules: --explore exhausted the schedules (sleep sets: one per order of dependent steps) and checked every one of the {runs} executions it made"
@@ -386,8 +403,22 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
         schedules: runs,
         seed,
         replay,
+        benign_left_out,
     };
     Ok(report.print(&ctx, r.format))
+}
+
+/// `--benign ignore`: the result without its benign races, and how many were left out.
+fn apply_benign(mut result: Checked, benign: BenignArg) -> (Checked, usize) {
+    match benign {
+        BenignArg::Report => (result, 0),
+        BenignArg::Ignore => {
+            let before = result.findings.races.len();
+            result.findings.races.retain(|r| !r.benign);
+            let left_out = before - result.findings.races.len();
+            (result, left_out)
+        }
+    }
 }
 
 fn line_of(program: &Program, pc: u32) -> u32 {
@@ -645,6 +676,8 @@ pub(crate) fn replay_checked(
         schedules: 1,
         seed: None,
         replay: Vec::new(),
+        // A replay reports every finding of the schedule, benign races included.
+        benign_left_out: 0,
     };
     Ok(report.print(&ctx, args.format))
 }
@@ -696,6 +729,18 @@ struct Report<'a> {
     schedules: u64,
     seed: Option<u64>,
     replay: Vec<String>,
+    /// Benign races `--benign ignore` left out of `result`.
+    benign_left_out: usize,
+}
+
+/// Why a benign race is benign, by its kind.
+fn benign_text(k: RaceKind) -> &'static str {
+    match k {
+        RaceKind::WriteWrite => "benign: both writes store the same value",
+        RaceKind::ReadWrite | RaceKind::WriteRead => {
+            "benign: the write stores the value memory already held"
+        }
+    }
 }
 
 fn op_word(op: AccessOp, strong: Option<ScopeName>) -> String {
@@ -820,6 +865,29 @@ impl Report<'_> {
         let _ = writeln!(out, "          pc {}: {}", s.pc, r.instruction(s.pc));
     }
 
+    fn unspecified_lines(&self, out: &mut String, u: &UnspecifiedResult, r: &Render) {
+        let _ = writeln!(out, "{}", u.kind.describe());
+        let _ = writeln!(
+            out,
+            "  by:    block ({}, {}, {}) thread ({}, {}, {}) [warp {} lane {}] at {}",
+            u.block_idx[0],
+            u.block_idx[1],
+            u.block_idx[2],
+            u.thread_idx[0],
+            u.thread_idx[1],
+            u.thread_idx[2],
+            u.warp,
+            u.lane,
+            r.position(u.ptx_line, u.source_line),
+        );
+        let _ = writeln!(out, "          pc {}: {}", u.pc, r.instruction(u.pc));
+        let _ = writeln!(out, "  lanes {}", lanes_text(u.lanes));
+        if u.occurrences > 1 {
+            let _ = writeln!(out, "  ({} times in this run)", u.occurrences);
+        }
+        out.push('\n');
+    }
+
     fn text(&self, r: &Render) -> String {
         let mut out = String::new();
         let f = &self.result.findings;
@@ -838,6 +906,9 @@ impl Report<'_> {
             }
             if let Some(n) = &race.note {
                 let _ = writeln!(out, "  note: {n}");
+            }
+            if race.benign {
+                let _ = writeln!(out, "  {}", benign_text(race.kind));
             }
             if race.occurrences > 1 {
                 let _ = writeln!(out, "  ({} times in this run)", race.occurrences);
@@ -869,6 +940,9 @@ impl Report<'_> {
                 let _ = writeln!(out, "  ({} times in this run)", m.occurrences);
             }
             out.push('\n');
+        }
+        for u in &f.unspecified {
+            self.unspecified_lines(&mut out, u, r);
         }
         if let Termination::Error(e) = &self.result.termination {
             let _ = writeln!(
@@ -906,7 +980,14 @@ impl Report<'_> {
         if f.dropped > 0 {
             let _ = writeln!(out, "({} more findings not shown)\n", f.dropped);
         }
-        let n = f.races.len() + f.divergences.len() + f.memory.len();
+        if self.benign_left_out > 0 {
+            let _ = writeln!(
+                out,
+                "({} benign race(s) left out: --benign ignore)\n",
+                self.benign_left_out
+            );
+        }
+        let n = f.races.len() + f.divergences.len() + f.memory.len() + f.unspecified.len();
         let status = if n == 0 && self.result.termination == Termination::Completed {
             "clean".to_string()
         } else {
@@ -919,6 +1000,9 @@ impl Report<'_> {
             }
             if !f.memory.is_empty() {
                 parts.push(format!("{} memory error(s)", f.memory.len()));
+            }
+            if !f.unspecified.is_empty() {
+                parts.push(format!("{} unspecified result(s)", f.unspecified.len()));
             }
             if self.result.termination != Termination::Completed {
                 parts.push(status_word(&self.result.termination).replace('_', " "));
@@ -960,6 +1044,7 @@ impl Report<'_> {
             races: Vec<JRace<'a>>,
             barrier_divergence: Vec<JDiv<'a>>,
             errors: Vec<JErr<'a>>,
+            unspecified: Vec<JUnspec<'a>>,
             complete: bool,
             coverage: &'a str,
             schedules: u64,
@@ -967,6 +1052,15 @@ impl Report<'_> {
             seed: Option<u64>,
             replay: &'a [String],
             dropped: u64,
+            benign_left_out: usize,
+        }
+        #[derive(Serialize)]
+        struct JUnspec<'a> {
+            #[serde(flatten)]
+            finding: &'a UnspecifiedResult,
+            message: &'static str,
+            instruction: String,
+            source: Option<String>,
         }
         #[derive(Serialize)]
         struct JAccess<'a> {
@@ -1101,6 +1195,16 @@ impl Report<'_> {
             }),
             Termination::Completed => {}
         }
+        let unspecified = f
+            .unspecified
+            .iter()
+            .map(|u| JUnspec {
+                finding: u,
+                message: u.kind.describe(),
+                instruction: r.instruction(u.pc),
+                source: r.source(u.source_line),
+            })
+            .collect();
         let clean = f.is_clean() && self.result.termination == Termination::Completed;
         let j = J {
             kernel: self.kernel,
@@ -1116,6 +1220,8 @@ impl Report<'_> {
             seed: self.seed,
             replay: &self.replay,
             dropped: f.dropped,
+            unspecified,
+            benign_left_out: self.benign_left_out,
         };
         serde_json::to_string(&j).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
     }

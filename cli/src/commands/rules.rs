@@ -1,6 +1,7 @@
 //! `cudasem rules [NAME]`: the rules cudasem's derivations name (`semantics::rules`), each with
-//! its thesis section and seed lines, its text in the thesis's notation and where cudasem
-//! departs from it (docs/deviations.md). Without NAME: a one-line index of every rule.
+//! its thesis section, its text in the thesis's notation, where cudasem departs from it
+//! (docs/deviations.md) and the function implementing it. Without NAME: a one-line index of
+//! every rule.
 //!
 //! Exit codes: 0, or 2 when no rule has that name.
 
@@ -49,7 +50,7 @@ fn index() -> String {
         .max()
         .unwrap_or(0);
     let mut s = String::from(
-        "rules of cudasem's semantics (`cudasem rules NAME` for the text; * = cudasem deviates)\n",
+        "rules of cudasem's semantics; thesis: Habermaier, \"The Model of Computation of CUDA and its Formal Semantics\", 2011\n(`cudasem rules NAME` for the text and the implementing function; * = cudasem deviates)\n",
     );
     for d in &all {
         let name = d.qualified_name();

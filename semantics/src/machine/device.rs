@@ -449,7 +449,7 @@ impl Machine {
                                 format!("barrier {i} ({} of {} threads arrived)", bar.ac, bar.tc);
                             if !exited.is_empty() && !self.config.exited_warps_arrive {
                                 s.push_str(&format!(
-                                    "; warp(s) {exited:?} exited without arriving (the thesis does not count exited warps as arrived, digest T20; hardware does: exited_warps_arrive)"
+                                    "; warp(s) {exited:?} exited without arriving (the thesis does not count exited warps as arrived, thesis section 5.5.2; hardware does: --exited-warps-arrive)"
                                 ));
                             }
                             parts.push(s);

@@ -28,25 +28,29 @@ pub(super) fn comm(
             pred,
             mask,
         } => {
-            let member = mask
-                .as_ref()
-                .map(|m| rd!(m, exec.trailing_zeros() as usize))
-                .unwrap_or(u64::MAX);
-            let part = exec & member;
-            let mut ballot = 0u64;
+            // Every lane votes among the lanes its own membermask names (PTX ISA 9.7.13.6
+            // "vote.sync": "membermask ... of threads participating"): lanes may name different
+            // masks and still execute together.
+            let mut votes = 0u64;
             each!(|l| {
-                if part >> l & 1 == 1 && read_pred(regs, ws, pred, l, &sp, fb) {
-                    ballot |= 1 << l;
+                if read_pred(regs, ws, pred, l, &sp, fb) {
+                    votes |= 1 << l;
                 }
             });
-            // thesis 5.4.2 `vote`: inactive lanes vote false for .ballot.
-            let v = match mode {
-                VoteMode::All => (ballot == part) as u64,
-                VoteMode::Any => (ballot != 0) as u64,
-                VoteMode::Uni => (ballot == 0 || ballot == part) as u64,
-                VoteMode::Ballot => ballot,
-            };
-            each!(|l| wr!(dst, l, v));
+            let mut out = [0u64; 64];
+            each!(|l| {
+                let member = mask.as_ref().map(|m| rd!(m, l)).unwrap_or(u64::MAX);
+                let part = exec & member;
+                let ballot = votes & part;
+                // thesis 5.4.2 `vote`: inactive lanes vote false for .ballot.
+                out[l] = match mode {
+                    VoteMode::All => (ballot == part) as u64,
+                    VoteMode::Any => (ballot != 0) as u64,
+                    VoteMode::Uni => (ballot == 0 || ballot == part) as u64,
+                    VoteMode::Ballot => ballot,
+                };
+            });
+            each!(|l| wr!(dst, l, out[l]));
         }
         Op::ActiveMask { dst } => each!(|l| wr!(dst, l, group)),
         Op::Shfl {
@@ -105,13 +109,19 @@ pub(super) fn comm(
             mask,
             ..
         } => {
-            let member = rd!(mask, exec.trailing_zeros() as usize);
-            let part = exec & member;
+            // Each lane compares among the lanes its own membermask names (PTX ISA
+            // `match.sync`).
             let mut vals = [0u64; 64];
-            each!(|l| vals[l] = rd!(a, l));
-            let first = vals[part.trailing_zeros().min(63) as usize];
-            let all_eq = lanes(part).all(|l| vals[l] == first);
+            let mut parts = [0u64; 64];
             each!(|l| {
+                vals[l] = rd!(a, l);
+                parts[l] = exec & rd!(mask, l);
+            });
+            let mut res = [(0u64, false); 64];
+            each!(|l| {
+                let part = parts[l];
+                let first = vals[part.trailing_zeros().min(63) as usize];
+                let all_eq = lanes(part).all(|k| vals[k] == first);
                 let v = if *all {
                     if all_eq { part } else { 0 }
                 } else {
@@ -119,9 +129,12 @@ pub(super) fn comm(
                         .filter(|&k| vals[k] == vals[l])
                         .fold(0u64, |m, k| m | 1 << k)
                 };
-                wr!(dst, l, v);
+                res[l] = (v, all_eq);
+            });
+            each!(|l| {
+                wr!(dst, l, res[l].0);
                 if let Some(p) = dst_pred {
-                    wr!(p, l, all_eq as u64);
+                    wr!(p, l, res[l].1 as u64);
                 }
             });
         }
@@ -132,16 +145,25 @@ pub(super) fn comm(
             a,
             mask,
         } => {
-            let member = rd!(mask, exec.trailing_zeros() as usize);
-            let part = exec & member;
+            // Each lane reduces over the lanes its own membermask names (PTX ISA
+            // `redux.sync`).
             let mut vals = [0u64; 64];
-            let mut n = 0;
-            for l in lanes(part) {
-                vals[n] = rd!(a, l);
-                n += 1;
-            }
-            let r = alu::redux(*op, *ty, &vals[..n]);
-            each!(|l| wr!(dst, l, r));
+            let mut parts = [0u64; 64];
+            each!(|l| {
+                vals[l] = rd!(a, l);
+                parts[l] = exec & rd!(mask, l);
+            });
+            let mut out = [0u64; 64];
+            let mut buf = [0u64; 64];
+            each!(|l| {
+                let mut n = 0;
+                for k in lanes(parts[l]) {
+                    buf[n] = vals[k];
+                    n += 1;
+                }
+                out[l] = alu::redux(*op, *ty, &buf[..n]);
+            });
+            each!(|l| wr!(dst, l, out[l]));
         }
         _ => return Err(misrouted(op)),
     }

@@ -22,31 +22,32 @@ use traces::{AccessKind, Derivation, Event, Rule};
 /// `each!(|l| ..)` over the executing lanes, `rd!(src, l)` and `wr!(reg, l, v)` on one call
 /// level's registers: the thread rules' vocabulary, defined in each rule function over its
 /// locals (`$` is passed in so that the generated macros can have their own parameters).
+#[rustfmt::skip] // rustfmt re-indents the inner macros on every run (the `$d` tokens)
 macro_rules! lane_macros {
     ($d:tt, $regs:ident, $ws:ident, $sp:ident, $fb:ident, $exec:ident) => {
         #[allow(unused_macros)]
         macro_rules! each {
-                                                    (|$d l:ident| $d body:expr) => {{
-                                                        let mut m = $exec;
-                                                        while m != 0 {
-                                                            let $d l = m.trailing_zeros() as usize;
-                                                            m &= m - 1;
-                                                            $d body;
-                                                        }
-                                                    }};
-                                                }
+            (|$d l:ident| $d body:expr) => {{
+                let mut m = $exec;
+                while m != 0 {
+                    let $d l = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    $d body;
+                }
+            }};
+        }
         #[allow(unused_macros)]
         macro_rules! rd {
-                                                    ($d s:expr, $d l:expr) => {
-                                                        read_src($regs, $ws, $d s, $d l, &$sp, $fb)
-                                                    };
-                                                }
+            ($d s:expr, $d l:expr) => {
+                read_src($regs, $ws, $d s, $d l, &$sp, $fb)
+            };
+        }
         #[allow(unused_macros)]
         macro_rules! wr {
-                                                    ($d r:expr, $d l:expr, $d v:expr) => {
-                                                        $regs[$d r.0 as usize * $ws + $d l] = $d v
-                                                    };
-                                                }
+            ($d r:expr, $d l:expr, $d v:expr) => {
+                $regs[$d r.0 as usize * $ws + $d l] = $d v
+            };
+        }
     };
 }
 

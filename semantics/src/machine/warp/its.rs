@@ -58,17 +58,22 @@ pub(crate) fn groups(
         let op = program.instructions.get(pc as usize).map(|i| &i.op);
         match op.and_then(sync_mask) {
             Some(mask) => {
+                // Every lane names its own membermask (PTX ISA 9.7.13.6 "vote.sync"): a lane is
+                // ready when all live lanes its mask names are here.
                 let lvl = &w.levels[d as usize];
-                let lead = g_ready.trailing_zeros() as usize;
-                let m = read_src(&lvl.regs, ws, mask, lead, sp, &lvl.frame_base);
-                let need = m & live;
-                if need & !g_ready == 0 {
-                    // All lanes the mask names are here: they execute together (the whole group
-                    // at this pc, so that lanes outside the mask are not left behind under ITS).
+                let need = |k: usize| read_src(&lvl.regs, ws, mask, k, sp, &lvl.frame_base) & live;
+                let ready = lanes(g_ready)
+                    .filter(|&k| need(k) & !g_ready == 0)
+                    .fold(0u64, |m, k| m | 1 << k);
+                if ready != 0 {
+                    // The ready lanes execute together (so that lanes outside one lane's mask
+                    // are not left behind under ITS); `threads`: the lowest ready lane and the
+                    // ready lanes its mask names.
+                    let lead = ready.trailing_zeros() as usize;
                     out.push(if threads {
-                        g_ready & (need | 1 << lead)
+                        ready & (need(lead) | 1 << lead)
                     } else {
-                        g_ready
+                        ready
                     });
                 }
             }
