@@ -933,6 +933,22 @@ impl Launch {
                         .at(self.locate_field("args"))
                         .help(format!("give the scalar a {}-byte type", param.size)));
                     }
+                    if !scalar_fits_parameter(elem.scalar_type(), param.ty) {
+                        return Err(LaunchError::new(format!(
+                            "argument {} is {} but parameter `{}` is .{}: the types are not compatible",
+                            i + 1,
+                            elem.name(),
+                            param.name,
+                            scalar_name(param.ty),
+                        ))
+                        .at(self.locate_field("args"))
+                        .help(format!(
+                            "give the scalar the parameter's type, `{}` (PTX ISA \"Type Checking Rules\": \
+                             signed and unsigned integers of one size are interchangeable, a bit-size \
+                             type matches any type of its size, a floating-point type only itself)",
+                            scalar_name(param.ty)
+                        )));
+                    }
                     let bits = value.encode(*elem).map_err(|e| {
                         LaunchError::new(format!("argument {}: {e}", i + 1))
                             .at(self.locate_field("args"))
@@ -1178,6 +1194,17 @@ pub fn size_text(bytes: u64) -> String {
             bytes as f64 / (1u64 << 20) as f64
         )
     }
+}
+
+/// Whether a scalar argument of type `arg` may initialise a parameter of type `param` of the
+/// same size (PTX ISA "Type Checking Rules"): signed and unsigned integers of one size are
+/// interchangeable, a bit-size type matches any type of its size, and a floating-point type
+/// (or a packed half pair) matches only itself.
+fn scalar_fits_parameter(arg: ScalarType, param: ScalarType) -> bool {
+    use ScalarType::*;
+    let is_bits = |t: ScalarType| matches!(t, B8 | B16 | B32 | B64 | B128);
+    let is_int = |t: ScalarType| matches!(t, S8 | S16 | S32 | S64 | U8 | U16 | U32 | U64);
+    arg == param || is_bits(arg) || is_bits(param) || (is_int(arg) && is_int(param))
 }
 
 /// Copies of a buffer a run holds: the launch's, the initial machine's, the running machine's.
@@ -1660,6 +1687,50 @@ mod tests {
         // The key of buffer "b" is on line 9, column 9 (the comment's "a": is skipped).
         let loc = l.buffers[0].location.clone().unwrap();
         assert_eq!((loc.line, loc.col), (8, 9));
+    }
+
+    /// A kernel with a `.u32` and an `.f32` parameter.
+    fn typed_params() -> Program {
+        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+                   .visible .entry k(.param .u32 n, .param .f32 a)\n{\n\tret;\n}\n";
+        let parsed = ptx_parser::parse(ptx);
+        semantics::load(&parsed.module, ptx)
+            .expect("the kernel loads")
+            .0
+    }
+
+    #[test]
+    fn scalar_arguments_must_have_a_compatible_type() {
+        let program = typed_params();
+        let resolve = |n: &str, a: &str| {
+            parse(&format!(
+                "(kernel: \"k\", grid: (1), block: (1), args: [Scalar(type: \"{n}\", value: 1), Scalar(type: \"{a}\", value: 1)])"
+            ))
+            .unwrap()
+            .resolve(&program)
+            .map(|_| ())
+            .map_err(|e| e.message)
+        };
+        // Same-size integers interchange, bit-size types match anything of their size.
+        for (n, a) in [
+            ("u32", "f32"),
+            ("s32", "f32"),
+            ("b32", "b32"),
+            ("u32", "b32"),
+        ] {
+            assert_eq!(resolve(n, a), Ok(()), "{n}, {a}");
+        }
+        // A float for an integer parameter, or an integer for a float one, is refused.
+        let e = resolve("f32", "f32").unwrap_err();
+        assert!(
+            e.contains("argument 1 is f32 but parameter `n` is .u32: the types are not compatible"),
+            "{e}"
+        );
+        let e = resolve("u32", "s32").unwrap_err();
+        assert!(
+            e.contains("argument 2 is s32 but parameter `a` is .f32"),
+            "{e}"
+        );
     }
 
     #[test]
