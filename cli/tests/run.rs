@@ -507,3 +507,45 @@ fn device_file_and_flags() {
     assert_eq!(code, 2);
     assert!(stderr.contains("warp size 0"), "{stderr}");
 }
+
+/// Making room in a full cache is not a silent action: an L2 of one or four lines, all dirty,
+/// writes a victim back when a program needs room, whatever `--silent` offers (this run used to
+/// end in "deadlock ... waiting for nothing enabled"), and the buffers are the flat run's.
+#[test]
+fn a_tiny_l2_full_of_dirty_lines_makes_room() {
+    let buffers = |out: &str| -> String {
+        out.lines()
+            .filter(|l| !l.starts_with("completed after"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let vecadd = [
+        "run",
+        "tests/kernels/vecadd.ptx",
+        "--launch",
+        "tests/kernels/vecadd.ron",
+    ];
+    let (code, flat, err) = in_workspace(&vecadd);
+    assert_eq!(code, 0, "{err}");
+    for lines in ["1", "4"] {
+        for silent in ["none", "observable", "all"] {
+            let mut args = vecadd.to_vec();
+            args.extend([
+                "--memory",
+                "cached",
+                "--l2-lines",
+                lines,
+                "--silent",
+                silent,
+            ]);
+            let (code, out, err) = in_workspace(&args);
+            assert_eq!(code, 0, "--l2-lines {lines} --silent {silent}: {out}{err}");
+            assert!(out.contains("completed after"), "{out}");
+            assert_eq!(
+                buffers(&out),
+                buffers(&flat),
+                "--l2-lines {lines} --silent {silent}"
+            );
+        }
+    }
+}
