@@ -31,7 +31,8 @@ pub struct Args {
     pub file: PathBuf,
     #[command(flatten)]
     pub options: RunOptions,
-    /// The progress model: unfair, fair, obe, hsa, hsa-obe, lobe, each optionally -strong.
+    /// The progress model: unfair, or fair, obe, hsa, hsa-obe, lobe, each optionally -strong
+    /// (strong fairness towards nobody is unfairness, so there is no unfair-strong).
     #[arg(long, value_name = "MODEL", default_value = "fair", value_parser = parse_model)]
     pub progress: ProgressModel,
     /// The units the model is fair to (default: blocks for a grid of several blocks, else
