@@ -114,9 +114,7 @@ fn choices_choose_and_back() {
 
 #[test]
 fn trace_save_and_load_continue_from_a_prefix() {
-    let dir = std::env::temp_dir().join(format!("cudasem-debug-trace-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = common::Scratch::new("debug", "trace");
     let ptx = workspace().join(L55.0).display().to_string();
     let ron = workspace().join(L55.1).display().to_string();
     let (code, out) = cudasem_in(

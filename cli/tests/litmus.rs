@@ -1,8 +1,11 @@
 //! `cudasem litmus`: text and JSON output on self-contained tests (written to a temporary
 //! folder, so the check needs no conformance files), a witness that `cudasem replay` accepts,
 //! a malformed file (exit 2, `file:line:col`), an unsupported test (exit 0, status
-//! "unsupported") and `--memory cached` (exit 2, not implemented yet).
+//! "unsupported") and `--memory cached` (the store-buffering outcome flat memory cannot reach).
 
+mod common;
+
+use common::Scratch;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -10,10 +13,9 @@ const SB: &str = "PTX SB\n\"store buffering\"\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | 
 
 const SB_FORALL: &str = "PTX SB-forall\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | st.weak y, 1 ;\n fence.sc.cta | fence.sc.cta ;\n ld.weak r0, y | ld.weak r1, x ;\nforall (P0:r0 == 1 /\\ P1:r1 == 1)\n";
 
-fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cudasem-litmus-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+/// A scratch folder, removed when the test ends.
+fn dir(name: &str) -> Scratch {
+    Scratch::new("litmus", name)
 }
 
 fn write(d: &Path, file: &str, text: &str) -> PathBuf {
