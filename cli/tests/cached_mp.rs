@@ -15,6 +15,7 @@ fn outcomes(kernel: &str, silent: &str) -> BTreeSet<Vec<String>> {
     let ptx = format!("tests/kernels/mp/{kernel}.ptx");
     let ron = format!("tests/kernels/mp/{kernel}.ron");
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         // One block per SM: the two blocks get different L1s.
         .args(["explore", &ptx, "--launch", &ron, "--memory", "cached"])
         .args(["--max-blocks-per-sm", "1"])

@@ -14,6 +14,8 @@ fn root() -> PathBuf {
 /// Runs `cudasem cfg` on a corpus file (path relative to the workspace, so snapshots are stable).
 fn cfg(file: &str, dot: bool) -> String {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cudasem"));
+    // Replay traces the binary writes go to the test target's scratch folder, not the system's.
+    cmd.env("TMPDIR", env!("CARGO_TARGET_TMPDIR"));
     cmd.arg("cfg")
         .arg(file)
         .current_dir(root())

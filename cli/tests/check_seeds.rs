@@ -28,6 +28,7 @@ fn check(name: &str, extra: &[&str]) -> (i32, Value) {
     let mut args = vec!["check", &ptx, "--launch", &ron, "--format", "json"];
     args.extend_from_slice(extra);
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(&args)
         .current_dir(race_dir())
         .env_remove("CUDASEM_LOG")
@@ -219,6 +220,7 @@ fn listings_with_verdicts() {
 #[test]
 fn warp_equality_assertion_fails() {
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args([
             "run",
             "warp_equality.ptx",
@@ -399,6 +401,7 @@ fn explore_checks_every_execution() {
     let replay = j["replay"][0].as_str().expect("replay command").to_string();
     let args: Vec<&str> = replay.split_whitespace().skip(1).collect();
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(&args)
         .current_dir(race_dir())
         .output()

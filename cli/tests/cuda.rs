@@ -327,6 +327,7 @@ fn a_missing_clang_is_a_clear_error() {
     assert!(err.contains("apt-get install -y clang"), "{err}");
     // The environment variable names it too; a missing .cu file is named as such.
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(["parse", "k.cu"])
         .current_dir(dir.path())
         .env("CUDASEM_CLANG", "/nonexistent/clang-from-env")

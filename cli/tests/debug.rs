@@ -15,6 +15,7 @@ use common::workspace;
 /// Exit code and stdout (stderr appended) of `cudasem ARGS` in `dir` with `stdin`.
 fn cudasem_in(dir: &Path, args: &[&str], stdin: &str) -> (i32, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")

@@ -35,6 +35,7 @@ struct Debugger {
 impl Debugger {
     fn start(extra: &[&str]) -> Debugger {
         let mut child = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+            .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
             .args(["debug", PTX, "--launch", LAUNCH])
             .args(extra)
             .current_dir(workspace())

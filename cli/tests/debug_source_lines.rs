@@ -15,6 +15,7 @@ use common::workspace;
 /// on standard input.
 fn debug(ptx: &str, launch: &str, script: &str) -> (i32, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(["debug", ptx, "--launch", launch])
         .current_dir(workspace())
         .env("NO_COLOR", "1")

@@ -14,6 +14,7 @@ fn parse_output(name: &str, source: &str) -> String {
     std::fs::create_dir_all(&dir).expect("scratch folder");
     std::fs::write(dir.join("case.ptx"), source).expect("write case");
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(["parse", "case.ptx"])
         .current_dir(&dir)
         .env("NO_COLOR", "1")
@@ -183,6 +184,7 @@ fn unknown_and_contradictory_modifiers() {
 #[test]
 fn unreadable_file() {
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(["parse", "/nonexistent/k.ptx"])
         .env("NO_COLOR", "1")
         .output()

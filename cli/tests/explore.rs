@@ -15,6 +15,7 @@ fn workspace() -> PathBuf {
 /// Exit code, stdout, stderr of `cudasem ARGS` run from the workspace root.
 fn cudasem(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(args)
         .current_dir(workspace())
         .env_remove("CUDASEM_LOG")

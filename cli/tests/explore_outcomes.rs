@@ -18,6 +18,7 @@ fn workspace() -> PathBuf {
 /// The JSON report of `cudasem explore PTX --launch RON EXTRA... --format json`.
 fn explore(ptx: &str, ron: &str, extra: &[&str]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(["explore", ptx, "--launch", ron, "--format", "json"])
         .args(extra)
         .current_dir(workspace())
@@ -127,6 +128,7 @@ fn spin_locks_and_corpus_kernels_agree() {
 #[test]
 fn outcomes_search_text_reports_bound_and_no_verdict() {
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args([
             "explore",
             "tests/thesis/listing_6_2.ptx",
@@ -145,6 +147,7 @@ fn outcomes_search_text_reports_bound_and_no_verdict() {
     assert!(text.contains("termination: not decided"), "{text}");
     // A tiny bound: reported, and the exit code says incomplete.
     let cut = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args([
             "explore",
             "tests/thesis/listing_6_2.ptx",

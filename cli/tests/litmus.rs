@@ -26,6 +26,7 @@ fn write(d: &Path, file: &str, text: &str) -> PathBuf {
 
 fn cudasem(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(args)
         .env("NO_COLOR", "1")
         .output()

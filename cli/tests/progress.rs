@@ -11,6 +11,7 @@ use std::process::{Command, Output};
 
 fn cudasem(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(args)
         .output()
         .expect("run cudasem")

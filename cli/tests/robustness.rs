@@ -45,6 +45,8 @@ impl Drop for TempDir {
 
 fn binary(args: &[String]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_cudasem"));
+    // Replay traces the binary writes go to the test target's scratch folder, not the system's.
+    c.env("TMPDIR", env!("CARGO_TARGET_TMPDIR"));
     c.args(args)
         .current_dir(workspace())
         .env("NO_COLOR", "1")

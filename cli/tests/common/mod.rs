@@ -18,6 +18,7 @@ pub fn workspace() -> PathBuf {
 /// the caller's environment).
 pub fn cudasem_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_cudasem"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
