@@ -45,7 +45,7 @@ fn translation_loads_and_places_threads() {
 #[test]
 fn flat_exploration_reaches_only_sc_outcomes() {
     let test = parse(MP).expect("parses");
-    let r = check(&test, &Options::default()).expect("flat is implemented");
+    let r = check(&test, &Options::default());
     assert_eq!(r.status, Status::Ok);
     // MP under SC: seeing the flag means seeing the data.
     assert_eq!(r.holds, Some(false));
@@ -92,7 +92,7 @@ fn unsupported_constructs_name_a_reason() {
     for (body, reason) in cases {
         let text = format!("PTX u\n{body}\nexists (x == 1)\n");
         let test = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let r = check(&test, &Options::default()).expect("flat");
+        let r = check(&test, &Options::default());
         match &r.status {
             Status::Unsupported(why) => assert!(why.contains(reason), "{why} for\n{text}"),
             other => panic!("{other:?} for\n{text}"),
@@ -107,15 +107,14 @@ fn cached_memory_runs_the_same_test_and_places_ctas_on_their_own_sms() {
     // outcome, cached memory does (the two loads of P1 complete out of order).
     let mp2 = "PTX MP2\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.weak r1, y ;\n st.weak y, 1 | ld.weak r2, x ;\nexists (P1:r1 == 1 /\\ P1:r2 == 0)\n";
     let test = parse(mp2).expect("parses");
-    let flat = check(&test, &Options::default()).expect("flat");
+    let flat = check(&test, &Options::default());
     let cached = check(
         &test,
         &Options {
             memory: MemorySystem::Cached,
             ..Options::default()
         },
-    )
-    .expect("cached");
+    );
     assert_eq!(cached.status, Status::Ok, "{:?}", cached.status);
     assert_eq!(cached.memory, MemorySystem::Cached);
     // Every sequentially consistent outcome is still reachable; the cached machine has more
@@ -146,8 +145,7 @@ fn the_state_bound_withholds_the_verdict() {
             max_states: 10,
             ..Options::default()
         },
-    )
-    .expect("flat");
+    );
     assert_eq!(r.status, Status::Bounded);
     assert_eq!(r.holds, None);
 }
@@ -158,7 +156,7 @@ fn the_state_bound_withholds_the_verdict() {
 fn a_reached_outcome_decides_a_bounded_search() {
     let text = "PTX EX\n{ x=0; y=0; P1:r0=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;\n st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, y ;\nexists (P1:r0 == 0)\n";
     let test = parse(text).expect("parses");
-    let full = check(&test, &Options::default()).expect("flat");
+    let full = check(&test, &Options::default());
     assert_eq!(full.status, Status::Ok);
     assert_eq!(full.holds, Some(true));
     let mut decided_early = 0;
@@ -169,8 +167,7 @@ fn a_reached_outcome_decides_a_bounded_search() {
                 max_states,
                 ..Options::default()
             },
-        )
-        .expect("flat");
+        );
         assert_eq!(r.status, Status::Bounded, "{max_states}");
         if r.outcomes.iter().any(|o| o.satisfies) {
             assert_eq!(r.holds, Some(true), "{max_states}");

@@ -105,13 +105,7 @@ pub fn run(args: Args) -> Outcome {
         };
         let start = Instant::now();
         let stop = args.timeout.start();
-        let report = match litmus::check_until(&test, &options, &stop) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("error: {path}: {e}");
-                return Outcome::BadInput;
-            }
-        };
+        let report = litmus::check_until(&test, &options, &stop);
         let seconds = start.elapsed().as_secs_f64();
         let ptx_path = match (&args.emit_ptx, &report.ptx) {
             (Some(dir), Some(ptx)) => {
@@ -329,16 +323,8 @@ fn witness_page(
     ptx_name: &str,
     page: &Path,
 ) -> Result<String, String> {
-    let kind = options
-        .memory
-        .kind()
-        .ok_or_else(|| format!("--memory {} has no machine", options.memory.name()))?;
-    let t = litmus::translate::translate(test, kind).map_err(|u| u.reason)?;
-    let program = super::run::load_program(ptx_name, &t.ptx)
-        .map_err(|_| "the translated PTX does not load".to_string())?;
-    let machine =
-        semantics::machine::Machine::new(std::sync::Arc::new(program), &t.launch, &t.config)
-            .map_err(|e| format!("the translated launch does not start: {e}"))?;
+    let t = litmus::translate::translate(test, options.memory.kind()).map_err(|u| u.reason)?;
+    let machine = litmus::start(&t)?;
     if let Some(dir) = page.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

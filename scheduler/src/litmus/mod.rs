@@ -10,10 +10,8 @@
 //!
 //! Memory systems ([`MemorySystem`]): `Flat` (sequentially consistent: only SC outcomes are
 //! reached, so every reached outcome is one the PTX model allows) and `Cached` (the per-SM L1
-//! model, not implemented yet: [`check`] answers [`LitmusError::NotImplemented`]). When the
-//! cached memory lands, `Cached` maps to its `MemoryKind` in [`MemorySystem::kind`]; the
-//! translator already places CTAs on distinct SMs, and the explorer already leaves memory
-//! choices (`Choice::Mem`) as branching points.
+//! caches of thesis chapter 4: CTAs sit on distinct SMs, and memory choices (`Choice::Mem`) are
+//! branching points of the search).
 
 pub mod explore;
 pub mod parse;
@@ -21,7 +19,6 @@ pub mod translate;
 
 use parse::{LitmusTest, Quantifier, Term};
 use semantics::machine::{Machine, MemoryKind};
-use std::fmt;
 use std::sync::Arc;
 use traces::Choice;
 use traces::format::CompactTrace;
@@ -31,16 +28,16 @@ use traces::format::CompactTrace;
 pub enum MemorySystem {
     /// Sequentially consistent flat memory.
     Flat,
-    /// Per-SM L1 caches, shared L2 (thesis chapter 4): not implemented yet.
+    /// Per-SM L1 caches, shared L2 (thesis chapter 4).
     Cached,
 }
 
 impl MemorySystem {
-    /// The machine's memory kind, or `None` while the machine lacks it.
-    pub fn kind(self) -> Option<MemoryKind> {
+    /// The machine's memory kind.
+    pub fn kind(self) -> MemoryKind {
         match self {
-            MemorySystem::Flat => Some(MemoryKind::Flat),
-            MemorySystem::Cached => Some(MemoryKind::Cached),
+            MemorySystem::Flat => MemoryKind::Flat,
+            MemorySystem::Cached => MemoryKind::Cached,
         }
     }
     pub fn name(self) -> &'static str {
@@ -70,23 +67,6 @@ impl Default for Options {
         }
     }
 }
-
-/// A test cudasem cannot check at all with these options (not a verdict).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LitmusError {
-    /// The memory system is not implemented yet.
-    NotImplemented(String),
-}
-
-impl fmt::Display for LitmusError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LitmusError::NotImplemented(m) => f.write_str(m),
-        }
-    }
-}
-
-impl std::error::Error for LitmusError {}
 
 /// How the check ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -234,44 +214,26 @@ impl Report {
 }
 
 /// Translates, explores and judges `test`.
-pub fn check(test: &LitmusTest, options: &Options) -> Result<Report, LitmusError> {
+pub fn check(test: &LitmusTest, options: &Options) -> Report {
     check_until(test, options, &crate::Stop::never())
 }
 
 /// [`check`], with the search cut short ([`Status::TimeLimit`]) when `stop` is requested.
-pub fn check_until(
-    test: &LitmusTest,
-    options: &Options,
-    stop: &crate::Stop,
-) -> Result<Report, LitmusError> {
-    let Some(kind) = options.memory.kind() else {
-        return Err(LitmusError::NotImplemented(format!(
-            "--memory {} is not implemented yet: the cached memory model (per-SM L1 caches) is a later piece of work; use --memory flat",
-            options.memory.name()
-        )));
-    };
-    let t = match translate::translate(test, kind) {
+pub fn check_until(test: &LitmusTest, options: &Options, stop: &crate::Stop) -> Report {
+    let t = match translate::translate(test, options.memory.kind()) {
         Ok(t) => t,
-        Err(u) => return Ok(Report::unsupported(test, options.memory, u.reason)),
+        Err(u) => return Report::unsupported(test, options.memory, u.reason),
     };
     let mut report = Report::unsupported(test, options.memory, String::new());
     report.ptx = Some(t.ptx.clone());
-    let program = match load(&t.ptx) {
-        Ok(p) => Arc::new(p),
-        Err(e) => {
-            report.status = Status::Unsupported(format!("the translated PTX does not load: {e}"));
-            return Ok(report);
-        }
-    };
-    let program_hash = program.hash;
-    let machine = match Machine::new(program, &t.launch, &t.config) {
+    let machine = match start(&t) {
         Ok(m) => m,
         Err(e) => {
-            report.status =
-                Status::Unsupported(format!("the translated launch does not start: {e}"));
-            return Ok(report);
+            report.status = Status::Unsupported(e);
+            return report;
         }
     };
+    let program_hash = machine.program().hash;
     report.replay_flags = vec![
         "--grid".into(),
         t.launch.grid[0].to_string(),
@@ -357,11 +319,19 @@ pub fn check_until(
             compact: compact.unwrap_or_default(),
         });
     }
-    Ok(report)
+    report
 }
 
 fn scheduler_indices(machine: &Machine, choices: &[Choice]) -> Option<Vec<u32>> {
     crate::replay::indices_of(machine, choices).ok()
+}
+
+/// The machine of a translated test in its initial state: what [`check`] explores and a
+/// witness's choices replay on. The error says why the translation does not run.
+pub fn start(t: &translate::Translation) -> Result<Machine, String> {
+    let program = load(&t.ptx).map_err(|e| format!("the translated PTX does not load: {e}"))?;
+    Machine::new(Arc::new(program), &t.launch, &t.config)
+        .map_err(|e| format!("the translated launch does not start: {e}"))
 }
 
 /// Parses and loads PTX text; the error is the first diagnostic.
