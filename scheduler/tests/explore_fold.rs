@@ -6,7 +6,9 @@
 //! folded search's lasso replays step by step and closes), and witnesses replaying to their
 //! outcomes. The reduction is printed (`--nocapture`).
 
-use launch_file as launch;
+mod corpus_common;
+
+use corpus_common::{corpus, observe_globals, workspace};
 
 use scheduler::explore::dfs::{DfsConfig, Memo, Reduction, outcomes};
 use scheduler::explore::{Exploration, Folding, Level, Limits, explore};
@@ -19,22 +21,6 @@ use semantics::machine::{LaunchConfig, Machine, MachineConfig, MemoryKind, WarpM
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn observe_globals(p: &semantics::Program, buffers: Vec<usize>) -> Observe {
-    Observe {
-        buffers,
-        variables: p
-            .variables
-            .iter()
-            .filter(|v| v.space == semantics::program::Space::Global && v.size <= 64)
-            .map(|v| v.name.clone())
-            .collect(),
-    }
-}
 
 fn limits(folding: Folding, max_states: usize) -> Limits {
     Limits {
@@ -306,44 +292,6 @@ fn thesis_spin_lock_keeps_verdicts_and_lassos() {
     }
     tally.print("listing 6.2");
     assert!(tally.lassos > 0);
-}
-
-fn corpus() -> Vec<(String, Machine, Observe)> {
-    let dir = workspace().join("tests/kernels");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for ptx in files {
-        let ron = ptx.with_extension("ron");
-        let name = ptx.file_stem().unwrap().to_string_lossy().into_owned();
-        if !ron.is_file() || name.starts_with("bench_") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&ptx).unwrap();
-        let parsed = ptx_parser::parse(&text);
-        let Ok((program, _)) = semantics::load(&parsed.module, &text) else {
-            continue;
-        };
-        let Ok(resolved) = launch::Launch::read(&ron).and_then(|l| l.resolve(&program)) else {
-            continue;
-        };
-        let observe = observe_globals(&program, resolved.print.clone());
-        let program = Arc::new(program);
-        for model in [WarpModel::SimtStack, WarpModel::Its] {
-            let config = MachineConfig {
-                warp_model: model,
-                ..MachineConfig::default()
-            };
-            if let Ok(m) = Machine::new(Arc::clone(&program), &resolved.config, &config) {
-                out.push((format!("{name} {model:?}"), m, observe.clone()));
-            }
-        }
-    }
-    out
 }
 
 #[test]

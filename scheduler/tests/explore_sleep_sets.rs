@@ -4,7 +4,9 @@
 //! breadth-first explorer's. Prints the reduction (transitions and executions) in numbers;
 //! run with `--nocapture` to see them.
 
-use launch_file as launch;
+mod corpus_common;
+
+use corpus_common::{corpus, observe_globals, workspace};
 
 use scheduler::explore::dfs::{DfsConfig, DfsReport, Memo, Reduction, outcomes};
 use scheduler::explore::{Level, Limits, explore};
@@ -12,27 +14,10 @@ use scheduler::litmus::parse::parse;
 use scheduler::litmus::translate::translate;
 use scheduler::outcome::{Observe, Outcome};
 use scheduler::replay::replay;
-use semantics::machine::{LaunchConfig, Machine, MachineConfig, MemoryKind, WarpModel};
+use semantics::machine::{LaunchConfig, Machine, MachineConfig, MemoryKind};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// Every `.global` module variable of at most 8 bytes, as the CLI observes them.
-fn observe_globals(p: &semantics::Program, buffers: Vec<usize>) -> Observe {
-    Observe {
-        buffers,
-        variables: p
-            .variables
-            .iter()
-            .filter(|v| v.space == semantics::program::Space::Global && v.size <= 64)
-            .map(|v| v.name.clone())
-            .collect(),
-    }
-}
 
 fn run(m: &Machine, observe: &Observe, reduction: Reduction, memo: Memo) -> DfsReport {
     outcomes(
@@ -179,45 +164,6 @@ fn litmus_outcomes_are_the_same_with_sleep_sets() {
     // Litmus threads are mostly independent until they touch the same location: the
     // reduction must pay off on the suite as a whole.
     assert!(stateless.reduced[0] * 2 < stateless.full[0]);
-}
-
-fn corpus() -> Vec<(String, Machine, Observe)> {
-    let dir = workspace().join("tests/kernels");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for ptx in files {
-        let ron = ptx.with_extension("ron");
-        let name = ptx.file_stem().unwrap().to_string_lossy().into_owned();
-        if !ron.is_file() || name.starts_with("bench_") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&ptx).unwrap();
-        let parsed = ptx_parser::parse(&text);
-        let Ok((program, _)) = semantics::load(&parsed.module, &text) else {
-            continue;
-        };
-        let resolved = launch::Launch::read(&ron)
-            .unwrap()
-            .resolve(&program)
-            .unwrap();
-        let observe = observe_globals(&program, resolved.print.clone());
-        let program = Arc::new(program);
-        for model in [WarpModel::SimtStack, WarpModel::Its] {
-            let config = MachineConfig {
-                warp_model: model,
-                ..MachineConfig::default()
-            };
-            if let Ok(m) = Machine::new(Arc::clone(&program), &resolved.config, &config) {
-                out.push((format!("{name} {model:?}"), m, observe.clone()));
-            }
-        }
-    }
-    out
 }
 
 #[test]
