@@ -852,7 +852,7 @@ fn memory_family() {
                 qual: weak,
                 ty: T::U64,
                 vector: 1,
-                dst: [Some(rd(1)), None, None, None],
+                dst: [Some(rd(1)), None, None, None, None, None, None, None],
                 addr: at(AddrBase::Absolute, 0),
             },
         ),
@@ -863,7 +863,7 @@ fn memory_family() {
                 qual: weak,
                 ty: T::U32,
                 vector: 1,
-                dst: [Some(r(1)), None, None, None],
+                dst: [Some(r(1)), None, None, None, None, None, None, None],
                 addr: at(AddrBase::Absolute, 8),
             },
         ),
@@ -877,7 +877,7 @@ fn memory_family() {
                 },
                 ty: T::F32,
                 vector: 1,
-                dst: [Some(f(1)), None, None, None],
+                dst: [Some(f(1)), None, None, None, None, None, None, None],
                 addr: at(AddrBase::Reg(rd(1)), 8),
             },
         ),
@@ -888,7 +888,7 @@ fn memory_family() {
                 qual: weak,
                 ty: T::U32,
                 vector: 1,
-                dst: [Some(r(1)), None, None, None],
+                dst: [Some(r(1)), None, None, None, None, None, None, None],
                 addr: at(AddrBase::Reg(rd(1)), 0),
             },
         ),
@@ -902,7 +902,7 @@ fn memory_family() {
                 },
                 ty: T::U32,
                 vector: 1,
-                dst: [Some(r(1)), None, None, None],
+                dst: [Some(r(1)), None, None, None, None, None, None, None],
                 addr: at(AddrBase::Absolute, 4),
             },
         ),
@@ -913,7 +913,7 @@ fn memory_family() {
                 qual: weak,
                 ty: T::U32,
                 vector: 1,
-                dst: [Some(r(1)), None, None, None],
+                dst: [Some(r(1)), None, None, None, None, None, None, None],
                 addr: at(AddrBase::Absolute, 0),
             },
         ),
@@ -928,7 +928,7 @@ fn memory_family() {
                 },
                 ty: T::U32,
                 vector: 1,
-                dst: [Some(r(1)), None, None, None],
+                dst: [Some(r(1)), None, None, None, None, None, None, None],
                 addr: at(AddrBase::Reg(rd(1)), 0),
             },
         ),
@@ -942,7 +942,16 @@ fn memory_family() {
                 },
                 ty: T::F32,
                 vector: 4,
-                dst: [Some(f(0)), Some(f(1)), None, Some(f(3))],
+                dst: [
+                    Some(f(0)),
+                    Some(f(1)),
+                    None,
+                    Some(f(3)),
+                    None,
+                    None,
+                    None,
+                    None,
+                ],
                 addr: at(AddrBase::Reg(rd(1)), 0),
             },
         ),
@@ -956,7 +965,16 @@ fn memory_family() {
                 },
                 ty: T::U32,
                 vector: 1,
-                src: [Src::Imm(9), Src::Imm(0), Src::Imm(0), Src::Imm(0)],
+                src: [
+                    Src::Imm(9),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                ],
                 addr: at(AddrBase::Reg(rd(1)), -4),
             },
         ),
@@ -971,7 +989,16 @@ fn memory_family() {
                 },
                 ty: T::U32,
                 vector: 2,
-                src: [sr(r(1)), sr(r(2)), Src::Imm(0), Src::Imm(0)],
+                src: [
+                    sr(r(1)),
+                    sr(r(2)),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                ],
                 addr: at(AddrBase::Reg(rd(1)), 0),
             },
         ),
@@ -982,7 +1009,16 @@ fn memory_family() {
                 qual: weak,
                 ty: T::U8,
                 vector: 1,
-                src: [sr(h(1)), Src::Imm(0), Src::Imm(0), Src::Imm(0)],
+                src: [
+                    sr(h(1)),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                    Src::Imm(0),
+                ],
                 addr: at(AddrBase::Reg(rd(1)), 0),
             },
         ),
@@ -1521,7 +1557,16 @@ fn immediates_and_type_errors() {
     assert!(decode_err("mov.u32 %r1, %nosuch;").contains("unknown special register `%nosuch`"));
     assert!(decode_err("mov.u32 %r1, %r9;").contains("undefined name `%r9`"));
     assert!(decode_err("bra NOWHERE;").contains("undefined label `NOWHERE`"));
-    assert!(decode_err("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0}, {%r0}, {%r1}, {%f1};").contains("unsupported instruction `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32` (gap: `mma`)"));
+    assert!(
+        decode_err("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f0}, {%r0}, {%r1}, {%f1};")
+            .contains("needs 4 registers for D, found 1")
+    );
+    assert!(
+        decode_err(
+            "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%f0}, {%r0}, {%r1}, {%f1};"
+        )
+        .contains("(gap: `mma`)")
+    );
     assert!(decode_err("ld.global.v2.u32 %r1, [%rd1];").contains("needs a `.v2` vector"));
     assert!(decode_err("ld.global.u32 %r1, [sh];").contains("`sh` is in `.shared`"));
     assert!(

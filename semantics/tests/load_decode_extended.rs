@@ -463,9 +463,14 @@ fn gaps_stay_unsupported() {
         ("cvt.rs.f16x2.f32 %x0, %f1, %f2, %r0;", "half-float"),
         ("cvt.rn.satfinite.e2m1x2.f32 %s0, %f1, %f2;", "half-float"),
         ("cvt.rn.bf16x2.e4m3x2 %r0, %s1;", "half-float"),
+        ("ld.global.b128 %rd0, [%rd1];", "wide-vectors"),
         (
-            "ld.global.v8.u8 {%s0, %s1, %s2, %s3, %s0, %s1, %s2, %s3}, [%rd1];",
-            "wide-vectors",
+            "cp.async.bulk.shared.global [%rd0], [%rd1], 16;",
+            "cp.async",
+        ),
+        (
+            "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r0}, [%rd1];",
+            "mma",
         ),
         ("min.NaN.f16 %h0, %h1, %h2;", "modifiers"),
     ];
@@ -476,4 +481,143 @@ fn gaps_stay_unsupported() {
             "`{ins}`: expected gap `{gap}`, got: {e}"
         );
     }
+}
+
+#[test]
+fn wide_vectors_and_matrix_instructions() {
+    // `.v8`: one access of eight elements.
+    let ops = decode("ld.global.v8.b32 {%r0, %r1, %r2, %r3, %r3, %r2, %r1, %r0}, [%rd1];");
+    match &ops[..] {
+        [Op::Ld { vector: 8, dst, .. }] => {
+            assert_eq!(dst[4], Some(RegId(3)));
+            assert_eq!(dst[7], Some(RegId(0)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        decode_err("ld.global.v8.b64 {%rd0, %rd1, %rd2, %rd3, %rd0, %rd1, %rd2, %rd3}, [%rd1];")
+            .contains("at most 32 bits")
+    );
+    // mma: the four fragments in order, the whole warp as the mask.
+    let ops = decode(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%f3, %f2, %f1, %f0};",
+    );
+    match &ops[..] {
+        [Op::Mma(m)] => {
+            assert_eq!(m.shape, MmaShape::M16N8K16);
+            assert_eq!(
+                (m.a_ty, m.c_ty, m.d_ty),
+                (MmaElem::Bf16, MmaElem::F32, MmaElem::F32)
+            );
+            assert_eq!(m.d[..], [f(0), f(1), f(2), f(3)]);
+            assert_eq!(m.c[0], Src::Reg(f(3)));
+            assert_eq!(m.mask, Src::Imm(0xffff_ffff));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(decode_err(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f16 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%r0, %r1};"
+    )
+    .contains("no such combination"));
+    assert!(decode_err(
+        "mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%f0, %f1, %f2, %f3};"
+    )
+    .contains("`.row.col`"));
+    // ldmatrix
+    let ops = decode("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r0, %r1}, [%rd1];");
+    match &ops[..] {
+        [
+            Op::LdMatrix {
+                num: 2,
+                trans: true,
+                dst,
+                space: Space::Shared,
+                ..
+            },
+        ] => assert_eq!(dst[..2], [RegId(0), RegId(1)]),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        decode_err("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1}, [%rd1];")
+            .contains("needs 4 destination")
+    );
+}
+
+#[test]
+fn cp_async_is_a_load_and_a_store_at_issue() {
+    // 12 of 16 bytes copied (three words), the last word zero-filled.
+    let ops = decode("cp.async.ca.shared.global [%rd0], [%rd1], 16, 12;");
+    let loads = ops.iter().filter(|o| matches!(o, Op::Ld { .. })).count();
+    assert_eq!(loads, 3, "{ops:?}");
+    match ops.last() {
+        Some(Op::St {
+            space: Space::Shared,
+            src,
+            addr,
+            ..
+        }) => {
+            assert_eq!(src[0], Src::Imm(0));
+            assert_eq!(addr.offset, 12);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A full copy is one vector load and one vector store.
+    let ops = decode("cp.async.cg.shared.global.L2::128B [%rd0], [%rd1], 16;");
+    assert!(
+        matches!(
+            &ops[..],
+            [
+                Op::Ld {
+                    vector: 4,
+                    space: Space::Global,
+                    ..
+                },
+                Op::St {
+                    vector: 4,
+                    space: Space::Shared,
+                    ..
+                }
+            ]
+        ),
+        "{ops:?}"
+    );
+    assert_eq!(decode("cp.async.commit_group;"), [Op::Nop]);
+    assert_eq!(decode("cp.async.wait_group 0;"), [Op::Nop]);
+    assert_eq!(decode("cp.async.wait_all;"), [Op::Nop]);
+    assert!(decode_err("cp.async.cg.shared.global [%rd0], [%rd1], 8;").contains("not allowed"));
+    assert!(
+        decode_err("cp.async.ca.shared.global [%rd0], [%rd1], 16, %r0;")
+            .contains("(gap: `cp.async`)")
+    );
+}
+
+#[test]
+fn vector_register_parameters_pass_their_components() {
+    let src = format!(
+        "{HEADER}.func (.reg .u32 r) pack (.reg .v4 .u16 v)\n{{\n cvt.u32.u16 r, v.w;\n ret;\n}}\n\
+         .visible .entry k()\n{{\n .reg .v4 .u16 a;\n .reg .u16 %s<4>;\n .reg .u32 %r<2>;\n\
+         call (%r0), pack, (a);\n call (%r1), pack, ({{%s0, %s1, %s2, %s3}});\n ret;\n}}\n"
+    );
+    let parsed = ptx_parser::parse(&src);
+    let (prog, _) = semantics::load(&parsed.module, &src).expect("loads");
+    let pack = &prog.functions[0];
+    assert_eq!(pack.params.len(), 4, "{:?}", pack.params);
+    let calls: Vec<_> = prog
+        .instructions
+        .iter()
+        .filter_map(|i| match &i.op {
+            Op::Call { args, .. } => Some(args.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls.len(), 2);
+    assert!(calls.iter().all(|a| a.len() == 4), "{calls:?}");
+    // A scalar register for the vector parameter is an error naming both.
+    let bad = src.replace("pack, (a)", "pack, (%r0)");
+    let parsed = ptx_parser::parse(&bad);
+    let e = semantics::load(&parsed.module, &bad).expect_err("an error");
+    assert!(
+        e.iter().any(|d| d.message.contains("`.v4` vector")),
+        "{e:?}"
+    );
 }

@@ -66,6 +66,7 @@ mod compare;
 mod cvt;
 mod float;
 mod int;
+pub mod mma;
 mod narrow;
 mod softfloat;
 mod video;

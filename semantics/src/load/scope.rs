@@ -502,17 +502,33 @@ pub(crate) fn build<'a>(
                 0,
                 diags,
             );
-            let info = ParamInfo {
-                name: p.name.name.as_str().to_owned(),
-                ty: p.ty.scalar,
-                size: size as u32,
-                align,
-                loc,
+            // A `.reg .vN` parameter is passed as its N components, each a register of its own
+            // (consecutive ids); the caller passes a `.vN` register or `{a, b, ...}` likewise.
+            let parts = match loc {
+                ParamLoc::Reg(id) if p.ty.vector > 1 => (0..p.ty.vector as u16)
+                    .map(|k| {
+                        (
+                            format!("{}.{k}", p.name.name),
+                            size as u32 / p.ty.vector as u32,
+                            ParamLoc::Reg(RegId(id.0 + k)),
+                        )
+                    })
+                    .collect(),
+                _ => vec![(p.name.name.as_str().to_owned(), size as u32, loc)],
             };
-            if is_ret {
-                env.return_params.push(info)
-            } else {
-                env.params.push(info)
+            for (name, size, loc) in parts {
+                let info = ParamInfo {
+                    name,
+                    ty: p.ty.scalar,
+                    size,
+                    align,
+                    loc,
+                };
+                if is_ret {
+                    env.return_params.push(info)
+                } else {
+                    env.params.push(info)
+                }
             }
         }
     }

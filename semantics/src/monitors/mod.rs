@@ -294,7 +294,9 @@ impl ScheduleDependence {
                 | Op::Shfl { .. }
                 | Op::Match { .. }
                 | Op::Redux { .. }
-                | Op::ActiveMask { .. } => d.warp_level.push(pc),
+                | Op::ActiveMask { .. }
+                | Op::Mma(_)
+                | Op::LdMatrix { .. } => d.warp_level.push(pc),
                 _ => {}
             }
         }

@@ -151,8 +151,8 @@ pub struct MemQualifiers {
     pub non_coherent: bool,
 }
 
-/// Up to four registers of a vector access (`.v2`, `.v4`); `None` is a `_` sink.
-pub type VecDst = [Option<RegId>; 4];
+/// Up to eight registers of a vector access (`.v2`, `.v4`, `.v8`); `None` is a `_` sink.
+pub type VecDst = [Option<RegId>; 8];
 
 /// Rounding modifiers (PTX ISA 9.7.3 and `cvt`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -683,7 +683,7 @@ pub enum Op {
         qual: MemQualifiers,
         ty: ScalarType,
         vector: u8,
-        src: [Src; 4],
+        src: [Src; 8],
         addr: Address,
     },
     /// `atom` (with `dst`) and `red` (without) (PTX ISA 9.7.12.x): `b` is cas's new value.
@@ -742,6 +742,20 @@ pub enum Op {
         a: Src,
         mask: Src,
     },
+    /// `mma.sync.aligned` (PTX ISA 9.7.14.5.14): a warp-wide matrix multiply-accumulate.
+    Mma(Box<Mma>),
+    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]` (PTX ISA 9.7.14.5.15): lanes
+    /// `8i..8i+7` give the addresses of the 8 rows (16 bytes each) of matrix `i`; each lane
+    /// receives, for every matrix, the two 16-bit elements of its fragment.
+    LdMatrix {
+        /// 1, 2 or 4 matrices.
+        num: u8,
+        trans: bool,
+        dst: [RegId; 4],
+        addr: Address,
+        space: Space,
+        mask: Src,
+    },
     /// `activemask.b32 d`.
     ActiveMask { dst: RegId },
     /// `bra[.uni] target` (direct). Thesis rules bra_uni / bra_div.
@@ -778,6 +792,74 @@ pub enum Op {
     PreBrk { target: Pc },
     /// Thesis dialect: push a call token returning to `target`.
     PreRet { target: Pc },
+}
+
+/// The matrix shapes of `mma.sync.aligned` cudasem executes (PTX ISA 9.7.14.5.14 "Warp-level
+/// matrix multiply-and-accumulate instruction: mma"): `M×N×K`, `D = A·B + C` with `A` `M×K`,
+/// `B` `K×N`, `C` and `D` `M×N`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum MmaShape {
+    M16N8K8,
+    M16N8K16,
+    M16N8K32,
+    M8N8K4,
+}
+
+impl MmaShape {
+    /// `(M, N, K)`.
+    pub fn dims(self) -> (usize, usize, usize) {
+        match self {
+            MmaShape::M16N8K8 => (16, 8, 8),
+            MmaShape::M16N8K16 => (16, 8, 16),
+            MmaShape::M16N8K32 => (16, 8, 32),
+            MmaShape::M8N8K4 => (8, 8, 4),
+        }
+    }
+}
+
+/// An element type of an `mma` operand (PTX ISA 9.7.14.5.14, the `.atype .btype .ctype .dtype`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum MmaElem {
+    F16,
+    Bf16,
+    F32,
+    F64,
+    S8,
+    U8,
+    S32,
+}
+
+impl MmaElem {
+    /// Bytes of one element.
+    pub fn size(self) -> u32 {
+        match self {
+            MmaElem::S8 | MmaElem::U8 => 1,
+            MmaElem::F16 | MmaElem::Bf16 => 2,
+            MmaElem::F32 | MmaElem::S32 => 4,
+            MmaElem::F64 => 8,
+        }
+    }
+}
+
+/// `mma.sync.aligned.shape.alayout.blayout{.satfinite}.dtype.atype.btype.ctype d, a, b, c`
+/// (PTX ISA 9.7.14.5.14): each lane holds its fragments of `A`, `B`, `C` and receives its
+/// fragment of `D` in the layouts of the "Matrix Fragments for mma.m16n8k*" sections.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Mma {
+    pub shape: MmaShape,
+    pub a_ty: MmaElem,
+    pub b_ty: MmaElem,
+    pub c_ty: MmaElem,
+    pub d_ty: MmaElem,
+    /// `.satfinite` (integer forms): clamp the result to the `.s32` range instead of wrapping.
+    pub satfinite: bool,
+    pub d: Box<[RegId]>,
+    pub a: Box<[Src]>,
+    pub b: Box<[Src]>,
+    pub c: Box<[Src]>,
+    /// The lanes that must take part: the whole warp (`.sync.aligned`), as an immediate mask so
+    /// that independent thread scheduling makes the lanes meet as for `shfl.sync`.
+    pub mask: Src,
 }
 
 /// A guard `@p` / `@!p`; the thesis stores guards in `GuardEnv`, cudasem beside the op.

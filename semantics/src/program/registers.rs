@@ -200,6 +200,19 @@ impl Op {
                 src(mask, f);
             }
             Op::ActiveMask { dst } => f(*dst),
+            Op::Mma(m) => {
+                m.d.iter().for_each(|r| f(*r));
+                m.a.iter()
+                    .chain(&m.b[..])
+                    .chain(&m.c[..])
+                    .for_each(|s| src(s, f));
+            }
+            Op::LdMatrix {
+                num, dst, addr: a, ..
+            } => {
+                dst.iter().take(*num as usize).for_each(|r| f(*r));
+                addr(a, f);
+            }
             Op::BraIndirect { index, .. } => src(index, f),
             Op::Call {
                 target, args, rets, ..

@@ -958,6 +958,7 @@ pub(super) fn mov(cx: &mut Cx<'_, '_, '_>) {
         m_ty(n).or(match n {
             "v2" => Some(M::Vector(2)),
             "v4" => Some(M::Vector(4)),
+            "v8" => Some(M::Vector(8)),
             _ => None,
         })
     }) else {

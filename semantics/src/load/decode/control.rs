@@ -10,7 +10,7 @@ use super::{Cx, Named, m_ty, m_word};
 use crate::load::scope::Local;
 use crate::load::types;
 use crate::load::unsupported::Gap;
-use crate::program::{CallTarget, Op, ParamLoc};
+use crate::program::{CallTarget, Op, ParamLoc, RegId};
 use ptx_parser::{Operand, Param, ScalarType};
 
 impl Cx<'_, '_, '_> {
@@ -412,16 +412,14 @@ pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
     }
     let mut out_args = Vec::with_capacity(args.len());
     for (a, p) in args.iter().zip(params) {
-        match param_loc(cx, a, p, false) {
-            Some(l) => out_args.push(l),
-            None => return,
+        if !param_locs(cx, a, p, false, &mut out_args) {
+            return;
         }
     }
     let mut out_rets = Vec::with_capacity(rets.len());
     for (r, p) in rets.iter().zip(ret_params) {
-        match param_loc(cx, r, p, true) {
-            Some(l) => out_rets.push(l),
-            None => return,
+        if !param_locs(cx, r, p, true, &mut out_rets) {
+            return;
         }
     }
     cx.emit(Op::Call {
@@ -432,7 +430,99 @@ pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
     });
 }
 
-/// Where a call's argument or return operand lives in the caller.
+/// Where a call's argument or return operand lives in the caller, appended to `out`: one
+/// location, or for a `.reg .vN` parameter its N components (from a `.vN` register or a
+/// `{a, b, ...}` list; PTX ISA 9.7.14.3 `call`). False after reporting an error.
+fn param_locs(
+    cx: &mut Cx<'_, '_, '_>,
+    op: &Operand,
+    p: &Param,
+    is_ret: bool,
+    out: &mut Vec<ParamLoc>,
+) -> bool {
+    let n = p.ty.vector;
+    if p.space != ptx_parser::StateSpace::Reg || n <= 1 {
+        return match param_loc(cx, op, p, is_ret) {
+            Some(l) => {
+                out.push(l);
+                true
+            }
+            None => false,
+        };
+    }
+    let ty = p.ty.scalar;
+    match op {
+        Operand::Vector(items, span) => {
+            if items.len() != n as usize {
+                cx.error(
+                    *span,
+                    format!(
+                        "the parameter `{}` is a `.v{n}` vector, but {} element(s) are passed",
+                        p.name.name,
+                        items.len()
+                    ),
+                    "wrong vector length",
+                    format!("pass {n} registers in braces, or a `.v{n}` register"),
+                );
+                return false;
+            }
+            for item in items {
+                let loc = match item {
+                    Operand::Immediate(e) if !is_ret => cx.imm(e, ty).map(ParamLoc::Imm),
+                    _ => cx
+                        .reg_operand(item, Some(ty), is_ret, true)
+                        .map(ParamLoc::Reg),
+                };
+                match loc {
+                    Some(l) => out.push(l),
+                    None => return false,
+                }
+            }
+            true
+        }
+        Operand::Symbol {
+            name,
+            component: None,
+            span,
+        } => match cx.resolve(name, None) {
+            Named::Local(Local::Reg {
+                id,
+                ty: rty,
+                vector,
+            }) if vector == n => {
+                cx.check_ty(rty, ty, *span, &name.name, true);
+                out.extend((0..n as u16).map(|k| ParamLoc::Reg(RegId(id.0 + k))));
+                true
+            }
+            _ => {
+                cx.error(
+                    *span,
+                    format!(
+                        "the parameter `{}` is a `.v{n}` vector; `{}` is not a `.v{n}` register",
+                        p.name.name, name.name
+                    ),
+                    "not a matching vector",
+                    format!("pass a `.v{n}` register or {n} registers in braces"),
+                );
+                false
+            }
+        },
+        other => {
+            cx.error(
+                other.span(),
+                format!(
+                    "the parameter `{}` is a `.v{n}` vector; pass a `.v{n}` register or braces",
+                    p.name.name
+                ),
+                "not a vector",
+                format!("pass a `.v{n}` register or {n} registers in braces"),
+            );
+            false
+        }
+    }
+}
+
+/// Where a call's scalar argument or return operand lives in the caller.
 fn param_loc(cx: &mut Cx<'_, '_, '_>, op: &Operand, p: &Param, is_ret: bool) -> Option<ParamLoc> {
     match op {
         Operand::Symbol {
@@ -443,14 +533,28 @@ fn param_loc(cx: &mut Cx<'_, '_, '_>, op: &Operand, p: &Param, is_ret: bool) -> 
             Named::Local(Local::Frame { offset, size, .. }) => {
                 Some(ParamLoc::Frame { offset, size })
             }
-            Named::Local(Local::Reg { vector, .. }) if vector > 1 || p.ty.vector > 1 => {
-                // A `.vN` register passed whole: `ParamLoc` holds one register.
-                let d = crate::load::unsupported::diag(
+            Named::Local(Local::Reg { vector, .. }) if vector > 1 && component.is_none() => {
+                cx.error(
                     *span,
-                    &format!("{} with vector argument {}", cx.full_name(), name.name),
-                    Gap::WideVectors,
+                    format!(
+                        "the `.v{vector}` register `{}` is passed to the scalar parameter `{}`",
+                        name.name, p.name.name
+                    ),
+                    "vector for a scalar",
+                    format!("pass one component (e.g. `{}.x`), or declare the parameter `.reg .v{vector}`", name.name),
                 );
-                cx.push_diag(d);
+                None
+            }
+            Named::Local(Local::Reg { .. }) if p.ty.vector > 1 => {
+                cx.error(
+                    *span,
+                    format!(
+                        "the `.param` vector parameter `{}` needs a `.param` variable, not the register `{}`",
+                        p.name.name, name.name
+                    ),
+                    "register for a vector parameter",
+                    "declare `.param .vN .TYPE arg;`, store the components with `st.param.vN`, and pass `arg`",
+                );
                 None
             }
             Named::Local(Local::Reg { .. }) => {

@@ -37,6 +37,7 @@ fn m_vec(n: &str) -> Option<M> {
     match n {
         "v2" => Some(M::Vector(2)),
         "v4" => Some(M::Vector(4)),
+        "v8" => Some(M::Vector(8)),
         _ => None,
     }
 }
@@ -227,6 +228,19 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
         .unwrap_or(1);
     let nc = mods.has("nc");
     let span = cx.ins.span;
+    // `.v8` (PTX ISA 9.7.9.8): at most 256 bits, so elements of at most 32 bits.
+    if vector == 8 && types::size(ty) > 4 {
+        cx.error(
+            span,
+            format!(
+                "`{full}`: `.v8` takes elements of at most 32 bits",
+                full = cx.full_name()
+            ),
+            "vector too wide",
+            "use `.v4` for 64-bit elements (a vector access moves at most 256 bits)",
+        );
+        return;
+    }
     // Orders and scopes each instruction admits (PTX ISA 9.7.9.8, 9.7.9.10).
     let order_ok = matches!(
         (is_st, order),
@@ -363,7 +377,7 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
         }
     };
     if is_st {
-        let mut src = [Src::Imm(0); 4];
+        let mut src = [Src::Imm(0); 8];
         for (k, e) in elems.iter().enumerate() {
             src[k] = match e {
                 Elem::Reg(r) => Src::Reg(*r),
@@ -382,7 +396,7 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
             addr,
         });
     } else {
-        let mut dst: VecDst = [None; 4];
+        let mut dst: VecDst = [None; 8];
         for (k, e) in elems.iter().enumerate() {
             dst[k] = match e {
                 Elem::Reg(r) => Some(*r),

@@ -17,6 +17,7 @@ mod intx;
 mod mem;
 mod narrow;
 mod offset;
+mod tensor;
 mod video;
 mod warp;
 
@@ -124,7 +125,12 @@ pub const SUPPORTED_OPCODES: &[&str] = &[
     "shfl",
     "match",
     "redux",
-    "activemask", // control.rs
+    "activemask",
+    // tensor.rs
+    "mma",
+    "ldmatrix",
+    "cp",
+    // control.rs
     "bra",
     "brx",
     "call",
@@ -968,7 +974,7 @@ fn known_unsupported(name: &str) -> Option<M> {
         | "e4m3x4" | "e5m2x4" | "e2m3x4" | "e3m2x4" | "rna" | "rs" => {
             M::Unsupported(Gap::HalfFloat)
         }
-        "v8" | "b128" => M::Unsupported(Gap::WideVectors),
+        "b128" => M::Unsupported(Gap::WideVectors),
         "cluster" | "shared::cluster" => M::Unsupported(Gap::Clusters),
         _ => {
             // Cache-eviction and prefetch-size hints: performance only (docs/ptx-subset.md).
@@ -1097,6 +1103,9 @@ pub(crate) fn decode<'a>(
         "match" => warp::match_sync(&mut cx),
         "redux" => warp::redux(&mut cx),
         "activemask" => warp::activemask(&mut cx),
+        "mma" => tensor::mma(&mut cx),
+        "ldmatrix" => tensor::ldmatrix(&mut cx),
+        "cp" => tensor::cp(&mut cx),
         "bra" => control::bra(&mut cx),
         "brx" => control::brx(&mut cx),
         "call" => control::call(&mut cx),
@@ -1105,13 +1114,7 @@ pub(crate) fn decode<'a>(
         }
         "ssy" | "preBrk" | "preRet" => control::push_token(&mut cx, opcode),
         _ => {
-            let gap = Gap::of_opcode(opcode);
-            let gap = if gap == Gap::Other && opcode == "cp" {
-                Gap::CpAsync
-            } else {
-                gap
-            };
-            cx.unsupported(gap);
+            cx.unsupported(Gap::of_opcode(opcode));
         }
     }
     *out = cx.out;

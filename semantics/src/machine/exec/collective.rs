@@ -165,7 +165,127 @@ pub(super) fn comm(
             });
             each!(|l| wr!(dst, l, out[l]));
         }
+        Op::Mma(mma) => {
+            full_warp(ws, exec, "mma.sync.aligned")?;
+            let (na, nb, nc) = (mma.a.len(), mma.b.len(), mma.c.len());
+            let mut a = vec![0u64; alu::mma::LANES * na];
+            let mut b = vec![0u64; alu::mma::LANES * nb];
+            let mut c = vec![0u64; alu::mma::LANES * nc];
+            each!(|l| {
+                for (k, s) in mma.a.iter().enumerate() {
+                    a[l * na + k] = rd!(s, l);
+                }
+                for (k, s) in mma.b.iter().enumerate() {
+                    b[l * nb + k] = rd!(s, l);
+                }
+                for (k, s) in mma.c.iter().enumerate() {
+                    c[l * nc + k] = rd!(s, l);
+                }
+            });
+            let d = alu::mma::mma(
+                mma.shape,
+                mma.a_ty,
+                mma.b_ty,
+                mma.c_ty,
+                mma.d_ty,
+                mma.satfinite,
+                &alu::mma::MmaInput {
+                    a: &a,
+                    b: &b,
+                    c: &c,
+                },
+            );
+            let nd = mma.d.len();
+            each!(|l| {
+                for (k, r) in mma.d.iter().enumerate() {
+                    wr!(r, l, d[l * nd + k]);
+                }
+            });
+        }
         _ => return Err(misrouted(op)),
+    }
+    Ok(())
+}
+
+/// The warp-wide matrix instructions (`.sync.aligned`) need every lane of a 32-lane warp
+/// executing them together (PTX ISA 9.7.14.5: "all threads in the warp must execute the same
+/// ... instruction"); anything else is undefined, which cudasem reports.
+fn full_warp(ws: usize, exec: u64, what: &str) -> Result<(), Fault> {
+    let all = if ws >= 64 { u64::MAX } else { (1u64 << ws) - 1 };
+    if ws != alu::mma::LANES || exec != all {
+        let missing = (!exec & all).trailing_zeros() as usize;
+        return Err(Fault::new(
+            ErrorKind::Stuck,
+            if ws == alu::mma::LANES {
+                Some(missing.min(ws - 1))
+            } else {
+                None
+            },
+            format!(
+                "{what} needs all 32 lanes of the warp to execute it together (PTX ISA 9.7.14.5); lanes {exec:#x} of a {ws}-lane warp did"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16` (PTX ISA 9.7.14.5.15): lanes `8i..8i+7`
+/// name the rows of matrix `i`; each lane reads its row (16 bytes, in ascending lane order, as
+/// the thread rule (ld) does) and every lane receives its fragment of each matrix.
+pub(super) fn ldmatrix(
+    cx: &mut Ctx,
+    w: &mut Warp,
+    level: usize,
+    exec: u64,
+    op: &Op,
+) -> Result<(), Fault> {
+    let Op::LdMatrix {
+        num,
+        trans,
+        dst,
+        addr,
+        space,
+        ..
+    } = op
+    else {
+        return Err(misrouted(op));
+    };
+    let ws = cx.info.warp_size as usize;
+    full_warp(ws, exec, "ldmatrix.sync.aligned")?;
+    if cx.cache.is_some() {
+        return Err(Fault::new(
+            ErrorKind::Stuck,
+            None,
+            "ldmatrix under --memory cached is not modelled (its rows reach other lanes' registers); run it under --memory flat",
+        ));
+    }
+    let deriv = cx.mem_derivation(Rule::Ld);
+    let lvl = &mut w.levels[level];
+    let fb = &lvl.frame_base;
+    let regs = &mut lvl.regs;
+    let mut rows = [[[0u16; 8]; 8]; 4];
+    for l in 0..8 * *num as usize {
+        let (ms, a) = lane_address((regs, ws, fb), (*space, addr, true), l, (2, 8), "ldmatrix")?;
+        let who = Who {
+            block: cx.block,
+            thread: w.tid_base + l as u32,
+        };
+        for half in 0..2u64 {
+            let ea = a + 8 * half;
+            let v = cx
+                .mem
+                .load(who, ms, ea, 8)
+                .map_err(|e| Fault::mem(l, e, "ldmatrix"))?;
+            for e in 0..4 {
+                rows[l / 8][l % 8][4 * half as usize + e] = (v >> (16 * e)) as u16;
+            }
+            cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, 8), v, false);
+        }
+    }
+    for l in 0..ws {
+        for (m, r) in dst.iter().take(*num as usize).enumerate() {
+            regs[r.0 as usize * ws + l] = alu::mma::ldmatrix_fragment(&rows[m], *trans, l);
+        }
     }
     Ok(())
 }

@@ -417,7 +417,9 @@ pub(crate) fn exec_data(
         | Op::ActiveMask { .. }
         | Op::Shfl { .. }
         | Op::Match { .. }
-        | Op::Redux { .. } => collective::comm(cx, w, level, exec, group, op),
+        | Op::Redux { .. }
+        | Op::Mma(_) => collective::comm(cx, w, level, exec, group, op),
+        Op::LdMatrix { .. } => collective::ldmatrix(cx, w, level, exec, op),
         // `bar.warp.sync` orders (the race monitor reads it); nothing to compute.
         Op::Nop | Op::WarpSync { .. } => Ok(()),
         Op::Trap => {
@@ -472,6 +474,10 @@ pub(crate) fn data_rule(op: &Op) -> (Rule, Rule) {
         Op::Match { .. } => (Rule::WarpComm, Rule::Match),
         Op::Redux { .. } => (Rule::WarpComm, Rule::Redux),
         Op::ActiveMask { .. } => (Rule::WarpComm, Rule::ActiveMask),
+        // The rule vocabulary (the `traces` crate) has no names of their own for the matrix
+        // instructions: a warp communication computing data, and one loading memory.
+        Op::Mma(_) => (Rule::WarpComm, Rule::Dop),
+        Op::LdMatrix { .. } => (Rule::WarpComm, Rule::Ld),
         Op::Fence { .. } => (Rule::WarpBra, Rule::Membar),
         Op::WarpSync { .. } => (Rule::WarpComm, Rule::WarpSync),
         Op::Trap => (Rule::WarpBra, Rule::Trap),
@@ -487,6 +493,8 @@ pub(crate) fn sync_mask(op: &Op) -> Option<&Src> {
     match op {
         Op::Vote { mask: Some(m), .. } | Op::Shfl { mask: Some(m), .. } => Some(m),
         Op::Match { mask, .. } | Op::Redux { mask, .. } | Op::WarpSync { mask } => Some(mask),
+        Op::Mma(m) => Some(&m.mask),
+        Op::LdMatrix { mask, .. } => Some(mask),
         _ => None,
     }
 }
