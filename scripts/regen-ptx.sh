@@ -25,6 +25,11 @@
 #
 # (the rest of the line, split at spaces; the debugger's source-line tests need `.loc` lines).
 #
+# Per-file target architecture (default sm_70) with a marker line, for instructions of newer
+# GPUs (mma.m16n8k16, cp.async, ldmatrix need sm_80):
+#
+#   // cudasem: gpu-arch=sm_80
+#
 # The compiler: $CLANG if set, else the first of clang, clang-14, clang-19 … on PATH. The output is
 # deterministic: running the script twice gives byte-identical files (nothing in clang's PTX
 # depends on the time or the path, and we compile with the file's directory as the working
@@ -71,12 +76,14 @@ for f in "${files[@]}"; do
             features+=(-Xclang -target-feature -Xclang "$feat")
         done
     fi
+    arch="$(grep -o 'cudasem: gpu-arch=sm_[0-9a-z]*' "$f" | head -n1 | cut -d= -f2 || true)"
+    arch="${arch:-sm_70}"
     opt=(-O2)
     flags_marker="$(grep -o 'cudasem: clang-flags=.*$' "$f" | head -n1 | cut -d= -f2- || true)"
     if [[ -n "$flags_marker" ]]; then
         read -r -a opt <<<"$flags_marker"
     fi
-    if (cd "$dir" && "$clang_bin" --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_70 "${opt[@]}" \
+    if (cd "$dir" && "$clang_bin" --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch="$arch" "${opt[@]}" \
         -I "$root/tests/kernels" "${features[@]}" -S "$base.cu" -o "$base.ptx.tmp"); then
         mv "$dir/$base.ptx.tmp" "$dir/$base.ptx"
         echo "regen-ptx.sh: $dir/$base.ptx"

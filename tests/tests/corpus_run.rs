@@ -289,6 +289,16 @@ const CASES: &[Case] = &[
         adjust: as_is,
         check: check_warp_vote,
     },
+    Case {
+        path: "mma_tiles",
+        adjust: as_is,
+        check: check_mma_tiles,
+    },
+    Case {
+        path: "ldmatrix_mma",
+        adjust: as_is,
+        check: check_ldmatrix_mma,
+    },
     // 64 threads instead of 65,536: the same code paths, a thousandth of the steps.
     Case {
         path: "bench_alu",
@@ -465,14 +475,15 @@ fn reproduce(
 }
 
 macro_rules! corpus_tests {
-    ($($name:ident => $path:literal,)*) => {
+    ($($name:ident => $path:literal,)* ; flat only: $($flat:ident => $fpath:literal,)*) => {
         $( #[test] fn $name() { run_case($path, MemoryKind::Flat); } )*
+        $( #[test] fn $flat() { run_case($fpath, MemoryKind::Flat); } )*
         /// The same kernels under cached memory: race-free kernels cannot tell the difference.
         mod cached {
             use super::*;
             $( #[test] fn $name() { run_case($path, MemoryKind::Cached); } )*
         }
-        const TESTED: &[&str] = &[$($path),*];
+        const TESTED: &[&str] = &[$($path,)* $($fpath),*];
     };
 }
 
@@ -512,6 +523,12 @@ corpus_tests! {
     apply_calls_nvcc => "nvcc/apply_calls_nvcc",
     local_array_nvcc => "nvcc/local_array_nvcc",
     reduce_sum_nvcc => "nvcc/reduce_sum_nvcc",
+    mma_tiles => "mma_tiles",
+    ;
+    // flat only: `ldmatrix` hands rows read by some lanes to other lanes' registers, which the
+    // cached memory's per-lane load programs cannot express (docs/deviations.md D26).
+    flat only:
+    ldmatrix_mma => "ldmatrix_mma",
 }
 
 /// A kernel added to the corpus without a reference here fails this test.
@@ -1034,6 +1051,121 @@ fn check_warp_vote(c: &Ctx) -> Result<(), String> {
         want[3 * w + 2] = (ballot != 0) as u32;
     }
     compare("out", &c.out_u32("out"), &want)
+}
+
+fn f16s(bytes: &[u8]) -> Vec<f64> {
+    as_i16(bytes)
+        .into_iter()
+        .map(|b| half::f16::from_bits(b as u16).to_f64())
+        .collect()
+}
+
+/// bfloat16 bits (in a `u16` buffer) as numbers: the high half of a binary32.
+fn bf16s(bytes: &[u8]) -> Vec<f64> {
+    as_i16(bytes)
+        .into_iter()
+        .map(|b| f32::from_bits((b as u16 as u32) << 16) as f64)
+        .collect()
+}
+
+/// `a (m x k) . b (k x n) + c`, row-major, exactly (the launches keep every sum exact in the
+/// destination format, so the order of the additions, which the PTX ISA leaves open, is moot).
+fn matmul(a: &[f64], b: &[f64], c: &[f64], (m, n, k): (usize, usize, usize)) -> Vec<f64> {
+    (0..m * n)
+        .map(|i| {
+            let (r, col) = (i / n, i % n);
+            c[i] + (0..k)
+                .map(|kk| a[r * k + kk] * b[kk * n + col])
+                .sum::<f64>()
+        })
+        .collect()
+}
+
+fn to_f32(v: Vec<f64>) -> Vec<f32> {
+    v.into_iter().map(|x| x as f32).collect()
+}
+
+fn check_mma_tiles(c: &Ctx) -> Result<(), String> {
+    let cf: Vec<f64> = c.in_f32("c").into_iter().map(f64::from).collect();
+    let dims = (16, 8, 16);
+    compare_f32_bits(
+        "dh",
+        &c.out_f32("dh"),
+        &to_f32(matmul(
+            &f16s(c.input("ah")),
+            &f16s(c.input("bh")),
+            &cf,
+            dims,
+        )),
+    )?;
+    compare_f32_bits(
+        "db",
+        &c.out_f32("db"),
+        &to_f32(matmul(
+            &bf16s(c.input("ab")),
+            &bf16s(c.input("bb")),
+            &cf,
+            dims,
+        )),
+    )?;
+    // cp.async with src-size 12 of 16: the last 4 bytes of every 16 are zero.
+    let ai: Vec<i64> = c.input("ai").iter().map(|&b| b as i8 as i64).collect();
+    let bi: Vec<i64> = c
+        .input("bi")
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| if i % 16 < 12 { b as i8 as i64 } else { 0 })
+        .collect();
+    let ci = c.in_i32("ci");
+    let di: Vec<i32> = (0..128)
+        .map(|i| {
+            let (r, col) = (i / 8, i % 8);
+            let s: i64 = (0..32).map(|k| ai[r * 32 + k] * bi[k * 8 + col]).sum();
+            (ci[i] as i64 + s) as i32
+        })
+        .collect();
+    compare("di", &c.out_i32("di"), &di)?;
+    let f64s = |name: &str| as_f64(c.input(name));
+    compare_f64_bits(
+        "dd",
+        &c.out_f64("dd"),
+        &matmul(&f64s("ad"), &f64s("bd"), &f64s("cd"), (8, 8, 4)),
+    )?;
+    compare_f32_bits("cv8", &c.out_f32("cv8"), &c.in_f32("c")[..8])
+}
+
+fn check_ldmatrix_mma(c: &Ctx) -> Result<(), String> {
+    let a16 = as_i16(c.input("a"));
+    let b16 = as_i16(c.input("b"));
+    compare_f32_bits(
+        "d",
+        &c.out_f32("d"),
+        &to_f32(matmul(
+            &f16s(c.input("a")),
+            &f16s(c.input("b")),
+            &[0.0; 128],
+            (16, 8, 16),
+        )),
+    )?;
+    let pair = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
+    // ldmatrix.x4 of A's quarters j (rows 8 (j & 1).., columns 8 (j >> 1)..): lane l gets row
+    // l / 4, columns 2 (l % 4) and the next.
+    let mut frag = vec![0u32; 128];
+    let mut tfrag = vec![0u32; 64];
+    for l in 0..32 {
+        let (g, t) = (l / 4, l % 4);
+        for j in 0..4 {
+            let (row, col) = (8 * (j & 1) + g, 8 * (j >> 1) + 2 * t);
+            frag[32 * j + l] = pair(a16[row * 16 + col], a16[row * 16 + col + 1]);
+        }
+        // .trans of B's k-halves j: column g, rows 2t and 2t + 1 of the 8x8 matrix.
+        for j in 0..2 {
+            let k = 8 * j + 2 * t;
+            tfrag[32 * j + l] = pair(b16[k * 8 + g], b16[(k + 1) * 8 + g]);
+        }
+    }
+    compare("frag", &c.out_u32("frag"), &frag)?;
+    compare("tfrag", &c.out_u32("tfrag"), &tfrag)
 }
 
 fn reference_bench_alu(mut x: u32) -> u32 {
