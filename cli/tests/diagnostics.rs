@@ -105,7 +105,7 @@ fn undefined_register() {
 fn unsupported_instruction() {
     check(
         "unsupported_instruction",
-        ".entry k()\n{\n\t.reg .b32 %r<8>;\n\t.reg .f32 %f<8>;\n\tmma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1}, {%r2}, {%f4, %f5, %f6, %f7};\n\tret;\n}\n",
+        ".entry k()\n{\n\t.reg .b32 %r<8>;\n\t.reg .f32 %f<8>;\n\tmma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1}, {%r2}, {%f4, %f5, %f6, %f7};\n\tret;\n}\n",
     );
 }
 

@@ -568,6 +568,9 @@ pub struct LaunchPlan {
     pub comments: Vec<String>,
     /// The header comment's lines.
     pub notes: Vec<String>,
+    /// The functions declared without a body that the program calls: the launch must say what
+    /// they return (`extern_calls`); the plan says 0.
+    pub externs: Vec<String>,
 }
 
 /// The launch plan for kernel `kernel` of `program` (`ptx_name` is the file it came from).
@@ -598,6 +601,12 @@ pub fn plan_launch(
         shared: dynamic_shared.then(|| shape.block.iter().product::<u32>().saturating_mul(8)),
         params,
         comments,
+        externs: program
+            .variables
+            .iter()
+            .filter_map(|v| v.name.strip_suffix(semantics::load::EXTERN_SLOT_SUFFIX))
+            .map(str::to_string)
+            .collect(),
         notes: vec![
             format!(
                 "Launch of kernel `{}` of {}, written by `cudasem launch` from its signature",
@@ -733,6 +742,18 @@ impl LaunchPlan {
             .filter(|(_, w)| *w || !any_written)
             .map(|(n, _)| format!("{n:?}"))
             .collect();
+        if !self.externs.is_empty() {
+            let _ = writeln!(
+                out,
+                "    // Functions declared without a body: what every call returns (PTX does not say)."
+            );
+            let calls: Vec<String> = self
+                .externs
+                .iter()
+                .map(|f| format!("{f:?}: Value(0)"))
+                .collect();
+            let _ = writeln!(out, "    extern_calls: {{ {} }},", calls.join(", "));
+        }
         let _ = writeln!(out, "    print: [{}],", printed.join(", "));
         out.push_str(")\n");
         out

@@ -526,8 +526,19 @@ struct RawLaunch {
     args: Vec<Arg>,
     #[serde(default, deserialize_with = "ordered_map")]
     globals: Vec<(String, Num)>,
+    #[serde(default, deserialize_with = "ordered_map")]
+    extern_calls: Vec<(String, ExternCall)>,
     #[serde(default)]
     print: Option<Vec<String>>,
+}
+
+/// What a call to a function declared without a body returns (`extern_calls: { "f": ... }`):
+/// PTX cannot say, so the launch does (GPUVerify lets such a call return any value).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub enum ExternCall {
+    /// Every call returns this value, in the function's return type (ignored when it returns
+    /// nothing).
+    Value(Num),
 }
 
 /// A RON map read in order of appearance, refusing duplicate keys.
@@ -584,6 +595,8 @@ pub struct Launch {
     pub buffers: Vec<BufferDesc>,
     pub args: Vec<Arg>,
     pub globals: Vec<(String, Num)>,
+    /// What the body-less functions the kernel calls return.
+    pub extern_calls: Vec<(String, ExternCall)>,
     pub print: Option<Vec<String>>,
     /// The file it came from and its text, for locating errors found later.
     source: Option<(String, String)>,
@@ -674,6 +687,7 @@ impl Launch {
             buffers: Vec::new(),
             args: raw.args,
             globals: raw.globals,
+            extern_calls: raw.extern_calls,
             print: raw.print,
             source: Some((path.to_string(), text.to_string())),
         };
@@ -1001,6 +1015,59 @@ impl Launch {
                 ))
             })?;
             globals.push((name.clone(), bits));
+        }
+
+        // Body-less functions the program calls: each result slot gets the launch's value.
+        let extern_at = || {
+            self.source
+                .as_ref()
+                .and_then(|(_, t)| find_field(t, "extern_calls"))
+        };
+        let slots: Vec<&semantics::program::Variable> = program
+            .variables
+            .iter()
+            .filter(|v| v.name.ends_with(semantics::load::EXTERN_SLOT_SUFFIX))
+            .collect();
+        let called = |v: &semantics::program::Variable| {
+            v.name
+                .strip_suffix(semantics::load::EXTERN_SLOT_SUFFIX)
+                .unwrap_or(&v.name)
+                .to_string()
+        };
+        for (name, _) in &self.extern_calls {
+            if !slots.iter().any(|v| &called(v) == name) {
+                let names: Vec<String> = slots.iter().map(|v| called(v)).collect();
+                return Err(LaunchError::new(format!(
+                    "`extern_calls` names `{name}`, which the program does not call as a function without a body"
+                ))
+                .at(self.locate_key(&format!("\"{name}\""), extern_at()))
+                .help(if names.is_empty() {
+                    "the program calls no body-less function: remove `extern_calls`".to_string()
+                } else {
+                    format!("the body-less functions it calls are: {}", names.join(", "))
+                }));
+            }
+        }
+        for slot in &slots {
+            let function = called(slot);
+            let Some((_, ExternCall::Value(value))) =
+                self.extern_calls.iter().find(|(n, _)| *n == function)
+            else {
+                return Err(LaunchError::new(format!(
+                    "the program calls `{function}`, a function declared without a body: PTX does not say what it does or returns"
+                ))
+                .at(self.locate_field("extern_calls").or_else(|| self.locate_field("kernel")))
+                .help(format!(
+                    "say it in the launch file: `extern_calls: {{ \"{function}\": Value(0) }}` (every call returns that value, in the function's return type; docs/run.md)"
+                )));
+            };
+            let elem = Elem::from_scalar_type(slot.ty).unwrap_or(Elem::B64);
+            let bits = value.encode(elem).map_err(|e| {
+                LaunchError::new(format!("`extern_calls` value for `{function}`: {e}"))
+                    .at(self.locate_key(&format!("\"{function}\""), extern_at()))
+            })?;
+            globals.retain(|(n, _)| n != &slot.name);
+            globals.push((slot.name.clone(), bits));
         }
 
         // Every size is known before anything is allocated: a launch over the budget is
@@ -1687,6 +1754,58 @@ mod tests {
         // The key of buffer "b" is on line 9, column 9 (the comment's "a": is skipped).
         let loc = l.buffers[0].location.clone().unwrap();
         assert_eq!((loc.line, loc.col), (8, 9));
+    }
+
+    /// A kernel calling `nondet` (declared without a body, returning `.b32`) and `touch`
+    /// (returning nothing).
+    fn extern_caller() -> Program {
+        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+                   .extern .func (.param .b32 r) nondet();\n.extern .func touch(.param .b64 p);\n\
+                   .visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n\
+                   { .param .b32 rv;\n call (rv), nondet, ();\n ld.param.b32 %r1, [rv];\n }\n\
+                   { .param .b64 a;\n st.param.b64 [a], %rd1;\n call touch, (a);\n }\n\
+                   ld.param.u64 %rd1, [out];\n st.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+        let parsed = ptx_parser::parse(ptx);
+        semantics::load(&parsed.module, ptx)
+            .expect("the kernel loads")
+            .0
+    }
+
+    #[test]
+    fn body_less_calls_need_a_policy_in_the_launch() {
+        let program = extern_caller();
+        let resolve = |extra: &str| {
+            parse(&format!(
+                "(kernel: \"k\", grid: (1), block: (1), buffers: {{ \"o\": (type: \"u32\", len: 1) }}, args: [Buffer(\"o\")]{extra})"
+            ))
+            .unwrap()
+            .resolve(&program)
+            .map_err(|e| format!("{}; {}", e.message, e.help.unwrap_or_default()))
+        };
+        // Without a policy: an error naming the function and saying what to write.
+        let e = resolve("").unwrap_err();
+        assert!(
+            e.contains("calls `nondet`, a function declared without a body")
+                && e.contains("extern_calls: { \"nondet\": Value(0) }"),
+            "{e}"
+        );
+        let e = resolve(", extern_calls: { \"nondet\": Value(7) }").unwrap_err();
+        assert!(e.contains("calls `touch`"), "{e}");
+        // With one: the result slot of each function holds the value.
+        let r = resolve(", extern_calls: { \"nondet\": Value(-7), \"touch\": Value(0) }").unwrap();
+        assert!(
+            r.config
+                .globals
+                .contains(&("nondet.extern".to_string(), 0xFFFF_FFF9)),
+            "{:?}",
+            r.config.globals
+        );
+        // A function the program does not call is refused.
+        let e = resolve(
+            ", extern_calls: { \"nondet\": Value(1), \"touch\": Value(0), \"other\": Value(1) }",
+        )
+        .unwrap_err();
+        assert!(e.contains("`other`") && e.contains("nondet, touch"), "{e}");
     }
 
     /// A kernel with a `.u32` and an `.f32` parameter.

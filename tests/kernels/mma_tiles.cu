@@ -27,8 +27,8 @@ static __device__ __forceinline__ unsigned pack16(u16 lo, u16 hi) {
 }
 
 extern "C" __global__ void mma_tiles(const u16 *ah, const u16 *bh, const float *c, float *dh,
-                                     const u16 *ab, const u16 *bb, float *db, const u8 *ai,
-                                     const u8 *bi, const int *ci, int *di, const double *ad,
+                                     const u16 *ab, const u16 *bb, float *db, const unsigned *ai,
+                                     const unsigned *bi, const int *ci, int *di, const double *ad,
                                      const double *bd, const double *cd, double *dd,
                                      float *cv8) {
     __shared__ __attribute__((aligned(16))) u16 sh_a[16 * 16];
@@ -43,7 +43,7 @@ extern "C" __global__ void mma_tiles(const u16 *ah, const u16 *bh, const float *
     asm volatile("cp.async.commit_group;" ::: "memory");
     if (lane < 16)
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, 12;" ::"l"(shared_address(sh_b + 16 * lane)),
-                     "l"(bi + 16 * lane)
+                     "l"(bi + 4 * lane)
                      : "memory");
     asm volatile("cp.async.commit_group;" ::: "memory");
     asm volatile("cp.async.wait_group 0;" ::: "memory");
@@ -83,10 +83,10 @@ extern "C" __global__ void mma_tiles(const u16 *ah, const u16 *bh, const float *
     // b_i at row 4t + (i & 3) + 16 * (i >> 2), column g.
     unsigned p[4], q[2];
     int ic[4], id[4];
+    // (ai holds the s8 matrix four elements to a word, lowest first.)
     for (int r = 0; r < 4; r++) {
         unsigned row = g + 8 * (r & 1), col = 4 * t + 16 * (r >> 1);
-        const u8 *s = ai + row * 32 + col;
-        p[r] = (unsigned)s[0] | (unsigned)s[1] << 8 | (unsigned)s[2] << 16 | (unsigned)s[3] << 24;
+        p[r] = ai[(row * 32 + col) / 4];
     }
     for (int r = 0; r < 2; r++) {
         unsigned row = 4 * t + 16 * r;

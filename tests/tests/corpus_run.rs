@@ -290,6 +290,11 @@ const CASES: &[Case] = &[
         check: check_warp_vote,
     },
     Case {
+        path: "extern_call",
+        adjust: as_is,
+        check: check_extern_call,
+    },
+    Case {
         path: "mma_tiles",
         adjust: as_is,
         check: check_mma_tiles,
@@ -524,6 +529,7 @@ corpus_tests! {
     local_array_nvcc => "nvcc/local_array_nvcc",
     reduce_sum_nvcc => "nvcc/reduce_sum_nvcc",
     mma_tiles => "mma_tiles",
+    extern_call => "extern_call",
     ;
     // flat only: `ldmatrix` hands rows read by some lanes to other lanes' registers, which the
     // cached memory's per-lane load programs cannot express (docs/deviations.md D26).
@@ -1051,6 +1057,28 @@ fn check_warp_vote(c: &Ctx) -> Result<(), String> {
         want[3 * w + 2] = (ballot != 0) as u32;
     }
     compare("out", &c.out_u32("out"), &want)
+}
+
+fn check_extern_call(c: &Ctx) -> Result<(), String> {
+    // The value the launch file gives the body-less `nondet` (`extern_calls`), as resolved into
+    // the initial value of its result slot.
+    let v = c
+        .resolved
+        .config
+        .globals
+        .iter()
+        .find(|(name, _)| name == "nondet.extern")
+        .map(|&(_, bits)| bits as u32 as i32)
+        .ok_or("the launch gives nondet no value")?;
+    assert_ne!(v, 0, "the launch file should give a value that shows");
+    let n = n_covered(c, 1);
+    compare(
+        "out",
+        &c.out_i32("out"),
+        &updated(c.in_i32("out"), n, |i| {
+            v.wrapping_mul(i as i32).wrapping_add(1)
+        }),
+    )
 }
 
 fn f16s(bytes: &[u8]) -> Vec<f64> {

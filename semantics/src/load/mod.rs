@@ -78,6 +78,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
 
     let mut layout = layout::layout(module, &mut diags);
     layout::initialize(&mut layout, &functions, &mut diags);
+    let extern_slots = extern_slots(module, &functions, layout.const_size);
 
     let (hash, lines) = source_text::hash_and_index_lines(source);
     let mut line_cursor = 0;
@@ -86,7 +87,9 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
         functions: &functions,
         signatures: &signatures,
         module,
+        extern_slots: &extern_slots,
     };
+    let mut extern_called: BTreeSet<usize> = BTreeSet::new();
     let mut instructions: Vec<Instr> = Vec::new();
     let mut source_info: Vec<SourceInfo> = Vec::new();
     let mut out_functions: Vec<Function> = Vec::with_capacity(bodies.len());
@@ -108,6 +111,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
                 diags: &mut diags,
                 is_entry,
                 address_taken: &mut address_taken,
+                extern_called: &mut extern_called,
             };
             for (k, fi) in flat.iter().enumerate() {
                 stmt_pc.push(instructions.len() as Pc);
@@ -280,20 +284,89 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
             }
         })
         .collect();
+    // The result slot of every body-less function the program calls (`.const`, after the
+    // module's own constants): the launch gives its value (`extern_calls`).
+    let mut variables = layout.variables;
+    let mut const_size = layout.const_size;
+    for &k in &extern_called {
+        if let Some(slot) = extern_slots.get(k) {
+            variables.push(crate::program::Variable {
+                name: extern_slot_name(slot.name),
+                space: crate::program::Space::Const,
+                address: slot.address,
+                size: 8,
+                align: 8,
+                ty: slot.ty,
+                init: Vec::new(),
+                dynamic: false,
+                generic_relocations: Vec::new(),
+            });
+            const_size = const_size.max(slot.address + 8);
+        }
+    }
     let program = Program {
         instructions,
         source: source_info,
         functions: out_functions,
         global_size: layout.global_size,
-        const_size: layout.const_size,
+        const_size,
         shared_size: layout.shared_size,
         global_registers: module_register_slots(&layout.module_regs),
-        variables: layout.variables,
+        variables,
         files,
         reconvergence,
         hash,
     };
     Ok((program, diags))
+}
+
+/// The `.const` variable holding the value a call to the body-less function `function` returns
+/// (a name no PTX identifier can spell: identifiers have no `.`).
+pub fn extern_slot_name(function: &str) -> String {
+    format!("{function}{EXTERN_SLOT_SUFFIX}")
+}
+
+/// The suffix of [`extern_slot_name`]: the launch finds the slots by it.
+pub const EXTERN_SLOT_SUFFIX: &str = ".extern";
+
+/// A body-less function's result slot.
+pub(crate) struct ExternSlot<'a> {
+    pub name: &'a str,
+    pub address: u64,
+    /// The type of its (first) return parameter; `.b32` when it returns nothing.
+    pub ty: ScalarType,
+}
+
+/// One 8-byte slot per function declared without a body, in module order, after `const_size`.
+fn extern_slots<'a>(
+    module: &'a Module,
+    functions: &FastMap<&'a str, FuncId>,
+    const_size: u64,
+) -> Vec<ExternSlot<'a>> {
+    let mut out: Vec<ExternSlot<'a>> = Vec::new();
+    let base = const_size.next_multiple_of(8);
+    for item in &module.items {
+        if let Item::Function(f) = item {
+            let name: &str = &f.name.name;
+            if f.body.is_some()
+                || functions.contains_key(name)
+                || out.iter().any(|s| s.name == name)
+            {
+                continue;
+            }
+            let ty = f
+                .return_params
+                .first()
+                .map(|p| p.ty.scalar)
+                .unwrap_or(ScalarType::B32);
+            out.push(ExternSlot {
+                name,
+                address: base + 8 * out.len() as u64,
+                ty,
+            });
+        }
+    }
+    out
 }
 
 /// The register of a guard `@p` / `@!p`; it must be a `.pred` register.

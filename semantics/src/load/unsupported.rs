@@ -9,9 +9,11 @@ use ptx_parser::{Diagnostic, Span};
 /// A family of PTX the loader knowingly rejects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Gap {
-    /// Tensor-core instructions: `mma`, `wmma`, `ldmatrix`, `stmatrix`, `wgmma`.
+    /// Tensor-core instructions beyond `mma.sync` (the shapes of docs/ptx-subset.md) and
+    /// `ldmatrix.m8n8.b16`: `wmma`, `stmatrix`, `wgmma`, other shapes and types.
     Mma,
-    /// Asynchronous copies and their barriers: `cp.async*`, `mbarrier`, `cp.reduce.async`.
+    /// Asynchronous copies beyond `cp.async` and its groups: `cp.async.bulk*`, `mbarrier`,
+    /// `cp.reduce.async`.
     CpAsync,
     /// The narrow floating-point operations outside the subset: `.tf32`, fp6/fp4 and `.ue8m0`
     /// conversions, four-element fp8 packs, `.rs`/`.rna` rounding, half-precision atomics and the
@@ -23,8 +25,7 @@ pub enum Gap {
     /// Video instructions outside the scalar subset: `vmad` and the SIMD forms (`vadd2 vadd4
     /// vsub2 vavrg2 vabsdiff4 vmin2 vmax4 vset2` ...).
     Video,
-    /// Vectors of more than four elements (`.v8`), 128-bit types (`.b128`), vector-typed call
-    /// parameters and vector atomics.
+    /// 128-bit types (`.b128`) and vector atomics.
     WideVectors,
     /// `brx.idx` with `.branchtargets`, and `.calltargets` lists.
     BranchTables,
@@ -35,7 +36,8 @@ pub enum Gap {
     /// Clusters and grid dependency control: `barrier.cluster`, `mapa`, `getctarank`,
     /// `griddepcontrol`, `elect`, `setmaxnreg`, `%cluster*` registers.
     Clusters,
-    /// Calls to functions declared without a body (`vprintf`, `malloc`, libdevice not linked in).
+    /// Functions declared without a body used beyond a plain call (their address, several
+    /// results); a plain call returns the launch's value (`extern_calls`).
     ExternCalls,
     /// Modifiers that are valid PTX but have no decoded meaning in cudasem (e.g. `.NaN`,
     /// `.xorsign`, `.abs` on `max`, cache-eviction policies with an operand, `.L2::cache_hint`).

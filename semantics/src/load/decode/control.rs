@@ -291,7 +291,7 @@ pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
                 )
             }
             Named::Bodiless => {
-                cx.unsupported(Gap::ExternCalls);
+                extern_call(cx, &name.name, *span, rets);
                 return;
             }
             Named::Local(Local::Reg { id, ty, vector: 1 })
@@ -428,6 +428,106 @@ pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
         rets: out_rets.into(),
         uni: mods.has("uni"),
     });
+}
+
+/// A call to a function declared without a body (`.extern .func` or a prototype only): PTX
+/// cannot say what it does, so the launch says what it returns (`extern_calls` in the launch
+/// file; without it the launch is refused, naming the function). The call reads the function's
+/// result slot, a `.const` variable the launch initialises, into the return operand; the
+/// arguments are not evaluated (they have no effects) and memory is not written.
+fn extern_call(cx: &mut Cx<'_, '_, '_>, name: &str, span: ptx_parser::Span, rets: &[Operand]) {
+    let Some((k, slot)) =
+        cx.f.m
+            .extern_slots
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.name == name)
+    else {
+        cx.unsupported(Gap::ExternCalls);
+        return;
+    };
+    let (address, ty) = (slot.address, slot.ty);
+    let Some(sig) = cx.f.m.signatures.get(name).copied() else {
+        cx.unsupported(Gap::ExternCalls);
+        return;
+    };
+    let ret_params = &sig.return_params;
+    if ret_params.len() > 1
+        || ret_params
+            .first()
+            .is_some_and(|p| p.ty.vector > 1 || !p.array.is_empty() || types::size(p.ty.scalar) > 8)
+    {
+        cx.error(
+            span,
+            format!("`{name}` has no body and returns more than one scalar"),
+            "body-less function with a wide result",
+            "cudasem gives a body-less function one scalar result (launch file `extern_calls`); give the function a body",
+        );
+        return;
+    }
+    if rets.len() != ret_params.len() {
+        cx.error(
+            span,
+            format!(
+                "call arity mismatch: `{name}` returns {} value(s), the call receives {}",
+                ret_params.len(),
+                rets.len()
+            ),
+            "wrong number of results",
+            "receive as many values as the declaration returns",
+        );
+        return;
+    }
+    cx.f.extern_called.insert(k);
+    let (Some(r), Some(p)) = (rets.first(), ret_params.first()) else {
+        // Nothing returned: the call has no effect (the launch still states the policy).
+        cx.emit(Op::Nop);
+        return;
+    };
+    let qual = crate::program::MemQualifiers {
+        order: crate::program::MemOrder::Weak,
+        scope: None,
+        cache: None,
+        non_coherent: false,
+    };
+    let load = |dst| Op::Ld {
+        space: crate::program::Space::Const,
+        qual,
+        ty,
+        vector: 1,
+        dst: [Some(dst), None, None, None, None, None, None, None],
+        addr: crate::program::Address {
+            base: crate::program::AddrBase::Absolute,
+            offset: address as i64,
+        },
+    };
+    match param_loc(cx, r, p, true) {
+        Some(ParamLoc::Reg(dst)) => cx.emit(load(dst)),
+        Some(ParamLoc::Frame { offset, .. }) => {
+            let t = match cx.f.env.new_register("%extern.result", ty, 1, span) {
+                Ok(t) => t,
+                Err(d) => {
+                    cx.push_diag(d);
+                    return;
+                }
+            };
+            cx.emit(load(t));
+            let mut src = [crate::program::Src::Imm(0); 8];
+            src[0] = crate::program::Src::Reg(t);
+            cx.emit(Op::St {
+                space: crate::program::Space::Param,
+                qual,
+                ty,
+                vector: 1,
+                src,
+                addr: crate::program::Address {
+                    base: crate::program::AddrBase::Frame,
+                    offset: offset as i64,
+                },
+            });
+        }
+        Some(ParamLoc::Imm(_)) | None => {}
+    }
 }
 
 /// Where a call's argument or return operand lives in the caller, appended to `out`: one

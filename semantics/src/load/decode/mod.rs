@@ -155,6 +155,8 @@ pub(crate) struct ModuleCtx<'a> {
     /// Every declared function (the definition when there is one): signatures for `call`.
     pub signatures: &'a crate::load::FastMap<&'a str, &'a Function>,
     pub module: &'a ptx_parser::Module,
+    /// The result slots of the functions declared without a body.
+    pub extern_slots: &'a [crate::load::ExternSlot<'a>],
 }
 
 impl ModuleCtx<'_> {
@@ -186,6 +188,8 @@ pub(crate) struct FnCx<'a, 'e> {
     pub is_entry: bool,
     /// Functions whose address the program takes (indirect-call candidates).
     pub address_taken: &'e mut BTreeSet<FuncId>,
+    /// The body-less functions called (indices into [`ModuleCtx::extern_slots`]).
+    pub extern_called: &'e mut BTreeSet<usize>,
 }
 
 /// Decoding state of one instruction.

@@ -57,12 +57,37 @@ pub(super) fn mma(cx: &mut Cx<'_, '_, '_>) {
         "u8",
         "s32",
     ];
-    let Some(mods) = cx.mods(|n| match n {
-        "m16n8k4" | "m8n8k16" | "m8n8k32" | "m16n8k64" | "m16n8k128" | "m16n8k256" | "m8n8k128"
-        | "tf32" | "e4m3" | "e5m2" | "s4" | "u4" | "b1" | "and" | "popc" | "xor" | "sp"
-        | "kind::f8f6f4" | "block_scale" => Some(M::Unsupported(Gap::Mma)),
-        _ => m_word(n, WORDS),
-    }) else {
+    // One diagnostic for the instruction when it names a form outside the subset (not one per
+    // modifier).
+    const OUTSIDE: &[&str] = &[
+        "m16n8k4",
+        "m8n8k16",
+        "m8n8k32",
+        "m16n8k64",
+        "m16n8k128",
+        "m16n8k256",
+        "m8n8k128",
+        "tf32",
+        "e4m3",
+        "e5m2",
+        "e2m1",
+        "e3m2",
+        "e2m3",
+        "s4",
+        "u4",
+        "b1",
+        "and",
+        "popc",
+        "xor",
+        "sp",
+        "kind::f8f6f4",
+        "block_scale",
+    ];
+    if cx.ins.modifiers.iter().any(|m| OUTSIDE.contains(&&*m.name)) {
+        cx.unsupported(Gap::Mma);
+        return;
+    }
+    let Some(mods) = cx.mods(|n| m_word(n, WORDS)) else {
         return;
     };
     let full = cx.full_name();
@@ -262,12 +287,14 @@ pub(super) fn ldmatrix(cx: &mut Cx<'_, '_, '_>) {
         "shared::cta",
         "b16",
     ];
-    let Some(mods) = cx.mods(|n| match n {
-        "m16n16" | "m8n16" | "b8" | "b8x16" | "b6x16_p32" | "b4x16_p64" => {
-            Some(M::Unsupported(Gap::Mma))
-        }
-        _ => m_word(n, WORDS),
-    }) else {
+    // One diagnostic for the instruction when it names a form outside the subset (not one per
+    // modifier).
+    const OUTSIDE: &[&str] = &["m16n16", "m8n16", "b8", "b8x16", "b6x16_p32", "b4x16_p64"];
+    if cx.ins.modifiers.iter().any(|m| OUTSIDE.contains(&&*m.name)) {
+        cx.unsupported(Gap::Mma);
+        return;
+    }
+    let Some(mods) = cx.mods(|n| m_word(n, WORDS)) else {
         return;
     };
     let full = cx.full_name();
@@ -350,12 +377,22 @@ pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
         "wait_group",
         "wait_all",
     ];
-    let Some(mods) = cx.mods(|n| match n {
-        "bulk" | "mbarrier" | "arrive" | "noinc" | "reduce" | "tensor" | "shared::cluster" => {
-            Some(M::Unsupported(Gap::CpAsync))
-        }
-        _ => m_word(n, WORDS),
-    }) else {
+    // One diagnostic for the instruction when it names a form outside the subset (not one per
+    // modifier).
+    const OUTSIDE: &[&str] = &[
+        "bulk",
+        "mbarrier",
+        "arrive",
+        "noinc",
+        "reduce",
+        "tensor",
+        "shared::cluster",
+    ];
+    if cx.ins.modifiers.iter().any(|m| OUTSIDE.contains(&&*m.name)) {
+        cx.unsupported(Gap::CpAsync);
+        return;
+    }
+    let Some(mods) = cx.mods(|n| m_word(n, WORDS)) else {
         return;
     };
     let full = cx.full_name();
