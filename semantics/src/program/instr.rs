@@ -677,13 +677,14 @@ pub enum Op {
         dst: VecDst,
         addr: Address,
     },
-    /// `st[...].vN.ty [addr], src` (PTX ISA 9.7.9.10).
+    /// `st[...].vN.ty [addr], src` (PTX ISA 9.7.9.10): `vector` sources (out of line, so that
+    /// `.v8` does not make every instruction larger).
     St {
         space: Space,
         qual: MemQualifiers,
         ty: ScalarType,
         vector: u8,
-        src: [Src; 8],
+        src: Box<[Src]>,
         addr: Address,
     },
     /// `atom` (with `dst`) and `red` (without) (PTX ISA 9.7.12.x): `b` is cas's new value.

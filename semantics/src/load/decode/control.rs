@@ -512,8 +512,7 @@ fn extern_call(cx: &mut Cx<'_, '_, '_>, name: &str, span: ptx_parser::Span, rets
                 }
             };
             cx.emit(load(t));
-            let mut src = [crate::program::Src::Imm(0); 8];
-            src[0] = crate::program::Src::Reg(t);
+            let src = Box::new([crate::program::Src::Reg(t)]);
             cx.emit(Op::St {
                 space: crate::program::Space::Param,
                 qual,

@@ -377,16 +377,17 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
         }
     };
     if is_st {
-        let mut src = [Src::Imm(0); 8];
-        for (k, e) in elems.iter().enumerate() {
-            src[k] = match e {
+        let mut src = Vec::with_capacity(elems.len());
+        for e in &elems {
+            src.push(match e {
                 Elem::Reg(r) => Src::Reg(*r),
                 Elem::Op(op) => match cx.src_with(op, ty, true) {
                     Some(s) => s,
                     None => return,
                 },
-            };
+            });
         }
+        let src = src.into_boxed_slice();
         cx.emit(Op::St {
             space,
             qual,

@@ -536,11 +536,13 @@ pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
     let mut off = 0;
     while off < src_size {
         let mut dsts = [None; 8];
-        let mut srcs = [Src::Imm(0); 8];
-        for k in 0..count as usize {
-            dsts[k] = Some(temps[k]);
-            srcs[k] = Src::Reg(temps[k]);
+        for (d, t) in dsts.iter_mut().zip(&temps[..count as usize]) {
+            *d = Some(*t);
         }
+        let srcs: Box<[Src]> = temps[..count as usize]
+            .iter()
+            .map(|t| Src::Reg(*t))
+            .collect();
         cx.emit(Op::Ld {
             space: Space::Global,
             qual: qual(Some(cache)),
@@ -566,8 +568,7 @@ pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
         } else {
             ScalarType::B8
         };
-        let mut srcs = [Src::Imm(0); 8];
-        srcs[0] = Src::Imm(0);
+        let srcs = Box::new([Src::Imm(0)]);
         cx.emit(Op::St {
             space: Space::Shared,
             qual: qual(None),
