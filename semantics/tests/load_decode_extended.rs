@@ -523,20 +523,52 @@ fn wide_vectors_and_matrix_instructions() {
         "mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {%f0, %f1, %f2, %f3}, {%r0, %r1, %r2, %r3}, {%r0, %r1}, {%f0, %f1, %f2, %f3};"
     )
     .contains("`.row.col`"));
-    // ldmatrix
+    // ldmatrix: each lane's row by an ordinary `ld.shared.v4.b32` (only lanes below 8·num for
+    // .x1/.x2: a fresh predicate), then the rows shuffled into the fragments.
     let ops = decode("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r0, %r1}, [%rd1];");
     match &ops[..] {
         [
+            Op::Setp {
+                b: Src::Imm(16),
+                combine: None,
+                ..
+            },
+            Op::Ld {
+                space: Space::Shared,
+                vector: 4,
+                ..
+            },
             Op::LdMatrix {
                 num: 2,
                 trans: true,
                 dst,
-                space: Space::Shared,
                 ..
             },
         ] => assert_eq!(dst[..2], [RegId(0), RegId(1)]),
         other => panic!("{other:?}"),
     }
+    let prog = load("@%p1 ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r0}, [%rd1];").expect("loads");
+    let guards: Vec<_> = prog.instructions[..3].iter().map(|i| i.guard).collect();
+    assert_eq!(guards[0], None, "the lane predicate is computed unguarded");
+    assert!(matches!(
+        &prog.instructions[0].op,
+        Op::Setp {
+            combine: Some((BoolOp::And, _)),
+            ..
+        }
+    ));
+    assert!(guards[1].is_some_and(|g| g.reg != p(1)), "{guards:?}");
+    assert_eq!(
+        guards[2],
+        Some(GuardPred {
+            reg: p(1),
+            negated: false
+        })
+    );
+    assert!(matches!(
+        &decode("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1, %r2, %r3}, [%rd1];")[..],
+        [Op::Ld { .. }, Op::LdMatrix { num: 4, .. }]
+    ));
     assert!(
         decode_err("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1}, [%rd1];")
             .contains("needs 4 destination")

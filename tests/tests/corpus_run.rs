@@ -480,15 +480,14 @@ fn reproduce(
 }
 
 macro_rules! corpus_tests {
-    ($($name:ident => $path:literal,)* ; flat only: $($flat:ident => $fpath:literal,)*) => {
+    ($($name:ident => $path:literal,)*) => {
         $( #[test] fn $name() { run_case($path, MemoryKind::Flat); } )*
-        $( #[test] fn $flat() { run_case($fpath, MemoryKind::Flat); } )*
         /// The same kernels under cached memory: race-free kernels cannot tell the difference.
         mod cached {
             use super::*;
             $( #[test] fn $name() { run_case($path, MemoryKind::Cached); } )*
         }
-        const TESTED: &[&str] = &[$($path,)* $($fpath),*];
+        const TESTED: &[&str] = &[$($path),*];
     };
 }
 
@@ -530,10 +529,6 @@ corpus_tests! {
     reduce_sum_nvcc => "nvcc/reduce_sum_nvcc",
     mma_tiles => "mma_tiles",
     extern_call => "extern_call",
-    ;
-    // flat only: `ldmatrix` hands rows read by some lanes to other lanes' registers, which the
-    // cached memory's per-lane load programs cannot express (docs/deviations.md D26).
-    flat only:
     ldmatrix_mma => "ldmatrix_mma",
 }
 

@@ -97,6 +97,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
     let mut address_taken = BTreeSet::new();
     // Reused by every instruction's decoding (see `decode::decode`).
     let mut ops: Vec<Op> = Vec::with_capacity(4);
+    let mut op_guards: Vec<(usize, Option<GuardPred>)> = Vec::new();
 
     for (f, body) in &bodies {
         let is_entry = f.kind == ptx_parser::FunctionKind::Entry;
@@ -125,13 +126,24 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
                         }
                     },
                 };
-                if decode::decode(&mut fcx, fi.ins, fi.scope, k as u32, &mut ops) {
+                if decode::decode(
+                    &mut fcx,
+                    fi.ins,
+                    (fi.scope, k as u32),
+                    guard,
+                    &mut ops,
+                    &mut op_guards,
+                ) {
                     let info = SourceInfo {
                         span: fi.ins.span,
                         ptx_line: lines.line_near(fi.ins.span.start, &mut line_cursor),
                         loc: fi.loc,
                     };
-                    for op in ops.drain(..) {
+                    for (i, op) in ops.drain(..).enumerate() {
+                        let guard = op_guards
+                            .iter()
+                            .find(|(at, _)| *at == i)
+                            .map_or(guard, |&(_, g)| g);
                         instructions.push(Instr { guard, op });
                         source_info.push(info.clone());
                     }

@@ -198,9 +198,6 @@ impl Machine {
                 super::type_size(*ty) * (*vector).max(1) as u32,
                 true,
             ),
-            // Lanes `0..8·num` read a 16-byte row each; every lane's address is counted, which
-            // can only make the footprint larger.
-            Op::LdMatrix { space, addr, .. } => self.spans(w, mask, ws, *space, addr, 16, false),
             Op::Atom {
                 space, ty, addr, ..
             } => self.spans_rw(w, mask, ws, *space, addr, super::type_size(*ty)),

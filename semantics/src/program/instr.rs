@@ -745,16 +745,17 @@ pub enum Op {
     },
     /// `mma.sync.aligned` (PTX ISA 9.7.14.5.14): a warp-wide matrix multiply-accumulate.
     Mma(Box<Mma>),
-    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]` (PTX ISA 9.7.14.5.15): lanes
-    /// `8i..8i+7` give the addresses of the 8 rows (16 bytes each) of matrix `i`; each lane
-    /// receives, for every matrix, the two 16-bit elements of its fragment.
+    /// The second half of `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]` (PTX ISA
+    /// 9.7.14.5.15), after each lane `8i + r` has loaded row `r` of matrix `i` (16 bytes, with an
+    /// ordinary `ld.shared.v4.b32`) into `rows`: every lane receives, for each matrix, the two
+    /// 16-bit elements of its fragment (a warp communication, like `shfl`).
     LdMatrix {
         /// 1, 2 or 4 matrices.
         num: u8,
         trans: bool,
         dst: [RegId; 4],
-        addr: Address,
-        space: Space,
+        /// The four words of the row each lane loaded.
+        rows: [RegId; 4],
         mask: Src,
     },
     /// `activemask.b32 d`.

@@ -207,11 +207,9 @@ impl Op {
                     .chain(&m.c[..])
                     .for_each(|s| src(s, f));
             }
-            Op::LdMatrix {
-                num, dst, addr: a, ..
-            } => {
+            Op::LdMatrix { num, dst, rows, .. } => {
                 dst.iter().take(*num as usize).for_each(|r| f(*r));
-                addr(a, f);
+                rows.iter().for_each(|r| f(*r));
             }
             Op::BraIndirect { index, .. } => src(index, f),
             Op::Call {

@@ -201,6 +201,10 @@ pub(crate) struct Cx<'a, 'e, 'f> {
     pub pos: u32,
     /// Ops produced (usually one; `mov.vN` produces several).
     pub out: Vec<Op>,
+    /// The instruction's guard, resolved (the caller applies it to every op in `out`).
+    pub guard: Option<crate::program::GuardPred>,
+    /// Ops of `out` (by index) that take this guard instead of the instruction's.
+    pub guard_overrides: Vec<(usize, Option<crate::program::GuardPred>)>,
     failed: bool,
 }
 
@@ -848,6 +852,12 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
     pub fn emit(&mut self, op: Op) {
         self.out.push(op);
     }
+
+    /// Emits the op under `guard` instead of the instruction's.
+    pub fn emit_guarded(&mut self, op: Op, guard: Option<crate::program::GuardPred>) {
+        self.guard_overrides.push((self.out.len(), guard));
+        self.out.push(op);
+    }
 }
 
 /// Converts a folded constant to the bits of an operation of type `ty`.
@@ -1055,24 +1065,29 @@ pub(crate) fn m_word(name: &str, words: &[&'static str]) -> Option<M> {
         .map(|w| M::Word(w))
 }
 
-/// Decodes one instruction into zero or more ops (the guard is applied by the caller), appended
-/// to `out` after clearing it: the caller passes the same buffer for every instruction, so
-/// decoding allocates no vector per instruction. Errors go to the diagnostics; the result is
-/// `false` (and `out` unspecified) when the instruction could not be decoded.
+/// Decodes one instruction into zero or more ops (the guard `guard` is applied by the caller,
+/// except to the ops `guards` lists with their own), appended to `out` after clearing it: the
+/// caller passes the same buffers for every instruction, so decoding allocates no vector per
+/// instruction. Errors go to the diagnostics; the result is `false` (and `out` unspecified)
+/// when the instruction could not be decoded.
 pub(crate) fn decode<'a>(
     f: &mut FnCx<'a, '_>,
     ins: &'a Instruction,
-    scope: u32,
-    pos: u32,
+    (scope, pos): (u32, u32),
+    guard: Option<crate::program::GuardPred>,
     out: &mut Vec<Op>,
+    guards: &mut Vec<(usize, Option<crate::program::GuardPred>)>,
 ) -> bool {
     out.clear();
+    guards.clear();
     let mut cx = Cx {
         f,
         ins,
         scope,
         pos,
         out: std::mem::take(out),
+        guard,
+        guard_overrides: std::mem::take(guards),
         failed: false,
     };
     let opcode: &str = &ins.opcode.name;
@@ -1122,5 +1137,6 @@ pub(crate) fn decode<'a>(
         }
     }
     *out = cx.out;
+    *guards = cx.guard_overrides;
     !cx.failed
 }

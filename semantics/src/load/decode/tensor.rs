@@ -11,7 +11,8 @@ use super::{Cx, M, m_word};
 use crate::alu::mma::regs;
 use crate::load::unsupported::Gap;
 use crate::program::{
-    Address, CacheOp, MemOrder, MemQualifiers, Mma, MmaElem, MmaShape, Op, RegId, Space, Src,
+    Address, BoolOp, CacheOp, Compare, GuardPred, MemOrder, MemQualifiers, Mma, MmaElem, MmaShape,
+    Op, PredSrc, RegId, Space, SpecialReg, Src,
 };
 use ptx_parser::{Operand, ScalarType};
 
@@ -353,12 +354,98 @@ pub(super) fn ldmatrix(cx: &mut Cx<'_, '_, '_>) {
         );
         return;
     }
+    // Each lane loads its row into four fresh registers with an ordinary vector load (so that
+    // every memory system, monitor and footprint sees a plain `ld.shared.v4.b32`); with `.x1` and
+    // `.x2` only lanes 0-7 / 0-15 load (the other lanes' addresses are unused: PTX ISA
+    // 9.7.14.5.15), under a fresh predicate `laneid < 8·num` (and the instruction's guard).
+    let span = cx.ins.span;
+    let mut rows = [RegId(0); 4];
+    for (k, r) in rows.iter_mut().enumerate() {
+        *r = match cx
+            .f
+            .env
+            .new_register(&format!("%ldmatrix.row{k}"), ScalarType::B32, 1, span)
+        {
+            Ok(r) => r,
+            Err(d) => {
+                cx.push_diag(d);
+                return;
+            }
+        };
+    }
+    let qual = MemQualifiers {
+        order: MemOrder::Weak,
+        scope: None,
+        cache: None,
+        non_coherent: false,
+    };
+    let load = Op::Ld {
+        space,
+        qual,
+        ty: ScalarType::B32,
+        vector: 4,
+        dst: [
+            Some(rows[0]),
+            Some(rows[1]),
+            Some(rows[2]),
+            Some(rows[3]),
+            None,
+            None,
+            None,
+            None,
+        ],
+        addr,
+    };
+    if num == 4 {
+        cx.emit(load);
+    } else {
+        let p = match cx
+            .f
+            .env
+            .new_register("%ldmatrix.lanes", ScalarType::Pred, 1, span)
+        {
+            Ok(p) => p,
+            Err(d) => {
+                cx.push_diag(d);
+                return;
+            }
+        };
+        // Unguarded: the predicate combines the guard itself, so it is never stale.
+        let guard = cx.guard;
+        cx.emit_guarded(
+            Op::Setp {
+                cmp: Compare::Lt,
+                ty: ScalarType::U32,
+                ftz: false,
+                dst: p,
+                dst_neg: None,
+                a: Src::Special(SpecialReg::LaneId),
+                b: Src::Imm(8 * num as u64),
+                combine: guard.map(|g| {
+                    (
+                        BoolOp::And,
+                        PredSrc {
+                            src: Src::Reg(g.reg),
+                            negated: g.negated,
+                        },
+                    )
+                }),
+            },
+            None,
+        );
+        cx.emit_guarded(
+            load,
+            Some(GuardPred {
+                reg: p,
+                negated: false,
+            }),
+        );
+    }
     cx.emit(Op::LdMatrix {
         num,
         trans: mods.has("trans"),
         dst,
-        addr,
-        space,
+        rows,
         mask: Src::Imm(0xffff_ffff),
     });
 }

@@ -202,6 +202,32 @@ pub(super) fn comm(
                 }
             });
         }
+        Op::LdMatrix {
+            num,
+            trans,
+            dst,
+            rows,
+            ..
+        } => {
+            full_warp(ws, exec, "ldmatrix.sync.aligned")?;
+            // Row r of matrix i is what lane 8i + r loaded: four words, two elements each,
+            // lowest first.
+            let mut m = [[[0u16; 8]; 8]; 4];
+            for (i, matrix) in m.iter_mut().enumerate().take(*num as usize) {
+                for (r, row) in matrix.iter_mut().enumerate() {
+                    for (k, word) in rows.iter().enumerate() {
+                        let v = rd!(&Src::Reg(*word), 8 * i + r);
+                        row[2 * k] = v as u16;
+                        row[2 * k + 1] = (v >> 16) as u16;
+                    }
+                }
+            }
+            each!(|l| {
+                for (i, d) in dst.iter().enumerate().take(*num as usize) {
+                    wr!(d, l, alu::mma::ldmatrix_fragment(&m[i], *trans, l));
+                }
+            });
+        }
         _ => return Err(misrouted(op)),
     }
     Ok(())
@@ -225,67 +251,6 @@ fn full_warp(ws: usize, exec: u64, what: &str) -> Result<(), Fault> {
                 "{what} needs all 32 lanes of the warp to execute it together (PTX ISA 9.7.14.5); lanes {exec:#x} of a {ws}-lane warp did"
             ),
         ));
-    }
-    Ok(())
-}
-
-/// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16` (PTX ISA 9.7.14.5.15): lanes `8i..8i+7`
-/// name the rows of matrix `i`; each lane reads its row (16 bytes, in ascending lane order, as
-/// the thread rule (ld) does) and every lane receives its fragment of each matrix.
-pub(super) fn ldmatrix(
-    cx: &mut Ctx,
-    w: &mut Warp,
-    level: usize,
-    exec: u64,
-    op: &Op,
-) -> Result<(), Fault> {
-    let Op::LdMatrix {
-        num,
-        trans,
-        dst,
-        addr,
-        space,
-        ..
-    } = op
-    else {
-        return Err(misrouted(op));
-    };
-    let ws = cx.info.warp_size as usize;
-    full_warp(ws, exec, "ldmatrix.sync.aligned")?;
-    if cx.cache.is_some() {
-        return Err(Fault::new(
-            ErrorKind::Stuck,
-            None,
-            "ldmatrix under --memory cached is not modelled (its rows reach other lanes' registers); run it under --memory flat",
-        ));
-    }
-    let deriv = cx.mem_derivation(Rule::Ld);
-    let lvl = &mut w.levels[level];
-    let fb = &lvl.frame_base;
-    let regs = &mut lvl.regs;
-    let mut rows = [[[0u16; 8]; 8]; 4];
-    for l in 0..8 * *num as usize {
-        let (ms, a) = lane_address((regs, ws, fb), (*space, addr, true), l, (2, 8), "ldmatrix")?;
-        let who = Who {
-            block: cx.block,
-            thread: w.tid_base + l as u32,
-        };
-        for half in 0..2u64 {
-            let ea = a + 8 * half;
-            let v = cx
-                .mem
-                .load(who, ms, ea, 8)
-                .map_err(|e| Fault::mem(l, e, "ldmatrix"))?;
-            for e in 0..4 {
-                rows[l / 8][l % 8][4 * half as usize + e] = (v >> (16 * e)) as u16;
-            }
-            cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, 8), v, false);
-        }
-    }
-    for l in 0..ws {
-        for (m, r) in dst.iter().take(*num as usize).enumerate() {
-            regs[r.0 as usize * ws + l] = alu::mma::ldmatrix_fragment(&rows[m], *trans, l);
-        }
     }
     Ok(())
 }

@@ -418,8 +418,8 @@ pub(crate) fn exec_data(
         | Op::Shfl { .. }
         | Op::Match { .. }
         | Op::Redux { .. }
-        | Op::Mma(_) => collective::comm(cx, w, level, exec, group, op),
-        Op::LdMatrix { .. } => collective::ldmatrix(cx, w, level, exec, op),
+        | Op::Mma(_)
+        | Op::LdMatrix { .. } => collective::comm(cx, w, level, exec, group, op),
         // `bar.warp.sync` orders (the race monitor reads it); nothing to compute.
         Op::Nop | Op::WarpSync { .. } => Ok(()),
         Op::Trap => {
@@ -475,9 +475,10 @@ pub(crate) fn data_rule(op: &Op) -> (Rule, Rule) {
         Op::Redux { .. } => (Rule::WarpComm, Rule::Redux),
         Op::ActiveMask { .. } => (Rule::WarpComm, Rule::ActiveMask),
         // The rule vocabulary (the `traces` crate) has no names of their own for the matrix
-        // instructions: a warp communication computing data, and one loading memory.
+        // instructions: `mma` is a warp communication computing data, `ldmatrix` a load
+        // (`ld`) followed by a shuffle of the rows among the lanes.
         Op::Mma(_) => (Rule::WarpComm, Rule::Dop),
-        Op::LdMatrix { .. } => (Rule::WarpComm, Rule::Ld),
+        Op::LdMatrix { .. } => (Rule::WarpComm, Rule::Shfl),
         Op::Fence { .. } => (Rule::WarpBra, Rule::Membar),
         Op::WarpSync { .. } => (Rule::WarpComm, Rule::WarpSync),
         Op::Trap => (Rule::WarpBra, Rule::Trap),
