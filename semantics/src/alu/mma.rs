@@ -250,6 +250,91 @@ mod tests {
         }
     }
 
+    /// Packs the matrix `m` (row-major, `cols` wide, elements as bits of `e`) into each lane's
+    /// fragment registers with `pos`.
+    fn fragments(
+        m: &[u64],
+        cols: usize,
+        e: MmaElem,
+        count: usize,
+        pos: impl Fn(usize, usize) -> (usize, usize),
+    ) -> Vec<u64> {
+        let per = per_reg(e);
+        let bits = e.size() * 8;
+        let regs = count / per;
+        let mut out = vec![0u64; LANES * regs];
+        for lane in 0..LANES {
+            for i in 0..count {
+                let (r, c) = pos(lane, i);
+                let v = m[r * cols + c] & (u64::MAX >> (64 - bits));
+                out[lane * regs + i / per] |= v << ((i % per) as u32 * bits);
+            }
+        }
+        out
+    }
+
+    /// `.f16` accumulators: `C` widened, `D` rounded to `.f16` once; 1 + 2048 is not an `.f16`
+    /// (the spacing there is 2), so D = 2049 rounds to even, 2048.
+    #[test]
+    fn f16_accumulators_round_once_at_the_end() {
+        let shape = MmaShape::M16N8K16;
+        let one = half::f16::from_f32(1.0).to_bits() as u64;
+        let big = half::f16::from_f32(2048.0).to_bits() as u64;
+        // A = ones in column 0 only, B = ones in row 0: A.B = 1 everywhere; C = 2048.
+        let a: Vec<u64> = (0..16 * 16)
+            .map(|i| if i % 16 == 0 { one } else { 0 })
+            .collect();
+        let b: Vec<u64> = (0..16 * 8).map(|i| if i < 8 { one } else { 0 }).collect();
+        let c = vec![big; 16 * 8];
+        let f = MmaElem::F16;
+        let input = MmaInput {
+            a: &fragments(&a, 16, f, 8, |l, i| a_pos(shape, f, l, i)),
+            b: &fragments(&b, 8, f, 4, |l, i| b_pos(shape, f, l, i)),
+            c: &fragments(&c, 8, f, 4, |l, i| c_pos(shape, l, i)),
+        };
+        let d = mma(shape, f, f, f, f, false, &input);
+        assert_eq!(d.len(), LANES * 2);
+        assert!(d.iter().all(|&w| w == big | big << 16), "{d:x?}");
+        // With `.f32` accumulators the sum is exact.
+        let c32 = vec![2048f32.to_bits() as u64; 16 * 8];
+        let input = MmaInput {
+            c: &fragments(&c32, 8, MmaElem::F32, 4, |l, i| c_pos(shape, l, i)),
+            ..input
+        };
+        let d = mma(shape, f, f, MmaElem::F32, MmaElem::F32, false, &input);
+        assert!(d.iter().all(|&w| w == 2049f32.to_bits() as u64), "{d:x?}");
+    }
+
+    /// Integer forms wrap modulo 2^32, or clamp with `.satfinite`.
+    #[test]
+    fn integer_results_wrap_or_saturate() {
+        let shape = MmaShape::M16N8K32;
+        let (s8, s32) = (MmaElem::S8, MmaElem::S32);
+        let a = vec![127u64; 16 * 32];
+        let b = vec![127u64; 32 * 8];
+        let c = vec![i32::MAX as u32 as u64; 16 * 8];
+        let input = MmaInput {
+            a: &fragments(&a, 32, s8, 16, |l, i| a_pos(shape, s8, l, i)),
+            b: &fragments(&b, 8, s8, 8, |l, i| b_pos(shape, s8, l, i)),
+            c: &fragments(&c, 8, s32, 4, |l, i| c_pos(shape, l, i)),
+        };
+        let exact = i32::MAX as i64 + 32 * 127 * 127;
+        let wrapped = mma(shape, s8, s8, s32, s32, false, &input);
+        assert!(wrapped.iter().all(|&w| w == exact as i32 as u32 as u64));
+        let clamped = mma(shape, s8, s8, s32, s32, true, &input);
+        assert!(clamped.iter().all(|&w| w == i32::MAX as u32 as u64));
+        // `.u8` reads 255 where `.s8` reads -1.
+        let ones = vec![0xFFu64; 16 * 32];
+        let u8e = MmaElem::U8;
+        let input = MmaInput {
+            a: &fragments(&ones, 32, u8e, 16, |l, i| a_pos(shape, u8e, l, i)),
+            c: &fragments(&vec![0; 16 * 8], 8, s32, 4, |l, i| c_pos(shape, l, i)),
+            ..input
+        };
+        let d = mma(shape, u8e, s8, s32, s32, false, &input);
+        assert!(d.iter().all(|&w| w == (32 * 255 * 127) as u64));
+    }
+
     /// Spot checks against the ISA's figures: m16n8k16 `.f16` A: lane 5 (group 1, thread 1)
     /// holds a0,a1 at row 1 columns 2,3; a6,a7 at row 9 columns 10,11. m16n8k32 `.s8` B: lane 6
     /// holds b4..b7 at rows 24..27 of column 1.
