@@ -569,6 +569,17 @@ fn wide_vectors_and_matrix_instructions() {
         &decode("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1, %r2, %r3}, [%rd1];")[..],
         [Op::Ld { .. }, Op::LdMatrix { num: 4, .. }]
     ));
+    // Without `.shared` the row addresses are generic.
+    assert!(matches!(
+        &decode("ldmatrix.sync.aligned.m8n8.x4.b16 {%r0, %r1, %r2, %r3}, [%rd1];")[..],
+        [
+            Op::Ld {
+                space: Space::Generic,
+                ..
+            },
+            Op::LdMatrix { .. }
+        ]
+    ));
     assert!(
         decode_err("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1}, [%rd1];")
             .contains("needs 4 destination")
@@ -617,6 +628,10 @@ fn cp_async_is_a_load_and_a_store_at_issue() {
     assert_eq!(decode("cp.async.wait_group 0;"), [Op::Nop]);
     assert_eq!(decode("cp.async.wait_all;"), [Op::Nop]);
     assert!(decode_err("cp.async.cg.shared.global [%rd0], [%rd1], 8;").contains("not allowed"));
+    assert!(
+        decode_err("cp.async.ca.global.shared [%rd0], [%rd1], 4;")
+            .contains("needs `.shared.global`")
+    );
     assert!(
         decode_err("cp.async.ca.shared.global [%rd0], [%rd1], 16, %r0;")
             .contains("(gap: `cp.async`)")

@@ -342,10 +342,16 @@ pub(super) fn ldmatrix(cx: &mut Cx<'_, '_, '_>) {
             None => return,
         }
     }
-    let Some((addr, space)) = cx.address(&ops[1], Space::Shared) else {
+    // Without `.shared` the address is generic (and must point into shared memory).
+    let space = if mods.has("shared") || mods.has("shared::cta") {
+        Space::Shared
+    } else {
+        Space::Generic
+    };
+    let Some((addr, space)) = cx.address(&ops[1], space) else {
         return;
     };
-    if space != Space::Shared {
+    if !matches!(space, Space::Shared | Space::Generic) {
         cx.error(
             ops[1].span(),
             format!("`{full}` reads shared memory only"),
@@ -529,7 +535,14 @@ pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
         );
         return;
     };
-    if !(mods.has("global") && (mods.has("shared") || mods.has("shared::cta"))) {
+    // `.shared{::cta}.global`: the destination's space, then the source's.
+    let at = |w: &str| {
+        mods.list
+            .iter()
+            .position(|(m, _)| matches!(m, M::Word(x) if *x == w))
+    };
+    let shared_at = at("shared").or(at("shared::cta"));
+    if !matches!((shared_at, at("global")), (Some(s), Some(g)) if s < g) {
         cx.error(
             span,
             format!("`{full}` needs `.shared.global`"),
