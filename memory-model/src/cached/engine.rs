@@ -482,7 +482,7 @@ impl Cached {
         match name {
             OpName::ReserveL1 | OpName::WriteL1 => l1.is_some_and(|c| {
                 c.live
-                    .would_defer_alloc(g.key, self.l1_capacity(), self.l1_dirty_ok(c))
+                    .would_defer_alloc_with(g.key, self.l1_capacity(), || self.l1_dirty_ok(c))
             }),
             OpName::ReserveL2 | OpName::WriteL2 => {
                 self.l2.would_defer_alloc(g.key, self.l2_capacity(), true)

@@ -118,7 +118,7 @@ impl Machine {
                         "flat memory has no memory choices",
                     ));
                 }
-                if !self.enabled.contains(choice) {
+                if !self.cached.as_ref().is_some_and(|c| c.offers(&m)) {
                     return Err(Self::not_enabled(
                         choice,
                         "the memory environment does not offer it now",

@@ -202,17 +202,31 @@ impl Machine {
         let Machine {
             cached: Some(cache),
             enabled,
+            mem_generation,
             ..
         } = self
         else {
             return;
         };
+        let is_mem = |c: &Choice| matches!(c, Choice::Mem(_));
+        // Unchanged memory choices (most machine steps are no memory step) that are still the
+        // last run: nothing to do. The run is contiguous, so a memory choice in the last slot
+        // means it is last.
+        let unchanged = cache.generation() == *mem_generation;
+        if unchanged && (cache.enabled_count() == 0 || enabled.last().is_some_and(is_mem)) {
+            return;
+        }
+        *mem_generation = cache.generation();
+        if unchanged && let Some(start) = enabled.iter().position(is_mem) {
+            // Only moved: the choices appended since go in front of the run (see below).
+            enabled[start..].rotate_left(cache.enabled_count());
+            return;
+        }
         // The result is what `retain(not Mem)` then appending the memory's choices gives, in
         // O(memory choices) moves instead of a pass over every choice: the memory choices are
         // one run (this function leaves them last, and the other refreshes only remove
         // choices and append after them), so the choices appended since move in front of the
         // run, and the run is overwritten in place where it did not change.
-        let is_mem = |c: &Choice| matches!(c, Choice::Mem(_));
         let Some(start) = enabled.iter().position(is_mem) else {
             cache.for_each_enabled(|m| enabled.push(Choice::Mem(m)));
             return;
