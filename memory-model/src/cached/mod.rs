@@ -240,7 +240,7 @@ pub struct Cached {
     /// hashed). Only a mutation (issue, step, flush) changes them, and most machine steps are
     /// no memory step at all: computed once per mutation instead of on every machine step, and
     /// shared by clones (explorers clone the state for every successor).
-    enabled: Arc<[MemChoice]>,
+    enabled: Arc<Vec<MemChoice>>,
     /// Counts the mutations of this state (derived): a caller that remembers the value it saw
     /// knows whether [`Cached::enabled`] may have changed since.
     generation: u64,
@@ -268,16 +268,27 @@ impl Cached {
             ops: Vec::new(),
             locks: OrdMap::new(),
             index: index::OpIndex::default(),
-            enabled: Arc::from([]),
+            enabled: Arc::default(),
             generation: 0,
         }
     }
 
     /// After a mutation: the enabled choices again, and a new generation.
     fn mutated(&mut self) {
-        let mut enabled = Vec::new();
-        self.enabled_choices(&mut |c| enabled.push(c));
-        self.enabled = Arc::from(enabled);
+        // The list is reused when no clone shares it (a run's machine: no allocation).
+        let mut enabled = std::mem::take(&mut self.enabled);
+        match Arc::get_mut(&mut enabled) {
+            Some(list) => {
+                list.clear();
+                self.enabled_choices(&mut |c| list.push(c));
+            }
+            None => {
+                let mut list = Vec::new();
+                self.enabled_choices(&mut |c| list.push(c));
+                enabled = Arc::new(list);
+            }
+        }
+        self.enabled = enabled;
         self.generation = self.generation.wrapping_add(1);
     }
 
@@ -319,8 +330,9 @@ impl Cached {
         out.extend_from_slice(self.enabled_choices_memo())
     }
 
-    /// The memoized enabled choices; debug builds check them against a fresh computation.
-    fn enabled_choices_memo(&self) -> &[MemChoice] {
+    /// [`Cached::enabled`] as a slice (memoized: free to ask after every machine step); debug
+    /// builds check it against a fresh computation.
+    pub fn enabled_choices_memo(&self) -> &[MemChoice] {
         #[cfg(debug_assertions)]
         if self.ops.len() <= 64 {
             let mut fresh = Vec::new();
