@@ -241,6 +241,11 @@ pub struct Cached {
     /// no memory step at all: computed once per mutation instead of on every machine step, and
     /// shared by clones (explorers clone the state for every successor).
     enabled: Arc<Vec<MemChoice>>,
+    /// Counts the changes of `locks` (derived): what a `lock` statement's blockedness depends on.
+    locks_version: u64,
+    /// Per op slot, the last [`Cached::blocked`] answer and the versions of what it depended
+    /// on (derived; see `engine::BlockedKey`).
+    blocked_memo: Vec<Option<(engine::BlockedKey, bool)>>,
     /// Counts the mutations of this state (derived): a caller that remembers the value it saw
     /// knows whether [`Cached::enabled`] may have changed since.
     generation: u64,
@@ -269,6 +274,8 @@ impl Cached {
             locks: OrdMap::new(),
             index: index::OpIndex::default(),
             enabled: Arc::default(),
+            locks_version: 0,
+            blocked_memo: Vec::new(),
             generation: 0,
         }
     }
@@ -278,16 +285,12 @@ impl Cached {
         // The list is reused when no clone shares it (a run's machine: no allocation).
         let mut enabled = std::mem::take(&mut self.enabled);
         match Arc::get_mut(&mut enabled) {
-            Some(list) => {
-                list.clear();
-                self.enabled_choices(&mut |c| list.push(c));
-            }
-            None => {
-                let mut list = Vec::new();
-                self.enabled_choices(&mut |c| list.push(c));
-                enabled = Arc::new(list);
-            }
+            Some(list) => list.clear(),
+            None => enabled = Arc::default(),
         }
+        let list = Arc::get_mut(&mut enabled).expect("a fresh or unshared list");
+        self.enabled_steps_memoized(list);
+        self.enabled_silent(&mut |c| list.push(c));
         self.enabled = enabled;
         self.generation = self.generation.wrapping_add(1);
     }
@@ -317,6 +320,8 @@ impl Cached {
     /// space) gets stuck (`Err(Stuck)`) at its first step.
     pub fn issue(&mut self, request: Request) -> OpId {
         let id = self.issue_op(request);
+        // A reused slot: the memo of its previous op must not answer for the new one.
+        self.forget_blocked(id);
         self.mutated();
         id
     }
@@ -379,6 +384,11 @@ impl Cached {
         apply: &dyn Fn(Rmw, u64, u32) -> u64,
     ) -> Result<StepReport, Stuck> {
         let report = self.step_choice(choice, dram, apply);
+        // Only the stepping op changes (its statement): the others' answers hold until what
+        // they read changes.
+        if let MemChoice::Step { op } = choice {
+            self.forget_blocked(op);
+        }
         self.mutated();
         report
     }
