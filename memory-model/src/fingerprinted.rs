@@ -64,6 +64,8 @@ impl Clone for Memo {
 pub struct Fingerprinted<T> {
     value: T,
     memo: Memo,
+    /// Counts the mutable accesses (see [`Fingerprinted::version`]).
+    version: u64,
 }
 
 impl<T> Fingerprinted<T> {
@@ -71,6 +73,7 @@ impl<T> Fingerprinted<T> {
         Fingerprinted {
             value,
             memo: Memo::default(),
+            version: 0,
         }
     }
 
@@ -84,6 +87,14 @@ impl<T> Fingerprinted<T> {
         let f = compute(&self.value);
         self.memo.fill(f);
         f
+    }
+
+    /// How many mutable accesses the value had since [`Fingerprinted::new`] (clones keep the
+    /// count): an unchanged version means an unchanged value, so a result computed from the
+    /// value can be memoized under it.
+    #[inline]
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     pub fn into_inner(self) -> T {
@@ -105,6 +116,7 @@ impl<T> DerefMut for Fingerprinted<T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
         self.memo.clear();
+        self.version = self.version.wrapping_add(1);
         &mut self.value
     }
 }

@@ -299,8 +299,10 @@ impl Cached {
 
     // ---- the enabled set ------------------------------------------------------------------
 
+    /// The enabled choices computed without the memo of [`Cached::blocked`] answers: what the
+    /// memoized list must equal (debug builds check it).
+    #[cfg(debug_assertions)]
     pub(super) fn enabled_choices<F: FnMut(MemChoice)>(&self, out: &mut F) {
-        #[cfg(debug_assertions)]
         if self.ops.len() <= 64 {
             let mut incremental = Vec::new();
             self.enabled_steps(&mut |c| incremental.push(c));
@@ -314,6 +316,7 @@ impl Cached {
 
     /// The `Step` choices: only ops whose dependencies ended can step (the index keeps them,
     /// by id).
+    #[cfg(debug_assertions)]
     fn enabled_steps<F: FnMut(MemChoice)>(&self, out: &mut F) {
         // Parked ops are blocked (see `index`): only the active ones need a look.
         for i in self.index.active.iter() {
@@ -322,6 +325,73 @@ impl Cached {
             {
                 out(MemChoice::Step { op: i });
             }
+        }
+    }
+
+    /// [`Cached::enabled_steps`], with each op's [`Cached::blocked`] answer memoized under the
+    /// versions of what it depends on: after a micro step only the ops whose caches or locks
+    /// changed are tested again (the test is most of a step's cost when thousands of ops are
+    /// in flight).
+    pub(super) fn enabled_steps_memoized(&mut self, out: &mut Vec<MemChoice>) {
+        let mut memo = std::mem::take(&mut self.blocked_memo);
+        if memo.len() < self.ops.len() {
+            memo.resize(self.ops.len(), None);
+        }
+        for i in self.index.active.iter() {
+            // The memo is read without touching the op (ops are large; thousands are in
+            // flight): a step of the op clears its entry.
+            let blocked = match memo[i as usize] {
+                Some((k, b)) if self.versions_of(k.reads) == k => b,
+                _ => {
+                    let Some(o) = self.ops.get(i as usize).and_then(Option::as_ref) else {
+                        continue;
+                    };
+                    let key = self.versions_of(Self::reads_of(o));
+                    let b = self.blocked(i, o);
+                    memo[i as usize] = Some((key, b));
+                    b
+                }
+            };
+            if !blocked {
+                out.push(MemChoice::Step { op: i });
+            }
+        }
+        self.blocked_memo = memo;
+    }
+
+    /// What [`Cached::blocked`] reads for the op's next statement besides the op itself.
+    fn reads_of(op: &Op) -> Reads {
+        let name = op
+            .prog
+            .and_then(|p| p.program().stms.get(op.pc as usize).copied());
+        let sm = op.req.sm;
+        match name {
+            Some(Stm::Op(OpName::Lock)) => Reads::Locks,
+            // Room in L1 may depend on L2 taking a dirty victim (`l1_dirty_ok`).
+            Some(Stm::Op(OpName::ReserveL1 | OpName::WriteL1)) => Reads::L1AndL2(sm),
+            Some(Stm::Op(OpName::ReadL1 | OpName::EvictL1 | OpName::DiscardL1)) => Reads::L1(sm),
+            Some(Stm::Op(OpName::ReserveL2 | OpName::WriteL2 | OpName::ReadL2)) => Reads::L2,
+            _ => Reads::Nothing,
+        }
+    }
+
+    /// The current versions of what `reads` names: equal keys, equal [`Cached::blocked`]
+    /// answers (for an unchanged op).
+    fn versions_of(&self, reads: Reads) -> BlockedKey {
+        let (a, b) = match reads {
+            Reads::Nothing => (0, 0),
+            Reads::Locks => (self.locks_version, 0),
+            Reads::L1(sm) => (self.l1.version(sm), 0),
+            Reads::L1AndL2(sm) => (self.l1.version(sm), self.l2.version()),
+            Reads::L2 => (self.l2.version(), 0),
+        };
+        BlockedKey { reads, a, b }
+    }
+
+    /// Forgets op `id`'s memoized [`Cached::blocked`] answer (it stepped or was issued).
+    pub(super) fn forget_blocked(&mut self, id: OpId) {
+        if let Some(m) = self.blocked_memo.get_mut(id as usize) {
+            *m = None;
         }
     }
 
@@ -338,7 +408,7 @@ impl Cached {
     }
 
     /// The silent rules allowed by the configuration, per SM then L2 (see [`Cached::enabled`]).
-    fn enabled_silent<F: FnMut(MemChoice)>(&self, out: &mut F) {
+    pub(super) fn enabled_silent<F: FnMut(MemChoice)>(&self, out: &mut F) {
         if self.config.silent == SilentActions::None {
             return;
         }
@@ -482,7 +552,7 @@ impl Cached {
         match name {
             OpName::ReserveL1 | OpName::WriteL1 => l1.is_some_and(|c| {
                 c.live
-                    .would_defer_alloc(g.key, self.l1_capacity(), self.l1_dirty_ok(c))
+                    .would_defer_alloc_with(g.key, self.l1_capacity(), || self.l1_dirty_ok(c))
             }),
             OpName::ReserveL2 | OpName::WriteL2 => {
                 self.l2.would_defer_alloc(g.key, self.l2_capacity(), true)
@@ -952,6 +1022,7 @@ impl Cached {
                 } else {
                     for b in banks {
                         self.locks.insert((req.who.block, b), id);
+                        self.locks_version += 1;
                     }
                     Flow::Continue
                 }
@@ -960,6 +1031,7 @@ impl Cached {
                 for b in self.banks(&req) {
                     if self.locks.get(&(req.who.block, b)) == Some(&id) {
                         self.locks.remove(&(req.who.block, b));
+                        self.locks_version += 1;
                     }
                 }
                 Flow::Continue
@@ -1129,6 +1201,25 @@ fn write_back_to_dram(dram: &mut Flat, wb: WrittenBack) {
         (MemSpace::Local, Some(who), addr) => dram.write_local_masked(who, addr, &l.data, l.dirty),
         (_, _, addr) => dram.write_global_masked(addr, &l.data, l.dirty),
     }
+}
+
+/// What a [`Cached::blocked`] answer depends on besides the op: nothing, the block's bank
+/// locks, an SM's L1, L2, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reads {
+    Nothing,
+    Locks,
+    L1(u32),
+    L1AndL2(u32),
+    L2,
+}
+
+/// The versions of what a [`Cached::blocked`] answer read (see [`Cached::versions_of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct BlockedKey {
+    reads: Reads,
+    a: u64,
+    b: u64,
 }
 
 pub(super) fn new_l2() -> Cache {

@@ -62,6 +62,12 @@ impl L1s {
     }
 
     /// The L1s holding a line (live or doomed), by SM, with their memoized fingerprints.
+    /// The [`Fingerprinted::version`] of an SM's L1 (0 while it was never written).
+    #[inline]
+    pub fn version(&self, sm: u32) -> u64 {
+        self.caches.get(sm as usize).map_or(0, |c| c.version())
+    }
+
     pub fn in_use(&self) -> impl Iterator<Item = (u32, &Fingerprinted<L1>)> {
         self.caches
             .iter()

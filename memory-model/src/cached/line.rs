@@ -331,13 +331,26 @@ impl Cache {
     /// Whether a reserve or an allocating write of `key` would defer: no line, no unused line,
     /// and no victim (with `dirty_ok`: every line pinned; else: no clean unpinned line).
     pub fn would_defer_alloc(&self, key: Key, capacity: usize, dirty_ok: bool) -> bool {
-        !self.lines.contains_key(&key)
-            && self.lines.len() >= capacity
-            && if dirty_ok {
+        self.would_defer_alloc_with(key, capacity, || dirty_ok)
+    }
+
+    /// [`Cache::would_defer_alloc`] with `dirty_ok` computed only when it matters (it asks L2
+    /// whether an L1 may write a dirty victim back).
+    pub fn would_defer_alloc_with(
+        &self,
+        key: Key,
+        capacity: usize,
+        dirty_ok: impl FnOnce() -> bool,
+    ) -> bool {
+        // Cheapest test first: the enabled set asks this of every waiting op after every step,
+        // and a cache with room (the usual case) needs no lookup.
+        self.lines.len() >= capacity
+            && if dirty_ok() {
                 self.unpinned.is_empty()
             } else {
                 self.evictable.is_empty()
             }
+            && !self.lines.contains_key(&key)
     }
 
     /// Thesis `reserve(cl̄, pAddr, mid)`, pinning with `op`. A11 repair: on a line that exists

@@ -42,6 +42,7 @@ use imbl::OrdMap;
 pub use line::EvClass;
 use serde::Serialize;
 use smallvec::SmallVec;
+use std::sync::Arc;
 pub use traces::MemChoice;
 pub use view::{LineView, LockView, OpView, programs};
 
@@ -235,6 +236,19 @@ pub struct Cached {
     locks: OrdMap<(u32, u32), OpId>,
     /// Indexes of `ops` (derived: not compared, not hashed).
     index: index::OpIndex,
+    /// The enabled choices ([`Cached::enabled`]) of this state (derived: not compared, not
+    /// hashed). Only a mutation (issue, step, flush) changes them, and most machine steps are
+    /// no memory step at all: computed once per mutation instead of on every machine step, and
+    /// shared by clones (explorers clone the state for every successor).
+    enabled: Arc<Vec<MemChoice>>,
+    /// Counts the changes of `locks` (derived): what a `lock` statement's blockedness depends on.
+    locks_version: u64,
+    /// Per op slot, the last [`Cached::blocked`] answer and the versions of what it depended
+    /// on (derived; see `engine::BlockedKey`).
+    blocked_memo: Vec<Option<(engine::BlockedKey, bool)>>,
+    /// Counts the mutations of this state (derived): a caller that remembers the value it saw
+    /// knows whether [`Cached::enabled`] may have changed since.
+    generation: u64,
 }
 
 /// Equal states: the indexes follow from the op list.
@@ -259,7 +273,42 @@ impl Cached {
             ops: Vec::new(),
             locks: OrdMap::new(),
             index: index::OpIndex::default(),
+            enabled: Arc::default(),
+            locks_version: 0,
+            blocked_memo: Vec::new(),
+            generation: 0,
         }
+    }
+
+    /// After a mutation: the enabled choices again, and a new generation.
+    fn mutated(&mut self) {
+        // The list is reused when no clone shares it (a run's machine: no allocation).
+        let mut enabled = std::mem::take(&mut self.enabled);
+        match Arc::get_mut(&mut enabled) {
+            Some(list) => list.clear(),
+            None => enabled = Arc::default(),
+        }
+        let list = Arc::get_mut(&mut enabled).expect("a fresh or unshared list");
+        self.enabled_steps_memoized(list);
+        self.enabled_silent(&mut |c| list.push(c));
+        self.enabled = enabled;
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    /// How many choices [`Cached::enabled`] gives.
+    pub fn enabled_count(&self) -> usize {
+        self.enabled.len()
+    }
+
+    /// Whether `choice` is among [`Cached::enabled`].
+    pub fn offers(&self, choice: &MemChoice) -> bool {
+        self.enabled.contains(choice)
+    }
+
+    /// How many times this state was mutated ([`Cached::issue`], [`Cached::step`],
+    /// [`Cached::flush_l1`]): equal values mean equal [`Cached::enabled`] choices.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     pub fn config(&self) -> &CacheConfig {
@@ -270,7 +319,11 @@ impl Cached {
     /// (D1-D3, see `engine`). Never fails: a malformed request (bad size, alignment, SM or
     /// space) gets stuck (`Err(Stuck)`) at its first step.
     pub fn issue(&mut self, request: Request) -> OpId {
-        self.issue_op(request)
+        let id = self.issue_op(request);
+        // A reused slot: the memo of its previous op must not answer for the new one.
+        self.forget_blocked(id);
+        self.mutated();
+        id
     }
 
     /// Appends the enabled memory choices in a deterministic order: `Step` for each op (by id)
@@ -279,7 +332,23 @@ impl Cached {
     /// [`CacheConfig::silent`], per SM (`EvictL1`, `WriteBackL1` by line address, `Flush`),
     /// then L2 (`EvictL2`, `WriteBackL2` by line address).
     pub fn enabled(&self, out: &mut Vec<MemChoice>) {
-        self.enabled_choices(&mut |c| out.push(c))
+        out.extend_from_slice(self.enabled_choices_memo())
+    }
+
+    /// [`Cached::enabled`] as a slice (memoized: free to ask after every machine step); debug
+    /// builds check it against a fresh computation.
+    pub fn enabled_choices_memo(&self) -> &[MemChoice] {
+        #[cfg(debug_assertions)]
+        if self.ops.len() <= 64 {
+            let mut fresh = Vec::new();
+            self.enabled_choices(&mut |c| fresh.push(c));
+            debug_assert_eq!(
+                &fresh[..],
+                &self.enabled[..],
+                "the memoized enabled set drifted"
+            );
+        }
+        &self.enabled
     }
 
     /// The `Step` choices of [`Cached::enabled`] computed by a scan of every op in flight
@@ -299,7 +368,9 @@ impl Cached {
 
     /// [`Cached::enabled`], handing each choice to `f` in the same order (no list to build).
     pub fn for_each_enabled(&self, mut f: impl FnMut(MemChoice)) {
-        self.enabled_choices(&mut f)
+        for &c in self.enabled_choices_memo() {
+            f(c)
+        }
     }
 
     /// Takes one memory choice: one micro step of an op or one silent rule. `apply` computes an
@@ -312,7 +383,14 @@ impl Cached {
         dram: &mut Flat,
         apply: &dyn Fn(Rmw, u64, u32) -> u64,
     ) -> Result<StepReport, Stuck> {
-        self.step_choice(choice, dram, apply)
+        let report = self.step_choice(choice, dram, apply);
+        // Only the stepping op changes (its statement): the others' answers hold until what
+        // they read changes.
+        if let MemChoice::Step { op } = choice {
+            self.forget_blocked(op);
+        }
+        self.mutated();
+        report
     }
 
     /// Whether the thread has ops in flight (barriers, exit, call and ret wait until it has none).
@@ -353,7 +431,8 @@ impl Cached {
     /// last step). Pinned lines become invisible to everyone but their pinners (A10 repair).
     /// An SM that does not exist: nothing happens.
     pub fn flush_l1(&mut self, sm: u32) {
-        self.flush(sm)
+        self.flush(sm);
+        self.mutated();
     }
 
     /// Global memory as the threads would see it through L2: `out` starts as DRAM's bytes at

@@ -254,6 +254,10 @@ impl Cached {
             ops,
             locks,
             index: _,
+            enabled: _,
+            locks_version: _,
+            blocked_memo: _,
+            generation: _,
         } = self;
         // Most SMs run no block in a litmus-size launch: only the L1s holding a line are
         // hashed, each with its SM index.

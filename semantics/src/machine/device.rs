@@ -118,7 +118,7 @@ impl Machine {
                         "flat memory has no memory choices",
                     ));
                 }
-                if !self.enabled.contains(choice) {
+                if !self.cached.as_ref().is_some_and(|c| c.offers(&m)) {
                     return Err(Self::not_enabled(
                         choice,
                         "the memory environment does not offer it now",
@@ -166,7 +166,18 @@ impl Machine {
         if w.completed {
             return Err(Self::not_enabled(choice, "the warp has completed"));
         }
-        if self.cached.is_some() && !self.enabled.contains(choice) {
+        // The test `warp_choices` makes (a lookup in the enabled set would be a scan of every
+        // in-flight memory choice).
+        let mem_blocked = self.cached.is_some()
+            && match *choice {
+                // A mask naming no lane is refused below (`lanes_enabled`).
+                Choice::Lanes { mask, .. } => w
+                    .lane_pc
+                    .get(mask.trailing_zeros() as usize)
+                    .is_some_and(|&pc| self.mem_blocked(block, warp, pc, mask)),
+                _ => self.mem_blocked(block, warp, w.pc, w.real & !w.exited),
+            };
+        if mem_blocked {
             return Err(Self::not_enabled(
                 choice,
                 "the warp waits for its memory operations (a pending register or a drain)",

@@ -239,6 +239,7 @@ pub(super) fn new(
         termination: None,
         checking: config.check_invariants || cfg!(debug_assertions),
         scratch: Vec::new(),
+        mem_generation: 0,
     };
     m.refresh_issue();
     Ok(m)

@@ -202,44 +202,54 @@ impl Machine {
         let Machine {
             cached: Some(cache),
             enabled,
+            mem_generation,
             ..
         } = self
         else {
             return;
         };
+        let is_mem = |c: &Choice| matches!(c, Choice::Mem(_));
+        // Unchanged memory choices (most machine steps are no memory step) that are still the
+        // last run: nothing to do. The run is contiguous, so a memory choice in the last slot
+        // means it is last.
+        let unchanged = cache.generation() == *mem_generation;
+        if unchanged && (cache.enabled_count() == 0 || enabled.last().is_some_and(is_mem)) {
+            return;
+        }
+        *mem_generation = cache.generation();
+        if unchanged && let Some(start) = enabled.iter().position(is_mem) {
+            // Only moved: the choices appended since go in front of the run (see below).
+            enabled[start..].rotate_left(cache.enabled_count());
+            return;
+        }
         // The result is what `retain(not Mem)` then appending the memory's choices gives, in
         // O(memory choices) moves instead of a pass over every choice: the memory choices are
         // one run (this function leaves them last, and the other refreshes only remove
         // choices and append after them), so the choices appended since move in front of the
-        // run, and the run is overwritten in place where it did not change.
-        let is_mem = |c: &Choice| matches!(c, Choice::Mem(_));
-        let Some(start) = enabled.iter().position(is_mem) else {
-            cache.for_each_enabled(|m| enabled.push(Choice::Mem(m)));
-            return;
-        };
-        let run = enabled[start..]
-            .iter()
-            .position(|c| !is_mem(c))
-            .unwrap_or(enabled.len() - start);
-        debug_assert!(
-            !enabled[start + run..].iter().any(is_mem),
-            "the memory choices are one run"
-        );
-        enabled[start..].rotate_left(run);
-        let mut at = enabled.len() - run;
-        cache.for_each_enabled(|m| {
-            let c = Choice::Mem(m);
-            match enabled.get_mut(at) {
-                Some(slot) => {
-                    if *slot != c {
-                        *slot = c;
-                    }
-                }
-                None => enabled.push(c),
+        // run, and the run is overwritten in place where it changed (a micro step changes a
+        // few of them; writing every slot costs more than comparing).
+        let mut at = enabled.len();
+        if let Some(start) = enabled.iter().position(is_mem) {
+            let run = enabled[start..]
+                .iter()
+                .position(|c| !is_mem(c))
+                .unwrap_or(enabled.len() - start);
+            debug_assert!(
+                !enabled[start + run..].iter().any(is_mem),
+                "the memory choices are one run"
+            );
+            enabled[start..].rotate_left(run);
+            at -= run;
+        }
+        let memory = cache.enabled_choices_memo();
+        let overlap = memory.len().min(enabled.len() - at);
+        for (slot, &m) in enabled[at..at + overlap].iter_mut().zip(memory) {
+            if *slot != Choice::Mem(m) {
+                *slot = Choice::Mem(m);
             }
-            at += 1;
-        });
-        enabled.truncate(at);
+        }
+        enabled.truncate(at + overlap);
+        enabled.extend(memory[overlap..].iter().map(|&m| Choice::Mem(m)));
     }
 
     /// `Choice::Mem`: one micro step of an in-flight memory program, or a silent cache action.

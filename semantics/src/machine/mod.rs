@@ -366,6 +366,9 @@ pub struct Machine {
     termination: Option<Termination>,
     checking: bool,
     scratch: Vec<u64>,
+    /// The cached memory's [`Cached::generation`] when its choices were last copied into
+    /// `enabled` (derived): an unchanged generation means unchanged memory choices.
+    mem_generation: u64,
 }
 
 impl Machine {

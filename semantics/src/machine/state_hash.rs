@@ -78,6 +78,7 @@ impl Machine {
             termination,
             checking: _,
             scratch: _,
+            mem_generation: _,
         } = self;
         match termination {
             None => h.write_u8(0),
