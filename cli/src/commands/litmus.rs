@@ -121,8 +121,23 @@ pub fn run(args: Args) -> Outcome {
             }
             _ => None,
         };
+        if let Some((refused, compact)) = &report.refused {
+            outcome = crate::failure::Failure::Internal {
+                what: format!("{path}: {refused}"),
+                replay: Some(replay_line(&report, compact, ptx_path.as_deref())),
+            }
+            .report();
+            continue;
+        }
         let text = match args.format {
-            Format::Text => text_report(&path, &test, &report, seconds, ptx_path.as_deref()),
+            Format::Text => text_report(
+                &path,
+                &test,
+                &report,
+                seconds,
+                ptx_path.as_deref(),
+                &args.timeout.flag_text(),
+            ),
             Format::Json => format!(
                 "{}\n",
                 json_report(&path, &test, &report, ptx_path.as_deref())
@@ -175,6 +190,7 @@ fn text_report(
     report: &Report,
     seconds: f64,
     ptx: Option<&Path>,
+    cause: &str,
 ) -> String {
     let mut s = format!(
         "Test {} ({path}), memory {}\n",
@@ -214,7 +230,10 @@ fn text_report(
             s.push_str("Status: bounded: the state bound cut the search (--max-states)\n")
         }
         Status::TimeLimit => {
-            s.push_str("Status: time_limit: the time bound cut the search (--timeout)\n")
+            // The time bound, Ctrl-C or the memory budget: say which.
+            s.push_str(&format!(
+                "Status: time_limit: the search was cut ({cause})\n"
+            ))
         }
         _ => s.push_str("Status: ok\n"),
     }
