@@ -106,9 +106,15 @@ pub fn policy_text(policy: FuzzPolicy, seed: u64) -> String {
 
 /// PCT's horizon: the length of a round-robin run (at least 1).
 pub fn horizon(machine: &Machine, max_steps: u64) -> u64 {
+    horizon_until(machine, max_steps, &Stop::never()).unwrap_or(1)
+}
+
+/// [`horizon`], or `None` when `stop` was requested before the round-robin run ended (a
+/// runaway kernel's horizon run is as long as `max_steps`: the campaign's bounds cut it too).
+pub fn horizon_until(machine: &Machine, max_steps: u64, stop: &Stop) -> Option<u64> {
     let mut m = machine.clone();
-    crate::run(&mut m, &mut crate::RoundRobin::new(), max_steps);
-    m.steps().max(1)
+    let t = crate::run_until(&mut m, &mut crate::RoundRobin::new(), max_steps, stop);
+    (t != Termination::TimeLimit).then(|| m.steps().max(1))
 }
 
 /// One run: its outcome and steps.
@@ -207,7 +213,20 @@ pub fn campaign(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<FuzzReport, CampaignError> {
     let horizon = match config.policy {
-        FuzzPolicy::Pct { .. } => horizon(machine, config.max_steps),
+        FuzzPolicy::Pct { .. } => match horizon_until(machine, config.max_steps, &config.stop) {
+            Some(h) => h,
+            // Stopped before the first run: an empty, stopped campaign.
+            None => {
+                return Ok(FuzzReport {
+                    runs: 0,
+                    stopped: true,
+                    outcomes: BTreeMap::new(),
+                    failures: BTreeMap::new(),
+                    total_steps: 0,
+                    horizon: 0,
+                });
+            }
+        },
         FuzzPolicy::Random => 0,
     };
     let pool = rayon::ThreadPoolBuilder::new()
@@ -220,6 +239,9 @@ pub fn campaign(
     let work = || {
         (0..config.runs)
             .into_par_iter()
+            // Once stopped, the remaining indices are not even visited (a campaign of 10^8
+            // runs would otherwise spend seconds skipping them).
+            .take_any_while(|_| !config.stop.requested())
             .fold(Acc::default, |mut acc, i| {
                 if config.stop.requested() {
                     return acc;

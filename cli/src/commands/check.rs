@@ -362,7 +362,7 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
     let complete = all_completed && (independent || exhausted);
     let coverage = if result.termination == Termination::TimeLimit {
         format!(
-            "the time limit ({}) stopped the check during schedule {runs}: other schedules were not covered",
+            "stopped during schedule {runs} ({}): other schedules were not covered",
             crate::timeout::cause_text(None)
         )
     } else if !all_completed {
@@ -1046,8 +1046,13 @@ impl Report<'_> {
             if !f.unspecified.is_empty() {
                 parts.push(format!("{} unspecified result(s)", f.unspecified.len()));
             }
-            if self.result.termination != Termination::Completed {
-                parts.push(status_word(&self.result.termination).replace('_', " "));
+            match &self.result.termination {
+                Termination::Completed => {}
+                // Which bound: the time, Ctrl-C or the memory budget.
+                Termination::TimeLimit => {
+                    parts.push(format!("stopped, {}", crate::timeout::cause_text(None)))
+                }
+                other => parts.push(status_word(other).replace('_', " ")),
             }
             parts.join(", ")
         };
@@ -1228,10 +1233,7 @@ impl Report<'_> {
             }),
             Termination::TimeLimit => errors.push(JErr {
                 kind: "time_limit",
-                message: format!(
-                    "the time bound ({}) was reached",
-                    crate::timeout::cause_text(None)
-                ),
+                message: format!("stopped: {}", crate::timeout::cause_text(None)),
                 access: None,
                 finding: None,
             }),

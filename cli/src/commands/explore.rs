@@ -403,7 +403,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
                     "bound: --max-states {b} REACHED: the exploration is incomplete, nothing is proven\n"
                 )),
                 Some(explore::Bound::Time) => s.push_str(&format!(
-                    "bound: the time limit ({}) REACHED after {} states: the exploration is incomplete, nothing is proven\n",
+                    "bound: {} after {} states: the exploration is incomplete, nothing is proven\n",
                     args.timeout.flag_text(),
                     x.states()
                 )),

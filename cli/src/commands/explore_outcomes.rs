@@ -143,7 +143,7 @@ fn text(
             "bound: depth {d} REACHED: the search is incomplete, outcomes may be missing\n"
         )),
         Some(DfsBound::Time) => s.push_str(&format!(
-            "bound: the time limit ({}) REACHED: the search is incomplete, outcomes may be missing\n",
+            "bound: {}: the search is incomplete, outcomes may be missing\n",
             args.timeout.flag_text()
         )),
         // `outcomes_until` never halts on its own; kept for completeness of the match.

@@ -354,7 +354,7 @@ fn text(
     }
     if report.stopped {
         s.push_str(&format!(
-            "stopped at the time limit ({}): {} of {} runs made; which runs finished depends on timing\n",
+            "stopped ({}): {} of {} runs made; which runs finished depends on timing\n",
             args.timeout.flag_text(),
             report.runs,
             args.runs
