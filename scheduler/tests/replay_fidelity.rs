@@ -2,8 +2,9 @@
 //! (`tests/kernels/*.ptx` with their launch files, under the three warp models) are recorded
 //! with their events, written as JSON Lines, read back, and replayed strictly: every replay
 //! takes every choice and produces identical events. Deliberately altered traces are rejected
-//! at exactly the altered step, and the compact string round-trips through the enabled-set
-//! indices.
+//! at exactly the altered step. Compact strings round-trip: version 2 by the choices'
+//! identities (independent of the enabled sets' order), version 1 through the enabled-set
+//! indices. A schedule step the machine refuses is reported, not skipped.
 
 use launch_file as launch;
 
