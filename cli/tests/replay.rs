@@ -105,12 +105,20 @@ fn compact_strings_of_each_version() {
 
     // A table entry naming a warp that does not exist: the replay stops at its first use.
     let fields: Vec<&str> = v2.split(':').collect();
-    let table = fields[4].replacen("w0_1", "w0_9", 1);
+    let at = fields[4].find("W0_1").expect("warp 1 is in the table");
+    // Its table position: the entries (each starts with an upper-case letter) before it.
+    let position = fields[4][..at]
+        .bytes()
+        .filter(u8::is_ascii_uppercase)
+        .count();
+    assert!(position < 10, "a one-digit position");
+    let digit = char::from(b'0' + position as u8);
+    let table = fields[4].replacen("W0_1", "W0_9", 1);
     let altered = [
         fields[0], fields[1], fields[2], fields[3], &table, fields[5],
     ]
     .join(":");
-    let first_use = fields[5].find('1').expect("warp 1 is used");
+    let first_use = fields[5].find(digit).expect("warp 1 is used");
     let (code, _, err) = cudasem(&["replay", &altered, &ptx, "--launch", &ron]);
     assert_eq!(code, 2, "{err}");
     assert!(

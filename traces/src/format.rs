@@ -9,12 +9,15 @@
 //!   program hash (hex), COUNT the number of choices (decimal), CYCLE the lasso's cycle start
 //!   (decimal, or `-`). Choices are written by *identity*, never by their position in the
 //!   machine's enabled set, so a string stays valid whatever order the machine lists its
-//!   enabled choices in: TABLE lists the distinct choices in the order they first occur,
-//!   separated by `.`, each a kind letter and its fields in base 62 separated by `_`
-//!   ([`Choice`]: `i` issue grid_block_sm, `w` warp block_warp, `t` target block_warp_k, `l`
-//!   lanes block_warp_mask, `b` barrier end block_barrier, and the cached memory's `m` step op,
-//!   `e` evict L1 sm_line, `E` evict L2 line, `k` write back L1 sm_line, `K` write back L2
-//!   line, `f` flush sm); BODY gives each choice as its table position. The string needs the
+//!   enabled choices in: TABLE lists the distinct choices, the most frequent first (ties in
+//!   the order they first occur),
+//!   each an upper-case kind letter and its fields in base 36 (`0-9a-z`) separated by `_`
+//!   ([`Choice`]: `I` issue block_sm of grid 0, `J` issue grid_block_sm, `W` warp block_warp,
+//!   `T` target block_warp_k, `L` lanes block_warp_mask, `R` the same for a contiguous mask:
+//!   block_warp_first_count, `B` barrier end block_barrier, and
+//!   the cached memory's `M` step op, `E` evict L1 sm_line, `F` evict L2 line, `K` write back
+//!   L1 sm_line, `Q` write back L2 line, `X` flush sm); BODY gives each choice as its table
+//!   position (base 62, below). The string needs the
 //!   program, launch and configuration beside it (the replay command names them); a replayer
 //!   checks each choice against the enabled set and reports the first one that is not enabled.
 //! * **Compact, version 1** (read only): `cudasem1:HASH:CHECK:CYCLE:INDICES`: each choice as
@@ -485,32 +488,60 @@ pub struct CompactTrace {
     pub choices: Vec<Choice>,
 }
 
-/// A choice's table entry: its kind letter and fields.
+/// A choice's table entry: its kind letter (upper case) and fields (module documentation).
 fn choice_fields(c: &Choice) -> (char, Vec<u64>) {
     match *c {
-        Choice::Issue { grid, block, sm } => ('i', vec![grid.into(), block.into(), sm.into()]),
-        Choice::Warp { block, warp } => ('w', vec![block.into(), warp.into()]),
-        Choice::Target { block, warp, k } => ('t', vec![block.into(), warp.into(), k.into()]),
-        Choice::Lanes { block, warp, mask } => ('l', vec![block.into(), warp.into(), mask]),
-        Choice::EndBarrier { block, barrier } => ('b', vec![block.into(), barrier.into()]),
+        // Grid 0, the only grid of a launch, leaves its field out.
+        Choice::Issue { grid: 0, block, sm } => ('I', vec![block.into(), sm.into()]),
+        Choice::Issue { grid, block, sm } => ('J', vec![grid.into(), block.into(), sm.into()]),
+        Choice::Warp { block, warp } => ('W', vec![block.into(), warp.into()]),
+        Choice::Target { block, warp, k } => ('T', vec![block.into(), warp.into(), k.into()]),
+        // A contiguous group of lanes (the usual case) as its first lane and count.
+        Choice::Lanes { block, warp, mask }
+            if mask != 0 && ((mask >> mask.trailing_zeros()).wrapping_add(1)).is_power_of_two()
+                || mask == u64::MAX =>
+        {
+            let (first, count) = (mask.trailing_zeros(), mask.count_ones());
+            (
+                'R',
+                vec![block.into(), warp.into(), first.into(), count.into()],
+            )
+        }
+        Choice::Lanes { block, warp, mask } => ('L', vec![block.into(), warp.into(), mask]),
+        Choice::EndBarrier { block, barrier } => ('B', vec![block.into(), barrier.into()]),
         Choice::Mem(m) => match m {
-            MemChoice::Step { op } => ('m', vec![op.into()]),
-            MemChoice::EvictL1 { sm, line } => ('e', vec![sm.into(), line]),
-            MemChoice::EvictL2 { line } => ('E', vec![line]),
-            MemChoice::WriteBackL1 { sm, line } => ('k', vec![sm.into(), line]),
-            MemChoice::WriteBackL2 { line } => ('K', vec![line]),
-            MemChoice::Flush { sm } => ('f', vec![sm.into()]),
+            MemChoice::Step { op } => ('M', vec![op.into()]),
+            MemChoice::EvictL1 { sm, line } => ('E', vec![sm.into(), line]),
+            MemChoice::EvictL2 { line } => ('F', vec![line]),
+            MemChoice::WriteBackL1 { sm, line } => ('K', vec![sm.into(), line]),
+            MemChoice::WriteBackL2 { line } => ('Q', vec![line]),
+            MemChoice::Flush { sm } => ('X', vec![sm.into()]),
         },
     }
+}
+
+/// Table fields: base 36, lower case, so that an upper-case kind letter starts each entry.
+const FIELD_DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+
+fn push_field(out: &mut String, mut v: u64) {
+    let mut digits = [0u8; 13];
+    let mut n = 0;
+    loop {
+        digits[n] = FIELD_DIGITS[(v % 36) as usize];
+        n += 1;
+        v /= 36;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend(digits[..n].iter().rev().map(|&d| char::from(d)));
 }
 
 /// The choice of a table entry (`entry` is its position, for messages).
 fn choice_of(text: &str, entry: usize) -> Result<Choice, FormatError> {
     let err = |m: String| FormatError::Compact(format!("table entry {entry} `{text}`: {m}"));
     let mut chars = text.chars();
-    let kind = chars
-        .next()
-        .ok_or_else(|| err("empty (two `.` in a row?)".to_string()))?;
+    let kind = chars.next().ok_or_else(|| err("empty".to_string()))?;
     let rest = chars.as_str();
     let fields: Vec<u64> = if rest.is_empty() {
         Vec::new()
@@ -521,9 +552,11 @@ fn choice_of(text: &str, entry: usize) -> Result<Choice, FormatError> {
                     return Err(err("an empty field".to_string()));
                 }
                 f.bytes().try_fold(0u64, |v, c| {
-                    let d =
-                        digit_value(c).ok_or_else(|| err(format!("bad digit `{}`", c as char)))?;
-                    v.checked_mul(62)
+                    let d = FIELD_DIGITS
+                        .iter()
+                        .position(|&x| x == c)
+                        .ok_or_else(|| err(format!("bad digit `{}`", c as char)))?;
+                    v.checked_mul(36)
                         .and_then(|v| v.checked_add(d as u64))
                         .ok_or_else(|| err("a field too large".to_string()))
                 })
@@ -531,12 +564,13 @@ fn choice_of(text: &str, entry: usize) -> Result<Choice, FormatError> {
             .collect::<Result<_, _>>()?
     };
     let want = match kind {
-        'i' | 't' | 'l' => 3,
-        'w' | 'b' | 'e' | 'k' => 2,
-        'm' | 'E' | 'K' | 'f' => 1,
+        'R' => 4,
+        'J' | 'T' | 'L' => 3,
+        'I' | 'W' | 'B' | 'E' | 'K' => 2,
+        'M' | 'F' | 'Q' | 'X' => 1,
         _ => {
             return Err(err(format!(
-                "`{kind}` is not a choice kind (one of i w t l b m e E k K f)"
+                "`{kind}` is not a choice kind (one of I J W T L R B M E F K Q X)"
             )));
         }
     };
@@ -547,47 +581,72 @@ fn choice_of(text: &str, entry: usize) -> Result<Choice, FormatError> {
         u32::try_from(fields[i]).map_err(|_| err(format!("field {} too large", fields[i])))
     };
     Ok(match kind {
-        'i' => Choice::Issue {
+        'I' => Choice::Issue {
+            grid: 0,
+            block: small(0)?,
+            sm: small(1)?,
+        },
+        'J' => Choice::Issue {
             grid: small(0)?,
             block: small(1)?,
             sm: small(2)?,
         },
-        'w' => Choice::Warp {
+        'W' => Choice::Warp {
             block: small(0)?,
             warp: small(1)?,
         },
-        't' => Choice::Target {
+        'T' => Choice::Target {
             block: small(0)?,
             warp: small(1)?,
             k: small(2)?,
         },
-        'l' => Choice::Lanes {
+        'L' => Choice::Lanes {
             block: small(0)?,
             warp: small(1)?,
             mask: fields[2],
         },
-        'b' => Choice::EndBarrier {
+        'R' => {
+            let (first, count) = (fields[2], fields[3]);
+            if count == 0 || first.checked_add(count).is_none_or(|end| end > 64) {
+                return Err(err(format!(
+                    "{count} lanes from lane {first} are not lanes of a warp (at most 64)"
+                )));
+            }
+            let ones = if count == 64 {
+                u64::MAX
+            } else {
+                (1u64 << count) - 1
+            };
+            Choice::Lanes {
+                block: small(0)?,
+                warp: small(1)?,
+                mask: ones << first,
+            }
+        }
+        'B' => Choice::EndBarrier {
             block: small(0)?,
             barrier: small(1)?,
         },
-        'm' => Choice::Mem(MemChoice::Step { op: small(0)? }),
-        'e' => Choice::Mem(MemChoice::EvictL1 {
+        'M' => Choice::Mem(MemChoice::Step { op: small(0)? }),
+        'E' => Choice::Mem(MemChoice::EvictL1 {
             sm: small(0)?,
             line: fields[1],
         }),
-        'E' => Choice::Mem(MemChoice::EvictL2 { line: fields[0] }),
-        'k' => Choice::Mem(MemChoice::WriteBackL1 {
+        'F' => Choice::Mem(MemChoice::EvictL2 { line: fields[0] }),
+        'K' => Choice::Mem(MemChoice::WriteBackL1 {
             sm: small(0)?,
             line: fields[1],
         }),
-        'K' => Choice::Mem(MemChoice::WriteBackL2 { line: fields[0] }),
+        'Q' => Choice::Mem(MemChoice::WriteBackL2 { line: fields[0] }),
         _ => Choice::Mem(MemChoice::Flush { sm: small(0)? }),
     })
 }
 
 impl CompactTrace {
-    /// The compact string: the table of distinct choices in order of first occurrence, then
-    /// each choice as its table position.
+    /// The compact string: the table of distinct choices, the most frequent first (ties in
+    /// order of first occurrence), then each choice as its table position: the choices a
+    /// schedule takes most get one-character positions even when a launch has more than 62
+    /// distinct choices. Deterministic: a function of the choices alone.
     pub fn encode(&self) -> String {
         let mut out = format!(
             "{COMPACT_PREFIX}{:016x}:{}:{}:",
@@ -596,26 +655,35 @@ impl CompactTrace {
             self.cycle_start
                 .map_or_else(|| "-".to_string(), |c| c.to_string())
         );
-        let mut table: std::collections::HashMap<Choice, u32> = std::collections::HashMap::new();
-        let mut refs = Vec::with_capacity(self.choices.len());
-        for c in &self.choices {
-            let next = table.len() as u32;
-            let r = *table.entry(*c).or_insert_with(|| {
-                if next > 0 {
-                    out.push('.');
-                }
-                let (kind, fields) = choice_fields(c);
-                out.push(kind);
-                for (i, f) in fields.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push('_');
-                    }
-                    out.push_str(&base62(f));
-                }
-                next
-            });
-            refs.push(r);
+        // Distinct choices with their count and first occurrence.
+        let mut seen: std::collections::HashMap<Choice, (u64, usize)> =
+            std::collections::HashMap::new();
+        for (i, c) in self.choices.iter().enumerate() {
+            seen.entry(*c).or_insert((0, i)).0 += 1;
         }
+        let mut table: Vec<(Choice, u64, usize)> = seen
+            .into_iter()
+            .map(|(c, (n, first))| (c, n, first))
+            .collect();
+        table.sort_by_key(|&(_, n, first)| (std::cmp::Reverse(n), first));
+        let mut position: std::collections::HashMap<Choice, u32> =
+            std::collections::HashMap::with_capacity(table.len());
+        for (k, (c, _, _)) in table.iter().enumerate() {
+            position.insert(*c, k as u32);
+            let (kind, fields) = choice_fields(c);
+            out.push(kind);
+            for (i, f) in fields.into_iter().enumerate() {
+                if i > 0 {
+                    out.push('_');
+                }
+                push_field(&mut out, f);
+            }
+        }
+        let refs: Vec<u32> = self
+            .choices
+            .iter()
+            .map(|c| position.get(c).copied().unwrap_or(0))
+            .collect();
         out.push(':');
         encode_numbers(&mut out, &refs);
         out
@@ -654,15 +722,28 @@ impl CompactTrace {
         };
         let table_text = next("choice table")?;
         let body = next("choices")?;
-        let table: Vec<Choice> = if table_text.is_empty() {
-            Vec::new()
-        } else {
-            table_text
-                .split('.')
-                .enumerate()
-                .map(|(i, e)| choice_of(e, i))
-                .collect::<Result<_, _>>()?
-        };
+        // Each entry starts at an upper-case kind letter.
+        if table_text
+            .bytes()
+            .next()
+            .is_some_and(|b| !b.is_ascii_uppercase())
+        {
+            return Err(err(format!(
+                "the choice table `{table_text}` does not start with a kind letter"
+            )));
+        }
+        let starts: Vec<usize> = table_text
+            .bytes()
+            .enumerate()
+            .filter(|(_, b)| b.is_ascii_uppercase())
+            .map(|(i, _)| i)
+            .chain(std::iter::once(table_text.len()))
+            .collect();
+        let table: Vec<Choice> = starts
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| choice_of(&table_text[w[0]..w[1]], i))
+            .collect::<Result<_, _>>()?;
         let refs = decode_numbers(body)?;
         if refs.len() as u64 != count {
             return Err(err(format!(
@@ -830,7 +911,7 @@ mod tests {
         let s = t.encode();
         assert_eq!(
             s,
-            "cudasem2:deadbeef01234567:107:4:i0_0_0.i0_1_1.w0_0.w1_18.l1_0_lYGhA16ahyf.b0_f.e3_144:012-1B-34562"
+            "cudasem2:deadbeef01234567:107:4:W0_0I0_0I1_1W1_1yR1_0_0_1sB0_fE3_35s:120-1B-34560"
         );
         assert!(
             s.bytes()
@@ -846,19 +927,21 @@ mod tests {
         let e = |s: &str| parse_compact(s).unwrap_err().to_string();
         // Cut short when copied: the count says so.
         assert!(
-            e("cudasem2:00000000000000aa:5:-:w0_0:0-2-")
+            e("cudasem2:00000000000000aa:5:-:W0_0:0-2-")
                 .contains("3 choices where the string says 5"),
         );
-        assert!(e("cudasem2:00000000000000aa:1:-:w0_0:1").contains("names table entry 1"));
-        assert!(e("cudasem2:00000000000000aa:1:-:x0_0:0").contains("not a choice kind"));
-        assert!(e("cudasem2:00000000000000aa:1:-:w0:0").contains("1 fields, `w` has 2"));
-        assert!(
-            e("cudasem2:00000000000000aa:1:-:wzzzzzzz_0:0").contains("too large"),
-            "{}",
-            e("cudasem2:00000000000000aa:1:-:wzzzzzzz_0:0")
-        );
-        assert!(e("cudasem2:00000000000000aa:1:9:w0_0:0").contains("cycle start 9"));
-        let v9 = e("cudasem9:00000000000000aa:1:-:w0_0:0");
+        assert!(e("cudasem2:00000000000000aa:1:-:W0_0:1").contains("names table entry 1"));
+        assert!(e("cudasem2:00000000000000aa:1:-:Z0_0:0").contains("not a choice kind"));
+        assert!(e("cudasem2:00000000000000aa:1:-:w0_0:0").contains("does not start with a kind"));
+        assert!(e("cudasem2:00000000000000aa:1:-:W0:0").contains("1 fields, `W` has 2"));
+        assert!(e("cudasem2:00000000000000aa:1:-:W0__1:0").contains("an empty field"));
+        assert!(e("cudasem2:00000000000000aa:1:-:W0_.:0").contains("bad digit `.`"));
+        assert!(e("cudasem2:00000000000000aa:1:-:Wzzzzzzz_0:0").contains("too large"));
+        assert!(e("cudasem2:00000000000000aa:1:-:Wzzzzzzzzzzzzzzzzz_0:0").contains("too large"));
+        assert!(e("cudasem2:00000000000000aa:1:9:W0_0:0").contains("cycle start 9"));
+        assert!(e("cudasem2:00000000000000aa:1:-:R0_0_1s_2:0").contains("not lanes of a warp"));
+        assert!(e("cudasem2:00000000000000aa:1:-:R0_0_0_0:0").contains("not lanes of a warp"));
+        let v9 = e("cudasem9:00000000000000aa:1:-:W0_0:0");
         assert!(v9.contains("version 9 string") && v9.contains("reads versions 1 and 2"));
         assert_eq!(detect("cudasem9:x"), Format::Compact);
         assert_eq!(compact_version("cudasemx:1"), None);
@@ -867,7 +950,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn compact_v2_round_trips(
-            raw in proptest::collection::vec((0u8..11, 0u32..200, 0u32..100, proptest::num::u64::ANY), 0..300),
+            raw in proptest::collection::vec((0u8..12, 0u32..200, 0u32..100, proptest::num::u64::ANY), 0..300),
             cycle in proptest::option::of(0usize..300),
             hash in proptest::num::u64::ANY,
         ) {
@@ -878,6 +961,13 @@ mod tests {
                     1 => Choice::Warp { block: a, warp: b },
                     2 => Choice::Target { block: a, warp: b, k: (x % 5) as u32 },
                     3 => Choice::Lanes { block: a, warp: b, mask: x },
+                    // A contiguous group: `first` and `count` within 64 lanes.
+                    11 => {
+                        let first = x % 64;
+                        let count = 1 + (x >> 6) % (64 - first);
+                        let ones = if count == 64 { u64::MAX } else { (1u64 << count) - 1 };
+                        Choice::Lanes { block: a, warp: b, mask: ones << first }
+                    }
                     4 => Choice::EndBarrier { block: a, barrier: b % 16 },
                     5 => Choice::Mem(MemChoice::Step { op: a.wrapping_mul(100_000) }),
                     6 => Choice::Mem(MemChoice::EvictL1 { sm: b, line: x }),
@@ -895,7 +985,7 @@ mod tests {
         }
 
         #[test]
-        fn compact_parsing_never_panics(s in "cudasem[12]:[0-9a-f]{0,16}:[0-9]{0,3}:[-0-9]{0,2}:[a-zA-Z0-9_.]{0,30}:[a-zA-Z0-9_.-]{0,30}") {
+        fn compact_parsing_never_panics(s in "cudasem[12]:[0-9a-f]{0,16}:[0-9]{0,3}:[-0-9]{0,2}:[IJWTLBMEFKQXa-z0-9_.]{0,30}:[a-zA-Z0-9_.-]{0,30}") {
             let _ = parse_compact(&s);
         }
     }
