@@ -1,5 +1,6 @@
 //! In-flight ops, their ordering dependencies, the micro-step interpreter (thesis →Op, 4.4.4)
-//! and the silent rules (4.6); which of them are enabled is `enabled`.
+//! and the silent rules (4.6); which of them are enabled is `enabled`, and the operations a
+//! statement names (𝔒⟦−⟧, 4.4.3) are `operations`.
 //!
 //! Ordering (computed at issue, per thread; replaces the thesis's priorities, A17/A18):
 //! * D1: an op depends on every in-flight op of its thread whose bytes overlap its own (same
@@ -20,12 +21,10 @@
 
 use super::index::Watch;
 use super::l1s::L1s;
-use super::line::{self, Cache, Flow, Key, L1, Slot, WrittenBack};
+use super::line::{Cache, Flow, Key, L1, WrittenBack};
 use super::program::{Cond, OpName, ProgramId, Stm, program_for};
-use super::{
-    Cached, Delivery, MemChoice, OpId, Order, Request, RequestKind, Rmw, StepReport, Stuck,
-};
-use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemSpace, MemorySystem, Who};
+use super::{Cached, MemChoice, OpId, Order, Request, RequestKind, Rmw, StepReport, Stuck};
+use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemSpace, Who};
 use smallvec::SmallVec;
 
 /// An in-flight memory op (thesis `MemOp` minus the priority): request, program position and
@@ -119,7 +118,7 @@ pub fn decode_key(key: Key) -> (MemSpace, Option<Who>, u64) {
     )
 }
 
-fn size_mask(size: u32) -> u64 {
+pub(super) fn size_mask(size: u32) -> u64 {
     if size >= 8 {
         u64::MAX
     } else {
@@ -155,11 +154,11 @@ fn overlaps(a: &Request, b: &Request) -> bool {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Geometry {
     pub(super) key: Key,
-    off: usize,
+    pub(super) off: usize,
     pub(super) mask: u64,
 }
 
-fn stuck(op: Option<OpId>, message: impl Into<String>) -> Stuck {
+pub(super) fn stuck(op: Option<OpId>, message: impl Into<String>) -> Stuck {
     Stuck {
         op,
         message: message.into(),
@@ -222,7 +221,7 @@ impl Cached {
     }
 
     /// SM `sm`'s L1; an SM that does not exist is ⊥.
-    fn l1_of(&self, id: OpId, sm: u32) -> Result<&L1, Stuck> {
+    pub(super) fn l1_of(&self, id: OpId, sm: u32) -> Result<&L1, Stuck> {
         self.l1
             .get(sm)
             .ok_or_else(|| no_such_sm(id, sm, self.l1.count()))
@@ -308,7 +307,7 @@ impl Cached {
 
     /// Writes an L1 victim's dirty bytes to L2 (making room there, which may write an L2
     /// victim back to DRAM). Only called when [`Cached::l1_dirty_ok`] said L2 takes it.
-    fn write_back_to_l2(&mut self, wb: Option<WrittenBack>, dram: &mut Flat) {
+    pub(super) fn write_back_to_l2(&mut self, wb: Option<WrittenBack>, dram: &mut Flat) {
         let Some(wb) = wb else { return };
         let cap = self.l2_capacity();
         let (_, l2_wb) = self
@@ -652,270 +651,6 @@ impl Cached {
             }
         })
     }
-
-    /// The bytes the op writes (store value or atomic new value) placed in a line buffer.
-    fn write_bytes(op: &Op, g: Geometry) -> [u8; 64] {
-        let v = match op.req.kind {
-            RequestKind::Store { value, .. } => value,
-            _ => op.new,
-        };
-        let mut b = [0u8; 64];
-        let bytes = v.to_le_bytes();
-        b[g.off..g.off + op.req.size as usize].copy_from_slice(&bytes[..op.req.size as usize]);
-        b
-    }
-
-    fn extract(data: &[u8; 64], g: Geometry, size: u32) -> u64 {
-        let mut b = [0u8; 8];
-        b[..size as usize].copy_from_slice(&data[g.off..g.off + size as usize]);
-        u64::from_le_bytes(b)
-    }
-
-    /// One operation of 𝔒⟦−⟧.
-    fn exec(
-        &mut self,
-        id: OpId,
-        op: &mut Op,
-        name: OpName,
-        dram: &mut Flat,
-        apply: &dyn Fn(Rmw, u64, u32) -> u64,
-        report: &mut StepReport,
-    ) -> Result<Flow, Stuck> {
-        let req = op.req;
-        let shared = req.space == MemSpace::Shared;
-        // Shared programs and fences have no cache line.
-        let g = if shared || matches!(req.kind, RequestKind::Fence) {
-            None
-        } else {
-            Some(self.geometry(id, &req)?)
-        };
-        let need =
-            || g.ok_or_else(|| stuck(Some(id), format!("{} needs a cached access", name.name())));
-        let cap1 = self.l1_capacity();
-        let cap2 = self.l2_capacity();
-        let lb = self.line_bytes as usize;
-        let full = self.full_mask();
-        Ok(match name {
-            OpName::ReadMem => {
-                if shared {
-                    op.value = dram
-                        .load(req.who, MemSpace::Shared, req.addr, req.size)
-                        .map_err(|e| stuck(Some(id), e.message))?;
-                } else {
-                    // A line-sized DRAM read (the thesis's read_device of a whole cache word).
-                    let g = need()?;
-                    match decode_key(g.key) {
-                        (MemSpace::Local, Some(who), addr) => {
-                            dram.read_local_line(who, addr, &mut op.buf[..lb])
-                        }
-                        (_, _, addr) => dram.read_global_line(addr, &mut op.buf[..lb]),
-                    }
-                    op.buf_mask = full;
-                }
-                Flow::Continue
-            }
-            OpName::WriteMem => {
-                let v = match req.kind {
-                    RequestKind::Store { value, .. } => value,
-                    _ => op.new,
-                };
-                if !shared {
-                    return Err(stuck(Some(id), "writeMem outside shared memory"));
-                }
-                dram.store(req.who, MemSpace::Shared, req.addr, req.size, v)
-                    .map_err(|e| stuck(Some(id), e.message))?;
-                Flow::Continue
-            }
-            OpName::AtomOp => {
-                let RequestKind::Atomic { rmw, .. } = req.kind else {
-                    return Err(stuck(Some(id), "atomOp on a request that is no atomic"));
-                };
-                op.new = apply(rmw, op.value, req.size) & size_mask(req.size);
-                Flow::Continue
-            }
-            OpName::WriteToRegs => {
-                let dest = match req.kind {
-                    RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
-                    _ => None,
-                };
-                if let Some(dest) = dest {
-                    report.delivered = Some(Delivery {
-                        who: req.who,
-                        dest,
-                        value: op.value & size_mask(req.size),
-                        size: req.size,
-                    });
-                }
-                Flow::Continue
-            }
-            // Registers are released when the op ends (`ended` in the report).
-            OpName::ReleaseRegs => Flow::Continue,
-            OpName::Lock => {
-                // All or nothing (T14): no deadlock from partial locking.
-                let banks = self.banks(&req);
-                if banks
-                    .iter()
-                    .any(|b| self.locks.contains_key(&(req.who.block, *b)))
-                {
-                    Flow::Defer
-                } else {
-                    for b in banks {
-                        self.locks.insert((req.who.block, b), id);
-                        self.locks_version += 1;
-                    }
-                    Flow::Continue
-                }
-            }
-            OpName::Unlock => {
-                for b in self.banks(&req) {
-                    if self.locks.get(&(req.who.block, b)) == Some(&id) {
-                        self.locks.remove(&(req.who.block, b));
-                        self.locks_version += 1;
-                    }
-                }
-                Flow::Continue
-            }
-            OpName::ReadL1 => {
-                let g = need()?;
-                match l1_mut(&mut self.l1, id, req.sm)?.read(g.key, g.mask, id)? {
-                    Some(l) => {
-                        op.value = Self::extract(&l.data, g, req.size);
-                        Flow::Continue
-                    }
-                    None => Flow::Defer,
-                }
-            }
-            OpName::ReadL2 => {
-                let g = need()?;
-                let mask = self.l2_mask(op, g);
-                match line::read_l2(&mut self.l2, g.key, mask, id)? {
-                    Some(l) => {
-                        op.value = Self::extract(&l.data, g, req.size);
-                        op.buf = l.data;
-                        op.buf_mask = l.valid;
-                        Flow::Continue
-                    }
-                    None => Flow::Defer,
-                }
-            }
-            OpName::WriteL1 => {
-                let g = need()?;
-                let bytes = Self::write_bytes(op, g);
-                let dirty_ok = self.l1_dirty_ok(self.l1_of(id, req.sm)?);
-                let (flow, wb) = l1_mut(&mut self.l1, id, req.sm)?
-                    .live
-                    .write(g.key, &bytes, g.mask, cap1, dirty_ok);
-                self.write_back_to_l2(wb, dram);
-                flow
-            }
-            OpName::WriteL2 => {
-                let g = need()?;
-                let bytes = Self::write_bytes(op, g);
-                let (flow, wb) = self.l2.write(g.key, &bytes, g.mask, cap2, true);
-                if let Some(wb) = wb {
-                    write_back_to_dram(dram, wb);
-                }
-                flow
-            }
-            OpName::ReserveL1 => {
-                let g = need()?;
-                let dirty_ok = self.l1_dirty_ok(self.l1_of(id, req.sm)?);
-                let (flow, wb) = l1_mut(&mut self.l1, id, req.sm)?
-                    .live
-                    .reserve(g.key, id, cap1, dirty_ok);
-                self.write_back_to_l2(wb, dram);
-                flow
-            }
-            OpName::ReserveL2 => {
-                let (flow, wb) = self.l2.reserve(need()?.key, id, cap2, true);
-                if let Some(wb) = wb {
-                    write_back_to_dram(dram, wb);
-                }
-                flow
-            }
-            OpName::UpdateL1 => {
-                let g = need()?;
-                let l1 = l1_mut(&mut self.l1, id, req.sm)?;
-                let done = l1
-                    .find(g.key, id)
-                    .and_then(|s| l1.with_line(g.key, s, |l| l.update(&op.buf, op.buf_mask)));
-                if done.is_none() {
-                    return Err(stuck(
-                        Some(id),
-                        format!("updateL1: line {:#x} is not cached", g.key),
-                    ));
-                }
-                Flow::Continue
-            }
-            OpName::UpdateL2 => {
-                let g = need()?;
-                if self
-                    .l2
-                    .with_line(g.key, |l| l.update(&op.buf, op.buf_mask))
-                    .is_none()
-                {
-                    return Err(stuck(
-                        Some(id),
-                        format!("updateL2: line {:#x} is not cached", g.key),
-                    ));
-                }
-                Flow::Continue
-            }
-            OpName::EvictL1 => {
-                let g = need()?;
-                l1_mut(&mut self.l1, id, req.sm)?.live.evict(g.key)
-            }
-            OpName::DiscardL1 => {
-                let g = need()?;
-                l1_mut(&mut self.l1, id, req.sm)?.live.discard(g.key)
-            }
-            OpName::ClassifyFirstL1 | OpName::ClassifyNormalL1 => {
-                let g = need()?;
-                let class = if name == OpName::ClassifyFirstL1 {
-                    line::EvClass::First
-                } else {
-                    line::EvClass::Normal
-                };
-                let l1 = l1_mut(&mut self.l1, id, req.sm)?;
-                let slot = l1.find(g.key, id).unwrap_or(Slot::Live);
-                // A21: classify of an uncached line is ⊥ (never happens in the listings).
-                if l1.with_line(g.key, slot, |l| l.class = class).is_none() {
-                    return Err(stuck(
-                        Some(id),
-                        format!("{}: line {:#x} is not cached", name.name(), g.key),
-                    ));
-                }
-                Flow::Continue
-            }
-            OpName::ClassifyFirstL2 | OpName::ClassifyNormalL2 => {
-                let g = need()?;
-                let class = if name == OpName::ClassifyFirstL2 {
-                    line::EvClass::First
-                } else {
-                    line::EvClass::Normal
-                };
-                if self.l2.with_line(g.key, |l| l.class = class).is_none() {
-                    return Err(stuck(
-                        Some(id),
-                        format!("{}: line {:#x} is not cached", name.name(), g.key),
-                    ));
-                }
-                Flow::Continue
-            }
-            OpName::FlushL1 => {
-                self.flush(req.sm);
-                Flow::Continue
-            }
-            OpName::InvalidateL1 => {
-                let g = need()?;
-                // Only an L1 that holds the line changes (the L1s are shared copy-on-write).
-                if self.l1_of(id, req.sm)?.live.contains(g.key) {
-                    l1_mut(&mut self.l1, id, req.sm)?.invalidate(g.key);
-                }
-                Flow::Continue
-            }
-        })
-    }
 }
 
 fn no_such_sm(id: OpId, sm: u32, count: u32) -> Stuck {
@@ -926,14 +661,14 @@ fn no_such_sm(id: OpId, sm: u32, count: u32) -> Stuck {
 }
 
 /// SM `sm`'s L1 for writing; an SM that does not exist is ⊥.
-fn l1_mut(l1: &mut L1s, id: OpId, sm: u32) -> Result<&mut L1, Stuck> {
+pub(super) fn l1_mut(l1: &mut L1s, id: OpId, sm: u32) -> Result<&mut L1, Stuck> {
     let count = l1.count();
     l1.get_mut(sm).ok_or_else(|| no_such_sm(id, sm, count))
 }
 
 /// Writes a line's dirty bytes to DRAM (wb_L2; A8: a full-line write would clobber bytes nobody
 /// wrote).
-fn write_back_to_dram(dram: &mut Flat, wb: WrittenBack) {
+pub(super) fn write_back_to_dram(dram: &mut Flat, wb: WrittenBack) {
     // Dirty bytes lie within the line (dirty ⊆ valid), so the mask bounds the write.
     let l = &wb.line;
     match decode_key(wb.key) {

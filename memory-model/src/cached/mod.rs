@@ -33,6 +33,7 @@ mod footprint;
 mod index;
 mod l1s;
 mod line;
+mod operations;
 mod program;
 mod state_hash;
 mod view;
