@@ -114,9 +114,9 @@ impl Command {
             Command::Fuzz(a) => a.timeout.timeout,
             Command::Explore(a) => a.timeout.timeout,
             Command::Litmus(a) => a.timeout.timeout,
+            Command::Progress(a) => a.timeout.timeout,
             Command::Parse(_)
             | Command::Cfg(_)
-            | Command::Progress(_)
             | Command::Debug(_)
             | Command::Rules(_)
             | Command::Replay(_)
@@ -126,7 +126,8 @@ impl Command {
         }
     }
 
-    /// Whether the command runs kernels (and polls the stop flags): those take `--timeout`.
+    /// Whether the command polls the stop flags (it runs kernels or explores states): those
+    /// take `--timeout` and `--max-memory`.
     fn runs_kernels(&self) -> bool {
         matches!(
             self,
@@ -135,6 +136,7 @@ impl Command {
                 | Command::Fuzz(_)
                 | Command::Explore(_)
                 | Command::Litmus(_)
+                | Command::Progress(_)
         )
     }
 
@@ -148,9 +150,9 @@ impl Command {
             Command::Replay(a) => a.options.device.max_memory,
             Command::Debug(a) => a.device.max_memory,
             Command::Litmus(a) => a.max_memory,
+            Command::Progress(a) => a.max_memory,
             Command::Parse(_)
             | Command::Cfg(_)
-            | Command::Progress(_)
             | Command::Rules(_)
             | Command::View(_)
             | Command::Cc(_)

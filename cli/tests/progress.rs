@@ -240,3 +240,64 @@ fn malformed_file_reports_file_line_and_exits_2() {
     assert_eq!(out.status.code(), Some(2), "clap usage errors exit 2");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An AXB test whose state space is far too large to finish: 8 threads of 12 exchanges each.
+fn huge_test() -> PathBuf {
+    let mut text = String::new();
+    for t in 0..8 {
+        text += &format!("THREAD{t}\n");
+        for i in 0..12 {
+            let target = if i < 11 {
+                (i + 1).to_string()
+            } else {
+                "END".into()
+            };
+            text += &format!("atomic_exch_branch({},2,{},{target})\n", i % 4, (t + i) % 2);
+        }
+        text += "\n";
+    }
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("progress_huge.txt");
+    std::fs::write(&path, text).expect("write the test");
+    path
+}
+
+/// Every bound of `progress` stops it with no verdict, exit 1, and names itself in the words
+/// the other commands use: the state bound, `--timeout`, the memory budget.
+#[test]
+fn each_bound_stops_progress_and_says_which() {
+    let huge = huge_test();
+    let huge = huge.to_str().expect("utf-8 path");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--max-states", "1000"],
+            "more than 1000 states (raise the bound or shrink the program) (--max-states)",
+        ),
+        (
+            &["--max-states", "1000000000", "--timeout", "0.3"],
+            "--timeout 0.3 reached after",
+        ),
+        (
+            &[
+                "--max-states",
+                "1000000000",
+                "--max-memory",
+                "30M",
+                "--timeout",
+                "120",
+            ],
+            "memory budget reached: --max-memory 30.0 MiB",
+        ),
+    ];
+    for (flags, says) in cases {
+        let mut args = vec!["progress", huge];
+        args.extend_from_slice(flags);
+        let out = cudasem(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{flags:?}: {err}");
+        assert!(
+            err.contains(says) && err.contains("no verdict"),
+            "{flags:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{flags:?}: a verdict was printed");
+    }
+}

@@ -8,7 +8,7 @@
 
 use crate::Outcome;
 use scheduler::progress::axb::{self, AxbState, AxbTest};
-use scheduler::progress::lts::ExploreError;
+use scheduler::progress::lts::{ExploreError, Limits};
 use scheduler::progress::{
     Counterexample, NodeId, Oracle, ProgressModel, Reason, Transition, UnitSet,
 };
@@ -30,6 +30,18 @@ pub struct Args {
     /// Print a lasso (stem and cycle, with states) for every `F` verdict.
     #[arg(long)]
     pub lasso: bool,
+    /// Give up on a test whose reachable states (AXB state and the set of units that stepped)
+    /// exceed this bound: it gets no verdict.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_states)]
+    pub max_states: usize,
+    /// The time bound of the whole command (a test it cuts gets no verdict, later tests are not
+    /// analysed).
+    #[command(flatten)]
+    pub timeout: crate::timeout::Timeout,
+    /// The memory budget of the command (bytes, or with a K, M, G or T suffix): reaching it
+    /// stops as `--timeout` does. Default: half of the machine's memory.
+    #[arg(long, value_name = "BYTES", value_parser = crate::budget::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -65,7 +77,11 @@ pub fn run(args: Args) -> Outcome {
                 continue;
             }
         };
-        let oracle = match test.oracle() {
+        let stop = args.timeout.start();
+        let limits = Limits {
+            max_states: args.max_states,
+        };
+        let oracle = match test.oracle_until(limits, &stop) {
             Ok(o) => o,
             Err(e) => {
                 let this = match e {
@@ -76,8 +92,16 @@ pub fn run(args: Args) -> Outcome {
                     }
                     // The state bound cut the exploration: no verdict, as any bound does.
                     ExploreError::StateBound(_) => {
-                        eprintln!("{path}: stopped: {e}; no verdict");
+                        eprintln!("{path}: stopped: {e} (--max-states); no verdict");
                         Outcome::Misbehaved
+                    }
+                    // Time, memory or Ctrl-C: this test has no verdict, and the command ends.
+                    ExploreError::Stopped(states) => {
+                        eprintln!(
+                            "{path}: stopped: {} after {states} states; no verdict",
+                            args.timeout.flag_text()
+                        );
+                        return outcome.worst(Outcome::Misbehaved);
                     }
                     // The LTS broke an invariant of its construction: a bug in cudasem.
                     ExploreError::NotMonotone { .. } => {

@@ -357,6 +357,15 @@ impl AxbTest {
         Ok(Oracle::new(explore(self, Limits::default())?))
     }
 
+    /// [`AxbTest::oracle`] under `limits`, stopping when `stop` is set.
+    pub fn oracle_until(
+        &self,
+        limits: Limits,
+        stop: &crate::Stop,
+    ) -> Result<Oracle<AxbState>, ExploreError> {
+        Ok(Oracle::new(super::lts::explore_until(self, limits, stop)?))
+    }
+
     /// Runs the threads one after another, each alone until it terminates, in increasing id
     /// order; `true` iff some thread never terminates (digest §0, "chunked layout": the 246
     /// tests every GPU hung on under the chunked layout, and the pre-Volta SIMT warp run).

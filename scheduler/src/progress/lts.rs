@@ -12,6 +12,7 @@
 //! key without monotone counters (digest §7.2).
 
 use super::units::{MAX_UNITS, Unit, UnitSet};
+use crate::Stop;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -110,12 +111,24 @@ pub enum ExploreError {
     TooManyUnits(usize),
     #[error("state bound hit: more than {0} states (raise the bound or shrink the program)")]
     StateBound(usize),
+    /// The caller's stop flag was set (its time or memory bound, or Ctrl-C).
+    #[error("stopped after {0} states")]
+    Stopped(usize),
     #[error("unit {unit} stepped after terminating, or a terminated unit came back to life")]
     NotMonotone { unit: Unit },
 }
 
 /// Builds the reachable LTS of `system` breadth-first (so node ids follow BFS order).
 pub fn explore<U: UnitSystem>(system: &U, limits: Limits) -> Result<Lts<U::State>, ExploreError> {
+    explore_until(system, limits, &Stop::never())
+}
+
+/// [`explore`], giving up with [`ExploreError::Stopped`] once `stop` is set.
+pub fn explore_until<U: UnitSystem>(
+    system: &U,
+    limits: Limits,
+    stop: &Stop,
+) -> Result<Lts<U::State>, ExploreError> {
     let units = system.unit_count();
     if units > MAX_UNITS {
         return Err(ExploreError::TooManyUnits(units));
@@ -135,6 +148,9 @@ pub fn explore<U: UnitSystem>(system: &U, limits: Limits) -> Result<Lts<U::State
     let mut next = 0;
     // Node indices are assigned in discovery order, so scanning them in order is a BFS.
     while next < graph.node_count() {
+        if stop.requested() {
+            return Err(ExploreError::Stopped(graph.node_count()));
+        }
         let from = NodeIndex::new(next);
         next += 1;
         succ.clear();
