@@ -6,7 +6,8 @@
 //! Each case takes a seed from the committed corpus (`cli/fuzz-corpus/<target>/`), applies a
 //! few random byte-level mutations (replace, insert, delete, duplicate a slice, splice in a
 //! token the parsers care about) and feeds the result to the parser: it must return `Ok` or
-//! `Err`, never panic. The default number of cases per target is CI-sized (proptest's 256);
+//! `Err`, never panic, and answer within [`HANG_SECONDS`] (a case that does not is reported as a
+//! hang with its input). The default number of cases per target is CI-sized (proptest's 256);
 //! a long campaign sets `PROPTEST_CASES` (docs/reliability.md has the figures of one).
 
 use proptest::prelude::*;
@@ -102,6 +103,37 @@ fn apply(mut bytes: Vec<u8>, mutations: &[Mutation]) -> Vec<u8> {
     bytes
 }
 
+/// A case that has not answered after this long is a hang (no parser needs more than
+/// milliseconds on a corpus-sized input; the bound is generous so a loaded machine never trips it).
+const HANG_SECONDS: u64 = 60;
+
+/// Runs `check` on `text` in a thread of its own, failing the case (with the input) if it does
+/// not answer within [`HANG_SECONDS`]; a panic inside fails the case as well.
+fn answers(text: String, check: fn(&str)) -> Result<(), TestCaseError> {
+    answers_within(text, check, std::time::Duration::from_secs(HANG_SECONDS))
+}
+
+fn answers_within(
+    text: String,
+    check: fn(&str),
+    limit: std::time::Duration,
+) -> Result<(), TestCaseError> {
+    let (done, answered) = std::sync::mpsc::channel();
+    let input = text.clone();
+    std::thread::spawn(move || {
+        let outcome = std::panic::catch_unwind(|| check(&input));
+        let _ = done.send(outcome.is_ok());
+    });
+    match answered.recv_timeout(limit) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(TestCaseError::fail(format!("panicked on {text:?}"))),
+        Err(_) => Err(TestCaseError::fail(format!(
+            "hang: no answer within {} s on {text:?}",
+            limit.as_secs_f64()
+        ))),
+    }
+}
+
 /// A mutated seed of `target`, as the text a parser reads.
 fn input(target: &'static str) -> impl Strategy<Value = String> {
     let seeds = corpus(target);
@@ -125,53 +157,98 @@ fn vecadd() -> semantics::Program {
         .0
 }
 
+fn ptx_parse_and_load(text: &str) {
+    let parsed = ptx_parser::parse(text);
+    if !parsed.has_errors() {
+        let _ = semantics::load(&parsed.module, text);
+    }
+}
+
+fn launch_file(text: &str) {
+    thread_local!(static PROGRAM: semantics::Program = vecadd());
+    if let Ok(launch) = crate::launch::Launch::from_ron(text, "fuzz.ron", Path::new(".")) {
+        PROGRAM.with(|p| {
+            // A mutated length must not make the test allocate gigabytes: a small budget.
+            let _ = launch.resolve_within(p, 64 << 20);
+        });
+    }
+}
+
+fn litmus_file(text: &str) {
+    let _ = scheduler::litmus::parse::parse(text);
+}
+
+fn axb_test(text: &str) {
+    if let Ok(test) = scheduler::progress::axb::parse("fuzz.txt", text) {
+        let _ = test.oracle();
+    }
+}
+
+fn trace(text: &str) {
+    use crate::commands::replay::CliTrace;
+    use traces::format;
+    let _: Result<CliTrace, _> = format::from_json_lines(text);
+    let _: Result<CliTrace, _> = format::from_ron(text);
+    for line in text.lines() {
+        let _ = format::parse_compact(line);
+    }
+}
+
+fn debugger_commands(text: &str) {
+    for line in text.lines() {
+        let _ = scheduler::debugger::command::parse(line);
+    }
+}
+
 proptest! {
     #[test]
     fn ptx_parse_and_load_never_panic(text in input("ptx")) {
-        let parsed = ptx_parser::parse(&text);
-        if !parsed.has_errors() {
-            let _ = semantics::load(&parsed.module, &text);
-        }
+        answers(text, ptx_parse_and_load)?;
     }
 
     #[test]
     fn launch_files_never_panic(text in input("launch")) {
-        thread_local!(static PROGRAM: semantics::Program = vecadd());
-        if let Ok(launch) = crate::launch::Launch::from_ron(&text, "fuzz.ron", Path::new(".")) {
-            PROGRAM.with(|p| {
-                // A mutated length must not make the test allocate gigabytes: a small budget.
-                let _ = launch.resolve_within(p, 64 << 20);
-            });
-        }
+        answers(text, launch_file)?;
     }
 
     #[test]
     fn litmus_files_never_panic(text in input("litmus")) {
-        let _ = scheduler::litmus::parse::parse(&text);
+        answers(text, litmus_file)?;
     }
 
     #[test]
     fn axb_tests_never_panic(text in input("axb")) {
-        if let Ok(test) = scheduler::progress::axb::parse("fuzz.txt", &text) {
-            let _ = test.oracle();
-        }
+        answers(text, axb_test)?;
     }
 
     #[test]
     fn traces_never_panic(text in input("trace")) {
-        use traces::format;
-        use crate::commands::replay::CliTrace;
-        let _: Result<CliTrace, _> = format::from_json_lines(&text);
-        let _: Result<CliTrace, _> = format::from_ron(&text);
-        for line in text.lines() {
-            let _ = format::parse_compact(line);
-        }
+        answers(text, trace)?;
     }
 
     #[test]
     fn debugger_commands_never_panic(text in input("debug")) {
-        for line in text.lines() {
-            let _ = scheduler::debugger::command::parse(line);
-        }
+        answers(text, debugger_commands)?;
     }
+}
+
+#[test]
+fn a_case_that_never_answers_is_a_hang_and_a_panic_is_a_failure() {
+    fn sleeps(_: &str) {
+        std::thread::sleep(std::time::Duration::from_secs(5));
+    }
+    fn panics(_: &str) {
+        panic!("boom");
+    }
+    fn answers_at_once(_: &str) {}
+    let short = std::time::Duration::from_millis(50);
+    let err = answers_within("x".into(), sleeps, short).expect_err("a hang fails the case");
+    assert!(
+        err.to_string()
+            .contains("hang: no answer within 0.05 s on \"x\""),
+        "{err}"
+    );
+    let err = answers("y".into(), panics).expect_err("a panic fails the case");
+    assert!(err.to_string().contains("panicked on \"y\""), "{err}");
+    assert!(answers("z".into(), answers_at_once).is_ok());
 }
