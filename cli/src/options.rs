@@ -45,6 +45,9 @@ pub struct Setup {
     pub text: String,
     pub program: Arc<semantics::Program>,
     pub resolved: Resolved,
+    /// The launch file the launch came from (absolute where it can be): traces name it instead
+    /// of copying its buffers. `None` for a launch given by flags.
+    pub launch_path: Option<String>,
     pub config: MachineConfig,
     pub machine: Machine,
 }
@@ -152,12 +155,19 @@ impl RunOptions {
                     e.message
                 )
             })?;
+        let launch_path = self.launch.as_deref().map(|p| {
+            std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.to_path_buf())
+                .display()
+                .to_string()
+        });
         Ok(Setup {
             ptx_path,
             ptx_name,
             text,
             program,
             resolved,
+            launch_path,
             config,
             machine,
         })

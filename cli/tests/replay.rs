@@ -131,3 +131,50 @@ fn compact_strings_of_each_version() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("version 9 string"), "{err}");
 }
+
+/// A trace names its launch file instead of copying the buffers (issue: "no buffer dumps in
+/// traces unless asked"): replay reads them from the file again, and refuses, naming the
+/// buffer, once the file's initial contents changed.
+#[test]
+fn a_trace_names_its_launch_file_instead_of_dumping_buffers() {
+    let dir = scratch("launch_ref");
+    let ws = common::workspace();
+    let launch = dir.join("saxpy.ron");
+    let original = std::fs::read_to_string(ws.join("tests/kernels/saxpy.ron")).unwrap();
+    std::fs::write(&launch, &original).unwrap();
+    let trace = dir.join("t.jsonl");
+    let (code, out, err) = cudasem(&[
+        "run",
+        "tests/kernels/saxpy.ptx",
+        "--launch",
+        launch.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let header = std::fs::read_to_string(&trace).unwrap();
+    let header = header.lines().next().unwrap();
+    assert!(
+        !header.contains("\"bytes\""),
+        "buffers copied into the trace: {header}"
+    );
+    assert!(
+        header.contains("\"launch_file\"") && header.contains("saxpy.ron"),
+        "{header}"
+    );
+
+    let (code, out, err) = cudasem(&["replay", trace.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("every choice was enabled"), "{out}");
+
+    let changed = original.replacen("Range(start: 0.0", "Range(start: 1.0", 1);
+    assert_ne!(changed, original, "the launch file's x initialiser moved");
+    std::fs::write(&launch, changed).unwrap();
+    let (code, out, err) = cudasem(&["replay", trace.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("buffer `x` of the launch file")
+            && err.contains("changed since the trace was written"),
+        "{err}"
+    );
+}

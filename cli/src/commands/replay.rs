@@ -76,7 +76,31 @@ pub struct TraceBuffer {
     pub name: String,
     /// The element type as `ScalarType` serializes it (`S32`).
     pub elem: String,
+    /// The initial contents, when the trace carries them (a launch given by flags); empty when
+    /// they come from the launch file ([`TraceBuffer::from_launch`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bytes: Vec<u8>,
+    /// The initial contents are the launch file's buffer of this name, of this length and
+    /// content hash (a trace copies no buffers from a launch file; replay checks they are
+    /// still the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_launch: Option<LaunchBytes>,
+}
+
+/// Which bytes a launch file's buffer held when the trace was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchBytes {
+    pub len: usize,
+    /// FNV-1a of the bytes ([`content_hash`]).
+    pub hash: u64,
+}
+
+/// FNV-1a (64 bits) of `bytes`: stable across runs and versions, so a trace's buffer hashes stay
+/// comparable.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// An argument of a trace's launch.
@@ -97,6 +121,9 @@ pub struct TraceLaunch {
     pub buffers: Vec<TraceBuffer>,
     pub args: Vec<TraceArg>,
     pub globals: Vec<(String, u64)>,
+    /// The launch file the buffers' initial contents come from (see [`TraceBuffer::from_launch`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_file: Option<String>,
     /// Names of the buffers to print (absent in `cudasem run --trace` files: then all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub print: Option<Vec<String>>,
@@ -181,7 +208,12 @@ fn warp_model_word(m: WarpModel) -> String {
 }
 
 impl TraceLaunch {
-    pub fn of(launch: &LaunchConfig, print: Option<Vec<String>>) -> TraceLaunch {
+    /// The trace's launch; with `launch_file`, buffers name their bytes instead of copying them.
+    pub fn of(
+        launch: &LaunchConfig,
+        print: Option<Vec<String>>,
+        launch_file: Option<&str>,
+    ) -> TraceLaunch {
         TraceLaunch {
             kernel: launch.kernel.clone(),
             grid: launch.grid,
@@ -193,7 +225,15 @@ impl TraceLaunch {
                 .map(|b| TraceBuffer {
                     name: b.name.clone(),
                     elem: scalar_name(b.elem),
-                    bytes: b.bytes.clone(),
+                    bytes: if launch_file.is_some() {
+                        Vec::new()
+                    } else {
+                        b.bytes.clone()
+                    },
+                    from_launch: launch_file.map(|_| LaunchBytes {
+                        len: b.bytes.len(),
+                        hash: content_hash(&b.bytes),
+                    }),
                 })
                 .collect(),
             args: launch
@@ -209,11 +249,15 @@ impl TraceLaunch {
                 })
                 .collect(),
             globals: launch.globals.clone(),
+            launch_file: launch_file.map(str::to_string),
             print,
         }
     }
 
-    pub fn to_launch(&self) -> Result<LaunchConfig, String> {
+    /// The launch this trace ran; buffers named by the launch file are read from it again
+    /// (resolved against `program`), and must hold the bytes the trace recorded.
+    pub fn to_launch(&self, program: &semantics::Program) -> Result<LaunchConfig, String> {
+        let from_file = self.file_buffers(program)?;
         Ok(LaunchConfig {
             kernel: self.kernel.clone(),
             grid: self.grid,
@@ -223,10 +267,16 @@ impl TraceLaunch {
                 .buffers
                 .iter()
                 .map(|b| {
+                    let bytes = match (&b.from_launch, &from_file) {
+                        (Some(want), Some(file)) => {
+                            file_bytes(file, &b.name, *want, self.launch_file.as_deref())?
+                        }
+                        _ => b.bytes.clone(),
+                    };
                     Ok(BufferSpec {
                         name: b.name.clone(),
                         elem: scalar_of(&b.elem)?,
-                        bytes: b.bytes.clone(),
+                        bytes,
                     })
                 })
                 .collect::<Result<_, String>>()?,
@@ -247,6 +297,50 @@ impl TraceLaunch {
             globals: self.globals.clone(),
         })
     }
+}
+
+impl TraceLaunch {
+    /// The launch file's buffers, when some buffer of the trace comes from it.
+    fn file_buffers(
+        &self,
+        program: &semantics::Program,
+    ) -> Result<Option<Vec<BufferSpec>>, String> {
+        if self.buffers.iter().all(|b| b.from_launch.is_none()) {
+            return Ok(None);
+        }
+        let Some(path) = &self.launch_file else {
+            return Err("a buffer comes from a launch file, but the trace names none".into());
+        };
+        let launch = crate::launch::Launch::read(std::path::Path::new(path)).map_err(|e| {
+            format!(
+                "the trace's buffers come from the launch file {path}, which cannot be read: {e}"
+            )
+        })?;
+        let resolved = launch
+            .resolve_within(program, crate::budget::bytes())
+            .map_err(|e| format!("the trace's launch file {path} no longer resolves: {e}"))?;
+        Ok(Some(resolved.config.buffers))
+    }
+}
+
+/// The bytes of the launch file's buffer `name`, which must be the ones the trace recorded.
+fn file_bytes(
+    file: &[BufferSpec],
+    name: &str,
+    want: LaunchBytes,
+    path: Option<&str>,
+) -> Result<Vec<u8>, String> {
+    let path = path.unwrap_or("?");
+    let b = file
+        .iter()
+        .find(|b| b.name == name)
+        .ok_or_else(|| format!("the trace's launch file {path} has no buffer `{name}` any more"))?;
+    if b.bytes.len() != want.len || content_hash(&b.bytes) != want.hash {
+        return Err(format!(
+            "buffer `{name}` of the launch file {path} changed since the trace was written (its initial contents differ): restore the file, or rerun the command that wrote the trace"
+        ));
+    }
+    Ok(b.bytes.clone())
 }
 
 impl TraceConfig {
@@ -321,7 +415,11 @@ pub fn trace_of(
         .collect();
     let mut t = Trace::new(
         setup.program.hash,
-        TraceLaunch::of(&setup.resolved.config, Some(print)),
+        TraceLaunch::of(
+            &setup.resolved.config,
+            Some(print),
+            setup.launch_path.as_deref(),
+        ),
         TraceConfig::of(&setup.config),
         seed,
     );
@@ -535,7 +633,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
     check_hash(&ptx_path, program.hash, trace.program_hash)?;
     let launch = trace
         .launch
-        .to_launch()
+        .to_launch(&program)
         .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
     let config = trace
         .config
@@ -577,6 +675,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
                 elems,
                 print,
             },
+            launch_path: trace.launch.launch_file.clone(),
             config,
             machine,
         },
@@ -638,6 +737,7 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
                         .map(|&i| setup.resolved.config.buffers[i].name.clone())
                         .collect(),
                 ),
+                setup.launch_path.as_deref(),
             ),
             TraceConfig::of(&setup.config),
             None,

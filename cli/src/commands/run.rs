@@ -717,10 +717,15 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
                     out: std::io::BufWriter::new(file),
                     error: None,
                 };
+                // The launch as every trace writes it (buffers of a launch file by name).
                 let mut trace = traces::Trace::new(
                     setup.program.hash,
-                    &resolved.config,
-                    config,
+                    crate::commands::replay::TraceLaunch::of(
+                        &resolved.config,
+                        None,
+                        setup.launch_path.as_deref(),
+                    ),
+                    crate::commands::replay::TraceConfig::of(config),
                     args.schedule.seed(),
                 );
                 // `cudasem replay t.jsonl` finds the program from the trace alone (the hash
@@ -762,9 +767,9 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
 /// The first line of a `--trace` file: the trace's identity (its `choices` list stays empty:
 /// the choices follow, one JSON line each).
 #[derive(serde::Serialize)]
-struct TraceHeader<'a> {
+struct TraceHeader {
     #[serde(flatten)]
-    trace: traces::Trace<&'a semantics::machine::LaunchConfig, &'a MachineConfig>,
+    trace: crate::commands::replay::CliTrace,
     schedule: String,
     max_steps: u64,
 }
