@@ -351,3 +351,118 @@ fn completion_words_name_commands_labels_and_registers() {
         assert!(w.iter().any(|x| x == want), "{want} missing from {w:?}");
     }
 }
+
+/// gdb's conveniences: `tbreak` stops once and is gone; `print/x` and the type's own format
+/// show the same bits; `display` follows every stepping command; `focus` and cuda-gdb's `cuda`
+/// move what the inspection commands look at; `list` marks the focused instruction.
+#[test]
+fn tbreak_print_formats_display_focus_and_list() {
+    let (mut s, _, marked) = source_lines();
+    let body = marked("body");
+    let r = s.handle(&format!("tbreak source_lines.cu:{body}"));
+    assert_eq!(r.outcome, Outcome::Ok, "{}", r.text);
+    assert!(
+        r.text.starts_with("temporary breakpoint 1 at"),
+        "{}",
+        r.text
+    );
+    let r = s.handle("continue");
+    assert!(
+        r.text
+            .starts_with("temporary breakpoint 1 at source_lines.cu:")
+            && r.text.contains("(deleted)"),
+        "{}",
+        r.text
+    );
+    let info = s.handle("info breakpoints");
+    assert!(
+        !info.text.contains("breakpoint 1"),
+        "a spent tbreak stays: {}",
+        info.text
+    );
+    // The next `continue` runs to the end: nothing stops it any more.
+    let (mut again, _, _) = source_lines();
+    again.handle(&format!("tbreak source_lines.cu:{body}"));
+    again.handle("continue");
+    assert!(
+        again
+            .handle("continue")
+            .text
+            .starts_with("the kernel ended")
+    );
+
+    // print/FMT: the register's bits in each radix.
+    let reg = s
+        .machine()
+        .program()
+        .functions
+        .iter()
+        .flat_map(|f| f.registers.iter())
+        .find(|r| r.name.starts_with("%r") && semantics::machine::type_size(r.ty) == 4)
+        .map(|r| r.name.clone())
+        .expect("a 32-bit register");
+    let plain = s.handle(&format!("print {reg} lane 3"));
+    let hex = s.handle(&format!("print/x {reg} lane 3"));
+    let bin = s.handle(&format!("print/t {reg} lane 3"));
+    assert_eq!(hex.outcome, Outcome::Ok, "{}", hex.text);
+    let value = |t: &str| {
+        t.split(" = ")
+            .nth(1)
+            .and_then(|v| v.split(' ').next())
+            .map(str::to_string)
+    };
+    let (p, x, t) = (value(&plain.text), value(&hex.text), value(&bin.text));
+    let bits = u64::from_str_radix(x.as_deref().unwrap().trim_start_matches("0x"), 16).unwrap();
+    assert_eq!(
+        u64::from_str_radix(t.as_deref().unwrap().trim_start_matches("0b"), 2).unwrap(),
+        bits
+    );
+    assert!(p.is_some(), "{}", plain.text);
+    assert_eq!(s.handle("print/q %r1").outcome, Outcome::Error);
+
+    // display: shown now, and after each command that steps; not after one that does not.
+    let d = s.handle(&format!("display/x {reg}"));
+    assert!(
+        d.text.starts_with("2: ") && d.text.contains(&format!("{reg} = 0x")),
+        "{}",
+        d.text
+    );
+    assert!(s.handle("step").text.contains(&format!("2: {reg} = 0x")));
+    assert!(!s.handle("warps").text.contains(&format!("2: {reg}")));
+    assert!(
+        s.handle("info display")
+            .text
+            .contains(&format!("2: display/x {reg}"))
+    );
+    assert_eq!(s.handle("undisplay 2").outcome, Outcome::Ok);
+    assert!(!s.handle("step").text.contains(&format!("2: {reg}")));
+
+    // focus and cuda: lane 5 of the warp, then back; a thread that does not exist is refused.
+    let r = s.handle("cuda lane 5");
+    assert!(
+        r.text.starts_with("focus: block 0 warp 0 lane 5"),
+        "{}",
+        r.text
+    );
+    assert!(s.handle(&format!("print {reg}")).text.contains("lane 5"));
+    assert_eq!(
+        s.handle("focus 0 0 9").outcome,
+        Outcome::Error,
+        "the block has 8 threads"
+    );
+    assert_eq!(s.handle("cuda block 3").outcome, Outcome::Error);
+
+    // list: the PTX around the focused instruction, marked.
+    let r = s.handle("list");
+    assert_eq!(r.outcome, Outcome::Ok, "{}", r.text);
+    let marked_lines: Vec<&str> = r.text.lines().filter(|l| l.starts_with("=>")).collect();
+    assert_eq!(marked_lines.len(), 1, "{}", r.text);
+    let pc = s.machine().warp_view(0, 0).expect("resident").pc;
+    let ptx_line = s.machine().program().source[pc as usize].ptx_line;
+    assert!(
+        marked_lines[0].contains(&format!(" {ptx_line}  ")),
+        "{}",
+        r.text
+    );
+    assert_eq!(s.handle("list 100000").outcome, Outcome::Error);
+}

@@ -188,10 +188,11 @@ pub enum Command {
     Continue,
     /// `until LOCATION`: continue until a warp is about to execute there.
     Until(Location),
-    /// `break LOCATION [if CONDITION]`.
+    /// `break LOCATION [if CONDITION]`; `tbreak`: deleted at its first hit.
     Break {
         at: Location,
         condition: Option<Condition>,
+        temporary: bool,
     },
     /// `watch TARGET`.
     Watch(WatchTarget),
@@ -199,8 +200,27 @@ pub enum Command {
     Delete(Option<u32>),
     /// `info breakpoints`.
     InfoBreakpoints,
-    /// `print %REG [block B warp W lane L]`.
-    Print { register: String, at: ThreadSel },
+    /// `print[/FMT] %REG [block B warp W lane L]` (FMT: `x` hex, `d` signed, `u` unsigned,
+    /// `t` binary; the register's own type without).
+    Print {
+        register: String,
+        at: ThreadSel,
+        format: Option<Radix>,
+    },
+    /// `display[/FMT] %REG`: print it (at the focus) after every command that steps.
+    Display {
+        register: String,
+        format: Option<Radix>,
+    },
+    /// `undisplay [N]`: one or all displays.
+    Undisplay(Option<u32>),
+    /// `info display`.
+    InfoDisplay,
+    /// `focus B W [L]` (also cuda-gdb's `cuda block B warp W lane L`, any of the three): the
+    /// thread the inspection commands look at; what is not named stays.
+    Focus(ThreadSel),
+    /// `list [LINE]`: PTX lines around the focused warp's instruction (or around LINE).
+    List(Option<u32>),
     /// `regs`: the focused warp's lanes × registers.
     Regs,
     /// `mem ...`.
@@ -236,11 +256,83 @@ pub enum Command {
     Quit,
 }
 
+/// How `print/FMT` and `display/FMT` show a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Radix {
+    Hex,
+    Signed,
+    Unsigned,
+    Binary,
+}
+
+impl Radix {
+    fn parse(head: &str, f: &str) -> Result<Radix, String> {
+        match f {
+            "x" => Ok(Radix::Hex),
+            "d" => Ok(Radix::Signed),
+            "u" => Ok(Radix::Unsigned),
+            "t" => Ok(Radix::Binary),
+            _ => Err(format!(
+                "`{head}/{f}`: the formats are x (hex), d (signed), u (unsigned), t (binary)"
+            )),
+        }
+    }
+
+    /// The `size`-byte value `bits` in this radix.
+    pub fn text(self, bits: u64, size: u32) -> String {
+        let width = (size.clamp(1, 8) * 8) as u64;
+        let bits = if width == 64 {
+            bits
+        } else {
+            bits & ((1 << width) - 1)
+        };
+        match self {
+            Radix::Hex => format!("{bits:#x}"),
+            Radix::Unsigned => bits.to_string(),
+            Radix::Binary => format!("{bits:#b}"),
+            Radix::Signed => {
+                let shift = 64 - width;
+                (((bits << shift) as i64) >> shift).to_string()
+            }
+        }
+    }
+}
+
 /// Command words, for help and completion.
 pub const COMMANDS: &[&str] = &[
-    "help", "step", "warp", "lane", "next", "continue", "until", "break", "watch", "delete",
-    "info", "print", "regs", "mem", "where", "stack", "warps", "blocks", "barriers", "caches",
-    "choices", "choose", "back", "rule", "trace", "status", "quit",
+    "help",
+    "step",
+    "warp",
+    "lane",
+    "next",
+    "continue",
+    "until",
+    "break",
+    "tbreak",
+    "watch",
+    "delete",
+    "info",
+    "print",
+    "display",
+    "undisplay",
+    "focus",
+    "cuda",
+    "list",
+    "regs",
+    "mem",
+    "where",
+    "stack",
+    "warps",
+    "blocks",
+    "barriers",
+    "caches",
+    "choices",
+    "choose",
+    "back",
+    "rule",
+    "trace",
+    "status",
+    "quit",
 ];
 
 /// `(command, syntax, what it does, example)`, in the order `help` lists them.
@@ -292,6 +384,12 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
         "break DIVERGE if %a == 3",
     ),
     (
+        "tbreak",
+        "tbreak LOCATION [if EXPR]",
+        "a breakpoint deleted when it first stops (LOCATION and EXPR as for `break`)",
+        "tbreak kernel.cu:12",
+    ),
+    (
         "watch",
         "watch BUFFER[I] | .shared ADDR [TYPE] [block B] | .global ADDR [TYPE]",
         "stop after a step that writes the element",
@@ -305,15 +403,45 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "info",
-        "info breakpoints",
-        "list breakpoints and watchpoints",
+        "info breakpoints | registers | warps | blocks | barriers | caches | display",
+        "breakpoints and watchpoints; the others as the commands of those names (`regs` for registers) and the displays",
         "info breakpoints",
     ),
     (
         "print",
-        "print %REG [block B] [warp W] [lane L]",
-        "a register of one lane (default: the focused lane)",
-        "print %r1 lane 1",
+        "print[/x|d|u|t] %REG [block B] [warp W] [lane L]",
+        "a register of one lane (default: the focused lane), in its type or as hex, signed, unsigned or binary",
+        "print/x %r1 lane 1",
+    ),
+    (
+        "display",
+        "display[/x|d|u|t] %REG",
+        "print the register at the focused lane after every command that steps",
+        "display/x %r1",
+    ),
+    (
+        "undisplay",
+        "undisplay [N]",
+        "stop one display, or all",
+        "undisplay 1",
+    ),
+    (
+        "focus",
+        "focus B W [L]",
+        "look at block B, warp W, lane L (default 0) until a step of another warp moves the focus",
+        "focus 0 1 3",
+    ),
+    (
+        "cuda",
+        "cuda [block B] [warp W] [lane L]",
+        "cuda-gdb's spelling of `focus`: what is not named stays",
+        "cuda block 1 lane 4",
+    ),
+    (
+        "list",
+        "list [LINE]",
+        "the PTX lines around the focused warp's instruction, or around PTX line LINE",
+        "list 20",
     ),
     (
         "regs",
@@ -628,6 +756,11 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
     }
     let words: Vec<&str> = line.split_whitespace().collect();
     let (head, args) = (words[0], &words[1..]);
+    // `print/x`, `display/t`: the format rides on the command word.
+    let (head, format) = match head.split_once('/') {
+        Some((h @ ("print" | "p" | "display"), f)) => (h, Some(Radix::parse(h, f)?)),
+        _ => (head, None),
+    };
     let none = |c: Command| {
         if args.is_empty() {
             Ok(Some(c))
@@ -660,7 +793,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         "next" | "n" => none(Command::Next),
         "continue" | "c" | "cont" => none(Command::Continue),
         "until" | "u" => Ok(Some(Command::Until(location(args)?))),
-        "break" | "b" => {
+        "break" | "b" | "tbreak" => {
             let (loc, cond) = match args.iter().position(|w| *w == "if") {
                 Some(i) => (&args[..i], Some(condition(&args[i + 1..].join(" "))?)),
                 None => (args, None),
@@ -668,6 +801,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
             Ok(Some(Command::Break {
                 at: location(loc)?,
                 condition: cond,
+                temporary: head == "tbreak",
             }))
         }
         "watch" => match args {
@@ -723,7 +857,63 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         },
         "info" | "i" => match args {
             ["breakpoints" | "break" | "b" | "watchpoints"] => Ok(Some(Command::InfoBreakpoints)),
-            _ => Err("write `info breakpoints`".into()),
+            ["registers" | "regs" | "r"] => Ok(Some(Command::Regs)),
+            ["warps"] => Ok(Some(Command::Warps)),
+            ["blocks"] => Ok(Some(Command::Blocks)),
+            ["barriers"] => Ok(Some(Command::Barriers)),
+            ["caches"] => Ok(Some(Command::Caches)),
+            ["display"] => Ok(Some(Command::InfoDisplay)),
+            _ => Err(
+                "write `info breakpoints`, `info registers`, `info warps`, `info blocks`, `info barriers`, `info caches` or `info display`"
+                    .into(),
+            ),
+        },
+        "display" => match args {
+            [reg] => Ok(Some(Command::Display {
+                register: reg.to_string(),
+                format,
+            })),
+            _ => Err("write `display %REG` or `display/x %REG`".into()),
+        },
+        "undisplay" => match args {
+            [] => Ok(Some(Command::Undisplay(None))),
+            [n] => Ok(Some(Command::Undisplay(Some(num(Some(n), "a display number")?)))),
+            _ => Err("write `undisplay` or `undisplay N`".into()),
+        },
+        "focus" => match args {
+            [b, w] | [b, w, _] => Ok(Some(Command::Focus(ThreadSel {
+                block: Some(num(Some(b), "a block index")?),
+                warp: Some(num(Some(w), "a warp index")?),
+                lane: Some(match args.get(2) {
+                    Some(l) => num(Some(l), "a lane index")?,
+                    None => 0,
+                }),
+            }))),
+            _ => Err("write `focus B W [L]`, e.g. `focus 0 1 5`".into()),
+        },
+        // cuda-gdb's focus syntax: `cuda block B warp W lane L` (any subset, in this order).
+        "cuda" => {
+            let mut sel = ThreadSel::default();
+            let mut rest = args;
+            while let [key, value, tail @ ..] = rest {
+                let v = num(Some(value), "an index")?;
+                match *key {
+                    "block" => sel.block = Some(v),
+                    "warp" => sel.warp = Some(v),
+                    "lane" | "thread" => sel.lane = Some(v),
+                    k => return Err(format!("`cuda {k}`: write `cuda block B warp W lane L`")),
+                }
+                rest = tail;
+            }
+            if !rest.is_empty() || sel == ThreadSel::default() {
+                return Err("write `cuda block B warp W lane L` (any of the three)".into());
+            }
+            Ok(Some(Command::Focus(sel)))
+        }
+        "list" | "l" => match args {
+            [] => Ok(Some(Command::List(None))),
+            [n] => Ok(Some(Command::List(Some(num(Some(n), "a PTX line")?)))),
+            _ => Err("write `list` or `list LINE`".into()),
         },
         "print" | "p" => match args {
             [reg, rest @ ..] => {
@@ -734,6 +924,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
                 Ok(Some(Command::Print {
                     register: reg.to_string(),
                     at,
+                    format,
                 }))
             }
             [] => Err("write `print %REG [block B] [warp W] [lane L]`".into()),
@@ -881,9 +1072,37 @@ mod tests {
                     lhs: Operand::Reg("%a".into()),
                     cmp: Cmp::Eq,
                     rhs: Operand::Int(3)
-                })
+                }),
+                temporary: false,
             }))
         );
+        assert!(matches!(
+            parse("tbreak DIVERGE"),
+            Ok(Some(Command::Break {
+                temporary: true,
+                ..
+            }))
+        ));
+        assert!(matches!(
+            parse("print/x %r1 lane 2"),
+            Ok(Some(Command::Print {
+                format: Some(Radix::Hex),
+                ..
+            }))
+        ));
+        assert_eq!(
+            parse("cuda block 1 lane 4"),
+            Ok(Some(Command::Focus(ThreadSel {
+                block: Some(1),
+                warp: None,
+                lane: Some(4)
+            })))
+        );
+        assert!(parse("cuda").is_err());
+        assert!(parse("display/z %r1").is_err());
+        assert_eq!(Radix::Signed.text(0xffff_fffe, 4), "-2");
+        assert_eq!(Radix::Hex.text(u64::MAX, 2), "0xffff");
+        assert_eq!(Radix::Binary.text(5, 1), "0b101");
         assert_eq!(
             parse("mem c[1..=2]"),
             Ok(Some(Command::Mem(MemTarget::Named {

@@ -17,6 +17,7 @@
 //! choice and the step number), so that after `back` the same commands take the same choices.
 
 pub mod command;
+mod gdb;
 pub mod history;
 mod source;
 mod view;
@@ -196,6 +197,8 @@ struct Breakpoint {
     name: String,
     condition: Option<Condition>,
     hits: u64,
+    /// `tbreak`: deleted when the command that stopped at it ends.
+    temporary: bool,
 }
 
 /// A watchpoint: after a step that writes any byte of `[address, address + size)`.
@@ -257,6 +260,8 @@ pub struct Session {
     host: Box<dyn Host>,
     /// Watchpoint values last seen, by (watchpoint, block).
     watched: BTreeMap<(u32, u32), u64>,
+    /// `display`: registers printed after every command that steps.
+    displays: Vec<gdb::Display>,
 }
 
 impl Session {
@@ -286,6 +291,7 @@ impl Session {
             interrupt: Arc::new(AtomicBool::new(false)),
             host: Box::new(NoFiles),
             watched: BTreeMap::new(),
+            displays: Vec::new(),
         })
     }
 
@@ -373,12 +379,18 @@ impl Session {
     /// while it is set: a caller may set it between echoing a command and handling it), and is
     /// cleared when the command ends, so an interrupt never reaches a later command.
     pub fn handle(&mut self, line: &str) -> Reply {
-        let reply = match command::parse(line) {
+        let before = self.history.len();
+        let mut reply = match command::parse(line) {
             Ok(None) => Reply::ok(String::new()),
             Ok(Some(c)) => self.execute(c),
             Err(e) => Reply::error(e),
         };
         self.interrupt.store(false, Ordering::Relaxed);
+        // A `tbreak` that stopped this command is spent.
+        self.breakpoints.retain(|b| !(b.temporary && b.hits > 0));
+        if self.history.len() != before && reply.outcome == Outcome::Ok {
+            reply.text.push_str(&self.displays_text());
+        }
         reply
     }
 
@@ -399,11 +411,24 @@ impl Session {
             Command::Until(loc) => self
                 .resolve(&loc)
                 .and_then(|(pcs, _)| self.cmd_continue(Some(&pcs))),
-            Command::Break { at, condition } => self.cmd_break(&at, condition),
+            Command::Break {
+                at,
+                condition,
+                temporary,
+            } => self.cmd_break(&at, condition, temporary),
             Command::Watch(t) => self.cmd_watch(&t),
             Command::Delete(id) => self.cmd_delete(id),
             Command::InfoBreakpoints => Ok(self.info_breakpoints()),
-            Command::Print { register, at } => self.cmd_print(&register, at),
+            Command::Print {
+                register,
+                at,
+                format,
+            } => self.cmd_print(&register, at, format),
+            Command::Display { register, format } => self.cmd_display(register, format),
+            Command::Undisplay(id) => self.cmd_undisplay(id),
+            Command::InfoDisplay => Ok(self.info_display()),
+            Command::Focus(at) => self.cmd_focus(at),
+            Command::List(line) => self.cmd_list(line),
             Command::Regs => self.cmd_regs(),
             Command::Mem(t) => self.cmd_mem(&t),
             Command::Where => self.cmd_where(),
@@ -668,14 +693,22 @@ impl Session {
                 warp,
                 lanes,
             } => {
+                let bp = self.breakpoints.iter().find(|b| b.id == *id);
                 let _ = writeln!(
                     s,
-                    "breakpoint {id} at {}: block {block} warp {warp}, after {taken} step{}",
-                    self.breakpoints
-                        .iter()
-                        .find(|b| b.id == *id)
-                        .map_or("?", |b| b.name.as_str()),
-                    plural(taken)
+                    "{} {id} at {}: block {block} warp {warp}, after {taken} step{}{}",
+                    if bp.is_some_and(|b| b.temporary) {
+                        "temporary breakpoint"
+                    } else {
+                        "breakpoint"
+                    },
+                    bp.map_or("?", |b| b.name.as_str()),
+                    plural(taken),
+                    if bp.is_some_and(|b| b.temporary) {
+                        " (deleted)"
+                    } else {
+                        ""
+                    }
                 );
                 s.push_str(&self.warp_summary(*block, *warp, Some(*lanes)));
             }
@@ -1077,7 +1110,12 @@ impl Session {
         }
     }
 
-    fn cmd_break(&mut self, at: &Location, condition: Option<Condition>) -> Result<String, String> {
+    fn cmd_break(
+        &mut self,
+        at: &Location,
+        condition: Option<Condition>,
+        temporary: bool,
+    ) -> Result<String, String> {
         let (pcs, name) = self.resolve(at)?;
         if let Some(c) = &condition {
             // Check the registers now, against the functions of the breakpoint.
@@ -1097,7 +1135,12 @@ impl Session {
         }
         let id = self.next_id;
         self.next_id += 1;
-        let mut s = format!("breakpoint {id} at {name}");
+        let kind = if temporary {
+            "temporary breakpoint"
+        } else {
+            "breakpoint"
+        };
+        let mut s = format!("{kind} {id} at {name}");
         if let Some(c) = &condition {
             let _ = write!(s, " if {c}");
         }
@@ -1108,6 +1151,7 @@ impl Session {
             name,
             condition,
             hits: 0,
+            temporary,
         });
         Ok(s)
     }
@@ -1583,7 +1627,12 @@ impl Session {
         Ok((ty, bits))
     }
 
-    fn cmd_print(&self, reg: &str, at: ThreadSel) -> Result<String, String> {
+    fn cmd_print(
+        &self,
+        reg: &str,
+        at: ThreadSel,
+        format: Option<command::Radix>,
+    ) -> Result<String, String> {
         let b = at.block.unwrap_or(self.focus.block);
         let w = at.warp.unwrap_or(self.focus.warp);
         let l = at.lane.unwrap_or(self.focus.lane);
@@ -1614,9 +1663,12 @@ impl Session {
             .machine
             .warp_view(b, w)
             .is_some_and(|v| v.active >> l & 1 == 1);
+        let value = match format {
+            Some(radix) => radix.text(bits, semantics::machine::type_size(ty)),
+            None => view::value_text(ty, bits),
+        };
         Ok(format!(
-            "{reg} = {} ({}, block {b} warp {w} lane {l}{})\n",
-            view::value_text(ty, bits),
+            "{reg} = {value} ({}, block {b} warp {w} lane {l}{})\n",
             ty.directive(),
             if active { "" } else { ", inactive" }
         ))

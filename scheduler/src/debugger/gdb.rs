@@ -1,0 +1,162 @@
+//! The gdb and cuda-gdb conveniences of the session: `display` (registers printed after every
+//! command that steps), `focus` / `cuda block B warp W lane L` (which thread the inspection
+//! commands look at) and `list` (the PTX around an instruction). `tbreak`, `print/FMT` and the
+//! `info` aliases live with the commands they extend.
+
+use super::command::{Radix, ThreadSel};
+use super::{Focus, Session};
+use std::fmt::Write as _;
+
+/// A `display`: a register printed at the focused lane after every command that steps.
+#[derive(Debug, Clone)]
+pub(super) struct Display {
+    id: u32,
+    register: String,
+    format: Option<Radix>,
+}
+
+/// Lines `list` shows around its centre.
+const LIST_RADIUS: u32 = 5;
+
+impl Session {
+    pub(super) fn cmd_display(
+        &mut self,
+        register: String,
+        format: Option<Radix>,
+    ) -> Result<String, String> {
+        // Shown now as well (as gdb does); an unknown register is refused here, not later.
+        let now = self.cmd_print(&register, ThreadSel::default(), format)?;
+        let id = self.next_id;
+        self.next_id += 1;
+        self.displays.push(Display {
+            id,
+            register,
+            format,
+        });
+        Ok(format!("{id}: {now}"))
+    }
+
+    pub(super) fn cmd_undisplay(&mut self, id: Option<u32>) -> Result<String, String> {
+        match id {
+            None => {
+                let n = self.displays.len();
+                self.displays.clear();
+                Ok(format!("deleted {n} display{}\n", super::plural(n as u64)))
+            }
+            Some(id) => {
+                let before = self.displays.len();
+                self.displays.retain(|d| d.id != id);
+                if self.displays.len() == before {
+                    Err(format!("no display {id} (`info display` lists them)"))
+                } else {
+                    Ok(format!("deleted display {id}\n"))
+                }
+            }
+        }
+    }
+
+    pub(super) fn info_display(&self) -> String {
+        if self.displays.is_empty() {
+            return "no displays\n".to_string();
+        }
+        let mut s = String::new();
+        for d in &self.displays {
+            let fmt = match d.format {
+                Some(Radix::Hex) => "/x",
+                Some(Radix::Signed) => "/d",
+                Some(Radix::Unsigned) => "/u",
+                Some(Radix::Binary) => "/t",
+                None => "",
+            };
+            let _ = writeln!(s, "{}: display{fmt} {}", d.id, d.register);
+        }
+        s
+    }
+
+    /// Every display's line at the current focus (appended to a command that stepped).
+    pub(super) fn displays_text(&self) -> String {
+        let mut s = String::new();
+        for d in &self.displays {
+            match self.cmd_print(&d.register, ThreadSel::default(), d.format) {
+                Ok(line) => {
+                    let _ = write!(s, "{}: {line}", d.id);
+                }
+                Err(e) => {
+                    let _ = writeln!(s, "{}: {} unavailable: {e}", d.id, d.register);
+                }
+            }
+        }
+        s
+    }
+
+    /// `focus` / `cuda`: the parts named change, the others stay; the thread must exist.
+    pub(super) fn cmd_focus(&mut self, at: ThreadSel) -> Result<String, String> {
+        let block = at.block.unwrap_or(self.focus.block);
+        let warp = at.warp.unwrap_or(self.focus.warp);
+        let lane = at.lane.unwrap_or(self.focus.lane);
+        if block >= self.total_blocks() {
+            return Err(format!(
+                "there is no block {block} (the grid has {})",
+                self.total_blocks()
+            ));
+        }
+        if warp >= self.warps_per_block() {
+            return Err(format!(
+                "there is no warp {warp} (blocks have {})",
+                self.warps_per_block()
+            ));
+        }
+        if lane >= self.lanes_in_warp(warp) {
+            return Err(format!(
+                "there is no lane {lane} (warp {warp} has {})",
+                self.lanes_in_warp(warp)
+            ));
+        }
+        self.focus = Focus { block, warp, lane };
+        let mut s = format!("focus: block {block} warp {warp} lane {lane}\n");
+        if self.machine.warp_view(block, warp).is_some() {
+            s.push_str(&self.cmd_where()?);
+        } else {
+            let _ = writeln!(s, "  {}", self.why_not(block, warp));
+        }
+        Ok(s)
+    }
+
+    /// `list [LINE]`: PTX lines around `LINE`, or around the focused warp's instruction (`=>`
+    /// marks it).
+    pub(super) fn cmd_list(&self, line: Option<u32>) -> Result<String, String> {
+        let Some(text) = self.options.source.as_deref() else {
+            return Err("this session has no PTX text to list".to_string());
+        };
+        let here = self
+            .machine
+            .warp_view(self.focus.block, self.focus.warp)
+            .and_then(|v| self.program.source.get(v.pc as usize))
+            .map(|s| s.ptx_line);
+        let centre = match (line, here) {
+            (Some(l), _) => l,
+            (None, Some(l)) => l,
+            (None, None) => {
+                return Err(format!(
+                    "block {} warp {} is not resident: write `list LINE`",
+                    self.focus.block, self.focus.warp
+                ));
+            }
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        if centre == 0 || centre as usize > lines.len() {
+            return Err(format!(
+                "line {centre} is outside the PTX ({} lines)",
+                lines.len()
+            ));
+        }
+        let first = centre.saturating_sub(LIST_RADIUS).max(1);
+        let last = (centre + LIST_RADIUS).min(lines.len() as u32);
+        let mut s = String::new();
+        for n in first..=last {
+            let mark = if Some(n) == here { "=>" } else { "  " };
+            let _ = writeln!(s, "{mark} {n:>5}  {}", lines[n as usize - 1]);
+        }
+        Ok(s)
+    }
+}
