@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Exploration at scale (issue 14): states, time and peak memory of the stateful search on the
 # grid barrier and the spin lock (2..8 blocks, `explore --progress fair --level blocks`) and of
-# the litmus explorer on the MP-n, SB-n and LB-n families (tests/litmus/families, n = 2..8),
+# the litmus explorer on the MP-n, SB-n, LB-n (n = 2..8) and IRIW-n (n = 4..8) families (tests/litmus/families),
 # with and without the fold of invisible steps (`--reduction fold|none`). Each case is bounded
 # by --timeout (default 30 s); once a case runs out of time, the larger ones of its row are
 # skipped. Prints a Markdown table.
@@ -44,9 +44,11 @@ for kernel in grid_barrier spinlock; do
         done
     done
 done
-for family in MP SB LB; do
+for family in MP SB LB IRIW; do
     for red in none fold; do
         for n in $(seq 2 "$MAX_N"); do
+            # IRIW-n starts at n = 4 (two writers, two readers).
+            [ -f "tests/litmus/families/$family-$n.litmus" ] || continue
             row=$(measure "$BIN" litmus "tests/litmus/families/$family-$n.litmus" \
                 --reduction "$red" --max-states 100000000 --timeout "$TIMEOUT")
             ok=$?

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the scaling families of litmus tests (issue 14) to tests/litmus/families/:
 MP-n (a release/acquire message-passing chain), SB-n (a store-buffering ring), LB-n (a
-load-buffering ring), one thread per CTA, n = 2..8. Run from the repository root."""
+load-buffering ring), one thread per CTA, n = 2..8; IRIW-n (two writers, n - 2 readers with a
+fence.sc between their loads), n = 4..8. Run from the repository root."""
 import os
 
 OUT = "tests/litmus/families"
@@ -62,8 +63,25 @@ def lb(n):
           locs + "\n" + regs, threads, f"exists\n({cond})")
 
 
+def iriw(n):
+    """Two writers of x and y; readers P2, P4, ... read x then y, P3, P5, ... y then x, with a
+    fence.sc between: no two readers may see the writes in opposite orders."""
+    threads = [["st.relaxed.gpu x, 1"], ["st.relaxed.gpu y, 1"]]
+    for k in range(2, n):
+        first, second = ("x", "y") if k % 2 == 0 else ("y", "x")
+        threads.append([f"ld.relaxed.gpu r0, {first}", "fence.sc.gpu",
+                        f"ld.relaxed.gpu r1, {second}"])
+    regs = " ".join(f"P{k}:r0=0; P{k}:r1=0;" for k in range(2, n))
+    cond = "P2:r0 == 1 /\\ P2:r1 == 0 /\\ P3:r0 == 1 /\\ P3:r1 == 0"
+    write(f"IRIW-{n}", f"Independent reads of independent writes, 2 writers and {n - 2} readers "
+          f"in {n} CTAs (fence.sc.gpu between the reads): forbidden",
+          "x=0; y=0;\n" + regs, threads, f"~exists\n({cond})")
+
+
 os.makedirs(OUT, exist_ok=True)
 for n in range(2, 9):
     mp(n)
     sb(n)
     lb(n)
+for n in range(4, 9):
+    iriw(n)
