@@ -270,3 +270,22 @@ fn next_steps_over_a_call() {
     assert!(out.contains("stepped over the call"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn finish_runs_the_focused_warp_back_to_its_caller() {
+    // Into `mix` by one step at the `call.uni`; `finish` returns to the instruction after the
+    // call (depth 0); a second `finish`, in the kernel itself, is refused and the session goes on.
+    let (code, out) = debug(
+        "tests/kernels/noinline_func.ptx",
+        "tests/kernels/noinline_func.ron",
+        &[],
+        "until 66\nstep\nfinish\nfinish\nwhere\n",
+    );
+    assert_eq!(code, 1, "the refused `finish` is a scripted error\n{out}");
+    assert!(out.contains("returned to call depth 0"), "{out}");
+    assert!(
+        out.contains("is in the kernel itself, not in a call"),
+        "{out}"
+    );
+    insta::assert_snapshot!(out);
+}

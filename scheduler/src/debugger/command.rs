@@ -186,6 +186,8 @@ pub enum Command {
     Next,
     /// `continue`: until a breakpoint, a watchpoint, the end, or an interrupt.
     Continue,
+    /// `finish`: run until the focused warp returns from the function it is in.
+    Finish,
     /// `until LOCATION`: continue until a warp is about to execute there.
     Until(Location),
     /// `break LOCATION [if CONDITION]`; `tbreak`: deleted at its first hit.
@@ -382,6 +384,12 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
          instruction address. EXPR: OPERAND CMP OPERAND over registers, lane, tid and integers, true \
          in some active lane",
         "break DIVERGE if %a == 3",
+    ),
+    (
+        "finish",
+        "finish",
+        "run until the focused warp returns from the function it is in (other warps run when it cannot)",
+        "finish",
     ),
     (
         "tbreak",
@@ -792,6 +800,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         },
         "next" | "n" => none(Command::Next),
         "continue" | "c" | "cont" => none(Command::Continue),
+        "finish" | "fin" => none(Command::Finish),
         "until" | "u" => Ok(Some(Command::Until(location(args)?))),
         "break" | "b" | "tbreak" => {
             let (loc, cond) = match args.iter().position(|w| *w == "if") {

@@ -1,11 +1,13 @@
-//! The gdb and cuda-gdb conveniences of the session: `display` (registers printed after every
+//! The gdb and cuda-gdb conveniences of the session: `finish` (run until the focused warp
+//! returns from its function), `display` (registers printed after every
 //! command that steps), `focus` / `cuda block B warp W lane L` (which thread the inspection
 //! commands look at) and `list` (the PTX around an instruction). `tbreak`, `print/FMT` and the
 //! `info` aliases live with the commands they extend.
 
 use super::command::{Radix, ThreadSel};
-use super::{Focus, Session};
+use super::{Focus, Session, Stop};
 use std::fmt::Write as _;
+use traces::Choice;
 
 /// A `display`: a register printed at the focused lane after every command that steps.
 #[derive(Debug, Clone)]
@@ -19,6 +21,49 @@ pub(super) struct Display {
 const LIST_RADIUS: u32 = 5;
 
 impl Session {
+    /// `finish`: the focused warp runs (others when it cannot step) until its call depth is
+    /// below the current one, or a breakpoint, a watchpoint or the end stops it first.
+    pub(super) fn cmd_finish(&mut self) -> Result<String, String> {
+        let (b, w) = (self.focus.block, self.focus.warp);
+        if self.machine.warp_view(b, w).is_none() {
+            return Err(self.why_not(b, w));
+        }
+        let depth = self.call_depth(b, w);
+        if depth == 0 {
+            return Err(format!(
+                "block {b} warp {w} is in the kernel itself, not in a call: `finish` has nothing to return from (`continue` runs to the end)"
+            ));
+        }
+        self.resume_from = None;
+        let mut pick = move |s: &Session| -> Option<Choice> {
+            if s.call_depth(b, w) < depth || s.machine.warp_view(b, w).is_none_or(|v| v.completed) {
+                return None;
+            }
+            s.warp_choices(b, w, None)
+                .first()
+                .copied()
+                .or_else(|| Session::policy_pick(s))
+        };
+        let (mut stop, taken) = self.run(self.options.max_steps, &[], &mut pick, None);
+        if matches!(stop, Stop::Done) && taken >= self.options.max_steps {
+            stop = Stop::StepBound;
+        }
+        let mut s = String::new();
+        if matches!(stop, Stop::Done) {
+            let _ = writeln!(
+                s,
+                "block {b} warp {w} returned to call depth {} after {taken} step{}",
+                self.call_depth(b, w),
+                super::plural(taken)
+            );
+            self.focus.block = b;
+            self.focus.warp = w;
+            s.push_str(&self.warp_summary(b, w, None));
+        }
+        s.push_str(&self.stop_text(&stop, taken));
+        Ok(s)
+    }
+
     pub(super) fn cmd_display(
         &mut self,
         register: String,

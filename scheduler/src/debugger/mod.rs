@@ -408,6 +408,7 @@ impl Session {
             Command::Lane { block, warp, lane } => self.cmd_warp(block, warp, Some(lane)),
             Command::Next => self.cmd_next(),
             Command::Continue => self.cmd_continue(None),
+            Command::Finish => self.cmd_finish(),
             Command::Until(loc) => self
                 .resolve(&loc)
                 .and_then(|(pcs, _)| self.cmd_continue(Some(&pcs))),
