@@ -466,3 +466,36 @@ fn tbreak_print_formats_display_focus_and_list() {
     );
     assert_eq!(s.handle("list 100000").outcome, Outcome::Error);
 }
+
+/// gdb's `x/NUF ADDR` reads what `mem .global ADDR N TYPE` reads, in the unit and format named.
+#[test]
+fn examine_is_mem_in_gdb_spelling() {
+    let (mut s, _, _) = source_lines();
+    s.handle("continue");
+    let input = s.machine().buffer_address(1).expect("the `in` buffer");
+    for (x, mem) in [
+        ("x/4wu", "u32"),
+        ("x/2gx", "b64"),
+        ("x/8bd", "s8"),
+        ("x/wx", "b32"),
+    ] {
+        let count = x[2..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>();
+        let count = if count.is_empty() {
+            "1".to_string()
+        } else {
+            count
+        };
+        let a = s.handle(&format!("{x} {input:#x}"));
+        let b = s.handle(&format!("mem .global {input:#x} {count} {mem}"));
+        assert_eq!(a.outcome, Outcome::Ok, "{x}: {}", a.text);
+        assert_eq!(a.text, b.text, "{x}");
+    }
+    assert_eq!(
+        s.handle(&format!("x/2fb {input:#x}")).outcome,
+        Outcome::Error
+    );
+    assert_eq!(s.handle("x/4wx").outcome, Outcome::Error);
+}

@@ -300,6 +300,70 @@ impl Radix {
     }
 }
 
+/// `x/NUF ADDR` or `x/NUF .shared ADDR [block B]` as a [`Command::Mem`]: N (default 1) units
+/// of U bytes (b 1, h 2, w 4, g 8; default w) in format F (x hex, d signed, u unsigned, f
+/// float; default x).
+fn examine(spec: &str, args: &[&str]) -> Result<Command, String> {
+    let digits = spec.chars().take_while(char::is_ascii_digit).count();
+    let count: u64 = if digits == 0 {
+        1
+    } else {
+        num(Some(&spec[..digits]), "a unit count")?
+    };
+    let (mut size, mut format) = ('w', 'x');
+    for c in spec[digits..].chars() {
+        match c {
+            'b' | 'h' | 'w' | 'g' => size = c,
+            'x' | 'd' | 'u' | 'f' => format = c,
+            _ => {
+                return Err(format!(
+                    "`x/{spec}`: write x/NUF with U one of b h w g (1, 2, 4, 8 bytes) and F one of x d u f"
+                ));
+            }
+        }
+    }
+    use ScalarType as T;
+    let ty = match (format, size) {
+        ('x', 'b') => T::B8,
+        ('x', 'h') => T::B16,
+        ('x', 'w') => T::B32,
+        ('x', 'g') => T::B64,
+        ('d', 'b') => T::S8,
+        ('d', 'h') => T::S16,
+        ('d', 'w') => T::S32,
+        ('d', 'g') => T::S64,
+        ('u', 'b') => T::U8,
+        ('u', 'h') => T::U16,
+        ('u', 'w') => T::U32,
+        ('u', 'g') => T::U64,
+        ('f', 'w') => T::F32,
+        ('f', 'g') => T::F64,
+        _ => return Err(format!("`x/{spec}`: floats are w (f32) or g (f64)")),
+    };
+    match args {
+        [".shared", addr, rest @ ..] => {
+            let (sel, extra) = options(rest)?;
+            if extra.is_some() || sel.warp.is_some() || sel.lane.is_some() {
+                return Err("write `x/NUF .shared ADDR [block B]`".into());
+            }
+            Ok(Command::Mem(MemTarget::Shared {
+                address: num(Some(addr), "a shared address")?,
+                count,
+                ty: Some(ty),
+                block: sel.block,
+            }))
+        }
+        [addr] => Ok(Command::Mem(MemTarget::Global {
+            address: num(Some(addr), "a global address")?,
+            count,
+            ty: Some(ty),
+        })),
+        _ => {
+            Err("write `x/NUF ADDR` or `x/NUF .shared ADDR [block B]`, e.g. `x/4wx 0x10000`".into())
+        }
+    }
+}
+
 /// Command words, for help and completion.
 pub const COMMANDS: &[&str] = &[
     "help",
@@ -456,6 +520,12 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
         "regs",
         "every register of every lane of the focused warp (* marks active lanes)",
         "regs",
+    ),
+    (
+        "x",
+        "x/NUF ADDR | x/NUF .shared ADDR [block B]",
+        "gdb's examine: N units of U bytes (b h w g) as F (x hex, d signed, u unsigned, f float) at a global (or shared) address",
+        "x/4wx 0x10000",
     ),
     (
         "mem",
@@ -764,6 +834,10 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
     }
     let words: Vec<&str> = line.split_whitespace().collect();
     let (head, args) = (words[0], &words[1..]);
+    // gdb's `x/NUF ADDR`: N units of size U (b, h, w, g) shown as F (x, d, u, f).
+    if let Some(spec) = head.strip_prefix("x/") {
+        return examine(spec, args).map(Some);
+    }
     // `print/x`, `display/t`: the format rides on the command word.
     let (head, format) = match head.split_once('/') {
         Some((h @ ("print" | "p" | "display"), f)) => (h, Some(Radix::parse(h, f)?)),
