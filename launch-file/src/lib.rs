@@ -507,6 +507,70 @@ pub enum Arg {
     },
     /// A null pointer.
     Null,
+    /// A parameter passed by value as raw bytes (`.param .align A .b8 p[N]`: exactly N bytes).
+    Bytes(Vec<u8>),
+    /// A struct passed by value: its fields (scalars, buffer addresses, `Null`, `Bytes`, nested
+    /// structs) laid out in order with natural alignment (each at a multiple of its alignment: a
+    /// scalar's size, 8 for an address, 1 for bytes, a struct's largest), padded at the end to a
+    /// multiple of the struct's alignment, as C lays out a struct.
+    Struct(Vec<Arg>),
+}
+
+/// A by-value argument's bytes: `bytes`, the buffer names whose addresses go at byte offsets, and
+/// the alignment its layout needs.
+struct Laid {
+    bytes: Vec<u8>,
+    pointers: Vec<(u32, String)>,
+    align: u32,
+}
+
+/// Lays out `arg` as the bytes of a by-value parameter (see [`Arg::Struct`]).
+fn lay_out(arg: &Arg) -> Result<Laid, String> {
+    Ok(match arg {
+        Arg::Buffer(name) => Laid {
+            bytes: vec![0; 8],
+            pointers: vec![(0, name.clone())],
+            align: 8,
+        },
+        Arg::Null => Laid {
+            bytes: vec![0; 8],
+            pointers: Vec::new(),
+            align: 8,
+        },
+        Arg::Scalar { elem, value } => {
+            let bits = value.encode(*elem)?;
+            let n = elem.size();
+            Laid {
+                bytes: bits.to_le_bytes()[..n].to_vec(),
+                pointers: Vec::new(),
+                align: n as u32,
+            }
+        }
+        Arg::Bytes(bytes) => Laid {
+            bytes: bytes.clone(),
+            pointers: Vec::new(),
+            align: 1,
+        },
+        Arg::Struct(fields) => {
+            let mut out = Laid {
+                bytes: Vec::new(),
+                pointers: Vec::new(),
+                align: 1,
+            };
+            for field in fields {
+                let f = lay_out(field)?;
+                let at = out.bytes.len().next_multiple_of(f.align as usize);
+                out.bytes.resize(at, 0);
+                out.pointers
+                    .extend(f.pointers.into_iter().map(|(o, b)| (o + at as u32, b)));
+                out.bytes.extend_from_slice(&f.bytes);
+                out.align = out.align.max(f.align);
+            }
+            let end = out.bytes.len().next_multiple_of(out.align as usize);
+            out.bytes.resize(end, 0);
+            out
+        }
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -802,6 +866,23 @@ impl Launch {
                     })?;
                 }
                 Arg::Null => {}
+                Arg::Bytes(_) | Arg::Struct(_) => {
+                    let laid = lay_out(arg).map_err(|e| {
+                        LaunchError::new(format!("struct argument: {e}"))
+                            .at(self.locate_field("args"))
+                    })?;
+                    if let Some((_, name)) = laid
+                        .pointers
+                        .iter()
+                        .find(|(_, name)| !self.buffers.iter().any(|b| &b.name == name))
+                    {
+                        return Err(LaunchError::new(format!(
+                            "argument refers to unknown buffer `{name}`"
+                        ))
+                        .at(self.locate(&format!("Buffer(\"{name}\")"), 0))
+                        .help(self.known_buffers()));
+                    }
+                }
             }
         }
         if let Some(print) = &self.print {
@@ -919,7 +1000,11 @@ impl Launch {
                         param.size
                     ))
                     .at(self.locate_field("args"))
-                    .help("pass a Scalar(type: ..., value: ...) for this parameter"));
+                    .help(if is_byte_array(param) {
+                        BY_VALUE_HELP
+                    } else {
+                        "pass a Scalar(type: ..., value: ...) for this parameter"
+                    }));
                 }
                 Arg::Buffer(name) => {
                     let index = self
@@ -933,6 +1018,60 @@ impl Launch {
                     ArgValue::Buffer(index)
                 }
                 Arg::Null => ArgValue::Null,
+                Arg::Bytes(_) | Arg::Struct(_) => {
+                    let laid = lay_out(arg).map_err(|e| {
+                        LaunchError::new(format!("argument {}: {e}", i + 1))
+                            .at(self.locate_field("args"))
+                    })?;
+                    let what = if matches!(arg, Arg::Bytes(_)) {
+                        "Bytes"
+                    } else {
+                        "Struct"
+                    };
+                    if laid.bytes.len() != param.size as usize {
+                        return Err(LaunchError::new(format!(
+                            "argument {} is {what} of {} bytes but parameter `{}` is {} bytes",
+                            i + 1,
+                            laid.bytes.len(),
+                            param.name,
+                            param.size
+                        ))
+                        .at(self.locate_field("args"))
+                        .help(format!(
+                            "give exactly {} bytes (a Struct's fields are laid out at multiples of their size and padded to its largest field)",
+                            param.size
+                        )));
+                    }
+                    if laid.align > param.align.max(1) {
+                        return Err(LaunchError::new(format!(
+                            "argument {} is a Struct aligned to {} bytes but parameter `{}` is aligned to {}",
+                            i + 1,
+                            laid.align,
+                            param.name,
+                            param.align
+                        ))
+                        .at(self.locate_field("args"))
+                        .help("check the struct's fields against the kernel's declaration, or pass Bytes([...])"));
+                    }
+                    let mut pointers = Vec::with_capacity(laid.pointers.len());
+                    for (at, name) in laid.pointers {
+                        let index = self
+                            .buffers
+                            .iter()
+                            .position(|b| b.name == name)
+                            .ok_or_else(|| {
+                                LaunchError::new(format!(
+                                    "argument refers to unknown buffer `{name}`"
+                                ))
+                                .help(self.known_buffers())
+                            })?;
+                        pointers.push((at, index));
+                    }
+                    ArgValue::Bytes {
+                        bytes: laid.bytes,
+                        pointers,
+                    }
+                }
                 Arg::Scalar { elem, value } => {
                     if elem.size() as u32 != param.size {
                         return Err(LaunchError::new(format!(
@@ -945,7 +1084,11 @@ impl Launch {
                             param.size
                         ))
                         .at(self.locate_field("args"))
-                        .help(format!("give the scalar a {}-byte type", param.size)));
+                        .help(if is_byte_array(param) {
+                            BY_VALUE_HELP.to_string()
+                        } else {
+                            format!("give the scalar a {}-byte type", param.size)
+                        }));
                     }
                     if !scalar_fits_parameter(elem.scalar_type(), param.ty) {
                         return Err(LaunchError::new(format!(
@@ -1162,6 +1305,14 @@ impl Launch {
         find_field(text, name).map(|at| location_of(path, text, at))
     }
 }
+
+/// Whether a kernel parameter is a byte array (`.param .align A .b8 p[N]`: a struct or array
+/// passed by value) rather than one scalar.
+fn is_byte_array(param: &semantics::program::ParamInfo) -> bool {
+    Elem::from_scalar_type(param.ty).is_none_or(|e| e.size() as u32 != param.size)
+}
+
+const BY_VALUE_HELP: &str = "the parameter is a struct or array passed by value: pass `Struct([Scalar(type: ..., value: ...), ...])` or `Bytes([...])` with exactly its size in bytes";
 
 fn scalar_name(ty: ScalarType) -> String {
     format!("{ty:?}").to_ascii_lowercase()
@@ -1816,6 +1967,80 @@ mod tests {
         semantics::load(&parsed.module, ptx)
             .expect("the kernel loads")
             .0
+    }
+
+    /// A kernel taking a 16-byte struct by value (`.param .align 8 .b8 s[16]`) and a pointer.
+    fn struct_param() -> Program {
+        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+                   .visible .entry k(.param .align 8 .b8 s[16], .param .u64 p)\n{\n\tret;\n}\n";
+        let parsed = ptx_parser::parse(ptx);
+        semantics::load(&parsed.module, ptx)
+            .expect("the kernel loads")
+            .0
+    }
+
+    #[test]
+    fn struct_arguments_are_laid_out_with_natural_alignment() {
+        let program = struct_param();
+        let resolve = |first: &str| {
+            parse(&format!(
+                "(kernel: \"k\", grid: (1), block: (1), buffers: {{ \"b\": (type: \"u8\", len: 4) }}, args: [{first}, Buffer(\"b\")])"
+            ))
+            .and_then(|l| l.resolve(&program))
+            .map(|r| r.config.args[0].clone())
+            .map_err(|e| e.to_string())
+        };
+        // s8 at 0, s32 at 4 (padding 1..4), f32 at 8, then padded to the alignment 4: 12 bytes; a
+        // u16 more ends at 14, padded to 16.
+        let got = resolve(
+            "Struct([Scalar(type: \"s8\", value: -1), Scalar(type: \"s32\", value: 2), Scalar(type: \"f32\", value: 1.0), Scalar(type: \"u16\", value: 3)])",
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            ArgValue::Bytes {
+                bytes: vec![255, 0, 0, 0, 2, 0, 0, 0, 0, 0, 128, 63, 3, 0, 0, 0],
+                pointers: vec![],
+            }
+        );
+        // A buffer address at an 8-byte boundary after one s32.
+        let got = resolve("Struct([Scalar(type: \"s32\", value: 7), Buffer(\"b\")])").unwrap();
+        assert_eq!(
+            got,
+            ArgValue::Bytes {
+                bytes: [vec![7, 0, 0, 0], vec![0; 12]].concat(),
+                pointers: vec![(8, 0)],
+            }
+        );
+        let bytes: Vec<String> = (1..=16).map(|b| b.to_string()).collect();
+        let got = resolve(&format!("Bytes([{}])", bytes.join(", "))).unwrap();
+        assert_eq!(
+            got,
+            ArgValue::Bytes {
+                bytes: (1..=16).collect(),
+                pointers: vec![],
+            }
+        );
+        // Wrong sizes, a scalar for the struct, an unknown buffer inside: clear errors.
+        let e =
+            resolve("Struct([Scalar(type: \"s32\", value: 1), Scalar(type: \"f32\", value: 2.5)])")
+                .unwrap_err();
+        assert!(
+            e.contains("argument 1 is Struct of 8 bytes but parameter `s` is 16 bytes")
+                && e.contains("t.ron:1:"),
+            "{e}"
+        );
+        let e = resolve("Bytes([1, 2, 3])").unwrap_err();
+        assert!(
+            e.contains("argument 1 is Bytes of 3 bytes but parameter `s` is 16 bytes"),
+            "{e}"
+        );
+        let e = resolve("Scalar(type: \"s32\", value: 1)").unwrap_err();
+        assert!(e.contains("Struct([") && e.contains("Bytes(["), "{e}");
+        let e = resolve("Struct([Buffer(\"zz\"), Null])").unwrap_err();
+        assert!(e.contains("unknown buffer `zz`"), "{e}");
+        let e = resolve("Struct([Scalar(type: \"s8\", value: 300), Bytes([0])])").unwrap_err();
+        assert!(e.contains("300"), "{e}");
     }
 
     #[test]
