@@ -587,13 +587,55 @@ struct RawLaunch {
     #[serde(default, deserialize_with = "ordered_map")]
     buffers: Vec<(String, RawBuffer)>,
     #[serde(default)]
-    args: Vec<Arg>,
+    args: Option<Vec<Arg>>,
+    #[serde(default)]
+    launches: Option<Vec<RawKernelLaunch>>,
     #[serde(default, deserialize_with = "ordered_map")]
     globals: Vec<(String, Num)>,
     #[serde(default, deserialize_with = "ordered_map")]
     extern_calls: Vec<(String, ExternCall)>,
     #[serde(default)]
     print: Option<Vec<String>>,
+}
+
+/// One entry of `launches: [...]` as written.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename = "launch")]
+struct RawKernelLaunch {
+    #[serde(default)]
+    kernel: Option<String>,
+    grid: Dim,
+    block: Dim,
+    #[serde(default)]
+    args: Vec<Arg>,
+    #[serde(default)]
+    stream: u32,
+    #[serde(default)]
+    shared: u32,
+}
+
+/// One kernel launch of a program of several (`launches: [...]`): launches in one `stream` run
+/// one after the other, launches in different streams may run concurrently (thesis 5.7: a
+/// context runs several grids).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelLaunch {
+    pub kernel: Option<String>,
+    pub grid: Dim,
+    pub block: Dim,
+    pub args: Vec<Arg>,
+    pub stream: u32,
+    /// Bytes of dynamic shared memory per block.
+    pub shared: u32,
+    /// Where the entry starts in the file, for errors.
+    pub location: Option<Location>,
+}
+
+/// One launch of a program after checking against the module: its stream and the launch as the
+/// machine takes it (every launch lists all of the program's buffers, in the same order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedLaunch {
+    pub stream: u32,
+    pub resolved: Resolved,
 }
 
 /// What a call to a function declared without a body returns (`extern_calls: { "f": ... }`):
@@ -662,6 +704,9 @@ pub struct Launch {
     /// What the body-less functions the kernel calls return.
     pub extern_calls: Vec<(String, ExternCall)>,
     pub print: Option<Vec<String>>,
+    /// The launches of a program of several (`launches: [...]`); empty for the one-kernel form
+    /// (`kernel`, `grid`, `block`, `args`, `shared` at the top level).
+    pub launches: Vec<KernelLaunch>,
     /// The file it came from and its text, for locating errors found later.
     source: Option<(String, String)>,
 }
@@ -743,16 +788,60 @@ impl Launch {
                 "a launch file is `(kernel: \"name\", grid: (x, y, z), block: (x, y, z), buffers: {...}, args: [...])`; see docs/run.md",
             )
         })?;
+        let launches = match raw.launches {
+            None => Vec::new(),
+            Some(list) => {
+                let at =
+                    |field: &str| find_top_field(text, field).map(|at| location_of(path, text, at));
+                let top = [
+                    ("kernel", raw.kernel.is_some()),
+                    ("grid", raw.grid.is_some()),
+                    ("block", raw.block.is_some()),
+                    ("args", raw.args.is_some()),
+                    ("shared", raw.shared.is_some()),
+                ];
+                if let Some((field, _)) = top.iter().find(|(_, present)| *present) {
+                    return Err(LaunchError::new(format!(
+                        "the launch file has both `launches: [...]` and a top-level `{field}:`"
+                    ))
+                    .at(at(field))
+                    .help(format!(
+                        "a program of several launches gives each launch its own kernel, grid, block, args, shared and stream inside `launches`: move `{field}` into them, or remove `launches` for a one-kernel launch"
+                    )));
+                }
+                if list.is_empty() {
+                    return Err(LaunchError::new("`launches` is empty")
+                        .at(at("launches"))
+                        .help("give at least one `(kernel: \"NAME\", grid: ..., block: ..., args: [...])`, or use the one-kernel form"));
+                }
+                let starts = find_top_field(text, "launches")
+                    .map(|from| list_item_starts(text, from))
+                    .unwrap_or_default();
+                list.into_iter()
+                    .enumerate()
+                    .map(|(i, l)| KernelLaunch {
+                        kernel: l.kernel,
+                        grid: l.grid,
+                        block: l.block,
+                        args: l.args,
+                        stream: l.stream,
+                        shared: l.shared,
+                        location: starts.get(i).map(|&at| location_of(path, text, at)),
+                    })
+                    .collect()
+            }
+        };
         let mut launch = Launch {
             kernel: raw.kernel,
             grid: raw.grid,
             block: raw.block,
             shared: raw.shared,
             buffers: Vec::new(),
-            args: raw.args,
+            args: raw.args.unwrap_or_default(),
             globals: raw.globals,
             extern_calls: raw.extern_calls,
             print: raw.print,
+            launches,
             source: Some((path.to_string(), text.to_string())),
         };
         let buffers_at = find_field(text, "buffers");
@@ -828,6 +917,19 @@ impl Launch {
 
     /// Checks that need no program: dimensions, names, inits against their types.
     fn check(&self) -> Result<(), LaunchError> {
+        for (i, l) in self.launches.iter().enumerate() {
+            for (what, Dim(d)) in [("grid", l.grid), ("block", l.block)] {
+                if d.contains(&0) {
+                    return Err(LaunchError::new(format!(
+                        "launch {} of {}: {what} dimension is zero: {d:?}",
+                        i + 1,
+                        self.launches.len()
+                    ))
+                    .at(l.location.clone())
+                    .help("every dimension is at least 1"));
+                }
+            }
+        }
         for (what, dim) in [("grid", self.grid), ("block", self.block)] {
             if let Some(Dim(d)) = dim
                 && d.contains(&0)
@@ -848,7 +950,11 @@ impl Launch {
             // Checked without allocating them (File inits are read at resolution).
             check_init(b)?;
         }
-        for arg in &self.args {
+        for arg in self
+            .args
+            .iter()
+            .chain(self.launches.iter().flat_map(|l| &l.args))
+        {
             match arg {
                 Arg::Buffer(name) => {
                     if !self.buffers.iter().any(|b| &b.name == name) {
@@ -917,6 +1023,64 @@ impl Launch {
     /// [`Launch::resolve`], refusing before anything is allocated a launch whose memory
     /// (buffers and their copies, printed text) would exceed `budget` bytes (`--max-memory`).
     pub fn resolve_within(&self, program: &Program, budget: u64) -> Result<Resolved, LaunchError> {
+        if !self.launches.is_empty() {
+            return Err(LaunchError::new(format!(
+                "the launch file is a program of {} launches (`launches: [...]`); this command runs one kernel launch",
+                self.launches.len()
+            ))
+            .at(self.launches[0].location.clone())
+            .help("running several launches (streams, concurrent grids) is not implemented yet: give one kernel's launch with top-level `kernel`, `grid`, `block`, `args`"));
+        }
+        self.resolve_one(program, budget)
+    }
+
+    /// Resolves every launch of the program (the one-kernel form is a program of one launch in
+    /// stream 0) against `program`, refusing one whose memory would exceed `budget` bytes
+    /// (each launch is checked alone). Errors in a launch of several name it and point at it.
+    pub fn resolve_program(
+        &self,
+        program: &Program,
+        budget: u64,
+    ) -> Result<Vec<ResolvedLaunch>, LaunchError> {
+        if self.launches.is_empty() {
+            return Ok(vec![ResolvedLaunch {
+                stream: 0,
+                resolved: self.resolve_one(program, budget)?,
+            }]);
+        }
+        let n = self.launches.len();
+        self.launches
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                // The launch alone, without the file's text: errors about its kernel and
+                // arguments get no location of their own and point at the entry instead.
+                let one = Launch {
+                    kernel: l.kernel.clone(),
+                    grid: Some(l.grid),
+                    block: Some(l.block),
+                    shared: Some(l.shared),
+                    args: l.args.clone(),
+                    launches: Vec::new(),
+                    source: None,
+                    ..self.clone()
+                };
+                let resolved = one.resolve_one(program, budget).map_err(|mut e| {
+                    e.message = format!("launch {} of {n}: {}", i + 1, e.message);
+                    if e.location.is_none() {
+                        e.location = l.location.clone();
+                    }
+                    e
+                })?;
+                Ok(ResolvedLaunch {
+                    stream: l.stream,
+                    resolved,
+                })
+            })
+            .collect()
+    }
+
+    fn resolve_one(&self, program: &Program, budget: u64) -> Result<Resolved, LaunchError> {
         use semantics::program::FunctionKind;
         let entries: Vec<&semantics::program::Function> = program
             .functions
@@ -1382,6 +1546,85 @@ fn mask_comments(text: &str) -> String {
     // Only ASCII bytes were replaced by ASCII bytes, and only outside strings at ASCII bytes,
     // except inside comments, where multi-byte characters became spaces: still valid UTF-8.
     String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+/// Byte offset of `name:` at the top level of the outer `( ... )` (not inside a launch of
+/// `launches` or a buffer), outside comments and strings.
+fn find_top_field(text: &str, name: &str) -> Option<usize> {
+    let masked = mask_comments(text);
+    let b = masked.as_bytes();
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_string = false;
+            }
+        } else {
+            match c {
+                b'"' => in_string = true,
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => depth -= 1,
+                _ if depth == 1
+                    && masked[i..].starts_with(name)
+                    && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+                    && masked[i + name.len()..].trim_start().starts_with(':') =>
+                {
+                    return Some(i);
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Byte offsets of the items of the list that starts after `from` (`[ (..), (..) ]`): each
+/// item's opening parenthesis.
+fn list_item_starts(text: &str, from: usize) -> Vec<usize> {
+    let masked = mask_comments(text);
+    let b = masked.as_bytes();
+    let Some(open) = masked.get(from..).and_then(|s| s.find('[')) else {
+        return Vec::new();
+    };
+    let mut starts = Vec::new();
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut i = from + open;
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_string = false;
+            }
+        } else {
+            match c {
+                b'"' => in_string = true,
+                b'(' | b'[' | b'{' => {
+                    if depth == 1 && c == b'(' {
+                        starts.push(i);
+                    }
+                    depth += 1;
+                }
+                b')' | b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    starts
 }
 
 fn location_of(path: &str, text: &str, at: usize) -> Location {
@@ -1967,6 +2210,117 @@ mod tests {
         semantics::load(&parsed.module, ptx)
             .expect("the kernel loads")
             .0
+    }
+
+    /// Two kernels: `a(.u64 p)` and `b(.u64 p, .u32 n)`.
+    fn two_kernels() -> Program {
+        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+                   .visible .entry a(.param .u64 p)\n{\n\tret;\n}\n\
+                   .visible .entry b(.param .u64 p, .param .u32 n)\n{\n\tret;\n}\n";
+        let parsed = ptx_parser::parse(ptx);
+        semantics::load(&parsed.module, ptx)
+            .expect("the kernels load")
+            .0
+    }
+
+    const PROGRAM: &str = r#"(
+    buffers: { "x": (type: "s32", len: 4), "y": (type: "s32", len: 4) },
+    launches: [
+        // a comment (with parentheses) between launches
+        (kernel: "a", grid: (2, 1, 1), block: 32, args: [Buffer("x")]),
+        (kernel: "b", grid: 1, block: (8), args: [Buffer("y"), Scalar(type: "u32", value: 4)],
+         stream: 1, shared: 16),
+    ],
+    print: ["y"],
+)"#;
+
+    #[test]
+    fn reads_a_program_of_several_launches() {
+        let l = parse(PROGRAM).unwrap();
+        assert_eq!(l.launches.len(), 2);
+        assert_eq!((l.kernel.clone(), l.grid, l.args.len()), (None, None, 0));
+        let (a, b) = (&l.launches[0], &l.launches[1]);
+        assert_eq!(
+            (a.grid, a.block, a.stream, a.shared),
+            (Dim([2, 1, 1]), Dim([32, 1, 1]), 0, 0)
+        );
+        assert_eq!(
+            (b.grid, b.block, b.stream, b.shared),
+            (Dim([1, 1, 1]), Dim([8, 1, 1]), 1, 16)
+        );
+        let lines: Vec<usize> = l
+            .launches
+            .iter()
+            .map(|k| k.location.as_ref().unwrap().line)
+            .collect();
+        assert_eq!(lines, [5, 6]);
+
+        let program = two_kernels();
+        let resolved = l.resolve_program(&program, u64::MAX).unwrap();
+        let got: Vec<(u32, &str, [u32; 3], u32)> = resolved
+            .iter()
+            .map(|r| {
+                let c = &r.resolved.config;
+                (
+                    r.stream,
+                    r.resolved.kernel.as_str(),
+                    c.grid,
+                    c.dynamic_shared_bytes,
+                )
+            })
+            .collect();
+        assert_eq!(got, [(0, "a", [2, 1, 1], 0), (1, "b", [1, 1, 1], 16)]);
+        // Every launch sees all buffers, in the file's order.
+        assert_eq!(resolved[1].resolved.config.args[0], ArgValue::Buffer(1));
+        assert_eq!(resolved[0].resolved.config.buffers.len(), 2);
+
+        // The one-launch commands refuse a program, pointing at its first launch.
+        let e = l.resolve(&program).unwrap_err();
+        assert!(e.message.contains("program of 2 launches"), "{e}");
+        assert_eq!(e.location.unwrap().line, 5);
+        // The one-kernel form is a program of one launch in stream 0.
+        let one = parse(VECADD).unwrap();
+        assert!(one.launches.is_empty());
+    }
+
+    #[test]
+    fn program_errors_name_the_launch_and_its_line() {
+        let program = two_kernels();
+        // Launch 2 gives one argument for two parameters.
+        let text = PROGRAM.replace(", Scalar(type: \"u32\", value: 4)", "");
+        let e = parse(&text)
+            .unwrap()
+            .resolve_program(&program, u64::MAX)
+            .unwrap_err();
+        assert!(
+            e.message
+                .starts_with("launch 2 of 2: kernel `b` takes 2 parameters"),
+            "{e}"
+        );
+        assert_eq!(e.location.as_ref().unwrap().line, 6, "{e}");
+        // Both forms at once: the top-level field's line.
+        let text = PROGRAM.replace("    print: [\"y\"],", "    grid: (1),\n    print: [\"y\"],");
+        let e = parse(&text).unwrap_err();
+        assert!(
+            e.message
+                .contains("both `launches: [...]` and a top-level `grid:`"),
+            "{e}"
+        );
+        assert_eq!(e.location.as_ref().unwrap().line, 9, "{e}");
+        // An unknown buffer in a launch, an empty list, a zero dimension, an unknown field.
+        let e = parse(&PROGRAM.replace("Buffer(\"x\")", "Buffer(\"q\")")).unwrap_err();
+        assert!(e.message.contains("unknown buffer `q`"), "{e}");
+        let e = parse("(launches: [])").unwrap_err();
+        assert!(e.message.contains("`launches` is empty"), "{e}");
+        let e = parse(&PROGRAM.replace("grid: 1,", "grid: 0,")).unwrap_err();
+        assert!(
+            e.message
+                .starts_with("launch 2 of 2: grid dimension is zero"),
+            "{e}"
+        );
+        assert_eq!(e.location.as_ref().unwrap().line, 6, "{e}");
+        let e = parse(&PROGRAM.replace("stream: 1", "steam: 1")).unwrap_err();
+        assert!(e.message.contains("steam"), "{e}");
     }
 
     /// A kernel taking a 16-byte struct by value (`.param .align 8 .b8 s[16]`) and a pointer.
