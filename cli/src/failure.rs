@@ -1,6 +1,8 @@
 //! Why a command failed, as a type: bad input (exit 2) or an internal error, a broken
 //! invariant of cudasem itself (exit 3). Bad input says what to change; an internal error says
-//! that it is a bug in cudasem and gives the command line that reproduces it, to report.
+//! that it is a bug in cudasem and gives the command line that reproduces it, to report, and
+//! the `cudasem replay` command of the schedule that shows it when there is one. (A program
+//! that misbehaves is no failure of the command: its report exits 1.)
 //!
 //! Plain `String` errors convert into [`Failure::BadInput`] (`?` works on the helpers that
 //! return them); only [`Failure::internal`] makes the other kind.
@@ -13,14 +15,54 @@ pub enum Failure {
     /// The input or usage is wrong: the message (already in `error: ...` form) says why. Empty
     /// when it was already rendered (PTX diagnostics).
     BadInput(String),
-    /// An invariant of cudasem broke: what broke.
-    Internal(String),
+    /// An invariant of cudasem broke: what broke, and the replay command of the schedule that
+    /// shows it, when one is known.
+    Internal {
+        what: String,
+        replay: Option<String>,
+    },
 }
 
 impl Failure {
     /// An internal error: `what` broke.
     pub fn internal(what: impl std::fmt::Display) -> Failure {
-        Failure::Internal(what.to_string())
+        Failure::Internal {
+            what: what.to_string(),
+            replay: None,
+        }
+    }
+
+    /// The machine refused one of its own enabled choices: an internal error, with the replay
+    /// command of the schedule that leads to the refusal on `setup`'s (fresh) machine when the
+    /// refusal knows every choice before it.
+    pub fn refused(
+        setup: &crate::options::Setup,
+        options: &crate::options::RunOptions,
+        refused: &scheduler::Refused,
+    ) -> Failure {
+        let complete = refused.prefix.len() as u64 == refused.step;
+        let replay = complete
+            .then(|| {
+                crate::commands::replay::reproduce(
+                    setup,
+                    options,
+                    &refused.schedule(),
+                    None,
+                    "refused".to_string(),
+                    None,
+                )
+                .ok()
+            })
+            .flatten();
+        Failure::Internal {
+            what: refused.to_string(),
+            replay,
+        }
+    }
+
+    /// Runs a command body and reports its failure: the outcome to exit with.
+    pub fn outcome(result: Result<Outcome, Failure>) -> Outcome {
+        result.unwrap_or_else(Failure::report)
     }
 
     /// Prints the failure to stderr and gives the outcome it maps to.
@@ -35,12 +77,15 @@ impl Failure {
                 }
                 Outcome::BadInput
             }
-            Failure::Internal(what) => {
+            Failure::Internal { what, replay } => {
                 eprintln!("error: internal error: {}", what.trim_end());
                 eprintln!(
                     "  = this is a bug in cudasem, not in the program: please report it with the command that shows it:"
                 );
                 eprintln!("    {}", own_command_line());
+                if let Some(replay) = replay {
+                    eprintln!("  = the schedule that shows it: {replay}");
+                }
                 Outcome::Internal
             }
         }
@@ -75,5 +120,10 @@ mod tests {
         let f: Failure = "error: no such file\n".to_string().into();
         assert!(matches!(f, Failure::BadInput(_)));
         assert!(matches!(f.report(), Outcome::BadInput));
+        let with_replay = Failure::Internal {
+            what: "the machine refused its own enabled choice".to_string(),
+            replay: Some("cudasem replay cudasem2:... k.ptx".to_string()),
+        };
+        assert!(matches!(with_replay.report(), Outcome::Internal));
     }
 }

@@ -159,12 +159,12 @@ proptest! {
 
     #[test]
     fn traces_never_panic(text in input("trace")) {
-        use traces::format::{self, CompactTrace};
+        use traces::format;
         use crate::commands::replay::CliTrace;
         let _: Result<CliTrace, _> = format::from_json_lines(&text);
         let _: Result<CliTrace, _> = format::from_ron(&text);
         for line in text.lines() {
-            let _ = CompactTrace::parse(line);
+            let _ = format::parse_compact(line);
         }
     }
 

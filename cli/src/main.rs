@@ -87,6 +87,24 @@ pub enum Outcome {
 /// Exit code of an internal error (a bug in cudasem).
 const INTERNAL_EXIT: u8 = 3;
 
+impl Outcome {
+    /// Of two outcomes (of the files of one command), the one that says more: an internal
+    /// error over bad input over misbehaviour over clean.
+    pub fn worst(self, other: Outcome) -> Outcome {
+        let rank = |o: &Outcome| match o {
+            Outcome::Clean => 0,
+            Outcome::Misbehaved => 1,
+            Outcome::BadInput => 2,
+            Outcome::Internal => 3,
+        };
+        if rank(&other) > rank(&self) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 impl Command {
     /// The `--timeout` of a command that takes one.
     fn timeout(&self) -> Option<std::time::Duration> {
@@ -129,11 +147,11 @@ impl Command {
             Command::Explore(a) => a.options.device.max_memory,
             Command::Replay(a) => a.options.device.max_memory,
             Command::Debug(a) => a.device.max_memory,
+            Command::Litmus(a) => a.max_memory,
             Command::Parse(_)
             | Command::Cfg(_)
             | Command::Progress(_)
             | Command::Rules(_)
-            | Command::Litmus(_)
             | Command::View(_)
             | Command::Cc(_)
             | Command::Launch(_) => None,

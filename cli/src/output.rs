@@ -263,7 +263,7 @@ impl RunReport<'_> {
             Termination::TimeLimit => {
                 let _ = writeln!(
                     s,
-                    "stopped after {} steps at the time limit ({}); the run had not ended ({})",
+                    "stopped after {} steps ({}); the run had not ended ({})",
                     self.steps,
                     crate::timeout::cause_text(None),
                     self.setup
@@ -412,7 +412,7 @@ impl RunReport<'_> {
                     self.steps, self.max_steps
                 )),
                 Termination::TimeLimit => Some(format!(
-                    "stopped after {} steps at the time limit ({}); the run had not ended",
+                    "stopped after {} steps ({}); the run had not ended",
                     self.steps,
                     crate::timeout::cause_text(None)
                 )),

@@ -19,49 +19,40 @@ pub struct Executed {
     pub event: Event,
 }
 
-/// Runs like `scheduler::run_until`, but observes every step and keeps the `Executed` events.
+/// Runs like `scheduler::try_run_until`, but observes every step and keeps the `Executed`
+/// events. The error: the machine refused an enabled choice (a cudasem bug).
 pub fn run_observed(
     machine: &mut Machine,
     policy: &mut dyn Scheduler,
     max_steps: u64,
     stop: &scheduler::Stop,
-) -> (Termination, Vec<Executed>) {
+) -> Result<(Termination, Vec<Executed>), scheduler::Refused> {
     let mut out = Vec::new();
     let mut events = Vec::new();
     let mut taken = 0u64;
     loop {
         if let Some(t) = machine.termination() {
-            return (t.clone(), out);
+            return Ok((t.clone(), out));
         }
         if taken >= max_steps {
             machine.stop_at_step_limit();
-            return (Termination::StepLimit, out);
+            return Ok((Termination::StepLimit, out));
         }
         if stop.requested() {
             machine.stop_at_time_limit();
-            return (Termination::TimeLimit, out);
+            return Ok((Termination::TimeLimit, out));
         }
         let enabled = machine.enabled();
         if enabled.is_empty() {
-            return (Termination::Completed, out);
+            return Ok((Termination::Completed, out));
         }
         let i = policy.pick(machine, enabled).min(enabled.len() - 1);
         let choice = enabled[i];
         events.clear();
+        let step = machine.steps();
         if let Err(e) = machine.step_observed(&choice, &mut events) {
-            // A policy picked from the enabled set: a cudasem bug, reported as an error.
-            return (
-                Termination::Error(semantics::machine::MachineError {
-                    kind: semantics::machine::ErrorKind::Stuck,
-                    block: [0; 3],
-                    thread: [0; 3],
-                    pc: 0,
-                    ptx_line: 0,
-                    source_line: None,
-                    message: format!("internal: {e}"),
-                }),
-                out,
-            );
+            // A policy picked from the enabled set: a cudasem bug.
+            return Err(scheduler::Refused::new([], step, e));
         }
         taken += 1;
         let step = machine.steps();

@@ -37,6 +37,8 @@ static STOPPED: AtomicBool = AtomicBool::new(false);
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// The memory budget stopped the command.
 static OVER_BUDGET: AtomicBool = AtomicBool::new(false);
+/// The `--timeout` armed, for the reports that name it.
+static ARMED: Mutex<Option<Duration>> = Mutex::new(None);
 
 /// How often the memory watchdog reads the resident memory.
 pub const MEMORY_POLL: Duration = Duration::from_millis(20);
@@ -60,6 +62,7 @@ fn stop_all() {
 /// the command has not begun its report [`GRACE`] later, it is ended with exit code 1.
 pub fn arm(bound: Option<Duration>) {
     let Some(bound) = bound else { return };
+    *ARMED.lock().unwrap_or_else(|e| e.into_inner()) = Some(bound);
     let started = Instant::now();
     // Detached: it dies with the process if the command ends first.
     std::thread::spawn(move || {
@@ -143,20 +146,22 @@ pub fn reporting() {
     REPORTING.store(true, Ordering::SeqCst);
 }
 
-/// What stopped a command, for reports: `--timeout 2.5`, `interrupted by Ctrl-C` or
-/// `memory budget reached: ... (--max-memory)`.
+/// Which bound stopped a command, in the words every report uses (run, check, explore, fuzz,
+/// litmus): `--timeout 2.5 reached`, `interrupted by Ctrl-C` or `memory budget reached:
+/// --max-memory 4.0 MiB (4194304 bytes)`.
 pub fn cause_text(bound: Option<Duration>) -> String {
     if interrupted() {
         "interrupted by Ctrl-C".to_string()
     } else if OVER_BUDGET.load(Ordering::SeqCst) {
         format!(
-            "memory budget reached: {} (--max-memory)",
+            "memory budget reached: --max-memory {}",
             crate::budget::size_text(crate::budget::bytes())
         )
     } else {
-        match bound {
-            Some(d) => format!("--timeout {}", d.as_secs_f64()),
-            None => "--timeout".to_string(),
+        let armed = *ARMED.lock().unwrap_or_else(|e| e.into_inner());
+        match bound.or(armed) {
+            Some(d) => format!("--timeout {} reached", d.as_secs_f64()),
+            None => "--timeout reached".to_string(),
         }
     }
 }
@@ -194,7 +199,7 @@ impl Timeout {
         stop
     }
 
-    /// `--timeout 2.5` as the flag was given, or `interrupted by Ctrl-C`, for messages.
+    /// Which bound stopped the command ([`cause_text`] with the flag as given).
     pub fn flag_text(&self) -> String {
         cause_text(self.timeout)
     }

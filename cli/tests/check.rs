@@ -212,7 +212,7 @@ fn printed_command_reproduces() {
         .expect("a replay command")
         .to_string();
     assert!(
-        replay.starts_with("cudasem replay cudasem1:") && replay.ends_with(" --check"),
+        replay.starts_with("cudasem replay cudasem2:") && replay.ends_with(" --check"),
         "{replay}"
     );
     let mut args: Vec<&str> = replay.split(' ').skip(1).collect();
@@ -307,6 +307,42 @@ fn benign_races_are_marked_or_left_out() {
     let (code, out, _) = cudasem(dir.path(), &ignore);
     assert_eq!(code, 1, "{out}");
     assert!(!out.contains("benign"), "{out}");
+}
+
+/// `--benign ignore` also holds while `check` searches: a schedule whose only finding is a
+/// benign race does not stop `--schedules N` or `--explore` (the atomic makes the kernel
+/// schedule-dependent, so only the search decides it).
+#[test]
+fn benign_races_do_not_stop_the_search_under_ignore() {
+    let dir = scratch_kernel(
+        "    mov.u32 %r, 7;\n    st.global.u32 [%o], %r;\n    atom.global.add.u32 %r, [%o+4], 1;\n",
+        4,
+    );
+    let base = [
+        "check",
+        "kernel.ptx",
+        "--launch",
+        "kernel.ron",
+        "--benign",
+        "ignore",
+    ];
+    let (code, out, err) = cudasem(dir.path(), &[&base[..], &["--explore"]].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("--explore exhausted the schedules"), "{out}");
+    assert!(out.contains("benign race(s) left out"), "{out}");
+    let (code, out, err) = cudasem(dir.path(), &[&base[..], &["--schedules", "3"]].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("only the 3 schedule(s) run"), "{out}");
+    // Reported, a benign race is a finding: the first schedule ends the search.
+    let (code, out, _) = cudasem(
+        dir.path(),
+        &["check", "kernel.ptx", "--launch", "kernel.ron", "--explore"],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("benign: both writes store the same value"),
+        "{out}"
+    );
 }
 
 /// An integer division by zero is a finding: counted in the summary line and rendered in text

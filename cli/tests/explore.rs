@@ -137,7 +137,7 @@ fn listing_6_2_two_blocks_fair_terminates_unfair_has_a_lasso() {
         j["lasso"]["replay"]
             .as_str()
             .unwrap()
-            .starts_with("cudasem replay cudasem1:")
+            .starts_with("cudasem replay cudasem2:")
     );
 }
 

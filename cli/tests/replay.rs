@@ -76,3 +76,58 @@ fn an_explored_lasso_saved_with_events_replays_and_checks_them() {
         assert!(out.contains("the cycle closes"), "{out}");
     }
 }
+
+/// Compact strings are versioned: version 2 (printed) names choices by identity and a choice
+/// that is not enabled stops the replay at its step; version 1 (enabled-set positions, printed
+/// by earlier cudasem) still replays; an unknown version is refused by name.
+#[test]
+fn compact_strings_of_each_version() {
+    let dir = "tests/kernels/race";
+    let ptx = format!("{dir}/warp_uniform_barriers.ptx");
+    let ron = format!("{dir}/warp_uniform_barriers.ron");
+    let (code, out, err) = cudasem(&["check", &ptx, "--launch", &ron, "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).expect("JSON");
+    let replay = j["replay"][0].as_str().expect("a replay command");
+    let v2 = replay
+        .split(' ')
+        .find(|w| w.starts_with("cudasem2:"))
+        .expect("a version 2 string");
+    let (code, out, err) = cudasem(&["replay", v2, &ptx, "--launch", &ron]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("every choice was enabled"), "{out}");
+
+    // The same schedule as printed by version 1 (the enabled-set positions).
+    let v1 = "cudasem1:a27f26c09317ebb6:bd9fdf61:-:010101010101010101010010101010100";
+    let (code, out, err) = cudasem(&["replay", v1, &ptx, "--launch", &ron]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("replayed 33 choices"), "{out}");
+
+    // A table entry naming a warp that does not exist: the replay stops at its first use.
+    let fields: Vec<&str> = v2.split(':').collect();
+    let at = fields[4].find("W0_1").expect("warp 1 is in the table");
+    // Its table position: the entries (each starts with an upper-case letter) before it.
+    let position = fields[4][..at]
+        .bytes()
+        .filter(u8::is_ascii_uppercase)
+        .count();
+    assert!(position < 10, "a one-digit position");
+    let digit = char::from(b'0' + position as u8);
+    let table = fields[4].replacen("W0_1", "W0_9", 1);
+    let altered = [
+        fields[0], fields[1], fields[2], fields[3], &table, fields[5],
+    ]
+    .join(":");
+    let first_use = fields[5].find(digit).expect("warp 1 is used");
+    let (code, _, err) = cudasem(&["replay", &altered, &ptx, "--launch", &ron]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("step {first_use}: `")) && err.contains("is not enabled; enabled: ["),
+        "{err}"
+    );
+
+    let v9 = v2.replacen("cudasem2:", "cudasem9:", 1);
+    let (code, _, err) = cudasem(&["replay", &v9, &ptx, "--launch", &ron]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("version 9 string"), "{err}");
+}

@@ -374,3 +374,53 @@ fn a_launch_counts_the_copies_a_run_keeps_and_its_printed_text() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("does not fit in memory"), "{err}");
 }
+
+/// The memory budget stops every command that runs kernels the same way, and each report names
+/// the bound that cut it in the same words (`memory budget reached: --max-memory 4.0 MiB`),
+/// exit 1. The spin lock never ends, so only a bound stops it; 4 MiB is below what the process
+/// itself takes, so the watchdog's first look stops it. (Before, `fuzz` did not stop at all: its
+/// PCT horizon run and the skipped runs ignored the bound.)
+#[test]
+fn each_command_names_the_memory_budget_that_stopped_it() {
+    // The spin lock's state space is small: `explore` gets the corpus spin lock, whose is not.
+    let explore_kernel = [
+        "tests/kernels/spinlock.ptx",
+        "--launch",
+        "tests/kernels/spinlock.ron",
+    ];
+    let commands: [(&[&str], &[&str]); 5] = [
+        (&["run"], &SPIN),
+        (&["check"], &SPIN),
+        (
+            &["check", "--explore", "--max-schedules", "100000000"],
+            &SPIN,
+        ),
+        (&["explore", "--max-states", "100000000"], &explore_kernel),
+        (
+            &["fuzz", "--runs", "100000000", "--max-steps", "1000000000"],
+            &SPIN,
+        ),
+    ];
+    for (command, kernel) in commands {
+        let mut args = vec![command[0]];
+        args.extend(kernel);
+        args.extend(&command[1..]);
+        args.extend(["--max-memory", "4M", "--timeout", "120"]);
+        let (code, out, err) = cudasem_here(&args);
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        if out.is_empty() {
+            // Not stopped within the grace period (a loaded machine): ended by the watchdog,
+            // which says so.
+            assert!(
+                err.contains("memory budget reached") && err.contains("ended without a report"),
+                "{args:?}: {err}"
+            );
+            continue;
+        }
+        assert!(
+            out.contains("memory budget reached: --max-memory 4.0 MiB"),
+            "{args:?}: {out}"
+        );
+        assert!(!out.contains("time limit"), "{args:?}: {out}");
+    }
+}

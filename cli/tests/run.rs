@@ -178,7 +178,7 @@ fn step_bound_on_a_spin_loop() {
     // A compact string inline, or the (deterministic) run command itself.
     assert!(
         v["replay"].as_str().is_some_and(|r| {
-            r.starts_with("cudasem replay cudasem1:")
+            r.starts_with("cudasem replay cudasem2:")
                 || r.starts_with("cudasem run tests/kernels/spinlock.ptx")
         }),
         "{v}"
@@ -213,7 +213,7 @@ fn out_of_bounds_names_the_buffer() {
     assert!(status.contains("buffer `c`"), "{status}");
     assert!(status.contains("tests/kernels/vecadd.ptx:"), "{status}");
     assert!(
-        status.contains("to reproduce: cudasem replay cudasem1:")
+        status.contains("to reproduce: cudasem replay cudasem2:")
             && status.contains(
                 " tests/kernels/vecadd.ptx --launch tests/kernels/vecadd.ron --buffer c:s32:100"
             ),
@@ -289,7 +289,7 @@ fn deadlock_says_who_waits_where() {
     );
     assert!(stdout.contains("(stuck.ptx:"), "{stdout}");
     assert!(
-        stdout.contains("to reproduce: cudasem replay cudasem1:")
+        stdout.contains("to reproduce: cudasem replay cudasem2:")
             && stdout.contains(" stuck.ptx --grid 1 --block 64"),
         "{stdout}"
     );

@@ -110,7 +110,7 @@ fn a_step_limit_under_each_policy_family_reproduces() {
         let replay = failure_reproduces(&ws, &args, "step_limit");
         if let Some(inline) = inline {
             assert_eq!(
-                replay[1].starts_with("cudasem1:"),
+                replay[1].starts_with("cudasem2:"),
                 inline,
                 "{policy}: {replay:?}"
             );

@@ -15,7 +15,7 @@
 use crate::outcome::{Observe, Outcome, Status};
 use crate::pct::Pct;
 use crate::replay::Recorder;
-use crate::{Random, Scheduler, Stop};
+use crate::{Random, Refused, Scheduler, Stop};
 use rayon::prelude::*;
 use semantics::machine::{Machine, Termination};
 use std::collections::BTreeMap;
@@ -66,6 +66,18 @@ pub struct FuzzReport {
     pub horizon: u64,
 }
 
+/// Why a campaign did not report.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CampaignError {
+    /// The worker threads could not be started.
+    #[error("cannot start {jobs} worker threads: {message}")]
+    Threads { jobs: usize, message: String },
+    /// The machine refused an enabled choice in run `run` (a cudasem bug); the refusal's
+    /// prefix is that run's schedule up to the refused choice.
+    #[error("run {run}: {refused}")]
+    Refused { run: u64, refused: Refused },
+}
+
 /// SplitMix64: run `i`'s seed from the campaign seed (a bijection of `i` for a fixed seed).
 pub fn run_seed(seed: u64, run: u64) -> u64 {
     let mut z = seed
@@ -94,9 +106,15 @@ pub fn policy_text(policy: FuzzPolicy, seed: u64) -> String {
 
 /// PCT's horizon: the length of a round-robin run (at least 1).
 pub fn horizon(machine: &Machine, max_steps: u64) -> u64 {
+    horizon_until(machine, max_steps, &Stop::never()).unwrap_or(1)
+}
+
+/// [`horizon`], or `None` when `stop` was requested before the round-robin run ended (a
+/// runaway kernel's horizon run is as long as `max_steps`: the campaign's bounds cut it too).
+pub fn horizon_until(machine: &Machine, max_steps: u64, stop: &Stop) -> Option<u64> {
     let mut m = machine.clone();
-    crate::run(&mut m, &mut crate::RoundRobin::new(), max_steps);
-    m.steps().max(1)
+    let t = crate::run_until(&mut m, &mut crate::RoundRobin::new(), max_steps, stop);
+    (t != Termination::TimeLimit).then(|| m.steps().max(1))
 }
 
 /// One run: its outcome and steps.
@@ -120,11 +138,26 @@ fn run_stoppable(
     config: &FuzzConfig,
     seed: u64,
     horizon: u64,
-) -> Option<(Outcome, u64)> {
+) -> Result<Option<(Outcome, u64)>, Refused> {
     let mut m = machine.clone();
     let mut s = scheduler_for(config.policy, seed, horizon);
-    let t = crate::run_until(&mut m, s.as_mut(), config.max_steps, &config.stop);
-    (t != Termination::TimeLimit).then(|| (Outcome::of(&m, &t, &config.observe), m.steps()))
+    match crate::try_run_until(&mut m, s.as_mut(), config.max_steps, &config.stop) {
+        Ok(t) => Ok((t != Termination::TimeLimit)
+            .then(|| (Outcome::of(&m, &t, &config.observe), m.steps()))),
+        Err(refused) => {
+            // Again, recording, for the schedule that shows the bug (the run is deterministic:
+            // the recorder's last choice is the refused one).
+            let mut m = machine.clone();
+            let mut rec = Recorder::new(scheduler_for(config.policy, seed, horizon));
+            let again = crate::try_run_until(&mut m, &mut rec, config.max_steps, &Stop::never());
+            let mut prefix = rec.choices;
+            prefix.pop();
+            Err(match again {
+                Err(r) => Refused { prefix, ..r },
+                Ok(_) => refused,
+            })
+        }
+    }
 }
 
 /// One run again, recording its choices (for the replay command of a failure).
@@ -152,6 +185,15 @@ struct Acc {
     outcomes: BTreeMap<Outcome, Tally>,
     runs: u64,
     steps: u64,
+    /// The first run (by index, for determinism) whose machine refused an enabled choice.
+    refused: Option<(u64, Refused)>,
+}
+
+fn first_refusal(a: Option<(u64, Refused)>, b: Option<(u64, Refused)>) -> Option<(u64, Refused)> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(if y.0 < x.0 { y } else { x }),
+        (x, y) => x.or(y),
+    }
 }
 
 fn add(map: &mut BTreeMap<Outcome, Tally>, o: Outcome, t: Tally) {
@@ -169,25 +211,49 @@ pub fn campaign(
     machine: &Machine,
     config: &FuzzConfig,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<FuzzReport, String> {
+) -> Result<FuzzReport, CampaignError> {
     let horizon = match config.policy {
-        FuzzPolicy::Pct { .. } => horizon(machine, config.max_steps),
+        FuzzPolicy::Pct { .. } => match horizon_until(machine, config.max_steps, &config.stop) {
+            Some(h) => h,
+            // Stopped before the first run: an empty, stopped campaign.
+            None => {
+                return Ok(FuzzReport {
+                    runs: 0,
+                    stopped: true,
+                    outcomes: BTreeMap::new(),
+                    failures: BTreeMap::new(),
+                    total_steps: 0,
+                    horizon: 0,
+                });
+            }
+        },
         FuzzPolicy::Random => 0,
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.jobs)
         .build()
-        .map_err(|e| format!("cannot start {} worker threads: {e}", config.jobs))?;
+        .map_err(|e| CampaignError::Threads {
+            jobs: config.jobs,
+            message: e.to_string(),
+        })?;
     let work = || {
         (0..config.runs)
             .into_par_iter()
+            // Once stopped, the remaining indices are not even visited (a campaign of 10^8
+            // runs would otherwise spend seconds skipping them).
+            .take_any_while(|_| !config.stop.requested())
             .fold(Acc::default, |mut acc, i| {
                 if config.stop.requested() {
                     return acc;
                 }
                 let seed = run_seed(config.seed, i);
-                let Some((o, steps)) = run_stoppable(machine, config, seed, horizon) else {
-                    return acc;
+                let (o, steps) = match run_stoppable(machine, config, seed, horizon) {
+                    Ok(Some(done)) => done,
+                    Ok(None) => return acc,
+                    Err(r) => {
+                        acc.refused = first_refusal(acc.refused.take(), Some((i, r)));
+                        return acc;
+                    }
                 };
                 add(
                     &mut acc.outcomes,
@@ -208,10 +274,14 @@ pub fn campaign(
                 }
                 a.steps += b.steps;
                 a.runs += b.runs;
+                a.refused = first_refusal(a.refused.take(), b.refused);
                 a
             })
     };
-    let acc = pool.install(work);
+    let mut acc = pool.install(work);
+    if let Some((run, refused)) = acc.refused.take() {
+        return Err(CampaignError::Refused { run, refused });
+    }
     let mut failures: BTreeMap<Status, Tally> = BTreeMap::new();
     for (o, t) in &acc.outcomes {
         if o.status.is_failure() {
@@ -235,12 +305,13 @@ pub fn campaign(
 }
 
 /// Preemptions of a schedule: steps where the previous choice's warp was still enabled and
-/// another warp ran instead.
-pub fn preemptions(machine: &Machine, choices: &[Choice]) -> usize {
+/// another warp ran instead. The schedule is one the machine made: a step it refuses is a
+/// cudasem bug, the error.
+pub fn preemptions(machine: &Machine, choices: &[Choice]) -> Result<usize, Refused> {
     let mut m = machine.clone();
     let mut prev: Option<(u32, u32)> = None;
     let mut count = 0;
-    for c in choices {
+    for (i, c) in choices.iter().enumerate() {
         let me = warp_of(c);
         if let (Some(p), Some(me)) = (prev, me)
             && p != me
@@ -248,14 +319,15 @@ pub fn preemptions(machine: &Machine, choices: &[Choice]) -> usize {
         {
             count += 1;
         }
-        if m.step(c).is_err() {
-            break;
+        let step = m.steps();
+        if let Err(e) = m.step(c) {
+            return Err(Refused::new(&choices[..i], step, e));
         }
         if me.is_some() {
             prev = me;
         }
     }
-    count
+    Ok(count)
 }
 
 fn warp_of(c: &Choice) -> Option<(u32, u32)> {
@@ -307,7 +379,10 @@ pub fn minimise(
     max_steps: u64,
     budget: u64,
 ) -> Vec<Choice> {
-    let original = preemptions(machine, choices);
+    // A schedule that does not replay is reported where it was recorded; here it stays as is.
+    let Ok(original) = preemptions(machine, choices) else {
+        return choices.to_vec();
+    };
     let attempt = |preempt: Vec<(u64, usize)>| -> Option<Vec<Choice>> {
         let mut m = machine.clone();
         let mut rec = Recorder::new(Bounded {

@@ -19,9 +19,11 @@ pub mod outcome;
 pub mod pct;
 pub mod policy;
 pub mod progress;
+pub mod refused;
 pub mod replay;
 pub mod stop;
 
+pub use refused::Refused;
 pub use stop::Stop;
 
 use rand::{RngExt, SeedableRng};
@@ -116,48 +118,65 @@ pub fn run(machine: &mut Machine, scheduler: &mut dyn Scheduler, max_steps: u64)
     run_until(machine, scheduler, max_steps, &Stop::never())
 }
 
-/// [`run`], and stops with [`Termination::TimeLimit`] when `stop` is requested.
+/// [`run`], and stops with [`Termination::TimeLimit`] when `stop` is requested. A refused
+/// enabled choice (a cudasem bug, [`try_run_until`]) ends the run as an internal
+/// [`Termination::Error`]; loops that report such bugs call [`try_run_until`].
 pub fn run_until(
     machine: &mut Machine,
     scheduler: &mut dyn Scheduler,
     max_steps: u64,
     stop: &Stop,
 ) -> Termination {
+    try_run_until(machine, scheduler, max_steps, stop).unwrap_or_else(|r| {
+        Termination::Error(semantics::machine::MachineError {
+            kind: semantics::machine::ErrorKind::Stuck,
+            block: [0; 3],
+            thread: [0; 3],
+            pc: 0,
+            ptx_line: 0,
+            source_line: None,
+            message: format!("internal: {r}"),
+        })
+    })
+}
+
+/// [`run_until`], with a refused enabled choice as the typed error it is (a broken invariant
+/// of cudasem, not a state of the program). The refusal's prefix is empty: a caller that
+/// needs the schedule records it (a [`replay::Recorder`]'s last choice is the refused one).
+pub fn try_run_until(
+    machine: &mut Machine,
+    scheduler: &mut dyn Scheduler,
+    max_steps: u64,
+    stop: &Stop,
+) -> Result<Termination, Refused> {
     let mut taken = 0u64;
     loop {
         if let Some(t) = machine.termination() {
-            return t.clone();
+            return Ok(t.clone());
         }
         if taken >= max_steps {
             machine.stop_at_step_limit();
-            return Termination::StepLimit;
+            return Ok(Termination::StepLimit);
         }
         if stop.requested() {
             machine.stop_at_time_limit();
-            return Termination::TimeLimit;
+            return Ok(Termination::TimeLimit);
         }
         let enabled = machine.enabled();
         if enabled.is_empty() {
             // The machine decides termination after each step; an empty set before any step
             // means an empty launch.
-            return machine
+            return Ok(machine
                 .termination()
                 .cloned()
-                .unwrap_or(Termination::Completed);
+                .unwrap_or(Termination::Completed));
         }
         let i = scheduler.pick(machine, enabled).min(enabled.len() - 1);
         let choice = enabled[i];
+        let step = machine.steps();
         if let Err(e) = machine.step(&choice) {
             // A scheduler picked from the enabled set: this is a cudasem bug. Report, don't panic.
-            return Termination::Error(semantics::machine::MachineError {
-                kind: semantics::machine::ErrorKind::Stuck,
-                block: [0; 3],
-                thread: [0; 3],
-                pc: 0,
-                ptx_line: 0,
-                source_line: None,
-                message: format!("internal: {e}"),
-            });
+            return Err(Refused::new([], step, e));
         }
         taken += 1;
     }

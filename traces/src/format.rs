@@ -5,16 +5,32 @@
 //! * **JSON Lines**: a header line (the trace without `choices` and `events`), then one line per
 //!   choice: the bare [`Choice`], or `{"choice": ..., "events": [...]}` when events were
 //!   recorded. `cudasem run --trace` writes this format (without events).
-//! * **Compact**: `cudasem1:HASH:CHECK:CYCLE:INDICES`: the program hash (hex), a checksum of the
-//!   choices (hex, [`CompactTrace::checksum_of`]), the lasso's cycle start (decimal, or `-`),
-//!   and each choice as its *index in the machine's enabled set* at that step, so the string
-//!   needs the program, launch and configuration beside it (the replay command names them),
-//!   and a replayer resolves indices against the machine. Index digits are base 62
-//!   (`0-9a-zA-Z`): one character for 0..=61, `_` and three digits up to 238327, `.` and six
-//!   digits beyond; `-N-` (N in base 62) repeats the previous index N more times. Only
-//!   characters a POSIX shell leaves alone appear, so the string needs no quoting.
+//! * **Compact, version 2** (printed): `cudasem2:HASH:COUNT:CYCLE:TABLE:BODY`. HASH is the
+//!   program hash (hex), COUNT the number of choices (decimal), CYCLE the lasso's cycle start
+//!   (decimal, or `-`). Choices are written by *identity*, never by their position in the
+//!   machine's enabled set, so a string stays valid whatever order the machine lists its
+//!   enabled choices in: TABLE lists the distinct choices, the most frequent first (ties in
+//!   the order they first occur),
+//!   each an upper-case kind letter and its fields in base 36 (`0-9a-z`) separated by `_`
+//!   ([`Choice`]: `I` issue block_sm of grid 0, `J` issue grid_block_sm, `W` warp block_warp,
+//!   `T` target block_warp_k, `L` lanes block_warp_mask, `R` the same for a contiguous mask:
+//!   block_warp_first_count, `B` barrier end block_barrier, and
+//!   the cached memory's `M` step op, `E` evict L1 sm_line, `F` evict L2 line, `K` write back
+//!   L1 sm_line, `Q` write back L2 line, `X` flush sm); BODY gives each choice as its table
+//!   position (base 62, below). The string needs the
+//!   program, launch and configuration beside it (the replay command names them); a replayer
+//!   checks each choice against the enabled set and reports the first one that is not enabled.
+//! * **Compact, version 1** (read only): `cudasem1:HASH:CHECK:CYCLE:INDICES`: each choice as
+//!   its index in the machine's enabled set at that step, with a checksum of the choices the
+//!   indices stood for. Any change to the enabled set's order invalidates such strings (the
+//!   checksum detects it), hence version 2.
 //!
-//! [`detect`] tells the three apart. Nothing here reads files.
+//! Numbers in both bodies (table positions, enabled-set indices) are base 62 (`0-9a-zA-Z`):
+//! one character for 0..=61, `_` and three digits up to 238327, `.` and six digits beyond;
+//! `-N-` (N in base 62) repeats the previous number N more times. Only characters a POSIX
+//! shell leaves alone appear, so the string needs no quoting.
+//!
+//! [`detect`] tells the formats apart. Nothing here reads files.
 
 use crate::{Choice, Event, MemChoice, TRACE_VERSION, Trace};
 use serde::de::DeserializeOwned;
@@ -47,18 +63,37 @@ pub enum Format {
     Ron,
     /// A header line and one line per choice.
     JsonLines,
-    /// `cudasem1:...` (see the module documentation).
+    /// `cudasem2:...` or `cudasem1:...` (see the module documentation).
     Compact,
 }
 
-/// The prefix of compact traces (the `1` is the compact format's own version).
-pub const COMPACT_PREFIX: &str = "cudasem1:";
+/// The prefix of the compact traces this cudasem prints (the `2` is the compact format's own
+/// version, [`COMPACT_VERSION`]).
+pub const COMPACT_PREFIX: &str = "cudasem2:";
 
-/// Which format `text` is in: compact if it starts with [`COMPACT_PREFIX`], JSON Lines if its
-/// first non-blank character is `{`, else RON.
+/// The prefix of version 1 compact traces (enabled-set indices), still read.
+pub const COMPACT_V1_PREFIX: &str = "cudasem1:";
+
+/// The compact format's version this cudasem prints.
+pub const COMPACT_VERSION: u32 = 2;
+
+/// The version of a string shaped like a compact trace (`cudasem` + decimal version + `:`),
+/// whether or not this cudasem reads that version.
+pub fn compact_version(text: &str) -> Option<u32> {
+    let rest = text.trim_start().strip_prefix("cudasem")?;
+    let end = rest.find(':')?;
+    let digits = &rest[..end];
+    if digits.is_empty() || digits.len() > 9 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Which format `text` is in: compact if it starts like a compact trace of any version
+/// (`cudasemN:`), JSON Lines if its first non-blank character is `{`, else RON.
 pub fn detect(text: &str) -> Format {
     let t = text.trim_start();
-    if t.starts_with(COMPACT_PREFIX) {
+    if compact_version(t).is_some() {
         Format::Compact
     } else if t.starts_with('{') {
         Format::JsonLines
@@ -169,11 +204,109 @@ pub fn from_json_lines<L: DeserializeOwned, C: DeserializeOwned>(
     Ok(trace)
 }
 
-/// A compact trace: choices as indices into the enabled sets (see the module documentation).
+/// Appends `numbers` in the compact body encoding (module documentation): base 62 digits, runs
+/// of one number as `-N-`.
+fn encode_numbers(out: &mut String, numbers: &[u32]) {
+    let mut i = 0;
+    while i < numbers.len() {
+        let v = numbers[i];
+        if v < 62 {
+            out.push(char::from(DIGITS[v as usize]));
+        } else if v < 62 * 62 * 62 {
+            out.push('_');
+            push_base62(out, v as u64, 3);
+        } else {
+            out.push('.');
+            push_base62(out, v as u64, 6);
+        }
+        let run = numbers[i + 1..].iter().take_while(|&&n| n == v).count();
+        // A run pays off from three repeats on (`-N-` is at least three characters).
+        if run >= 3 {
+            out.push('-');
+            out.push_str(&base62(run as u64));
+            out.push('-');
+            i += 1 + run;
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// Reads the compact body encoding, at most [`MAX_COMPACT_CHOICES`] numbers.
+fn decode_numbers(body: &str) -> Result<Vec<u32>, FormatError> {
+    let err = |m: String| FormatError::Compact(m);
+    let body = body.as_bytes();
+    let mut numbers: Vec<u32> = Vec::new();
+    let mut at = 0;
+    // `at`: where the token starts (for messages); its digits follow the marker.
+    let fixed = |at: usize, width: usize| -> Result<u64, FormatError> {
+        let digits = body
+            .get(at + 1..at + 1 + width)
+            .ok_or_else(|| err(format!("truncated index at character {at}")))?;
+        digits.iter().try_fold(0u64, |v, &c| {
+            let d = digit_value(c)
+                .ok_or_else(|| err(format!("bad digit `{}` at character {at}", c as char)))?;
+            v.checked_mul(62)
+                .and_then(|v| v.checked_add(d as u64))
+                .ok_or_else(|| err(format!("number too large at character {at}")))
+        })
+    };
+    while at < body.len() {
+        if numbers.len() as u64 >= MAX_COMPACT_CHOICES {
+            return Err(err(format!(
+                "a compact trace holds at most {MAX_COMPACT_CHOICES} choices"
+            )));
+        }
+        match body[at] {
+            b'_' => {
+                numbers.push(fixed(at, 3)? as u32);
+                at += 4;
+            }
+            b'.' => {
+                let v = fixed(at, 6)?;
+                numbers.push(
+                    u32::try_from(v)
+                        .map_err(|_| err(format!("index {v} too large at character {at}")))?,
+                );
+                at += 7;
+            }
+            b'-' => {
+                let end = body[at + 1..]
+                    .iter()
+                    .position(|&c| c == b'-')
+                    .ok_or_else(|| err(format!("unclosed repeat at character {at}")))?;
+                let n = fixed(at, end)?;
+                let last = *numbers
+                    .last()
+                    .ok_or_else(|| err("a repeat before the first index".to_string()))?;
+                // Bounded before anything is allocated: a short string must not expand
+                // into gigabytes of indices.
+                if n.saturating_add(numbers.len() as u64) > MAX_COMPACT_CHOICES {
+                    return Err(err(format!(
+                        "repeat count {n} too large: a compact trace holds at most {MAX_COMPACT_CHOICES} choices"
+                    )));
+                }
+                numbers.extend(std::iter::repeat_n(last, n as usize));
+                at += end + 2;
+            }
+            c => {
+                numbers.push(
+                    digit_value(c)
+                        .ok_or_else(|| err(format!("bad character `{}` at {at}", c as char)))?,
+                );
+                at += 1;
+            }
+        }
+    }
+    Ok(numbers)
+}
+
+/// A version 1 compact trace: choices as indices into the enabled sets (see the module
+/// documentation). Read, no longer printed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CompactTrace {
+pub struct CompactV1 {
     pub program_hash: u64,
-    /// [`CompactTrace::checksum_of`] the choices the indices stand for.
+    /// [`CompactV1::checksum_of`] the choices the indices stand for.
     pub checksum: u32,
     /// A lasso's cycle start (an index into `indices`).
     pub cycle_start: Option<usize>,
@@ -212,7 +345,7 @@ fn base62(mut v: u64) -> String {
 /// bound of a run, far below what would exhaust memory.
 pub const MAX_COMPACT_CHOICES: u64 = 1 << 27;
 
-impl CompactTrace {
+impl CompactV1 {
     /// A stable 32-bit checksum of a choice sequence (FNV-1a over a fixed encoding of each
     /// choice's kind and fields).
     pub fn checksum_of(choices: &[Choice]) -> u32 {
@@ -289,50 +422,23 @@ impl CompactTrace {
     /// The compact string.
     pub fn encode(&self) -> String {
         let mut out = format!(
-            "{COMPACT_PREFIX}{:016x}:{:08x}:{}:",
+            "{COMPACT_V1_PREFIX}{:016x}:{:08x}:{}:",
             self.program_hash,
             self.checksum,
             self.cycle_start
                 .map_or_else(|| "-".to_string(), |c| c.to_string())
         );
-        let mut i = 0;
-        while i < self.indices.len() {
-            let v = self.indices[i];
-            if v < 62 {
-                out.push(char::from(DIGITS[v as usize]));
-            } else if v < 62 * 62 * 62 {
-                out.push('_');
-                push_base62(&mut out, v as u64, 3);
-            } else {
-                out.push('.');
-                push_base62(&mut out, v as u64, 6);
-            }
-            let mut run = 0u64;
-            while i + 1 + (run as usize) < self.indices.len()
-                && self.indices[i + 1 + run as usize] == v
-            {
-                run += 1;
-            }
-            // A run pays off from three repeats on (`-N-` is at least three characters).
-            if run >= 3 {
-                out.push('-');
-                out.push_str(&base62(run));
-                out.push('-');
-                i += 1 + run as usize;
-            } else {
-                i += 1;
-            }
-        }
+        encode_numbers(&mut out, &self.indices);
         out
     }
 
     /// Parses a compact string (surrounding whitespace allowed).
-    pub fn parse(text: &str) -> Result<CompactTrace, FormatError> {
+    pub fn parse(text: &str) -> Result<CompactV1, FormatError> {
         let err = |m: String| FormatError::Compact(m);
         let rest = text
             .trim()
-            .strip_prefix(COMPACT_PREFIX)
-            .ok_or_else(|| err(format!("does not start with `{COMPACT_PREFIX}`")))?;
+            .strip_prefix(COMPACT_V1_PREFIX)
+            .ok_or_else(|| err(format!("does not start with `{COMPACT_V1_PREFIX}`")))?;
         let mut fields = rest.splitn(4, ':');
         let mut next = |what: &str| {
             fields
@@ -355,64 +461,7 @@ impl CompactTrace {
                     .map_err(|_| err(format!("`{cycle}` is not a cycle start (a number or -)")))?,
             )
         };
-        let body = next("choices")?.as_bytes();
-        let mut indices: Vec<u32> = Vec::new();
-        let mut at = 0;
-        // `at`: where the token starts (for messages); its digits follow the marker.
-        let fixed = |at: usize, width: usize| -> Result<u64, FormatError> {
-            let digits = body
-                .get(at + 1..at + 1 + width)
-                .ok_or_else(|| err(format!("truncated index at character {at}")))?;
-            digits.iter().try_fold(0u64, |v, &c| {
-                let d = digit_value(c)
-                    .ok_or_else(|| err(format!("bad digit `{}` at character {at}", c as char)))?;
-                v.checked_mul(62)
-                    .and_then(|v| v.checked_add(d as u64))
-                    .ok_or_else(|| err(format!("number too large at character {at}")))
-            })
-        };
-        while at < body.len() {
-            match body[at] {
-                b'_' => {
-                    indices.push(fixed(at, 3)? as u32);
-                    at += 4;
-                }
-                b'.' => {
-                    let v = fixed(at, 6)?;
-                    indices.push(
-                        u32::try_from(v)
-                            .map_err(|_| err(format!("index {v} too large at character {at}")))?,
-                    );
-                    at += 7;
-                }
-                b'-' => {
-                    let end = body[at + 1..]
-                        .iter()
-                        .position(|&c| c == b'-')
-                        .ok_or_else(|| err(format!("unclosed repeat at character {at}")))?;
-                    let n = fixed(at, end)?;
-                    let last = *indices
-                        .last()
-                        .ok_or_else(|| err("a repeat before the first index".to_string()))?;
-                    // Bounded before anything is allocated: a short string must not expand
-                    // into gigabytes of indices.
-                    if n.saturating_add(indices.len() as u64) > MAX_COMPACT_CHOICES {
-                        return Err(err(format!(
-                            "repeat count {n} too large: a compact trace holds at most {MAX_COMPACT_CHOICES} choices"
-                        )));
-                    }
-                    indices.extend(std::iter::repeat_n(last, n as usize));
-                    at += end + 2;
-                }
-                c => {
-                    indices
-                        .push(digit_value(c).ok_or_else(|| {
-                            err(format!("bad character `{}` at {at}", c as char))
-                        })?);
-                    at += 1;
-                }
-            }
-        }
+        let indices = decode_numbers(next("choices")?)?;
         if cycle_start.is_some_and(|c| c > indices.len()) {
             return Err(err(format!(
                 "cycle start {} is beyond the {} choices",
@@ -420,12 +469,336 @@ impl CompactTrace {
                 indices.len()
             )));
         }
-        Ok(CompactTrace {
+        Ok(CompactV1 {
             program_hash,
             checksum,
             cycle_start,
             indices,
         })
+    }
+}
+
+/// A compact trace (version 2): the choices themselves, by identity (see the module
+/// documentation).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CompactTrace {
+    pub program_hash: u64,
+    /// A lasso's cycle start (an index into `choices`).
+    pub cycle_start: Option<usize>,
+    pub choices: Vec<Choice>,
+}
+
+/// A choice's table entry: its kind letter (upper case) and fields (module documentation).
+fn choice_fields(c: &Choice) -> (char, Vec<u64>) {
+    match *c {
+        // Grid 0, the only grid of a launch, leaves its field out.
+        Choice::Issue { grid: 0, block, sm } => ('I', vec![block.into(), sm.into()]),
+        Choice::Issue { grid, block, sm } => ('J', vec![grid.into(), block.into(), sm.into()]),
+        Choice::Warp { block, warp } => ('W', vec![block.into(), warp.into()]),
+        Choice::Target { block, warp, k } => ('T', vec![block.into(), warp.into(), k.into()]),
+        // A contiguous group of lanes (the usual case) as its first lane and count.
+        Choice::Lanes { block, warp, mask }
+            if mask != 0 && ((mask >> mask.trailing_zeros()).wrapping_add(1)).is_power_of_two()
+                || mask == u64::MAX =>
+        {
+            let (first, count) = (mask.trailing_zeros(), mask.count_ones());
+            (
+                'R',
+                vec![block.into(), warp.into(), first.into(), count.into()],
+            )
+        }
+        Choice::Lanes { block, warp, mask } => ('L', vec![block.into(), warp.into(), mask]),
+        Choice::EndBarrier { block, barrier } => ('B', vec![block.into(), barrier.into()]),
+        Choice::Mem(m) => match m {
+            MemChoice::Step { op } => ('M', vec![op.into()]),
+            MemChoice::EvictL1 { sm, line } => ('E', vec![sm.into(), line]),
+            MemChoice::EvictL2 { line } => ('F', vec![line]),
+            MemChoice::WriteBackL1 { sm, line } => ('K', vec![sm.into(), line]),
+            MemChoice::WriteBackL2 { line } => ('Q', vec![line]),
+            MemChoice::Flush { sm } => ('X', vec![sm.into()]),
+        },
+    }
+}
+
+/// Table fields: base 36, lower case, so that an upper-case kind letter starts each entry.
+const FIELD_DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+
+fn push_field(out: &mut String, mut v: u64) {
+    let mut digits = [0u8; 13];
+    let mut n = 0;
+    loop {
+        digits[n] = FIELD_DIGITS[(v % 36) as usize];
+        n += 1;
+        v /= 36;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend(digits[..n].iter().rev().map(|&d| char::from(d)));
+}
+
+/// The choice of a table entry (`entry` is its position, for messages).
+fn choice_of(text: &str, entry: usize) -> Result<Choice, FormatError> {
+    let err = |m: String| FormatError::Compact(format!("table entry {entry} `{text}`: {m}"));
+    let mut chars = text.chars();
+    let kind = chars.next().ok_or_else(|| err("empty".to_string()))?;
+    let rest = chars.as_str();
+    let fields: Vec<u64> = if rest.is_empty() {
+        Vec::new()
+    } else {
+        rest.split('_')
+            .map(|f| {
+                if f.is_empty() {
+                    return Err(err("an empty field".to_string()));
+                }
+                f.bytes().try_fold(0u64, |v, c| {
+                    let d = FIELD_DIGITS
+                        .iter()
+                        .position(|&x| x == c)
+                        .ok_or_else(|| err(format!("bad digit `{}`", c as char)))?;
+                    v.checked_mul(36)
+                        .and_then(|v| v.checked_add(d as u64))
+                        .ok_or_else(|| err("a field too large".to_string()))
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let want = match kind {
+        'R' => 4,
+        'J' | 'T' | 'L' => 3,
+        'I' | 'W' | 'B' | 'E' | 'K' => 2,
+        'M' | 'F' | 'Q' | 'X' => 1,
+        _ => {
+            return Err(err(format!(
+                "`{kind}` is not a choice kind (one of I J W T L R B M E F K Q X)"
+            )));
+        }
+    };
+    if fields.len() != want {
+        return Err(err(format!("{} fields, `{kind}` has {want}", fields.len())));
+    }
+    let small = |i: usize| {
+        u32::try_from(fields[i]).map_err(|_| err(format!("field {} too large", fields[i])))
+    };
+    Ok(match kind {
+        'I' => Choice::Issue {
+            grid: 0,
+            block: small(0)?,
+            sm: small(1)?,
+        },
+        'J' => Choice::Issue {
+            grid: small(0)?,
+            block: small(1)?,
+            sm: small(2)?,
+        },
+        'W' => Choice::Warp {
+            block: small(0)?,
+            warp: small(1)?,
+        },
+        'T' => Choice::Target {
+            block: small(0)?,
+            warp: small(1)?,
+            k: small(2)?,
+        },
+        'L' => Choice::Lanes {
+            block: small(0)?,
+            warp: small(1)?,
+            mask: fields[2],
+        },
+        'R' => {
+            let (first, count) = (fields[2], fields[3]);
+            if count == 0 || first.checked_add(count).is_none_or(|end| end > 64) {
+                return Err(err(format!(
+                    "{count} lanes from lane {first} are not lanes of a warp (at most 64)"
+                )));
+            }
+            let ones = if count == 64 {
+                u64::MAX
+            } else {
+                (1u64 << count) - 1
+            };
+            Choice::Lanes {
+                block: small(0)?,
+                warp: small(1)?,
+                mask: ones << first,
+            }
+        }
+        'B' => Choice::EndBarrier {
+            block: small(0)?,
+            barrier: small(1)?,
+        },
+        'M' => Choice::Mem(MemChoice::Step { op: small(0)? }),
+        'E' => Choice::Mem(MemChoice::EvictL1 {
+            sm: small(0)?,
+            line: fields[1],
+        }),
+        'F' => Choice::Mem(MemChoice::EvictL2 { line: fields[0] }),
+        'K' => Choice::Mem(MemChoice::WriteBackL1 {
+            sm: small(0)?,
+            line: fields[1],
+        }),
+        'Q' => Choice::Mem(MemChoice::WriteBackL2 { line: fields[0] }),
+        _ => Choice::Mem(MemChoice::Flush { sm: small(0)? }),
+    })
+}
+
+impl CompactTrace {
+    /// The compact string: the table of distinct choices, the most frequent first (ties in
+    /// order of first occurrence), then each choice as its table position: the choices a
+    /// schedule takes most get one-character positions even when a launch has more than 62
+    /// distinct choices. Deterministic: a function of the choices alone.
+    pub fn encode(&self) -> String {
+        let mut out = format!(
+            "{COMPACT_PREFIX}{:016x}:{}:{}:",
+            self.program_hash,
+            self.choices.len(),
+            self.cycle_start
+                .map_or_else(|| "-".to_string(), |c| c.to_string())
+        );
+        // Distinct choices with their count and first occurrence.
+        let mut seen: std::collections::HashMap<Choice, (u64, usize)> =
+            std::collections::HashMap::new();
+        for (i, c) in self.choices.iter().enumerate() {
+            seen.entry(*c).or_insert((0, i)).0 += 1;
+        }
+        let mut table: Vec<(Choice, u64, usize)> = seen
+            .into_iter()
+            .map(|(c, (n, first))| (c, n, first))
+            .collect();
+        table.sort_by_key(|&(_, n, first)| (std::cmp::Reverse(n), first));
+        let mut position: std::collections::HashMap<Choice, u32> =
+            std::collections::HashMap::with_capacity(table.len());
+        for (k, (c, _, _)) in table.iter().enumerate() {
+            position.insert(*c, k as u32);
+            let (kind, fields) = choice_fields(c);
+            out.push(kind);
+            for (i, f) in fields.into_iter().enumerate() {
+                if i > 0 {
+                    out.push('_');
+                }
+                push_field(&mut out, f);
+            }
+        }
+        let refs: Vec<u32> = self
+            .choices
+            .iter()
+            .map(|c| position.get(c).copied().unwrap_or(0))
+            .collect();
+        out.push(':');
+        encode_numbers(&mut out, &refs);
+        out
+    }
+
+    /// Parses a version 2 compact string (surrounding whitespace allowed). Only the string is
+    /// checked here; whether its choices are enabled is the replay's business.
+    pub fn parse(text: &str) -> Result<CompactTrace, FormatError> {
+        let err = |m: String| FormatError::Compact(m);
+        let rest = text
+            .trim()
+            .strip_prefix(COMPACT_PREFIX)
+            .ok_or_else(|| err(format!("does not start with `{COMPACT_PREFIX}`")))?;
+        let mut fields = rest.splitn(5, ':');
+        let mut next = |what: &str| {
+            fields
+                .next()
+                .ok_or_else(|| err(format!("missing the {what} field")))
+        };
+        let hash = next("program hash")?;
+        let program_hash = u64::from_str_radix(hash, 16)
+            .map_err(|_| err(format!("`{hash}` is not a program hash (16 hex digits)")))?;
+        let count = next("choice count")?;
+        let count: u64 = count
+            .parse()
+            .map_err(|_| err(format!("`{count}` is not a choice count (a number)")))?;
+        let cycle = next("cycle start")?;
+        let cycle_start = if cycle == "-" {
+            None
+        } else {
+            Some(
+                cycle
+                    .parse()
+                    .map_err(|_| err(format!("`{cycle}` is not a cycle start (a number or -)")))?,
+            )
+        };
+        let table_text = next("choice table")?;
+        let body = next("choices")?;
+        // Each entry starts at an upper-case kind letter.
+        if table_text
+            .bytes()
+            .next()
+            .is_some_and(|b| !b.is_ascii_uppercase())
+        {
+            return Err(err(format!(
+                "the choice table `{table_text}` does not start with a kind letter"
+            )));
+        }
+        let starts: Vec<usize> = table_text
+            .bytes()
+            .enumerate()
+            .filter(|(_, b)| b.is_ascii_uppercase())
+            .map(|(i, _)| i)
+            .chain(std::iter::once(table_text.len()))
+            .collect();
+        let table: Vec<Choice> = starts
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| choice_of(&table_text[w[0]..w[1]], i))
+            .collect::<Result<_, _>>()?;
+        let refs = decode_numbers(body)?;
+        if refs.len() as u64 != count {
+            return Err(err(format!(
+                "{} choices where the string says {count}: it was cut short or changed (copy the whole string)",
+                refs.len()
+            )));
+        }
+        let choices = refs
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| {
+                table.get(r as usize).copied().ok_or_else(|| {
+                    err(format!(
+                        "choice {i} names table entry {r}, the table has {}",
+                        table.len()
+                    ))
+                })
+            })
+            .collect::<Result<Vec<Choice>, _>>()?;
+        if cycle_start.is_some_and(|c| c > choices.len()) {
+            return Err(err(format!(
+                "cycle start {} is beyond the {} choices",
+                cycle_start.unwrap_or(0),
+                choices.len()
+            )));
+        }
+        Ok(CompactTrace {
+            program_hash,
+            cycle_start,
+            choices,
+        })
+    }
+}
+
+/// A compact string of either version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Compact {
+    /// Enabled-set indices: resolved against the machine, checked by the checksum.
+    V1(CompactV1),
+    /// Choices by identity.
+    V2(CompactTrace),
+}
+
+/// Parses a compact string of any version this cudasem reads; another version is refused with
+/// a message that names it.
+pub fn parse_compact(text: &str) -> Result<Compact, FormatError> {
+    match compact_version(text) {
+        Some(1) => CompactV1::parse(text).map(Compact::V1),
+        Some(COMPACT_VERSION) => CompactTrace::parse(text).map(Compact::V2),
+        Some(v) => Err(FormatError::Compact(format!(
+            "this is a version {v} string (`cudasem{v}:`), and this cudasem reads versions 1 and {COMPACT_VERSION}: replay it with the cudasem that printed it"
+        ))),
+        None => Err(FormatError::Compact(format!(
+            "does not start with `{COMPACT_PREFIX}` (or `{COMPACT_V1_PREFIX}`)"
+        ))),
     }
 }
 
@@ -439,7 +812,7 @@ mod tests {
             .into_iter()
             .chain(std::iter::repeat_n(5, 1000))
             .collect();
-        let t = CompactTrace {
+        let t = CompactV1 {
             program_hash: 0xdead_beef_0123_4567,
             checksum: 0x1234_abcd,
             cycle_start: Some(3),
@@ -454,7 +827,7 @@ mod tests {
             s.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b))
         );
-        assert_eq!(CompactTrace::parse(&s), Ok(t));
+        assert_eq!(CompactV1::parse(&s), Ok(t));
         assert_eq!(detect(&s), Format::Compact);
     }
 
@@ -464,14 +837,14 @@ mod tests {
         // near 2^32 asked for 16 GiB of indices.
         let long = "cudasem1:a80691b78f85c997:ad1f0ba4:-:0-fa348d1a5ccd339d:f37c76e4:-:0";
         assert!(
-            CompactTrace::parse(long)
+            CompactV1::parse(long)
                 .unwrap_err()
                 .to_string()
                 .contains("too large")
         );
         let huge = "cudasem1:a80691b78f85c997:ad1f0ba4:-:0-4GfFC3-";
         assert!(
-            CompactTrace::parse(huge)
+            CompactV1::parse(huge)
                 .unwrap_err()
                 .to_string()
                 .contains("at most")
@@ -480,7 +853,7 @@ mod tests {
 
     #[test]
     fn compact_errors_say_what() {
-        let e = |s: &str| CompactTrace::parse(s).unwrap_err().to_string();
+        let e = |s: &str| CompactV1::parse(s).unwrap_err().to_string();
         assert_eq!(e("x"), "compact trace: does not start with `cudasem1:`");
         assert_eq!(
             e("cudasem1:zz:0:-:0"),
@@ -494,6 +867,127 @@ mod tests {
             e("cudasem1:1:0:-:_0"),
             "compact trace: truncated index at character 0"
         );
+    }
+
+    fn sample() -> Vec<Choice> {
+        let mut v = vec![
+            Choice::Issue {
+                grid: 0,
+                block: 0,
+                sm: 0,
+            },
+            Choice::Issue {
+                grid: 0,
+                block: 1,
+                sm: 1,
+            },
+        ];
+        v.extend(std::iter::repeat_n(Choice::Warp { block: 0, warp: 0 }, 100));
+        v.push(Choice::Warp { block: 1, warp: 70 });
+        v.push(Choice::Lanes {
+            block: 1,
+            warp: 0,
+            mask: u64::MAX,
+        });
+        v.push(Choice::EndBarrier {
+            block: 0,
+            barrier: 15,
+        });
+        v.push(Choice::Mem(MemChoice::EvictL1 {
+            sm: 3,
+            line: 0x1000,
+        }));
+        v.push(Choice::Warp { block: 0, warp: 0 });
+        v
+    }
+
+    #[test]
+    fn compact_v2_names_choices_by_identity() {
+        let t = CompactTrace {
+            program_hash: 0xdead_beef_0123_4567,
+            cycle_start: Some(4),
+            choices: sample(),
+        };
+        let s = t.encode();
+        assert_eq!(
+            s,
+            "cudasem2:deadbeef01234567:107:4:W0_0I0_0I1_1W1_1yR1_0_0_1sB0_fE3_35s:120-1B-34560"
+        );
+        assert!(
+            s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b))
+        );
+        assert_eq!(detect(&s), Format::Compact);
+        assert_eq!(CompactTrace::parse(&s), Ok(t.clone()));
+        assert_eq!(parse_compact(&s), Ok(Compact::V2(t)));
+    }
+
+    #[test]
+    fn compact_v2_errors_say_what() {
+        let e = |s: &str| parse_compact(s).unwrap_err().to_string();
+        // Cut short when copied: the count says so.
+        assert!(
+            e("cudasem2:00000000000000aa:5:-:W0_0:0-2-")
+                .contains("3 choices where the string says 5"),
+        );
+        assert!(e("cudasem2:00000000000000aa:1:-:W0_0:1").contains("names table entry 1"));
+        assert!(e("cudasem2:00000000000000aa:1:-:Z0_0:0").contains("not a choice kind"));
+        assert!(e("cudasem2:00000000000000aa:1:-:w0_0:0").contains("does not start with a kind"));
+        assert!(e("cudasem2:00000000000000aa:1:-:W0:0").contains("1 fields, `W` has 2"));
+        assert!(e("cudasem2:00000000000000aa:1:-:W0__1:0").contains("an empty field"));
+        assert!(e("cudasem2:00000000000000aa:1:-:W0_.:0").contains("bad digit `.`"));
+        assert!(e("cudasem2:00000000000000aa:1:-:Wzzzzzzz_0:0").contains("too large"));
+        assert!(e("cudasem2:00000000000000aa:1:-:Wzzzzzzzzzzzzzzzzz_0:0").contains("too large"));
+        assert!(e("cudasem2:00000000000000aa:1:9:W0_0:0").contains("cycle start 9"));
+        assert!(e("cudasem2:00000000000000aa:1:-:R0_0_1s_2:0").contains("not lanes of a warp"));
+        assert!(e("cudasem2:00000000000000aa:1:-:R0_0_0_0:0").contains("not lanes of a warp"));
+        let v9 = e("cudasem9:00000000000000aa:1:-:W0_0:0");
+        assert!(v9.contains("version 9 string") && v9.contains("reads versions 1 and 2"));
+        assert_eq!(detect("cudasem9:x"), Format::Compact);
+        assert_eq!(compact_version("cudasemx:1"), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn compact_v2_round_trips(
+            raw in proptest::collection::vec((0u8..12, 0u32..200, 0u32..100, proptest::num::u64::ANY), 0..300),
+            cycle in proptest::option::of(0usize..300),
+            hash in proptest::num::u64::ANY,
+        ) {
+            let choices: Vec<Choice> = raw
+                .iter()
+                .map(|&(kind, a, b, x)| match kind {
+                    0 => Choice::Issue { grid: a % 2, block: a, sm: b },
+                    1 => Choice::Warp { block: a, warp: b },
+                    2 => Choice::Target { block: a, warp: b, k: (x % 5) as u32 },
+                    3 => Choice::Lanes { block: a, warp: b, mask: x },
+                    // A contiguous group: `first` and `count` within 64 lanes.
+                    11 => {
+                        let first = x % 64;
+                        let count = 1 + (x >> 6) % (64 - first);
+                        let ones = if count == 64 { u64::MAX } else { (1u64 << count) - 1 };
+                        Choice::Lanes { block: a, warp: b, mask: ones << first }
+                    }
+                    4 => Choice::EndBarrier { block: a, barrier: b % 16 },
+                    5 => Choice::Mem(MemChoice::Step { op: a.wrapping_mul(100_000) }),
+                    6 => Choice::Mem(MemChoice::EvictL1 { sm: b, line: x }),
+                    7 => Choice::Mem(MemChoice::EvictL2 { line: x }),
+                    8 => Choice::Mem(MemChoice::WriteBackL1 { sm: b, line: x }),
+                    9 => Choice::Mem(MemChoice::WriteBackL2 { line: x }),
+                    _ => Choice::Mem(MemChoice::Flush { sm: b }),
+                })
+                .collect();
+            let cycle_start = cycle.filter(|&c| c <= choices.len());
+            let t = CompactTrace { program_hash: hash, cycle_start, choices };
+            let s = t.encode();
+            proptest::prop_assert!(s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b)));
+            proptest::prop_assert_eq!(parse_compact(&s), Ok(Compact::V2(t)));
+        }
+
+        #[test]
+        fn compact_parsing_never_panics(s in "cudasem[12]:[0-9a-f]{0,16}:[0-9]{0,3}:[-0-9]{0,2}:[IJWTLBMEFKQXa-z0-9_.]{0,30}:[a-zA-Z0-9_.-]{0,30}") {
+            let _ = parse_compact(&s);
+        }
     }
 
     #[test]

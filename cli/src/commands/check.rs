@@ -142,12 +142,33 @@ struct Setup {
     max_steps: u64,
     /// The time bound (`--timeout`): every schedule stops when it is set.
     stop: scheduler::Stop,
+    /// `--benign`: under `ignore`, a schedule whose only findings are benign races passes, so
+    /// the schedule loops and `--explore` go on to the next schedule.
+    benign: BenignArg,
 }
 
 /// Choices a schedule keeps for its replay command (at most a few MB).
 const KEEP_CHOICES: usize = 100_000;
 
 impl Setup {
+    /// Whether a schedule's result ends the check: it did not complete, or it has a finding
+    /// (benign races count only under `--benign report`).
+    fn fails(&self, result: &Checked) -> bool {
+        if result.termination != Termination::Completed {
+            return true;
+        }
+        match self.benign {
+            BenignArg::Report => !result.findings.is_clean(),
+            BenignArg::Ignore => {
+                let f = &result.findings;
+                f.races.iter().any(|r| !r.benign)
+                    || !f.divergences.is_empty()
+                    || !f.memory.is_empty()
+                    || !f.unspecified.is_empty()
+            }
+        }
+    }
+
     /// Runs one schedule with the monitors; `pick` chooses among the enabled choices, or
     /// stops the run (`None`).
     fn check(
@@ -276,6 +297,7 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
         uninit,
         max_steps: r.max_steps,
         stop: r.timeout.start(),
+        benign: args.benign,
     };
 
     let mode = if args.explore {
@@ -295,7 +317,7 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
             let result = run_policy(&setup, schedule)?;
             runs = 1;
             all_completed = result.termination == Termination::Completed;
-            if !result.findings.is_clean() || !all_completed {
+            if setup.fails(&result) {
                 failing = Some((result, schedule.seed()));
             } else {
                 last = Some(result);
@@ -306,7 +328,7 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
                 let result = run_policy(&setup, &scheduler::policy::Policy::Random { seed })?;
                 runs += 1;
                 all_completed &= result.termination == Termination::Completed;
-                if !result.findings.is_clean() || result.termination != Termination::Completed {
+                if setup.fails(&result) {
                     failing = Some((result, Some(seed)));
                     break;
                 }
@@ -314,11 +336,11 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
             }
         }
         Mode::Explore => {
-            let x = explore(&setup, args.max_schedules, args.reduction)?;
+            let x = explore(&setup, &options, args.max_schedules, args.reduction)?;
             runs = x.checked;
             exhausted = x.exhausted;
             all_completed = x.result.termination == Termination::Completed;
-            if !x.result.findings.is_clean() || !all_completed {
+            if setup.fails(&x.result) {
                 failing = Some((x.result, None));
             } else {
                 last = Some(x.result);
@@ -340,7 +362,7 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
     let complete = all_completed && (independent || exhausted);
     let coverage = if result.termination == Termination::TimeLimit {
         format!(
-            "the time limit ({}) stopped the check during schedule {runs}: other schedules were not covered",
+            "stopped during schedule {runs} ({}): other schedules were not covered",
             crate::timeout::cause_text(None)
         )
     } else if !all_completed {
@@ -469,12 +491,13 @@ struct Explored {
 /// many round-robin runs' length.
 fn explore(
     setup: &Setup,
+    options: &RunOptions,
     bound: u64,
     folding: scheduler::explore::Folding,
 ) -> Result<Explored, Failure> {
     let machine = &setup.base.machine;
     let first = run_policy(setup, &scheduler::policy::Policy::RoundRobin)?;
-    if !first.findings.is_clean() || first.termination != Termination::Completed {
+    if setup.fails(&first) {
         return Ok(Explored {
             result: first,
             checked: 1,
@@ -513,14 +536,28 @@ fn explore(
             });
             match result {
                 Ok(_) if lost => {
-                    error = Some(Failure::internal(
-                        "a schedule of the search does not replay with the monitors",
-                    ));
+                    let what = "a schedule of the search does not replay with the monitors";
+                    error = Some(
+                        match crate::commands::replay::reproduce(
+                            &setup.base,
+                            options,
+                            path,
+                            None,
+                            "explore".to_string(),
+                            None,
+                        ) {
+                            Ok(replay) => Failure::Internal {
+                                what: what.to_string(),
+                                replay: Some(replay),
+                            },
+                            Err(_) => Failure::internal(what),
+                        },
+                    );
                     false
                 }
                 Ok(result) => {
                     checked += 1;
-                    if !result.findings.is_clean() || result.termination != Termination::Completed {
+                    if setup.fails(&result) {
                         failed = Some(result);
                         false
                     } else {
@@ -537,6 +574,9 @@ fn explore(
     );
     if let Some(e) = error {
         return Err(e);
+    }
+    if let Some(r) = &report.refused {
+        return Err(Failure::refused(&setup.base, options, r));
     }
     if let Some(result) = failed {
         return Ok(Explored {
@@ -632,6 +672,8 @@ pub(crate) fn replay_checked(
         uninit,
         max_steps: total as u64,
         stop: scheduler::Stop::never(),
+        // A replay reports every finding of the schedule.
+        benign: BenignArg::Report,
     };
     let choices = loaded.choices;
     let mut at = 0usize;
@@ -1004,8 +1046,13 @@ impl Report<'_> {
             if !f.unspecified.is_empty() {
                 parts.push(format!("{} unspecified result(s)", f.unspecified.len()));
             }
-            if self.result.termination != Termination::Completed {
-                parts.push(status_word(&self.result.termination).replace('_', " "));
+            match &self.result.termination {
+                Termination::Completed => {}
+                // Which bound: the time, Ctrl-C or the memory budget.
+                Termination::TimeLimit => {
+                    parts.push(format!("stopped, {}", crate::timeout::cause_text(None)))
+                }
+                other => parts.push(status_word(other).replace('_', " ")),
             }
             parts.join(", ")
         };
@@ -1186,10 +1233,7 @@ impl Report<'_> {
             }),
             Termination::TimeLimit => errors.push(JErr {
                 kind: "time_limit",
-                message: format!(
-                    "the time bound ({}) was reached",
-                    crate::timeout::cause_text(None)
-                ),
+                message: format!("stopped: {}", crate::timeout::cause_text(None)),
                 access: None,
                 finding: None,
             }),

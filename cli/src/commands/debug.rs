@@ -203,6 +203,7 @@ fn scripted(session: &mut Session, input: impl BufRead, busy: &AtomicBool) -> Ou
     let _ = out.write_all(session.banner().as_bytes());
     let _ = out.flush();
     let mut failed = false;
+    let mut internal = false;
     for line in input.lines() {
         let Ok(line) = line else { break };
         let trimmed = line.trim();
@@ -220,11 +221,14 @@ fn scripted(session: &mut Session, input: impl BufRead, busy: &AtomicBool) -> Ou
         match reply.outcome {
             debugger::Outcome::Quit => break,
             debugger::Outcome::Error => failed = true,
+            debugger::Outcome::Internal => internal = true,
             debugger::Outcome::Ok => {}
         }
     }
     let _ = out.flush();
-    if failed {
+    if internal {
+        Outcome::Internal
+    } else if failed {
         Outcome::Misbehaved
     } else {
         Outcome::Clean

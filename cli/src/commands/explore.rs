@@ -17,6 +17,7 @@
 use crate::Outcome;
 use crate::commands::replay::{event_lines, reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
+use crate::failure::Failure;
 use crate::options::{RunOptions, Setup};
 use scheduler::explore::{self, Exploration, Folding, Lasso, Level, Limits};
 use scheduler::progress::{ProgressModel, Reason, Verdict};
@@ -101,18 +102,7 @@ fn parse_level(s: &str) -> Result<Level, String> {
 }
 
 pub fn run(args: Args) -> Outcome {
-    match run_inner(&args) {
-        Ok(o) => o,
-        Err(message) => {
-            if !message.is_empty() {
-                eprint!("{message}");
-                if !message.ends_with('\n') {
-                    eprintln!();
-                }
-            }
-            Outcome::BadInput
-        }
-    }
+    Failure::outcome(run_inner(&args))
 }
 
 /// `fair (weak)`, `lobe (strong)`.
@@ -270,7 +260,7 @@ fn reason_text(x: &Exploration, lasso: &Lasso) -> String {
     }
 }
 
-fn run_inner(args: &Args) -> Result<Outcome, String> {
+fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let setup = args.options.setup(&args.file)?;
     if args.search == Search::Outcomes {
         let (text, outcome) = super::explore_outcomes::run(args, &setup)?;
@@ -294,7 +284,12 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
     let start = Instant::now();
     let stop = args.timeout.start();
     let x = explore::explore_until(&setup.machine, level, &setup.observe(), limits, &stop)
-        .map_err(|e| format!("error: {e}\n"))?;
+        .map_err(|e| match e {
+            explore::ExploreFailure::Refused(r) => Failure::refused(&setup, &args.options, &r),
+            units @ explore::ExploreFailure::TooManyUnits(_) => {
+                Failure::BadInput(format!("error: {units}\n"))
+            }
+        })?;
     crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     let model = args.progress;
@@ -408,7 +403,7 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
                     "bound: --max-states {b} REACHED: the exploration is incomplete, nothing is proven\n"
                 )),
                 Some(explore::Bound::Time) => s.push_str(&format!(
-                    "bound: the time limit ({}) REACHED after {} states: the exploration is incomplete, nothing is proven\n",
+                    "bound: {} after {} states: the exploration is incomplete, nothing is proven\n",
                     args.timeout.flag_text(),
                     x.states()
                 )),

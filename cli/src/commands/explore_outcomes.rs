@@ -14,19 +14,20 @@ use super::explore::Args;
 use crate::Outcome;
 use crate::commands::replay::{reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
+use crate::failure::Failure;
 use crate::options::Setup;
 use scheduler::explore::Folding;
 use scheduler::explore::dfs::{self, DfsBound, DfsConfig, DfsReport, Memo, Reduction};
 use serde_json::json;
 use std::time::Instant;
 
-/// Runs the search and renders its report; `Err` is a message for stderr (bad input).
-pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), String> {
+/// Runs the search and renders its report.
+pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
     if args.dot {
-        return Err(
+        return Err(Failure::BadInput(
             "error: --dot draws a lasso, and --search outcomes decides no termination (use --search full)\n"
                 .to_string(),
-        );
+        ));
     }
     let config = DfsConfig {
         reduction: match args.reduction {
@@ -41,6 +42,9 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), String> {
     let stop = args.timeout.start();
     let report = dfs::outcomes_until(&setup.machine, &setup.observe(), config, &stop);
     crate::timeout::reporting();
+    if let Some(r) = &report.refused {
+        return Err(Failure::refused(setup, &args.options, r));
+    }
     let seconds = start.elapsed().as_secs_f64();
     let policy = "explore outcomes".to_string();
 
@@ -139,7 +143,7 @@ fn text(
             "bound: depth {d} REACHED: the search is incomplete, outcomes may be missing\n"
         )),
         Some(DfsBound::Time) => s.push_str(&format!(
-            "bound: the time limit ({}) REACHED: the search is incomplete, outcomes may be missing\n",
+            "bound: {}: the search is incomplete, outcomes may be missing\n",
             args.timeout.flag_text()
         )),
         // `outcomes_until` never halts on its own; kept for completeness of the match.

@@ -14,6 +14,7 @@
 use crate::Outcome;
 use crate::commands::replay::{reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
+use crate::failure::Failure;
 use crate::options::{RunOptions, Setup};
 use scheduler::fuzz::{self, FuzzConfig, FuzzPolicy, FuzzReport};
 use serde::Serialize;
@@ -84,18 +85,7 @@ fn parse_policy(text: &str) -> Result<FuzzPolicy, String> {
 }
 
 pub fn run(args: Args) -> Outcome {
-    match run_inner(&args) {
-        Ok(o) => o,
-        Err(message) => {
-            if !message.is_empty() {
-                eprint!("{message}");
-                if !message.ends_with('\n') {
-                    eprintln!();
-                }
-            }
-            Outcome::BadInput
-        }
-    }
+    Failure::outcome(run_inner(&args))
 }
 
 #[derive(Serialize)]
@@ -137,7 +127,7 @@ struct JsonReport<'a> {
     runs_per_second: f64,
 }
 
-fn run_inner(args: &Args) -> Result<Outcome, String> {
+fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let setup = args.options.setup(&args.file)?;
     let config = FuzzConfig {
         runs: args.runs,
@@ -165,7 +155,14 @@ fn run_inner(args: &Args) -> Result<Outcome, String> {
             b.inc(n);
         }
     })
-    .map_err(|e| format!("error: {e}\n"))?;
+    .map_err(|e| match e {
+        fuzz::CampaignError::Refused { refused, .. } => {
+            Failure::refused(&setup, &args.options, &refused)
+        }
+        threads @ fuzz::CampaignError::Threads { .. } => {
+            Failure::BadInput(format!("error: {threads}\n"))
+        }
+    })?;
     crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     if let Some(b) = &bar {
@@ -225,7 +222,7 @@ fn failure_details(
     args: &Args,
     setup: &Setup,
     report: &FuzzReport,
-) -> Result<Vec<JsonFailure>, String> {
+) -> Result<Vec<JsonFailure>, Failure> {
     let mut out = Vec::new();
     // `--html`: the failure whose first run came first.
     let mut earliest: Option<(u64, Vec<traces::Choice>, String)> = None;
@@ -250,7 +247,8 @@ fn failure_details(
             };
             choices = fuzz::minimise(&setup.machine, &choices, status, args.max_steps, budget);
         }
-        let preemptions = fuzz::preemptions(&setup.machine, &choices);
+        let preemptions = fuzz::preemptions(&setup.machine, &choices)
+            .map_err(|r| Failure::refused(setup, &args.options, &r))?;
         let replay = reproduce(
             setup,
             &args.options,
@@ -356,7 +354,7 @@ fn text(
     }
     if report.stopped {
         s.push_str(&format!(
-            "stopped at the time limit ({}): {} of {} runs made; which runs finished depends on timing\n",
+            "stopped ({}): {} of {} runs made; which runs finished depends on timing\n",
             args.timeout.flag_text(),
             report.runs,
             args.runs

@@ -13,6 +13,7 @@
 //! Exit codes: 0 written, 2 bad input (unreadable or invalid kernel file, no such kernel).
 
 use crate::Outcome;
+use crate::failure::Failure;
 use crate::launch::Launch;
 use cuda_front::launch_gen::{CudaSource, Hint, LaunchPlan};
 use semantics::machine::{ErrorKind, Machine, MachineConfig, Termination};
@@ -49,21 +50,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Outcome {
-    match run_inner(&args) {
-        Ok(()) => Outcome::Clean,
-        Err(message) => {
-            if !message.is_empty() {
-                eprint!("{message}");
-                if !message.ends_with('\n') {
-                    eprintln!();
-                }
-            }
-            Outcome::BadInput
-        }
-    }
+    Failure::outcome(run_inner(&args).map(|()| Outcome::Clean))
 }
 
-fn run_inner(args: &Args) -> Result<(), String> {
+fn run_inner(args: &Args) -> Result<(), Failure> {
     let path = args.file.display().to_string();
     let ptx = crate::kernel_source::read_kernel(&args.file, |e| {
         format!("error: cannot read {path}: {e}")
@@ -95,7 +85,7 @@ fn run_inner(args: &Args) -> Result<(), String> {
     let ron = plan.render();
     match &args.output {
         Some(out) => std::fs::write(out, ron)
-            .map_err(|e| format!("error: cannot write {}: {e}", out.display())),
+            .map_err(|e| format!("error: cannot write {}: {e}", out.display()).into()),
         None => {
             let mut stdout = std::io::stdout().lock();
             match stdout
@@ -103,7 +93,7 @@ fn run_inner(args: &Args) -> Result<(), String> {
                 .and_then(|()| stdout.flush())
             {
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(format!("error: cannot write the launch file: {e}"))
+                    Err(format!("error: cannot write the launch file: {e}").into())
                 }
                 _ => Ok(()),
             }

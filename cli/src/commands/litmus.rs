@@ -45,6 +45,10 @@ pub struct Args {
     /// The time bound of each test's search (a test that hits it gets no verdict).
     #[command(flatten)]
     pub timeout: crate::timeout::Timeout,
+    /// The memory budget of the command (bytes, or with a K, M, G or T suffix): a search that
+    /// reaches it stops as at `--timeout` (no verdict). Default: half of the machine's memory.
+    #[arg(long, value_name = "BYTES", value_parser = crate::budget::parse_size)]
+    pub max_memory: Option<u64>,
     /// Write each test's translated PTX to DIR/<file stem>.ptx (for `cudasem replay`).
     #[arg(long, value_name = "DIR")]
     pub emit_ptx: Option<PathBuf>,
@@ -91,7 +95,7 @@ pub fn run(args: Args) -> Outcome {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: cannot read `{path}`: {e}");
-                outcome = Outcome::BadInput;
+                outcome = outcome.worst(Outcome::BadInput);
                 continue;
             }
         };
@@ -99,7 +103,7 @@ pub fn run(args: Args) -> Outcome {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: {path}:{e}");
-                outcome = Outcome::BadInput;
+                outcome = outcome.worst(Outcome::BadInput);
                 continue;
             }
         };
@@ -115,14 +119,30 @@ pub fn run(args: Args) -> Outcome {
                 let p = dir.join(format!("{stem}.ptx"));
                 if let Err(e) = std::fs::write(&p, ptx) {
                     eprintln!("error: cannot write `{}`: {e}", p.display());
-                    outcome = Outcome::BadInput;
+                    outcome = outcome.worst(Outcome::BadInput);
                 }
                 Some(p)
             }
             _ => None,
         };
+        if let Some((refused, compact)) = &report.refused {
+            let internal = crate::failure::Failure::Internal {
+                what: format!("{path}: {refused}"),
+                replay: Some(replay_line(&report, compact, ptx_path.as_deref())),
+            }
+            .report();
+            outcome = outcome.worst(internal);
+            continue;
+        }
         let text = match args.format {
-            Format::Text => text_report(&path, &test, &report, seconds, ptx_path.as_deref()),
+            Format::Text => text_report(
+                &path,
+                &test,
+                &report,
+                seconds,
+                ptx_path.as_deref(),
+                &args.timeout.flag_text(),
+            ),
             Format::Json => format!(
                 "{}\n",
                 json_report(&path, &test, &report, ptx_path.as_deref())
@@ -148,7 +168,7 @@ pub fn run(args: Args) -> Outcome {
                 Ok(line) => eprintln!("{line}"),
                 Err(e) => {
                     eprintln!("error: --html {}: {e}", page.display());
-                    outcome = Outcome::BadInput;
+                    outcome = outcome.worst(Outcome::BadInput);
                 }
             }
         }
@@ -175,6 +195,7 @@ fn text_report(
     report: &Report,
     seconds: f64,
     ptx: Option<&Path>,
+    cause: &str,
 ) -> String {
     let mut s = format!(
         "Test {} ({path}), memory {}\n",
@@ -214,7 +235,10 @@ fn text_report(
             s.push_str("Status: bounded: the state bound cut the search (--max-states)\n")
         }
         Status::TimeLimit => {
-            s.push_str("Status: time_limit: the time bound cut the search (--timeout)\n")
+            // The time bound, Ctrl-C or the memory budget: say which.
+            s.push_str(&format!(
+                "Status: time_limit: the search was cut ({cause})\n"
+            ))
         }
         _ => s.push_str("Status: ok\n"),
     }

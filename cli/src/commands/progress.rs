@@ -8,6 +8,7 @@
 
 use crate::Outcome;
 use scheduler::progress::axb::{self, AxbState, AxbTest};
+use scheduler::progress::lts::ExploreError;
 use scheduler::progress::{
     Counterexample, NodeId, Oracle, ProgressModel, Reason, Transition, UnitSet,
 };
@@ -52,7 +53,7 @@ pub fn run(args: Args) -> Outcome {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("error: cannot read `{path}`: {e}");
-                outcome = Outcome::BadInput;
+                outcome = outcome.worst(Outcome::BadInput);
                 continue;
             }
         };
@@ -60,15 +61,30 @@ pub fn run(args: Args) -> Outcome {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: {e}");
-                outcome = Outcome::BadInput;
+                outcome = outcome.worst(Outcome::BadInput);
                 continue;
             }
         };
         let oracle = match test.oracle() {
             Ok(o) => o,
             Err(e) => {
-                eprintln!("error: {path}: {e}");
-                outcome = Outcome::BadInput;
+                let this = match e {
+                    // A test too large for the progress models: the user's to shrink.
+                    ExploreError::TooManyUnits(_) => {
+                        eprintln!("error: {path}: {e}");
+                        Outcome::BadInput
+                    }
+                    // The state bound cut the exploration: no verdict, as any bound does.
+                    ExploreError::StateBound(_) => {
+                        eprintln!("{path}: stopped: {e}; no verdict");
+                        Outcome::Misbehaved
+                    }
+                    // The LTS broke an invariant of its construction: a bug in cudasem.
+                    ExploreError::NotMonotone { .. } => {
+                        crate::failure::Failure::internal(format!("{path}: {e}")).report()
+                    }
+                };
+                outcome = outcome.worst(this);
                 continue;
             }
         };

@@ -1,7 +1,7 @@
 //! `cudasem replay TRACE [FILE.ptx] [run options]`: re-execute a recorded run and check it.
 //!
 //! TRACE is a trace file (RON, or JSON Lines as `cudasem run --trace` and `--save` write) or a
-//! compact string (`cudasem1:...`, printed by every failing `fuzz` and `explore`). A file
+//! compact string (`cudasem2:...`, printed by every failing `fuzz` and `explore`). A file
 //! carries its launch and configuration (the run options are then ignored) and names its PTX
 //! file (FILE.ptx overrides it); a compact string needs FILE.ptx and the run options.
 //!
@@ -36,12 +36,12 @@ use semantics::machine::{
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use traces::format::{self, CompactTrace, Format};
+use traces::format::{self, Compact, CompactTrace, CompactV1, Format};
 use traces::{Choice, Event, Trace};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A trace file (.ron or .jsonl) or a compact trace string (`cudasem1:...`).
+    /// A trace file (.ron or .jsonl) or a compact trace string (`cudasem2:...`).
     pub trace: String,
     /// The PTX file (required with a compact trace; overrides a trace file's `program_path`).
     pub file: Option<PathBuf>,
@@ -347,29 +347,21 @@ pub fn trace_of(
     t
 }
 
-/// The compact string of `choices` on `machine` (the enabled-set indices).
-pub fn compact_of(
-    machine: &Machine,
-    program_hash: u64,
-    choices: &[Choice],
-    cycle_start: Option<usize>,
-) -> Result<String, String> {
-    let indices = scheduler::replay::indices_of(machine, choices)
-        .map_err(|d| format!("internal: a recorded schedule does not replay: {d}"))?;
-    Ok(CompactTrace {
+/// The compact string of `choices` (version 2: the choices by identity).
+pub fn compact_of(program_hash: u64, choices: &[Choice], cycle_start: Option<usize>) -> String {
+    CompactTrace {
         program_hash,
-        checksum: CompactTrace::checksum_of(choices),
         cycle_start,
-        indices,
+        choices: choices.to_vec(),
     }
-    .encode())
+    .encode()
 }
 
 /// Reads a trace file (RON or JSON Lines, detected from its text).
 pub fn read_trace_file(path: &str) -> Result<CliTrace, String> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         format!(
-            "error: cannot read trace {path}: {e}\n  = help: TRACE is a trace file or a compact string starting with `cudasem1:`\n"
+            "error: cannot read trace {path}: {e}\n  = help: TRACE is a trace file or a compact string starting with `cudasem2:`\n"
         )
     })?;
     match format::detect(&text) {
@@ -399,7 +391,7 @@ pub fn compact_command(
     choices: &[Choice],
     cycle_start: Option<usize>,
 ) -> Result<Option<String>, String> {
-    let compact = compact_of(&setup.machine, setup.program.hash, choices, cycle_start)?;
+    let compact = compact_of(setup.program.hash, choices, cycle_start);
     Ok((compact.len() <= INLINE_COMPACT_MAX)
         .then(|| crate::options::replay_command(&compact, &setup.ptx_path, options)))
 }
@@ -429,7 +421,7 @@ pub fn reproduce(
     let path = std::env::temp_dir().join(format!(
         "cudasem-{:016x}-{:08x}-{}.jsonl",
         setup.program.hash,
-        CompactTrace::checksum_of(choices),
+        CompactV1::checksum_of(choices),
         choices.len()
     ));
     let mut trace = trace_of(setup, choices.to_vec(), policy, seed);
@@ -489,18 +481,7 @@ pub fn event_lines(events: &[Event]) -> Vec<String> {
 }
 
 pub fn run(args: Args) -> Outcome {
-    match run_inner(&args) {
-        Ok(o) => o,
-        Err(message) => {
-            if !message.is_empty() {
-                eprint!("{message}");
-                if !message.ends_with('\n') {
-                    eprintln!();
-                }
-            }
-            Outcome::BadInput
-        }
-    }
+    crate::failure::Failure::outcome(run_inner(&args))
 }
 
 /// What a replay starts from: the launch as a ready [`Setup`] (from the trace file, or from
@@ -515,28 +496,39 @@ pub(crate) struct Loaded {
 pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
     let is_file = Path::new(&args.trace).is_file();
     if !is_file && format::detect(&args.trace) == Format::Compact {
-        let compact = CompactTrace::parse(&args.trace).map_err(|e| format!("error: {e}\n"))?;
+        let compact = format::parse_compact(&args.trace).map_err(|e| format!("error: {e}\n"))?;
         let file = args.file.as_ref().ok_or(
             "error: a compact trace needs the PTX file and the launch: cudasem replay TRACE FILE.ptx --launch L.ron\n",
         )?;
         let setup = args.options.setup(file)?;
-        check_hash(&setup.ptx_path, setup.program.hash, compact.program_hash)?;
-        let choices = resolve_indices(&setup.machine, &compact.indices).map_err(|d| {
-            format!("replay diverged: {d}\n  = the trace does not belong to this program, launch and configuration\n")
-        })?;
-        if CompactTrace::checksum_of(&choices) != compact.checksum {
-            return Err(format!(
-                "replay diverged: the {} indices resolve to other choices than were recorded (checksum {:08x}, recorded {:08x})\n",
-                choices.len(),
-                CompactTrace::checksum_of(&choices),
-                compact.checksum
-            ));
-        }
+        let (choices, cycle_start) = match compact {
+            // By identity: the strict replay reports the first choice that is not enabled.
+            Compact::V2(c) => {
+                check_hash(&setup.ptx_path, setup.program.hash, c.program_hash)?;
+                (c.choices, c.cycle_start)
+            }
+            // Enabled-set indices, resolved the way version 1 printed them.
+            Compact::V1(c) => {
+                check_hash(&setup.ptx_path, setup.program.hash, c.program_hash)?;
+                let choices = resolve_indices(&setup.machine, &c.indices).map_err(|d| {
+                    format!("replay diverged: {d}\n  = the trace does not belong to this program, launch and configuration\n")
+                })?;
+                if CompactV1::checksum_of(&choices) != c.checksum {
+                    return Err(format!(
+                        "replay diverged: the {} indices of this version 1 string resolve to other choices than were recorded (checksum {:08x}, recorded {:08x})\n  = version 1 strings name positions in the enabled set, whose order this cudasem may list differently: rerun the command that printed it to get a version 2 string\n",
+                        choices.len(),
+                        CompactV1::checksum_of(&choices),
+                        c.checksum
+                    ));
+                }
+                (choices, c.cycle_start)
+            }
+        };
         return Ok(Loaded {
             setup,
             choices,
             events: None,
-            cycle_start: compact.cycle_start,
+            cycle_start,
         });
     }
     let trace = read_trace_file(&args.trace)?;
@@ -621,11 +613,10 @@ fn check_hash(ptx_path: &str, have: u64, want: u64) -> Result<(), String> {
     }
 }
 
-fn run_inner(args: &Args) -> Result<Outcome, String> {
+fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
     let loaded = load_trace(args)?;
     if args.check {
-        return Ok(crate::commands::check::replay_checked(args, loaded)
-            .unwrap_or_else(crate::failure::Failure::report));
+        return crate::commands::check::replay_checked(args, loaded);
     }
     let setup = &loaded.setup;
     let mut machine = setup.machine.clone();

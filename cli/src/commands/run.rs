@@ -673,7 +673,17 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
     let termination = if args.show.is_some() || args.trace_format == TraceFormat::Perfetto {
         // Teaching views observe every step (slower than the plain run below).
         let (termination, rows) =
-            crate::teach::run_observed(&mut machine, &mut recorder, args.max_steps, &stop);
+            match crate::teach::run_observed(&mut machine, &mut recorder, args.max_steps, &stop) {
+                Ok(done) => done,
+                Err(mut refused) => {
+                    // The recorder's last choice is the refused one.
+                    if recorder.complete() {
+                        refused.prefix = recorder.choices;
+                        refused.prefix.pop();
+                    }
+                    return Err(Failure::refused(setup, &args.run_options(), &refused));
+                }
+            };
         let ws = config.device.warp_size;
         if let Some(Show::Stack) = args.show {
             crate::emit::stdout(&crate::teach::stack_tables(machine.program(), &rows, ws))?;
@@ -686,7 +696,19 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
         termination
     } else {
         match &args.trace {
-            None => scheduler::run_until(&mut machine, &mut recorder, args.max_steps, &stop),
+            None => {
+                match scheduler::try_run_until(&mut machine, &mut recorder, args.max_steps, &stop) {
+                    Ok(t) => t,
+                    Err(mut refused) => {
+                        // The recorder's last choice is the refused one.
+                        if recorder.complete() {
+                            refused.prefix = recorder.choices;
+                            refused.prefix.pop();
+                        }
+                        return Err(Failure::refused(setup, &args.run_options(), &refused));
+                    }
+                }
+            }
             Some(path) => {
                 let file = std::fs::File::create(path)
                     .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;

@@ -13,6 +13,7 @@
 
 use crate::Outcome;
 use crate::commands::replay;
+use crate::failure::Failure;
 use crate::options::{RunOptions, Setup};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,7 +21,7 @@ use traces::Choice;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A trace file (.ron or .jsonl) or a compact trace string (`cudasem1:...`).
+    /// A trace file (.ron or .jsonl) or a compact trace string (`cudasem2:...`).
     pub trace: String,
     /// The PTX file (required with a compact trace or a `run --trace` file; overrides a trace
     /// file's `program_path`).
@@ -45,16 +46,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Outcome {
-    match run_inner(args) {
-        Ok(o) => o,
-        Err(message) => {
-            eprint!("{message}");
-            if !message.ends_with('\n') {
-                eprintln!();
-            }
-            Outcome::BadInput
-        }
-    }
+    Failure::outcome(run_inner(args))
 }
 
 /// The CUDA files a module's line tables name, those that can be read: as named, else beside
@@ -142,12 +134,12 @@ pub(crate) fn write_html_flag(
     Ok(())
 }
 
-fn run_inner(args: Args) -> Result<Outcome, String> {
+fn run_inner(args: Args) -> Result<Outcome, Failure> {
     if args.window == 0 {
-        return Err("error: --window must be at least 1\n".to_string());
+        return Err("error: --window must be at least 1\n".to_string().into());
     }
     if args.from == 0 {
-        return Err("error: --from counts steps from 1\n".to_string());
+        return Err("error: --from counts steps from 1\n".to_string().into());
     }
     let replay_args = replay::Args {
         trace: args.trace.clone(),

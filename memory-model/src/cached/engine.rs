@@ -1,5 +1,6 @@
-//! In-flight ops, their ordering dependencies, the micro-step interpreter (thesis →Op, 4.4.4),
-//! the silent rules (4.6) and the enabled set.
+//! In-flight ops, their ordering dependencies, the micro-step interpreter (thesis →Op, 4.4.4)
+//! and the silent rules (4.6); which of them are enabled is `enabled`, and the operations a
+//! statement names (𝔒⟦−⟧, 4.4.3) are `operations`.
 //!
 //! Ordering (computed at issue, per thread; replaces the thesis's priorities, A17/A18):
 //! * D1: an op depends on every in-flight op of its thread whose bytes overlap its own (same
@@ -20,13 +21,10 @@
 
 use super::index::Watch;
 use super::l1s::L1s;
-use super::line::{self, Cache, Flow, Key, L1, Slot, WrittenBack};
+use super::line::{Cache, Flow, Key, L1, WrittenBack};
 use super::program::{Cond, OpName, ProgramId, Stm, program_for};
-use super::{
-    Cached, Delivery, MemChoice, OpId, Order, Request, RequestKind, Rmw, SilentActions, StepReport,
-    Stuck,
-};
-use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemSpace, MemorySystem, Who};
+use super::{Cached, MemChoice, OpId, Order, Request, RequestKind, Rmw, StepReport, Stuck};
+use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemSpace, Who};
 use smallvec::SmallVec;
 
 /// An in-flight memory op (thesis `MemOp` minus the priority): request, program position and
@@ -120,7 +118,7 @@ pub fn decode_key(key: Key) -> (MemSpace, Option<Who>, u64) {
     )
 }
 
-fn size_mask(size: u32) -> u64 {
+pub(super) fn size_mask(size: u32) -> u64 {
     if size >= 8 {
         u64::MAX
     } else {
@@ -156,11 +154,11 @@ fn overlaps(a: &Request, b: &Request) -> bool {
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Geometry {
     pub(super) key: Key,
-    off: usize,
-    mask: u64,
+    pub(super) off: usize,
+    pub(super) mask: u64,
 }
 
-fn stuck(op: Option<OpId>, message: impl Into<String>) -> Stuck {
+pub(super) fn stuck(op: Option<OpId>, message: impl Into<String>) -> Stuck {
     Stuck {
         op,
         message: message.into(),
@@ -177,11 +175,11 @@ impl Cached {
         }
     }
 
-    fn l1_capacity(&self) -> usize {
+    pub(super) fn l1_capacity(&self) -> usize {
         self.config.l1_lines as usize
     }
 
-    fn l2_capacity(&self) -> usize {
+    pub(super) fn l2_capacity(&self) -> usize {
         self.config.l2_lines as usize
     }
 
@@ -223,14 +221,14 @@ impl Cached {
     }
 
     /// SM `sm`'s L1; an SM that does not exist is ⊥.
-    fn l1_of(&self, id: OpId, sm: u32) -> Result<&L1, Stuck> {
+    pub(super) fn l1_of(&self, id: OpId, sm: u32) -> Result<&L1, Stuck> {
         self.l1
             .get(sm)
             .ok_or_else(|| no_such_sm(id, sm, self.l1.count()))
     }
 
     /// Thesis `banks(pAddr, size)`: successive 32-bit words in successive banks.
-    fn banks(&self, req: &Request) -> SmallVec<[u32; 2]> {
+    pub(super) fn banks(&self, req: &Request) -> SmallVec<[u32; 2]> {
         let n = self.config.shared_banks.max(1) as u64;
         let first = req.addr / 4;
         let last = (req.addr + req.size.max(1) as u64 - 1) / 4;
@@ -297,203 +295,11 @@ impl Cached {
         }
     }
 
-    // ---- the enabled set ------------------------------------------------------------------
-
-    /// The enabled choices computed without the memo of [`Cached::blocked`] answers: what the
-    /// memoized list must equal (debug builds check it).
-    #[cfg(debug_assertions)]
-    pub(super) fn enabled_choices<F: FnMut(MemChoice)>(&self, out: &mut F) {
-        if self.ops.len() <= 64 {
-            let mut incremental = Vec::new();
-            self.enabled_steps(&mut |c| incremental.push(c));
-            let mut scratch = Vec::new();
-            self.steps_from_scratch(&mut |c| scratch.push(c));
-            debug_assert_eq!(incremental, scratch, "the incremental enabled ops drifted");
-        }
-        self.enabled_steps(out);
-        self.enabled_silent(out);
-    }
-
-    /// The `Step` choices: only ops whose dependencies ended can step (the index keeps them,
-    /// by id).
-    #[cfg(debug_assertions)]
-    fn enabled_steps<F: FnMut(MemChoice)>(&self, out: &mut F) {
-        // Parked ops are blocked (see `index`): only the active ones need a look.
-        for i in self.index.active.iter() {
-            if let Some(o) = self.ops.get(i as usize).and_then(Option::as_ref)
-                && !self.blocked(i, o)
-            {
-                out(MemChoice::Step { op: i });
-            }
-        }
-    }
-
-    /// [`Cached::enabled_steps`], with each op's [`Cached::blocked`] answer memoized under the
-    /// versions of what it depends on: after a micro step only the ops whose caches or locks
-    /// changed are tested again (the test is most of a step's cost when thousands of ops are
-    /// in flight).
-    pub(super) fn enabled_steps_memoized(&mut self, out: &mut Vec<MemChoice>) {
-        let mut memo = std::mem::take(&mut self.blocked_memo);
-        if memo.len() < self.ops.len() {
-            memo.resize(self.ops.len(), None);
-        }
-        for i in self.index.active.iter() {
-            // The memo is read without touching the op (ops are large; thousands are in
-            // flight): a step of the op clears its entry.
-            let blocked = match memo[i as usize] {
-                Some((k, b)) if self.versions_of(k.reads) == k => b,
-                _ => {
-                    let Some(o) = self.ops.get(i as usize).and_then(Option::as_ref) else {
-                        continue;
-                    };
-                    let key = self.versions_of(Self::reads_of(o));
-                    let b = self.blocked(i, o);
-                    memo[i as usize] = Some((key, b));
-                    b
-                }
-            };
-            if !blocked {
-                out.push(MemChoice::Step { op: i });
-            }
-        }
-        self.blocked_memo = memo;
-    }
-
-    /// What [`Cached::blocked`] reads for the op's next statement besides the op itself.
-    fn reads_of(op: &Op) -> Reads {
-        let name = op
-            .prog
-            .and_then(|p| p.program().stms.get(op.pc as usize).copied());
-        let sm = op.req.sm;
-        match name {
-            Some(Stm::Op(OpName::Lock)) => Reads::Locks,
-            // Room in L1 may depend on L2 taking a dirty victim (`l1_dirty_ok`).
-            Some(Stm::Op(OpName::ReserveL1 | OpName::WriteL1)) => Reads::L1AndL2(sm),
-            Some(Stm::Op(OpName::ReadL1 | OpName::EvictL1 | OpName::DiscardL1)) => Reads::L1(sm),
-            Some(Stm::Op(OpName::ReserveL2 | OpName::WriteL2 | OpName::ReadL2)) => Reads::L2,
-            _ => Reads::Nothing,
-        }
-    }
-
-    /// The current versions of what `reads` names: equal keys, equal [`Cached::blocked`]
-    /// answers (for an unchanged op).
-    fn versions_of(&self, reads: Reads) -> BlockedKey {
-        let (a, b) = match reads {
-            Reads::Nothing => (0, 0),
-            Reads::Locks => (self.locks_version, 0),
-            Reads::L1(sm) => (self.l1.version(sm), 0),
-            Reads::L1AndL2(sm) => (self.l1.version(sm), self.l2.version()),
-            Reads::L2 => (self.l2.version(), 0),
-        };
-        BlockedKey { reads, a, b }
-    }
-
-    /// Forgets op `id`'s memoized [`Cached::blocked`] answer (it stepped or was issued).
-    pub(super) fn forget_blocked(&mut self, id: OpId) {
-        if let Some(m) = self.blocked_memo.get_mut(id as usize) {
-            *m = None;
-        }
-    }
-
-    /// [`Cached::enabled_steps`] computed from the op list alone (what the index must give).
-    pub(super) fn steps_from_scratch(&self, out: &mut dyn FnMut(MemChoice)) {
-        for (i, o) in self.ops.iter().enumerate() {
-            if let Some(o) = o
-                && o.deps.is_empty()
-                && !self.blocked(i as OpId, o)
-            {
-                out(MemChoice::Step { op: i as OpId });
-            }
-        }
-    }
-
-    /// The silent rules allowed by the configuration, per SM then L2 (see [`Cached::enabled`]).
-    pub(super) fn enabled_silent<F: FnMut(MemChoice)>(&self, out: &mut F) {
-        if self.config.silent == SilentActions::None {
-            return;
-        }
-        let all = self.config.silent == SilentActions::All;
-        for (sm, l1) in self.l1.in_use() {
-            // A flush left only doomed lines: nothing to evict or flush.
-            if l1.live.is_empty() {
-                continue;
-            }
-            if all {
-                for (k, l) in l1.live.lines().iter() {
-                    if l.valid != 0 && l.evictable() {
-                        out(MemChoice::EvictL1 { sm, line: *k });
-                    }
-                    if !is_global(*k) && l.dirty != 0 && self.wb_l1_possible(*k) {
-                        out(MemChoice::WriteBackL1 { sm, line: *k });
-                    }
-                }
-            } else {
-                // Global lines only: evicting a clean local line changes no value a thread
-                // reads (its data is in L2 or DRAM by then). The clean unpinned lines are
-                // indexed: a full L1 of pinned or local lines costs nothing here. Global keys
-                // sort before local ones.
-                for k in l1.live.evictable_keys().take_while(|k| is_global(*k)) {
-                    if l1.live.get(k).is_some_and(|l| l.valid != 0) {
-                        out(MemChoice::EvictL1 { sm, line: k });
-                    }
-                }
-            }
-            // Global keys sort before local ones: the lowest key says whether any is global.
-            if l1.live.lines().keys().next().is_some_and(|k| is_global(*k)) {
-                out(MemChoice::Flush { sm });
-            }
-        }
-        if all {
-            for (k, l) in self.l2.lines().iter() {
-                if l.valid != 0 && l.evictable() {
-                    out(MemChoice::EvictL2 { line: *k });
-                }
-                if l.dirty != 0 {
-                    out(MemChoice::WriteBackL2 { line: *k });
-                }
-            }
-        }
-    }
-
-    /// Whether the silent rule `choice` is among [`Cached::enabled_choices`]: the same tests,
-    /// for one choice.
-    fn silent_enabled(&self, choice: MemChoice) -> bool {
-        let silent = self.config.silent;
-        let all = silent == SilentActions::All;
-        if silent == SilentActions::None {
-            return false;
-        }
-        let l1_line = |sm: u32, line: Key| self.l1.get(sm).and_then(|c| c.live.get(line));
-        match choice {
-            MemChoice::Step { .. } => false,
-            MemChoice::EvictL1 { sm, line } => l1_line(sm, line)
-                .is_some_and(|l| (is_global(line) || all) && l.valid != 0 && l.evictable()),
-            MemChoice::WriteBackL1 { sm, line } => {
-                all && !is_global(line)
-                    && l1_line(sm, line).is_some_and(|l| l.dirty != 0)
-                    && self.wb_l1_possible(line)
-            }
-            MemChoice::Flush { sm } => self
-                .l1
-                .get(sm)
-                .is_some_and(|c| c.live.lines().keys().next().is_some_and(|k| is_global(*k))),
-            MemChoice::EvictL2 { line } => {
-                all && self
-                    .l2
-                    .get(line)
-                    .is_some_and(|l| l.valid != 0 && l.evictable())
-            }
-            MemChoice::WriteBackL2 { line } => {
-                all && self.l2.get(line).is_some_and(|l| l.dirty != 0)
-            }
-        }
-    }
-
     /// Whether the L1 may take a dirty victim to make room: its dirty bytes (local data) go
     /// to L2 at once, so L2 must not have to defer that write (cudasem: making room is no
     /// silent action, issue "false deadlock"; the thesis leaves a full cache of dirty lines
     /// to the silent write-backs).
-    fn l1_dirty_ok(&self, l1: &L1) -> bool {
+    pub(super) fn l1_dirty_ok(&self, l1: &L1) -> bool {
         l1.live
             .victim()
             .is_some_and(|k| l1.live.has_clean_victim() || self.wb_l1_possible(k))
@@ -501,7 +307,7 @@ impl Cached {
 
     /// Writes an L1 victim's dirty bytes to L2 (making room there, which may write an L2
     /// victim back to DRAM). Only called when [`Cached::l1_dirty_ok`] said L2 takes it.
-    fn write_back_to_l2(&mut self, wb: Option<WrittenBack>, dram: &mut Flat) {
+    pub(super) fn write_back_to_l2(&mut self, wb: Option<WrittenBack>, dram: &mut Flat) {
         let Some(wb) = wb else { return };
         let cap = self.l2_capacity();
         let (_, l2_wb) = self
@@ -512,76 +318,8 @@ impl Cached {
         }
     }
 
-    fn wb_l1_possible(&self, key: Key) -> bool {
+    pub(super) fn wb_l1_possible(&self, key: Key) -> bool {
         !self.l2.would_defer_alloc(key, self.l2_capacity(), true)
-    }
-
-    /// Whether the op's next micro step would be a pure retry: its first statement is an
-    /// operation that defers without changing anything (such a step is not offered, so an
-    /// explorer sees no self-loops). Errors count as progress (the step reports them).
-    fn blocked(&self, id: OpId, op: &Op) -> bool {
-        let Some(prog) = op.prog else { return false };
-        let Some(Stm::Op(name)) = prog.program().stms.get(op.pc as usize).copied() else {
-            return false;
-        };
-        match name {
-            OpName::Lock => {
-                return self
-                    .banks(&op.req)
-                    .iter()
-                    .any(|b| self.locks.contains_key(&(op.req.who.block, *b)));
-            }
-            OpName::ReserveL1
-            | OpName::WriteL1
-            | OpName::ReserveL2
-            | OpName::WriteL2
-            | OpName::ReadL1
-            | OpName::ReadL2
-            | OpName::EvictL1
-            | OpName::DiscardL1 => {}
-            // Every other operation always makes progress: no need to locate the access (the
-            // enabled set asks this of every op after every step).
-            _ => return false,
-        }
-        // Shared and fence programs defer only at `lock`; a malformed access errors (progress).
-        let Ok(g) = self.geometry(id, &op.req) else {
-            return false;
-        };
-        let l1 = self.l1.get(op.req.sm);
-        let l2_mask = self.l2_mask(op, g);
-        match name {
-            OpName::ReserveL1 | OpName::WriteL1 => l1.is_some_and(|c| {
-                c.live
-                    .would_defer_alloc_with(g.key, self.l1_capacity(), || self.l1_dirty_ok(c))
-            }),
-            OpName::ReserveL2 | OpName::WriteL2 => {
-                self.l2.would_defer_alloc(g.key, self.l2_capacity(), true)
-            }
-            OpName::ReadL1 => l1.is_some_and(|c| {
-                c.find(g.key, id)
-                    .and_then(|s| c.get(g.key, s))
-                    .is_some_and(|l| l.valid & g.mask != g.mask && l.pins.contains(&id))
-            }),
-            OpName::ReadL2 => self
-                .l2
-                .get(g.key)
-                .is_some_and(|l| l.valid & l2_mask != l2_mask && l.pins.contains(&id)),
-            OpName::EvictL1 => {
-                l1.is_some_and(|c| c.live.get(g.key).is_some_and(|l| !l.evictable()))
-            }
-            OpName::DiscardL1 => l1.is_some_and(|c| c.live.get(g.key).is_some_and(|l| l.pinned())),
-            _ => false,
-        }
-    }
-
-    /// The bytes an op's L2 accesses need: the whole line when it fills an L1 line (L1 lines
-    /// are filled all at once), else its own bytes.
-    fn l2_mask(&self, op: &Op, g: Geometry) -> u64 {
-        if op.prog.is_some_and(ProgramId::fills_l1) {
-            self.full_mask()
-        } else {
-            g.mask
-        }
     }
 
     // ---- step -----------------------------------------------------------------------------
@@ -913,270 +651,6 @@ impl Cached {
             }
         })
     }
-
-    /// The bytes the op writes (store value or atomic new value) placed in a line buffer.
-    fn write_bytes(op: &Op, g: Geometry) -> [u8; 64] {
-        let v = match op.req.kind {
-            RequestKind::Store { value, .. } => value,
-            _ => op.new,
-        };
-        let mut b = [0u8; 64];
-        let bytes = v.to_le_bytes();
-        b[g.off..g.off + op.req.size as usize].copy_from_slice(&bytes[..op.req.size as usize]);
-        b
-    }
-
-    fn extract(data: &[u8; 64], g: Geometry, size: u32) -> u64 {
-        let mut b = [0u8; 8];
-        b[..size as usize].copy_from_slice(&data[g.off..g.off + size as usize]);
-        u64::from_le_bytes(b)
-    }
-
-    /// One operation of 𝔒⟦−⟧.
-    fn exec(
-        &mut self,
-        id: OpId,
-        op: &mut Op,
-        name: OpName,
-        dram: &mut Flat,
-        apply: &dyn Fn(Rmw, u64, u32) -> u64,
-        report: &mut StepReport,
-    ) -> Result<Flow, Stuck> {
-        let req = op.req;
-        let shared = req.space == MemSpace::Shared;
-        // Shared programs and fences have no cache line.
-        let g = if shared || matches!(req.kind, RequestKind::Fence) {
-            None
-        } else {
-            Some(self.geometry(id, &req)?)
-        };
-        let need =
-            || g.ok_or_else(|| stuck(Some(id), format!("{} needs a cached access", name.name())));
-        let cap1 = self.l1_capacity();
-        let cap2 = self.l2_capacity();
-        let lb = self.line_bytes as usize;
-        let full = self.full_mask();
-        Ok(match name {
-            OpName::ReadMem => {
-                if shared {
-                    op.value = dram
-                        .load(req.who, MemSpace::Shared, req.addr, req.size)
-                        .map_err(|e| stuck(Some(id), e.message))?;
-                } else {
-                    // A line-sized DRAM read (the thesis's read_device of a whole cache word).
-                    let g = need()?;
-                    match decode_key(g.key) {
-                        (MemSpace::Local, Some(who), addr) => {
-                            dram.read_local_line(who, addr, &mut op.buf[..lb])
-                        }
-                        (_, _, addr) => dram.read_global_line(addr, &mut op.buf[..lb]),
-                    }
-                    op.buf_mask = full;
-                }
-                Flow::Continue
-            }
-            OpName::WriteMem => {
-                let v = match req.kind {
-                    RequestKind::Store { value, .. } => value,
-                    _ => op.new,
-                };
-                if !shared {
-                    return Err(stuck(Some(id), "writeMem outside shared memory"));
-                }
-                dram.store(req.who, MemSpace::Shared, req.addr, req.size, v)
-                    .map_err(|e| stuck(Some(id), e.message))?;
-                Flow::Continue
-            }
-            OpName::AtomOp => {
-                let RequestKind::Atomic { rmw, .. } = req.kind else {
-                    return Err(stuck(Some(id), "atomOp on a request that is no atomic"));
-                };
-                op.new = apply(rmw, op.value, req.size) & size_mask(req.size);
-                Flow::Continue
-            }
-            OpName::WriteToRegs => {
-                let dest = match req.kind {
-                    RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
-                    _ => None,
-                };
-                if let Some(dest) = dest {
-                    report.delivered = Some(Delivery {
-                        who: req.who,
-                        dest,
-                        value: op.value & size_mask(req.size),
-                        size: req.size,
-                    });
-                }
-                Flow::Continue
-            }
-            // Registers are released when the op ends (`ended` in the report).
-            OpName::ReleaseRegs => Flow::Continue,
-            OpName::Lock => {
-                // All or nothing (T14): no deadlock from partial locking.
-                let banks = self.banks(&req);
-                if banks
-                    .iter()
-                    .any(|b| self.locks.contains_key(&(req.who.block, *b)))
-                {
-                    Flow::Defer
-                } else {
-                    for b in banks {
-                        self.locks.insert((req.who.block, b), id);
-                        self.locks_version += 1;
-                    }
-                    Flow::Continue
-                }
-            }
-            OpName::Unlock => {
-                for b in self.banks(&req) {
-                    if self.locks.get(&(req.who.block, b)) == Some(&id) {
-                        self.locks.remove(&(req.who.block, b));
-                        self.locks_version += 1;
-                    }
-                }
-                Flow::Continue
-            }
-            OpName::ReadL1 => {
-                let g = need()?;
-                match l1_mut(&mut self.l1, id, req.sm)?.read(g.key, g.mask, id)? {
-                    Some(l) => {
-                        op.value = Self::extract(&l.data, g, req.size);
-                        Flow::Continue
-                    }
-                    None => Flow::Defer,
-                }
-            }
-            OpName::ReadL2 => {
-                let g = need()?;
-                let mask = self.l2_mask(op, g);
-                match line::read_l2(&mut self.l2, g.key, mask, id)? {
-                    Some(l) => {
-                        op.value = Self::extract(&l.data, g, req.size);
-                        op.buf = l.data;
-                        op.buf_mask = l.valid;
-                        Flow::Continue
-                    }
-                    None => Flow::Defer,
-                }
-            }
-            OpName::WriteL1 => {
-                let g = need()?;
-                let bytes = Self::write_bytes(op, g);
-                let dirty_ok = self.l1_dirty_ok(self.l1_of(id, req.sm)?);
-                let (flow, wb) = l1_mut(&mut self.l1, id, req.sm)?
-                    .live
-                    .write(g.key, &bytes, g.mask, cap1, dirty_ok);
-                self.write_back_to_l2(wb, dram);
-                flow
-            }
-            OpName::WriteL2 => {
-                let g = need()?;
-                let bytes = Self::write_bytes(op, g);
-                let (flow, wb) = self.l2.write(g.key, &bytes, g.mask, cap2, true);
-                if let Some(wb) = wb {
-                    write_back_to_dram(dram, wb);
-                }
-                flow
-            }
-            OpName::ReserveL1 => {
-                let g = need()?;
-                let dirty_ok = self.l1_dirty_ok(self.l1_of(id, req.sm)?);
-                let (flow, wb) = l1_mut(&mut self.l1, id, req.sm)?
-                    .live
-                    .reserve(g.key, id, cap1, dirty_ok);
-                self.write_back_to_l2(wb, dram);
-                flow
-            }
-            OpName::ReserveL2 => {
-                let (flow, wb) = self.l2.reserve(need()?.key, id, cap2, true);
-                if let Some(wb) = wb {
-                    write_back_to_dram(dram, wb);
-                }
-                flow
-            }
-            OpName::UpdateL1 => {
-                let g = need()?;
-                let l1 = l1_mut(&mut self.l1, id, req.sm)?;
-                let done = l1
-                    .find(g.key, id)
-                    .and_then(|s| l1.with_line(g.key, s, |l| l.update(&op.buf, op.buf_mask)));
-                if done.is_none() {
-                    return Err(stuck(
-                        Some(id),
-                        format!("updateL1: line {:#x} is not cached", g.key),
-                    ));
-                }
-                Flow::Continue
-            }
-            OpName::UpdateL2 => {
-                let g = need()?;
-                if self
-                    .l2
-                    .with_line(g.key, |l| l.update(&op.buf, op.buf_mask))
-                    .is_none()
-                {
-                    return Err(stuck(
-                        Some(id),
-                        format!("updateL2: line {:#x} is not cached", g.key),
-                    ));
-                }
-                Flow::Continue
-            }
-            OpName::EvictL1 => {
-                let g = need()?;
-                l1_mut(&mut self.l1, id, req.sm)?.live.evict(g.key)
-            }
-            OpName::DiscardL1 => {
-                let g = need()?;
-                l1_mut(&mut self.l1, id, req.sm)?.live.discard(g.key)
-            }
-            OpName::ClassifyFirstL1 | OpName::ClassifyNormalL1 => {
-                let g = need()?;
-                let class = if name == OpName::ClassifyFirstL1 {
-                    line::EvClass::First
-                } else {
-                    line::EvClass::Normal
-                };
-                let l1 = l1_mut(&mut self.l1, id, req.sm)?;
-                let slot = l1.find(g.key, id).unwrap_or(Slot::Live);
-                // A21: classify of an uncached line is ⊥ (never happens in the listings).
-                if l1.with_line(g.key, slot, |l| l.class = class).is_none() {
-                    return Err(stuck(
-                        Some(id),
-                        format!("{}: line {:#x} is not cached", name.name(), g.key),
-                    ));
-                }
-                Flow::Continue
-            }
-            OpName::ClassifyFirstL2 | OpName::ClassifyNormalL2 => {
-                let g = need()?;
-                let class = if name == OpName::ClassifyFirstL2 {
-                    line::EvClass::First
-                } else {
-                    line::EvClass::Normal
-                };
-                if self.l2.with_line(g.key, |l| l.class = class).is_none() {
-                    return Err(stuck(
-                        Some(id),
-                        format!("{}: line {:#x} is not cached", name.name(), g.key),
-                    ));
-                }
-                Flow::Continue
-            }
-            OpName::FlushL1 => {
-                self.flush(req.sm);
-                Flow::Continue
-            }
-            OpName::InvalidateL1 => {
-                let g = need()?;
-                // Only an L1 that holds the line changes (the L1s are shared copy-on-write).
-                if self.l1_of(id, req.sm)?.live.contains(g.key) {
-                    l1_mut(&mut self.l1, id, req.sm)?.invalidate(g.key);
-                }
-                Flow::Continue
-            }
-        })
-    }
 }
 
 fn no_such_sm(id: OpId, sm: u32, count: u32) -> Stuck {
@@ -1187,39 +661,20 @@ fn no_such_sm(id: OpId, sm: u32, count: u32) -> Stuck {
 }
 
 /// SM `sm`'s L1 for writing; an SM that does not exist is ⊥.
-fn l1_mut(l1: &mut L1s, id: OpId, sm: u32) -> Result<&mut L1, Stuck> {
+pub(super) fn l1_mut(l1: &mut L1s, id: OpId, sm: u32) -> Result<&mut L1, Stuck> {
     let count = l1.count();
     l1.get_mut(sm).ok_or_else(|| no_such_sm(id, sm, count))
 }
 
 /// Writes a line's dirty bytes to DRAM (wb_L2; A8: a full-line write would clobber bytes nobody
 /// wrote).
-fn write_back_to_dram(dram: &mut Flat, wb: WrittenBack) {
+pub(super) fn write_back_to_dram(dram: &mut Flat, wb: WrittenBack) {
     // Dirty bytes lie within the line (dirty ⊆ valid), so the mask bounds the write.
     let l = &wb.line;
     match decode_key(wb.key) {
         (MemSpace::Local, Some(who), addr) => dram.write_local_masked(who, addr, &l.data, l.dirty),
         (_, _, addr) => dram.write_global_masked(addr, &l.data, l.dirty),
     }
-}
-
-/// What a [`Cached::blocked`] answer depends on besides the op: nothing, the block's bank
-/// locks, an SM's L1, L2, or both.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Reads {
-    Nothing,
-    Locks,
-    L1(u32),
-    L1AndL2(u32),
-    L2,
-}
-
-/// The versions of what a [`Cached::blocked`] answer read (see [`Cached::versions_of`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct BlockedKey {
-    reads: Reads,
-    a: u64,
-    b: u64,
 }
 
 pub(super) fn new_l2() -> Cache {

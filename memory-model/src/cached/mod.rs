@@ -27,11 +27,13 @@
 //! Where cudasem repairs or refines the thesis, the code says so with the digest's ambiguity
 //! number (A1-A28) and ARCHITECTURE.md lists it.
 
+mod enabled;
 mod engine;
 mod footprint;
 mod index;
 mod l1s;
 mod line;
+mod operations;
 mod program;
 mod state_hash;
 mod view;
@@ -245,7 +247,7 @@ pub struct Cached {
     locks_version: u64,
     /// Per op slot, the last [`Cached::blocked`] answer and the versions of what it depended
     /// on (derived; see `engine::BlockedKey`).
-    blocked_memo: Vec<Option<(engine::BlockedKey, bool)>>,
+    blocked_memo: Vec<Option<(enabled::BlockedKey, bool)>>,
     /// Counts the mutations of this state (derived): a caller that remembers the value it saw
     /// knows whether [`Cached::enabled`] may have changed since.
     generation: u64,

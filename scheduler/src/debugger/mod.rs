@@ -120,9 +120,15 @@ pub enum Outcome {
     Ok,
     /// The command was malformed or could not be done; the session is unchanged.
     Error,
+    /// An invariant of cudasem broke while doing the command (a recorded schedule the machine
+    /// no longer takes): a bug in cudasem, not in the program or the command.
+    Internal,
     /// `quit`.
     Quit,
 }
+
+/// How a command's error text says that it is an internal error ([`Outcome::Internal`]).
+const INTERNAL: &str = "internal: ";
 
 /// The answer to one command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,9 +145,17 @@ impl Reply {
         }
     }
     fn error(text: String) -> Reply {
-        Reply {
-            text: format!("error: {text}\n"),
-            outcome: Outcome::Error,
+        match text.strip_prefix(INTERNAL) {
+            Some(what) => Reply {
+                text: format!(
+                    "error: internal error: {what}\n  = this is a bug in cudasem, not in the program: please report it with the commands that led here\n"
+                ),
+                outcome: Outcome::Internal,
+            },
+            None => Reply {
+                text: format!("error: {text}\n"),
+                outcome: Outcome::Error,
+            },
         }
     }
 }
@@ -946,7 +960,7 @@ impl Session {
         let m = self
             .history
             .state_at(step, Some(&mut events))
-            .map_err(|e| format!("internal: the replay diverged: {e}"))?;
+            .map_err(|e| format!("{INTERNAL}the replay diverged: {e}"))?;
         self.machine = m;
         self.history.truncate(step);
         self.last_events = events;
@@ -1779,11 +1793,11 @@ impl Session {
         let mut m = self
             .history
             .state_at(from, None)
-            .map_err(|e| format!("internal: {e}"))?;
+            .map_err(|e| format!("{INTERNAL}{e}"))?;
         let mut events = Vec::new();
         for c in &self.history.choices()[from as usize..] {
             m.step_observed(c, &mut events)
-                .map_err(|e| format!("internal: {e}"))?;
+                .map_err(|e| format!("{INTERNAL}{e}"))?;
             events.retain(
                 |e| matches!(e, Event::Executed { block, warp, .. } if *block == b && *warp == w),
             );
@@ -2263,7 +2277,7 @@ impl Session {
                         );
                         break;
                     }
-                    m.step(c).map_err(|e| format!("internal: {e}"))?;
+                    m.step(c).map_err(|e| format!("{INTERNAL}{e}"))?;
                     h.record(*c, &m);
                 }
                 let n = h.len();
@@ -2347,4 +2361,23 @@ fn ranges(xs: &[u32]) -> String {
         i += 1;
     }
     m.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_errors_are_told_apart_from_command_errors() {
+        let user = Reply::error("no breakpoint 3".to_string());
+        assert_eq!(user.outcome, Outcome::Error);
+        assert_eq!(user.text, "error: no breakpoint 3\n");
+        let bug = Reply::error(format!("{INTERNAL}the replay diverged: step 4"));
+        assert_eq!(bug.outcome, Outcome::Internal);
+        assert!(
+            bug.text
+                .starts_with("error: internal error: the replay diverged: step 4\n")
+        );
+        assert!(bug.text.contains("this is a bug in cudasem"));
+    }
 }

@@ -25,6 +25,7 @@
 use super::fold::{self, Folding, TransactionFootprint};
 use super::keyed::FingerprintMap;
 use super::settle;
+use crate::Refused;
 use crate::Stop;
 use crate::outcome::{Observe, Outcome, Status};
 use semantics::machine::Machine;
@@ -83,6 +84,10 @@ pub struct DfsReport {
     pub states: u64,
     pub slept: u64,
     pub bound_hit: Option<DfsBound>,
+    /// The search stopped because the machine refused one of its enabled choices: a cudasem
+    /// bug, with the schedule that shows it (never skipped: a skipped choice would hide
+    /// schedules and make the search's answer wrong).
+    pub refused: Option<Refused>,
 }
 
 /// One state on the search stack.
@@ -133,10 +138,14 @@ pub fn outcomes_each(
         states: 0,
         slept: 0,
         bound_hit: None,
+        refused: None,
     };
     let mut root = machine.clone();
     let mut path = Vec::new();
-    settle(&mut root, &mut path);
+    if let Err(e) = settle(&mut root, &mut path) {
+        report.refused = Some(Refused::new(&path, root.steps(), e));
+        return report;
+    }
     let mut memo: FingerprintMap<u128, Vec<Choice>> = FingerprintMap::default();
     let sleeping = config.reduction == Reduction::SleepSets;
 
@@ -258,9 +267,15 @@ pub fn outcomes_each(
             &mut path,
         ) {
             Ok(fp) => fp.filter(|_| sleeping),
-            Err(_) => continue,
+            Err(e) => {
+                report.refused = Some(Refused::new(&path, child.steps(), e));
+                break;
+            }
         };
-        settle(&mut child, &mut path);
+        if let Err(e) = settle(&mut child, &mut path) {
+            report.refused = Some(Refused::new(&path, child.steps(), e));
+            break;
+        }
         let faulted = matches!(
             child.termination().map(Status::of),
             Some(Status::Error { .. })

@@ -116,8 +116,9 @@ impl TransactionFootprint {
 /// `taken`. `start` is the fingerprint of the machine before the step, when the caller knows it
 /// (a transaction that comes back to it stops there). `units`, when given, keeps the
 /// transaction within the units of the first step. Returns the transaction's footprint (the
-/// footprints are computed only when `footprints` is asked for), or the first step's error;
-/// a later step that fails ends the transaction before it.
+/// footprints are computed only when `footprints` is asked for), or the error of the step that
+/// failed (every choice is enabled when taken, so a failure is a cudasem bug: `taken` then holds
+/// the choices taken before it).
 pub fn step_folded(
     machine: &mut Machine,
     choice: &Choice,
@@ -162,9 +163,8 @@ pub fn step_folded(
             seen.push(key);
         }
         let next_fp = machine.footprint(&next);
-        if machine.step(&next).is_err() {
-            break;
-        }
+        // `next` is enabled: a refusal is a cudasem bug, reported (after the choices taken).
+        machine.step(&next)?;
         taken.push(next);
         steps += 1;
         fp = Some(TransactionFootprint {

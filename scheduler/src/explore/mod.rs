@@ -37,12 +37,12 @@ pub use fold::{Folding, UnknownFolding};
 
 pub use units::{Level, TooManyUnits, Units, UnknownLevel, is_system, settle};
 
-use crate::Stop;
 use crate::outcome::{Observe, Outcome, Status};
 use crate::progress::{
     Counterexample, Lts, Node, NodeId, Oracle, ProgressModel, Reason, Transition, Unit, UnitSet,
     Verdict,
 };
+use crate::{Refused, Stop};
 use keyed::FingerprintMap;
 use petgraph::graph::{DiGraph, NodeIndex};
 use semantics::machine::Machine;
@@ -156,6 +156,17 @@ pub struct Exploration {
     pub limits: Limits,
 }
 
+/// Why no state graph came out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExploreFailure {
+    /// The launch has more units than the progress models handle: the user's to change.
+    #[error(transparent)]
+    TooManyUnits(#[from] TooManyUnits),
+    /// The machine refused one of its enabled choices: a cudasem bug.
+    #[error(transparent)]
+    Refused(#[from] Refused),
+}
+
 /// A non-termination witness in replayable form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lasso {
@@ -175,7 +186,7 @@ pub fn explore(
     level: Level,
     observe: &Observe,
     limits: Limits,
-) -> Result<Exploration, TooManyUnits> {
+) -> Result<Exploration, ExploreFailure> {
     explore_until(machine, level, observe, limits, &Stop::never())
 }
 
@@ -186,12 +197,14 @@ pub fn explore_until(
     observe: &Observe,
     limits: Limits,
     stop: &Stop,
-) -> Result<Exploration, TooManyUnits> {
+) -> Result<Exploration, ExploreFailure> {
     let units = Units::new(machine, level)?;
     let memory_units = units.memory_units();
     let mut init = machine.clone();
     let mut initial_choices = Vec::new();
-    settle(&mut init, &mut initial_choices);
+    if let Err(e) = settle(&mut init, &mut initial_choices) {
+        return Err(Refused::new(&initial_choices, init.steps(), e).into());
+    }
 
     let mut states: FingerprintMap<StateKey, StateInfo> = FingerprintMap::default();
     let mut graph: DiGraph<Node<StateKey>, Unit, u32> = DiGraph::default();
@@ -284,10 +297,17 @@ pub fn explore_until(
                     false,
                     &mut choice_arena,
                 );
-                if folded.is_err() {
-                    continue;
+                // An enabled choice refused: a cudasem bug, never skipped (a skipped choice
+                // would hide states and make the verdict wrong).
+                let refused = match folded {
+                    Ok(_) => settle(&mut m2, &mut choice_arena).err(),
+                    Err(e) => Some(e),
+                };
+                if let Some(e) = refused {
+                    let mut prefix = path_to(from, &parent, &initial_choices, &choice_arena);
+                    prefix.extend_from_slice(&choice_arena[start..]);
+                    return Err(Refused::new(&prefix, m2.steps(), e).into());
                 }
-                settle(&mut m2, &mut choice_arena);
                 let choices = ChoiceRange {
                     start: start as u32,
                     len: (choice_arena.len() - start) as u32,
@@ -361,19 +381,7 @@ pub fn explore_until(
     }
 
     // Outcomes: terminal states in BFS order, each with the shortest run that reaches it.
-    let witness_of = |n: NodeId| {
-        let mut path = Vec::new();
-        let mut cur = n;
-        while let Some((p, list)) = parent[cur.index()] {
-            path.push(list);
-            cur = p;
-        }
-        let mut out = initial_choices.clone();
-        for list in path.into_iter().rev() {
-            out.extend_from_slice(ChoiceRange::of(&choice_arena, list));
-        }
-        out
-    };
+    let witness_of = |n: NodeId| path_to(n, &parent, &initial_choices, &choice_arena);
     let mut counted: FingerprintMap<StateKey, ()> = FingerprintMap::default();
     for n in graph.node_indices() {
         let key = graph[n].state;
@@ -407,6 +415,26 @@ pub fn explore_until(
         bound_hit,
         limits,
     })
+}
+
+/// The choices of the breadth-first path from the initial machine to node `n`.
+fn path_to(
+    n: NodeId,
+    parent: &[Option<(NodeId, ChoiceRange)>],
+    initial_choices: &[Choice],
+    choice_arena: &[Choice],
+) -> Vec<Choice> {
+    let mut path = Vec::new();
+    let mut cur = n;
+    while let Some((p, list)) = parent[cur.index()] {
+        path.push(list);
+        cur = p;
+    }
+    let mut out = initial_choices.to_vec();
+    for list in path.into_iter().rev() {
+        out.extend_from_slice(ChoiceRange::of(choice_arena, list));
+    }
+    out
 }
 
 impl Exploration {

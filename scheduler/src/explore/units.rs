@@ -31,8 +31,8 @@
 //! never enabled, so weak fairness does not owe it a step.
 
 use crate::progress::{MAX_UNITS, Unit, UnitSet};
-use semantics::machine::Machine;
 use semantics::machine::state_hash::BlockStatus;
+use semantics::machine::{Machine, StepError};
 use std::fmt;
 use std::str::FromStr;
 use traces::{Choice, MemChoice};
@@ -316,11 +316,12 @@ pub fn is_system(choice: &Choice) -> bool {
 }
 
 /// Takes system choices until none is enabled, appending them to `taken`: the first `Issue`
-/// by lowest SM, else the first complete barrier by (block, barrier). Deterministic.
-pub fn settle(machine: &mut Machine, taken: &mut Vec<Choice>) {
+/// by lowest SM, else the first complete barrier by (block, barrier). Deterministic. The error
+/// is an enabled choice the machine refused (a cudasem bug, [`crate::Refused`]).
+pub fn settle(machine: &mut Machine, taken: &mut Vec<Choice>) -> Result<(), StepError> {
     loop {
         if machine.termination().is_some() {
-            return;
+            return Ok(());
         }
         let next = machine
             .enabled()
@@ -333,11 +334,9 @@ pub fn settle(machine: &mut Machine, taken: &mut Vec<Choice>) {
             })
             .copied();
         let Some(c) = next else {
-            return;
+            return Ok(());
         };
-        if machine.step(&c).is_err() {
-            return;
-        }
+        machine.step(&c)?;
         taken.push(c);
     }
 }

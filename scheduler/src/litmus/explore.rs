@@ -19,6 +19,7 @@
 
 use super::parse::{Quantifier, Term};
 use super::translate::{OUT, Slot, Translation};
+use crate::Refused;
 use crate::Stop;
 use crate::explore::fold::{self, Folding};
 use crate::explore::keyed::FingerprintSet;
@@ -49,6 +50,9 @@ pub struct Exploration {
     pub bounded: bool,
     /// The time bound (a [`Stop`]) cut the search.
     pub timed_out: bool,
+    /// The machine refused one of its enabled choices (a cudasem bug): the search stopped
+    /// there, its outcomes are incomplete.
+    pub refused: Option<Refused>,
 }
 
 /// Reads the observed terms of a completed machine.
@@ -99,10 +103,14 @@ pub fn explore_until(
         first_fault: None,
         bounded: false,
         timed_out: false,
+        refused: None,
     };
     let mut root = initial;
     let mut taken = Vec::new();
-    settle(&mut root, &mut taken);
+    if let Err(e) = settle(&mut root, &mut taken) {
+        result.refused = Some(Refused::new(&taken, root.steps(), e));
+        return result;
+    }
     let mut visited: FingerprintSet<u128> = FingerprintSet::default();
     visited.insert(root.state_fingerprint());
     result.states = 1;
@@ -127,15 +135,21 @@ pub fn explore_until(
         top.next += 1;
         let mut m = top.machine.clone();
         let mut taken = Vec::new();
-        if fold::step_folded(&mut m, &choice, folding, None, None, false, &mut taken).is_err() {
-            // The choice came from the enabled set: a cudasem bug; count it as a fault.
-            result.faults += 1;
-            result
-                .first_fault
-                .get_or_insert_with(|| format!("internal: enabled choice {choice} refused"));
-            continue;
+        // The choice came from the enabled set: a refusal is a cudasem bug, never skipped.
+        let refused =
+            match fold::step_folded(&mut m, &choice, folding, None, None, false, &mut taken) {
+                Ok(_) => settle(&mut m, &mut taken).err(),
+                Err(e) => Some(e),
+            };
+        if let Some(e) = refused {
+            let prefix: Vec<Choice> = stack
+                .iter()
+                .flat_map(|f| f.taken.iter().copied())
+                .chain(taken.iter().copied())
+                .collect();
+            result.refused = Some(Refused::new(&prefix, m.steps(), e));
+            break;
         }
-        settle(&mut m, &mut taken);
         if !visited.insert(m.state_fingerprint()) {
             continue;
         }

@@ -134,6 +134,9 @@ pub struct Report {
     pub deadlocks: usize,
     pub faults: usize,
     pub first_fault: Option<String>,
+    /// The machine refused one of its enabled choices (a cudasem bug): no verdict. With the
+    /// compact string of the schedule that shows it.
+    pub refused: Option<(crate::Refused, String)>,
     /// The translated PTX (absent when unsupported before translation).
     pub ptx: Option<String>,
     /// The flags `cudasem replay` needs besides the compact string and the PTX file.
@@ -202,6 +205,7 @@ impl Report {
             deadlocks: 0,
             faults: 0,
             first_fault: None,
+            refused: None,
             ptx: None,
             replay_flags: Vec::new(),
         }
@@ -263,6 +267,15 @@ pub fn check_until(test: &LitmusTest, options: &Options, stop: &crate::Stop) -> 
     report.deadlocks = found.deadlocks;
     report.faults = found.faults;
     report.first_fault = found.first_fault.clone();
+    report.refused = found.refused.as_ref().map(|r| {
+        let compact = CompactTrace {
+            program_hash,
+            cycle_start: None,
+            choices: r.schedule(),
+        }
+        .encode();
+        (r.clone(), compact)
+    });
     let expr = &test.condition.expr;
     let satisfies = |values: &Vec<i64>| {
         expr.eval(&|term: &Term| match term {
@@ -297,33 +310,26 @@ pub fn check_until(test: &LitmusTest, options: &Options, stop: &crate::Stop) -> 
     // answer): an `exists` whose proposition some execution satisfies holds, a `~exists` or
     // `forall` that some execution refutes does not. Without one, only a complete search
     // decides.
-    if report.status == Status::Ok || witness.is_some() {
+    if report.refused.is_none() && (report.status == Status::Ok || witness.is_some()) {
         report.holds = Some(holds);
     }
     // A witness is shown even when bounded: the execution it names is real.
     if let Some(values) = witness
         && let Some(choices) = found.paths.get(values)
     {
-        let compact = scheduler_indices(&machine, choices).map(|indices| {
-            CompactTrace {
-                program_hash,
-                checksum: CompactTrace::checksum_of(choices),
-                cycle_start: None,
-                indices,
-            }
-            .encode()
-        });
+        let compact = CompactTrace {
+            program_hash,
+            cycle_start: None,
+            choices: choices.clone(),
+        }
+        .encode();
         report.witness = Some(Witness {
             values: values.clone(),
             choices: choices.clone(),
-            compact: compact.unwrap_or_default(),
+            compact,
         });
     }
     report
-}
-
-fn scheduler_indices(machine: &Machine, choices: &[Choice]) -> Option<Vec<u32>> {
-    crate::replay::indices_of(machine, choices).ok()
 }
 
 /// The machine of a translated test in its initial state: what [`check`] explores and a
