@@ -2031,9 +2031,23 @@ pub fn parse_buffer_flag(spec: &str) -> Result<BufferDesc, LaunchError> {
 
 /// `--arg buffer:NAME | TYPE:VALUE | null`.
 pub fn parse_arg_flag(spec: &str) -> Result<Arg, LaunchError> {
-    let help = "write --arg buffer:NAME, --arg TYPE:VALUE (e.g. s32:100, f32:2.5) or --arg null";
+    let help = "write --arg buffer:NAME, --arg TYPE:VALUE (e.g. s32:100, f32:2.5), --arg bytes:B0,B1,... (a struct by value) or --arg null";
     if spec.eq_ignore_ascii_case("null") {
         return Ok(Arg::Null);
+    }
+    if let Some(list) = spec.strip_prefix("bytes:") {
+        return list
+            .split(',')
+            .map(|b| {
+                b.trim().parse::<u8>().map_err(|_| {
+                    LaunchError::new(format!(
+                        "bad --arg `{spec}`: `{b}` is not a byte (0 to 255)"
+                    ))
+                    .help(help)
+                })
+            })
+            .collect::<Result<Vec<u8>, _>>()
+            .map(Arg::Bytes);
     }
     let (ty, value) = spec
         .split_once(':')
@@ -2590,6 +2604,12 @@ mod tests {
         assert!(parse_buffer_flag("x:s32").is_err());
         assert!(parse_buffer_flag("x:q32:4").is_err());
         assert!(parse_arg_flag("s32:1.5").is_err());
+        assert_eq!(
+            parse_arg_flag("bytes:1, 0,255"),
+            Ok(Arg::Bytes(vec![1, 0, 255]))
+        );
+        let e = parse_arg_flag("bytes:1,256").unwrap_err();
+        assert!(e.message.contains("`256` is not a byte"), "{e}");
         assert!(
             parse_arg_flag("buffer:zz").is_ok(),
             "checked against the buffers later"
