@@ -445,6 +445,27 @@ fn struct_arguments_by_value_and_their_errors() {
     );
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(stdout.contains("completed"), "{stdout}");
+    // The corpus launch, traced and replayed: the trace carries the struct's bytes and the
+    // buffer address patched into them.
+    let ron = workspace()
+        .join("tests/kernels/struct_arg.ron")
+        .display()
+        .to_string();
+    let (code, run_out, stderr) =
+        cudasem(&dir, &["run", &ptx, "--launch", &ron, "--trace", "t.jsonl"]);
+    assert_eq!(code, 0, "{run_out}{stderr}");
+    let (code, replay_out, stderr) = cudasem(&dir, &["replay", "t.jsonl"]);
+    assert_eq!(code, 0, "{replay_out}{stderr}");
+    // The `out` buffer as printed (replay prints every buffer, after a header).
+    let out = |text: &str| {
+        text.lines()
+            .skip_while(|l| !l.starts_with("out:"))
+            .take_while(|l| !l.starts_with("completed"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(out(&run_out).contains("  [  0]  -1.5   2.0"), "{run_out}");
+    assert_eq!(out(&replay_out), out(&run_out));
 }
 
 #[test]
