@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # regen-ptx.sh: regenerate every .ptx of the corpus from its CUDA source.
 #
-#   scripts/regen-ptx.sh            # all of tests/kernels/{,race/,debug/}*.cu and tests/thesis/*.cu
+#   scripts/regen-ptx.sh            # all of tests/kernels/{,race/,debug/,programs/}*.cu and tests/thesis/*.cu
 #   scripts/regen-ptx.sh FILE.cu…   # only these
 #
 # Each X.cu is compiled for the device only, without the CUDA SDK, to X.ptx beside it:
@@ -60,7 +60,7 @@ if [[ $# -gt 0 ]]; then
     files=("$@")
 else
     shopt -s nullglob
-    files=("$root"/tests/kernels/*.cu "$root"/tests/kernels/race/*.cu "$root"/tests/kernels/debug/*.cu
+    files=("$root"/tests/kernels/*.cu "$root"/tests/kernels/race/*.cu "$root"/tests/kernels/debug/*.cu "$root"/tests/kernels/programs/*.cu
         "$root"/tests/thesis/*.cu)
 fi
 

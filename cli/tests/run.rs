@@ -406,6 +406,88 @@ const GOOD_HEAD: &str =
     "(\n    kernel: \"vecadd\",\n    grid: (2, 1, 1),\n    block: (64, 1, 1),\n";
 
 #[test]
+fn struct_arguments_by_value_and_their_errors() {
+    let ptx = workspace()
+        .join("tests/kernels/struct_arg.ptx")
+        .display()
+        .to_string();
+    // Two fields for a 24-byte struct: refused, located, with what to do.
+    let text = "(\n    grid: 1,\n    block: 4,\n    buffers: { \"out\": (type: \"f32\", len: 4) },\n    args: [\n        Struct([Scalar(type: \"s32\", value: 1), Scalar(type: \"f32\", value: 2.5)]),\n        Buffer(\"out\"),\n    ],\n)\n";
+    let dir = scratch("struct_size", &[("launch.ron", text)]);
+    let (code, stdout, stderr) = cudasem(&dir, &["run", &ptx, "--launch", "launch.ron"]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "argument 1 is Struct of 8 bytes but parameter `struct_arg_param_0` is 24 bytes"
+        ) && stderr.contains("launch.ron:5:")
+            && stderr.contains("help: give exactly 24 bytes"),
+        "{stderr}"
+    );
+    // The same kernel from flags: the struct's bytes, the pointer left null and n = 0, so no
+    // thread dereferences it; out stays zero.
+    let zeros = vec!["0"; 24].join(",");
+    let (code, stdout, stderr) = cudasem(
+        &dir,
+        &[
+            "run",
+            &ptx,
+            "--grid",
+            "1",
+            "--block",
+            "4",
+            "--buffer",
+            "out:f32:4",
+            "--arg",
+            &format!("bytes:{zeros}"),
+            "--arg",
+            "buffer:out",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("completed"), "{stdout}");
+    // The corpus launch, traced and replayed: the trace carries the struct's bytes and the
+    // buffer address patched into them.
+    let ron = workspace()
+        .join("tests/kernels/struct_arg.ron")
+        .display()
+        .to_string();
+    let (code, run_out, stderr) =
+        cudasem(&dir, &["run", &ptx, "--launch", &ron, "--trace", "t.jsonl"]);
+    assert_eq!(code, 0, "{run_out}{stderr}");
+    let (code, replay_out, stderr) = cudasem(&dir, &["replay", "t.jsonl"]);
+    assert_eq!(code, 0, "{replay_out}{stderr}");
+    // The `out` buffer as printed (replay prints every buffer, after a header).
+    let out = |text: &str| {
+        text.lines()
+            .skip_while(|l| !l.starts_with("out:"))
+            .take_while(|l| !l.starts_with("completed"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(out(&run_out).contains("  [  0]  -1.5   2.0"), "{run_out}");
+    assert_eq!(out(&replay_out), out(&run_out));
+}
+
+#[test]
+fn a_program_of_several_launches_is_refused_with_its_line() {
+    let ptx = workspace()
+        .join("tests/kernels/programs/two_pass_reduce.ptx")
+        .display()
+        .to_string();
+    let ron = workspace()
+        .join("tests/kernels/programs/two_pass_reduce.ron")
+        .display()
+        .to_string();
+    let dir = scratch("program", &[]);
+    let (code, stdout, stderr) = cudasem(&dir, &["run", &ptx, "--launch", &ron]);
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("a program of 2 launches") && stderr.contains("two_pass_reduce.ron:11:"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn bad_launch_syntax() {
     let text = format!(
         "{GOOD_HEAD}    buffers: {{\n        \"a\": (type: \"s32\", len: 128)\n        \"b\": (type: \"s32\", len: 128),\n    }},\n)\n"

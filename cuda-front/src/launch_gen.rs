@@ -83,6 +83,11 @@ pub enum ParamPlan {
         elem: &'static str,
         value: String,
     },
+    /// A struct or array passed by value (`.param .align A .b8 p[N]`): N zero bytes, for the
+    /// user to fill in (its fields are not in the PTX).
+    Bytes {
+        len: u32,
+    },
 }
 
 /// The kernel to launch: the one named (PTX name or demangled short name), or the only one.
@@ -491,6 +496,9 @@ pub fn plan(
             let cpp_t = cpp.as_ref().and_then(|t| cpp_type(&t[i]));
             let cpp_pointer = cpp.as_ref().is_some_and(|t| t[i].trim_end().ends_with('*'));
             let u = uses[i];
+            if p.size != scalar_bytes(p.ty) {
+                return ParamPlan::Bytes { len: p.size };
+            }
             let pointer =
                 p.size == 8 && (cpp_pointer || (cpp.is_none() && (u.widest.is_some() || u.global)));
             if pointer {
@@ -672,7 +680,7 @@ impl LaunchPlan {
             .iter()
             .filter_map(|p| match p {
                 ParamPlan::Buffer { name, .. } => Some(name.as_str()),
-                ParamPlan::Scalar { .. } => None,
+                ParamPlan::Scalar { .. } | ParamPlan::Bytes { .. } => None,
             })
             .collect()
     }
@@ -724,6 +732,10 @@ impl LaunchPlan {
                 ParamPlan::Scalar { elem, value } => {
                     format!("Scalar(type: {elem:?}, value: {value})")
                 }
+                ParamPlan::Bytes { len } => {
+                    let zeros = vec!["0"; *len as usize];
+                    format!("Bytes([{}])", zeros.join(", "))
+                }
             };
             let _ = writeln!(out, "        {arg},{comment}");
         }
@@ -733,7 +745,7 @@ impl LaunchPlan {
             .iter()
             .filter_map(|p| match p {
                 ParamPlan::Buffer { name, written, .. } => Some((name, *written)),
-                ParamPlan::Scalar { .. } => None,
+                ParamPlan::Scalar { .. } | ParamPlan::Bytes { .. } => None,
             })
             .collect();
         let any_written = buffers.iter().any(|(_, w)| *w);
@@ -786,7 +798,16 @@ fn param_comment(
     .into_iter()
     .flatten()
     .collect();
-    let ptx = format!("(.{} {})", p.ty.directive().trim_start_matches('.'), p.name);
+    let ptx = if p.size != scalar_bytes(p.ty) {
+        format!(
+            "(.{} {}[{}]: passed by value; give its fields as Struct([...]), see docs/run.md)",
+            p.ty.directive().trim_start_matches('.'),
+            p.name,
+            p.size
+        )
+    } else {
+        format!("(.{} {})", p.ty.directive().trim_start_matches('.'), p.name)
+    };
     if cpp_text.is_empty() {
         format!(" // parameter {i} {ptx}")
     } else {
@@ -797,6 +818,23 @@ fn param_comment(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_struct_parameter_gets_zero_bytes_of_its_size() {
+        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+                   .visible .entry k(.param .align 8 .b8 s[24], .param .u32 n)\n{\n\tret;\n}\n";
+        let parsed = ptx_parser::parse(ptx);
+        let program = semantics::load(&parsed.module, ptx).expect("loads").0;
+        let text = generate(&program, None, &Hint::default(), "k.ptx", None).unwrap();
+        let zeros = vec!["0"; 24].join(", ");
+        assert!(
+            text.contains(&format!(
+                "Bytes([{zeros}]), // parameter 0 (.b8 s[24]: passed by value"
+            )),
+            "{text}"
+        );
+        assert!(text.contains("Scalar(type: \"u32\""), "{text}");
+    }
 
     fn load(text: &str) -> Program {
         let parsed = ptx_parser::parse(text);

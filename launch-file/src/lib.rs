@@ -507,6 +507,70 @@ pub enum Arg {
     },
     /// A null pointer.
     Null,
+    /// A parameter passed by value as raw bytes (`.param .align A .b8 p[N]`: exactly N bytes).
+    Bytes(Vec<u8>),
+    /// A struct passed by value: its fields (scalars, buffer addresses, `Null`, `Bytes`, nested
+    /// structs) laid out in order with natural alignment (each at a multiple of its alignment: a
+    /// scalar's size, 8 for an address, 1 for bytes, a struct's largest), padded at the end to a
+    /// multiple of the struct's alignment, as C lays out a struct.
+    Struct(Vec<Arg>),
+}
+
+/// A by-value argument's bytes: `bytes`, the buffer names whose addresses go at byte offsets, and
+/// the alignment its layout needs.
+struct Laid {
+    bytes: Vec<u8>,
+    pointers: Vec<(u32, String)>,
+    align: u32,
+}
+
+/// Lays out `arg` as the bytes of a by-value parameter (see [`Arg::Struct`]).
+fn lay_out(arg: &Arg) -> Result<Laid, String> {
+    Ok(match arg {
+        Arg::Buffer(name) => Laid {
+            bytes: vec![0; 8],
+            pointers: vec![(0, name.clone())],
+            align: 8,
+        },
+        Arg::Null => Laid {
+            bytes: vec![0; 8],
+            pointers: Vec::new(),
+            align: 8,
+        },
+        Arg::Scalar { elem, value } => {
+            let bits = value.encode(*elem)?;
+            let n = elem.size();
+            Laid {
+                bytes: bits.to_le_bytes()[..n].to_vec(),
+                pointers: Vec::new(),
+                align: n as u32,
+            }
+        }
+        Arg::Bytes(bytes) => Laid {
+            bytes: bytes.clone(),
+            pointers: Vec::new(),
+            align: 1,
+        },
+        Arg::Struct(fields) => {
+            let mut out = Laid {
+                bytes: Vec::new(),
+                pointers: Vec::new(),
+                align: 1,
+            };
+            for field in fields {
+                let f = lay_out(field)?;
+                let at = out.bytes.len().next_multiple_of(f.align as usize);
+                out.bytes.resize(at, 0);
+                out.pointers
+                    .extend(f.pointers.into_iter().map(|(o, b)| (o + at as u32, b)));
+                out.bytes.extend_from_slice(&f.bytes);
+                out.align = out.align.max(f.align);
+            }
+            let end = out.bytes.len().next_multiple_of(out.align as usize);
+            out.bytes.resize(end, 0);
+            out
+        }
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -523,13 +587,55 @@ struct RawLaunch {
     #[serde(default, deserialize_with = "ordered_map")]
     buffers: Vec<(String, RawBuffer)>,
     #[serde(default)]
-    args: Vec<Arg>,
+    args: Option<Vec<Arg>>,
+    #[serde(default)]
+    launches: Option<Vec<RawKernelLaunch>>,
     #[serde(default, deserialize_with = "ordered_map")]
     globals: Vec<(String, Num)>,
     #[serde(default, deserialize_with = "ordered_map")]
     extern_calls: Vec<(String, ExternCall)>,
     #[serde(default)]
     print: Option<Vec<String>>,
+}
+
+/// One entry of `launches: [...]` as written.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename = "launch")]
+struct RawKernelLaunch {
+    #[serde(default)]
+    kernel: Option<String>,
+    grid: Dim,
+    block: Dim,
+    #[serde(default)]
+    args: Vec<Arg>,
+    #[serde(default)]
+    stream: u32,
+    #[serde(default)]
+    shared: u32,
+}
+
+/// One kernel launch of a program of several (`launches: [...]`): launches in one `stream` run
+/// one after the other, launches in different streams may run concurrently (thesis 5.7: a
+/// context runs several grids).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelLaunch {
+    pub kernel: Option<String>,
+    pub grid: Dim,
+    pub block: Dim,
+    pub args: Vec<Arg>,
+    pub stream: u32,
+    /// Bytes of dynamic shared memory per block.
+    pub shared: u32,
+    /// Where the entry starts in the file, for errors.
+    pub location: Option<Location>,
+}
+
+/// One launch of a program after checking against the module: its stream and the launch as the
+/// machine takes it (every launch lists all of the program's buffers, in the same order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResolvedLaunch {
+    pub stream: u32,
+    pub resolved: Resolved,
 }
 
 /// What a call to a function declared without a body returns (`extern_calls: { "f": ... }`):
@@ -598,6 +704,9 @@ pub struct Launch {
     /// What the body-less functions the kernel calls return.
     pub extern_calls: Vec<(String, ExternCall)>,
     pub print: Option<Vec<String>>,
+    /// The launches of a program of several (`launches: [...]`); empty for the one-kernel form
+    /// (`kernel`, `grid`, `block`, `args`, `shared` at the top level).
+    pub launches: Vec<KernelLaunch>,
     /// The file it came from and its text, for locating errors found later.
     source: Option<(String, String)>,
 }
@@ -679,16 +788,60 @@ impl Launch {
                 "a launch file is `(kernel: \"name\", grid: (x, y, z), block: (x, y, z), buffers: {...}, args: [...])`; see docs/run.md",
             )
         })?;
+        let launches = match raw.launches {
+            None => Vec::new(),
+            Some(list) => {
+                let at =
+                    |field: &str| find_top_field(text, field).map(|at| location_of(path, text, at));
+                let top = [
+                    ("kernel", raw.kernel.is_some()),
+                    ("grid", raw.grid.is_some()),
+                    ("block", raw.block.is_some()),
+                    ("args", raw.args.is_some()),
+                    ("shared", raw.shared.is_some()),
+                ];
+                if let Some((field, _)) = top.iter().find(|(_, present)| *present) {
+                    return Err(LaunchError::new(format!(
+                        "the launch file has both `launches: [...]` and a top-level `{field}:`"
+                    ))
+                    .at(at(field))
+                    .help(format!(
+                        "a program of several launches gives each launch its own kernel, grid, block, args, shared and stream inside `launches`: move `{field}` into them, or remove `launches` for a one-kernel launch"
+                    )));
+                }
+                if list.is_empty() {
+                    return Err(LaunchError::new("`launches` is empty")
+                        .at(at("launches"))
+                        .help("give at least one `(kernel: \"NAME\", grid: ..., block: ..., args: [...])`, or use the one-kernel form"));
+                }
+                let starts = find_top_field(text, "launches")
+                    .map(|from| list_item_starts(text, from))
+                    .unwrap_or_default();
+                list.into_iter()
+                    .enumerate()
+                    .map(|(i, l)| KernelLaunch {
+                        kernel: l.kernel,
+                        grid: l.grid,
+                        block: l.block,
+                        args: l.args,
+                        stream: l.stream,
+                        shared: l.shared,
+                        location: starts.get(i).map(|&at| location_of(path, text, at)),
+                    })
+                    .collect()
+            }
+        };
         let mut launch = Launch {
             kernel: raw.kernel,
             grid: raw.grid,
             block: raw.block,
             shared: raw.shared,
             buffers: Vec::new(),
-            args: raw.args,
+            args: raw.args.unwrap_or_default(),
             globals: raw.globals,
             extern_calls: raw.extern_calls,
             print: raw.print,
+            launches,
             source: Some((path.to_string(), text.to_string())),
         };
         let buffers_at = find_field(text, "buffers");
@@ -764,6 +917,19 @@ impl Launch {
 
     /// Checks that need no program: dimensions, names, inits against their types.
     fn check(&self) -> Result<(), LaunchError> {
+        for (i, l) in self.launches.iter().enumerate() {
+            for (what, Dim(d)) in [("grid", l.grid), ("block", l.block)] {
+                if d.contains(&0) {
+                    return Err(LaunchError::new(format!(
+                        "launch {} of {}: {what} dimension is zero: {d:?}",
+                        i + 1,
+                        self.launches.len()
+                    ))
+                    .at(l.location.clone())
+                    .help("every dimension is at least 1"));
+                }
+            }
+        }
         for (what, dim) in [("grid", self.grid), ("block", self.block)] {
             if let Some(Dim(d)) = dim
                 && d.contains(&0)
@@ -784,7 +950,11 @@ impl Launch {
             // Checked without allocating them (File inits are read at resolution).
             check_init(b)?;
         }
-        for arg in &self.args {
+        for arg in self
+            .args
+            .iter()
+            .chain(self.launches.iter().flat_map(|l| &l.args))
+        {
             match arg {
                 Arg::Buffer(name) => {
                     if !self.buffers.iter().any(|b| &b.name == name) {
@@ -802,6 +972,23 @@ impl Launch {
                     })?;
                 }
                 Arg::Null => {}
+                Arg::Bytes(_) | Arg::Struct(_) => {
+                    let laid = lay_out(arg).map_err(|e| {
+                        LaunchError::new(format!("struct argument: {e}"))
+                            .at(self.locate_field("args"))
+                    })?;
+                    if let Some((_, name)) = laid
+                        .pointers
+                        .iter()
+                        .find(|(_, name)| !self.buffers.iter().any(|b| &b.name == name))
+                    {
+                        return Err(LaunchError::new(format!(
+                            "argument refers to unknown buffer `{name}`"
+                        ))
+                        .at(self.locate(&format!("Buffer(\"{name}\")"), 0))
+                        .help(self.known_buffers()));
+                    }
+                }
             }
         }
         if let Some(print) = &self.print {
@@ -836,6 +1023,64 @@ impl Launch {
     /// [`Launch::resolve`], refusing before anything is allocated a launch whose memory
     /// (buffers and their copies, printed text) would exceed `budget` bytes (`--max-memory`).
     pub fn resolve_within(&self, program: &Program, budget: u64) -> Result<Resolved, LaunchError> {
+        if !self.launches.is_empty() {
+            return Err(LaunchError::new(format!(
+                "the launch file is a program of {} launches (`launches: [...]`); this command runs one kernel launch",
+                self.launches.len()
+            ))
+            .at(self.launches[0].location.clone())
+            .help("running several launches (streams, concurrent grids) is not implemented yet: give one kernel's launch with top-level `kernel`, `grid`, `block`, `args`"));
+        }
+        self.resolve_one(program, budget)
+    }
+
+    /// Resolves every launch of the program (the one-kernel form is a program of one launch in
+    /// stream 0) against `program`, refusing one whose memory would exceed `budget` bytes
+    /// (each launch is checked alone). Errors in a launch of several name it and point at it.
+    pub fn resolve_program(
+        &self,
+        program: &Program,
+        budget: u64,
+    ) -> Result<Vec<ResolvedLaunch>, LaunchError> {
+        if self.launches.is_empty() {
+            return Ok(vec![ResolvedLaunch {
+                stream: 0,
+                resolved: self.resolve_one(program, budget)?,
+            }]);
+        }
+        let n = self.launches.len();
+        self.launches
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                // The launch alone, without the file's text: errors about its kernel and
+                // arguments get no location of their own and point at the entry instead.
+                let one = Launch {
+                    kernel: l.kernel.clone(),
+                    grid: Some(l.grid),
+                    block: Some(l.block),
+                    shared: Some(l.shared),
+                    args: l.args.clone(),
+                    launches: Vec::new(),
+                    source: None,
+                    ..self.clone()
+                };
+                let resolved = one.resolve_one(program, budget).map_err(|mut e| {
+                    e.message = format!("launch {} of {n}: {}", i + 1, e.message);
+                    if e.location.is_none() {
+                        e.location = l.location.clone();
+                    }
+                    e
+                })?;
+                Ok(ResolvedLaunch {
+                    stream: l.stream,
+                    resolved,
+                })
+            })
+            .collect()
+    }
+
+    fn resolve_one(&self, program: &Program, budget: u64) -> Result<Resolved, LaunchError> {
         use semantics::program::FunctionKind;
         let entries: Vec<&semantics::program::Function> = program
             .functions
@@ -919,7 +1164,11 @@ impl Launch {
                         param.size
                     ))
                     .at(self.locate_field("args"))
-                    .help("pass a Scalar(type: ..., value: ...) for this parameter"));
+                    .help(if is_byte_array(param) {
+                        BY_VALUE_HELP
+                    } else {
+                        "pass a Scalar(type: ..., value: ...) for this parameter"
+                    }));
                 }
                 Arg::Buffer(name) => {
                     let index = self
@@ -933,6 +1182,60 @@ impl Launch {
                     ArgValue::Buffer(index)
                 }
                 Arg::Null => ArgValue::Null,
+                Arg::Bytes(_) | Arg::Struct(_) => {
+                    let laid = lay_out(arg).map_err(|e| {
+                        LaunchError::new(format!("argument {}: {e}", i + 1))
+                            .at(self.locate_field("args"))
+                    })?;
+                    let what = if matches!(arg, Arg::Bytes(_)) {
+                        "Bytes"
+                    } else {
+                        "Struct"
+                    };
+                    if laid.bytes.len() != param.size as usize {
+                        return Err(LaunchError::new(format!(
+                            "argument {} is {what} of {} bytes but parameter `{}` is {} bytes",
+                            i + 1,
+                            laid.bytes.len(),
+                            param.name,
+                            param.size
+                        ))
+                        .at(self.locate_field("args"))
+                        .help(format!(
+                            "give exactly {} bytes (a Struct's fields are laid out at multiples of their size and padded to its largest field)",
+                            param.size
+                        )));
+                    }
+                    if laid.align > param.align.max(1) {
+                        return Err(LaunchError::new(format!(
+                            "argument {} is a Struct aligned to {} bytes but parameter `{}` is aligned to {}",
+                            i + 1,
+                            laid.align,
+                            param.name,
+                            param.align
+                        ))
+                        .at(self.locate_field("args"))
+                        .help("check the struct's fields against the kernel's declaration, or pass Bytes([...])"));
+                    }
+                    let mut pointers = Vec::with_capacity(laid.pointers.len());
+                    for (at, name) in laid.pointers {
+                        let index = self
+                            .buffers
+                            .iter()
+                            .position(|b| b.name == name)
+                            .ok_or_else(|| {
+                                LaunchError::new(format!(
+                                    "argument refers to unknown buffer `{name}`"
+                                ))
+                                .help(self.known_buffers())
+                            })?;
+                        pointers.push((at, index));
+                    }
+                    ArgValue::Bytes {
+                        bytes: laid.bytes,
+                        pointers,
+                    }
+                }
                 Arg::Scalar { elem, value } => {
                     if elem.size() as u32 != param.size {
                         return Err(LaunchError::new(format!(
@@ -945,7 +1248,11 @@ impl Launch {
                             param.size
                         ))
                         .at(self.locate_field("args"))
-                        .help(format!("give the scalar a {}-byte type", param.size)));
+                        .help(if is_byte_array(param) {
+                            BY_VALUE_HELP.to_string()
+                        } else {
+                            format!("give the scalar a {}-byte type", param.size)
+                        }));
                     }
                     if !scalar_fits_parameter(elem.scalar_type(), param.ty) {
                         return Err(LaunchError::new(format!(
@@ -1163,6 +1470,14 @@ impl Launch {
     }
 }
 
+/// Whether a kernel parameter is a byte array (`.param .align A .b8 p[N]`: a struct or array
+/// passed by value) rather than one scalar.
+fn is_byte_array(param: &semantics::program::ParamInfo) -> bool {
+    Elem::from_scalar_type(param.ty).is_none_or(|e| e.size() as u32 != param.size)
+}
+
+const BY_VALUE_HELP: &str = "the parameter is a struct or array passed by value: pass `Struct([Scalar(type: ..., value: ...), ...])` or `Bytes([...])` with exactly its size in bytes";
+
 fn scalar_name(ty: ScalarType) -> String {
     format!("{ty:?}").to_ascii_lowercase()
 }
@@ -1231,6 +1546,85 @@ fn mask_comments(text: &str) -> String {
     // Only ASCII bytes were replaced by ASCII bytes, and only outside strings at ASCII bytes,
     // except inside comments, where multi-byte characters became spaces: still valid UTF-8.
     String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
+/// Byte offset of `name:` at the top level of the outer `( ... )` (not inside a launch of
+/// `launches` or a buffer), outside comments and strings.
+fn find_top_field(text: &str, name: &str) -> Option<usize> {
+    let masked = mask_comments(text);
+    let b = masked.as_bytes();
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_string = false;
+            }
+        } else {
+            match c {
+                b'"' => in_string = true,
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => depth -= 1,
+                _ if depth == 1
+                    && masked[i..].starts_with(name)
+                    && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+                    && masked[i + name.len()..].trim_start().starts_with(':') =>
+                {
+                    return Some(i);
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Byte offsets of the items of the list that starts after `from` (`[ (..), (..) ]`): each
+/// item's opening parenthesis.
+fn list_item_starts(text: &str, from: usize) -> Vec<usize> {
+    let masked = mask_comments(text);
+    let b = masked.as_bytes();
+    let Some(open) = masked.get(from..).and_then(|s| s.find('[')) else {
+        return Vec::new();
+    };
+    let mut starts = Vec::new();
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut i = from + open;
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            if c == b'\\' {
+                i += 1;
+            } else if c == b'"' {
+                in_string = false;
+            }
+        } else {
+            match c {
+                b'"' => in_string = true,
+                b'(' | b'[' | b'{' => {
+                    if depth == 1 && c == b'(' {
+                        starts.push(i);
+                    }
+                    depth += 1;
+                }
+                b')' | b']' | b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    starts
 }
 
 fn location_of(path: &str, text: &str, at: usize) -> Location {
@@ -1637,9 +2031,23 @@ pub fn parse_buffer_flag(spec: &str) -> Result<BufferDesc, LaunchError> {
 
 /// `--arg buffer:NAME | TYPE:VALUE | null`.
 pub fn parse_arg_flag(spec: &str) -> Result<Arg, LaunchError> {
-    let help = "write --arg buffer:NAME, --arg TYPE:VALUE (e.g. s32:100, f32:2.5) or --arg null";
+    let help = "write --arg buffer:NAME, --arg TYPE:VALUE (e.g. s32:100, f32:2.5), --arg bytes:B0,B1,... (a struct by value) or --arg null";
     if spec.eq_ignore_ascii_case("null") {
         return Ok(Arg::Null);
+    }
+    if let Some(list) = spec.strip_prefix("bytes:") {
+        return list
+            .split(',')
+            .map(|b| {
+                b.trim().parse::<u8>().map_err(|_| {
+                    LaunchError::new(format!(
+                        "bad --arg `{spec}`: `{b}` is not a byte (0 to 255)"
+                    ))
+                    .help(help)
+                })
+            })
+            .collect::<Result<Vec<u8>, _>>()
+            .map(Arg::Bytes);
     }
     let (ty, value) = spec
         .split_once(':')
@@ -1816,6 +2224,191 @@ mod tests {
         semantics::load(&parsed.module, ptx)
             .expect("the kernel loads")
             .0
+    }
+
+    /// Two kernels: `a(.u64 p)` and `b(.u64 p, .u32 n)`.
+    fn two_kernels() -> Program {
+        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+                   .visible .entry a(.param .u64 p)\n{\n\tret;\n}\n\
+                   .visible .entry b(.param .u64 p, .param .u32 n)\n{\n\tret;\n}\n";
+        let parsed = ptx_parser::parse(ptx);
+        semantics::load(&parsed.module, ptx)
+            .expect("the kernels load")
+            .0
+    }
+
+    const PROGRAM: &str = r#"(
+    buffers: { "x": (type: "s32", len: 4), "y": (type: "s32", len: 4) },
+    launches: [
+        // a comment (with parentheses) between launches
+        (kernel: "a", grid: (2, 1, 1), block: 32, args: [Buffer("x")]),
+        (kernel: "b", grid: 1, block: (8), args: [Buffer("y"), Scalar(type: "u32", value: 4)],
+         stream: 1, shared: 16),
+    ],
+    print: ["y"],
+)"#;
+
+    #[test]
+    fn reads_a_program_of_several_launches() {
+        let l = parse(PROGRAM).unwrap();
+        assert_eq!(l.launches.len(), 2);
+        assert_eq!((l.kernel.clone(), l.grid, l.args.len()), (None, None, 0));
+        let (a, b) = (&l.launches[0], &l.launches[1]);
+        assert_eq!(
+            (a.grid, a.block, a.stream, a.shared),
+            (Dim([2, 1, 1]), Dim([32, 1, 1]), 0, 0)
+        );
+        assert_eq!(
+            (b.grid, b.block, b.stream, b.shared),
+            (Dim([1, 1, 1]), Dim([8, 1, 1]), 1, 16)
+        );
+        let lines: Vec<usize> = l
+            .launches
+            .iter()
+            .map(|k| k.location.as_ref().unwrap().line)
+            .collect();
+        assert_eq!(lines, [5, 6]);
+
+        let program = two_kernels();
+        let resolved = l.resolve_program(&program, u64::MAX).unwrap();
+        let got: Vec<(u32, &str, [u32; 3], u32)> = resolved
+            .iter()
+            .map(|r| {
+                let c = &r.resolved.config;
+                (
+                    r.stream,
+                    r.resolved.kernel.as_str(),
+                    c.grid,
+                    c.dynamic_shared_bytes,
+                )
+            })
+            .collect();
+        assert_eq!(got, [(0, "a", [2, 1, 1], 0), (1, "b", [1, 1, 1], 16)]);
+        // Every launch sees all buffers, in the file's order.
+        assert_eq!(resolved[1].resolved.config.args[0], ArgValue::Buffer(1));
+        assert_eq!(resolved[0].resolved.config.buffers.len(), 2);
+
+        // The one-launch commands refuse a program, pointing at its first launch.
+        let e = l.resolve(&program).unwrap_err();
+        assert!(e.message.contains("program of 2 launches"), "{e}");
+        assert_eq!(e.location.unwrap().line, 5);
+        // The one-kernel form is a program of one launch in stream 0.
+        let one = parse(VECADD).unwrap();
+        assert!(one.launches.is_empty());
+    }
+
+    #[test]
+    fn program_errors_name_the_launch_and_its_line() {
+        let program = two_kernels();
+        // Launch 2 gives one argument for two parameters.
+        let text = PROGRAM.replace(", Scalar(type: \"u32\", value: 4)", "");
+        let e = parse(&text)
+            .unwrap()
+            .resolve_program(&program, u64::MAX)
+            .unwrap_err();
+        assert!(
+            e.message
+                .starts_with("launch 2 of 2: kernel `b` takes 2 parameters"),
+            "{e}"
+        );
+        assert_eq!(e.location.as_ref().unwrap().line, 6, "{e}");
+        // Both forms at once: the top-level field's line.
+        let text = PROGRAM.replace("    print: [\"y\"],", "    grid: (1),\n    print: [\"y\"],");
+        let e = parse(&text).unwrap_err();
+        assert!(
+            e.message
+                .contains("both `launches: [...]` and a top-level `grid:`"),
+            "{e}"
+        );
+        assert_eq!(e.location.as_ref().unwrap().line, 9, "{e}");
+        // An unknown buffer in a launch, an empty list, a zero dimension, an unknown field.
+        let e = parse(&PROGRAM.replace("Buffer(\"x\")", "Buffer(\"q\")")).unwrap_err();
+        assert!(e.message.contains("unknown buffer `q`"), "{e}");
+        let e = parse("(launches: [])").unwrap_err();
+        assert!(e.message.contains("`launches` is empty"), "{e}");
+        let e = parse(&PROGRAM.replace("grid: 1,", "grid: 0,")).unwrap_err();
+        assert!(
+            e.message
+                .starts_with("launch 2 of 2: grid dimension is zero"),
+            "{e}"
+        );
+        assert_eq!(e.location.as_ref().unwrap().line, 6, "{e}");
+        let e = parse(&PROGRAM.replace("stream: 1", "steam: 1")).unwrap_err();
+        assert!(e.message.contains("steam"), "{e}");
+    }
+
+    /// A kernel taking a 16-byte struct by value (`.param .align 8 .b8 s[16]`) and a pointer.
+    fn struct_param() -> Program {
+        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+                   .visible .entry k(.param .align 8 .b8 s[16], .param .u64 p)\n{\n\tret;\n}\n";
+        let parsed = ptx_parser::parse(ptx);
+        semantics::load(&parsed.module, ptx)
+            .expect("the kernel loads")
+            .0
+    }
+
+    #[test]
+    fn struct_arguments_are_laid_out_with_natural_alignment() {
+        let program = struct_param();
+        let resolve = |first: &str| {
+            parse(&format!(
+                "(kernel: \"k\", grid: (1), block: (1), buffers: {{ \"b\": (type: \"u8\", len: 4) }}, args: [{first}, Buffer(\"b\")])"
+            ))
+            .and_then(|l| l.resolve(&program))
+            .map(|r| r.config.args[0].clone())
+            .map_err(|e| e.to_string())
+        };
+        // s8 at 0, s32 at 4 (padding 1..4), f32 at 8, then padded to the alignment 4: 12 bytes; a
+        // u16 more ends at 14, padded to 16.
+        let got = resolve(
+            "Struct([Scalar(type: \"s8\", value: -1), Scalar(type: \"s32\", value: 2), Scalar(type: \"f32\", value: 1.0), Scalar(type: \"u16\", value: 3)])",
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            ArgValue::Bytes {
+                bytes: vec![255, 0, 0, 0, 2, 0, 0, 0, 0, 0, 128, 63, 3, 0, 0, 0],
+                pointers: vec![],
+            }
+        );
+        // A buffer address at an 8-byte boundary after one s32.
+        let got = resolve("Struct([Scalar(type: \"s32\", value: 7), Buffer(\"b\")])").unwrap();
+        assert_eq!(
+            got,
+            ArgValue::Bytes {
+                bytes: [vec![7, 0, 0, 0], vec![0; 12]].concat(),
+                pointers: vec![(8, 0)],
+            }
+        );
+        let bytes: Vec<String> = (1..=16).map(|b| b.to_string()).collect();
+        let got = resolve(&format!("Bytes([{}])", bytes.join(", "))).unwrap();
+        assert_eq!(
+            got,
+            ArgValue::Bytes {
+                bytes: (1..=16).collect(),
+                pointers: vec![],
+            }
+        );
+        // Wrong sizes, a scalar for the struct, an unknown buffer inside: clear errors.
+        let e =
+            resolve("Struct([Scalar(type: \"s32\", value: 1), Scalar(type: \"f32\", value: 2.5)])")
+                .unwrap_err();
+        assert!(
+            e.contains("argument 1 is Struct of 8 bytes but parameter `s` is 16 bytes")
+                && e.contains("t.ron:1:"),
+            "{e}"
+        );
+        let e = resolve("Bytes([1, 2, 3])").unwrap_err();
+        assert!(
+            e.contains("argument 1 is Bytes of 3 bytes but parameter `s` is 16 bytes"),
+            "{e}"
+        );
+        let e = resolve("Scalar(type: \"s32\", value: 1)").unwrap_err();
+        assert!(e.contains("Struct([") && e.contains("Bytes(["), "{e}");
+        let e = resolve("Struct([Buffer(\"zz\"), Null])").unwrap_err();
+        assert!(e.contains("unknown buffer `zz`"), "{e}");
+        let e = resolve("Struct([Scalar(type: \"s8\", value: 300), Bytes([0])])").unwrap_err();
+        assert!(e.contains("300"), "{e}");
     }
 
     #[test]
@@ -2011,6 +2604,12 @@ mod tests {
         assert!(parse_buffer_flag("x:s32").is_err());
         assert!(parse_buffer_flag("x:q32:4").is_err());
         assert!(parse_arg_flag("s32:1.5").is_err());
+        assert_eq!(
+            parse_arg_flag("bytes:1, 0,255"),
+            Ok(Arg::Bytes(vec![1, 0, 255]))
+        );
+        let e = parse_arg_flag("bytes:1,256").unwrap_err();
+        assert!(e.message.contains("`256` is not a byte"), "{e}");
         assert!(
             parse_arg_flag("buffer:zz").is_ok(),
             "checked against the buffers later"

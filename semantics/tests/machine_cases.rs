@@ -811,3 +811,62 @@ fn warp_sync_collectives_use_each_lanes_own_membermask() {
         assert_eq!(out, want, "{model:?}");
     }
 }
+
+/// A struct by value (`.param .align 8 .b8 s[16]`): its bytes land at the parameter's offset,
+/// a buffer address is patched in where `pointers` says, and a wrong size is refused with the
+/// parameter's name and both sizes.
+#[test]
+fn struct_parameter_bytes_and_pointers() {
+    let src = format!(
+        r#"{HEAD}
+.visible .entry k(.param .u32 pad, .param .align 8 .b8 s[16])
+{{
+    .reg .u32 %v;
+    .reg .u64 %p;
+    ld.param.u64 %p, [s];
+    ld.param.u32 %v, [s+8];
+    st.global.u32 [%p], %v;
+    ld.param.u32 %v, [s+12];
+    st.global.u32 [%p+4], %v;
+    ret;
+}}
+"#
+    );
+    let p = load(&src);
+    let struct_arg = |bytes: Vec<u8>| {
+        launch(
+            "k",
+            1,
+            1,
+            vec![zeros("out", 2)],
+            vec![
+                ArgValue::Scalar {
+                    ty: ScalarType::U32,
+                    bits: 0,
+                },
+                ArgValue::Bytes {
+                    bytes,
+                    pointers: vec![(0, 0)],
+                },
+            ],
+        )
+    };
+    let bytes = [
+        vec![0; 8],
+        41u32.to_le_bytes().to_vec(),
+        42u32.to_le_bytes().to_vec(),
+    ]
+    .concat();
+    let cfg = config(WarpModel::SimtStack, 32);
+    let mut m = Machine::new(p.clone(), &struct_arg(bytes), &cfg).expect("launch");
+    let t = run(&mut m, &mut scheduler::RoundRobin::new(), 10_000);
+    assert_eq!(t, Termination::Completed);
+    assert_eq!(words(&m.buffer(0)), [41, 42]);
+    let e = Machine::new(p, &struct_arg(vec![0; 12]), &cfg).unwrap_err();
+    assert!(
+        e.message
+            .contains("parameter `s` is 16 bytes, the argument gives 12 bytes"),
+        "{}",
+        e.message
+    );
+}

@@ -44,8 +44,8 @@ impl Ctx<'_> {
         self.run.buffer(self.index(name))
     }
     fn scalar(&self, arg: usize) -> u64 {
-        match self.resolved.config.args[arg] {
-            ArgValue::Scalar { bits, .. } => bits,
+        match &self.resolved.config.args[arg] {
+            ArgValue::Scalar { bits, .. } => *bits,
             other => panic!("argument {arg} is {other:?}, not a scalar"),
         }
     }
@@ -258,6 +258,11 @@ const CASES: &[Case] = &[
         path: "nvcc/saxpy_loop_nvcc",
         adjust: as_is,
         check: check_saxpy_loop,
+    },
+    Case {
+        path: "struct_arg",
+        adjust: as_is,
+        check: check_struct_arg,
     },
     Case {
         path: "scan_inclusive",
@@ -516,6 +521,7 @@ corpus_tests! {
     saxpy => "saxpy",
     saxpy_loop_nvcc => "nvcc/saxpy_loop_nvcc",
     scan_inclusive => "scan_inclusive",
+    struct_arg => "struct_arg",
     spinlock => "spinlock",
     stencil_1d => "stencil_1d",
     transpose_shared => "transpose_shared",
@@ -945,6 +951,29 @@ fn check_saxpy(c: &Ctx) -> Result<(), String> {
 /// A grid-stride loop: every `i < n`, whatever the thread count.
 fn check_saxpy_loop(c: &Ctx) -> Result<(), String> {
     reference_saxpy(c, c.scalar_i32(0) as usize)
+}
+
+/// The struct `{ const int *in; int n; float scale; short offset; }` by value: its fields are
+/// read back from the argument's bytes at their C offsets, so a wrong layout fails here.
+fn check_struct_arg(c: &Ctx) -> Result<(), String> {
+    let ArgValue::Bytes { bytes, pointers } = &c.resolved.config.args[0] else {
+        return Err(format!(
+            "argument 0 is {:?}, not a struct",
+            c.resolved.config.args[0]
+        ));
+    };
+    if pointers != &[(0, c.index("in"))] {
+        return Err(format!("the struct's pointer slots are {pointers:?}"));
+    }
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    let n = (word(8) as i32).max(0) as usize;
+    let scale = f32::from_bits(word(12));
+    let offset = i16::from_le_bytes([bytes[16], bytes[17]]) as i32;
+    let input = c.in_i32("in");
+    let want = updated(c.in_f32("out"), n.min(c.threads()), |i| {
+        (input[i] + offset) as f32 * scale
+    });
+    compare_f32_bits("out", &c.out_f32("out"), &want)
 }
 
 fn check_scan_inclusive(c: &Ctx) -> Result<(), String> {

@@ -107,8 +107,16 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum TraceArg {
     Buffer(usize),
-    Scalar { ty: String, bits: u64 },
+    Scalar {
+        ty: String,
+        bits: u64,
+    },
     Null,
+    /// A by-value struct or byte array, with buffer addresses patched in at byte offsets.
+    Bytes {
+        bytes: Vec<u8>,
+        pointers: Vec<(u32, usize)>,
+    },
 }
 
 /// A trace's launch: `LaunchConfig`'s serialized shape.
@@ -239,13 +247,17 @@ impl TraceLaunch {
             args: launch
                 .args
                 .iter()
-                .map(|a| match *a {
-                    ArgValue::Buffer(i) => TraceArg::Buffer(i),
+                .map(|a| match a {
+                    ArgValue::Buffer(i) => TraceArg::Buffer(*i),
                     ArgValue::Scalar { ty, bits } => TraceArg::Scalar {
-                        ty: scalar_name(ty),
-                        bits,
+                        ty: scalar_name(*ty),
+                        bits: *bits,
                     },
                     ArgValue::Null => TraceArg::Null,
+                    ArgValue::Bytes { bytes, pointers } => TraceArg::Bytes {
+                        bytes: bytes.clone(),
+                        pointers: pointers.clone(),
+                    },
                 })
                 .collect(),
             globals: launch.globals.clone(),
@@ -291,6 +303,10 @@ impl TraceLaunch {
                             bits: *bits,
                         },
                         TraceArg::Null => ArgValue::Null,
+                        TraceArg::Bytes { bytes, pointers } => ArgValue::Bytes {
+                            bytes: bytes.clone(),
+                            pointers: pointers.clone(),
+                        },
                     })
                 })
                 .collect::<Result<_, String>>()?,

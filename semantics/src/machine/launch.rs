@@ -153,26 +153,62 @@ pub(super) fn new(
             _ => running.next_multiple_of(p.align.max(1)),
         };
         running = offset + p.size;
-        let (bits, size) = match *arg {
+        if offset % p.align.max(1) != 0 {
+            return Err(err(format!(
+                "argument {i}: parameter `{}` is at byte {offset} of the parameter buffer, not a multiple of its alignment {}",
+                p.name, p.align
+            )));
+        }
+        let buffer_address = |b: usize| {
+            buffers.get(b).copied().ok_or_else(|| {
+                err(format!(
+                    "argument {i} (`{}`) names buffer {b}, the launch has {}",
+                    p.name,
+                    buffers.len()
+                ))
+            })
+        };
+        let bytes: Vec<u8> = match arg {
             ArgValue::Buffer(b) => {
-                let a = *buffers.get(b).ok_or_else(|| {
-                    err(format!(
-                        "argument {i} (`{}`) names buffer {b}, the launch has {}",
-                        p.name,
-                        buffers.len()
-                    ))
-                })?;
+                let a = buffer_address(*b)?;
                 if p.size != 8 {
                     return Err(err(format!(
                         "argument {i}: parameter `{}` is {} bytes, a buffer address is 8",
                         p.name, p.size
                     )));
                 }
-                (a, 8)
+                a.to_le_bytes().to_vec()
             }
-            ArgValue::Null => (0, 8),
-            ArgValue::Scalar { ty, bits } => (bits, type_size(ty)),
+            ArgValue::Null => 0u64.to_le_bytes().to_vec(),
+            ArgValue::Scalar { ty, bits } => {
+                bits.to_le_bytes()[..(type_size(*ty) as usize).min(8)].to_vec()
+            }
+            ArgValue::Bytes { bytes, pointers } => {
+                if bytes.len() != p.size as usize {
+                    return Err(err(format!(
+                        "argument {i}: parameter `{}` is {} bytes, the argument gives {} bytes",
+                        p.name,
+                        p.size,
+                        bytes.len()
+                    )));
+                }
+                let mut bytes = bytes.clone();
+                for &(at, b) in pointers {
+                    let a = buffer_address(b)?;
+                    let slot = bytes
+                        .get_mut(at as usize..at as usize + 8)
+                        .ok_or_else(|| {
+                            err(format!(
+                                "argument {i}: a buffer address at byte {at} does not fit in parameter `{}` ({} bytes)",
+                                p.name, p.size
+                            ))
+                        })?;
+                    slot.copy_from_slice(&a.to_le_bytes());
+                }
+                bytes
+            }
         };
+        let size = bytes.len() as u32;
         if size != p.size {
             return Err(err(format!(
                 "argument {i}: parameter `{}` is {} bytes ({:?}), the argument {size}",
@@ -183,7 +219,7 @@ pub(super) fn new(
         if params.len() < end {
             params.resize(end, 0);
         }
-        params[offset as usize..end].copy_from_slice(&bits.to_le_bytes()[..size as usize]);
+        params[offset as usize..end].copy_from_slice(&bytes);
     }
     mem.set_params(&params);
 

@@ -76,7 +76,7 @@ pub struct BufferSpec {
 }
 
 /// A kernel argument.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum ArgValue {
     /// The global address of `buffers[i]`.
     Buffer(usize),
@@ -84,6 +84,13 @@ pub enum ArgValue {
     Scalar { ty: ScalarType, bits: u64 },
     /// A null pointer (ZLUDA warp tests pass 0 for the missing input buffer).
     Null,
+    /// A parameter passed by value as bytes (a struct or array, `.param .align A .b8 p[N]`):
+    /// exactly the parameter's N bytes; `pointers` patches the global address of
+    /// `buffers[index]` (8 bytes, little-endian) in at each byte `offset`.
+    Bytes {
+        bytes: Vec<u8>,
+        pointers: Vec<(u32, usize)>,
+    },
 }
 
 /// How a warp executes divergent code (`--warp-model`).
