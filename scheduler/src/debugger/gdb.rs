@@ -35,19 +35,7 @@ impl Session {
             ));
         }
         self.resume_from = None;
-        let mut pick = move |s: &Session| -> Option<Choice> {
-            if s.call_depth(b, w) < depth || s.machine.warp_view(b, w).is_none_or(|v| v.completed) {
-                return None;
-            }
-            s.warp_choices(b, w, None)
-                .first()
-                .copied()
-                .or_else(|| Session::policy_pick(s))
-        };
-        let (mut stop, taken) = self.run(self.options.max_steps, &[], &mut pick, None);
-        if matches!(stop, Stop::Done) && taken >= self.options.max_steps {
-            stop = Stop::StepBound;
-        }
+        let (stop, taken) = self.run_warp_until(b, w, move |d| d < depth);
         let mut s = String::new();
         if matches!(stop, Stop::Done) {
             let _ = writeln!(
@@ -62,6 +50,31 @@ impl Session {
         }
         s.push_str(&self.stop_text(&stop, taken));
         Ok(s)
+    }
+
+    /// Steps warp `b.w` (other warps when it cannot step) until its call depth satisfies
+    /// `back` or it completes, or a breakpoint, a watchpoint, the end or the step bound stops
+    /// the run first (`next` over a call, `finish`).
+    pub(super) fn run_warp_until(
+        &mut self,
+        b: u32,
+        w: u32,
+        back: impl Fn(u16) -> bool + Copy + 'static,
+    ) -> (Stop, u64) {
+        let mut pick = move |s: &Session| -> Option<Choice> {
+            if back(s.call_depth(b, w)) || s.machine.warp_view(b, w).is_none_or(|v| v.completed) {
+                return None;
+            }
+            s.warp_choices(b, w, None)
+                .first()
+                .copied()
+                .or_else(|| Session::policy_pick(s))
+        };
+        let (mut stop, taken) = self.run(self.options.max_steps, &[], &mut pick, None);
+        if matches!(stop, Stop::Done) && taken >= self.options.max_steps {
+            stop = Stop::StepBound;
+        }
+        (stop, taken)
     }
 
     pub(super) fn cmd_display(

@@ -919,22 +919,8 @@ impl Session {
         self.take(first)?;
         let mut s = self.step_line();
         if self.call_depth(b, w) > depth && self.machine.termination().is_none() {
-            // Over the call: prefer the focused warp, let the others run when it cannot.
-            let mut pick = move |s: &Session| -> Option<Choice> {
-                if s.call_depth(b, w) <= depth
-                    || s.machine.warp_view(b, w).is_none_or(|v| v.completed)
-                {
-                    return None;
-                }
-                s.warp_choices(b, w, None)
-                    .first()
-                    .copied()
-                    .or_else(|| Session::policy_pick(s))
-            };
-            let (mut stop, taken) = self.run(self.options.max_steps, &[], &mut pick, None);
-            if matches!(stop, Stop::Done) && taken >= self.options.max_steps {
-                stop = Stop::StepBound;
-            }
+            // Over the call: until the warp is back at this depth.
+            let (stop, taken) = self.run_warp_until(b, w, move |d| d <= depth);
             let _ = writeln!(
                 s,
                 "stepped over the call ({taken} more step{})",
