@@ -435,33 +435,13 @@ impl CompactV1 {
     /// Parses a compact string (surrounding whitespace allowed).
     pub fn parse(text: &str) -> Result<CompactV1, FormatError> {
         let err = |m: String| FormatError::Compact(m);
-        let rest = text
-            .trim()
-            .strip_prefix(COMPACT_V1_PREFIX)
-            .ok_or_else(|| err(format!("does not start with `{COMPACT_V1_PREFIX}`")))?;
-        let mut fields = rest.splitn(4, ':');
-        let mut next = |what: &str| {
-            fields
-                .next()
-                .ok_or_else(|| err(format!("missing the {what} field")))
-        };
-        let hash = next("program hash")?;
-        let program_hash = u64::from_str_radix(hash, 16)
-            .map_err(|_| err(format!("`{hash}` is not a program hash (16 hex digits)")))?;
-        let check = next("checksum")?;
+        let mut fields = Fields::of(text, COMPACT_V1_PREFIX, 4)?;
+        let program_hash = fields.program_hash()?;
+        let check = fields.next("checksum")?;
         let checksum = u32::from_str_radix(check, 16)
             .map_err(|_| err(format!("`{check}` is not a checksum (8 hex digits)")))?;
-        let cycle = next("cycle start")?;
-        let cycle_start = if cycle == "-" {
-            None
-        } else {
-            Some(
-                cycle
-                    .parse()
-                    .map_err(|_| err(format!("`{cycle}` is not a cycle start (a number or -)")))?,
-            )
-        };
-        let indices = decode_numbers(next("choices")?)?;
+        let cycle_start = fields.cycle_start()?;
+        let indices = decode_numbers(fields.next("choices")?)?;
         if cycle_start.is_some_and(|c| c > indices.len()) {
             return Err(err(format!(
                 "cycle start {} is beyond the {} choices",
@@ -693,35 +673,15 @@ impl CompactTrace {
     /// checked here; whether its choices are enabled is the replay's business.
     pub fn parse(text: &str) -> Result<CompactTrace, FormatError> {
         let err = |m: String| FormatError::Compact(m);
-        let rest = text
-            .trim()
-            .strip_prefix(COMPACT_PREFIX)
-            .ok_or_else(|| err(format!("does not start with `{COMPACT_PREFIX}`")))?;
-        let mut fields = rest.splitn(5, ':');
-        let mut next = |what: &str| {
-            fields
-                .next()
-                .ok_or_else(|| err(format!("missing the {what} field")))
-        };
-        let hash = next("program hash")?;
-        let program_hash = u64::from_str_radix(hash, 16)
-            .map_err(|_| err(format!("`{hash}` is not a program hash (16 hex digits)")))?;
-        let count = next("choice count")?;
+        let mut fields = Fields::of(text, COMPACT_PREFIX, 5)?;
+        let program_hash = fields.program_hash()?;
+        let count = fields.next("choice count")?;
         let count: u64 = count
             .parse()
             .map_err(|_| err(format!("`{count}` is not a choice count (a number)")))?;
-        let cycle = next("cycle start")?;
-        let cycle_start = if cycle == "-" {
-            None
-        } else {
-            Some(
-                cycle
-                    .parse()
-                    .map_err(|_| err(format!("`{cycle}` is not a cycle start (a number or -)")))?,
-            )
-        };
-        let table_text = next("choice table")?;
-        let body = next("choices")?;
+        let cycle_start = fields.cycle_start()?;
+        let table_text = fields.next("choice table")?;
+        let body = fields.next("choices")?;
         // Each entry starts at an upper-case kind letter.
         if table_text
             .bytes()
@@ -785,6 +745,50 @@ pub enum Compact {
     V1(CompactV1),
     /// Choices by identity.
     V2(CompactTrace),
+}
+
+/// The `:`-separated fields of a compact string after its version prefix, read in order; a
+/// missing one is named in the error.
+struct Fields<'a> {
+    fields: std::str::SplitN<'a, char>,
+}
+
+impl<'a> Fields<'a> {
+    /// The fields of `text` (surrounding whitespace allowed) after `prefix`, at most `count`.
+    fn of(text: &'a str, prefix: &str, count: usize) -> Result<Fields<'a>, FormatError> {
+        let rest = text
+            .trim()
+            .strip_prefix(prefix)
+            .ok_or_else(|| FormatError::Compact(format!("does not start with `{prefix}`")))?;
+        Ok(Fields {
+            fields: rest.splitn(count, ':'),
+        })
+    }
+
+    fn next(&mut self, what: &str) -> Result<&'a str, FormatError> {
+        self.fields
+            .next()
+            .ok_or_else(|| FormatError::Compact(format!("missing the {what} field")))
+    }
+
+    /// The program hash: 16 hex digits.
+    fn program_hash(&mut self) -> Result<u64, FormatError> {
+        let hash = self.next("program hash")?;
+        u64::from_str_radix(hash, 16).map_err(|_| {
+            FormatError::Compact(format!("`{hash}` is not a program hash (16 hex digits)"))
+        })
+    }
+
+    /// Where the lasso's cycle starts: a number, or `-` for none.
+    fn cycle_start(&mut self) -> Result<Option<usize>, FormatError> {
+        let cycle = self.next("cycle start")?;
+        if cycle == "-" {
+            return Ok(None);
+        }
+        cycle.parse().map(Some).map_err(|_| {
+            FormatError::Compact(format!("`{cycle}` is not a cycle start (a number or -)"))
+        })
+    }
 }
 
 /// Parses a compact string of any version this cudasem reads; another version is refused with
