@@ -289,3 +289,24 @@ fn finish_runs_the_focused_warp_back_to_its_caller() {
     );
     insta::assert_snapshot!(out);
 }
+
+#[test]
+fn gdb_commands_in_one_scripted_session() {
+    // tbreak stops once and is gone; print in each format; display follows a step (and says
+    // so when the register is not in the callee); cuda-gdb's `thread` focus; list marks the
+    // focused instruction; finish returns to the caller.
+    let (code, out) = debug(
+        "tests/kernels/noinline_func.ptx",
+        "tests/kernels/noinline_func.ron",
+        &[],
+        "tbreak 66\ncontinue\ninfo breakpoints\nprint/x %r14\nprint/d %r14\nprint/t %r14\nprint/u %r14\ndisplay/x %r14\nstep\ninfo display\nundisplay\ncuda thread 3\nlist\nfinish\nprint %r14\n",
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("(deleted)") && out.contains("no breakpoints"),
+        "{out}"
+    );
+    assert!(out.contains("focus: block 0 warp 0 lane 3"), "{out}");
+    assert!(out.contains("returned to call depth 0"), "{out}");
+    insta::assert_snapshot!(out);
+}

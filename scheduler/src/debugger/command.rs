@@ -221,6 +221,9 @@ pub enum Command {
     /// `focus B W [L]` (also cuda-gdb's `cuda block B warp W lane L`, any of the three): the
     /// thread the inspection commands look at; what is not named stays.
     Focus(ThreadSel),
+    /// cuda-gdb's `cuda [block B] thread T`: thread T of the block (its warp and lane follow
+    /// from the warp size).
+    FocusThread { block: Option<u32>, thread: u32 },
     /// `list [LINE]`: PTX lines around the focused warp's instruction (or around LINE).
     List(Option<u32>),
     /// `regs`: the focused warp's lanes × registers.
@@ -265,6 +268,8 @@ pub enum Radix {
     Signed,
     Unsigned,
     Binary,
+    /// The bits as an IEEE float of the value's size (f32 or f64; f16 for 2 bytes).
+    Float,
 }
 
 impl Radix {
@@ -274,8 +279,9 @@ impl Radix {
             "d" => Ok(Radix::Signed),
             "u" => Ok(Radix::Unsigned),
             "t" => Ok(Radix::Binary),
+            "f" => Ok(Radix::Float),
             _ => Err(format!(
-                "`{head}/{f}`: the formats are x (hex), d (signed), u (unsigned), t (binary)"
+                "`{head}/{f}`: the formats are x (hex), d (signed), u (unsigned), t (binary), f (float)"
             )),
         }
     }
@@ -296,6 +302,12 @@ impl Radix {
                 let shift = 64 - width;
                 (((bits << shift) as i64) >> shift).to_string()
             }
+            Radix::Float => match width {
+                64 => f64::from_bits(bits).to_string(),
+                32 => f32::from_bits(bits as u32).to_string(),
+                16 => half::f16::from_bits(bits as u16).to_string(),
+                _ => format!("{bits:#x} (no float of {} bytes)", width / 8),
+            },
         }
     }
 }
@@ -475,19 +487,19 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "info",
-        "info breakpoints | registers | warps | blocks | barriers | caches | display",
-        "breakpoints and watchpoints; the others as the commands of those names (`regs` for registers) and the displays",
+        "info breakpoints | registers | locals | warps | threads | blocks | barriers | caches | display",
+        "breakpoints and watchpoints; the others as the commands of those names (`regs` for registers and locals, `warps` for threads) and the displays",
         "info breakpoints",
     ),
     (
         "print",
-        "print[/x|d|u|t] %REG [block B] [warp W] [lane L]",
-        "a register of one lane (default: the focused lane), in its type or as hex, signed, unsigned or binary",
+        "print[/x|d|u|t|f] %REG [block B] [warp W] [lane L]",
+        "a register of one lane (default: the focused lane), in its type or as hex, signed, unsigned, binary or float",
         "print/x %r1 lane 1",
     ),
     (
         "display",
-        "display[/x|d|u|t] %REG",
+        "display[/x|d|u|t|f] %REG",
         "print the register at the focused lane after every command that steps",
         "display/x %r1",
     ),
@@ -505,9 +517,9 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "cuda",
-        "cuda [block B] [warp W] [lane L]",
-        "cuda-gdb's spelling of `focus`: what is not named stays",
-        "cuda block 1 lane 4",
+        "cuda [block B] [warp W] [lane L] | cuda [block B] thread T",
+        "cuda-gdb's spelling of `focus`: what is not named stays; `thread T` is thread T of the block",
+        "cuda block 1 thread 5",
     ),
     (
         "list",
@@ -940,8 +952,8 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         },
         "info" | "i" => match args {
             ["breakpoints" | "break" | "b" | "watchpoints"] => Ok(Some(Command::InfoBreakpoints)),
-            ["registers" | "regs" | "r"] => Ok(Some(Command::Regs)),
-            ["warps"] => Ok(Some(Command::Warps)),
+            ["registers" | "regs" | "r" | "locals"] => Ok(Some(Command::Regs)),
+            ["warps" | "threads"] => Ok(Some(Command::Warps)),
             ["blocks"] => Ok(Some(Command::Blocks)),
             ["barriers"] => Ok(Some(Command::Barriers)),
             ["caches"] => Ok(Some(Command::Caches)),
@@ -977,21 +989,40 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         // cuda-gdb's focus syntax: `cuda block B warp W lane L` (any subset, in this order).
         "cuda" => {
             let mut sel = ThreadSel::default();
+            let mut thread = None;
             let mut rest = args;
             while let [key, value, tail @ ..] = rest {
                 let v = num(Some(value), "an index")?;
                 match *key {
                     "block" => sel.block = Some(v),
                     "warp" => sel.warp = Some(v),
-                    "lane" | "thread" => sel.lane = Some(v),
-                    k => return Err(format!("`cuda {k}`: write `cuda block B warp W lane L`")),
+                    "lane" => sel.lane = Some(v),
+                    "thread" => thread = Some(v),
+                    k => {
+                        return Err(format!(
+                            "`cuda {k}`: write `cuda block B warp W lane L` or `cuda block B thread T`"
+                        ));
+                    }
                 }
                 rest = tail;
             }
-            if !rest.is_empty() || sel == ThreadSel::default() {
-                return Err("write `cuda block B warp W lane L` (any of the three)".into());
+            match thread {
+                _ if !rest.is_empty() => {
+                    Err("write `cuda block B warp W lane L` or `cuda block B thread T`".into())
+                }
+                Some(_) if sel.warp.is_some() || sel.lane.is_some() => Err(
+                    "`thread` names the warp and lane already: write `cuda block B thread T`".into(),
+                ),
+                Some(thread) => Ok(Some(Command::FocusThread {
+                    block: sel.block,
+                    thread,
+                })),
+                None if sel == ThreadSel::default() => Err(
+                    "write `cuda block B warp W lane L` (any of the three) or `cuda block B thread T`"
+                        .into(),
+                ),
+                None => Ok(Some(Command::Focus(sel))),
             }
-            Ok(Some(Command::Focus(sel)))
         }
         "list" | "l" => match args {
             [] => Ok(Some(Command::List(None))),
@@ -1182,6 +1213,16 @@ mod tests {
             })))
         );
         assert!(parse("cuda").is_err());
+        assert_eq!(
+            parse("cuda block 1 thread 5"),
+            Ok(Some(Command::FocusThread {
+                block: Some(1),
+                thread: 5
+            }))
+        );
+        assert!(parse("cuda thread 5 lane 2").is_err());
+        assert_eq!(Radix::Float.text(0x3fc0_0000, 4), "1.5");
+        assert_eq!(Radix::Float.text(0x3c00, 2), "1");
         assert!(parse("display/z %r1").is_err());
         assert_eq!(Radix::Signed.text(0xffff_fffe, 4), "-2");
         assert_eq!(Radix::Hex.text(u64::MAX, 2), "0xffff");

@@ -124,6 +124,7 @@ impl Session {
                 Some(Radix::Signed) => "/d",
                 Some(Radix::Unsigned) => "/u",
                 Some(Radix::Binary) => "/t",
+                Some(Radix::Float) => "/f",
                 None => "",
             };
             let _ = writeln!(s, "{}: display{fmt} {}", d.id, d.register);

@@ -429,6 +429,14 @@ impl Session {
             Command::Undisplay(id) => self.cmd_undisplay(id),
             Command::InfoDisplay => Ok(self.info_display()),
             Command::Focus(at) => self.cmd_focus(at),
+            Command::FocusThread { block, thread } => {
+                let ws = self.warp_size().max(1);
+                self.cmd_focus(command::ThreadSel {
+                    block,
+                    warp: Some(thread / ws),
+                    lane: Some(thread % ws),
+                })
+            }
             Command::List(line) => self.cmd_list(line),
             Command::Regs => self.cmd_regs(),
             Command::Mem(t) => self.cmd_mem(&t),
