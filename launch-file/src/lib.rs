@@ -2164,19 +2164,25 @@ mod tests {
         assert_eq!((loc.line, loc.col), (8, 9));
     }
 
+    /// The module of PTX `body` (after the `.version`, `.target` and `.address_size` lines).
+    fn module(body: &str) -> Program {
+        let ptx = format!(".version 7.0\n.target sm_70\n.address_size 64\n{body}");
+        let parsed = ptx_parser::parse(&ptx);
+        semantics::load(&parsed.module, &ptx)
+            .expect("the module loads")
+            .0
+    }
+
     /// A kernel calling `nondet` (declared without a body, returning `.b32`) and `touch`
     /// (returning nothing).
     fn extern_caller() -> Program {
-        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
-                   .extern .func (.param .b32 r) nondet();\n.extern .func touch(.param .b64 p);\n\
+        module(
+            ".extern .func (.param .b32 r) nondet();\n.extern .func touch(.param .b64 p);\n\
                    .visible .entry k(.param .u64 out)\n{\n.reg .b32 %r<2>;\n.reg .b64 %rd<2>;\n\
                    { .param .b32 rv;\n call (rv), nondet, ();\n ld.param.b32 %r1, [rv];\n }\n\
                    { .param .b64 a;\n st.param.b64 [a], %rd1;\n call touch, (a);\n }\n\
-                   ld.param.u64 %rd1, [out];\n st.global.u32 [%rd1], %r1;\n\tret;\n}\n";
-        let parsed = ptx_parser::parse(ptx);
-        semantics::load(&parsed.module, ptx)
-            .expect("the kernel loads")
-            .0
+                   ld.param.u64 %rd1, [out];\n st.global.u32 [%rd1], %r1;\n\tret;\n}\n",
+        )
     }
 
     #[test]
@@ -2218,23 +2224,15 @@ mod tests {
 
     /// A kernel with a `.u32` and an `.f32` parameter.
     fn typed_params() -> Program {
-        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
-                   .visible .entry k(.param .u32 n, .param .f32 a)\n{\n\tret;\n}\n";
-        let parsed = ptx_parser::parse(ptx);
-        semantics::load(&parsed.module, ptx)
-            .expect("the kernel loads")
-            .0
+        module(".visible .entry k(.param .u32 n, .param .f32 a)\n{\n\tret;\n}\n")
     }
 
     /// Two kernels: `a(.u64 p)` and `b(.u64 p, .u32 n)`.
     fn two_kernels() -> Program {
-        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
-                   .visible .entry a(.param .u64 p)\n{\n\tret;\n}\n\
-                   .visible .entry b(.param .u64 p, .param .u32 n)\n{\n\tret;\n}\n";
-        let parsed = ptx_parser::parse(ptx);
-        semantics::load(&parsed.module, ptx)
-            .expect("the kernels load")
-            .0
+        module(
+            ".visible .entry a(.param .u64 p)\n{\n\tret;\n}\n\
+                   .visible .entry b(.param .u64 p, .param .u32 n)\n{\n\tret;\n}\n",
+        )
     }
 
     const PROGRAM: &str = r#"(
@@ -2339,12 +2337,7 @@ mod tests {
 
     /// A kernel taking a 16-byte struct by value (`.param .align 8 .b8 s[16]`) and a pointer.
     fn struct_param() -> Program {
-        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
-                   .visible .entry k(.param .align 8 .b8 s[16], .param .u64 p)\n{\n\tret;\n}\n";
-        let parsed = ptx_parser::parse(ptx);
-        semantics::load(&parsed.module, ptx)
-            .expect("the kernel loads")
-            .0
+        module(".visible .entry k(.param .align 8 .b8 s[16], .param .u64 p)\n{\n\tret;\n}\n")
     }
 
     #[test]

@@ -6,55 +6,22 @@
 //! identities (independent of the enabled sets' order), version 1 through the enabled-set
 //! indices. A schedule step the machine refuses is reported, not skipped.
 
-use launch_file as launch;
+mod corpus_common;
 
 use scheduler::replay::{DivergenceKind, Recorder, indices_of, replay, resolve_indices};
 use scheduler::{Random, run};
-use semantics::machine::{Machine, MachineConfig, WarpModel};
-use std::path::PathBuf;
-use std::sync::Arc;
+use semantics::machine::{Machine, WarpModel};
 use traces::format::{
     Compact, CompactTrace, CompactV1, from_json_lines, parse_compact, to_json_lines,
 };
 use traces::{Choice, Trace};
 
+/// The corpus under the three warp models.
 fn kernels() -> Vec<(String, Machine)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for ptx in files {
-        let ron = ptx.with_extension("ron");
-        let name = ptx.file_stem().unwrap().to_string_lossy().into_owned();
-        // Benchmarks are long; the rest are litmus- to test-size.
-        if !ron.is_file() || name.starts_with("bench_") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&ptx).unwrap();
-        let parsed = ptx_parser::parse(&text);
-        let Ok((program, _)) = semantics::load(&parsed.module, &text) else {
-            continue;
-        };
-        let resolved = launch::Launch::read(&ron)
-            .unwrap()
-            .resolve(&program)
-            .unwrap();
-        let program = Arc::new(program);
-        for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
-            let config = MachineConfig {
-                warp_model: model,
-                ..MachineConfig::default()
-            };
-            if let Ok(m) = Machine::new(Arc::clone(&program), &resolved.config, &config) {
-                out.push((format!("{name} {model:?}"), m));
-            }
-        }
-    }
-    out
+    corpus_common::corpus_under(&[WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads])
+        .into_iter()
+        .map(|(name, m, _)| (name, m))
+        .collect()
 }
 
 /// Records a random run: choices and the events of each.

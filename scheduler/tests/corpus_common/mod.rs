@@ -1,5 +1,5 @@
-//! What the exploration tests share: the workspace, the corpus kernels as machines under both
-//! warp models, and the module variables the CLI observes.
+//! What the exploration and replay tests share: the workspace, the corpus kernels as machines
+//! under the warp models asked for, and the module variables the CLI observes.
 
 use launch_file as launch;
 use scheduler::outcome::Observe;
@@ -26,7 +26,13 @@ pub fn observe_globals(p: &semantics::Program, buffers: Vec<usize>) -> Observe {
 
 /// The corpus kernels with launch files (not the 64K-thread benchmarks), under the SIMT stack
 /// and ITS.
+#[allow(dead_code)] // each test crate includes this module; replay_fidelity uses `corpus_under`
 pub fn corpus() -> Vec<(String, Machine, Observe)> {
+    corpus_under(&[WarpModel::SimtStack, WarpModel::Its])
+}
+
+/// The corpus kernels with launch files (not the 64K-thread benchmarks) under each of `models`.
+pub fn corpus_under(models: &[WarpModel]) -> Vec<(String, Machine, Observe)> {
     let dir = workspace().join("tests/kernels");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -52,7 +58,7 @@ pub fn corpus() -> Vec<(String, Machine, Observe)> {
             .unwrap();
         let observe = observe_globals(&program, resolved.print.clone());
         let program = Arc::new(program);
-        for model in [WarpModel::SimtStack, WarpModel::Its] {
+        for &model in models {
             let config = MachineConfig {
                 warp_model: model,
                 ..MachineConfig::default()
