@@ -1,6 +1,6 @@
 //! The rule catalogue: every rule cudasem's derivations name ([`traces::Rule`]), with the thesis
 //! section and seed lines it comes from, its text in the thesis's notation as far as plain text
-//! allows, and where cudasem departs from it (docs/deviations.md, deviations D1-D15).
+//! allows, and where cudasem departs from it (docs/deviations.md lists every deviation).
 //!
 //! Section numbers are the thesis's (seed 003, Habermaier 2011); line numbers are lines of
 //! `shared/seeds/003_a3334bcff1403463.txt`, as in `shared/digests/seed003_semantics.md`, whose
