@@ -125,6 +125,35 @@ fn check_invariants(c: &Cached, cfg: &CacheConfig) {
     }
 }
 
+/// The memory of the random runs: 64 global bytes at `base` and the shared memory of blocks 0
+/// and 1; three threads, two in block 0 (SM 0) and one in block 1 (SM 1).
+fn three_threads_memory() -> (memory_model::Flat, u64, [(Who, u32); 3]) {
+    let (mut dram, base) = dram_with(&[0; 64]);
+    dram.create_block(0, 64, 3);
+    dram.create_block(1, 64, 3);
+    (dram, base, [(who(0, 0), 0), (who(0, 1), 0), (who(1, 0), 1)])
+}
+
+/// The three threads of [`three_threads_memory`], each issuing its requests of `reqs`
+/// (`(kind, thread, slot, value)`, see [`request`]) in order.
+fn three_threads(cfg: CacheConfig, reqs: &[(u8, u8, u8, u64)]) -> Sys {
+    let (dram, base, whos) = three_threads_memory();
+    let mut threads: Vec<Thread> = whos
+        .iter()
+        .map(|(w, _)| Thread {
+            who: *w,
+            instrs: Vec::new(),
+        })
+        .collect();
+    for &(kind, t, slot, v) in reqs {
+        let (w, sm) = whos[t as usize];
+        threads[t as usize]
+            .instrs
+            .push(Instr::Issue(request(kind, w, sm, base, slot, v)));
+    }
+    Sys::new(Cached::new(cfg), dram, threads)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
 
@@ -143,18 +172,7 @@ proptest! {
             shared_banks: 4,
             silent: SilentActions::All,
         };
-        let (mut dram, base) = dram_with(&[0; 64]);
-        dram.create_block(0, 64, 3);
-        dram.create_block(1, 64, 3);
-        // Three threads: two in block 0 (SM 0), one in block 1 (SM 1).
-        let whos = [(who(0, 0), 0), (who(0, 1), 0), (who(1, 0), 1)];
-        let mut threads: Vec<Thread> =
-            whos.iter().map(|(w, _)| Thread { who: *w, instrs: Vec::new() }).collect();
-        for (kind, t, slot, v) in reqs {
-            let (w, sm) = whos[t as usize];
-            threads[t as usize].instrs.push(Instr::Issue(request(kind, w, sm, base, slot, v)));
-        }
-        let mut s = Sys::new(Cached::new(cfg), dram, threads);
+        let mut s = three_threads(cfg, &reqs);
         check_invariants(&s.cached, &cfg);
         for p in picks {
             let cs = s.choices();
@@ -199,17 +217,7 @@ proptest! {
             shared_banks: 4,
             silent,
         };
-        let (mut dram, base) = dram_with(&[0; 64]);
-        dram.create_block(0, 64, 3);
-        dram.create_block(1, 64, 3);
-        let whos = [(who(0, 0), 0), (who(0, 1), 0), (who(1, 0), 1)];
-        let mut threads: Vec<Thread> =
-            whos.iter().map(|(w, _)| Thread { who: *w, instrs: Vec::new() }).collect();
-        for (kind, t, slot, v) in reqs {
-            let (w, sm) = whos[t as usize];
-            threads[t as usize].instrs.push(Instr::Issue(request(kind, w, sm, base, slot, v)));
-        }
-        let mut s = Sys::new(Cached::new(cfg), dram, threads);
+        let mut s = three_threads(cfg, &reqs);
         // Ops first (a silent rule may be offered forever), so the run ends.
         for p in picks {
             let cs = s.choices();
@@ -300,12 +308,9 @@ proptest! {
             shared_banks: 4,
             silent: SilentActions::All,
         };
-        let (mut dram, base) = dram_with(&[0; 64]);
-        dram.create_block(0, 64, 3);
-        dram.create_block(1, 64, 3);
-        let whos = [(who(0, 0), 0), (who(0, 1), 0), (who(1, 0), 1)];
+        let (mut dram, base, whos) = three_threads_memory();
         let mut c = Cached::new(cfg);
-        for (kind, t, slot, v) in reqs {
+        for &(kind, t, slot, v) in &reqs {
             let (w, sm) = whos[t as usize];
             c.issue(request(kind, w, sm, base, slot, v));
         }
