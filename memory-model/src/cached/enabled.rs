@@ -44,7 +44,7 @@ impl Cached {
     /// changed are tested again (the test is most of a step's cost when thousands of ops are
     /// in flight).
     pub(super) fn enabled_steps_memoized(&mut self, out: &mut Vec<MemChoice>) {
-        let mut memo = std::mem::take(&mut self.blocked_memo);
+        let BlockedMemo(mut memo) = std::mem::take(&mut self.blocked_memo);
         if memo.len() < self.ops.len() {
             memo.resize(self.ops.len(), None);
         }
@@ -67,7 +67,7 @@ impl Cached {
                 out.push(MemChoice::Step { op: i });
             }
         }
-        self.blocked_memo = memo;
+        self.blocked_memo = BlockedMemo(memo);
     }
 
     /// What [`Cached::blocked`] reads for the op's next statement besides the op itself.
@@ -101,7 +101,7 @@ impl Cached {
 
     /// Forgets op `id`'s memoized [`Cached::blocked`] answer (it stepped or was issued).
     pub(super) fn forget_blocked(&mut self, id: OpId) {
-        if let Some(m) = self.blocked_memo.get_mut(id as usize) {
+        if let Some(m) = self.blocked_memo.0.get_mut(id as usize) {
             *m = None;
         }
     }
@@ -266,6 +266,19 @@ impl Cached {
         } else {
             g.mask
         }
+    }
+}
+
+/// Per op slot, the last [`Cached::blocked`] answer and the versions it was computed under.
+/// A cache of answers, not state: a clone starts empty (explorers clone the memory state for
+/// every successor, and a litmus-size state recomputes its few answers for less than a copy
+/// costs).
+#[derive(Debug, Default)]
+pub(super) struct BlockedMemo(pub(super) Vec<Option<(BlockedKey, bool)>>);
+
+impl Clone for BlockedMemo {
+    fn clone(&self) -> Self {
+        BlockedMemo::default()
     }
 }
 

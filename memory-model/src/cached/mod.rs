@@ -246,8 +246,8 @@ pub struct Cached {
     /// Counts the changes of `locks` (derived): what a `lock` statement's blockedness depends on.
     locks_version: u64,
     /// Per op slot, the last [`Cached::blocked`] answer and the versions of what it depended
-    /// on (derived; see `engine::BlockedKey`).
-    blocked_memo: Vec<Option<(enabled::BlockedKey, bool)>>,
+    /// on (derived, and empty in a clone; see `enabled::BlockedMemo`).
+    blocked_memo: enabled::BlockedMemo,
     /// Counts the mutations of this state (derived): a caller that remembers the value it saw
     /// knows whether [`Cached::enabled`] may have changed since.
     generation: u64,
@@ -277,7 +277,7 @@ impl Cached {
             index: index::OpIndex::default(),
             enabled: Arc::default(),
             locks_version: 0,
-            blocked_memo: Vec::new(),
+            blocked_memo: enabled::BlockedMemo::default(),
             generation: 0,
         }
     }
