@@ -8,7 +8,7 @@
 
 mod corpus_common;
 
-use corpus_common::{corpus, observe_globals, workspace};
+use corpus_common::{conformance, corpus, litmus_files, observe_globals, workspace};
 
 use scheduler::explore::dfs::{DfsConfig, Memo, Reduction, outcomes};
 use scheduler::explore::{Exploration, Folding, Level, Limits, explore};
@@ -19,7 +19,6 @@ use scheduler::progress::ProgressModel;
 use scheduler::replay::{CycleCheck, replay};
 use semantics::machine::{LaunchConfig, Machine, MachineConfig, MemoryKind, WarpModel};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 fn limits(folding: Folding, max_states: usize) -> Limits {
@@ -30,12 +29,6 @@ fn limits(folding: Folding, max_states: usize) -> Limits {
 }
 
 /// The conformance root: `$CUDASEM_CONFORMANCE`, else `<workspace>/../shared/conformance`.
-fn conformance() -> PathBuf {
-    std::env::var_os(scheduler::progress::suite::ENV)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared/conformance"))
-}
-
 fn replays_closed(m: &Machine, stem: &[traces::Choice], cycle: &[traces::Choice]) -> bool {
     let mut all = stem.to_vec();
     all.extend_from_slice(cycle);
@@ -317,21 +310,6 @@ fn corpus_kernels_keep_outcomes_verdicts_and_lassos() {
     println!("bounded out without the fold: {bounded:?}");
     assert!(tally.compared >= 10, "{} compared", tally.compared);
     assert!(tally.states[1] < tally.states[0]);
-}
-
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "litmus") {
-            out.push(p);
-        }
-    }
 }
 
 /// The litmus explorer and the stateful search on every translated litmus test, flat memory.

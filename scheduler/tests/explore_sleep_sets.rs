@@ -6,7 +6,7 @@
 
 mod corpus_common;
 
-use corpus_common::{corpus, observe_globals, workspace};
+use corpus_common::{conformance, corpus, litmus_files, observe_globals, workspace};
 
 use scheduler::explore::dfs::{DfsConfig, DfsReport, Memo, Reduction, outcomes};
 use scheduler::explore::{Level, Limits, explore};
@@ -16,7 +16,6 @@ use scheduler::outcome::{Observe, Outcome};
 use scheduler::replay::replay;
 use semantics::machine::{LaunchConfig, Machine, MachineConfig, MemoryKind};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 fn run(m: &Machine, observe: &Observe, reduction: Reduction, memo: Memo) -> DfsReport {
@@ -109,26 +108,9 @@ impl Tally {
     }
 }
 
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "litmus") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn litmus_outcomes_are_the_same_with_sleep_sets() {
-    let dir = std::env::var_os(scheduler::progress::suite::ENV)
-        .map(|root| PathBuf::from(root).join("ptx-litmus"))
-        .unwrap_or_else(|| workspace().join("../shared/conformance/ptx-litmus"));
+    let dir = conformance().join("ptx-litmus");
     let mut files = Vec::new();
     litmus_files(&dir, &mut files);
     assert!(
