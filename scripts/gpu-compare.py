@@ -229,7 +229,7 @@ def main():
         child(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--jobs", help="corpus jobs (gpu_jobs example)")
+    ap.add_argument("--jobs", action="append", default=[], help="jobs written by the gpu_jobs example (repeatable)")
     ap.add_argument("--zluda", help="ZLUDA conformance folder (manifest.json, ptx/)")
     ap.add_argument("--root", default=".", help="repository root the jobs' PTX paths are relative to")
     ap.add_argument("--timeout", type=int, default=30, help="seconds per kernel")
@@ -243,17 +243,18 @@ def main():
         totals.setdefault(section, {}).setdefault(verdict, 0)
         totals[section][verdict] += 1
 
-    if args.jobs:
-        with open(args.jobs) as f:
+    for jobs_path in args.jobs:
+        section = os.path.splitext(os.path.basename(jobs_path))[0]
+        with open(jobs_path) as f:
             jobs = json.load(f)["jobs"]
-        lines += ["## cudasem corpus", "", "| kernel | verdict | detail |", "|---|---|---|"]
+        lines += [f"## {section}", "", "| kernel | verdict | detail |", "|---|---|---|"]
         runnable = [i for i, job in enumerate(jobs) if "skip" not in job]
         results = dict(zip(runnable, pool.map(
-            lambda i: in_child("job", i, os.path.abspath(args.jobs), os.path.abspath(args.root), args.timeout),
+            lambda i: in_child("job", i, os.path.abspath(jobs_path), os.path.abspath(args.root), args.timeout),
             runnable)))
         for i, job in enumerate(jobs):
             if "skip" in job:
-                count("corpus", "not run")
+                count(section, "not run")
                 lines.append(f"| {job['name']} | not run | {job['skip']} |")
                 continue
             r = results[i]
@@ -265,7 +266,7 @@ def main():
                 verdict, detail = "same", "" if n == 1 else f"one of cudasem's {n} outcomes"
             else:
                 verdict, detail = "DIFFERENT", describe_difference(job, r["buffers"], job["cudasem"][0])
-            count("corpus", verdict)
+            count(section, verdict)
             lines.append(f"| {job['name']} | {verdict} | {detail} |")
             print(lines[-1], flush=True)
         lines.append("")

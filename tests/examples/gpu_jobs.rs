@@ -34,6 +34,14 @@ fn type_bytes(ty: ptx_parser::ScalarType) -> usize {
     (bits * lanes).div_ceil(8)
 }
 
+/// The function name in an Itanium-mangled name (`_Z12reduce_blockPKfPfi` -> `reduce_block`).
+fn source_name(mangled: &str) -> Option<&str> {
+    let rest = mangled.strip_prefix("_Z")?;
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let len: usize = rest[..digits].parse().ok()?;
+    rest.get(digits..digits + len)
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -96,7 +104,20 @@ fn job(root: &Path, ron: &Path) -> Json {
         Ok(p) => Arc::new(p),
         Err(e) => return skip(format!("cudasem cannot load it: {e}")),
     };
-    let resolved = match read_launch(ron).and_then(|l| resolve(&l, &program)) {
+    let launch = read_launch(ron).map(|mut launch| {
+        // A `.cu` kernel's launch file names it as written in C++; its PTX entry is mangled.
+        if let Some(name) = &launch.kernel
+            && program.entry(name).is_none()
+            && let Some(f) = program.functions.iter().find(|f| {
+                f.kind == semantics::program::FunctionKind::Entry
+                    && source_name(&f.name) == Some(name.as_str())
+            })
+        {
+            launch.kernel = Some(f.name.clone());
+        }
+        launch
+    });
+    let resolved = match launch.and_then(|l| resolve(&l, &program)) {
         Ok(r) => r,
         Err(e) => return skip(e.lines().next().unwrap_or("").to_string()),
     };
