@@ -178,3 +178,26 @@ fn break_on_a_line_of_an_nvcc_kernel_in_every_warp() {
     }
     insta::assert_snapshot!(out);
 }
+
+/// `list` shows the `.cu` the PTX's `.file` names (found beside the kernel when the path the
+/// compiler wrote does not resolve), `list ptx` the PTX; `x` reads a buffer by name, the
+/// kernel's parameters and a thread's local memory.
+#[test]
+fn list_cuda_lines_and_examine_spaces() {
+    let body = marked("body");
+    let script = format!(
+        "break source_lines.cu:{body}\ncontinue\nlist\nlist ptx\nx/4wu in\nx/2gx .param 0\nx/1wu .local 0 lane 3\n"
+    );
+    let (code, out) = debug(&format!("{KERNEL}.ptx"), &format!("{KERNEL}.ron"), &script);
+    assert_eq!(code, 0, "{out}");
+    let cu = std::fs::read_to_string(workspace().join(format!("{KERNEL}.cu"))).unwrap();
+    let listed = answer(&out, "list");
+    let body_text = cu.lines().nth(body as usize - 1).unwrap();
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.starts_with("=>") && l.ends_with(body_text)),
+        "{listed}"
+    );
+    insta::assert_snapshot!(out);
+}

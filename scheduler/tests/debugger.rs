@@ -157,6 +157,7 @@ fn choose_reproduces_an_interleaving_through_a_saved_trace() {
             },
         )]
         .into(),
+        ..Default::default()
     }));
     let r = b.handle("trace load run");
     assert!(

@@ -149,6 +149,16 @@ impl Host for Files {
             choices: trace.choices,
         })
     }
+
+    /// A `.file` as the compiler wrote it (relative to where it ran), else the file of that
+    /// name beside the kernel.
+    fn source_text(&mut self, path: &str) -> Option<String> {
+        std::fs::read_to_string(path).ok().or_else(|| {
+            let name = std::path::Path::new(path).file_name()?;
+            let beside = std::path::Path::new(&self.ptx_path).parent()?.join(name);
+            std::fs::read_to_string(beside).ok()
+        })
+    }
 }
 
 /// Installs the Ctrl-C handler: while `busy` (a command runs, or is about to) it sets the

@@ -3,6 +3,7 @@
 //! with a message that says what was expected.
 
 use ptx_parser::ScalarType;
+use traces::MemSpace;
 
 /// Where a breakpoint or `until` stops: before a warp executes the instruction there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,6 +155,44 @@ pub enum MemTarget {
         count: u64,
         ty: Option<ScalarType>,
     },
+    /// `x/NUF .local ADDR [block B] [warp W] [lane L]`: `count` elements of one thread's local
+    /// memory (default: the focused thread).
+    Local {
+        address: u64,
+        count: u64,
+        ty: ScalarType,
+        at: ThreadSel,
+    },
+    /// `x/NUF .const ADDR`, `x/NUF .param ADDR`: the module's constant memory, the kernel's
+    /// parameter buffer.
+    Bank {
+        space: MemSpace,
+        address: u64,
+        count: u64,
+        ty: ScalarType,
+    },
+    /// `x/NUF NAME` or `x/NUF &NAME`: `count` units from the start of a buffer or variable of
+    /// any space (a `.shared` one in the focused block, or `block B`).
+    From {
+        name: String,
+        count: u64,
+        ty: ScalarType,
+        block: Option<u32>,
+    },
+}
+
+/// What `list` shows: the focused warp's source line (a `.cu` line when the PTX has line
+/// tables and the session has the file's text, else the PTX line), or a given line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListAt {
+    /// `list`.
+    Here,
+    /// `list LINE`: a line of the file `list` shows now.
+    Line(u32),
+    /// `list FILE:LINE`.
+    FileLine(String, u32),
+    /// `list ptx [LINE]`: the PTX, around the focused instruction or LINE.
+    Ptx(Option<u32>),
 }
 
 /// `block B warp W lane L`, any part optional (defaults: the focused thread).
@@ -224,8 +263,9 @@ pub enum Command {
     /// cuda-gdb's `cuda [block B] thread T`: thread T of the block (its warp and lane follow
     /// from the warp size).
     FocusThread { block: Option<u32>, thread: u32 },
-    /// `list [LINE]`: PTX lines around the focused warp's instruction (or around LINE).
-    List(Option<u32>),
+    /// `list`, `list LINE`, `list FILE:LINE`, `list ptx [LINE]`: source lines around the focused
+    /// warp's instruction or a line.
+    List(ListAt),
     /// `regs`: the focused warp's lanes × registers.
     Regs,
     /// `mem ...`.
@@ -312,9 +352,10 @@ impl Radix {
     }
 }
 
-/// `x/NUF ADDR` or `x/NUF .shared ADDR [block B]` as a [`Command::Mem`]: N (default 1) units
-/// of U bytes (b 1, h 2, w 4, g 8; default w) in format F (x hex, d signed, u unsigned, f
-/// float; default x).
+/// gdb's `x/NUF WHERE` as a [`Command::Mem`]: N (default 1) units of U bytes (b 1, h 2, w 4,
+/// g 8; default w) in format F (x hex, d signed, u unsigned, f float; default x). WHERE is a
+/// global address, a state space and an address (`.global`, `.shared [block B]`, `.local
+/// [block B warp W lane L]`, `.const`, `.param`), or a buffer or variable (`NAME`, `&NAME`).
 fn examine(spec: &str, args: &[&str]) -> Result<Command, String> {
     let digits = spec.chars().take_while(char::is_ascii_digit).count();
     let count: u64 = if digits == 0 {
@@ -365,14 +406,52 @@ fn examine(spec: &str, args: &[&str]) -> Result<Command, String> {
                 block: sel.block,
             }))
         }
-        [addr] => Ok(Command::Mem(MemTarget::Global {
-            address: num(Some(addr), "a global address")?,
-            count,
-            ty: Some(ty),
-        })),
-        _ => {
-            Err("write `x/NUF ADDR` or `x/NUF .shared ADDR [block B]`, e.g. `x/4wx 0x10000`".into())
+        [".local", addr, rest @ ..] => {
+            let (at, extra) = options(rest)?;
+            if extra.is_some() {
+                return Err("write `x/NUF .local ADDR [block B] [warp W] [lane L]`".into());
+            }
+            Ok(Command::Mem(MemTarget::Local {
+                address: num(Some(addr), "a local address")?,
+                count,
+                ty,
+                at,
+            }))
         }
+        [space @ (".const" | ".param"), addr] => Ok(Command::Mem(MemTarget::Bank {
+            space: if *space == ".const" {
+                MemSpace::Const
+            } else {
+                MemSpace::Param
+            },
+            address: num(Some(addr), "an address")?,
+            count,
+            ty,
+        })),
+        [".global", addr] | [addr] if addr.starts_with(|c: char| c.is_ascii_digit()) => {
+            Ok(Command::Mem(MemTarget::Global {
+                address: num(Some(addr), "a global address")?,
+                count,
+                ty: Some(ty),
+            }))
+        }
+        [name, rest @ ..] if !name.starts_with('.') => {
+            let (sel, extra) = options(rest)?;
+            if extra.is_some() || sel.warp.is_some() || sel.lane.is_some() {
+                return Err(format!("write `x/{spec} {name} [block B]`"));
+            }
+            Ok(Command::Mem(MemTarget::From {
+                name: name.trim_start_matches('&').to_string(),
+                count,
+                ty,
+                block: sel.block,
+            }))
+        }
+        _ => Err(
+            "write `x/NUF ADDR`, `x/NUF NAME`, or `x/NUF SPACE ADDR` with SPACE one of \
+             .global .shared .local .const .param, e.g. `x/4wx 0x10000`"
+                .into(),
+        ),
     }
 }
 
@@ -523,9 +602,9 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "list",
-        "list [LINE]",
-        "the PTX lines around the focused warp's instruction, or around PTX line LINE",
-        "list 20",
+        "list [LINE | FILE:LINE | ptx [LINE]]",
+        "source lines around the focused warp's instruction (its .cu line when the PTX has line tables, else its PTX line), or around a line",
+        "list reduce.cu:20",
     ),
     (
         "regs",
@@ -535,8 +614,8 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "x",
-        "x/NUF ADDR | x/NUF .shared ADDR [block B]",
-        "gdb's examine: N units of U bytes (b h w g) as F (x hex, d signed, u unsigned, f float) at a global (or shared) address",
+        "x/NUF ADDR | NAME | SPACE ADDR [THREAD]",
+        "gdb's examine: N units of U bytes (b h w g) as F (x hex, d signed, u unsigned, f float) at a global address, from the start of a buffer or variable, or at an address of SPACE (.global, .shared [block B], .local [block B warp W lane L], .const, .param)",
         "x/4wx 0x10000",
     ),
     (
@@ -1025,9 +1104,20 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
             }
         }
         "list" | "l" => match args {
-            [] => Ok(Some(Command::List(None))),
-            [n] => Ok(Some(Command::List(Some(num(Some(n), "a PTX line")?)))),
-            _ => Err("write `list` or `list LINE`".into()),
+            [] => Ok(Some(Command::List(ListAt::Here))),
+            ["ptx"] => Ok(Some(Command::List(ListAt::Ptx(None)))),
+            ["ptx", n] => Ok(Some(Command::List(ListAt::Ptx(Some(num(
+                Some(n),
+                "a PTX line",
+            )?))))),
+            [at] => match at.rsplit_once(':') {
+                Some((file, n)) => Ok(Some(Command::List(ListAt::FileLine(
+                    file.to_string(),
+                    num(Some(n), "a line")?,
+                )))),
+                None => Ok(Some(Command::List(ListAt::Line(num(Some(at), "a line")?)))),
+            },
+            _ => Err("write `list`, `list LINE`, `list FILE:LINE` or `list ptx [LINE]`".into()),
         },
         "print" | "p" => match args {
             [reg, rest @ ..] => {

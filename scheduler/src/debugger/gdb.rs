@@ -4,7 +4,8 @@
 //! commands look at) and `list` (the PTX around an instruction). `tbreak`, `print/FMT` and the
 //! `info` aliases live with the commands they extend.
 
-use super::command::{Radix, ThreadSel};
+use super::command::{ListAt, Radix, ThreadSel};
+use super::source;
 use super::{Focus, Session, Stop};
 use std::fmt::Write as _;
 use traces::Choice;
@@ -181,41 +182,88 @@ impl Session {
         Ok(s)
     }
 
-    /// `list [LINE]`: PTX lines around `LINE`, or around the focused warp's instruction (`=>`
-    /// marks it).
-    pub(super) fn cmd_list(&self, line: Option<u32>) -> Result<String, String> {
+    /// `list`: the focused warp's source line (its `.cu` line when the PTX has line tables and
+    /// the file's text is at hand, else its PTX line) with the lines around it; `list LINE` a
+    /// line of that same file, `list FILE:LINE` one of another, `list ptx [LINE]` the PTX.
+    pub(super) fn cmd_list(&self, at: ListAt) -> Result<String, String> {
+        let pc = self
+            .machine
+            .warp_view(self.focus.block, self.focus.warp)
+            .map(|v| v.pc);
+        let info = pc.and_then(|pc| self.program.source.get(pc as usize));
+        // The focused instruction's line in a source file whose text the session has.
+        let here_in_source = info
+            .and_then(|s| s.loc)
+            .filter(|&(file, line, _)| line != 0 && self.source_files.contains_key(&file))
+            .map(|(file, line, _)| (file, line));
+        let here_in_ptx = info.map(|s| s.ptx_line);
+        match at {
+            ListAt::Ptx(line) => self.list_ptx(line, here_in_ptx),
+            ListAt::Here | ListAt::Line(_) if here_in_source.is_none() => {
+                let line = if let ListAt::Line(n) = at {
+                    Some(n)
+                } else {
+                    None
+                };
+                self.list_ptx(line, here_in_ptx)
+            }
+            ListAt::Here => {
+                let (file, line) = here_in_source.expect("checked above");
+                self.list_text(file, line, Some(line))
+            }
+            ListAt::Line(n) => {
+                let (file, line) = here_in_source.expect("checked above");
+                self.list_text(file, n, Some(line))
+            }
+            ListAt::FileLine(name, n) => {
+                let file = source::find_file(&self.program, &name)?;
+                let here = here_in_source.filter(|&(f, _)| f == file).map(|(_, l)| l);
+                self.list_text(file, n, here)
+            }
+        }
+    }
+
+    /// Lines of source file `file` around `centre`; `=>` marks line `here`.
+    fn list_text(&self, file: u32, centre: u32, here: Option<u32>) -> Result<String, String> {
+        let name = source::file_name(&self.program, file);
+        let Some(text) = self.source_files.get(&file) else {
+            return Err(format!(
+                "cannot list {name}: its text is not at hand (cudasem reads it from the path the PTX's .file directive names); `list ptx` lists the PTX"
+            ));
+        };
+        listing(text, centre, here).map_err(|e| format!("{name}: {e}"))
+    }
+
+    /// PTX lines around `line` (or the focused instruction's, `here`).
+    fn list_ptx(&self, line: Option<u32>, here: Option<u32>) -> Result<String, String> {
         let Some(text) = self.options.source.as_deref() else {
             return Err("this session has no PTX text to list".to_string());
         };
-        let here = self
-            .machine
-            .warp_view(self.focus.block, self.focus.warp)
-            .and_then(|v| self.program.source.get(v.pc as usize))
-            .map(|s| s.ptx_line);
-        let centre = match (line, here) {
-            (Some(l), _) => l,
-            (None, Some(l)) => l,
-            (None, None) => {
-                return Err(format!(
-                    "block {} warp {} is not resident: write `list LINE`",
-                    self.focus.block, self.focus.warp
-                ));
-            }
-        };
-        let lines: Vec<&str> = text.lines().collect();
-        if centre == 0 || centre as usize > lines.len() {
+        let Some(centre) = line.or(here) else {
             return Err(format!(
-                "line {centre} is outside the PTX ({} lines)",
-                lines.len()
+                "block {} warp {} is not resident: write `list LINE`",
+                self.focus.block, self.focus.warp
             ));
-        }
-        let first = centre.saturating_sub(LIST_RADIUS).max(1);
-        let last = (centre + LIST_RADIUS).min(lines.len() as u32);
-        let mut s = String::new();
-        for n in first..=last {
-            let mark = if Some(n) == here { "=>" } else { "  " };
-            let _ = writeln!(s, "{mark} {n:>5}  {}", lines[n as usize - 1]);
-        }
-        Ok(s)
+        };
+        listing(text, centre, here).map_err(|e| format!("the PTX: {e}"))
     }
+}
+
+/// Lines `centre - LIST_RADIUS ..= centre + LIST_RADIUS` of `text`, numbered; `=>` marks `here`.
+fn listing(text: &str, centre: u32, here: Option<u32>) -> Result<String, String> {
+    let lines: Vec<&str> = text.lines().collect();
+    if centre == 0 || centre as usize > lines.len() {
+        return Err(format!(
+            "line {centre} is outside the file ({} lines)",
+            lines.len()
+        ));
+    }
+    let first = centre.saturating_sub(LIST_RADIUS).max(1);
+    let last = (centre + LIST_RADIUS).min(lines.len() as u32);
+    let mut s = String::new();
+    for n in first..=last {
+        let mark = if Some(n) == here { "=>" } else { "  " };
+        let _ = writeln!(s, "{mark} {n:>5}  {}", lines[n as usize - 1]);
+    }
+    Ok(s)
 }

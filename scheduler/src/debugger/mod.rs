@@ -17,12 +17,13 @@
 //! choice and the step number), so that after `back` the same commands take the same choices.
 
 pub mod command;
+mod examine;
 mod gdb;
 pub mod history;
 mod source;
 mod view;
 
-use command::{Command, Condition, Location, MemTarget, Operand, ThreadSel, TraceOp, WatchTarget};
+use command::{Command, Condition, Location, Operand, ThreadSel, TraceOp, WatchTarget};
 use history::History;
 use ptx_parser::ScalarType;
 use semantics::Program;
@@ -81,6 +82,11 @@ pub struct TraceRecord {
 pub trait Host {
     fn save_trace(&mut self, path: &str, trace: &TraceRecord) -> Result<(), String>;
     fn load_trace(&mut self, path: &str) -> Result<TraceRecord, String>;
+    /// The text of a source file the PTX's `.file` directive names (for `list`); `None` when
+    /// the host cannot read it.
+    fn source_text(&mut self, _path: &str) -> Option<String> {
+        None
+    }
 }
 
 /// A host without files (`trace save/load` answer that they are unavailable).
@@ -100,6 +106,8 @@ impl Host for NoFiles {
 #[derive(Debug, Default, Clone)]
 pub struct MemoryFiles {
     pub traces: BTreeMap<String, TraceRecord>,
+    /// Source texts by path, as a PTX `.file` directive names them.
+    pub sources: BTreeMap<String, String>,
 }
 
 impl Host for MemoryFiles {
@@ -112,6 +120,9 @@ impl Host for MemoryFiles {
             .get(path)
             .cloned()
             .ok_or_else(|| format!("no trace `{path}`"))
+    }
+    fn source_text(&mut self, path: &str) -> Option<String> {
+        self.sources.get(path).cloned()
     }
 }
 
@@ -258,6 +269,8 @@ pub struct Session {
     resume_from: Option<(u32, u32, u32)>,
     interrupt: Arc<AtomicBool>,
     host: Box<dyn Host>,
+    /// The texts of the `.file`s the host could read, by file index (for `list`).
+    source_files: BTreeMap<u32, Arc<str>>,
     /// Watchpoint values last seen, by (watchpoint, block).
     watched: BTreeMap<(u32, u32), u64>,
     /// `display`: registers printed after every command that steps.
@@ -290,6 +303,7 @@ impl Session {
             resume_from: None,
             interrupt: Arc::new(AtomicBool::new(false)),
             host: Box::new(NoFiles),
+            source_files: BTreeMap::new(),
             watched: BTreeMap::new(),
             displays: Vec::new(),
         })
@@ -298,6 +312,15 @@ impl Session {
     /// Files for `trace save/load`.
     pub fn set_host(&mut self, host: Box<dyn Host>) {
         self.host = host;
+        self.source_files = self
+            .program
+            .files
+            .iter()
+            .filter_map(|(&index, path)| {
+                let text = self.host.source_text(path)?;
+                Some((index, Arc::from(text.as_str())))
+            })
+            .collect();
     }
 
     /// The flag that interrupts a running `continue` (set it from a Ctrl-C handler).
@@ -437,7 +460,7 @@ impl Session {
                     lane: Some(thread % ws),
                 })
             }
-            Command::List(line) => self.cmd_list(line),
+            Command::List(at) => self.cmd_list(at),
             Command::Regs => self.cmd_regs(),
             Command::Mem(t) => self.cmd_mem(&t),
             Command::Where => self.cmd_where(),
@@ -1168,7 +1191,7 @@ impl Session {
     fn cmd_watch(&mut self, t: &WatchTarget) -> Result<String, String> {
         let (space, address, ty, block, name) = match t {
             WatchTarget::Named { name, index } => {
-                let r = self.named_region(name)?;
+                let (_, r) = self.named_region(name)?;
                 let size = semantics::machine::type_size(r.ty) as u64;
                 if *index >= r.len {
                     return Err(format!(
@@ -1406,151 +1429,6 @@ impl Session {
     }
 
     // ----- inspection -------------------------------------------------------------------------
-
-    /// A value of `ty` at `address` in `space` (`block` selects the shared memory).
-    fn read_value(&self, space: MemSpace, address: u64, ty: ScalarType, block: u32) -> Option<u64> {
-        view::read(
-            &self.machine,
-            space,
-            address,
-            semantics::machine::type_size(ty),
-            block,
-        )
-    }
-
-    /// A launch buffer or module variable by name.
-    fn named_region(&self, name: &str) -> Result<view::Region, String> {
-        if let Some(i) = self.launch.buffers.iter().position(|b| b.name == name) {
-            let b = &self.launch.buffers[i];
-            let size = semantics::machine::type_size(b.elem).max(1) as u64;
-            return Ok(view::Region {
-                space: MemSpace::Global,
-                address: self.machine.buffer_address(i).unwrap_or(0),
-                ty: b.elem,
-                len: b.bytes.len() as u64 / size,
-            });
-        }
-        if let Some(v) = self.program.variables.iter().find(|v| v.name == name) {
-            use semantics::program::Space;
-            let space = match v.space {
-                Space::Global => MemSpace::Global,
-                Space::Shared => MemSpace::Shared,
-                Space::Const => MemSpace::Const,
-                _ => {
-                    return Err(format!(
-                        "`{name}` is not in .global, .shared or .const memory"
-                    ));
-                }
-            };
-            let size = semantics::machine::type_size(v.ty).max(1) as u64;
-            return Ok(view::Region {
-                space,
-                address: v.address,
-                ty: v.ty,
-                len: (v.size / size).max(1),
-            });
-        }
-        let mut names: Vec<&str> = self
-            .launch
-            .buffers
-            .iter()
-            .map(|b| b.name.as_str())
-            .collect();
-        names.extend(self.program.variables.iter().map(|v| v.name.as_str()));
-        Err(format!(
-            "no buffer or variable `{name}`; there are: {}",
-            if names.is_empty() {
-                "none".to_string()
-            } else {
-                names.join(", ")
-            }
-        ))
-    }
-
-    fn cmd_mem(&self, t: &MemTarget) -> Result<String, String> {
-        let (region, start, end, block, title) = match t {
-            MemTarget::Named { name, start, end } => {
-                let r = self.named_region(name)?;
-                let start = start.unwrap_or(0);
-                let end = end.unwrap_or(r.len);
-                if end > r.len || start >= r.len.max(1) {
-                    return Err(format!(
-                        "`{name}` has {} elements (0 to {}): {start}..{end} is out of range",
-                        r.len,
-                        r.len.saturating_sub(1)
-                    ));
-                }
-                let title = format!("{name}: {}[{}]", r.ty.directive(), r.len);
-                (r, start, end, self.focus.block, title)
-            }
-            MemTarget::Shared {
-                address,
-                count,
-                ty,
-                block,
-            } => {
-                let ty = ty.unwrap_or(ScalarType::U32);
-                let b = block.unwrap_or(self.focus.block);
-                let r = view::Region {
-                    space: MemSpace::Shared,
-                    address: *address,
-                    ty,
-                    len: *count,
-                };
-                (
-                    r,
-                    0,
-                    *count,
-                    b,
-                    format!(
-                        ".shared of block {b} at {address:#x}: {} x {count}",
-                        ty.directive()
-                    ),
-                )
-            }
-            MemTarget::Global { address, count, ty } => {
-                let ty = ty.unwrap_or(ScalarType::U32);
-                let r = view::Region {
-                    space: MemSpace::Global,
-                    address: *address,
-                    ty,
-                    len: *count,
-                };
-                (
-                    r,
-                    0,
-                    *count,
-                    0,
-                    format!(".global at {address:#x}: {} x {count}", ty.directive()),
-                )
-            }
-        };
-        if end - start > 4096 {
-            return Err("at most 4096 elements at a time".to_string());
-        }
-        let size = semantics::machine::type_size(region.ty) as u64;
-        let mut values = Vec::new();
-        for i in start..end {
-            let a = region.address + i * size;
-            match view::read(&self.machine, region.space, a, size as u32, block) {
-                Some(v) => values.push(view::value_text(region.ty, v)),
-                None => {
-                    return Err(format!(
-                        "{} address {a:#x} is not mapped{}",
-                        memory_space_name(region.space),
-                        if region.space == MemSpace::Shared {
-                            format!(" in block {block} (is the block resident? `blocks`)")
-                        } else {
-                            String::new()
-                        }
-                    ));
-                }
-            }
-        }
-        let mut s = format!("{title}\n");
-        s.push_str(&view::rows(&values, start));
-        Ok(s)
-    }
 
     /// The function a lane is in, from its call depth (registers are per function).
     fn lane_function(

@@ -40,7 +40,7 @@ fn files_with_lines(p: &Program) -> BTreeSet<u32> {
 }
 
 /// The file the user means by `name`: its path is `name` or ends in `/name`.
-fn find_file(p: &Program, name: &str) -> Result<u32, String> {
+pub(crate) fn find_file(p: &Program, name: &str) -> Result<u32, String> {
     let wanted = name.strip_prefix("./").unwrap_or(name);
     let used = files_with_lines(p);
     let found: Vec<u32> = used
