@@ -455,305 +455,7 @@ fn examine(spec: &str, args: &[&str]) -> Result<Command, String> {
     }
 }
 
-/// Command words, for help and completion.
-pub const COMMANDS: &[&str] = &[
-    "help",
-    "step",
-    "warp",
-    "lane",
-    "next",
-    "continue",
-    "until",
-    "break",
-    "tbreak",
-    "watch",
-    "delete",
-    "info",
-    "print",
-    "display",
-    "undisplay",
-    "focus",
-    "cuda",
-    "list",
-    "regs",
-    "mem",
-    "where",
-    "stack",
-    "warps",
-    "blocks",
-    "barriers",
-    "caches",
-    "choices",
-    "choose",
-    "back",
-    "rule",
-    "trace",
-    "status",
-    "quit",
-];
-
-/// `(command, syntax, what it does, example)`, in the order `help` lists them.
-pub const HELP: &[(&str, &str, &str, &str)] = &[
-    (
-        "step",
-        "step [N]",
-        "take one choice (or N) of the session's scheduling policy",
-        "step 3",
-    ),
-    (
-        "warp",
-        "warp B W",
-        "step warp W of block B once",
-        "warp 0 1",
-    ),
-    (
-        "lane",
-        "lane B W L",
-        "step the group of lanes holding lane L (its, threads models)",
-        "lane 0 0 5",
-    ),
-    (
-        "next",
-        "next",
-        "step the focused warp; a call runs until the warp is back in this function",
-        "next",
-    ),
-    (
-        "continue",
-        "continue",
-        "run until a breakpoint, a watchpoint, the end or Ctrl-C",
-        "continue",
-    ),
-    (
-        "until",
-        "until LOCATION",
-        "run until some warp is about to execute there (LOCATION as for `break`)",
-        "until kernel.cu:12",
-    ),
-    (
-        "break",
-        "break LOCATION [if EXPR]",
-        "stop before a warp executes there. LOCATION: LABEL or FUNCTION:LABEL; FILE:LINE, a source line \
-         (through the PTX's .loc lines; it stops where a warp enters the line); LINE, a source line of \
-         the kernel's file when the PTX has .loc lines, else a PTX line; ptx:LINE, a PTX line; pc N, an \
-         instruction address. EXPR: OPERAND CMP OPERAND over registers, lane, tid and integers, true \
-         in some active lane",
-        "break DIVERGE if %a == 3",
-    ),
-    (
-        "finish",
-        "finish",
-        "run until the focused warp returns from the function it is in (other warps run when it cannot)",
-        "finish",
-    ),
-    (
-        "tbreak",
-        "tbreak LOCATION [if EXPR]",
-        "a breakpoint deleted when it first stops (LOCATION and EXPR as for `break`)",
-        "tbreak kernel.cu:12",
-    ),
-    (
-        "watch",
-        "watch BUFFER[I] | .shared ADDR [TYPE] [block B] | .global ADDR [TYPE]",
-        "stop after a step that writes the element",
-        "watch .shared 0x4 block 0",
-    ),
-    (
-        "delete",
-        "delete [ID]",
-        "delete one breakpoint or watchpoint, or all",
-        "delete 1",
-    ),
-    (
-        "info",
-        "info breakpoints | registers | locals | warps | threads | blocks | barriers | caches | display",
-        "breakpoints and watchpoints; the others as the commands of those names (`regs` for registers and locals, `warps` for threads) and the displays",
-        "info breakpoints",
-    ),
-    (
-        "print",
-        "print[/x|d|u|t|f] %REG [block B] [warp W] [lane L]",
-        "a register of one lane (default: the focused lane), in its type or as hex, signed, unsigned, binary or float",
-        "print/x %r1 lane 1",
-    ),
-    (
-        "display",
-        "display[/x|d|u|t|f] %REG",
-        "print the register at the focused lane after every command that steps",
-        "display/x %r1",
-    ),
-    (
-        "undisplay",
-        "undisplay [N]",
-        "stop one display, or all",
-        "undisplay 1",
-    ),
-    (
-        "focus",
-        "focus B W [L]",
-        "look at block B, warp W, lane L (default 0) until a step of another warp moves the focus",
-        "focus 0 1 3",
-    ),
-    (
-        "cuda",
-        "cuda [block B] [warp W] [lane L] | cuda [block B] thread T",
-        "cuda-gdb's spelling of `focus`: what is not named stays; `thread T` is thread T of the block",
-        "cuda block 1 thread 5",
-    ),
-    (
-        "list",
-        "list [LINE | FILE:LINE | ptx [LINE]]",
-        "source lines around the focused warp's instruction (its .cu line when the PTX has line tables, else its PTX line), or around a line",
-        "list reduce.cu:20",
-    ),
-    (
-        "regs",
-        "regs",
-        "every register of every lane of the focused warp (* marks active lanes)",
-        "regs",
-    ),
-    (
-        "x",
-        "x/NUF ADDR | NAME | SPACE ADDR [THREAD]",
-        "gdb's examine: N units of U bytes (b h w g) as F (x hex, d signed, u unsigned, f float) at a global address, from the start of a buffer or variable, or at an address of SPACE (.global, .shared [block B], .local [block B warp W lane L], .const, .param)",
-        "x/4wx 0x10000",
-    ),
-    (
-        "mem",
-        "mem BUFFER[I..J] | .shared ADDR N [TYPE] [block B] | .global ADDR N [TYPE]",
-        "memory as elements of their type",
-        "mem c[0..2]",
-    ),
-    (
-        "where",
-        "where",
-        "the focused warp's pc, label, PTX line and source line",
-        "where",
-    ),
-    (
-        "stack",
-        "stack | stack table [N]",
-        "the focused warp's pc, active mask, disable mask and token stack; `table`: the thesis-style table of its last N steps",
-        "stack table",
-    ),
-    (
-        "warps",
-        "warps",
-        "every resident warp: pc, line, masks, state",
-        "warps",
-    ),
-    (
-        "blocks",
-        "blocks",
-        "resident, waiting and completed blocks",
-        "blocks",
-    ),
-    (
-        "barriers",
-        "barriers",
-        "barriers in use: arrivals, thread count, who waits",
-        "barriers",
-    ),
-    (
-        "caches",
-        "caches",
-        "the cache state (cached memory only)",
-        "caches",
-    ),
-    (
-        "choices",
-        "choices",
-        "the enabled choices, numbered: you are the scheduler",
-        "choices",
-    ),
-    ("choose", "choose N", "take enabled choice N", "choose 1"),
-    (
-        "back",
-        "back [N] | back to STEP",
-        "reverse N steps (default 1), or to step STEP; exact",
-        "back to 4",
-    ),
-    (
-        "rule",
-        "rule",
-        "the derivation of the last step, each rule with its thesis text",
-        "rule",
-    ),
-    (
-        "trace",
-        "trace save FILE | trace load FILE",
-        "save the choices so far; restart and replay a saved prefix",
-        "trace save run.jsonl",
-    ),
-    (
-        "status",
-        "status",
-        "the step count, how the run stands, the policy",
-        "status",
-    ),
-    (
-        "help",
-        "help [COMMAND]",
-        "this list, or one command",
-        "help break",
-    ),
-    ("quit", "quit", "leave the debugger", "quit"),
-];
-
-/// The help text: every command, or one.
-pub fn help(topic: Option<&str>) -> Result<String, String> {
-    match topic {
-        None => {
-            let mut s = String::from("commands (`help COMMAND` for one):\n");
-            for (_, syntax, what, example) in HELP {
-                // The list keeps one line per command: the first sentence of the description
-                // (`help COMMAND` has all of it) and the example.
-                let short = what.split(". ").next().unwrap_or(what);
-                // The example stays on one line: its spaces are not break points.
-                let glued = example.replace(' ', "\u{a0}");
-                let what =
-                    wrap(&format!("{short}; e.g. `{glued}`"), 47, 100).replace('\u{a0}', " ");
-                if syntax.chars().count() > 44 {
-                    s.push_str(&format!("  {syntax}\n{what}"));
-                } else {
-                    // The first line of `what` goes beside the syntax, in place of its indent.
-                    s.push_str(&format!("  {syntax:<44} {}", what.trim_start()));
-                }
-            }
-            Ok(s)
-        }
-        Some(t) => {
-            let t = if t == "c" { "continue" } else { t };
-            HELP.iter()
-                .find(|(name, ..)| *name == t)
-                .map(|(_, syntax, what, example)| {
-                    format!("{syntax}\n{}  example: {example}\n", wrap(what, 2, 96))
-                })
-                .ok_or_else(|| format!("no command `{t}`; `help` lists them"))
-        }
-    }
-}
-
-/// `text` in lines of at most `width` columns (longer words stay whole), each indented.
-fn wrap(text: &str, indent: usize, width: usize) -> String {
-    let mut out = String::new();
-    let mut line = String::new();
-    // Split at ASCII spaces only: a no-break space glues words together.
-    for word in text.split([' ', '\n']).filter(|w| !w.is_empty()) {
-        if !line.is_empty() && indent + line.chars().count() + 1 + word.chars().count() > width {
-            out.push_str(&format!("{:indent$}{line}\n", ""));
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        out.push_str(&format!("{:indent$}{line}\n", ""));
-    }
-    out
-}
+pub use super::help::{COMMANDS, HELP, help};
 
 fn number(word: &str) -> Option<u64> {
     let w = word.replace('_', "");
@@ -955,242 +657,35 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
             })),
             _ => Err("write `warp B W`, e.g. `warp 0 1`".into()),
         },
-        "lane" => match args {
-            [b, w, l] => Ok(Some(Command::Lane {
-                block: num(Some(b), "a block index")?,
-                warp: num(Some(w), "a warp index")?,
-                lane: num(Some(l), "a lane index")?,
-            })),
-            _ => Err("write `lane B W L`, e.g. `lane 0 0 5`".into()),
-        },
+        "lane" => parse_lane(args),
         "next" | "n" => none(Command::Next),
         "continue" | "c" | "cont" => none(Command::Continue),
         "finish" | "fin" => none(Command::Finish),
         "until" | "u" => Ok(Some(Command::Until(location(args)?))),
-        "break" | "b" | "tbreak" => {
-            let (loc, cond) = match args.iter().position(|w| *w == "if") {
-                Some(i) => (&args[..i], Some(condition(&args[i + 1..].join(" "))?)),
-                None => (args, None),
-            };
-            Ok(Some(Command::Break {
-                at: location(loc)?,
-                condition: cond,
-                temporary: head == "tbreak",
-            }))
-        }
-        "watch" => match args {
-            [] => {
-                Err("write `watch BUFFER[I]`, `watch .shared ADDR` or `watch .global ADDR`".into())
-            }
-            [".shared", addr, rest @ ..] => {
-                let (sel, ty) = options(rest)?;
-                if sel.warp.is_some() || sel.lane.is_some() {
-                    return Err("a shared watchpoint takes `block B` only".into());
-                }
-                Ok(Some(Command::Watch(WatchTarget::Shared {
-                    address: num(Some(addr), "a shared address")?,
-                    ty,
-                    block: sel.block,
-                })))
-            }
-            [".global", addr, rest @ ..] => {
-                let (sel, ty) = options(rest)?;
-                if sel != ThreadSel::default() {
-                    return Err("a global watchpoint takes an optional type only".into());
-                }
-                Ok(Some(Command::Watch(WatchTarget::Global {
-                    address: num(Some(addr), "a global address")?,
-                    ty,
-                })))
-            }
-            [w] if w.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
-                Ok(Some(Command::Watch(WatchTarget::Global {
-                    address: num(Some(w), "a global address")?,
-                    ty: None,
-                })))
-            }
-            [w] => {
-                let (name, start, end) = indexed(w)?;
-                match (start, end) {
-                    (Some(i), Some(j)) if j == i + 1 => {
-                        Ok(Some(Command::Watch(WatchTarget::Named { name, index: i })))
-                    }
-                    (None, _) => Ok(Some(Command::Watch(WatchTarget::Named { name, index: 0 }))),
-                    _ => Err("a watchpoint watches one element: write NAME[I]".into()),
-                }
-            }
-            _ => Err(format!("unexpected `{}`", args[1..].join(" "))),
-        },
-        "delete" | "d" => match args {
-            [] => Ok(Some(Command::Delete(None))),
-            [n] => Ok(Some(Command::Delete(Some(num(
-                Some(n),
-                "a breakpoint number",
-            )?)))),
-            _ => Err("write `delete` or `delete ID`".into()),
-        },
-        "info" | "i" => match args {
-            ["breakpoints" | "break" | "b" | "watchpoints"] => Ok(Some(Command::InfoBreakpoints)),
-            ["registers" | "regs" | "r" | "locals"] => Ok(Some(Command::Regs)),
-            ["warps" | "threads"] => Ok(Some(Command::Warps)),
-            ["blocks"] => Ok(Some(Command::Blocks)),
-            ["barriers"] => Ok(Some(Command::Barriers)),
-            ["caches"] => Ok(Some(Command::Caches)),
-            ["display"] => Ok(Some(Command::InfoDisplay)),
-            _ => Err(
-                "write `info breakpoints`, `info registers`, `info warps`, `info blocks`, `info barriers`, `info caches` or `info display`"
-                    .into(),
-            ),
-        },
-        "display" => match args {
-            [reg] => Ok(Some(Command::Display {
-                register: reg.to_string(),
-                format,
-            })),
-            _ => Err("write `display %REG` or `display/x %REG`".into()),
-        },
-        "undisplay" => match args {
-            [] => Ok(Some(Command::Undisplay(None))),
-            [n] => Ok(Some(Command::Undisplay(Some(num(Some(n), "a display number")?)))),
-            _ => Err("write `undisplay` or `undisplay N`".into()),
-        },
-        "focus" => match args {
-            [b, w] | [b, w, _] => Ok(Some(Command::Focus(ThreadSel {
-                block: Some(num(Some(b), "a block index")?),
-                warp: Some(num(Some(w), "a warp index")?),
-                lane: Some(match args.get(2) {
-                    Some(l) => num(Some(l), "a lane index")?,
-                    None => 0,
-                }),
-            }))),
-            _ => Err("write `focus B W [L]`, e.g. `focus 0 1 5`".into()),
-        },
+        "break" | "b" | "tbreak" => parse_breakpoint(head, args),
+        "watch" => parse_watch(args),
+        "delete" | "d" => parse_delete(args),
+        "info" | "i" => parse_info(args),
+        "display" => parse_display(args, format),
+        "undisplay" => parse_undisplay(args),
+        "focus" => parse_focus(args),
         // cuda-gdb's focus syntax: `cuda block B warp W lane L` (any subset, in this order).
-        "cuda" => {
-            let mut sel = ThreadSel::default();
-            let mut thread = None;
-            let mut rest = args;
-            while let [key, value, tail @ ..] = rest {
-                let v = num(Some(value), "an index")?;
-                match *key {
-                    "block" => sel.block = Some(v),
-                    "warp" => sel.warp = Some(v),
-                    "lane" => sel.lane = Some(v),
-                    "thread" => thread = Some(v),
-                    k => {
-                        return Err(format!(
-                            "`cuda {k}`: write `cuda block B warp W lane L` or `cuda block B thread T`"
-                        ));
-                    }
-                }
-                rest = tail;
-            }
-            match thread {
-                _ if !rest.is_empty() => {
-                    Err("write `cuda block B warp W lane L` or `cuda block B thread T`".into())
-                }
-                Some(_) if sel.warp.is_some() || sel.lane.is_some() => Err(
-                    "`thread` names the warp and lane already: write `cuda block B thread T`".into(),
-                ),
-                Some(thread) => Ok(Some(Command::FocusThread {
-                    block: sel.block,
-                    thread,
-                })),
-                None if sel == ThreadSel::default() => Err(
-                    "write `cuda block B warp W lane L` (any of the three) or `cuda block B thread T`"
-                        .into(),
-                ),
-                None => Ok(Some(Command::Focus(sel))),
-            }
-        }
-        "list" | "l" => match args {
-            [] => Ok(Some(Command::List(ListAt::Here))),
-            ["ptx"] => Ok(Some(Command::List(ListAt::Ptx(None)))),
-            ["ptx", n] => Ok(Some(Command::List(ListAt::Ptx(Some(num(
-                Some(n),
-                "a PTX line",
-            )?))))),
-            [at] => match at.rsplit_once(':') {
-                Some((file, n)) => Ok(Some(Command::List(ListAt::FileLine(
-                    file.to_string(),
-                    num(Some(n), "a line")?,
-                )))),
-                None => Ok(Some(Command::List(ListAt::Line(num(Some(at), "a line")?)))),
-            },
-            _ => Err("write `list`, `list LINE`, `list FILE:LINE` or `list ptx [LINE]`".into()),
-        },
-        "print" | "p" => match args {
-            [reg, rest @ ..] => {
-                let (at, ty) = options(rest)?;
-                if ty.is_some() {
-                    return Err("`print` shows a register in its declared type".into());
-                }
-                Ok(Some(Command::Print {
-                    register: reg.to_string(),
-                    at,
-                    format,
-                }))
-            }
-            [] => Err("write `print %REG [block B] [warp W] [lane L]`".into()),
-        },
+        "cuda" => parse_cuda(args),
+        "list" | "l" => parse_list(args),
+        "print" | "p" => parse_print(args, format),
         "regs" | "registers" => none(Command::Regs),
-        "mem" | "x" => match args {
-            [".shared", addr, count, rest @ ..] => {
-                let (sel, ty) = options(rest)?;
-                Ok(Some(Command::Mem(MemTarget::Shared {
-                    address: num(Some(addr), "a shared address")?,
-                    count: num(Some(count), "an element count")?,
-                    ty,
-                    block: sel.block,
-                })))
-            }
-            [".global", addr, count, rest @ ..] => {
-                let (_, ty) = options(rest)?;
-                Ok(Some(Command::Mem(MemTarget::Global {
-                    address: num(Some(addr), "a global address")?,
-                    count: num(Some(count), "an element count")?,
-                    ty,
-                })))
-            }
-            [".shared" | ".global", ..] => {
-                Err("write `mem .shared ADDR N [TYPE] [block B]`".into())
-            }
-            [w] => {
-                let (name, start, end) = indexed(w)?;
-                Ok(Some(Command::Mem(MemTarget::Named { name, start, end })))
-            }
-            _ => Err("write `mem BUFFER[I..J]` or `mem .shared ADDR N [TYPE] [block B]`".into()),
-        },
+        "mem" | "x" => parse_mem(args),
         "where" | "w" | "bt" => none(Command::Where),
-        "stack" => match args {
-            [] => Ok(Some(Command::Stack { table: None })),
-            ["table"] => Ok(Some(Command::Stack { table: Some(None) })),
-            ["table", n] => Ok(Some(Command::Stack {
-                table: Some(Some(num(Some(n), "a row count")?)),
-            })),
-            _ => Err("write `stack` or `stack table [N]`".into()),
-        },
+        "stack" => parse_stack(args),
         "warps" => none(Command::Warps),
         "blocks" => none(Command::Blocks),
         "barriers" => none(Command::Barriers),
         "caches" => none(Command::Caches),
         "choices" => none(Command::Choices),
-        "choose" => match args {
-            [n] => Ok(Some(Command::Choose(num(Some(n), "a choice number")?))),
-            _ => Err("write `choose N` with N from `choices`".into()),
-        },
-        "back" => match args {
-            [] => Ok(Some(Command::Back(1))),
-            ["to", s] => Ok(Some(Command::BackTo(num(Some(s), "a step number")?))),
-            [n] => Ok(Some(Command::Back(num(Some(n), "a step count")?))),
-            _ => Err("write `back`, `back N` or `back to STEP`".into()),
-        },
+        "choose" => parse_choose(args),
+        "back" => parse_back(args),
         "rule" | "rules" => none(Command::Rule),
-        "trace" => match args {
-            ["save", f] => Ok(Some(Command::Trace(TraceOp::Save(f.to_string())))),
-            ["load", f] => Ok(Some(Command::Trace(TraceOp::Load(f.to_string())))),
-            _ => Err("write `trace save FILE` or `trace load FILE`".into()),
-        },
+        "trace" => parse_trace(args),
         "status" => none(Command::Status),
         "quit" | "q" | "exit" => none(Command::Quit),
         other => Err(format!(
@@ -1199,142 +694,291 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_command_word_has_help() {
-        for c in COMMANDS {
-            assert!(help(Some(c)).is_ok(), "{c}");
-        }
-    }
-
-    #[test]
-    fn the_command_list_shows_every_example() {
-        let list = help(None).expect("the list");
-        for (name, syntax, _, example) in HELP {
-            assert!(list.contains(syntax), "{name}: {syntax}");
-            // Whole, on one line (it may start a line of its own after `e.g.`).
-            assert!(list.contains(&format!("`{example}`")), "{name}: {example}");
-        }
-        assert!(list.lines().all(|l| l.chars().count() <= 100), "{list}");
-    }
-
-    #[test]
-    fn locations() {
-        let loc = |w: &str| location(&[w]);
-        assert_eq!(loc("12"), Ok(Location::Line(12)));
-        assert_eq!(loc("ptx:12"), Ok(Location::PtxLine(12)));
-        assert_eq!(
-            loc("kernel.cu:12"),
-            Ok(Location::SourceLine {
-                file: "kernel.cu".into(),
-                line: 12
-            })
-        );
-        assert_eq!(
-            loc("C:/src/kernel.cu:7"),
-            Ok(Location::SourceLine {
-                file: "C:/src/kernel.cu".into(),
-                line: 7
-            })
-        );
-        assert_eq!(
-            loc("f:LOOP"),
-            Ok(Location::Label {
-                function: Some("f".into()),
-                name: "LOOP".into()
-            })
-        );
-        assert_eq!(location(&["pc", "3"]), Ok(Location::Pc(3)));
-        assert_eq!(loc("*3"), Ok(Location::Pc(3)));
-        for bad in [":3", "k.cu:", "ptx:x", "k.cu:3x", "12x"] {
-            assert!(loc(bad).is_err(), "{bad}");
-        }
-        assert!(location(&[]).is_err());
-        assert!(location(&["k.cu:3", "extra"]).is_err());
-        // Display gives back what parses to the same location.
-        for w in ["12", "ptx:12", "kernel.cu:12", "f:LOOP", "LOOP"] {
-            let l = loc(w).expect("parses");
-            assert_eq!(loc(&l.to_string()), Ok(l));
-        }
-    }
-
-    #[test]
-    fn parses() {
-        assert_eq!(parse("step 3"), Ok(Some(Command::Step(3))));
-        assert_eq!(parse("  # comment"), Ok(None));
-        assert_eq!(
-            parse("break DIVERGE if %a==3"),
-            Ok(Some(Command::Break {
-                at: Location::Label {
-                    function: None,
-                    name: "DIVERGE".into()
-                },
-                condition: Some(Condition {
-                    lhs: Operand::Reg("%a".into()),
-                    cmp: Cmp::Eq,
-                    rhs: Operand::Int(3)
-                }),
-                temporary: false,
-            }))
-        );
-        assert!(matches!(
-            parse("tbreak DIVERGE"),
-            Ok(Some(Command::Break {
-                temporary: true,
-                ..
-            }))
-        ));
-        assert!(matches!(
-            parse("print/x %r1 lane 2"),
-            Ok(Some(Command::Print {
-                format: Some(Radix::Hex),
-                ..
-            }))
-        ));
-        assert_eq!(
-            parse("cuda block 1 lane 4"),
-            Ok(Some(Command::Focus(ThreadSel {
-                block: Some(1),
-                warp: None,
-                lane: Some(4)
-            })))
-        );
-        assert!(parse("cuda").is_err());
-        assert_eq!(
-            parse("cuda block 1 thread 5"),
-            Ok(Some(Command::FocusThread {
-                block: Some(1),
-                thread: 5
-            }))
-        );
-        assert!(parse("cuda thread 5 lane 2").is_err());
-        assert_eq!(Radix::Float.text(0x3fc0_0000, 4), "1.5");
-        assert_eq!(Radix::Float.text(0x3c00, 2), "1");
-        assert!(parse("display/z %r1").is_err());
-        assert_eq!(Radix::Signed.text(0xffff_fffe, 4), "-2");
-        assert_eq!(Radix::Hex.text(u64::MAX, 2), "0xffff");
-        assert_eq!(Radix::Binary.text(5, 1), "0b101");
-        assert_eq!(
-            parse("mem c[1..=2]"),
-            Ok(Some(Command::Mem(MemTarget::Named {
-                name: "c".into(),
-                start: Some(1),
-                end: Some(3)
-            })))
-        );
-        assert!(parse("mem c[3..1]").is_err());
-        assert!(parse("step x").is_err());
-        assert!(parse("frobnicate").is_err());
-        assert_eq!(
-            parse("watch .shared 0x4 block 1"),
-            Ok(Some(Command::Watch(WatchTarget::Shared {
-                address: 4,
-                ty: None,
-                block: Some(1)
-            })))
-        );
+/// The arguments of `break`/`tbreak LOCATION [if COND]`.
+fn parse_breakpoint(head: &str, args: &[&str]) -> Result<Option<Command>, String> {
+    {
+        let (loc, cond) = match args.iter().position(|w| *w == "if") {
+            Some(i) => (&args[..i], Some(condition(&args[i + 1..].join(" "))?)),
+            None => (args, None),
+        };
+        Ok(Some(Command::Break {
+            at: location(loc)?,
+            condition: cond,
+            temporary: head == "tbreak",
+        }))
     }
 }
+
+/// The arguments of `watch`.
+fn parse_watch(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        [] => Err("write `watch BUFFER[I]`, `watch .shared ADDR` or `watch .global ADDR`".into()),
+        [".shared", addr, rest @ ..] => {
+            let (sel, ty) = options(rest)?;
+            if sel.warp.is_some() || sel.lane.is_some() {
+                return Err("a shared watchpoint takes `block B` only".into());
+            }
+            Ok(Some(Command::Watch(WatchTarget::Shared {
+                address: num(Some(addr), "a shared address")?,
+                ty,
+                block: sel.block,
+            })))
+        }
+        [".global", addr, rest @ ..] => {
+            let (sel, ty) = options(rest)?;
+            if sel != ThreadSel::default() {
+                return Err("a global watchpoint takes an optional type only".into());
+            }
+            Ok(Some(Command::Watch(WatchTarget::Global {
+                address: num(Some(addr), "a global address")?,
+                ty,
+            })))
+        }
+        [w] if w.chars().next().is_some_and(|c| c.is_ascii_digit()) => {
+            Ok(Some(Command::Watch(WatchTarget::Global {
+                address: num(Some(w), "a global address")?,
+                ty: None,
+            })))
+        }
+        [w] => {
+            let (name, start, end) = indexed(w)?;
+            match (start, end) {
+                (Some(i), Some(j)) if j == i + 1 => {
+                    Ok(Some(Command::Watch(WatchTarget::Named { name, index: i })))
+                }
+                (None, _) => Ok(Some(Command::Watch(WatchTarget::Named { name, index: 0 }))),
+                _ => Err("a watchpoint watches one element: write NAME[I]".into()),
+            }
+        }
+        _ => Err(format!("unexpected `{}`", args[1..].join(" "))),
+    }
+}
+
+/// The arguments of `delete [ID]`.
+fn parse_delete(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        [] => Ok(Some(Command::Delete(None))),
+        [n] => Ok(Some(Command::Delete(Some(num(
+            Some(n),
+            "a breakpoint number",
+        )?)))),
+        _ => Err("write `delete` or `delete ID`".into()),
+    }
+}
+
+/// The arguments of `info WHAT`.
+fn parse_info(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        ["breakpoints" | "break" | "b" | "watchpoints"] => Ok(Some(Command::InfoBreakpoints)),
+        ["registers" | "regs" | "r" | "locals"] => Ok(Some(Command::Regs)),
+        ["warps" | "threads"] => Ok(Some(Command::Warps)),
+        ["blocks"] => Ok(Some(Command::Blocks)),
+        ["barriers"] => Ok(Some(Command::Barriers)),
+        ["caches"] => Ok(Some(Command::Caches)),
+        ["display"] => Ok(Some(Command::InfoDisplay)),
+        _ => Err(
+            "write `info breakpoints`, `info registers`, `info warps`, `info blocks`, `info barriers`, `info caches` or `info display`"
+                .into(),
+        ),
+    }
+}
+
+/// The arguments of `display[/F] %REG ...`.
+fn parse_display(args: &[&str], format: Option<Radix>) -> Result<Option<Command>, String> {
+    match args {
+        [reg] => Ok(Some(Command::Display {
+            register: reg.to_string(),
+            format,
+        })),
+        _ => Err("write `display %REG` or `display/x %REG`".into()),
+    }
+}
+
+/// The arguments of `focus B W [L]`.
+fn parse_focus(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        [b, w] | [b, w, _] => Ok(Some(Command::Focus(ThreadSel {
+            block: Some(num(Some(b), "a block index")?),
+            warp: Some(num(Some(w), "a warp index")?),
+            lane: Some(match args.get(2) {
+                Some(l) => num(Some(l), "a lane index")?,
+                None => 0,
+            }),
+        }))),
+        _ => Err("write `focus B W [L]`, e.g. `focus 0 1 5`".into()),
+    }
+}
+
+/// The arguments of cuda-gdb's `cuda block B warp W lane L` / `cuda thread T`.
+fn parse_cuda(args: &[&str]) -> Result<Option<Command>, String> {
+    {
+        let mut sel = ThreadSel::default();
+        let mut thread = None;
+        let mut rest = args;
+        while let [key, value, tail @ ..] = rest {
+            let v = num(Some(value), "an index")?;
+            match *key {
+                "block" => sel.block = Some(v),
+                "warp" => sel.warp = Some(v),
+                "lane" => sel.lane = Some(v),
+                "thread" => thread = Some(v),
+                k => {
+                    return Err(format!(
+                        "`cuda {k}`: write `cuda block B warp W lane L` or `cuda block B thread T`"
+                    ));
+                }
+            }
+            rest = tail;
+        }
+        match thread {
+            _ if !rest.is_empty() => {
+                Err("write `cuda block B warp W lane L` or `cuda block B thread T`".into())
+            }
+            Some(_) if sel.warp.is_some() || sel.lane.is_some() => Err(
+                "`thread` names the warp and lane already: write `cuda block B thread T`".into(),
+            ),
+            Some(thread) => Ok(Some(Command::FocusThread {
+                block: sel.block,
+                thread,
+            })),
+            None if sel == ThreadSel::default() => Err(
+                "write `cuda block B warp W lane L` (any of the three) or `cuda block B thread T`"
+                    .into(),
+            ),
+            None => Ok(Some(Command::Focus(sel))),
+        }
+    }
+}
+
+/// The arguments of `list`.
+fn parse_list(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        [] => Ok(Some(Command::List(ListAt::Here))),
+        ["ptx"] => Ok(Some(Command::List(ListAt::Ptx(None)))),
+        ["ptx", n] => Ok(Some(Command::List(ListAt::Ptx(Some(num(
+            Some(n),
+            "a PTX line",
+        )?))))),
+        [at] => match at.rsplit_once(':') {
+            Some((file, n)) => Ok(Some(Command::List(ListAt::FileLine(
+                file.to_string(),
+                num(Some(n), "a line")?,
+            )))),
+            None => Ok(Some(Command::List(ListAt::Line(num(Some(at), "a line")?)))),
+        },
+        _ => Err("write `list`, `list LINE`, `list FILE:LINE` or `list ptx [LINE]`".into()),
+    }
+}
+
+/// The arguments of `print[/F] %REG ...`.
+fn parse_print(args: &[&str], format: Option<Radix>) -> Result<Option<Command>, String> {
+    match args {
+        [reg, rest @ ..] => {
+            let (at, ty) = options(rest)?;
+            if ty.is_some() {
+                return Err("`print` shows a register in its declared type".into());
+            }
+            Ok(Some(Command::Print {
+                register: reg.to_string(),
+                at,
+                format,
+            }))
+        }
+        [] => Err("write `print %REG [block B] [warp W] [lane L]`".into()),
+    }
+}
+
+/// The arguments of `mem ...`.
+fn parse_mem(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        [".shared", addr, count, rest @ ..] => {
+            let (sel, ty) = options(rest)?;
+            Ok(Some(Command::Mem(MemTarget::Shared {
+                address: num(Some(addr), "a shared address")?,
+                count: num(Some(count), "an element count")?,
+                ty,
+                block: sel.block,
+            })))
+        }
+        [".global", addr, count, rest @ ..] => {
+            let (_, ty) = options(rest)?;
+            Ok(Some(Command::Mem(MemTarget::Global {
+                address: num(Some(addr), "a global address")?,
+                count: num(Some(count), "an element count")?,
+                ty,
+            })))
+        }
+        [".shared" | ".global", ..] => Err("write `mem .shared ADDR N [TYPE] [block B]`".into()),
+        [w] => {
+            let (name, start, end) = indexed(w)?;
+            Ok(Some(Command::Mem(MemTarget::Named { name, start, end })))
+        }
+        _ => Err("write `mem BUFFER[I..J]` or `mem .shared ADDR N [TYPE] [block B]`".into()),
+    }
+}
+
+/// The arguments of `trace save|load FILE`.
+fn parse_trace(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        ["save", f] => Ok(Some(Command::Trace(TraceOp::Save(f.to_string())))),
+        ["load", f] => Ok(Some(Command::Trace(TraceOp::Load(f.to_string())))),
+        _ => Err("write `trace save FILE` or `trace load FILE`".into()),
+    }
+}
+
+/// The arguments of `choose N`.
+fn parse_choose(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        [n] => Ok(Some(Command::Choose(num(Some(n), "a choice number")?))),
+        _ => Err("write `choose N` with N from `choices`".into()),
+    }
+}
+
+/// The arguments of `back [N]`.
+fn parse_back(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        [] => Ok(Some(Command::Back(1))),
+        ["to", s] => Ok(Some(Command::BackTo(num(Some(s), "a step number")?))),
+        [n] => Ok(Some(Command::Back(num(Some(n), "a step count")?))),
+        _ => Err("write `back`, `back N` or `back to STEP`".into()),
+    }
+}
+
+/// The arguments of `lane L`.
+fn parse_lane(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        [b, w, l] => Ok(Some(Command::Lane {
+            block: num(Some(b), "a block index")?,
+            warp: num(Some(w), "a warp index")?,
+            lane: num(Some(l), "a lane index")?,
+        })),
+        _ => Err("write `lane B W L`, e.g. `lane 0 0 5`".into()),
+    }
+}
+
+/// The arguments of `undisplay [ID]`.
+fn parse_undisplay(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        [] => Ok(Some(Command::Undisplay(None))),
+        [n] => Ok(Some(Command::Undisplay(Some(num(
+            Some(n),
+            "a display number",
+        )?)))),
+        _ => Err("write `undisplay` or `undisplay N`".into()),
+    }
+}
+
+/// The arguments of `stack [table]`.
+fn parse_stack(args: &[&str]) -> Result<Option<Command>, String> {
+    match args {
+        [] => Ok(Some(Command::Stack { table: None })),
+        ["table"] => Ok(Some(Command::Stack { table: Some(None) })),
+        ["table", n] => Ok(Some(Command::Stack {
+            table: Some(Some(num(Some(n), "a row count")?)),
+        })),
+        _ => Err("write `stack` or `stack table [N]`".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,538 @@
+//! Stepping: one step, `step N`, `continue`/`until`, a chosen warp (`warp`, `next`), the
+//! choices (`choices`, `choose N`) and going back (`back`), with the text each stop prints.
+
+use super::*;
+
+impl Session {
+    // ----- stepping -------------------------------------------------------------------------
+
+    pub(super) fn kernel_name(&self) -> String {
+        self.program
+            .functions
+            .iter()
+            .find(|f| {
+                f.kind == semantics::program::FunctionKind::Entry
+                    && self.launch.kernel.as_deref().is_none_or(|k| k == f.name)
+            })
+            .map_or_else(|| "?".to_string(), |f| f.name.clone())
+    }
+
+    pub(super) fn warp_size(&self) -> u32 {
+        self.config.device.warp_size
+    }
+
+    pub(super) fn threads_per_block(&self) -> u32 {
+        self.launch.block.iter().product()
+    }
+
+    pub(super) fn warps_per_block(&self) -> u32 {
+        self.threads_per_block().div_ceil(self.warp_size().max(1))
+    }
+
+    pub(super) fn total_blocks(&self) -> u32 {
+        self.launch.grid.iter().product()
+    }
+
+    /// Lanes of warp `w` that are threads (the last warp of a block may be underpopulated).
+    pub(super) fn lanes_in_warp(&self, w: u32) -> u32 {
+        let ws = self.warp_size();
+        self.threads_per_block().saturating_sub(w * ws).min(ws)
+    }
+
+    /// Takes one choice, recording it.
+    pub(super) fn take(&mut self, choice: Choice) -> Result<(), String> {
+        let mut events = Vec::new();
+        self.machine
+            .step_observed(&choice, &mut events)
+            .map_err(|e| e.to_string())?;
+        self.history.record(choice, &self.machine);
+        self.last_events = events;
+        if let Some((b, w)) = view::choice_warp(&choice) {
+            if self.focus.block != b || self.focus.warp != w {
+                self.focus = Focus {
+                    block: b,
+                    warp: w,
+                    lane: self.focus.lane.min(self.lanes_in_warp(w).saturating_sub(1)),
+                };
+            }
+            if self
+                .resume_from
+                .is_some_and(|(rb, rw, _)| rb == b && rw == w)
+            {
+                self.resume_from = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// The pc a choice would execute at, if it steps a warp or lanes.
+    pub(super) fn choice_pc(&self, c: &Choice) -> Option<(u32, u32, u32, u64)> {
+        let (b, w) = view::choice_warp(c)?;
+        let v = self.machine.warp_view(b, w)?;
+        match c {
+            Choice::Lanes { mask, .. } => {
+                let lane = mask.trailing_zeros() as usize;
+                Some((b, w, *v.lane_pcs.get(lane)?, *mask))
+            }
+            _ => Some((b, w, v.pc, v.active)),
+        }
+    }
+
+    /// The breakpoint `c` would run into, with the lanes that satisfy its condition.
+    pub(super) fn breakpoint_hit(
+        &self,
+        c: &Choice,
+        temp: &[u32],
+    ) -> Option<(Option<u32>, u32, u32, u64)> {
+        let (b, w, pc, lanes) = self.choice_pc(c)?;
+        if self.resume_from == Some((b, w, pc)) {
+            return None;
+        }
+        if temp.contains(&pc) {
+            return Some((None, b, w, lanes));
+        }
+        for bp in &self.breakpoints {
+            if !bp.pcs.contains(&pc) {
+                continue;
+            }
+            match &bp.condition {
+                None => return Some((Some(bp.id), b, w, lanes)),
+                Some(cond) => {
+                    let hits = self.condition_lanes(cond, b, w, lanes);
+                    if hits != 0 {
+                        return Some((Some(bp.id), b, w, hits));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The lanes of `lanes` in which `cond` holds (a register unknown to a lane: false there).
+    pub(super) fn condition_lanes(&self, cond: &Condition, b: u32, w: u32, lanes: u64) -> u64 {
+        let mut out = 0;
+        for lane in 0..self.lanes_in_warp(w) {
+            if lanes >> lane & 1 == 0 {
+                continue;
+            }
+            let a = self.operand_value(&cond.lhs, b, w, lane);
+            let z = self.operand_value(&cond.rhs, b, w, lane);
+            if let (Some(a), Some(z)) = (a, z)
+                && cond.cmp.holds(a, z)
+            {
+                out |= 1 << lane;
+            }
+        }
+        out
+    }
+
+    pub(super) fn operand_value(&self, o: &Operand, b: u32, w: u32, lane: u32) -> Option<i128> {
+        match o {
+            Operand::Int(v) => Some(*v),
+            Operand::Lane => Some(lane as i128),
+            Operand::Tid => Some((w * self.warp_size() + lane) as i128),
+            Operand::Reg(name) => {
+                let (ty, bits) = self.register_value(name, b, w, lane).ok()?;
+                Some(view::integer_value(ty, bits))
+            }
+        }
+    }
+
+    /// Takes steps until `limit` steps were taken, `pick` has nothing, a breakpoint or
+    /// watchpoint or the end is reached, or the interrupt flag is set. With `lines`, one line
+    /// per step is appended.
+    pub(super) fn run(
+        &mut self,
+        limit: u64,
+        temp: &[u32],
+        pick: &mut dyn FnMut(&Session) -> Option<Choice>,
+        mut lines: Option<&mut String>,
+    ) -> (Stop, u64) {
+        let mut taken = 0u64;
+        loop {
+            if self.machine.termination().is_some() || self.machine.enabled().is_empty() {
+                return (Stop::Terminated, taken);
+            }
+            if taken >= limit {
+                return (Stop::Done, taken);
+            }
+            // Cleared when the command ends (`handle`), so it only ever stops the command that
+            // was running (or about to run) when it came.
+            if self.interrupt.load(Ordering::Relaxed) {
+                return (Stop::Interrupted, taken);
+            }
+            let Some(choice) = pick(self) else {
+                return (Stop::Done, taken);
+            };
+            if let Some((id, b, w, lanes)) = self.breakpoint_hit(&choice, temp) {
+                let pc = self.choice_pc(&choice).map_or(0, |x| x.2);
+                self.resume_from = Some((b, w, pc));
+                self.focus = Focus {
+                    block: b,
+                    warp: w,
+                    lane: if lanes == 0 {
+                        0
+                    } else {
+                        lanes.trailing_zeros()
+                    },
+                };
+                return match id {
+                    Some(id) => {
+                        if let Some(bp) = self.breakpoints.iter_mut().find(|x| x.id == id) {
+                            bp.hits += 1;
+                        }
+                        (
+                            Stop::Breakpoint {
+                                id,
+                                block: b,
+                                warp: w,
+                                lanes,
+                            },
+                            taken,
+                        )
+                    }
+                    None => (Stop::Done, taken),
+                };
+            }
+            if let Err(e) = self.take(choice) {
+                return (Stop::Failed(e), taken);
+            }
+            taken += 1;
+            if let Some(out) = lines.as_deref_mut() {
+                out.push_str(&self.step_line());
+            }
+            if let Some(text) = self.watch_hits() {
+                return (Stop::Watchpoint(text), taken);
+            }
+        }
+    }
+
+    /// The policy's next choice.
+    pub(super) fn policy_pick(s: &Session) -> Option<Choice> {
+        let en = s.machine.enabled();
+        if en.is_empty() {
+            return None;
+        }
+        let i = s
+            .options
+            .policy
+            .pick(en, s.history.choices().last(), s.history.len());
+        en.get(i.min(en.len() - 1)).copied()
+    }
+
+    /// What a run ended in, as text.
+    pub(super) fn stop_text(&self, stop: &Stop, taken: u64) -> String {
+        let mut s = String::new();
+        match stop {
+            Stop::Done => {}
+            Stop::Breakpoint {
+                id,
+                block,
+                warp,
+                lanes,
+            } => {
+                let bp = self.breakpoints.iter().find(|b| b.id == *id);
+                let _ = writeln!(
+                    s,
+                    "{} {id} at {}: block {block} warp {warp}, after {taken} step{}{}",
+                    if bp.is_some_and(|b| b.temporary) {
+                        "temporary breakpoint"
+                    } else {
+                        "breakpoint"
+                    },
+                    bp.map_or("?", |b| b.name.as_str()),
+                    plural(taken),
+                    if bp.is_some_and(|b| b.temporary) {
+                        " (deleted)"
+                    } else {
+                        ""
+                    }
+                );
+                s.push_str(&self.warp_summary(*block, *warp, Some(*lanes)));
+            }
+            Stop::Watchpoint(text) => s.push_str(text),
+            Stop::Terminated => {
+                let t = self
+                    .machine
+                    .termination()
+                    .cloned()
+                    .unwrap_or(Termination::Completed);
+                let _ = writeln!(
+                    s,
+                    "the kernel ended after {} steps: {t}",
+                    self.history.len()
+                );
+            }
+            Stop::Interrupted => {
+                let _ = writeln!(
+                    s,
+                    "interrupted after {taken} step{}, at step {}; the session goes on. The last step:",
+                    plural(taken),
+                    self.history.len()
+                );
+                s.push_str(&self.step_line());
+            }
+            Stop::StepBound => {
+                let _ = writeln!(
+                    s,
+                    "stopped at the step bound after {taken} steps (now at step {}): no breakpoint, \
+                     watchpoint or end of the kernel came; the kernel may not terminate",
+                    self.history.len()
+                );
+                let _ = writeln!(
+                    s,
+                    "`continue` runs up to {} more steps (`--max-steps N` sets the bound); `where` \
+                     and `warps` show where the warps are",
+                    self.options.max_steps
+                );
+            }
+            Stop::Failed(e) => {
+                let _ = writeln!(s, "the step failed: {e}");
+            }
+        }
+        s
+    }
+
+    pub(super) fn cmd_step(&mut self, n: u64) -> Result<String, String> {
+        if n == 0 {
+            return Err("`step 0` takes no step".to_string());
+        }
+        let verbose = n <= 64;
+        let mut lines = String::new();
+        let (stop, taken) = self.run(
+            n,
+            &[],
+            &mut Session::policy_pick,
+            verbose.then_some(&mut lines),
+        );
+        if !verbose {
+            let _ = writeln!(
+                lines,
+                "took {taken} steps; now at step {}",
+                self.history.len()
+            );
+            lines.push_str(&self.step_line());
+        }
+        lines.push_str(&self.stop_text(&stop, taken));
+        Ok(lines)
+    }
+
+    pub(super) fn cmd_continue(&mut self, until: Option<&[u32]>) -> Result<String, String> {
+        let limit = self.options.max_steps;
+        let (mut stop, taken) = self.run(
+            limit,
+            until.unwrap_or_default(),
+            &mut Session::policy_pick,
+            None,
+        );
+        if matches!(stop, Stop::Done) && taken >= limit {
+            stop = Stop::StepBound;
+        }
+        let mut s = self.stop_text(&stop, taken);
+        if until.is_some() && matches!(stop, Stop::Done) {
+            let _ = writeln!(
+                s,
+                "reached after {taken} step{}: block {} warp {}",
+                plural(taken),
+                self.focus.block,
+                self.focus.warp
+            );
+            s.push_str(&self.warp_summary(self.focus.block, self.focus.warp, None));
+        }
+        Ok(s)
+    }
+
+    /// The enabled choices of warp `(b, w)` (and of lane `lane`'s group).
+    pub(super) fn warp_choices(&self, b: u32, w: u32, lane: Option<u32>) -> Vec<Choice> {
+        self.machine
+            .enabled()
+            .iter()
+            .filter(|c| view::choice_warp(c) == Some((b, w)))
+            .filter(|c| match (lane, c) {
+                (Some(l), Choice::Lanes { mask, .. }) => mask >> l & 1 == 1,
+                (Some(_), _) => false,
+                _ => true,
+            })
+            .copied()
+            .collect()
+    }
+
+    /// Why warp `(b, w)` cannot step now.
+    pub(super) fn why_not(&self, b: u32, w: u32) -> String {
+        if self.machine.termination().is_some() {
+            return "the kernel has ended".to_string();
+        }
+        if b >= self.total_blocks() || w >= self.warps_per_block() {
+            return format!(
+                "there is no warp {w} in block {b} (grid of {} blocks, {} warps per block)",
+                self.total_blocks(),
+                self.warps_per_block()
+            );
+        }
+        match self.machine.warp_view(b, w) {
+            None => format!("block {b} is not resident (not issued yet, or completed)"),
+            Some(v) if v.completed => format!("warp {w} of block {b} has completed"),
+            Some(v) if v.waiting != 0 => format!(
+                "warp {w} of block {b} waits at barrier{} {}",
+                if v.waiting.count_ones() == 1 { "" } else { "s" },
+                view::bits_text(v.waiting as u64)
+            ),
+            Some(_) => format!("warp {w} of block {b} is not enabled"),
+        }
+    }
+
+    pub(super) fn cmd_warp(&mut self, b: u32, w: u32, lane: Option<u32>) -> Result<String, String> {
+        if lane.is_some() && self.config.warp_model == semantics::machine::WarpModel::SimtStack {
+            return Err(format!(
+                "under the simt-stack model lanes step together as a warp: write `warp {b} {w}`"
+            ));
+        }
+        let cs = self.warp_choices(b, w, lane);
+        let choice = match cs.as_slice() {
+            [] => {
+                return Err(match lane {
+                    Some(l) if self.machine.warp_view(b, w).is_some() => {
+                        format!(
+                            "no group of warp {b}.{w} holding lane {l} is enabled; {}",
+                            self.why_not(b, w)
+                        )
+                    }
+                    _ => self.why_not(b, w),
+                });
+            }
+            [c] => *c,
+            many => {
+                let mut s = format!(
+                    "warp {b}.{w} has {} enabled choices; pick one with `choose N`:\n",
+                    many.len()
+                );
+                for (i, c) in self.machine.enabled().iter().enumerate() {
+                    if many.contains(c) {
+                        let _ = writeln!(s, "  {i}: {}", self.choice_text(c));
+                    }
+                }
+                return Err(s.trim_end().to_string());
+            }
+        };
+        // Stepping a chosen warp ignores a breakpoint at its own pc (the user asked for it).
+        self.resume_from = None;
+        self.take(choice)?;
+        let mut s = self.step_line();
+        s.push_str(&self.after_step_text());
+        Ok(s)
+    }
+
+    /// Watchpoint hits and the end of the run after a single step.
+    pub(super) fn after_step_text(&mut self) -> String {
+        let mut s = String::new();
+        if let Some(t) = self.watch_hits() {
+            s.push_str(&t);
+        }
+        if self.machine.termination().is_some() {
+            s.push_str(&self.stop_text(&Stop::Terminated, 1));
+        }
+        s
+    }
+
+    /// The deepest call depth of the warp's active lanes (0 if none).
+    pub(super) fn call_depth(&self, b: u32, w: u32) -> u16 {
+        self.machine.warp_view(b, w).map_or(0, |v| {
+            (0..v.depth.len())
+                .filter(|l| v.active >> l & 1 == 1)
+                .map(|l| v.depth[l])
+                .max()
+                .unwrap_or(0)
+        })
+    }
+
+    pub(super) fn cmd_next(&mut self) -> Result<String, String> {
+        let (b, w) = (self.focus.block, self.focus.warp);
+        let first = match self.warp_choices(b, w, None).first() {
+            Some(c) => *c,
+            None => return Err(self.why_not(b, w)),
+        };
+        let depth = self.call_depth(b, w);
+        self.resume_from = None;
+        self.take(first)?;
+        let mut s = self.step_line();
+        if self.call_depth(b, w) > depth && self.machine.termination().is_none() {
+            // Over the call: until the warp is back at this depth.
+            let (stop, taken) = self.run_warp_until(b, w, move |d| d <= depth);
+            let _ = writeln!(
+                s,
+                "stepped over the call ({taken} more step{})",
+                plural(taken)
+            );
+            s.push_str(&self.stop_text(&stop, taken));
+            if matches!(stop, Stop::Done) {
+                self.focus.block = b;
+                self.focus.warp = w;
+                s.push_str(&self.warp_summary(b, w, None));
+            }
+        } else {
+            s.push_str(&self.after_step_text());
+        }
+        Ok(s)
+    }
+
+    pub(super) fn cmd_choices(&self) -> String {
+        let en = self.machine.enabled();
+        if en.is_empty() {
+            return "no choice is enabled: the kernel has ended\n".to_string();
+        }
+        let mut s = format!(
+            "{} enabled choice{} at step {}:\n",
+            en.len(),
+            plural(en.len() as u64),
+            self.history.len()
+        );
+        for (i, c) in en.iter().enumerate() {
+            let _ = writeln!(s, "  {i}: {}", self.choice_text(c));
+        }
+        s
+    }
+
+    pub(super) fn cmd_choose(&mut self, i: usize) -> Result<String, String> {
+        let en = self.machine.enabled();
+        let Some(c) = en.get(i).copied() else {
+            return Err(if en.is_empty() {
+                "no choice is enabled: the kernel has ended".to_string()
+            } else {
+                format!(
+                    "there are {} choices (0 to {}); `choices` lists them",
+                    en.len(),
+                    en.len() - 1
+                )
+            });
+        };
+        self.resume_from = None;
+        self.take(c)?;
+        let mut s = self.step_line();
+        s.push_str(&self.after_step_text());
+        Ok(s)
+    }
+
+    pub(super) fn back_to(&mut self, step: u64) -> Result<String, String> {
+        let mut events = Vec::new();
+        let m = self
+            .history
+            .state_at(step, Some(&mut events))
+            .map_err(|e| format!("{INTERNAL}the replay diverged: {e}"))?;
+        self.machine = m;
+        self.history.truncate(step);
+        self.last_events = events;
+        self.resume_from = None;
+        self.refresh_watched();
+        if let Some((b, w)) = self.history.choices().last().and_then(view::choice_warp) {
+            self.focus.block = b;
+            self.focus.warp = w;
+        }
+        let mut s = format!("back at step {step}\n");
+        if self.history.is_empty() {
+            s.push_str("(the start: no step taken)\n");
+        } else {
+            s.push_str(&self.step_line());
+        }
+        Ok(s)
+    }
+}
