@@ -196,7 +196,7 @@ fn trace(text: &str) {
 
 fn debugger_commands(text: &str) {
     for line in text.lines() {
-        let _ = scheduler::debugger::command::parse(line);
+        let _ = debugger::command::parse(line);
     }
 }
 

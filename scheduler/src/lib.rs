@@ -4,14 +4,12 @@
 //!   enabled set; it may look at the machine.
 //! * [`RoundRobin`]: rotates through the enabled set, one step each.
 //! * [`Random`]: uniform choices from a seeded ChaCha8 generator (replayable by seed).
-//! * [`debugger`]: the interactive debugger's `Session` (commands in, text out).
 //! * [`pct`], [`policy`]: PCT and the policies by name (progress-model policies included);
 //!   [`replay`]: strict replay with divergence reports; [`fuzz`]: parallel seeded campaigns;
 //!   [`explore`]: exhaustive exploration with verdicts and lassos; [`outcome`]: final outcomes.
 //! * [`run`]: steps until the machine terminates or `max_steps` transitions were taken;
 //!   [`run_until`] also stops when a [`Stop`] flag is set (the CLI's `--timeout`).
 
-pub mod debugger;
 pub mod explore;
 pub mod fuzz;
 pub mod litmus;

@@ -1,5 +1,5 @@
 //! `cudasem debug FILE.ptx --launch L [run options]`: the interactive debugger. The logic is
-//! `scheduler::debugger::Session` (commands in, text out); this module is its line editor
+//! `debugger::Session` (commands in, text out); this module is its line editor
 //! (rustyline: history, completion of commands, labels, registers and buffers), its scripted
 //! mode (commands from a file or from standard input that is not a terminal: plain text out,
 //! each command echoed), its files (`trace save/load` as JSON Lines, the format of
@@ -16,7 +16,7 @@ use crate::Outcome;
 use crate::commands::run::{
     DeviceArgs, MemoryArg, QuickLaunch, Schedule, WarpModelArg, load_program,
 };
-use scheduler::debugger::{self, Host, Options, Policy, Session, TraceRecord};
+use debugger::{self, Host, Options, Policy, Session, TraceRecord};
 use semantics::machine::{LaunchConfig, MachineConfig};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;

@@ -3,8 +3,8 @@
 //! script and collect the transcript.
 #![allow(dead_code)]
 
+use debugger::{MemoryFiles, Options, Outcome, Session};
 use ptx_parser::ScalarType;
-use scheduler::debugger::{MemoryFiles, Options, Outcome, Session};
 use semantics::Program;
 use semantics::machine::{ArgValue, BufferSpec, LaunchConfig, MachineConfig, WarpModel};
 use std::sync::Arc;

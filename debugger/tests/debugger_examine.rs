@@ -4,8 +4,8 @@
 //! the program has line tables and the session has the file's text.
 
 mod debugger_common;
+use debugger::{MemoryFiles, Options, Outcome, Session};
 use debugger_common::*;
-use scheduler::debugger::{MemoryFiles, Options, Outcome, Session};
 use semantics::machine::WarpModel;
 
 /// Four threads: each writes `100 * tid` to its own `.local` word 1 and to `.shared tile[tid]`,

@@ -2,7 +2,7 @@
 //! (goals: under 10 ms and under 100 ms). The kernel spins in 4 warps of 32 lanes, so the
 //! session holds a million-entry choice log and its bounded snapshots.
 
-use scheduler::debugger::{Options, Session};
+use debugger::{Options, Session};
 use semantics::machine::{ArgValue, BufferSpec, LaunchConfig, MachineConfig};
 use std::sync::Arc;
 

@@ -5,9 +5,9 @@
 //! source-line breakpoints stop where warps enter the line.
 
 mod debugger_common;
+use debugger::{Options, Outcome, Policy, Session};
 use debugger_common::*;
 use proptest::prelude::*;
-use scheduler::debugger::{Options, Outcome, Policy, Session};
 use semantics::machine::{ArgValue, BufferSpec, WarpModel};
 use std::sync::atomic::Ordering;
 
@@ -148,10 +148,10 @@ fn choose_reproduces_an_interleaving_through_a_saved_trace() {
     assert_eq!(saved.text, "saved 40 choices to run\n");
     // Another session of the same launch with the same files replays the prefix.
     let mut b = histogram(Policy::RoundRobin, 64);
-    b.set_host(Box::new(scheduler::debugger::MemoryFiles {
+    b.set_host(Box::new(debugger::MemoryFiles {
         traces: [(
             "run".to_string(),
-            scheduler::debugger::TraceRecord {
+            debugger::TraceRecord {
                 program_hash: a.machine().program().hash,
                 choices: a.choices_taken().to_vec(),
             },
