@@ -215,3 +215,19 @@ fn a_set_naming_no_result_slot_is_refused() {
     let e = Machine::new(program, &l, &config(WarpModel::SimtStack, 32)).unwrap_err();
     assert!(e.message.contains("`other.extern`"), "{e}");
 }
+
+#[test]
+fn picked_results_make_the_kernel_schedule_dependent() {
+    use semantics::monitors::ScheduleDependence;
+    let program = load(PTX);
+    let mut l = launch("k", 1, 2, vec![zeros("out", 2)], vec![ArgValue::Buffer(0)]);
+    l.globals = vec![("nondet.extern".to_string(), 3)];
+    // One fixed value: nothing to choose, one schedule decides.
+    let fixed = ScheduleDependence::of_launch(&program, &l);
+    assert!(fixed.schedule_independent() && fixed.picks.is_empty());
+    // A set: both calls of `nondet` are choices.
+    l.extern_values = vec![("nondet.extern".to_string(), vec![3, 4])];
+    let set = ScheduleDependence::of_launch(&program, &l);
+    assert_eq!(set.picks.len(), 2);
+    assert!(!set.schedule_independent());
+}
