@@ -40,6 +40,7 @@ fn session_after_a_million_steps() -> Session {
         }],
         args: vec![ArgValue::Buffer(0)],
         globals: vec![],
+        extern_values: Vec::new(),
     };
     let mut s = Session::new(
         Arc::new(program),

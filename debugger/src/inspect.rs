@@ -610,7 +610,7 @@ impl Session {
                     _ => format!("warp {block}.{warp}: {at}"),
                 }
             }
-            Choice::Mem(_) => c.to_string(),
+            Choice::Mem(_) | Choice::Pick { .. } => c.to_string(),
         }
     }
 

@@ -31,7 +31,8 @@ pub(crate) fn choice_warp(c: &Choice) -> Option<(u32, u32)> {
     match c {
         Choice::Warp { block, warp }
         | Choice::Target { block, warp, .. }
-        | Choice::Lanes { block, warp, .. } => Some((*block, *warp)),
+        | Choice::Lanes { block, warp, .. }
+        | Choice::Pick { block, warp, .. } => Some((*block, *warp)),
         _ => None,
     }
 }

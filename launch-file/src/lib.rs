@@ -640,11 +640,14 @@ pub struct ResolvedLaunch {
 
 /// What a call to a function declared without a body returns (`extern_calls: { "f": ... }`):
 /// PTX cannot say, so the launch does (GPUVerify lets such a call return any value).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub enum ExternCall {
     /// Every call returns this value, in the function's return type (ignored when it returns
     /// nothing).
     Value(Num),
+    /// Each thread's call returns one of these values, a scheduler choice (`Choice::Pick`), so
+    /// that `fuzz` and `explore` cover them; one value is `Value`.
+    Values(Vec<Num>),
 }
 
 /// A RON map read in order of appearance, refusing duplicate keys.
@@ -1355,24 +1358,43 @@ impl Launch {
                 }));
             }
         }
+        let mut extern_values: Vec<(String, Vec<u64>)> = Vec::new();
         for slot in &slots {
             let function = called(slot);
-            let Some((_, ExternCall::Value(value))) =
-                self.extern_calls.iter().find(|(n, _)| *n == function)
-            else {
+            let Some((_, call)) = self.extern_calls.iter().find(|(n, _)| *n == function) else {
                 return Err(LaunchError::new(format!(
                     "the program calls `{function}`, a function declared without a body: PTX does not say what it does or returns"
                 ))
                 .at(self.locate_field("extern_calls").or_else(|| self.locate_field("kernel")))
                 .help(format!(
-                    "say it in the launch file: `extern_calls: {{ \"{function}\": Value(0) }}` (every call returns that value, in the function's return type; docs/run.md)"
+                    "say it in the launch file: `extern_calls: {{ \"{function}\": Value(0) }}` (every call returns that value, in the function's return type), or `Values([0, 1])` (each call returns one of them, a scheduler choice; docs/run.md)"
                 )));
             };
+            let values: &[Num] = match call {
+                ExternCall::Value(v) => std::slice::from_ref(v),
+                ExternCall::Values(vs) => vs,
+            };
+            if values.is_empty() {
+                return Err(LaunchError::new(format!(
+                    "`extern_calls` gives `{function}` an empty set of values"
+                ))
+                .at(self.locate_key(&format!("\"{function}\""), extern_at()))
+                .help("give at least one value: `Values([0])`, or `Value(0)`"));
+            }
             let elem = Elem::from_scalar_type(slot.ty).unwrap_or(Elem::B64);
-            let bits = value.encode(elem).map_err(|e| {
-                LaunchError::new(format!("`extern_calls` value for `{function}`: {e}"))
-                    .at(self.locate_key(&format!("\"{function}\""), extern_at()))
-            })?;
+            let encoded = values
+                .iter()
+                .map(|value| value.encode(elem))
+                .collect::<Result<Vec<u64>, String>>()
+                .map_err(|e| {
+                    LaunchError::new(format!("`extern_calls` value for `{function}`: {e}"))
+                        .at(self.locate_key(&format!("\"{function}\""), extern_at()))
+                })?;
+            // The slot holds the first value; several values are a choice of each call.
+            let bits = encoded[0];
+            if encoded.len() > 1 {
+                extern_values.push((slot.name.clone(), encoded));
+            }
             globals.retain(|(n, _)| n != &slot.name);
             globals.push((slot.name.clone(), bits));
         }
@@ -1430,6 +1452,7 @@ impl Launch {
                 buffers,
                 args,
                 globals,
+                extern_values,
             },
             kernel: function.name.clone(),
             elems: self.buffers.iter().map(|b| b.elem).collect(),
@@ -2220,6 +2243,34 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("`other`") && e.contains("nondet, touch"), "{e}");
+        // A set of values: the slot holds the first, the launch lists them all as a choice.
+        let r =
+            resolve(", extern_calls: { \"nondet\": Values([3, -1, 9]), \"touch\": Values([0]) }")
+                .unwrap();
+        assert!(
+            r.config.globals.contains(&("nondet.extern".to_string(), 3)),
+            "{:?}",
+            r.config.globals
+        );
+        assert_eq!(
+            r.config.extern_values,
+            vec![("nondet.extern".to_string(), vec![3, 0xFFFF_FFFF, 9])]
+        );
+        // One value is `Value`: no choice.
+        let one =
+            resolve(", extern_calls: { \"nondet\": Values([5]), \"touch\": Value(0) }").unwrap();
+        assert!(one.config.extern_values.is_empty());
+        assert!(
+            one.config
+                .globals
+                .contains(&("nondet.extern".to_string(), 5))
+        );
+        let e =
+            resolve(", extern_calls: { \"nondet\": Values([]), \"touch\": Value(0) }").unwrap_err();
+        assert!(e.contains("empty set of values"), "{e}");
+        let e = resolve(", extern_calls: { \"nondet\": Values([1, 1.5]), \"touch\": Value(0) }")
+            .unwrap_err();
+        assert!(e.contains("`extern_calls` value for `nondet`"), "{e}");
     }
 
     /// A kernel with a `.u32` and an `.f32` parameter.

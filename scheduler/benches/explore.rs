@@ -31,6 +31,7 @@ fn machine(test: &axb::AxbTest, layout: Layout, model: WarpModel) -> Machine {
         buffers: Vec::new(),
         args: Vec::new(),
         globals: Vec::new(),
+        extern_values: Vec::new(),
     };
     let config = MachineConfig {
         warp_model: model,

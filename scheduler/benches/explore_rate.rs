@@ -56,6 +56,7 @@ fn mp(name: &str, memory: MemoryKind) -> Machine {
             ArgValue::Buffer(2),
         ],
         globals: Vec::new(),
+        extern_values: Vec::new(),
     };
     launch(
         &read(&format!("tests/kernels/mp/{name}.ptx")),
@@ -74,6 +75,7 @@ fn listing_6_2(memory: MemoryKind) -> Machine {
         buffers: Vec::new(),
         args: Vec::new(),
         globals: Vec::new(),
+        extern_values: Vec::new(),
     };
     launch(&read("tests/thesis/listing_6_2.ptx"), "kernel", &l, memory)
 }

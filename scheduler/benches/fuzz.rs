@@ -24,6 +24,7 @@ fn machine(text: &str, kernel: &str, grid: u32, block: u32) -> Machine {
         buffers: Vec::new(),
         args: Vec::new(),
         globals: Vec::new(),
+        extern_values: Vec::new(),
     };
     Machine::new(Arc::new(program), &launch, &MachineConfig::default()).expect("launches")
 }

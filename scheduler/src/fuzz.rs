@@ -334,7 +334,8 @@ fn warp_of(c: &Choice) -> Option<(u32, u32)> {
     match *c {
         Choice::Warp { block, warp }
         | Choice::Target { block, warp, .. }
-        | Choice::Lanes { block, warp, .. } => Some((block, warp)),
+        | Choice::Lanes { block, warp, .. }
+        | Choice::Pick { block, warp, .. } => Some((block, warp)),
         _ => None,
     }
 }

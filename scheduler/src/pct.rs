@@ -28,6 +28,9 @@ fn owner(c: &Choice) -> u64 {
         Choice::Lanes { block, warp, mask } => {
             (block as u64) << 24 | (warp as u64) << 8 | mask.trailing_zeros() as u64
         }
+        Choice::Pick {
+            block, warp, lane, ..
+        } => (block as u64) << 24 | (warp as u64) << 8 | lane as u64,
         Choice::EndBarrier { block, .. } => (block as u64) << 24 | 0xff_ffff,
         Choice::Issue { .. } => u64::MAX - 1,
         Choice::Mem(_) => u64::MAX,

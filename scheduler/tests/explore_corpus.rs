@@ -33,6 +33,7 @@ fn launch(kernel: &str, grid: u32, block: u32) -> LaunchConfig {
         buffers: Vec::new(),
         args: Vec::new(),
         globals: Vec::new(),
+        extern_values: Vec::new(),
     }
 }
 

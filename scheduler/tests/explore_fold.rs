@@ -171,6 +171,7 @@ fn ptx_machine(text: &str, grid: u32, block: u32, model: WarpModel) -> (Machine,
         buffers: Vec::new(),
         args: Vec::new(),
         globals: Vec::new(),
+        extern_values: Vec::new(),
     };
     let config = MachineConfig {
         warp_model: model,
@@ -430,6 +431,7 @@ fn progress_tests_keep_verdicts_and_lassos() {
                 buffers: Vec::new(),
                 args: Vec::new(),
                 globals: Vec::new(),
+                extern_values: Vec::new(),
             };
             let config = MachineConfig {
                 warp_model: model,

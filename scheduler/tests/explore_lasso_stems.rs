@@ -25,6 +25,7 @@ fn machine(grid: u32, block: u32, model: WarpModel) -> Machine {
         buffers: Vec::new(),
         args: Vec::new(),
         globals: Vec::new(),
+        extern_values: Vec::new(),
     };
     let config = MachineConfig {
         warp_model: model,

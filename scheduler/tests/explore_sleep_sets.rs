@@ -177,6 +177,7 @@ fn spin_loops_need_state_caching_and_keep_their_outcomes() {
         buffers: Vec::new(),
         args: Vec::new(),
         globals: Vec::new(),
+        extern_values: Vec::new(),
     };
     let m = Machine::new(p.clone(), &launch, &MachineConfig::default()).unwrap();
     let observe = observe_globals(&p, Vec::new());

@@ -56,6 +56,7 @@ fn machine(test: &axb::AxbTest, layout: Layout, read: Read, model: WarpModel) ->
         buffers: Vec::new(),
         args: Vec::new(),
         globals: Vec::new(),
+        extern_values: Vec::new(),
     };
     let config = MachineConfig {
         warp_model: model,

@@ -156,6 +156,7 @@ fn alu_machine() -> Machine {
             },
         ],
         globals: vec![],
+        extern_values: Vec::new(),
     };
     Machine::new(program(ALU), &l, &MachineConfig::default()).expect("launch")
 }
@@ -179,6 +180,7 @@ fn mem_machine_with(n: u32, config: MachineConfig) -> Machine {
         }],
         args: vec![ArgValue::Buffer(0)],
         globals: vec![],
+        extern_values: Vec::new(),
     };
     Machine::new(program(MEMORY), &l, &config).expect("launch")
 }

@@ -119,6 +119,7 @@ fn setup(name: &str) -> (Arc<semantics::Program>, LaunchConfig) {
             ],
             args: vec![ArgValue::Buffer(0), ArgValue::Buffer(1), scalar(n as u64)],
             globals: vec![],
+            extern_values: Vec::new(),
         },
         _ => LaunchConfig {
             kernel: Some("bench_matmul".to_string()),
@@ -137,6 +138,7 @@ fn setup(name: &str) -> (Arc<semantics::Program>, LaunchConfig) {
                 scalar(256),
             ],
             globals: vec![],
+            extern_values: Vec::new(),
         },
     };
     (Arc::new(program), launch)

@@ -213,6 +213,7 @@ fn listing_6_2(
         buffers: vec![],
         args: vec![],
         globals: vec![],
+        extern_values: Vec::new(),
     };
     let mut m = Machine::new(p, &l, &config(model, ws)).unwrap();
     let t = run(&mut m, &mut scheduler::RoundRobin::new(), max);
@@ -271,6 +272,7 @@ fn listing_5_3_after_the_stack_transformation_returns_27() {
         buffers: vec![zeros("out", 4)],
         args: vec![ArgValue::Buffer(0)],
         globals: vec![],
+        extern_values: Vec::new(),
     };
     for model in [WarpModel::SimtStack, WarpModel::Its] {
         let mut m = Machine::new(p.clone(), &l, &config(model, 32)).unwrap();

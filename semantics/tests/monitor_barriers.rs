@@ -36,6 +36,7 @@ fn launch(threads: u32, buffer_bytes: usize) -> LaunchConfig {
         }],
         args: vec![ArgValue::Buffer(0)],
         globals: vec![],
+        extern_values: Vec::new(),
     }
 }
 
@@ -270,6 +271,7 @@ fn warp_memory_events_find_what_lane_events_find() {
         args: (0..buffers.len()).map(ArgValue::Buffer).collect(),
         buffers,
         globals: vec![],
+        extern_values: Vec::new(),
     };
     let cases: Vec<(&str, &str, LaunchConfig)> = vec![
         (

@@ -53,6 +53,7 @@ fn check(body: &str, threads: u32, model: WarpModel, detail: EventDetail) -> (Fi
         }],
         args: vec![ArgValue::Buffer(0)],
         globals: vec![],
+        extern_values: Vec::new(),
     };
     let config = MachineConfig {
         warp_model: model,

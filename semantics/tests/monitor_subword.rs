@@ -58,6 +58,7 @@ fn check(body: &str, threads: u32) -> Findings {
         }],
         args: vec![ArgValue::Buffer(0)],
         globals: vec![],
+        extern_values: Vec::new(),
     };
     let mut m = Machine::new(Arc::new(program), &launch, &MachineConfig::default()).expect("fits");
     let mut mon = Monitors::new(

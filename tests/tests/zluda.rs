@@ -276,6 +276,7 @@ fn run_test(dir: &Path, test: &Json) -> (Verdict, String) {
         buffers,
         args,
         globals: Vec::new(),
+        extern_values: Vec::new(),
     };
     let config = config_with(semantics::machine::WarpModel::SimtStack);
     // A panic is a cudasem bug: report it as this test's verdict and go on with the others.

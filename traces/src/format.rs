@@ -16,7 +16,8 @@
 //!   `T` target block_warp_k, `L` lanes block_warp_mask, `R` the same for a contiguous mask:
 //!   block_warp_first_count, `B` barrier end block_barrier, and
 //!   the cached memory's `M` step op, `E` evict L1 sm_line, `F` evict L2 line, `K` write back
-//!   L1 sm_line, `Q` write back L2 line, `X` flush sm); BODY gives each choice as its table
+//!   L1 sm_line, `Q` write back L2 line, `X` flush sm; `P` pick block_warp_lane_k: a lane's
+//!   result of a call to a function without a body); BODY gives each choice as its table
 //!   position (base 62, below). The string needs the
 //!   program, launch and configuration beside it (the replay command names them); a replayer
 //!   checks each choice against the enabled set and reports the first one that is not enabled.
@@ -414,6 +415,18 @@ impl CompactV1 {
                         eat(sm as u64);
                     }
                 },
+                Choice::Pick {
+                    block,
+                    warp,
+                    lane,
+                    k,
+                } => {
+                    eat(11);
+                    eat(block as u64);
+                    eat(warp as u64);
+                    eat(lane as u64);
+                    eat(k as u64);
+                }
             }
         }
         h
@@ -497,6 +510,12 @@ fn choice_fields(c: &Choice) -> (char, Vec<u64>) {
             MemChoice::WriteBackL2 { line } => ('Q', vec![line]),
             MemChoice::Flush { sm } => ('X', vec![sm.into()]),
         },
+        Choice::Pick {
+            block,
+            warp,
+            lane,
+            k,
+        } => ('P', vec![block.into(), warp.into(), lane.into(), k.into()]),
     }
 }
 
@@ -544,13 +563,13 @@ fn choice_of(text: &str, entry: usize) -> Result<Choice, FormatError> {
             .collect::<Result<_, _>>()?
     };
     let want = match kind {
-        'R' => 4,
+        'R' | 'P' => 4,
         'J' | 'T' | 'L' => 3,
         'I' | 'W' | 'B' | 'E' | 'K' => 2,
         'M' | 'F' | 'Q' | 'X' => 1,
         _ => {
             return Err(err(format!(
-                "`{kind}` is not a choice kind (one of I J W T L R B M E F K Q X)"
+                "`{kind}` is not a choice kind (one of I J W T L R B M E F K Q X P)"
             )));
         }
     };
@@ -618,6 +637,12 @@ fn choice_of(text: &str, entry: usize) -> Result<Choice, FormatError> {
             line: fields[1],
         }),
         'Q' => Choice::Mem(MemChoice::WriteBackL2 { line: fields[0] }),
+        'P' => Choice::Pick {
+            block: small(0)?,
+            warp: small(1)?,
+            lane: small(2)?,
+            k: small(3)?,
+        },
         _ => Choice::Mem(MemChoice::Flush { sm: small(0)? }),
     })
 }
@@ -954,7 +979,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn compact_v2_round_trips(
-            raw in proptest::collection::vec((0u8..12, 0u32..200, 0u32..100, proptest::num::u64::ANY), 0..300),
+            raw in proptest::collection::vec((0u8..13, 0u32..200, 0u32..100, proptest::num::u64::ANY), 0..300),
             cycle in proptest::option::of(0usize..300),
             hash in proptest::num::u64::ANY,
         ) {
@@ -978,6 +1003,7 @@ mod tests {
                     7 => Choice::Mem(MemChoice::EvictL2 { line: x }),
                     8 => Choice::Mem(MemChoice::WriteBackL1 { sm: b, line: x }),
                     9 => Choice::Mem(MemChoice::WriteBackL2 { line: x }),
+                    12 => Choice::Pick { block: a, warp: b, lane: (x % 64) as u32, k: (x >> 6) as u32 },
                     _ => Choice::Mem(MemChoice::Flush { sm: b }),
                 })
                 .collect();
@@ -989,7 +1015,7 @@ mod tests {
         }
 
         #[test]
-        fn compact_parsing_never_panics(s in "cudasem[12]:[0-9a-f]{0,16}:[0-9]{0,3}:[-0-9]{0,2}:[IJWTLBMEFKQXa-z0-9_.]{0,30}:[a-zA-Z0-9_.-]{0,30}") {
+        fn compact_parsing_never_panics(s in "cudasem[12]:[0-9a-f]{0,16}:[0-9]{0,3}:[-0-9]{0,2}:[IJWTLBMEFKQXPa-z0-9_.]{0,30}:[a-zA-Z0-9_.-]{0,30}") {
             let _ = parse_compact(&s);
         }
     }

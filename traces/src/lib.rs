@@ -55,6 +55,18 @@ pub enum Choice {
     /// Cached memory (thesis 4.6): a step of the memory environment: a micro step of an in-flight
     /// memory program or a silent cache action.
     Mem(MemChoice),
+    /// A call to a function without a body whose launch gives a set of results (`extern_calls:
+    /// { "f": Values([..]) }`): lane `lane` of warp `warp` takes value `k` of the set (in the
+    /// launch's order) as its call's result. A thread's decision, so one per lane, the lanes of
+    /// a warp instruction in ascending order, each before the instruction executes: a warp of
+    /// `n` lanes offers `|values|` choices at a time, `n` times, never `|values|^n` at once.
+    /// Last in the enum so that the derived order of every other kind is unchanged.
+    Pick {
+        block: BlockId,
+        warp: WarpId,
+        lane: u32,
+        k: u32,
+    },
 }
 
 /// A memory-environment decision of the cached model (thesis 4.6 `->M`); the flat memory never
@@ -103,6 +115,12 @@ impl fmt::Display for Choice {
                 write!(f, "end barrier {barrier} of block {block}")
             }
             Choice::Mem(m) => m.fmt(f),
+            Choice::Pick {
+                block,
+                warp,
+                lane,
+                k,
+            } => write!(f, "warp {block}.{warp} lane {lane} picks value {k}"),
         }
     }
 }
@@ -601,7 +619,21 @@ mod tests {
                 k: 1,
             },
         ];
+        let c = [
+            c,
+            vec![Choice::Pick {
+                block: 3,
+                warp: 1,
+                lane: 31,
+                k: 2,
+            }],
+        ]
+        .concat();
         let s = serde_json::to_string(&c).unwrap();
+        assert!(
+            s.contains(r#"{"Pick":{"block":3,"warp":1,"lane":31,"k":2}}"#),
+            "{s}"
+        );
         let back: Vec<Choice> = serde_json::from_str(&s).unwrap();
         assert_eq!(c, back);
     }

@@ -25,7 +25,8 @@ fn warp_of(c: &Choice) -> Option<(u32, u32)> {
     match *c {
         Choice::Warp { block, warp }
         | Choice::Target { block, warp, .. }
-        | Choice::Lanes { block, warp, .. } => Some((block, warp)),
+        | Choice::Lanes { block, warp, .. }
+        | Choice::Pick { block, warp, .. } => Some((block, warp)),
         _ => None,
     }
 }
@@ -36,6 +37,7 @@ fn block_of(c: &Choice) -> Option<u32> {
         Choice::Warp { block, .. }
         | Choice::Target { block, .. }
         | Choice::Lanes { block, .. }
+        | Choice::Pick { block, .. }
         | Choice::EndBarrier { block, .. }
         | Choice::Issue { block, .. } => Some(block),
         Choice::Mem(_) => None,
@@ -45,7 +47,10 @@ fn block_of(c: &Choice) -> Option<u32> {
 fn kind_of(c: &Choice) -> &'static str {
     match c {
         Choice::Issue { .. } => "issue",
-        Choice::Warp { .. } | Choice::Target { .. } | Choice::Lanes { .. } => "warp",
+        Choice::Warp { .. }
+        | Choice::Target { .. }
+        | Choice::Lanes { .. }
+        | Choice::Pick { .. } => "warp",
         Choice::EndBarrier { .. } => "barrier",
         Choice::Mem(_) => "memory",
     }

@@ -287,7 +287,7 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
     let options = r.run_options();
     let base = options.setup(&r.file)?;
     let uninit = Setup::uninit_buffers(&base, &args.uninit)?;
-    let dependence = ScheduleDependence::of(&base.program);
+    let dependence = ScheduleDependence::of_launch(&base.program, &base.resolved.config);
     let setup = Setup {
         base,
         monitors: MonitorConfig {
@@ -380,10 +380,15 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
                 "the kernel has atomics or strong accesses (first at PTX line {})",
                 line_of(&setup.base.program, dependence.atomics[0])
             )
-        } else {
+        } else if !dependence.warp_level.is_empty() {
             format!(
                 "the kernel has warp-level communication (first at PTX line {})",
                 line_of(&setup.base.program, dependence.warp_level[0])
+            )
+        } else {
+            format!(
+                "each thread's call of a function without a body returns one of several values, a choice of the schedule (`extern_calls` `Values`, first at PTX line {})",
+                line_of(&setup.base.program, dependence.picks[0])
             )
         };
         match mode {

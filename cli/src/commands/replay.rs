@@ -129,6 +129,9 @@ pub struct TraceLaunch {
     pub buffers: Vec<TraceBuffer>,
     pub args: Vec<TraceArg>,
     pub globals: Vec<(String, u64)>,
+    /// The value sets of body-less functions' calls (`LaunchConfig::extern_values`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extern_values: Vec<(String, Vec<u64>)>,
     /// The launch file the buffers' initial contents come from (see [`TraceBuffer::from_launch`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_file: Option<String>,
@@ -261,6 +264,7 @@ impl TraceLaunch {
                 })
                 .collect(),
             globals: launch.globals.clone(),
+            extern_values: launch.extern_values.clone(),
             launch_file: launch_file.map(str::to_string),
             print,
         }
@@ -311,6 +315,7 @@ impl TraceLaunch {
                 })
                 .collect::<Result<_, String>>()?,
             globals: self.globals.clone(),
+            extern_values: self.extern_values.clone(),
         })
     }
 }

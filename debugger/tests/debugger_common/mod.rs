@@ -48,6 +48,7 @@ pub fn launch(kernel: &str, grid: u32, block: u32, buffers: Vec<BufferSpec>) -> 
         buffers,
         args,
         globals: vec![],
+        extern_values: Vec::new(),
     }
 }
 

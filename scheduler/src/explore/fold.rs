@@ -180,7 +180,8 @@ fn warp_of(choice: &Choice) -> Option<(u32, u32)> {
     match *choice {
         Choice::Warp { block, warp }
         | Choice::Target { block, warp, .. }
-        | Choice::Lanes { block, warp, .. } => Some((block, warp)),
+        | Choice::Lanes { block, warp, .. }
+        | Choice::Pick { block, warp, .. } => Some((block, warp)),
         Choice::Issue { .. } | Choice::EndBarrier { .. } | Choice::Mem(_) => None,
     }
 }

@@ -209,6 +209,10 @@ impl Units {
                 (block, warp, machine.warp_active(block, warp))
             }
             Choice::Lanes { block, warp, mask } => (block, warp, mask),
+            // A lane's pick of a body-less call's result: a step of that lane.
+            Choice::Pick {
+                block, warp, lane, ..
+            } => (block, warp, 1u64 << lane),
             Choice::Mem(m) => return self.of_memory(machine, &m),
             Choice::Issue { .. } | Choice::EndBarrier { .. } => {
                 return UnitSet::EMPTY;

@@ -265,6 +265,7 @@ pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, U
         buffers: Vec::new(),
         args: Vec::new(),
         globals: Vec::new(),
+        extern_values: Vec::new(),
     };
     Ok(Translation {
         ptx: s,

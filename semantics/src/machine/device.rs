@@ -100,6 +100,20 @@ impl Machine {
                 self.check_warp(choice, block, warp, self.config.warp_model)?;
                 self.warp_step(block, warp, None, mask, events.as_deref_mut(), detail);
             }
+            Choice::Pick {
+                block,
+                warp,
+                lane,
+                k,
+            } => {
+                if !self.pick_enabled(block, warp, lane, k) {
+                    return Err(Self::not_enabled(
+                        choice,
+                        "the lane is not the next to pick a result of a call to a function without a body, or there is no such value",
+                    ));
+                }
+                self.pick(block, warp, lane, k);
+            }
             Choice::EndBarrier { block, barrier } => {
                 let ok = self
                     .blocks
@@ -181,6 +195,20 @@ impl Machine {
             return Err(Self::not_enabled(
                 choice,
                 "the warp waits for its memory operations (a pending register or a drain)",
+            ));
+        }
+        // A call to a body-less function whose lanes have not all picked their result: the
+        // warp's choices are its next lane's `Pick`s.
+        let picking = match *choice {
+            Choice::Lanes { mask, .. } => {
+                super::pick::pending_pick_group(&self.program, &self.info, w, mask).is_some()
+            }
+            _ => super::pick::pending_pick_simt(&self.program, &self.info, w).is_some(),
+        };
+        if picking {
+            return Err(Self::not_enabled(
+                choice,
+                "the warp's lanes pick the results of a call to a function without a body first",
             ));
         }
         match *choice {
@@ -349,7 +377,9 @@ impl Machine {
             || self.cached.is_some()
             || completed
             || waiting != 0
-            || new_targets != was_targets;
+            || new_targets != was_targets
+            // A call whose lanes pick their results may be next (see `pick`).
+            || !self.info.picks.is_empty();
         if changed {
             self.refresh_warp(block, warp);
         }

@@ -41,6 +41,7 @@ pub(crate) fn block_of(c: &Choice) -> Option<u32> {
         Choice::Warp { block, .. }
         | Choice::Target { block, .. }
         | Choice::Lanes { block, .. }
+        | Choice::Pick { block, .. }
         | Choice::EndBarrier { block, .. } => Some(block),
         Choice::Issue { .. } | Choice::Mem(_) => None,
     }
@@ -50,7 +51,8 @@ fn warp_of(c: &Choice) -> Option<(u32, u32)> {
     match *c {
         Choice::Warp { block, warp }
         | Choice::Target { block, warp, .. }
-        | Choice::Lanes { block, warp, .. } => Some((block, warp)),
+        | Choice::Lanes { block, warp, .. }
+        | Choice::Pick { block, warp, .. } => Some((block, warp)),
         _ => None,
     }
 }
@@ -72,7 +74,9 @@ impl Machine {
                 if w.waiting != 0 || self.mem_blocked(block, warp, w.pc, w.real & !w.exited) {
                     return;
                 }
-                if w.targets > 1 {
+                if let Some(p) = super::pick::pending_pick_simt(&self.program, &self.info, w) {
+                    super::pick::pick_choices(block, warp, p, out);
+                } else if w.targets > 1 {
                     out.extend((0..w.targets).map(|k| Choice::Target { block, warp, k }));
                 } else {
                     out.push(Choice::Warp { block, warp });
@@ -89,15 +93,15 @@ impl Machine {
                     &sp,
                     &mut groups,
                 );
-                out.extend(
-                    groups
-                        .iter()
-                        .filter(|&&mask| {
-                            let pc = w.lane_pc[mask.trailing_zeros() as usize];
-                            !self.mem_blocked(block, warp, pc, mask)
-                        })
-                        .map(|&mask| Choice::Lanes { block, warp, mask }),
-                );
+                for &mask in groups.iter().filter(|&&mask| {
+                    let pc = w.lane_pc[mask.trailing_zeros() as usize];
+                    !self.mem_blocked(block, warp, pc, mask)
+                }) {
+                    match super::pick::pending_pick_group(&self.program, &self.info, w, mask) {
+                        Some(p) => super::pick::pick_choices(block, warp, p, out),
+                        None => out.push(Choice::Lanes { block, warp, mask }),
+                    }
+                }
                 self.scratch = groups;
             }
         }

@@ -141,8 +141,9 @@ impl Machine {
         };
         let (block, warp, lanes) = match *choice {
             Choice::Warp { block, warp } => (block, warp, None),
-            // An indirect branch or call's target group: control flow and frames only.
-            Choice::Target { block, warp, .. } => {
+            // An indirect branch or call's target group: control flow and frames only. A lane's
+            // pick of a body-less call's result: its pending result only.
+            Choice::Target { block, warp, .. } | Choice::Pick { block, warp, .. } => {
                 return Footprint {
                     warp: Some((block, warp)),
                     kind: FootprintKind::Local,

@@ -132,6 +132,25 @@ pub(super) fn new(
             seg.write_bytes(0, &bytes[..n]);
         }
     }
+    let mut picks: Vec<(u64, Arc<[u64]>)> = Vec::new();
+    for (name, values) in &launch.extern_values {
+        let v = program
+            .variables
+            .iter()
+            .find(|v| &v.name == name && v.space == Space::Const && v.name.ends_with(crate::load::EXTERN_SLOT_SUFFIX))
+            .ok_or_else(|| {
+                err(format!(
+                    "`extern_values` names `{name}`, which is not the result slot of a body-less function the program calls"
+                ))
+            })?;
+        if values.is_empty() {
+            return Err(err(format!("`extern_values` gives `{name}` no value")));
+        }
+        if picks.iter().any(|(a, _)| *a == v.address) {
+            return Err(err(format!("`extern_values` names `{name}` twice")));
+        }
+        picks.push((v.address, values.as_slice().into()));
+    }
     let buffers: Vec<u64> = launch
         .buffers
         .iter()
@@ -236,6 +255,7 @@ pub(super) fn new(
         dynamic_shared: launch.dynamic_shared_bytes,
         kernel_frame_base: local_static.next_multiple_of(16) as u32,
         buffers,
+        picks,
     };
     if config.memory == super::MemoryKind::Cached {
         let lb = config.cache.line_bytes;

@@ -15,6 +15,7 @@ mod grid;
 mod invariants;
 mod launch;
 mod memory_ops;
+mod pick;
 pub mod render;
 pub mod state_hash;
 pub(crate) mod thread;
@@ -64,6 +65,12 @@ pub struct LaunchConfig {
     /// Initial values overriding module variables' initializers (`globals: { "lock": 1 }`),
     /// written little-endian with the variable's element size.
     pub globals: Vec<(String, u64)>,
+    /// Result slots of body-less functions (`f.extern`, see [`crate::load::extern_slot_name`])
+    /// whose calls return one of several values: each lane's call takes one by a
+    /// [`Choice::Pick`] (the values' bits, in order; deviation D28). A slot not named here
+    /// holds the call's one fixed value (`globals`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extern_values: Vec<(String, Vec<u64>)>,
 }
 
 /// A named global-memory buffer with its initial contents.
@@ -333,6 +340,9 @@ pub(crate) struct LaunchInfo {
     pub kernel_frame_base: u32,
     /// Global addresses of the launch buffers.
     pub buffers: Vec<u64>,
+    /// The `.const` result slot of each body-less function whose calls pick from a set of
+    /// values, with the values ([`LaunchConfig::extern_values`]).
+    pub picks: Vec<(u64, Arc<[u64]>)>,
 }
 
 /// Occupancy of one SM (thesis 5.5: resident blocks, threads, warps, shared memory).

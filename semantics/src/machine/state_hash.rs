@@ -285,6 +285,8 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
         lane_pc,
         lane_wait,
         lane_breaks,
+        picked,
+        picks,
         shadow: _,
     } = w;
     let real = *real;
@@ -316,6 +318,14 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
     }
     h.write_u64(*exited);
     h.write_u64(*carry);
+    // Picked results of a body-less call (only when some lane has one: states of programs
+    // without such calls hash as they always did).
+    if *picked != 0 {
+        h.write_u64(*picked);
+        for l in lanes(*picked) {
+            h.write_u64(picks.as_ref().and_then(|p| p.get(l)).copied().unwrap_or(0));
+        }
+    }
     // Per-lane state of real lanes only: dummy lanes (beyond the block's threads) never run,
     // and hashing them would cost up to 32 times more for small blocks.
     let ws = depth.len();

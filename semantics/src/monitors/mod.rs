@@ -278,6 +278,11 @@ pub struct ScheduleDependence {
     pub atomics: Vec<Pc>,
     /// pcs of `vote`, `shfl`, `match`, `redux`, `activemask`.
     pub warp_level: Vec<Pc>,
+    /// pcs of calls to body-less functions whose launch gives a set of results: each thread's
+    /// result is a scheduler choice (`Choice::Pick`, deviation D28), so one schedule is one
+    /// combination of results. Filled by [`ScheduleDependence::of_launch`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub picks: Vec<Pc>,
 }
 
 impl ScheduleDependence {
@@ -302,10 +307,34 @@ impl ScheduleDependence {
         }
         d
     }
+    /// [`ScheduleDependence::of`], and the calls of `program` whose results `launch` makes a
+    /// choice ([`crate::machine::LaunchConfig::extern_values`]).
+    pub fn of_launch(
+        program: &Program,
+        launch: &crate::machine::LaunchConfig,
+    ) -> ScheduleDependence {
+        let mut d = ScheduleDependence::of(program);
+        let slots: Vec<u64> = launch
+            .extern_values
+            .iter()
+            .filter(|(_, values)| values.len() > 1)
+            .filter_map(|(name, _)| program.variables.iter().find(|v| &v.name == name))
+            .map(|v| v.address)
+            .collect();
+        for (pc, ins) in program.instructions.iter().enumerate() {
+            if let Op::Extern { slot, .. } = &ins.op
+                && slots.contains(slot)
+            {
+                d.picks.push(pc as Pc);
+            }
+        }
+        d
+    }
+
     /// One schedule decides race freedom and divergence for this input (seed 004 §3.2): no
-    /// atomics, no warp-level communication.
+    /// atomics, no warp-level communication, no call whose result is a choice.
     pub fn schedule_independent(&self) -> bool {
-        self.atomics.is_empty() && self.warp_level.is_empty()
+        self.atomics.is_empty() && self.warp_level.is_empty() && self.picks.is_empty()
     }
 }
 

@@ -760,6 +760,15 @@ pub enum Op {
     },
     /// `activemask.b32 d`.
     ActiveMask { dst: RegId },
+    /// `call (d), f, ...` where `f` has no body (deviation D28): the thread's result is the
+    /// launch's answer for `f`, whose result slot is the `.const` variable at `slot`. With one
+    /// fixed value the slot holds it; with a set of values each executing lane first takes one
+    /// by a `Pick` choice and reads that instead.
+    Extern {
+        dst: RegId,
+        ty: ScalarType,
+        slot: u64,
+    },
     /// `bra[.uni] target` (direct). Thesis rules bra_uni / bra_div.
     Bra { target: Pc, uni: bool },
     /// `brx.idx[.uni] index, table` (indirect branch through a label table); thesis bra_target.

@@ -199,7 +199,7 @@ impl Op {
                 src(a, f);
                 src(mask, f);
             }
-            Op::ActiveMask { dst } => f(*dst),
+            Op::ActiveMask { dst } | Op::Extern { dst, .. } => f(*dst),
             Op::Mma(m) => {
                 m.d.iter().for_each(|r| f(*r));
                 m.a.iter()

@@ -50,6 +50,7 @@ pub fn launch(
         buffers,
         args,
         globals: vec![],
+        extern_values: Vec::new(),
     }
 }
 

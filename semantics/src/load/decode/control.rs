@@ -432,9 +432,11 @@ pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
 
 /// A call to a function declared without a body (`.extern .func` or a prototype only): PTX
 /// cannot say what it does, so the launch says what it returns (`extern_calls` in the launch
-/// file; without it the launch is refused, naming the function). The call reads the function's
-/// result slot, a `.const` variable the launch initialises, into the return operand; the
-/// arguments are not evaluated (they have no effects) and memory is not written.
+/// file; without it the launch is refused, naming the function). The call is an
+/// [`Op::Extern`] on the function's result slot, a `.const` variable the launch initialises: the
+/// fixed value, or, when the launch gives a set of values, each lane's own pick of the set (a
+/// scheduler choice). The arguments are not evaluated (they have no effects) and memory is not
+/// written.
 fn extern_call(cx: &mut Cx<'_, '_, '_>, name: &str, span: ptx_parser::Span, rets: &[Operand]) {
     let Some((k, slot)) =
         cx.f.m
@@ -484,22 +486,10 @@ fn extern_call(cx: &mut Cx<'_, '_, '_>, name: &str, span: ptx_parser::Span, rets
         cx.emit(Op::Nop);
         return;
     };
-    let qual = crate::program::MemQualifiers {
-        order: crate::program::MemOrder::Weak,
-        scope: None,
-        cache: None,
-        non_coherent: false,
-    };
-    let load = |dst| Op::Ld {
-        space: crate::program::Space::Const,
-        qual,
+    let load = |dst| Op::Extern {
+        dst,
         ty,
-        vector: 1,
-        dst: [Some(dst), None, None, None, None, None, None, None],
-        addr: crate::program::Address {
-            base: crate::program::AddrBase::Absolute,
-            offset: address as i64,
-        },
+        slot: address,
     };
     match param_loc(cx, r, p, true) {
         Some(ParamLoc::Reg(dst)) => cx.emit(load(dst)),
@@ -512,6 +502,12 @@ fn extern_call(cx: &mut Cx<'_, '_, '_>, name: &str, span: ptx_parser::Span, rets
                 }
             };
             cx.emit(load(t));
+            let qual = crate::program::MemQualifiers {
+                order: crate::program::MemOrder::Weak,
+                scope: None,
+                cache: None,
+                non_coherent: false,
+            };
             let src = Box::new([crate::program::Src::Reg(t)]);
             cx.emit(Op::St {
                 space: crate::program::Space::Param,

@@ -420,6 +420,10 @@ pub(crate) fn exec_data(
         | Op::Redux { .. }
         | Op::Mma(_)
         | Op::LdMatrix { .. } => collective::comm(cx, w, level, exec, group, op),
+        Op::Extern { dst, ty, slot } => {
+            extern_result(cx, w, level, exec, func, (*dst, *ty, *slot));
+            Ok(())
+        }
         // `bar.warp.sync` orders (the race monitor reads it); nothing to compute.
         Op::Nop | Op::WarpSync { .. } => Ok(()),
         Op::Trap => {
@@ -434,6 +438,37 @@ pub(crate) fn exec_data(
         }
         // Control flow and barriers are handled by the warp models.
         _ => Err(misrouted(op)),
+    }
+}
+
+/// A call to a function without a body (deviation D28; see `machine::pick`): each executing
+/// lane's result is the value it picked, or, when the launch gives one fixed value, the
+/// function's result slot in `.const` memory, where the launch wrote it.
+fn extern_result(
+    cx: &mut Ctx,
+    w: &mut Warp,
+    level: usize,
+    exec: u64,
+    func: FuncId,
+    (dst, ty, slot): (crate::program::RegId, ptx_parser::ScalarType, u64),
+) {
+    let ws = cx.info.warp_size as usize;
+    let size = type_size(ty).min(8);
+    // The launch always writes the slot (a set's first value when it gives a set).
+    let fixed = cx
+        .mem
+        .load(who(cx, w, 0), MemSpace::Const, slot, size)
+        .unwrap_or(0);
+    let picked = w.picked & exec;
+    w.picked &= !exec;
+    let (signed, bits) = (type_signed(ty), reg_bits(cx.program, func, dst.0));
+    let regs = &mut w.levels[level].regs;
+    for l in lanes(exec) {
+        let v = match &w.picks {
+            Some(p) if picked >> l & 1 == 1 => p[l],
+            _ => fixed,
+        };
+        regs[dst.0 as usize * ws + l] = extend(v, size, signed, bits);
     }
 }
 

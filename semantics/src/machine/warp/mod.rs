@@ -89,6 +89,13 @@ pub(crate) struct Warp {
     /// Per-lane break targets of the thesis dialect's `preBrk` (ITS: `brk` jumps to the last).
     pub lane_breaks: Arc<[Vec<Pc>]>,
 
+    // --- calls to functions without a body (deviation D28) ---
+    /// Lanes that have taken their `Pick` at the [`crate::program::Op::Extern`] they are about
+    /// to execute (cleared when they execute it).
+    pub picked: u64,
+    /// The value each lane of `picked` took; allocated at the warp's first pick.
+    pub picks: Option<Arc<[u64]>>,
+
     // --- safety monitor (thesis 6.4, digest §13) ---
     /// Shadow per-lane pcs (`Thread_pc`), `None` after exit; empty when not checking.
     pub shadow: Vec<Option<Pc>>,
@@ -132,6 +139,8 @@ impl Warp {
             lane_pc: vec![start; ws].into(),
             lane_wait: vec![0; ws].into(),
             lane_breaks: vec![Vec::new(); ws].into(),
+            picked: 0,
+            picks: None,
             shadow: if checking {
                 (0..ws)
                     .map(|l| (real >> l & 1 == 1).then_some(start))
