@@ -690,6 +690,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
                 kernel,
                 elems,
                 print,
+                expect: Vec::new(),
             },
             launch_path: trace.launch.launch_file.clone(),
             config,
@@ -815,9 +816,20 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
             bytes,
         })
         .collect();
+    // The launch's expectations (a launch file's `expect`, `--expect`), on a completed run.
+    let expectations = if termination == Some(Termination::Completed) {
+        let all: Vec<Vec<u8>> = (0..setup.resolved.config.buffers.len())
+            .map(|i| machine.buffer(i))
+            .collect();
+        crate::expectations::check(&setup.resolved, |i| all.get(i).map(Vec::as_slice))
+    } else {
+        Vec::new()
+    };
+    let violated = expectations.iter().any(|(_, v)| v.is_some());
     let outcome = match (&termination, &r.cycle) {
         (_, Some(CycleCheck::Open { .. })) => Outcome::BadInput,
         (_, Some(CycleCheck::Closed { .. })) => Outcome::Misbehaved,
+        (Some(Termination::Completed), _) if violated => Outcome::Misbehaved,
         (Some(Termination::Completed), _) => Outcome::Clean,
         (Some(_), _) => Outcome::Misbehaved,
         // The trace ended before the run did (a step-limit failure, or a partial run).
@@ -834,6 +846,7 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
         max_steps: loaded.choices.len() as u64,
         setup: format!("{}, replay of {} choices", setup.setup_text(), r.taken),
         replay: String::new(),
+        expectations,
     };
     match args.format {
         crate::commands::run::Format::Text => {
