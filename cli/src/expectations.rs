@@ -27,6 +27,18 @@ pub fn check<'a>(
         .collect()
 }
 
+/// `--expect` on a command that checks no expectations (`check`, `debug`, `view`): refused,
+/// rather than silently ignored. (A launch file's `expect:` section is fine: one launch file
+/// serves every command.)
+pub fn refuse_flag(command: &str, quick: &crate::commands::run::QuickLaunch) -> Result<(), String> {
+    if quick.expect.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "error: `cudasem {command}` does not check expectations (--expect)\n  = help: `cudasem run`, `fuzz`, `explore` and `replay` check them: run one of those with --expect\n"
+    ))
+}
+
 impl Setup {
     /// The launch buffers an outcome records: the printed ones, then those only expectations
     /// read.

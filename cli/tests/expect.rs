@@ -313,3 +313,27 @@ fn explore_gives_every_outcome_a_witness_and_flags_violations() {
         "{text}"
     );
 }
+
+#[test]
+fn commands_that_check_no_expectations_refuse_the_flag() {
+    for command in ["check", "debug"] {
+        let (code, _, stderr) = cudasem(&[
+            command,
+            RACE,
+            "--launch",
+            RACE_EXPECT,
+            "--expect",
+            "out[0] == 1",
+        ]);
+        assert_eq!(code, 2, "{command}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "`cudasem {command}` does not check expectations (--expect)"
+            )),
+            "{command}: {stderr}"
+        );
+    }
+    // The launch file's own `expect:` section does not stop them.
+    let (code, _, stderr) = cudasem(&["check", VECADD, "--launch", VECADD_EXPECT]);
+    assert_eq!(code, 0, "{stderr}");
+}
