@@ -13,18 +13,9 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-/// Whether clang runs here (`$CUDASEM_CLANG`, else `clang` on PATH), as cudasem finds it.
-fn clang_available() -> bool {
-    let clang = std::env::var_os("CUDASEM_CLANG").unwrap_or_else(|| "clang".into());
-    Command::new(clang)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 macro_rules! require_clang {
     () => {
-        if !clang_available() {
+        if !common::clang_available() {
             eprintln!(
                 "SKIPPED: clang is not installed; the .cu tests need it (apt-get install -y clang)"
             );

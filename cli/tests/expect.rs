@@ -215,6 +215,11 @@ fn fuzz_counts_the_runs_that_violate_an_expectation() {
         .sum();
     assert_eq!(failures[0]["count"].as_u64(), Some(violating));
     assert!(violating > 0 && violating < 40, "{j}");
+    // Outcome values are JSON numbers, as in `run`.
+    for o in j["outcomes"].as_array().expect("outcomes") {
+        let values = o["data"][0][1].as_array().expect("values");
+        assert!(values.iter().all(serde_json::Value::is_i64), "{o}");
+    }
 }
 
 #[test]
