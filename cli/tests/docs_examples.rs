@@ -170,13 +170,13 @@ fn output_blocks(markdown: &str) -> Vec<(String, Vec<String>)> {
             continue;
         }
         let body: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
-        if let Some(command) = body.first().and_then(|l| l.strip_prefix("$ ")) {
-            if command.starts_with("cudasem ") {
-                out.push((
-                    command.to_string(),
-                    body[1..].iter().map(|l| l.to_string()).collect(),
-                ));
-            }
+        if let Some(command) = body.first().and_then(|l| l.strip_prefix("$ "))
+            && command.starts_with("cudasem ")
+        {
+            out.push((
+                command.to_string(),
+                body[1..].iter().map(|l| l.to_string()).collect(),
+            ));
         }
     }
     out
