@@ -342,3 +342,29 @@ fn commands_that_check_no_expectations_refuse_the_flag() {
     let (code, _, stderr) = cudasem(&["check", VECADD, "--launch", VECADD_EXPECT]);
     assert_eq!(code, 0, "{stderr}");
 }
+
+#[test]
+fn replaying_a_trace_file_checks_expect_flags() {
+    let dir = common::Scratch::new("expect", "trace");
+    let trace = dir.join("t.jsonl").display().to_string();
+    let (code, _, stderr) = cudasem(&["run", VECADD, "--launch", VECADD_EXPECT, "--trace", &trace]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = cudasem(&["replay", &trace, "--expect", "sum(c) == 90100"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("expectation holds: `sum(c) == 90100`"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = cudasem(&["replay", &trace, "--expect", "c[99] == 0"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("EXPECTATION VIOLATED: `c[99] == 0` fails: c[99] = 802"),
+        "{stdout}"
+    );
+    let (code, _, stderr) = cudasem(&["replay", &trace, "--expect", "z[0] == 0"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("bad --expect `z[0] == 0`: unknown buffer `z`"),
+        "{stderr}"
+    );
+}

@@ -661,7 +661,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         .unwrap_or_else(|| "kernel".to_string());
     let machine = Machine::new(Arc::clone(&program), &launch, &config)
         .map_err(|e| format!("error: the trace's launch does not fit: {}\n", e.message))?;
-    let elems = launch
+    let elems: Vec<Elem> = launch
         .buffers
         .iter()
         .map(|b| Elem::from_scalar_type(b.elem).unwrap_or(Elem::U8))
@@ -679,6 +679,32 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         })
         .map(|(i, _)| i)
         .collect();
+    // `--expect` flags, bound to the trace's buffers (a trace file carries no expectations).
+    let expect = {
+        let buffers: Vec<(&str, Elem, u64)> = launch
+            .buffers
+            .iter()
+            .zip(&elems)
+            .map(|(b, e): (_, &Elem)| (b.name.as_str(), *e, (b.bytes.len() / e.size()) as u64))
+            .collect();
+        args.options
+            .quick
+            .expect
+            .iter()
+            .map(|text| {
+                crate::launch::expect::Expectation::parse(text)
+                    .and_then(|e| e.bind(&buffers))
+                    .map_err(|e| {
+                        format!(
+                            "error: bad --expect `{text}`: {} (at column {})\n  = help: {}\n",
+                            e.message,
+                            e.at + 1,
+                            e.help
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, String>>()?
+    };
     Ok(Loaded {
         setup: Setup {
             ptx_path,
@@ -690,7 +716,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
                 kernel,
                 elems,
                 print,
-                expect: Vec::new(),
+                expect,
             },
             launch_path: trace.launch.launch_file.clone(),
             config,
