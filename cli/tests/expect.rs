@@ -368,3 +368,28 @@ fn replaying_a_trace_file_checks_expect_flags() {
         "{stderr}"
     );
 }
+
+#[test]
+fn snapshots_of_a_violated_run_and_a_bad_launch_file() {
+    // A schedule under which thread 0 reads A[1] after thread 1 rewrote it.
+    let (code, stdout, stderr) = cudasem(&[
+        "run",
+        RACE,
+        "--launch",
+        RACE_EXPECT,
+        "--warp-model",
+        "threads",
+        "--schedule",
+        "random:6",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    insta::assert_snapshot!("run_violated", stdout);
+
+    let dir = common::Scratch::new("expect", "snapshot");
+    let text = "(\n    kernel: \"vecadd\",\n    grid: (1, 1, 1),\n    block: (4, 1, 1),\n    buffers: { \"c\": (type: \"s32\", len: 4) },\n    args: [Buffer(\"c\"), Buffer(\"c\"), Buffer(\"c\"), Scalar(type: \"s32\", value: 4)],\n    expect: [\"c[0] == 0\", \"sum(c) => 3\"],\n)\n";
+    std::fs::write(dir.join("bad.ron"), text).expect("write");
+    let ptx = workspace().join(VECADD).display().to_string();
+    let (code, _, stderr) = common::cudasem_in(&dir, &["run", &ptx, "--launch", "bad.ron"]);
+    assert_eq!(code, 2);
+    insta::assert_snapshot!("bad_launch_file_expectation", stderr);
+}
