@@ -8,7 +8,9 @@
 #
 #   clang --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_70 -O2 -S X.cu -o X.ptx
 #
-# The kernels include tests/kernels/cuda_min.h instead of the CUDA headers (only clang builtins).
+# The kernels include cudasem's shipped CUDA header (cuda-front/src/cudasem_cuda.h: the standard
+# names) or the older tests/kernels/cuda_min.h instead of the CUDA headers (only clang builtins);
+# both folders are on the include path.
 #
 # Per-file PTX features: clang 14 defaults to PTX ISA 6.0 for sm_70 without a CUDA installation and
 # refuses the warp intrinsics (__nvvm_vote_*_sync, __nvvm_shfl_sync_*) unless a PTX feature is
@@ -84,7 +86,7 @@ for f in "${files[@]}"; do
         read -r -a opt <<<"$flags_marker"
     fi
     if (cd "$dir" && "$clang_bin" --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch="$arch" "${opt[@]}" \
-        -I "$root/tests/kernels" "${features[@]}" -S "$base.cu" -o "$base.ptx.tmp"); then
+        -I "$root/tests/kernels" -I "$root/cuda-front/src" "${features[@]}" -S "$base.cu" -o "$base.ptx.tmp"); then
         mv "$dir/$base.ptx.tmp" "$dir/$base.ptx"
         echo "regen-ptx.sh: $dir/$base.ptx"
     else

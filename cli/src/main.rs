@@ -7,6 +7,7 @@
 mod budget;
 mod commands;
 mod emit;
+mod expectations;
 mod kernel_source;
 /// Launch files, read as every command and harness reads them.
 use launch_file as launch;

@@ -71,10 +71,11 @@ impl Setup {
             .collect()
     }
 
-    /// What fuzzing and exploration record of a final state.
+    /// What fuzzing and exploration record of a final state: the printed buffers, the
+    /// buffers expectations read, the observed variables.
     pub fn observe(&self) -> scheduler::outcome::Observe {
         scheduler::outcome::Observe {
-            buffers: self.resolved.print.clone(),
+            buffers: self.observed_buffers(),
             variables: self
                 .observed_variables()
                 .into_iter()
@@ -95,8 +96,11 @@ impl Setup {
         )
     }
 
-    /// Formats observed data (printed buffers, then variables) as `name=[v, ...]` items.
-    pub fn data_text(&self, data: &[Vec<u8>]) -> Vec<(String, Vec<String>)> {
+    /// Observed data (printed buffers, then variables; the buffers only expectations read are
+    /// left out) as names with their decoded values.
+    pub fn data_values(&self, data: &[Vec<u8>]) -> Vec<(String, Vec<crate::output::Value>)> {
+        let printed = self.resolved.print.len();
+        let skipped = self.observed_buffers().len() - printed;
         let names = self
             .resolved
             .print
@@ -112,15 +116,20 @@ impl Setup {
                     .into_iter()
                     .map(|(n, e)| (cuda_front::demangle::short_name(&n), e)),
             );
+        let shown = data[..printed.min(data.len())]
+            .iter()
+            .chain(data.iter().skip(printed + skipped));
         names
-            .zip(data)
-            .map(|((name, elem), bytes)| {
-                let values = crate::output::decode(elem, bytes)
-                    .into_iter()
-                    .map(crate::output::Value::text)
-                    .collect();
-                (name, values)
-            })
+            .zip(shown)
+            .map(|((name, elem), bytes)| (name, crate::output::decode(elem, bytes)))
+            .collect()
+    }
+
+    /// Observed data as `name=[v, ...]` items (text).
+    pub fn data_text(&self, data: &[Vec<u8>]) -> Vec<(String, Vec<String>)> {
+        self.data_values(data)
+            .into_iter()
+            .map(|(n, v)| (n, v.into_iter().map(crate::output::Value::text).collect()))
             .collect()
     }
 }
@@ -218,6 +227,9 @@ impl RunOptions {
         }
         if let Some(p) = &q.print {
             flag("print", p.join(","));
+        }
+        for e in &q.expect {
+            flag("expect", e.clone());
         }
         if self.warp_model != WarpModelArg::SimtStack {
             flag("warp-model", self.warp_model.name().to_string());

@@ -34,6 +34,9 @@ pub struct RunReport<'a> {
     pub setup: String,
     /// The command line that reproduces the run (printed when it failed).
     pub replay: String,
+    /// The launch's expectations with their violations (`None`: it holds), checked when the
+    /// run completed.
+    pub expectations: Vec<(String, Option<crate::launch::expect::Violation>)>,
 }
 
 /// One element, decoded.
@@ -295,10 +298,28 @@ impl RunReport<'_> {
                 let _ = writeln!(s, "  at {}", self.error_location_text(e));
             }
         }
-        if !matches!(self.termination, Termination::Completed) {
+        for (text, violation) in &self.expectations {
+            match violation {
+                None => {
+                    let _ = writeln!(s, "expectation holds: `{text}`");
+                }
+                Some(v) => {
+                    let _ = writeln!(s, "EXPECTATION VIOLATED: {v}");
+                }
+            }
+        }
+        // A replay's report has no command of its own to print.
+        let is_replay = self.replay.is_empty();
+        if !matches!(self.termination, Termination::Completed) || (self.failed() && !is_replay) {
             let _ = writeln!(s, "to reproduce: {}", self.replay);
         }
         s
+    }
+
+    /// The run misbehaved or violated an expectation.
+    pub fn failed(&self) -> bool {
+        !matches!(self.termination, Termination::Completed)
+            || self.expectations.iter().any(|(_, v)| v.is_some())
     }
 
     /// Text output: each buffer as rows of 8 elements with the first element's index, then the
@@ -364,6 +385,14 @@ impl RunReport<'_> {
             replay: Option<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]
             note: Option<String>,
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            expectations: Vec<Expectation<'a>>,
+        }
+        #[derive(Serialize)]
+        struct Expectation<'a> {
+            expect: &'a str,
+            holds: bool,
+            violation: Option<String>,
         }
         let error = match self.termination {
             Termination::Error(e) => Some(Error {
@@ -395,7 +424,7 @@ impl RunReport<'_> {
             ),
             _ => None,
         };
-        let failed = !matches!(self.termination, Termination::Completed);
+        let failed = self.failed();
         let out = Out {
             kernel: self.kernel,
             status: status_word(self.termination),
@@ -418,6 +447,15 @@ impl RunReport<'_> {
                 )),
                 _ => None,
             },
+            expectations: self
+                .expectations
+                .iter()
+                .map(|(text, v)| Expectation {
+                    expect: text,
+                    holds: v.is_none(),
+                    violation: v.as_ref().map(ToString::to_string),
+                })
+                .collect(),
         };
         // Serializing plain data to a string cannot fail.
         serde_json::to_string(&out)
@@ -461,6 +499,7 @@ mod tests {
             max_steps: 100,
             setup: "simt-stack, flat memory, round-robin".into(),
             replay: "cudasem run k.ptx --launch k.ron".into(),
+            expectations: Vec::new(),
         }
     }
 

@@ -45,7 +45,11 @@ fn outcomes(kernel: &str, silent: &str) -> BTreeSet<Vec<String>> {
                 .as_array()
                 .expect("out values")
                 .iter()
-                .map(|v| v.as_str().unwrap_or("?").to_string())
+                // Outcome values are JSON numbers, as in `run`.
+                .map(|v| {
+                    v.as_i64()
+                        .map_or_else(|| format!("not a number: {v}"), |n| n.to_string())
+                })
                 .collect()
         })
         .collect()

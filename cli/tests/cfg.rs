@@ -112,3 +112,36 @@ fn divergent_if_else_reconverges_after_the_join() {
         "reconvergence at {join} (line {after}) expected:\n{text}"
     );
 }
+
+/// A module of several functions is one graph: a cluster per function, each block's
+/// instructions in its node, and the kernel's calls as edges to the callee's cluster.
+#[test]
+fn several_functions_are_one_graph_with_a_cluster_each() {
+    let file = "tests/kernels/noinline_func.ptx";
+    let dot = cfg(file, true);
+    assert!(dot.starts_with("exit 0"), "{dot}");
+    insta::assert_snapshot!("noinline_func_dot", dot);
+    assert_eq!(dot.matches("digraph ").count(), 1, "{dot}");
+    assert!(dot.contains("subgraph cluster_mix {"), "{dot}");
+    assert!(dot.contains("subgraph cluster_noinline_func {"), "{dot}");
+    // Instructions in the nodes, with their PTX lines.
+    let source = std::fs::read_to_string(root().join(file)).expect("read");
+    let (n, mad) = source
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.trim_start().starts_with("mad.lo.s32"))
+        .expect("a mad in the kernel");
+    let mad = mad.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(dot.contains(&format!("{}: {mad}\\l", n + 1)), "{dot}");
+    // Two calls of `mix`, each an edge into its cluster.
+    assert_eq!(dot.matches("-> mix_B0 [style=dotted").count(), 2, "{dot}");
+    // --kernel keeps one cluster.
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cudasem"));
+    let out = cmd
+        .args(["cfg", file, "--dot", "--kernel", "mix"])
+        .current_dir(root())
+        .output()
+        .expect("run");
+    let one = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(one.matches("subgraph cluster_").count(), 1, "{one}");
+}

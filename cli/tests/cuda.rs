@@ -13,18 +13,9 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-/// Whether clang runs here (`$CUDASEM_CLANG`, else `clang` on PATH), as cudasem finds it.
-fn clang_available() -> bool {
-    let clang = std::env::var_os("CUDASEM_CLANG").unwrap_or_else(|| "clang".into());
-    Command::new(clang)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 macro_rules! require_clang {
     () => {
-        if !clang_available() {
+        if !common::clang_available() {
             eprintln!(
                 "SKIPPED: clang is not installed; the .cu tests need it (apt-get install -y clang)"
             );
@@ -543,4 +534,40 @@ fn a_whole_program_with_host_code_compiles_and_its_kernel_runs() {
         "c",
     ]);
     assert_eq!(code, 0, "{err}{out}");
+}
+
+/// The corpus kernels written with the shipped header's standard names (`#include
+/// "cudasem_cuda.h"`, `threadIdx.x`, `atomicAdd`...) run from their `.cu` exactly as their
+/// committed PTX does: cudasem's own compilation and `scripts/regen-ptx.sh` agree on them.
+#[test]
+fn corpus_kernels_on_the_shipped_header_run_as_their_ptx() {
+    require_clang!();
+    let root = workspace();
+    let mut names: Vec<String> = std::fs::read_dir(root.join("tests/kernels"))
+        .expect("tests/kernels")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".cu"))
+        .collect();
+    names.sort();
+    let mut checked = 0;
+    for name in names {
+        let cu = format!("tests/kernels/{name}");
+        let text = std::fs::read_to_string(root.join(&cu)).expect("read");
+        if !text.contains("#include \"cudasem_cuda.h\"") {
+            continue;
+        }
+        let stem = name.trim_end_matches(".cu");
+        let ron = format!("tests/kernels/{stem}.ron");
+        let ptx = format!("tests/kernels/{stem}.ptx");
+        let (code_cu, out_cu, err_cu) = cudasem_here(&["run", &cu, "--launch", &ron]);
+        let (code_ptx, out_ptx, err_ptx) = cudasem_here(&["run", &ptx, "--launch", &ron]);
+        assert_eq!(code_cu, code_ptx, "{cu}: {err_cu}\n{ptx}: {err_ptx}");
+        assert_eq!(out_cu, out_ptx, "{cu} and {ptx} disagree");
+        checked += 1;
+    }
+    assert!(
+        checked >= 20,
+        "only {checked} corpus kernels use the shipped header"
+    );
 }

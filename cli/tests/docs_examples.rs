@@ -93,6 +93,7 @@ fn every_documented_command_runs_as_written() {
     docs.sort();
     pages.extend(docs);
     let mut ran = 0;
+    let clang_available = common::clang_available();
     for page in &pages {
         let text = std::fs::read_to_string(page).expect("read the page");
         let name = page.file_stem().unwrap().to_string_lossy().to_string();
@@ -103,6 +104,12 @@ fn every_documented_command_runs_as_written() {
                 let Some(args) = words(&command, &root, &written) else {
                     continue;
                 };
+                if args.iter().any(|a| a.ends_with(".cu")) && !clang_available {
+                    eprintln!(
+                        "SKIPPED `{command}`: clang is not installed; .cu files need it (apt-get install -y clang)"
+                    );
+                    continue;
+                }
                 written.extend(outputs(&args));
                 let refs: Vec<&str> = args.iter().map(String::as_str).collect();
                 let (code, out, err) = common::cudasem_in(&dir, &refs);
@@ -151,4 +158,98 @@ fn commands_are_read_from_sh_blocks_joined_and_placeholders_skipped() {
     assert_eq!(w, ["view", "t.jsonl", "-o", "run.html"]);
     let w = words("cudasem run tests/kernels/vecadd.ptx", &root, &[]).unwrap();
     assert!(w[1].ends_with("tests/kernels/vecadd.ptx") && Path::new(&w[1]).is_absolute());
+}
+
+/// The output blocks of a page: plain ``` blocks whose first line is `$ cudasem ...`, as the
+/// command and the lines it shows.
+fn output_blocks(markdown: &str) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut lines = markdown.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() != "```" {
+            continue;
+        }
+        let body: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
+        if let Some(command) = body.first().and_then(|l| l.strip_prefix("$ "))
+            && command.starts_with("cudasem ")
+        {
+            out.push((
+                command.to_string(),
+                body[1..].iter().map(|l| l.to_string()).collect(),
+            ));
+        }
+    }
+    out
+}
+
+/// Whether `shown` (a line of a page, where `...` stands for an elided middle) is a line of
+/// `actual`.
+fn shown_in(shown: &str, actual: &str) -> bool {
+    match shown.split_once("...") {
+        Some((head, tail)) => actual.lines().any(|l| {
+            l.starts_with(head) && l.ends_with(tail) && l.len() >= head.len() + tail.len()
+        }),
+        None => actual.lines().any(|l| l == shown),
+    }
+}
+
+#[test]
+fn documented_outputs_are_what_the_commands_print() {
+    let root = common::workspace();
+    let clang_available = common::clang_available();
+    let mut pages: Vec<PathBuf> = vec![root.join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .expect("docs/")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    let mut checked = 0;
+    for page in &pages {
+        let text = std::fs::read_to_string(page).expect("read the page");
+        for (command, shown) in output_blocks(&text) {
+            // Run from the repository root with the paths as written: outputs name files as the
+            // page's command does.
+            let args: Vec<String> = command
+                .split_whitespace()
+                .skip(1)
+                .map(str::to_string)
+                .collect();
+            if args.iter().any(|a| a.ends_with(".cu")) && !clang_available {
+                eprintln!("SKIPPED `{command}`: clang is not installed (apt-get install -y clang)");
+                continue;
+            }
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (code, out, err) = common::cudasem_in(&root, &refs);
+            assert!(
+                code == 0 || code == 1,
+                "{}: `{command}` exited {code}\n{err}",
+                page.display()
+            );
+            for line in shown.iter().filter(|l| l.trim() != "...") {
+                assert!(
+                    shown_in(line, &out),
+                    "{}: `{command}` no longer prints\n  {line}\nit prints:\n{out}",
+                    page.display()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "only {checked} output blocks found");
+}
+
+#[test]
+fn shown_lines_may_elide_their_middle() {
+    assert!(shown_in("a: 1", "x\na: 1\n"));
+    assert!(!shown_in("a: 1", "a: 12\n"));
+    assert!(shown_in(
+        "to reproduce: cudasem replay ... k.ptx",
+        "to reproduce: cudasem replay cudasem2:ab k.ptx\n"
+    ));
+    assert!(!shown_in(
+        "to reproduce: cudasem replay ... k.ptx",
+        "to reproduce: cudasem run k.ptx --x\n"
+    ));
 }

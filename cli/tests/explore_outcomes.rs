@@ -82,7 +82,7 @@ fn mp(kernel: &str) -> BTreeSet<String> {
 
 /// The stale read: the flag seen, the data not.
 fn stale(set: &BTreeSet<String>) -> bool {
-    set.iter().any(|o| o.contains(r#"["1","0"]"#))
+    set.iter().any(|o| o.contains("[1,0]"))
 }
 
 #[test]

@@ -247,6 +247,10 @@ __CUDASEM_FN int __ffs(int x) { return __builtin_ffs(x); }
 __CUDASEM_FN unsigned __brev(unsigned x) { return __builtin_bitreverse32(x); }
 __CUDASEM_FN int __mulhi(int a, int b) { return __nvvm_mulhi_i(a, b); }
 __CUDASEM_FN unsigned __umulhi(unsigned a, unsigned b) { return __nvvm_mulhi_ui(a, b); }
+__CUDASEM_FN long long __mul64hi(long long a, long long b) { return __nvvm_mulhi_ll(a, b); }
+__CUDASEM_FN unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+    return __nvvm_mulhi_ull(a, b);
+}
 __CUDASEM_FN int __mul24(int a, int b) { return __nvvm_mul24_i(a, b); }
 __CUDASEM_FN unsigned __umul24(unsigned a, unsigned b) { return __nvvm_mul24_ui(a, b); }
 __CUDASEM_FN int min(int a, int b) { return a < b ? a : b; }

@@ -25,6 +25,8 @@
 //! Reading a launch file reads the files its `File(...)` buffers name: this crate belongs to the
 //! I/O layer with the CLI, not to the libraries below it.
 
+pub mod expect;
+
 use ptx_parser::ScalarType;
 use semantics::Program;
 use semantics::machine::{ArgValue, BufferSpec, DeviceConfig, LaunchConfig};
@@ -596,6 +598,8 @@ struct RawLaunch {
     extern_calls: Vec<(String, ExternCall)>,
     #[serde(default)]
     print: Option<Vec<String>>,
+    #[serde(default)]
+    expect: Vec<String>,
 }
 
 /// One entry of `launches: [...]` as written.
@@ -710,8 +714,41 @@ pub struct Launch {
     /// The launches of a program of several (`launches: [...]`); empty for the one-kernel form
     /// (`kernel`, `grid`, `block`, `args`, `shared` at the top level).
     pub launches: Vec<KernelLaunch>,
+    /// What the final buffers must satisfy (`expect: [...]`, then `--expect` flags).
+    pub expect: Vec<ExpectSource>,
     /// The file it came from and its text, for locating errors found later.
     source: Option<(String, String)>,
+}
+
+/// An expectation as written in the launch file or given with `--expect`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExpectSource {
+    pub expectation: expect::Expectation,
+    /// Where its text starts in the launch file (`None` for a flag).
+    pub location: Option<Location>,
+}
+
+impl ExpectSource {
+    /// The error `e` of this expectation, located in the launch file (line and column of the
+    /// offending character) or named as the flag.
+    fn error(&self, e: expect::ExpectError) -> LaunchError {
+        let text = &self.expectation.text;
+        match &self.location {
+            Some(loc) => {
+                let mut at = loc.clone();
+                at.col += e.at;
+                LaunchError::new(format!("bad expectation: {}", e.message))
+                    .at(Some(at))
+                    .help(e.help)
+            }
+            None => LaunchError::new(format!(
+                "bad --expect `{text}`: {} (at column {})",
+                e.message,
+                e.at + 1
+            ))
+            .help(e.help),
+        }
+    }
 }
 
 /// The quick-launch flags (`cudasem run` parses them with clap; all strings until here).
@@ -729,6 +766,8 @@ pub struct LaunchFlags {
     pub globals: Vec<String>,
     /// Buffer names (comma separated in the flag).
     pub print: Option<Vec<String>>,
+    /// `--expect EXPR` (expectations add to the launch file's; they describe no launch).
+    pub expect: Vec<String>,
 }
 
 impl LaunchFlags {
@@ -753,6 +792,8 @@ pub struct Resolved {
     pub elems: Vec<Elem>,
     /// Indices of the buffers to print, in print order.
     pub print: Vec<usize>,
+    /// The expectations, bound to the buffers.
+    pub expect: Vec<expect::Bound>,
 }
 
 fn ron_options() -> ron::Options {
@@ -845,8 +886,27 @@ impl Launch {
             extern_calls: raw.extern_calls,
             print: raw.print,
             launches,
+            expect: Vec::new(),
             source: Some((path.to_string(), text.to_string())),
         };
+        // Each expectation's text starts one past its opening quote.
+        let starts = find_top_field(text, "expect")
+            .map(|from| string_item_starts(text, from))
+            .unwrap_or_default();
+        for (i, e) in raw.expect.iter().enumerate() {
+            let location = starts.get(i).map(|&at| location_of(path, text, at + 1));
+            let parsed = expect::Expectation::parse(e).map_err(|err| {
+                ExpectSource {
+                    expectation: expect::Expectation::unparsed(e),
+                    location: location.clone(),
+                }
+                .error(err)
+            })?;
+            launch.expect.push(ExpectSource {
+                expectation: parsed,
+                location,
+            });
+        }
         let buffers_at = find_field(text, "buffers");
         for (name, b) in raw.buffers {
             let location = launch.locate_key(&format!("\"{name}\""), buffers_at);
@@ -914,6 +974,19 @@ impl Launch {
         }
         if let Some(p) = &flags.print {
             self.print = Some(p.clone());
+        }
+        for e in &flags.expect {
+            let parsed = expect::Expectation::parse(e).map_err(|err| {
+                ExpectSource {
+                    expectation: expect::Expectation::unparsed(e),
+                    location: None,
+                }
+                .error(err)
+            })?;
+            self.expect.push(ExpectSource {
+                expectation: parsed,
+                location: None,
+            });
         }
         self.check()
     }
@@ -994,6 +1067,7 @@ impl Launch {
                 }
             }
         }
+        self.expectations()?;
         if let Some(print) = &self.print {
             for name in print {
                 if !self.buffers.iter().any(|b| &b.name == name) {
@@ -1006,6 +1080,19 @@ impl Launch {
             }
         }
         Ok(())
+    }
+
+    /// The expectations bound to the buffers (names, types, lengths).
+    pub fn expectations(&self) -> Result<Vec<expect::Bound>, LaunchError> {
+        let buffers: Vec<(&str, Elem, u64)> = self
+            .buffers
+            .iter()
+            .map(|b| (b.name.as_str(), b.elem, b.len))
+            .collect();
+        self.expect
+            .iter()
+            .map(|e| e.expectation.bind(&buffers).map_err(|err| e.error(err)))
+            .collect()
     }
 
     fn known_buffers(&self) -> String {
@@ -1457,6 +1544,7 @@ impl Launch {
             kernel: function.name.clone(),
             elems: self.buffers.iter().map(|b| b.elem).collect(),
             print,
+            expect: self.expectations()?,
         })
     }
 
@@ -1605,6 +1693,29 @@ fn find_top_field(text: &str, name: &str) -> Option<usize> {
         i += 1;
     }
     None
+}
+
+/// Byte offsets of the strings of the list that starts after `from` (`[ "..", ".." ]`): each
+/// string's opening quote.
+fn string_item_starts(text: &str, from: usize) -> Vec<usize> {
+    let masked = mask_comments(text);
+    let b = masked.as_bytes();
+    let Some(open) = masked.get(from..).and_then(|s| s.find('[')) else {
+        return Vec::new();
+    };
+    let mut starts = Vec::new();
+    let mut i = from + open + 1;
+    while i < b.len() && b[i] != b']' {
+        if b[i] == b'"' {
+            starts.push(i);
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+        }
+        i += 1;
+    }
+    starts
 }
 
 /// Byte offsets of the items of the list that starts after `from` (`[ (..), (..) ]`): each

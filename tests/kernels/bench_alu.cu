@@ -1,10 +1,10 @@
 // bench_alu: ALU-bound benchmark (same computation as tests/opencl/bench_alu.cl): every thread
 // iterates an integer hash 64 times (mad.lo, add, xor, shifts) on its own value. The loop is
 // kept rolled with `#pragma unroll 1`. 65536 threads in the launch.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void bench_alu(const unsigned *in, unsigned *out, int n) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     unsigned x = in[i];

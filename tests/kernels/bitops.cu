@@ -1,7 +1,7 @@
 // bitops: popc, clz, brev (__builtin_bitreverse32), bfe via shift-and-mask and via inline PTX
 // asm, shifts (shl, shr.u32, shr.s32 on a negative value), and, or, xor, not.
 // out has 8 words per element.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 static __device__ __forceinline__ unsigned bfe_asm(unsigned x, unsigned pos, unsigned len) {
     unsigned r;
@@ -10,7 +10,7 @@ static __device__ __forceinline__ unsigned bfe_asm(unsigned x, unsigned pos, uns
 }
 
 extern "C" __global__ void bitops(const unsigned *in, unsigned *out, int n) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     unsigned x = in[i];

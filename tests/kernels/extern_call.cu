@@ -4,13 +4,13 @@
 // naming the function. Here every call of nondet returns the launch's value v (a .s32), and
 // mark returns nothing (and writes no memory):
 //   out[i] = v * i + 1 for i < n.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __device__ int nondet(void);
 extern "C" __device__ void mark(int i);
 
 extern "C" __global__ void extern_call(int *out, int n) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         mark(i);
         out[i] = nondet() * i + 1;

@@ -1,10 +1,10 @@
 // float_math: sqrt.rn.f32, min/max.f32, fma.rn.f32, div.rn.f32, abs, neg, cvt.rn.f32.s32 and
 // cvt.rzi.s32.f32, a float comparison feeding selp, and f64: cvt.f64.f32, fma.rn.f64,
 // sqrt.rn.f64, div.rn.f64. out has 8 floats per element, dout one double.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void float_math(const float *x, const float *y, float *out, int *iout, double *dout, int n) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     float a = x[i], b = y[i];

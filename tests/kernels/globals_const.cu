@@ -3,7 +3,7 @@
 // (ld.const). Clang emits them
 // as `.global .align 4 .u32 scale = 3;`, `.global .align 4 .b8 table[16] = {...};` and
 // `.const .align 4 .b8 coeffs[16] = {...};` (byte arrays, little-endian).
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" {
 __device__ int scale = 3;
@@ -15,7 +15,7 @@ __constant__ float fcoef = 0.5f;
 }
 
 extern "C" __global__ void globals_const(const int *in, int *out, float *fout, int n) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     int v = in[i];

@@ -1,7 +1,7 @@
 // indirect_call: calls through a function pointer picked per lane from a __device__ table of
 // function addresses (`.global .align 8 .u64 ops[3] = {add1, dbl, neg};`): PTX `call` through a
 // register with a `prototype_N : .callprototype` declaration, i.e. a divergent indirect call.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 typedef int (*op_t)(int);
 
@@ -12,7 +12,7 @@ extern "C" __device__ __noinline__ int neg(int x) { return -x; }
 extern "C" __device__ op_t ops[3] = {add1, dbl, neg};
 
 extern "C" __global__ void indirect_call(const int *sel, const int *in, int *out, int n) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     op_t f = ops[(unsigned)sel[i] % 3u];

@@ -6,11 +6,11 @@
 //   o[0] = mul24.lo.s32(x, y), o[1] = mul24.lo.u32(x, y),
 //   o[2] = sad.s32(x, y, i), o[3] = sad.u32(x, y, 7);
 //   hout[i] = (__fp16)(f * 3.0f) (the .f16 bits), fout[i] = (float)hout[i] * 0.5f.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void int24_half(const int *in, const float *fin, int *out, __fp16 *hout,
                                       float *fout, int n) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     int x = in[i];

@@ -2,10 +2,10 @@
 // with carry across 32 bits, 64-bit shifts, signed/unsigned 64-bit division and remainder (clang
 // emits a 32-bit fast path with a runtime check: a data-dependent branch) and 64<->32 conversions.
 // out has 8 u64 words per element.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void int64_arith(const int *a, const int *b, unsigned long long *out, int n) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     int x = a[i], y = b[i];

@@ -7,7 +7,7 @@
 //   tfrag[32 * j + lane] its register j of ldmatrix.x2.trans on B.
 // cudasem: ptx-features=+ptx70
 // cudasem: gpu-arch=sm_80
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 typedef unsigned short u16;
 
@@ -21,7 +21,7 @@ extern "C" __global__ void ldmatrix_mma(const u16 *a, const u16 *b, float *d, un
                                         unsigned *tfrag) {
     __shared__ __attribute__((aligned(16))) u16 sa[16 * 16];
     __shared__ __attribute__((aligned(16))) u16 sb[16 * 8];
-    unsigned lane = threadIdx_x;
+    unsigned lane = threadIdx.x;
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"l"(shared_address(sa + 8 * lane)),
                  "l"(a + 8 * lane)
                  : "memory");

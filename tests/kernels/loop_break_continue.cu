@@ -1,10 +1,10 @@
 // loop_break_continue: a loop with a data-dependent trip count (trips[i]) containing both a
 // `continue` (skip multiples of 3) and a `break` (when the running sum exceeds limit), so the lanes
 // of a warp leave the loop at different iterations and for different reasons.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void loop_break_continue(const int *trips, int *out, int n, int limit) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     int t = trips[i];

@@ -11,7 +11,7 @@
 // zero in bi'). Lane 0 also copies c to cv8 with one .v8 load and store of 8 words.
 // cudasem: ptx-features=+ptx70
 // cudasem: gpu-arch=sm_80
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 typedef unsigned short u16;
 typedef unsigned char u8;
@@ -33,7 +33,7 @@ extern "C" __global__ void mma_tiles(const u16 *ah, const u16 *bh, const float *
                                      float *cv8) {
     __shared__ __attribute__((aligned(16))) u16 sh_a[16 * 16];
     __shared__ __attribute__((aligned(16))) u8 sh_b[32 * 8];
-    unsigned lane = threadIdx_x;
+    unsigned lane = threadIdx.x;
     unsigned g = lane >> 2, t = lane & 3;
 
     // cp.async: 32 copies of 16 bytes for ah, 16 copies of 16 (12 read) for bi.

@@ -1,9 +1,9 @@
 // nested_divergence: a loop with a per-lane trip count containing an if whose `then` side holds a
 // second, nested if; the sides read different arrays so the branches are not if-converted.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void nested_divergence(const int *trips, const int *a, const int *b, int *out, int n) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     int acc = 0;

@@ -1,6 +1,6 @@
 // noinline_func: a non-inlined __device__ function (a .func with .param arguments and return
 // value, call.uni with the callseq block) called from a divergent branch and from uniform code.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __device__ __noinline__ int mix(int x, int y) {
     int r = x * 31 + y;
@@ -8,7 +8,7 @@ extern "C" __device__ __noinline__ int mix(int x, int y) {
 }
 
 extern "C" __global__ void noinline_func(const int *a, int *out, int n) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
         return;
     int v = a[i];

@@ -3,7 +3,7 @@
 // different depths (n[i] & 15, at most 15), so the call stacks of a warp have different heights.
 // fact() is written recursively too, but clang's tail-recursion elimination turns it into a loop
 // (an 8x unrolled loop plus a remainder loop marked `.pragma "nounroll";`).
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __device__ __noinline__ int fib(int k) {
     if (k < 2)
@@ -16,7 +16,7 @@ extern "C" __device__ __noinline__ unsigned fact(unsigned k) {
 }
 
 extern "C" __global__ void recursion(const int *n, int *fibs, unsigned *facts, int count) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < count) {
         int k = n[i] & 15;
         fibs[i] = fib(k);

@@ -3,10 +3,10 @@
 // two lanes of one warp ever compete for it and the kernel terminates under lock-step (stack
 // based) execution as well as with independent thread scheduling. The critical section uses
 // volatile accesses and membar.gl (__threadfence) before the release.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void spinlock(int *lock, int *counter, int iters) {
-    if (threadIdx_x == 0) {
+    if (threadIdx.x == 0) {
         for (int k = 0; k < iters; ++k) {
             while (atomicCAS(lock, 0, 1) != 0) {
             }

@@ -1,6 +1,8 @@
 //! `cudasem cfg FILE.ptx [--kernel NAME] [--dot]`: basic blocks with PTX line ranges and labels,
 //! edges, and each divergent branch's reconvergence point (the immediate post-dominator the
-//! loader computed); `--dot` prints Graphviz with reconvergence as dashed edges.
+//! loader computed); `--dot` prints one Graphviz graph for the module: a cluster per function
+//! (`subgraph cluster_<name>`), each basic block a node listing its instructions, reconvergence
+//! as dashed edges and direct calls as dotted edges to the callee's entry.
 
 use crate::{Outcome, render};
 use semantics::program::{Function, Op, Pc, Program};
@@ -42,10 +44,10 @@ pub fn run(args: Args) -> Outcome {
         return Outcome::BadInput;
     }
     let mut out = String::new();
-    for f in functions {
-        if args.dot {
-            dot(p, f, &mut out)
-        } else {
+    if args.dot {
+        dot(p, &loaded.source, &functions, &mut out);
+    } else {
+        for f in functions {
             text(p, f, &mut out)
         }
     }
@@ -151,9 +153,69 @@ fn text(p: &Program, f: &Function, out: &mut String) {
     }
 }
 
-fn dot(p: &Program, f: &Function, out: &mut String) {
-    let _ = writeln!(out, "digraph \"{}\" {{", f.name.replace('"', "\\\""));
+/// Text for a double-quoted Graphviz string.
+fn dot_escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// A function's name as a Graphviz identifier part (mangled names are already).
+fn dot_id(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// One graph for the module: a cluster per function in `functions`.
+fn dot(p: &Program, source: &str, functions: &[&Function], out: &mut String) {
+    let _ = writeln!(out, "digraph module {{");
     let _ = writeln!(out, "  node [shape=box, fontname=\"monospace\"];");
+    let _ = writeln!(out, "  compound=true;");
+    for f in functions {
+        dot_function(p, source, f, out);
+    }
+    // Direct calls between the functions drawn: from the calling block to the callee's entry.
+    for f in functions {
+        let caller = dot_id(&f.name);
+        for (b, block) in f.cfg.blocks.iter().enumerate() {
+            for pc in block.start..block.end {
+                let Op::Call {
+                    target: semantics::program::CallTarget::Direct(id),
+                    ..
+                } = &p.instructions[pc as usize].op
+                else {
+                    continue;
+                };
+                let Some(callee) = p.functions.get(id.0 as usize) else {
+                    continue;
+                };
+                if functions.iter().any(|g| g.name == callee.name) && !callee.cfg.blocks.is_empty()
+                {
+                    let _ = writeln!(
+                        out,
+                        "  {caller}_B{b} -> {}_B0 [style=dotted, label=\"call (pc {pc})\", lhead=cluster_{}];",
+                        dot_id(&callee.name),
+                        dot_id(&callee.name)
+                    );
+                }
+            }
+        }
+    }
+    let _ = writeln!(out, "}}");
+}
+
+fn dot_function(p: &Program, source: &str, f: &Function, out: &mut String) {
+    let id = dot_id(&f.name);
+    let kind = if f.kind == semantics::program::FunctionKind::Entry {
+        "kernel"
+    } else {
+        "function"
+    };
+    let _ = writeln!(out, "  subgraph cluster_{id} {{");
+    let _ = writeln!(
+        out,
+        "    label=\"{kind} {}\";",
+        dot_escape(&cuda_front::demangle(&f.name))
+    );
     for (b, block) in f.cfg.blocks.iter().enumerate() {
         let labels = labels_at(f, block.start);
         let title = if labels.is_empty() {
@@ -161,17 +223,26 @@ fn dot(p: &Program, f: &Function, out: &mut String) {
         } else {
             format!("B{b} {}", labels.join(", "))
         };
+        // Each instruction as written in the PTX (its span, whitespace collapsed), with its line.
+        let mut body = String::new();
+        for pc in block.start..block.end {
+            let text = p
+                .source
+                .get(pc as usize)
+                .and_then(|s| source.get(s.span.start as usize..s.span.end as usize))
+                .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_default();
+            body.push_str(&format!("{}: {}\\l", line(p, pc), dot_escape(&text)));
+        }
         let _ = writeln!(
             out,
-            "  B{b} [label=\"{}\\lpc {}..{}\\llines {}-{}\\l\"];",
-            title.replace('"', "\\\""),
+            "    {id}_B{b} [label=\"{}\\lpc {}..{}\\l{body}\"];",
+            dot_escape(&title),
             block.start,
             block.end,
-            line(p, block.start),
-            line(p, block.end - 1)
         );
         if block.exits {
-            let _ = writeln!(out, "  B{b} -> exit;");
+            let _ = writeln!(out, "    {id}_B{b} -> {id}_exit;");
         }
         for (k, s) in block.successors.iter().enumerate() {
             let label = if block.successors.len() > 1 {
@@ -183,10 +254,10 @@ fn dot(p: &Program, f: &Function, out: &mut String) {
             } else {
                 ""
             };
-            let _ = writeln!(out, "  B{b} -> B{s}{label};");
+            let _ = writeln!(out, "    {id}_B{b} -> {id}_B{s}{label};");
         }
     }
-    let _ = writeln!(out, "  exit [shape=doublecircle, label=\"exit\"];");
+    let _ = writeln!(out, "    {id}_exit [shape=doublecircle, label=\"exit\"];");
     for (pc, r) in divergent(p, f) {
         let from = f
             .cfg
@@ -196,13 +267,13 @@ fn dot(p: &Program, f: &Function, out: &mut String) {
         let to = r.and_then(|r| f.cfg.blocks.iter().position(|b| b.start == r));
         if let Some(from) = from {
             let to = to
-                .map(|t| format!("B{t}"))
-                .unwrap_or_else(|| "exit".to_string());
+                .map(|t| format!("{id}_B{t}"))
+                .unwrap_or_else(|| format!("{id}_exit"));
             let _ = writeln!(
                 out,
-                "  B{from} -> {to} [style=dashed, color=blue, label=\"reconverge\"];"
+                "    {id}_B{from} -> {to} [style=dashed, color=blue, label=\"reconverge\"];"
             );
         }
     }
-    let _ = writeln!(out, "}}");
+    let _ = writeln!(out, "  }}");
 }

@@ -284,6 +284,7 @@ fn html_page(
 
 fn check(args: &Args) -> Result<Outcome, Failure> {
     let r = &args.run;
+    crate::expectations::refuse_flag("check", &r.quick)?;
     let options = r.run_options();
     let base = options.setup(&r.file)?;
     let uninit = Setup::uninit_buffers(&base, &args.uninit)?;

@@ -81,6 +81,7 @@ pub fn run(args: Args) -> Outcome {
 
 /// Loads the program and the launch and starts the session; `Err` is bad input.
 fn start(args: &Args) -> Result<Session, String> {
+    crate::expectations::refuse_flag("debug", &args.quick)?;
     let ptx_path = args.file.display().to_string();
     let text = crate::kernel_source::read_kernel(&args.file, |e| {
         format!("error: cannot read {ptx_path}: {e}")

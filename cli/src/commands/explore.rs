@@ -296,21 +296,29 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let verdict = x.verdict(model);
     let lasso = x.lasso(model);
 
-    // Failing outcomes (deadlocks, faults) with their replay commands.
+    // Every outcome's witness replay; failing outcomes (deadlocks, faults) with theirs.
+    let mut witnesses = Vec::new();
     let mut failing = Vec::new();
     for (o, info) in &x.outcomes {
+        let cmd = reproduce(
+            &setup,
+            &args.options,
+            &info.witness,
+            None,
+            format!("explore {}", model.name()),
+            None,
+        )?;
         if o.status.is_failure() {
-            let cmd = reproduce(
-                &setup,
-                &args.options,
-                &info.witness,
-                None,
-                format!("explore {}", model.name()),
-                None,
-            )?;
-            failing.push((o, cmd));
+            failing.push((o, cmd.clone()));
         }
+        witnesses.push(cmd);
     }
+    let violations: Vec<Vec<String>> = x
+        .outcomes
+        .keys()
+        .map(|o| super::explore_outcomes::violations(&setup, o))
+        .collect();
+    let violated = violations.iter().any(|v| !v.is_empty());
     let lasso_replay = match &lasso {
         Some(l) => {
             let mut all = l.stem.clone();
@@ -413,7 +421,9 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
                 )),
             }
                 s.push_str(&format!("outcomes ({}):\n", x.outcomes.len()));
-                for (o, info) in &x.outcomes {
+                for (((o, info), witness), violated) in
+                    x.outcomes.iter().zip(&witnesses).zip(&violations)
+                {
                     let data: Vec<String> = setup
                         .data_text(&o.data)
                         .into_iter()
@@ -426,6 +436,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
                         info.states,
                         if info.states == 1 { "" } else { "s" }
                     ));
+                    super::explore_outcomes::outcome_details(&mut s, violated, witness);
                 }
                 for (o, cmd) in &failing {
                     s.push_str(&format!(
@@ -487,12 +498,15 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
                 let outcomes: Vec<_> = x
                     .outcomes
                     .iter()
-                    .map(|(o, info)| {
+                    .zip(&witnesses)
+                    .zip(&violations)
+                    .map(|(((o, info), witness), violated)| {
                         json!({
                             "status": o.status.to_string(),
                             "terminal_states": info.states,
-                            "data": setup.data_text(&o.data),
-                            "replay": failing.iter().find(|(f, _)| *f == o).map(|(_, c)| c),
+                            "data": setup.data_values(&o.data),
+                            "violations": violated,
+                            "replay": witness,
                         })
                     })
                     .collect();
@@ -520,9 +534,11 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         }
     };
     crate::emit::stdout(&out)?;
-    Ok(if terminates == Some(true) && failing.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::Misbehaved
-    })
+    Ok(
+        if terminates == Some(true) && failing.is_empty() && !violated {
+            Outcome::Clean
+        } else {
+            Outcome::Misbehaved
+        },
+    )
 }

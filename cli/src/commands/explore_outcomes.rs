@@ -48,13 +48,22 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
     let seconds = start.elapsed().as_secs_f64();
     let policy = "explore outcomes".to_string();
 
+    // Every outcome's witness replay; failing outcomes (deadlocks, faults) with theirs.
+    let mut witnesses = Vec::new();
     let mut failing = Vec::new();
     for (o, witness) in &report.outcomes {
+        let cmd = reproduce(setup, &args.options, witness, None, policy.clone(), None)?;
         if o.status.is_failure() {
-            let cmd = reproduce(setup, &args.options, witness, None, policy.clone(), None)?;
-            failing.push((o, cmd));
+            failing.push((o, cmd.clone()));
         }
+        witnesses.push(cmd);
     }
+    let violations: Vec<Vec<String>> = report
+        .outcomes
+        .keys()
+        .map(|o| violations(setup, o))
+        .collect();
+    let violated = violations.iter().any(|v| !v.is_empty());
     if let Some(path) = &args.save
         && let Some((_, witness)) = report.outcomes.iter().find(|(o, _)| o.status.is_failure())
     {
@@ -69,16 +78,28 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
         0.0
     };
     let text = match args.format {
-        Format::Text => text(args, setup, &report, &failing, seconds, rate),
+        Format::Text => text(
+            args,
+            setup,
+            &report,
+            &failing,
+            &witnesses,
+            &violations,
+            seconds,
+            rate,
+        ),
         Format::Json => {
             let outcomes: Vec<_> = report
                 .outcomes
                 .keys()
-                .map(|o| {
+                .zip(&witnesses)
+                .zip(&violations)
+                .map(|((o, witness), violated)| {
                     json!({
                         "status": o.status.to_string(),
-                        "data": setup.data_text(&o.data),
-                        "replay": failing.iter().find(|(f, _)| *f == o).map(|(_, c)| c),
+                        "data": setup.data_values(&o.data),
+                        "violations": violated,
+                        "replay": witness,
                     })
                 })
                 .collect();
@@ -104,7 +125,7 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
             j.to_string() + "\n"
         }
     };
-    let clean = report.bound_hit.is_none() && failing.is_empty();
+    let clean = report.bound_hit.is_none() && failing.is_empty() && !violated;
     Ok((
         text,
         if clean {
@@ -115,11 +136,34 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
     ))
 }
 
+/// The expectations a completed outcome violates (a failing run's buffers are not checked).
+pub(crate) fn violations(setup: &Setup, o: &scheduler::outcome::Outcome) -> Vec<String> {
+    if o.status != scheduler::outcome::Status::Completed {
+        return Vec::new();
+    }
+    setup
+        .violations(&o.data)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// Under an outcome's line: the expectations it violates, then its witness replay.
+pub(crate) fn outcome_details(s: &mut String, violations: &[String], witness: &str) {
+    for v in violations {
+        s.push_str(&format!("    EXPECTATION VIOLATED: {v}\n"));
+    }
+    s.push_str(&format!("    witness: {witness}\n"));
+}
+
+#[allow(clippy::too_many_arguments)]
 fn text(
     args: &Args,
     setup: &Setup,
     report: &DfsReport,
     failing: &[(&scheduler::outcome::Outcome, String)],
+    witnesses: &[String],
+    violations: &[Vec<String>],
     seconds: f64,
     rate: f64,
 ) -> String {
@@ -156,13 +200,14 @@ fn text(
         )),
     }
     s.push_str(&format!("outcomes ({}):\n", report.outcomes.len()));
-    for o in report.outcomes.keys() {
+    for ((o, witness), violated) in report.outcomes.keys().zip(witnesses).zip(violations) {
         let data: Vec<String> = setup
             .data_text(&o.data)
             .into_iter()
             .map(|(n, v)| format!("{n}=[{}]", v.join(", ")))
             .collect();
         s.push_str(&format!("  {}  {}\n", o.status, data.join(" ")));
+        outcome_details(&mut s, violated, witness);
     }
     for (o, cmd) in failing {
         s.push_str(&format!(

@@ -69,6 +69,10 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    /// Schedule-dependent output is a failure: more than one distinct outcome fails the
+    /// campaign, and each outcome is printed with the replay command of its first run.
+    #[arg(long)]
+    pub fail_on_divergence: bool,
 }
 
 fn parse_policy(text: &str) -> Result<FuzzPolicy, String> {
@@ -93,7 +97,13 @@ struct JsonOutcome {
     status: String,
     count: u64,
     first_run: u64,
-    data: Vec<(String, Vec<String>)>,
+    data: Vec<(String, Vec<crate::output::Value>)>,
+    /// The expectations this outcome violates.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    violations: Vec<String>,
+    /// The replay command of its first run (with `--fail-on-divergence`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replay: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -106,6 +116,9 @@ struct JsonFailure {
     steps: usize,
     preemptions: usize,
     replay: String,
+    /// For a violated expectation: how the first run violates it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    violation: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -121,6 +134,8 @@ struct JsonReport<'a> {
     schedule: String,
     max_steps: u64,
     outcomes: Vec<JsonOutcome>,
+    /// With `--fail-on-divergence`: more than one distinct outcome (a failure).
+    diverged: bool,
     failures: Vec<JsonFailure>,
     total_steps: u64,
     seconds: f64,
@@ -168,7 +183,22 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let failures = failure_details(args, &setup, &report)?;
+    let mut failures = failure_details(args, &setup, &report)?;
+    failures.extend(expectation_failures(args, &setup, &report)?);
+    let diverged = args.fail_on_divergence && report.outcomes.len() > 1;
+    let failed = !failures.is_empty() || diverged;
+    // With --fail-on-divergence every outcome is a witness of the divergence: its first run
+    // reproduces it.
+    let witnesses: Vec<Option<String>> = report
+        .outcomes
+        .values()
+        .map(|t| {
+            if !args.fail_on_divergence {
+                return Ok(None);
+            }
+            replay_of_run(args, &setup, &report, t.first_run).map(Some)
+        })
+        .collect::<Result<_, Failure>>()?;
     let schedule = match args.schedule {
         FuzzPolicy::Random => "random".to_string(),
         FuzzPolicy::Pct { depth } => format!("pct:{depth}"),
@@ -179,7 +209,9 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         0.0
     };
     let out = match args.format {
-        Format::Text => text(args, &setup, &report, &failures, &schedule, seconds, rate),
+        Format::Text => text(
+            args, &setup, &report, &failures, &witnesses, &schedule, seconds, rate,
+        ),
         Format::Json => {
             let j = JsonReport {
                 kernel: &setup.resolved.kernel,
@@ -193,13 +225,17 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
                 outcomes: report
                     .outcomes
                     .iter()
-                    .map(|(o, t)| JsonOutcome {
+                    .zip(&witnesses)
+                    .map(|((o, t), w)| JsonOutcome {
                         status: o.status.to_string(),
                         count: t.count,
                         first_run: t.first_run,
-                        data: setup.data_text(&o.data),
+                        data: setup.data_values(&o.data),
+                        violations: outcome_violations(&setup, o),
+                        replay: w.clone(),
                     })
                     .collect(),
+                diverged,
                 failures,
                 total_steps: report.total_steps,
                 seconds,
@@ -209,7 +245,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         }
     };
     crate::emit::stdout(&out)?;
-    Ok(if report.failures.is_empty() && !report.stopped {
+    Ok(if !failed && !report.stopped {
         Outcome::Clean
     } else {
         Outcome::Misbehaved
@@ -284,6 +320,7 @@ fn failure_details(
             steps: choices.len(),
             preemptions,
             replay,
+            violation: None,
         });
     }
     match (&args.html, earliest) {
@@ -298,11 +335,111 @@ fn failure_details(
     Ok(out)
 }
 
+/// The violated expectations of a completed outcome (a failing run's buffers are not checked).
+fn outcome_violations(setup: &Setup, o: &scheduler::outcome::Outcome) -> Vec<String> {
+    if o.status != scheduler::outcome::Status::Completed {
+        return Vec::new();
+    }
+    setup
+        .violations(&o.data)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// The replay command of run `run` of the campaign (as recorded, not minimised).
+fn replay_of_run(
+    args: &Args,
+    setup: &Setup,
+    report: &FuzzReport,
+    run: u64,
+) -> Result<String, Failure> {
+    let seed = fuzz::run_seed(args.seed, run);
+    let choices = fuzz::record_one(
+        &setup.machine,
+        args.schedule,
+        seed,
+        report.horizon,
+        args.max_steps,
+    );
+    Ok(reproduce(
+        setup,
+        &args.options,
+        &choices,
+        None,
+        fuzz::policy_text(args.schedule, seed),
+        Some(seed),
+    )?)
+}
+
+/// One failure per violated expectation: the runs whose outcome violates it, and the replay
+/// command of the first (expectation failures are not minimised: minimisation keeps a run's
+/// status, and a completed run may or may not violate the expectation).
+fn expectation_failures(
+    args: &Args,
+    setup: &Setup,
+    report: &FuzzReport,
+) -> Result<Vec<JsonFailure>, Failure> {
+    // Expectation text -> (runs, first run, its violation).
+    let mut by_text: Vec<(String, u64, u64, String)> = Vec::new();
+    for (o, t) in &report.outcomes {
+        if o.status != scheduler::outcome::Status::Completed {
+            continue;
+        }
+        for v in setup.violations(&o.data) {
+            match by_text.iter_mut().find(|e| e.0 == v.expectation) {
+                Some(e) => {
+                    e.1 += t.count;
+                    if t.first_run < e.2 {
+                        e.2 = t.first_run;
+                        e.3 = v.to_string();
+                    }
+                }
+                None => by_text.push((v.expectation.clone(), t.count, t.first_run, v.to_string())),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (_, count, first_run, violation) in by_text {
+        let seed = fuzz::run_seed(args.seed, first_run);
+        let choices = fuzz::record_one(
+            &setup.machine,
+            args.schedule,
+            seed,
+            report.horizon,
+            args.max_steps,
+        );
+        let preemptions = fuzz::preemptions(&setup.machine, &choices)
+            .map_err(|r| Failure::refused(setup, &args.options, &r))?;
+        out.push(JsonFailure {
+            status: "expectation violated".to_string(),
+            violation: Some(violation),
+            count,
+            first_run,
+            seed,
+            schedule: fuzz::policy_text(args.schedule, seed),
+            steps: choices.len(),
+            preemptions,
+            replay: reproduce(
+                setup,
+                &args.options,
+                &choices,
+                None,
+                fuzz::policy_text(args.schedule, seed),
+                Some(seed),
+            )?,
+        });
+    }
+    Ok(out)
+}
+
+#[allow(clippy::too_many_arguments)]
 fn text(
     args: &Args,
     setup: &Setup,
     report: &FuzzReport,
     failures: &[JsonFailure],
+    witnesses: &[Option<String>],
     schedule: &str,
     seconds: f64,
     rate: f64,
@@ -324,17 +461,31 @@ fn text(
         .map(|t| t.count.to_string().len())
         .max()
         .unwrap_or(1);
-    for (o, t) in &report.outcomes {
+    for ((o, t), witness) in report.outcomes.iter().zip(witnesses) {
         let data: Vec<String> = setup
             .data_text(&o.data)
             .into_iter()
             .map(|(n, v)| format!("{n}=[{}]", v.join(", ")))
             .collect();
+        let violated = if outcome_violations(setup, o).is_empty() {
+            ""
+        } else {
+            "  (violates an expectation)"
+        };
         s.push_str(&format!(
-            "  {:>width$}  {}  {}\n",
+            "  {:>width$}  {}  {}{violated}\n",
             t.count,
             o.status,
             data.join(" ")
+        ));
+        if let Some(w) = witness {
+            s.push_str(&format!("      first run {}: {w}\n", t.first_run));
+        }
+    }
+    if args.fail_on_divergence && report.outcomes.len() > 1 {
+        s.push_str(&format!(
+            "DIVERGENCE: {} distinct outcomes: the output depends on the schedule (--fail-on-divergence)\n",
+            report.outcomes.len()
         ));
     }
     if failures.is_empty() {
@@ -346,6 +497,13 @@ fn text(
             if failures.len() == 1 { "" } else { "s" }
         ));
         for f in failures {
+            if let Some(v) = &f.violation {
+                s.push_str(&format!(
+                    "  {}: {} runs, first run {} ({}): {v}; it reproduces with:\n    {}\n",
+                    f.status, f.count, f.first_run, f.schedule, f.replay
+                ));
+                continue;
+            }
             s.push_str(&format!(
                 "  {}: {} runs, first run {} ({}); a schedule of {} steps with {} preemptions reproduces it:\n    {}\n",
                 f.status, f.count, f.first_run, f.schedule, f.steps, f.preemptions, f.replay

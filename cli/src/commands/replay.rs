@@ -666,7 +666,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         .unwrap_or_else(|| "kernel".to_string());
     let machine = Machine::new(Arc::clone(&program), &launch, &config)
         .map_err(|e| format!("error: the trace's launch does not fit: {}\n", e.message))?;
-    let elems = launch
+    let elems: Vec<Elem> = launch
         .buffers
         .iter()
         .map(|b| Elem::from_scalar_type(b.elem).unwrap_or(Elem::U8))
@@ -684,6 +684,32 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         })
         .map(|(i, _)| i)
         .collect();
+    // `--expect` flags, bound to the trace's buffers (a trace file carries no expectations).
+    let expect = {
+        let buffers: Vec<(&str, Elem, u64)> = launch
+            .buffers
+            .iter()
+            .zip(&elems)
+            .map(|(b, e): (_, &Elem)| (b.name.as_str(), *e, (b.bytes.len() / e.size()) as u64))
+            .collect();
+        args.options
+            .quick
+            .expect
+            .iter()
+            .map(|text| {
+                crate::launch::expect::Expectation::parse(text)
+                    .and_then(|e| e.bind(&buffers))
+                    .map_err(|e| {
+                        format!(
+                            "error: bad --expect `{text}`: {} (at column {})\n  = help: {}\n",
+                            e.message,
+                            e.at + 1,
+                            e.help
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, String>>()?
+    };
     Ok(Loaded {
         setup: Setup {
             ptx_path,
@@ -695,6 +721,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
                 kernel,
                 elems,
                 print,
+                expect,
             },
             launch_path: trace.launch.launch_file.clone(),
             config,
@@ -820,9 +847,20 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
             bytes,
         })
         .collect();
+    // The launch's expectations (a launch file's `expect`, `--expect`), on a completed run.
+    let expectations = if termination == Some(Termination::Completed) {
+        let all: Vec<Vec<u8>> = (0..setup.resolved.config.buffers.len())
+            .map(|i| machine.buffer(i))
+            .collect();
+        crate::expectations::check(&setup.resolved, |i| all.get(i).map(Vec::as_slice))
+    } else {
+        Vec::new()
+    };
+    let violated = expectations.iter().any(|(_, v)| v.is_some());
     let outcome = match (&termination, &r.cycle) {
         (_, Some(CycleCheck::Open { .. })) => Outcome::BadInput,
         (_, Some(CycleCheck::Closed { .. })) => Outcome::Misbehaved,
+        (Some(Termination::Completed), _) if violated => Outcome::Misbehaved,
         (Some(Termination::Completed), _) => Outcome::Clean,
         (Some(_), _) => Outcome::Misbehaved,
         // The trace ended before the run did (a step-limit failure, or a partial run).
@@ -839,6 +877,7 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
         max_steps: loaded.choices.len() as u64,
         setup: format!("{}, replay of {} choices", setup.setup_text(), r.taken),
         replay: String::new(),
+        expectations,
     };
     match args.format {
         crate::commands::run::Format::Text => {

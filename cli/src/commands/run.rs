@@ -112,6 +112,11 @@ pub struct QuickLaunch {
     /// Buffers to print, comma separated (overrides `print`; default all).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub print: Option<Vec<String>>,
+    /// An expectation on the final buffers (repeatable; adds to the launch file's `expect`):
+    /// `out == [1, 2, 3]`, `sum(out) == 8256`, `out[i] == 2*a[i]` (an index variable ranges
+    /// over the buffer it indexes). A run that violates one fails (docs/run.md).
+    #[arg(long = "expect", value_name = "EXPR")]
+    pub expect: Vec<String>,
 }
 
 /// The device's shape.
@@ -288,7 +293,16 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         let policy = args.schedule.to_string();
         crate::commands::view::write_html_flag(&setup, choices, None, policy, None, path)?;
     }
-    let failed = !matches!(result.termination, Termination::Completed);
+    // Expectations speak of final buffers: they are checked when the run completed.
+    let expectations = if result.termination == Termination::Completed {
+        crate::expectations::check(&setup.resolved, |i| {
+            result.buffers.get(i).map(Vec::as_slice)
+        })
+    } else {
+        Vec::new()
+    };
+    let failed = !matches!(result.termination, Termination::Completed)
+        || expectations.iter().any(|(_, v)| v.is_some());
     let replay = if failed {
         reproduce_command(&setup, &options, args, &result)?
     } else {
@@ -315,6 +329,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         max_steps: args.max_steps,
         setup: format!("{}, {}", setup.setup_text(), args.schedule),
         replay,
+        expectations,
     };
     let out = match args.format {
         Format::Text => report.text(),
@@ -534,6 +549,7 @@ pub(crate) fn resolve_launch(
         args: q.args.clone(),
         globals: q.globals.clone(),
         print: q.print.clone(),
+        expect: q.expect.clone(),
     };
     if launch_file.is_none() && flags.is_empty() {
         return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());

@@ -135,6 +135,7 @@ pub(crate) fn write_html_flag(
 }
 
 fn run_inner(args: Args) -> Result<Outcome, Failure> {
+    crate::expectations::refuse_flag("view", &args.options.quick)?;
     if args.window == 0 {
         return Err("error: --window must be at least 1\n".to_string().into());
     }

@@ -32,6 +32,16 @@ pub fn cudasem_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Whether clang runs here (`$CUDASEM_CLANG`, else `clang` on PATH), as cudasem finds it: the
+/// tests that compile `.cu` files skip, saying so, without it.
+pub fn clang_available() -> bool {
+    let clang = std::env::var_os("CUDASEM_CLANG").unwrap_or_else(|| "clang".into());
+    Command::new(clang)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 /// `cudasem ARGS` from the workspace root.
 pub fn cudasem_here(args: &[&str]) -> (i32, String, String) {
     cudasem_in(&workspace(), args)

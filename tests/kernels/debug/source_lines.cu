@@ -8,10 +8,10 @@
 // scripts/regen-ptx.sh compiles it with the flags of this marker instead of -O2 (the line
 // numbers of the `.loc` lines are this file's: keep the header's length when editing it):
 // cudasem: clang-flags=-O1 -gline-tables-only -fdebug-compilation-dir=.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void source_lines(int *out, const int *in, int n) {
-    int i = blockIdx_x * blockDim_x + threadIdx_x; // @index
+    int i = blockIdx.x * blockDim.x + threadIdx.x; // @index
     if (i >= n) {
         return;
     }
