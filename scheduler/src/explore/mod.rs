@@ -240,9 +240,9 @@ pub fn explore_until(
         // A chunk of consecutive nodes: the successors of its machine states are computed in
         // parallel (phase 1), then entered into the graph in node order (phase 2), exactly as
         // one node after the other would: the result does not depend on `jobs`.
-        let chunk_end = graph.node_count().min(next + CHUNK);
+        let chunk = next..graph.node_count().min(next + CHUNK);
         let mut work: Vec<(StateKey, Box<Machine>)> = Vec::new();
-        for n in next..chunk_end {
+        for n in chunk.clone() {
             let key = graph[NodeIndex::new(n)].state;
             if let Some(s) = states.get_mut(&key)
                 && s.succ.is_none()
@@ -261,7 +261,7 @@ pub fn explore_until(
             Some(pool) => pool.install(|| work.into_par_iter().map(expand_one).collect()),
             None => work.into_iter().map(expand_one).collect(),
         };
-        for n in next..chunk_end {
+        for n in chunk {
             if stop.requested() {
                 bound_hit = Some(Bound::Time);
                 break 'search;
