@@ -31,6 +31,7 @@ pub mod axb_ptx;
 pub mod dfs;
 pub mod fold;
 pub mod keyed;
+pub mod split;
 pub mod units;
 
 pub use fold::{Folding, UnknownFolding};
