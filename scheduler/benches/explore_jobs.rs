@@ -121,3 +121,31 @@ fn iriw_5_outcomes_split(bencher: divan::Bencher, jobs: usize) {
     });
     eprintln!("IRIW-5 outcomes split at depth 2, jobs {jobs}: {states} states");
 }
+
+/// The outcomes search at split depths 0 (unsplit), 1, 2 and 3 on one thread: what the split
+/// costs in states (printed) and time.
+#[divan::bench(args = [0, 1, 2, 3], sample_count = 1, sample_size = 1)]
+fn iriw_5_outcomes_depth(bencher: divan::Bencher, depth: usize) {
+    let m = litmus("IRIW-5");
+    let config = DfsConfig {
+        reduction: Reduction::SleepSets,
+        memo: Memo::States,
+        max_transitions: u64::MAX,
+        folding: Folding::Invisible,
+    };
+    let mut counts = (0, 0, 0);
+    bencher.bench_local(|| {
+        let r = split::outcomes(
+            &m,
+            &Observe::default(),
+            config,
+            Split { depth, jobs: 1 },
+            &scheduler::Stop::never(),
+        );
+        counts = (r.states, r.transitions, r.outcomes.len());
+    });
+    eprintln!(
+        "IRIW-5 outcomes split at depth {depth}: {} states, {} transitions, {} outcomes",
+        counts.0, counts.1, counts.2
+    );
+}
