@@ -149,3 +149,35 @@ fn iriw_5_outcomes_depth(bencher: divan::Bencher, depth: usize) {
         counts.0, counts.1, counts.2
     );
 }
+
+/// The outcomes search (sleep sets, state cache, unsplit) on the SB-n and IRIW-n families:
+/// executions explored against distinct outcomes (printed), the measure a partial-order
+/// reduction improves.
+#[divan::bench(args = ["SB-2", "SB-3", "SB-4", "SB-5", "IRIW-4", "IRIW-5", "IRIW-6"], sample_count = 1, sample_size = 1)]
+fn families_executions(bencher: divan::Bencher, name: &str) {
+    let m = litmus(name);
+    let config = DfsConfig {
+        reduction: Reduction::SleepSets,
+        memo: Memo::States,
+        max_transitions: 50_000_000,
+        folding: Folding::Invisible,
+    };
+    let observe = Observe {
+        buffers: Vec::new(),
+        variables: vec![scheduler::litmus::translate::OUT.to_string()],
+    };
+    let mut r = None;
+    bencher.bench_local(|| {
+        r = Some(scheduler::explore::dfs::outcomes(&m, &observe, config));
+    });
+    if let Some(r) = r {
+        eprintln!(
+            "{name}: {} executions, {} distinct outcomes, {} states, {} transitions, bound {:?}",
+            r.executions,
+            r.outcomes.len(),
+            r.states,
+            r.transitions,
+            r.bound_hit
+        );
+    }
+}
