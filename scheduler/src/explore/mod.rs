@@ -241,7 +241,10 @@ pub fn explore_until(
         // A chunk of consecutive nodes: the successors of its machine states are computed in
         // parallel (phase 1), then entered into the graph in node order (phase 2), exactly as
         // one node after the other would: the result does not depend on `jobs`.
-        let chunk = next..graph.node_count().min(next + CHUNK);
+        // On one thread, one node at a time: every state recorded so far is known to `expand`,
+        // which then drops every known successor's machine at once.
+        let size = if pool.is_some() { CHUNK } else { 1 };
+        let chunk = next..graph.node_count().min(next + size);
         let mut work: Vec<(StateKey, Box<Machine>)> = Vec::new();
         for n in chunk.clone() {
             let key = graph[NodeIndex::new(n)].state;
@@ -258,7 +261,7 @@ pub fn explore_until(
                 expand(m, key, limits.folding, &units, observe, &states),
             )
         };
-        let mut expanded: FingerprintMap<StateKey, Result<Vec<Expanded>, Failed>> = match &pool {
+        let mut expanded: FingerprintMap<StateKey, Result<Expansion, Failed>> = match &pool {
             Some(pool) => pool.install(|| work.into_par_iter().map(expand_one).collect()),
             None => work.into_iter().map(expand_one).collect(),
         };
@@ -283,11 +286,11 @@ pub fn explore_until(
                         return Err(Refused::new(&prefix, failed.steps, failed.error).into());
                     }
                 };
-                for e in list {
-                    let start = choice_arena.len();
-                    choice_arena.extend_from_slice(&e.choices);
+                let base = choice_arena.len();
+                choice_arena.extend_from_slice(&list.choices);
+                for e in list.succ {
                     let choices = ChoiceRange {
-                        start: start as u32,
+                        start: (base + e.choices.start) as u32,
                         len: e.choices.len() as u32,
                     };
                     succ_arena.push(Succ {
@@ -397,8 +400,8 @@ pub fn explore_until(
     })
 }
 
-/// Nodes whose successors are computed together (in parallel with `jobs` > 1). Any size gives
-/// the same result; this one keeps enough work per thread and bounds the machines alive at once.
+/// Nodes whose successors are computed together when `jobs` > 1. Any size gives the same
+/// result; this one keeps enough work per thread and bounds the machines alive at once.
 const CHUNK: usize = 512;
 
 /// The worker threads of a search: `None` runs on the calling thread (`jobs` = 1, or the
@@ -440,11 +443,18 @@ fn state_info(m: Machine, units: &Units, observe: &Observe) -> StateInfo {
 /// One successor of a machine state, as computed by [`expand`].
 struct Expanded {
     units: UnitSet,
-    /// The choice, then the invisible and system choices folded after it.
-    choices: Vec<Choice>,
+    /// The choice, then the invisible and system choices folded after it: a range of the
+    /// expansion's own choice list ([`Expansion::choices`]).
+    choices: std::ops::Range<usize>,
     to: StateKey,
     /// The successor's node information, unless its state was known before the chunk.
     info: Option<StateInfo>,
+}
+
+/// The successors of one machine state, their choices back to back (one allocation).
+struct Expansion {
+    choices: Vec<Choice>,
+    succ: Vec<Expanded>,
 }
 
 /// A step the machine refused while expanding a state: the choices of the transaction up to
@@ -465,9 +475,12 @@ fn expand(
     units: &Units,
     observe: &Observe,
     known: &FingerprintMap<StateKey, StateInfo>,
-) -> Result<Vec<Expanded>, Failed> {
+) -> Result<Expansion, Failed> {
     let enabled: Vec<Choice> = m.enabled().to_vec();
-    let mut out = Vec::with_capacity(enabled.len());
+    let mut out = Expansion {
+        choices: Vec::new(),
+        succ: Vec::with_capacity(enabled.len()),
+    };
     let mut last = Some(m);
     for (i, c) in enabled.iter().enumerate() {
         let Some(m) = last.as_deref() else { break };
@@ -481,7 +494,7 @@ fn expand(
         } else {
             m.clone()
         };
-        let mut choices = Vec::new();
+        let start = out.choices.len();
         let folded = fold::step_folded(
             &mut m2,
             c,
@@ -489,24 +502,24 @@ fn expand(
             Some(key),
             Some(units),
             false,
-            &mut choices,
+            &mut out.choices,
         );
         let refused = match folded {
-            Ok(_) => settle(&mut m2, &mut choices).err(),
+            Ok(_) => settle(&mut m2, &mut out.choices).err(),
             Err(e) => Some(e),
         };
         if let Some(error) = refused {
             return Err(Failed {
-                taken: choices,
+                taken: out.choices.split_off(start),
                 steps: m2.steps(),
                 error,
             });
         }
         let to = m2.state_fingerprint();
         let info = (!known.contains_key(&to)).then(|| state_info(m2, units, observe));
-        out.push(Expanded {
+        out.succ.push(Expanded {
             units: u,
-            choices,
+            choices: start..out.choices.len(),
             to,
             info,
         });
