@@ -88,6 +88,8 @@ pub enum MergeError {
         "the reports disagree on {what}: they are not shards of one run (same file, options and shard count)"
     )]
     Disagree { what: &'static str },
+    #[error("a report names shard {shard}: not I/N with 0 <= I < N (a damaged report?)")]
+    BadShard { shard: Shard },
     #[error("shard {shard} is given twice")]
     Duplicate { shard: Shard },
     #[error("shard {shard} is missing: run it (`--shard {shard}`) and pass its report too")]
@@ -102,6 +104,10 @@ pub fn check_complete<'a>(
     let mut first: Option<(&str, Shard)> = None;
     let mut seen: Vec<bool> = Vec::new();
     for (campaign, shard) in shards {
+        // A report read from a file may hold any numbers.
+        if shard.count == 0 || shard.index >= shard.count {
+            return Err(MergeError::BadShard { shard });
+        }
         let (c0, s0) = *first.get_or_insert((campaign, shard));
         if campaign != c0 {
             return Err(MergeError::Mixed {
@@ -206,5 +212,11 @@ mod tests {
             Err(MergeError::Mixed { .. })
         ));
         assert_eq!(check_complete([]), Err(MergeError::Empty));
+        for shard in [Shard { index: 0, count: 0 }, Shard { index: 3, count: 3 }] {
+            assert_eq!(
+                check_complete([("a", shard)]),
+                Err(MergeError::BadShard { shard })
+            );
+        }
     }
 }
