@@ -15,9 +15,11 @@
 use crate::outcome::{Observe, Outcome, Status};
 use crate::pct::Pct;
 use crate::replay::Recorder;
+use crate::shard::{MergeError, Shard, check_complete};
 use crate::{Random, Refused, Scheduler, Stop};
 use rayon::prelude::*;
 use semantics::machine::{Machine, Termination};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use traces::Choice;
 
@@ -45,21 +47,23 @@ pub struct FuzzConfig {
 }
 
 /// Per outcome: how many runs ended so, and the first of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     pub count: u64,
     pub first_run: u64,
 }
 
 /// The campaign's result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FuzzReport {
     /// Runs made to their end (fewer than asked when the campaign was stopped).
     pub runs: u64,
     /// The campaign was stopped ([`FuzzConfig::stop`]) before it made every run.
     pub stopped: bool,
+    #[serde(with = "crate::shard::pairs")]
     pub outcomes: BTreeMap<Outcome, Tally>,
     /// Failures by status (a failure kind), with their first run.
+    #[serde(with = "crate::shard::pairs")]
     pub failures: BTreeMap<Status, Tally>,
     pub total_steps: u64,
     /// PCT's horizon (the round-robin run's length), when PCT was used.
@@ -212,6 +216,98 @@ pub fn campaign(
     config: &FuzzConfig,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<FuzzReport, CampaignError> {
+    campaign_runs(machine, config, Shard::WHOLE, progress)
+}
+
+/// One shard's report of a campaign ([`crate::shard`]): its runs, and what names the campaign.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FuzzShard {
+    /// The caller's name for the campaign (the program and the options that change results).
+    pub campaign: String,
+    pub shard: Shard,
+    /// The campaign's runs, all shards together ([`FuzzConfig::runs`]).
+    pub runs_asked: u64,
+    pub seed: u64,
+    pub report: FuzzReport,
+}
+
+/// Shard `shard` of the campaign: the runs `i` with `i mod N = I` (seeds as in the whole
+/// campaign, [`run_seed`]), so that [`merge`] of every shard's report is the whole campaign's.
+pub fn campaign_shard(
+    machine: &Machine,
+    config: &FuzzConfig,
+    shard: Shard,
+    campaign: &str,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<FuzzShard, CampaignError> {
+    Ok(FuzzShard {
+        campaign: campaign.to_string(),
+        shard,
+        runs_asked: config.runs,
+        seed: config.seed,
+        report: campaign_runs(machine, config, shard, progress)?,
+    })
+}
+
+/// The whole campaign's report from every shard's ([`campaign_shard`]): exactly what one
+/// unsharded [`campaign`] reports (sums, and minima of run indices). Refused when the reports
+/// are not each shard of one campaign exactly once.
+pub fn merge(shards: &[FuzzShard]) -> Result<FuzzReport, MergeError> {
+    check_complete(shards.iter().map(|s| (s.campaign.as_str(), s.shard)))?;
+    let first = &shards[0];
+    if shards.iter().any(|s| {
+        s.runs_asked != first.runs_asked
+            || s.seed != first.seed
+            || s.report.horizon != first.report.horizon
+    }) {
+        return Err(MergeError::Disagree {
+            what: "the runs, seed or PCT horizon",
+        });
+    }
+    let mut outcomes = BTreeMap::new();
+    let (mut runs, mut steps, mut stopped) = (0, 0, false);
+    for s in shards {
+        for (o, t) in &s.report.outcomes {
+            add(&mut outcomes, o.clone(), *t);
+        }
+        runs += s.report.runs;
+        steps += s.report.total_steps;
+        stopped |= s.report.stopped;
+    }
+    Ok(FuzzReport {
+        runs,
+        stopped,
+        failures: failures_of(&outcomes),
+        outcomes,
+        total_steps: steps,
+        horizon: first.report.horizon,
+    })
+}
+
+/// Failures by status, from the outcome histogram.
+fn failures_of(outcomes: &BTreeMap<Outcome, Tally>) -> BTreeMap<Status, Tally> {
+    let mut failures: BTreeMap<Status, Tally> = BTreeMap::new();
+    for (o, t) in outcomes {
+        if o.status.is_failure() {
+            failures
+                .entry(o.status.clone())
+                .and_modify(|x| {
+                    x.count += t.count;
+                    x.first_run = x.first_run.min(t.first_run);
+                })
+                .or_insert(*t);
+        }
+    }
+    failures
+}
+
+/// The runs of `shard` (every run for [`Shard::WHOLE`]).
+fn campaign_runs(
+    machine: &Machine,
+    config: &FuzzConfig,
+    shard: Shard,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<FuzzReport, CampaignError> {
     let horizon = match config.policy {
         FuzzPolicy::Pct { .. } => match horizon_until(machine, config.max_steps, &config.stop) {
             Some(h) => h,
@@ -239,6 +335,7 @@ pub fn campaign(
     let work = || {
         (0..config.runs)
             .into_par_iter()
+            .filter(|&i| shard.owns(i))
             // Once stopped, the remaining indices are not even visited (a campaign of 10^8
             // runs would otherwise spend seconds skipping them).
             .take_any_while(|_| !config.stop.requested())
@@ -282,21 +379,10 @@ pub fn campaign(
     if let Some((run, refused)) = acc.refused.take() {
         return Err(CampaignError::Refused { run, refused });
     }
-    let mut failures: BTreeMap<Status, Tally> = BTreeMap::new();
-    for (o, t) in &acc.outcomes {
-        if o.status.is_failure() {
-            failures
-                .entry(o.status.clone())
-                .and_modify(|x| {
-                    x.count += t.count;
-                    x.first_run = x.first_run.min(t.first_run);
-                })
-                .or_insert(*t);
-        }
-    }
+    let failures = failures_of(&acc.outcomes);
     Ok(FuzzReport {
         runs: acc.runs,
-        stopped: acc.runs < config.runs,
+        stopped: acc.runs < shard.len_of(config.runs),
         outcomes: acc.outcomes,
         failures,
         total_steps: acc.steps,

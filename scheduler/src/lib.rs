@@ -19,6 +19,7 @@ pub mod policy;
 pub mod progress;
 pub mod refused;
 pub mod replay;
+pub mod shard;
 pub mod stop;
 
 pub use refused::Refused;

@@ -2,6 +2,7 @@
 //! bytes of the observed buffers and module variables ([`Observe`]).
 
 use semantics::machine::{ErrorKind, Machine, Termination};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// What of the final machine an outcome records.
@@ -15,7 +16,7 @@ pub struct Observe {
 
 /// How a run ended, without the details that vary between equivalent runs (step counts,
 /// messages with addresses).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Status {
     /// Every thread exited.
     Completed,
@@ -83,7 +84,7 @@ pub fn error_kind_word(kind: ErrorKind) -> &'static str {
 
 /// A final outcome: the status and the observed bytes, in [`Observe`] order (buffers, then
 /// variables). Ordered, so histograms print in a stable order.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Outcome {
     pub status: Status,
     pub data: Vec<Vec<u8>>,

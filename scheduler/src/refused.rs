@@ -7,10 +7,11 @@
 //! [`Machine::step`]: semantics::machine::Machine::step
 
 use semantics::machine::StepError;
+use serde::{Deserialize, Serialize};
 use traces::Choice;
 
 /// An enabled choice whose step failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[error("the machine refused its own enabled choice `{choice}` at step {step}: {message}")]
 pub struct Refused {
     /// The choices from the initial state up to the refused one (excluded), when the refusing

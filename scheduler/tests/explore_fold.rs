@@ -25,6 +25,7 @@ fn limits(folding: Folding, max_states: usize) -> Limits {
     Limits {
         max_states,
         folding,
+        ..Limits::default()
     }
 }
 

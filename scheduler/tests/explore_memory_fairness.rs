@@ -34,6 +34,7 @@ fn verdict(path: &str, memory: MemoryKind, folding: Folding) -> Option<Verdict> 
     let limits = Limits {
         max_states: 300_000,
         folding,
+        ..Limits::default()
     };
     let x = explore(&m, Level::Warps, &Observe::default(), limits).unwrap();
     let fair: ProgressModel = "fair".parse().unwrap();

@@ -78,6 +78,7 @@ impl Tally {
                 Limits {
                     max_states: 10_000,
                     folding: scheduler::explore::Folding::None,
+                    ..Default::default()
                 },
             )
             .unwrap();

@@ -280,6 +280,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let limits = Limits {
         max_states: args.max_states,
         folding: args.reduction,
+        ..Limits::default()
     };
     let start = Instant::now();
     let stop = args.timeout.start();

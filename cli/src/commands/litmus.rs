@@ -81,6 +81,7 @@ pub fn run(args: Args) -> Outcome {
         },
         max_states: args.max_states,
         folding: args.reduction,
+        ..Options::default()
     };
     if let Some(dir) = &args.emit_ptx
         && let Err(e) = std::fs::create_dir_all(dir)

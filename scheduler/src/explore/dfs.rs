@@ -29,6 +29,7 @@ use crate::Refused;
 use crate::Stop;
 use crate::outcome::{Observe, Outcome, Status};
 use semantics::machine::Machine;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use traces::Choice;
 
@@ -61,7 +62,7 @@ pub struct DfsConfig {
 }
 
 /// Which bound cut a search.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DfsBound {
     /// `max_transitions` was reached.
     Transitions(u64),
@@ -74,10 +75,11 @@ pub enum DfsBound {
 }
 
 /// The result: the final outcomes with a witness each, and what the search cost.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DfsReport {
     /// Each outcome with the choices of the first run found to reach it (replayable from the
     /// fresh machine: initial system choices included).
+    #[serde(with = "crate::shard::pairs")]
     pub outcomes: BTreeMap<Outcome, Vec<Choice>>,
     pub transitions: u64,
     pub executions: u64,
@@ -131,26 +133,52 @@ pub fn outcomes_each(
     stop: &Stop,
     each: &mut dyn FnMut(&[Choice]) -> bool,
 ) -> DfsReport {
-    let mut report = DfsReport {
-        outcomes: BTreeMap::new(),
-        transitions: 0,
-        executions: 0,
-        states: 0,
-        slept: 0,
-        bound_hit: None,
-        refused: None,
-    };
     let mut root = machine.clone();
     let mut path = Vec::new();
     if let Err(e) = settle(&mut root, &mut path) {
+        let mut report = DfsReport::empty();
         report.refused = Some(Refused::new(&path, root.steps(), e));
         return report;
     }
+    search_from(root, path, Vec::new(), observe, config, stop, each)
+}
+
+/// A choice asleep in a state, with the footprint of its transaction there.
+pub(crate) type Sleeper = (Choice, TransactionFootprint);
+
+impl DfsReport {
+    /// Nothing found, nothing computed.
+    pub fn empty() -> DfsReport {
+        DfsReport {
+            outcomes: BTreeMap::new(),
+            transitions: 0,
+            executions: 0,
+            states: 0,
+            slept: 0,
+            bound_hit: None,
+            refused: None,
+        }
+    }
+}
+
+/// The search below `root` (settled, reached by the choices `path` from the fresh machine),
+/// with the choices of `sleep` asleep there: the whole search from the fresh machine, or one
+/// subtree of a split one ([`super::split`]). Witnesses and `each` get whole paths.
+pub(crate) fn search_from(
+    root: Machine,
+    path: Vec<Choice>,
+    sleep: Vec<Sleeper>,
+    observe: &Observe,
+    config: DfsConfig,
+    stop: &Stop,
+    each: &mut dyn FnMut(&[Choice]) -> bool,
+) -> DfsReport {
+    let mut report = DfsReport::empty();
+    let mut path = path;
     let mut memo: FingerprintMap<u128, Vec<Choice>> = FingerprintMap::default();
-    let sleeping = config.reduction == Reduction::SleepSets;
 
     let mut stack: Vec<Frame> = Vec::new();
-    let mut pending = Some((root, Vec::new()));
+    let mut pending = Some((root, sleep));
     loop {
         // Enter the pending state: a final one is an outcome, a known one may be cut.
         if let Some((m, sleep)) = pending.take() {
@@ -255,67 +283,73 @@ pub fn outcomes_each(
             (_, None) => continue,
         };
         report.transitions += 1;
-        // The state before the step is known only to the state cache; a transaction that comes
-        // back to it is cut by the step bound instead.
-        let fp = match fold::step_folded(
-            &mut child,
-            &c,
-            config.folding,
-            None,
-            None,
-            sleeping,
-            &mut path,
-        ) {
-            Ok(fp) => fp.filter(|_| sleeping),
-            Err(e) => {
-                report.refused = Some(Refused::new(&path, child.steps(), e));
+        match transition(&mut child, c, &mut top.sleep, config, &mut path) {
+            Ok(child_sleep) => pending = Some((child, child_sleep)),
+            Err(refused) => {
+                report.refused = Some(refused);
                 break;
             }
-        };
-        if let Err(e) = settle(&mut child, &mut path) {
-            report.refused = Some(Refused::new(&path, child.steps(), e));
-            break;
         }
-        let faulted = matches!(
-            child.termination().map(Status::of),
-            Some(Status::Error { .. })
-        );
-        let child_sleep = match fp {
-            Some(fp) => {
-                let inherited: Vec<(Choice, TransactionFootprint)> = top
-                    .sleep
-                    .iter()
-                    .filter(|(_, f)| f.independent(&fp))
-                    .copied()
-                    .collect();
-                if !faulted {
-                    top.sleep.push((c, fp));
-                }
-                inherited
-            }
-            None => Vec::new(),
-        };
-        // Footprints of the inherited sleepers are recomputed in the child's state, where the
-        // next siblings' independence is judged. A folded transaction's footprint is kept: the
-        // child's transaction is the same one, since what was independent of it did not touch
-        // its warp (and its cut points depend on its warp alone, [`fold`]).
-        let child_sleep = match config.folding {
-            Folding::None => child_sleep
-                .into_iter()
-                .map(|(s, _)| {
-                    let last = child.footprint(&s);
-                    (
-                        s,
-                        TransactionFootprint {
-                            last,
-                            invisible_before: false,
-                        },
-                    )
-                })
-                .collect(),
-            Folding::Invisible => child_sleep,
-        };
-        pending = Some((child, child_sleep));
     }
     report
+}
+
+/// Takes the transaction of choice `c` on `child` (a copy of the state whose sleep set is
+/// `sleep`), appending its choices to `path`; returns the child's sleep set and adds `c` to
+/// `sleep` (unless it faulted). Err: the machine refused an enabled choice (a cudasem bug).
+pub(crate) fn transition(
+    child: &mut Machine,
+    c: Choice,
+    sleep: &mut Vec<Sleeper>,
+    config: DfsConfig,
+    path: &mut Vec<Choice>,
+) -> Result<Vec<Sleeper>, Refused> {
+    let sleeping = config.reduction == Reduction::SleepSets;
+    // The state before the step is known only to the state cache; a transaction that comes
+    // back to it is cut by the step bound instead.
+    let fp = match fold::step_folded(child, &c, config.folding, None, None, sleeping, path) {
+        Ok(fp) => fp.filter(|_| sleeping),
+        Err(e) => return Err(Refused::new(path.iter(), child.steps(), e)),
+    };
+    if let Err(e) = settle(child, path) {
+        return Err(Refused::new(path.iter(), child.steps(), e));
+    }
+    let faulted = matches!(
+        child.termination().map(Status::of),
+        Some(Status::Error { .. })
+    );
+    let child_sleep = match fp {
+        Some(fp) => {
+            let inherited: Vec<Sleeper> = sleep
+                .iter()
+                .filter(|(_, f)| f.independent(&fp))
+                .copied()
+                .collect();
+            if !faulted {
+                sleep.push((c, fp));
+            }
+            inherited
+        }
+        None => Vec::new(),
+    };
+    // Footprints of the inherited sleepers are recomputed in the child's state, where the
+    // next siblings' independence is judged. A folded transaction's footprint is kept: the
+    // child's transaction is the same one, since what was independent of it did not touch
+    // its warp (and its cut points depend on its warp alone, [`fold`]).
+    Ok(match config.folding {
+        Folding::None => child_sleep
+            .into_iter()
+            .map(|(s, _)| {
+                let last = child.footprint(&s);
+                (
+                    s,
+                    TransactionFootprint {
+                        last,
+                        invisible_before: false,
+                    },
+                )
+            })
+            .collect(),
+        Folding::Invisible => child_sleep,
+    })
 }

@@ -31,6 +31,7 @@ pub mod axb_ptx;
 pub mod dfs;
 pub mod fold;
 pub mod keyed;
+pub mod split;
 pub mod units;
 
 pub use fold::{Folding, UnknownFolding};
@@ -45,6 +46,7 @@ use crate::progress::{
 use crate::{Refused, Stop};
 use keyed::FingerprintMap;
 use petgraph::graph::{DiGraph, NodeIndex};
+use rayon::prelude::*;
 use semantics::machine::Machine;
 use std::collections::BTreeMap;
 use std::collections::hash_map::Entry;
@@ -58,6 +60,9 @@ pub struct Limits {
     /// Which steps are scheduling points ([`fold`]): a transition is one enabled choice with
     /// the invisible steps of its warp up to the next visible one folded in, or a single step.
     pub folding: Folding,
+    /// Worker threads (`--jobs`; 0: one per core). The exploration is the same at any number:
+    /// states, transitions, outcomes, verdicts and lassos; only the time changes.
+    pub jobs: usize,
 }
 
 impl Default for Limits {
@@ -65,6 +70,7 @@ impl Default for Limits {
         Limits {
             max_states: 1_000_000,
             folding: Folding::Invisible,
+            jobs: 1,
         }
     }
 }
@@ -216,37 +222,9 @@ pub fn explore_until(
     let mut parent: Vec<Option<(NodeId, ChoiceRange)>> = Vec::new();
     // Every state's successors, back to back.
     let mut succ_arena: Vec<Succ> = Vec::new();
-    // Reused per expanded state.
-    let mut enabled: Vec<Choice> = Vec::new();
 
     let key0 = init.state_fingerprint();
-    let record_state =
-        |m: Machine, key: StateKey, states: &mut FingerprintMap<StateKey, StateInfo>| {
-            if states.contains_key(&key) {
-                return;
-            }
-            let mut info = StateInfo::default();
-            match m.termination() {
-                Some(t) => {
-                    let outcome = Outcome::of(&m, t, observe);
-                    // A fault ends the run: not a non-termination, so its units count as done.
-                    info.done = if matches!(outcome.status, Status::Error { .. }) {
-                        UnitSet::all(units.graph_units())
-                    } else {
-                        units.done(&m)
-                    };
-                    info.outcome = Some(outcome);
-                    info.succ = Some(SuccRange { start: 0, len: 0 });
-                }
-                None => {
-                    info.done = units.done(&m);
-                    info.machine = Some(Box::new(m));
-                }
-            }
-            states.insert(key, info);
-        };
-
-    record_state(init, key0, &mut states);
+    states.insert(key0, state_info(init, &units, observe));
     let done0 = states.get(&key0).map_or(UnitSet::EMPTY, |s| s.done);
     let root = graph.add_node(Node {
         state: key0,
@@ -257,126 +235,131 @@ pub fn explore_until(
     parent.push(None);
     index.insert((key0, UnitSet::EMPTY), root);
     let mut bound_hit = None;
+    let pool = worker_pool(limits.jobs);
     let mut next = 0usize;
-    while next < graph.node_count() {
-        if stop.requested() {
-            bound_hit = Some(Bound::Time);
-            break;
-        }
-        let from = NodeIndex::new(next);
-        next += 1;
-        let (key, stepped) = (graph[from].state, graph[from].stepped);
-        // Successors of the machine state, computed once.
-        if states.get(&key).is_some_and(|s| s.succ.is_none()) {
-            let Some(m) = states.get_mut(&key).and_then(|s| s.machine.take()) else {
-                continue;
-            };
-            let succ_start = succ_arena.len();
-            enabled.clear();
-            enabled.extend_from_slice(m.enabled());
-            let mut last = Some(m);
-            for (i, c) in enabled.iter().enumerate() {
-                let Some(m) = last.as_deref() else { break };
-                let u = units.of(m, c);
-                // The last child takes the parent's machine: one clone fewer per state.
-                let mut m2 = if i + 1 == enabled.len() {
-                    match last.take() {
-                        Some(m) => *m,
-                        None => break,
-                    }
-                } else {
-                    m.clone()
-                };
-                let start = choice_arena.len();
-                let folded = fold::step_folded(
-                    &mut m2,
-                    c,
-                    limits.folding,
-                    Some(key),
-                    Some(&units),
-                    false,
-                    &mut choice_arena,
-                );
-                // An enabled choice refused: a cudasem bug, never skipped (a skipped choice
-                // would hide states and make the verdict wrong).
-                let refused = match folded {
-                    Ok(_) => settle(&mut m2, &mut choice_arena).err(),
-                    Err(e) => Some(e),
-                };
-                if let Some(e) = refused {
-                    let mut prefix = path_to(from, &parent, &initial_choices, &choice_arena);
-                    prefix.extend_from_slice(&choice_arena[start..]);
-                    return Err(Refused::new(&prefix, m2.steps(), e).into());
-                }
-                let choices = ChoiceRange {
-                    start: start as u32,
-                    len: (choice_arena.len() - start) as u32,
-                };
-                let to = m2.state_fingerprint();
-                succ_arena.push(Succ {
-                    units: u,
-                    choices,
-                    to,
-                });
-                // Recorded at once; a machine already known is dropped where it is (not moved).
-                if !states.contains_key(&to) {
-                    record_state(m2, to, &mut states);
-                }
-            }
-            if let Some(s) = states.get_mut(&key) {
-                s.succ = Some(SuccRange {
-                    start: succ_start as u32,
-                    len: (succ_arena.len() - succ_start) as u32,
-                });
+    'search: while next < graph.node_count() {
+        // A chunk of consecutive nodes: the successors of its machine states are computed in
+        // parallel (phase 1), then entered into the graph in node order (phase 2), exactly as
+        // one node after the other would: the result does not depend on `jobs`.
+        // On one thread, one node at a time: every state recorded so far is known to `expand`,
+        // which then drops every known successor's machine at once.
+        let size = if pool.is_some() { CHUNK } else { 1 };
+        let chunk = next..graph.node_count().min(next + size);
+        let mut work: Vec<(StateKey, Box<Machine>)> = Vec::new();
+        for n in chunk.clone() {
+            let key = graph[NodeIndex::new(n)].state;
+            if let Some(s) = states.get_mut(&key)
+                && s.succ.is_none()
+                && let Some(m) = s.machine.take()
+            {
+                work.push((key, m));
             }
         }
-        let succ = states.get(&key).and_then(|s| s.succ).map_or(&[][..], |r| {
-            let start = r.start as usize;
-            &succ_arena[start..start + r.len as usize]
-        });
-        let mut enabled_units = UnitSet::EMPTY;
-        for s in succ {
-            let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
-            // The memory system's steps make no program unit have stepped.
-            let to_stepped = stepped.union(s.units.difference(memory_units));
-            let to_node = match index.entry((s.to, to_stepped)) {
-                Entry::Occupied(e) => *e.get(),
-                Entry::Vacant(e) => {
-                    if graph.node_count() >= limits.max_states {
-                        bound_hit = Some(Bound::States(limits.max_states));
-                        break;
+        let expand_one = |(key, m): (StateKey, Box<Machine>)| {
+            (
+                key,
+                expand(m, key, limits.folding, &units, observe, &states),
+            )
+        };
+        let mut expanded: FingerprintMap<StateKey, Result<Expansion, Failed>> = match &pool {
+            Some(pool) => pool.install(|| work.into_par_iter().map(expand_one).collect()),
+            None => work.into_iter().map(expand_one).collect(),
+        };
+        for n in chunk {
+            if stop.requested() {
+                bound_hit = Some(Bound::Time);
+                break 'search;
+            }
+            let from = NodeIndex::new(n);
+            next = n + 1;
+            let (key, stepped) = (graph[from].state, graph[from].stepped);
+            // Successors of the machine state, computed once.
+            if let Some(result) = expanded.remove(&key) {
+                let succ_start = succ_arena.len();
+                let list = match result {
+                    Ok(list) => list,
+                    Err(failed) => {
+                        // An enabled choice refused: a cudasem bug, never skipped (a skipped
+                        // choice would hide states and make the verdict wrong).
+                        let mut prefix = path_to(from, &parent, &initial_choices, &choice_arena);
+                        prefix.extend_from_slice(&failed.taken);
+                        return Err(Refused::new(&prefix, failed.steps, failed.error).into());
                     }
-                    let n = graph.add_node(Node {
-                        state: s.to,
-                        stepped: to_stepped,
-                        done: to_done,
-                        enabled: UnitSet::EMPTY,
+                };
+                let base = choice_arena.len();
+                choice_arena.extend_from_slice(&list.choices);
+                for e in list.succ {
+                    let choices = ChoiceRange {
+                        start: (base + e.choices.start) as u32,
+                        len: e.choices.len() as u32,
+                    };
+                    succ_arena.push(Succ {
+                        units: e.units,
+                        choices,
+                        to: e.to,
                     });
-                    e.insert(n);
-                    parent.push(Some((from, s.choices)));
-                    n
+                    // The first machine found with a fingerprint is the one kept.
+                    if let Some(info) = e.info
+                        && !states.contains_key(&e.to)
+                    {
+                        states.insert(e.to, info);
+                    }
                 }
-            };
-            // Every enabled choice steps at least one unit (memory choices the issuing unit or
-            // the memory system, [`units`]); should one step none, charge the lowest live unit
-            // rather than lose the transition.
-            let labels = if s.units.is_empty() {
-                graph[from]
-                    .live(units.graph_units())
-                    .min()
-                    .map_or(UnitSet::EMPTY, UnitSet::single)
-            } else {
-                s.units
-            };
-            for u in labels.iter() {
-                enabled_units = enabled_units.with(u);
-                graph.add_edge(from, to_node, u);
-                edge_choices.push(s.choices);
+                if let Some(s) = states.get_mut(&key) {
+                    s.succ = Some(SuccRange {
+                        start: succ_start as u32,
+                        len: (succ_arena.len() - succ_start) as u32,
+                    });
+                }
             }
-        }
-        graph[from].enabled = enabled_units;
-        if bound_hit.is_some() {
-            break;
+            let succ = states.get(&key).and_then(|s| s.succ).map_or(&[][..], |r| {
+                let start = r.start as usize;
+                &succ_arena[start..start + r.len as usize]
+            });
+            let mut enabled_units = UnitSet::EMPTY;
+            for s in succ {
+                let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
+                // The memory system's steps make no program unit have stepped.
+                let to_stepped = stepped.union(s.units.difference(memory_units));
+                let to_node = match index.entry((s.to, to_stepped)) {
+                    Entry::Occupied(e) => *e.get(),
+                    Entry::Vacant(e) => {
+                        if graph.node_count() >= limits.max_states {
+                            bound_hit = Some(Bound::States(limits.max_states));
+                            break;
+                        }
+                        let n = graph.add_node(Node {
+                            state: s.to,
+                            stepped: to_stepped,
+                            done: to_done,
+                            enabled: UnitSet::EMPTY,
+                        });
+                        e.insert(n);
+                        parent.push(Some((from, s.choices)));
+                        n
+                    }
+                };
+                // Every enabled choice steps at least one unit (memory choices the issuing unit
+                // or the memory system, [`units`]); should one step none, charge the lowest
+                // live unit rather than lose the transition.
+                let labels = if s.units.is_empty() {
+                    graph[from]
+                        .live(units.graph_units())
+                        .min()
+                        .map_or(UnitSet::EMPTY, UnitSet::single)
+                } else {
+                    s.units
+                };
+                for u in labels.iter() {
+                    enabled_units = enabled_units.with(u);
+                    graph.add_edge(from, to_node, u);
+                    edge_choices.push(s.choices);
+                }
+            }
+            graph[from].enabled = enabled_units;
+            if bound_hit.is_some() {
+                break 'search;
+            }
         }
     }
 
@@ -415,6 +398,133 @@ pub fn explore_until(
         bound_hit,
         limits,
     })
+}
+
+/// Nodes whose successors are computed together when `jobs` > 1. Any size gives the same
+/// result; this one keeps enough work per thread and bounds the machines alive at once.
+const CHUNK: usize = 512;
+
+/// The worker threads of a search: `None` runs on the calling thread (`jobs` = 1, or the
+/// threads could not be started: the result is the same, only slower). `jobs` = 0 asks for
+/// rayon's default (one per core).
+pub(crate) fn worker_pool(jobs: usize) -> Option<rayon::ThreadPool> {
+    if jobs == 1 {
+        return None;
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .ok()
+}
+
+/// The node information of a machine state reached for the first time.
+fn state_info(m: Machine, units: &Units, observe: &Observe) -> StateInfo {
+    let mut info = StateInfo::default();
+    match m.termination() {
+        Some(t) => {
+            let outcome = Outcome::of(&m, t, observe);
+            // A fault ends the run: not a non-termination, so its units count as done.
+            info.done = if matches!(outcome.status, Status::Error { .. }) {
+                UnitSet::all(units.graph_units())
+            } else {
+                units.done(&m)
+            };
+            info.outcome = Some(outcome);
+            info.succ = Some(SuccRange { start: 0, len: 0 });
+        }
+        None => {
+            info.done = units.done(&m);
+            info.machine = Some(Box::new(m));
+        }
+    }
+    info
+}
+
+/// One successor of a machine state, as computed by [`expand`].
+struct Expanded {
+    units: UnitSet,
+    /// The choice, then the invisible and system choices folded after it: a range of the
+    /// expansion's own choice list ([`Expansion::choices`]).
+    choices: std::ops::Range<usize>,
+    to: StateKey,
+    /// The successor's node information, unless its state was known before the chunk.
+    info: Option<StateInfo>,
+}
+
+/// The successors of one machine state, their choices back to back (one allocation).
+struct Expansion {
+    choices: Vec<Choice>,
+    succ: Vec<Expanded>,
+}
+
+/// A step the machine refused while expanding a state: the choices of the transaction up to
+/// it, the machine's step count and the error.
+struct Failed {
+    taken: Vec<Choice>,
+    steps: u64,
+    error: semantics::machine::StepError,
+}
+
+/// The successors of machine state `key`, one per enabled choice in the machine's order (a
+/// pure function of the machine: threads may compute them in any order). `known` is only
+/// read, to drop at once the machines of states already recorded.
+fn expand(
+    m: Box<Machine>,
+    key: StateKey,
+    folding: Folding,
+    units: &Units,
+    observe: &Observe,
+    known: &FingerprintMap<StateKey, StateInfo>,
+) -> Result<Expansion, Failed> {
+    let enabled: Vec<Choice> = m.enabled().to_vec();
+    let mut out = Expansion {
+        choices: Vec::new(),
+        succ: Vec::with_capacity(enabled.len()),
+    };
+    let mut last = Some(m);
+    for (i, c) in enabled.iter().enumerate() {
+        let Some(m) = last.as_deref() else { break };
+        let u = units.of(m, c);
+        // The last child takes the parent's machine: one clone fewer per state.
+        let mut m2 = if i + 1 == enabled.len() {
+            match last.take() {
+                Some(m) => *m,
+                None => break,
+            }
+        } else {
+            m.clone()
+        };
+        let start = out.choices.len();
+        let folded = fold::step_folded(
+            &mut m2,
+            c,
+            folding,
+            Some(key),
+            Some(units),
+            false,
+            &mut out.choices,
+        );
+        let refused = match folded {
+            Ok(_) => settle(&mut m2, &mut out.choices).err(),
+            Err(e) => Some(e),
+        };
+        if let Some(error) = refused {
+            return Err(Failed {
+                taken: out.choices.split_off(start),
+                steps: m2.steps(),
+                error,
+            });
+        }
+        let to = m2.state_fingerprint();
+        let info = (!known.contains_key(&to)).then(|| state_info(m2, units, observe));
+        out.succ.push(Expanded {
+            units: u,
+            choices: start..out.choices.len(),
+            to,
+            info,
+        });
+    }
+    Ok(out)
 }
 
 /// The choices of the breadth-first path from the initial machine to node `n`.

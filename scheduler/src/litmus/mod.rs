@@ -17,6 +17,8 @@ pub mod explore;
 pub mod parse;
 pub mod translate;
 
+use crate::explore::{Lasso, Level, Limits};
+use crate::progress::{ProgressModel, Verdict};
 use parse::{LitmusTest, Quantifier, Term};
 use semantics::machine::{Machine, MemoryKind};
 use std::sync::Arc;
@@ -56,6 +58,12 @@ pub struct Options {
     pub max_states: usize,
     /// Which steps are scheduling points ([`crate::explore::fold`]).
     pub folding: crate::explore::Folding,
+    /// Also decide termination under this progress model (Dat3M's liveness mode; `litmus
+    /// --progress MODEL`): the stateful search of [`crate::explore`] on the test's machine,
+    /// each litmus thread a unit ([`Liveness`]).
+    pub progress: Option<ProgressModel>,
+    /// Worker threads of that search (0: one per core); its answer is the same at any number.
+    pub jobs: usize,
 }
 
 impl Default for Options {
@@ -64,8 +72,30 @@ impl Default for Options {
             memory: MemorySystem::Flat,
             max_states: 1_000_000,
             folding: crate::explore::Folding::Invisible,
+            progress: None,
+            jobs: 1,
         }
     }
+}
+
+/// The termination verdict of a litmus program under a progress model (Dat3M's liveness
+/// check): does every execution fair under the model end? Each litmus thread is a unit (a warp
+/// of one lane, so [`Level::Warps`]). A FAIL comes with a lasso: a stem and a cycle the
+/// threads can repeat forever under the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Liveness {
+    pub model: ProgressModel,
+    /// Nodes of the state graph (machine state × threads that have stepped).
+    pub states: usize,
+    /// `None` when a bound cut the search, or it could not run (`error`).
+    pub verdict: Option<Verdict>,
+    pub lasso: Option<Lasso>,
+    /// The lasso as the compact string `cudasem replay` takes (with the emitted PTX and
+    /// [`Report::replay_flags`]); it checks that the cycle closes.
+    pub replay: Option<String>,
+    /// Why there is no verdict, when the search could not run (too many threads, a refused
+    /// choice).
+    pub error: Option<String>,
 }
 
 /// How the check ended.
@@ -141,6 +171,8 @@ pub struct Report {
     pub ptx: Option<String>,
     /// The flags `cudasem replay` needs besides the compact string and the PTX file.
     pub replay_flags: Vec<String>,
+    /// The termination verdict, when [`Options::progress`] asked for one.
+    pub liveness: Option<Liveness>,
 }
 
 /// herd's `Observation`: how the final outcomes relate to the condition's proposition.
@@ -208,6 +240,7 @@ impl Report {
             refused: None,
             ptx: None,
             replay_flags: Vec::new(),
+            liveness: None,
         }
     }
 
@@ -313,6 +346,9 @@ pub fn check_until(test: &LitmusTest, options: &Options, stop: &crate::Stop) -> 
     if report.refused.is_none() && (report.status == Status::Ok || witness.is_some()) {
         report.holds = Some(holds);
     }
+    if let Some(model) = options.progress {
+        report.liveness = Some(liveness(&machine, model, options, stop));
+    }
     // A witness is shown even when bounded: the execution it names is real.
     if let Some(values) = witness
         && let Some(choices) = found.paths.get(values)
@@ -330,6 +366,48 @@ pub fn check_until(test: &LitmusTest, options: &Options, stop: &crate::Stop) -> 
         });
     }
     report
+}
+
+/// Whether every execution of the test's machine that is fair under `model` ends ([`Liveness`]).
+fn liveness(
+    machine: &Machine,
+    model: ProgressModel,
+    options: &Options,
+    stop: &crate::Stop,
+) -> Liveness {
+    let limits = Limits {
+        max_states: options.max_states,
+        folding: options.folding,
+        jobs: options.jobs,
+    };
+    let observe = crate::outcome::Observe::default();
+    let mut answer = Liveness {
+        model,
+        states: 0,
+        verdict: None,
+        lasso: None,
+        replay: None,
+        error: None,
+    };
+    match crate::explore::explore_until(machine, Level::Warps, &observe, limits, stop) {
+        Ok(x) => {
+            answer.states = x.states();
+            answer.verdict = x.verdict(model);
+            answer.lasso = x.lasso(model);
+            answer.replay = answer.lasso.as_ref().map(|l| {
+                let mut choices = l.stem.clone();
+                choices.extend_from_slice(&l.cycle);
+                CompactTrace {
+                    program_hash: machine.program().hash,
+                    cycle_start: Some(l.stem.len()),
+                    choices,
+                }
+                .encode()
+            });
+        }
+        Err(e) => answer.error = Some(e.to_string()),
+    }
+    answer
 }
 
 /// The machine of a translated test in its initial state: what [`check`] explores and a
