@@ -59,6 +59,7 @@ fn grid_barrier(blocks: u32) -> Machine {
             },
         ],
         globals: Vec::new(),
+        extern_values: Vec::new(),
     };
     Machine::new(Arc::new(program), &l, &MachineConfig::default()).expect("launches")
 }
