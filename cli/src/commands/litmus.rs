@@ -271,12 +271,13 @@ fn text_report(
     // cudasem distinct final states).
     let (pos, neg) = report.positive_negative();
     s.push_str(&format!(
-        "herd: {} Witnesses Positive: {pos} Negative: {neg} Observation {}{}\n",
+        "herd: {} Witnesses Positive: {pos} Negative: {neg} Observation {} {} {pos} {neg}{}\n",
         match report.holds {
             Some(true) => "Ok",
             Some(false) => "No",
             None => "?",
         },
+        test.name,
         report.observation().map_or("?", |o| o.name()),
         if report.status == Status::Ok {
             ""
