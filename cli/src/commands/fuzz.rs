@@ -343,7 +343,14 @@ fn failure_details(
                 }
                 _ => MINIMISE_RUNS,
             };
-            choices = fuzz::minimise(&setup.machine, &choices, status, args.max_steps, budget);
+            choices = fuzz::minimise(
+                &setup.machine,
+                &choices,
+                &|o| o.status == *status,
+                &setup.observe(),
+                args.max_steps,
+                budget,
+            );
         }
         let preemptions = fuzz::preemptions(&setup.machine, &choices)
             .map_err(|r| Failure::refused(setup, &args.options, &r))?;
@@ -435,8 +442,8 @@ fn replay_of_run(
 }
 
 /// One failure per violated expectation: the runs whose outcome violates it, and the replay
-/// command of the first (expectation failures are not minimised: minimisation keeps a run's
-/// status, and a completed run may or may not violate the expectation).
+/// command of the first, minimised as a failing status is (to a schedule with fewer
+/// preemptions whose run completes and still violates that expectation).
 fn expectation_failures(
     args: &Args,
     setup: &Setup,
@@ -462,15 +469,46 @@ fn expectation_failures(
         }
     }
     let mut out = Vec::new();
-    for (_, count, first_run, violation) in by_text {
+    for (expectation, count, first_run, mut violation) in by_text {
         let seed = fuzz::run_seed(args.seed, first_run);
-        let choices = fuzz::record_one(
+        let mut choices = fuzz::record_one(
             &setup.machine,
             args.schedule,
             seed,
             report.horizon,
             args.max_steps,
         );
+        if !args.no_minimise && !report.stopped {
+            // How the kept run violates the expectation (its values may differ from the
+            // first run's).
+            let kept: std::cell::RefCell<Option<String>> = std::cell::RefCell::new(None);
+            let keeps = |o: &scheduler::outcome::Outcome| {
+                if o.status != scheduler::outcome::Status::Completed {
+                    return false;
+                }
+                let found = setup
+                    .violations(&o.data)
+                    .into_iter()
+                    .find(|v| v.expectation == expectation);
+                let hit = found.is_some();
+                *kept.borrow_mut() = found.map(|v| v.to_string());
+                hit
+            };
+            let minimised = fuzz::minimise(
+                &setup.machine,
+                &choices,
+                &keeps,
+                &setup.observe(),
+                args.max_steps,
+                MINIMISE_RUNS,
+            );
+            if minimised != choices
+                && let Some(v) = kept.into_inner()
+            {
+                violation = v;
+                choices = minimised;
+            }
+        }
         let preemptions = fuzz::preemptions(&setup.machine, &choices)
             .map_err(|r| Failure::refused(setup, &args.options, &r))?;
         out.push(JsonFailure {
