@@ -81,9 +81,9 @@ pub fn recorded_argv() -> Vec<String> {
     crate::options::own_args(NOT_RECORDED)
 }
 
-/// The campaign text of a sharded run: its recorded command line, what it ran on (the
-/// program's and the launch file's hashes, the set-up) and, for the outcomes search, the split
-/// depth is in the report itself. Shards merge only with equal texts.
+/// The campaign text of a sharded run: its recorded command line and what it ran on (the
+/// program's and the launch file's hashes, the set-up). Shards merge only with equal texts
+/// (the outcomes search's split depth is checked from the reports themselves).
 pub fn campaign(argv: &[String], setup: &Setup) -> String {
     let launch = setup
         .launch_path
