@@ -64,6 +64,9 @@ enum Command {
     /// PTX memory-model litmus tests (herd format): every execution's outcome, the
     /// condition's verdict and a replayable witness.
     Litmus(commands::litmus::Args),
+    /// Combine the reports of every shard of one `fuzz` or `explore --search outcomes` run
+    /// (`--shard I/N --report FILE`) into what the unsharded run prints.
+    Merge(commands::merge::Args),
     /// Write a recorded run as a teaching page: one self-contained HTML file that steps
     /// through it as the thesis's figures draw it.
     View(commands::view::Args),
@@ -121,6 +124,7 @@ impl Command {
             | Command::Debug(_)
             | Command::Rules(_)
             | Command::Replay(_)
+            | Command::Merge(_)
             | Command::View(_)
             | Command::Cc(_)
             | Command::Launch(_) => None,
@@ -155,6 +159,7 @@ impl Command {
             Command::Parse(_)
             | Command::Cfg(_)
             | Command::Rules(_)
+            | Command::Merge(_)
             | Command::View(_)
             | Command::Cc(_)
             | Command::Launch(_) => None,
@@ -187,6 +192,7 @@ fn main() -> ExitCode {
         Command::Fuzz(args) => commands::fuzz::run(args),
         Command::Explore(args) => commands::explore::run(args),
         Command::Litmus(args) => commands::litmus::run(args),
+        Command::Merge(args) => commands::merge::run(args),
         Command::View(args) => commands::view::run(args),
         Command::Cc(args) => commands::cc::run(args),
         Command::Launch(args) => commands::launch_gen::run(args),

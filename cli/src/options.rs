@@ -287,9 +287,17 @@ pub fn replay_command(trace: &str, ptx_path: &str, options: &RunOptions) -> Stri
 /// `add` appended: the command that reproduces a deterministic run that was too long to keep
 /// its choices (every schedule policy of `run` and `check` is a function of its flags).
 pub fn own_command(drop: &[(&str, bool)], add: &[String]) -> String {
+    let mut argv = vec!["cudasem".to_string()];
+    argv.extend(own_args(drop));
+    argv.extend(add.iter().cloned());
+    crate::output::shell_command(&argv)
+}
+
+/// This process's arguments (after the binary's name), with the flags of `drop` removed as
+/// [`own_command`] removes them.
+pub fn own_args(drop: &[(&str, bool)]) -> Vec<String> {
     let mut argv: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1);
-    argv.push("cudasem".to_string());
     while let Some(a) = args.next() {
         let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
         match drop.iter().find(|(flag, _)| *flag == name) {
@@ -301,6 +309,5 @@ pub fn own_command(drop: &[(&str, bool)], add: &[String]) -> String {
             None => argv.push(a),
         }
     }
-    argv.extend(add.iter().cloned());
-    crate::output::shell_command(&argv)
+    argv
 }

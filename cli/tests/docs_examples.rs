@@ -73,10 +73,15 @@ fn words(command: &str, root: &Path, written: &[String]) -> Option<Vec<String>> 
     Some(out)
 }
 
-/// Files a command writes (`--trace F`, `--save F`, `-o F`, `--html F`).
+/// Files a command writes (`--trace F`, `--save F`, `-o F`, `--html F`, `--report F`).
 fn outputs(args: &[String]) -> Vec<String> {
     args.windows(2)
-        .filter(|p| matches!(p[0].as_str(), "--trace" | "--save" | "-o" | "--html"))
+        .filter(|p| {
+            matches!(
+                p[0].as_str(),
+                "--trace" | "--save" | "-o" | "--html" | "--report"
+            )
+        })
         .map(|p| p[1].clone())
         .collect()
 }

@@ -141,3 +141,65 @@ fn a_step_limit_failure_is_minimised_to_fewest_preemptions() {
         assert!(out.contains("the run has not ended"), "{out}");
     }
 }
+
+/// A violated expectation's replay command is minimised as a failing status is: to a schedule
+/// with fewer preemptions whose run still violates that expectation (and says how), unless
+/// `--no-minimise`.
+#[test]
+fn violated_expectations_are_minimised() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "fuzz",
+            "tests/kernels/mp/mp_weak.ptx",
+            "--launch",
+            "tests/kernels/mp/mp_weak.ron",
+            "--expect",
+            "out[0] == 0",
+            "--runs",
+            "40",
+            "--format",
+            "json",
+        ];
+        args.extend(extra);
+        let (code, out, err) = cudasem(&args);
+        assert_eq!(code, 1, "{err}");
+        let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let f = j["failures"][0].clone();
+        assert_eq!(f["status"], "expectation violated", "{out}");
+        f
+    };
+    let raw = run(&["--no-minimise"]);
+    let min = run(&[]);
+    let (p_raw, p_min) = (
+        raw["preemptions"].as_u64().unwrap(),
+        min["preemptions"].as_u64().unwrap(),
+    );
+    assert!(
+        p_min < p_raw,
+        "{p_min} preemptions minimised, {p_raw} before"
+    );
+    assert_eq!(min["first_run"], raw["first_run"]);
+    assert!(
+        min["violation"]
+            .as_str()
+            .unwrap()
+            .starts_with("`out[0] == 0` fails"),
+        "{min}"
+    );
+    // Its replay command shows the violation.
+    let replay = min["replay"].as_str().unwrap();
+    let argv: Vec<String> = replay
+        .split_whitespace()
+        .skip(1)
+        .map(|w| w.trim_matches('\'').to_string())
+        .collect();
+    // The quoted expectation is one argument.
+    let at = argv.iter().position(|w| w == "--expect").unwrap();
+    let mut args: Vec<&str> = argv[..=at].iter().map(String::as_str).collect();
+    args.push("out[0] == 0");
+    let (_, out, err) = cudasem(&args);
+    assert!(
+        out.contains("EXPECTATION VIOLATED: `out[0] == 0` fails"),
+        "{replay}\n{out}\n{err}"
+    );
+}

@@ -174,3 +174,36 @@ fn cached_memory_reaches_the_store_buffering_outcome_flat_memory_cannot() {
     let flat = run("flat");
     assert_eq!(flat["holds"], false, "{flat}");
 }
+
+/// herd7's summary beside cudasem's verdict: `Observation NAME Always|Sometimes|Never P N`, P and
+/// N the final states that satisfy the proposition and those that do not.
+#[test]
+fn herd_summary_line_counts_positive_and_negative_final_states() {
+    let d = dir("herd");
+    // Flat memory: SB's (1, 1) is one of three outcomes, each one final state.
+    let sb = write(&d, "sb.litmus", SB);
+    let o = cudasem(&["litmus", sb.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("herd: Ok Witnesses Positive: 1 Negative: 2 Observation SB Sometimes 1 2"),
+        "{text}"
+    );
+    // `forall` false of some outcomes: the condition does not hold, Sometimes.
+    let all = write(&d, "forall.litmus", SB_FORALL);
+    let text = stdout(&cudasem(&["litmus", all.to_str().unwrap()]));
+    assert!(
+        text.contains(
+            "herd: No Witnesses Positive: 1 Negative: 2 Observation SB-forall Sometimes 1 2"
+        ),
+        "{text}"
+    );
+    // `forall` true of the one outcome: Always, nothing negative.
+    let barrier = common::workspace().join("examples/litmus/barrier-inscope.litmus");
+    let text = stdout(&cudasem(&["litmus", barrier.to_str().unwrap()]));
+    assert!(
+        text.contains(
+            "herd: Ok Witnesses Positive: 1 Negative: 0 Observation barrier-inscope Always 1 0"
+        ),
+        "{text}"
+    );
+}

@@ -8,8 +8,9 @@
 //! made, a run cut short is not counted, and the report says it stopped
 //! ([`FuzzReport::stopped`]); which runs finished then depends on timing.
 //!
-//! Failures are minimised ([`minimise`]): among schedules that end with the same status, the
-//! one with the fewest preemptions found by a preemption-bounded search (iterative context
+//! Failures are minimised ([`minimise`]): among schedules that still show the failure (a
+//! predicate of the outcome: the same status, or a violated expectation), the one with the
+//! fewest preemptions found by a preemption-bounded search (iterative context
 //! bounding, CHESS-style), within a budget of runs.
 
 use crate::outcome::{Observe, Outcome, Status};
@@ -456,13 +457,16 @@ impl Scheduler for Bounded {
     }
 }
 
-/// Looks for a schedule with fewer preemptions than `choices` that ends with the same
-/// `status`: first none, then one preemption at each step (and each other choice), up to
-/// `budget` runs. Returns the shortest-preemption schedule found, or `choices` itself.
+/// Looks for a schedule with fewer preemptions than `choices` whose run still shows the
+/// failure the user sees, `keeps` of its outcome (observed with `observe`): the same status, or
+/// a completed run that still violates an expectation. It tries no preemption, then one at each
+/// step (and each other choice), up to `budget` runs. Returns the shortest-preemption schedule
+/// found, or `choices` itself.
 pub fn minimise(
     machine: &Machine,
     choices: &[Choice],
-    status: &Status,
+    keeps: &dyn Fn(&Outcome) -> bool,
+    observe: &Observe,
     max_steps: u64,
     budget: u64,
 ) -> Vec<Choice> {
@@ -478,7 +482,7 @@ pub fn minimise(
             prev: None,
         });
         let t = crate::run(&mut m, &mut rec, max_steps);
-        (Status::of(&t) == *status).then_some(rec.choices)
+        keeps(&Outcome::of(&m, &t, observe)).then_some(rec.choices)
     };
     if original == 0 {
         return choices.to_vec();

@@ -58,6 +58,23 @@ pub struct Args {
     /// Bound on the steps computed by `--search outcomes`.
     #[arg(long, value_name = "N", default_value_t = 100_000_000)]
     pub max_transitions: u64,
+    /// Worker threads (0: one per core; default 1). The states, outcomes, verdict and lasso
+    /// are the same at any number: only the time changes. `--search outcomes` runs its subtrees
+    /// (`--split-depth`) on them, so it needs a depth above 0 to use more than one.
+    #[arg(long, value_name = "J", default_value_t = 1)]
+    pub jobs: usize,
+    /// `--search outcomes`: cut the schedule tree D steps below the start into subtrees searched
+    /// apart (by --jobs threads or --shard machines). The outcomes do not change; the counted
+    /// states grow with D; reports merge only with the same D.
+    #[arg(long, value_name = "D", default_value_t = 0)]
+    pub split_depth: usize,
+    /// `--search outcomes`: explore only the subtrees k with k mod N = I (0 <= I < N); write the
+    /// report with --report and combine all N with `cudasem merge` (docs/sharding.md).
+    #[arg(long, value_name = "I/N", requires = "report", value_parser = crate::commands::merge::parse_shard)]
+    pub shard: Option<scheduler::shard::Shard>,
+    /// With --shard: write this shard's report (JSON) to FILE.
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub report: Option<PathBuf>,
     #[command(flatten)]
     pub timeout: crate::timeout::Timeout,
     /// Write the lasso (or the first failing outcome's run) as a trace file with its events
@@ -86,7 +103,7 @@ pub enum Search {
     Outcomes,
 }
 
-fn parse_model(s: &str) -> Result<ProgressModel, String> {
+pub fn parse_model(s: &str) -> Result<ProgressModel, String> {
     s.parse()
         .map_err(|e: scheduler::progress::UnknownModel| e.to_string())
 }
@@ -106,7 +123,7 @@ pub fn run(args: Args) -> Outcome {
 }
 
 /// `fair (weak)`, `lobe (strong)`.
-fn model_text(m: ProgressModel) -> String {
+pub fn model_text(m: ProgressModel) -> String {
     let name = m.name();
     match name.strip_suffix("_strong") {
         Some(stem) => format!("{} (strong)", stem.replace('_', "-")),
@@ -261,6 +278,12 @@ fn reason_text(x: &Exploration, lasso: &Lasso) -> String {
 }
 
 fn run_inner(args: &Args) -> Result<Outcome, Failure> {
+    if args.search == Search::Full && (args.shard.is_some() || args.split_depth > 0) {
+        return Err(Failure::BadInput(
+            "error: --shard and --split-depth cut the outcomes search: add --search outcomes (the full search's verdict needs the whole state graph on one machine)\n"
+                .to_string(),
+        ));
+    }
     let setup = args.options.setup(&args.file)?;
     if args.search == Search::Outcomes {
         let (text, outcome) = super::explore_outcomes::run(args, &setup)?;
@@ -280,7 +303,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let limits = Limits {
         max_states: args.max_states,
         folding: args.reduction,
-        ..Limits::default()
+        jobs: args.jobs,
     };
     let start = Instant::now();
     let stop = args.timeout.start();

@@ -17,7 +17,9 @@ use crate::commands::run::Format;
 use crate::failure::Failure;
 use crate::options::Setup;
 use scheduler::explore::Folding;
-use scheduler::explore::dfs::{self, DfsBound, DfsConfig, DfsReport, Memo, Reduction};
+use scheduler::explore::dfs::{DfsBound, DfsConfig, DfsReport, Memo, Reduction};
+use scheduler::explore::split::{self, Split};
+use scheduler::shard::Shard;
 use serde_json::json;
 use std::time::Instant;
 
@@ -40,12 +42,93 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
     };
     let start = Instant::now();
     let stop = args.timeout.start();
-    let report = dfs::outcomes_until(&setup.machine, &setup.observe(), config, &stop);
+    let split = Split {
+        depth: args.split_depth,
+        jobs: args.jobs,
+    };
+    if let (Some(shard), Some(path)) = (args.shard, &args.report) {
+        let argv = super::merge::recorded_argv();
+        let campaign = super::merge::campaign(&argv, setup);
+        let part = split::shard(
+            &setup.machine,
+            &setup.observe(),
+            config,
+            split,
+            shard,
+            &campaign,
+            &stop,
+        );
+        crate::timeout::reporting();
+        let seconds = start.elapsed().as_secs_f64();
+        let failing = part.parts.iter().any(|(_, r)| {
+            r.bound_hit.is_some()
+                || r.refused.is_some()
+                || r.outcomes.keys().any(|o| o.status.is_failure())
+        }) || part.prefix.refused.is_some();
+        let text = format!(
+            "explore shard {shard}: {} of {} subtrees (split depth {}), {} outcomes{} in {seconds:.3} s; report written to {}: combine the reports of all {} shards with `cudasem merge`\n",
+            part.parts.len(),
+            part.prefix.subtrees,
+            args.split_depth,
+            part.parts
+                .iter()
+                .flat_map(|(_, r)| r.outcomes.keys())
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            if failing {
+                " (a failing outcome, a refusal or a bound hit: see the merged report)"
+            } else {
+                ""
+            },
+            path.display(),
+            shard.count
+        );
+        super::merge::write(
+            path,
+            argv,
+            seconds,
+            super::merge::ShardReport::Outcomes(part),
+        )?;
+        return Ok((
+            text,
+            if failing {
+                Outcome::Misbehaved
+            } else {
+                Outcome::Clean
+            },
+        ));
+    }
+    let whole = split::shard(
+        &setup.machine,
+        &setup.observe(),
+        config,
+        split,
+        Shard::WHOLE,
+        "",
+        &stop,
+    );
     crate::timeout::reporting();
+    let seconds = start.elapsed().as_secs_f64();
+    let subtrees = whole.prefix.subtrees;
+    let report = split::merge(&[whole]).map_err(|e| Failure::Internal {
+        what: format!("the outcomes search's own report does not merge: {e}"),
+        replay: None,
+    })?;
+    render(args, setup, &report, subtrees, seconds)
+}
+
+/// The report of a whole search (one run's, or merged from shards by `cudasem merge`).
+/// `seconds` is the time spent searching (summed over shards).
+pub fn render(
+    args: &Args,
+    setup: &Setup,
+    report: &DfsReport,
+    subtrees: u64,
+    seconds: f64,
+) -> Result<(String, Outcome), Failure> {
     if let Some(r) = &report.refused {
         return Err(Failure::refused(setup, &args.options, r));
     }
-    let seconds = start.elapsed().as_secs_f64();
     let policy = "explore outcomes".to_string();
 
     // Every outcome's witness replay; failing outcomes (deadlocks, faults) with theirs.
@@ -81,7 +164,8 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
         Format::Text => text(
             args,
             setup,
-            &report,
+            report,
+            subtrees,
             &failing,
             &witnesses,
             &violations,
@@ -113,6 +197,8 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
                 "transitions": report.transitions,
                 "executions": report.executions,
                 "slept": report.slept,
+                "split_depth": args.split_depth,
+                "subtrees": subtrees,
                 "bound": {
                     "max_transitions": args.max_transitions,
                     "hit": report.bound_hit.is_some(),
@@ -161,6 +247,7 @@ fn text(
     args: &Args,
     setup: &Setup,
     report: &DfsReport,
+    subtrees: u64,
     failing: &[(&scheduler::outcome::Outcome, String)],
     witnesses: &[String],
     violations: &[Vec<String>],
@@ -168,9 +255,17 @@ fn text(
     rate: f64,
 ) -> String {
     let mut s = format!(
-        "explored `{}` ({}, outcomes only: depth-first with sleep sets and state caching): {} states, {} transitions, {} executions ({} steps asleep) in {:.3} s ({:.0} states/s)\n",
+        "explored `{}` ({}, outcomes only: depth-first with sleep sets and state caching{}): {} states, {} transitions, {} executions ({} steps asleep) in {:.3} s ({:.0} states/s)\n",
         cuda_front::demangle(&setup.resolved.kernel),
         setup.setup_text(),
+        if args.split_depth > 0 {
+            format!(
+                ", split at depth {} into {subtrees} subtrees",
+                args.split_depth
+            )
+        } else {
+            String::new()
+        },
         report.states,
         report.transitions,
         report.executions,

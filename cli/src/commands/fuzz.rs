@@ -45,6 +45,14 @@ pub struct Args {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "J", default_value_t = 0)]
     pub jobs: usize,
+    /// Make only the runs i with i mod N = I (0 <= I < N; each with its seed in the whole
+    /// campaign); write the report with --report and combine all N with `cudasem merge`
+    /// (docs/sharding.md).
+    #[arg(long, value_name = "I/N", requires = "report", value_parser = crate::commands::merge::parse_shard)]
+    pub shard: Option<scheduler::shard::Shard>,
+    /// With --shard: write this shard's report (JSON) to FILE.
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub report: Option<PathBuf>,
     /// The random scheduler: `random` (uniform) or `pct:DEPTH`.
     #[arg(long, value_name = "POLICY", default_value = "random", value_parser = parse_policy)]
     pub schedule: FuzzPolicy,
@@ -165,26 +173,78 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         b
     });
     let start = Instant::now();
-    let report = fuzz::campaign(&setup.machine, &config, &|n| {
+    let progress = |n| {
         if let Some(b) = &bar {
             b.inc(n);
         }
-    })
-    .map_err(|e| match e {
+    };
+    let refused = |e| match e {
         fuzz::CampaignError::Refused { refused, .. } => {
             Failure::refused(&setup, &args.options, &refused)
         }
         threads @ fuzz::CampaignError::Threads { .. } => {
             Failure::BadInput(format!("error: {threads}\n"))
         }
-    })?;
+    };
+    if let (Some(shard), Some(path)) = (args.shard, &args.report) {
+        let argv = super::merge::recorded_argv();
+        let campaign = super::merge::campaign(&argv, &setup);
+        let part = fuzz::campaign_shard(&setup.machine, &config, shard, &campaign, &progress)
+            .map_err(refused)?;
+        crate::timeout::reporting();
+        let seconds = start.elapsed().as_secs_f64();
+        if let Some(b) = &bar {
+            b.finish_and_clear();
+        }
+        let r = &part.report;
+        let failed = !r.failures.is_empty()
+            || r.outcomes
+                .keys()
+                .any(|o| !outcome_violations(&setup, o).is_empty())
+            || r.stopped;
+        let text = format!(
+            "fuzz shard {shard}: {} of {} runs, {} distinct outcomes, {} failing runs{} in {seconds:.3} s; report written to {}: combine the reports of all {} shards with `cudasem merge`\n",
+            r.runs,
+            args.runs,
+            r.outcomes.len(),
+            r.failures.values().map(|t| t.count).sum::<u64>(),
+            if r.stopped {
+                " (stopped by the time bound)"
+            } else {
+                ""
+            },
+            path.display(),
+            shard.count
+        );
+        super::merge::write(path, argv, seconds, super::merge::ShardReport::Fuzz(part))?;
+        crate::emit::stdout(&text)?;
+        return Ok(if failed {
+            Outcome::Misbehaved
+        } else {
+            Outcome::Clean
+        });
+    }
+    let report = fuzz::campaign(&setup.machine, &config, &progress).map_err(refused)?;
     crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let mut failures = failure_details(args, &setup, &report)?;
-    failures.extend(expectation_failures(args, &setup, &report)?);
+    let (out, outcome) = render(args, &setup, &report, seconds)?;
+    crate::emit::stdout(&out)?;
+    Ok(outcome)
+}
+
+/// The campaign's report (one run's, or merged from shards by `cudasem merge`). `seconds` is
+/// the time the runs took (summed over shards).
+pub fn render(
+    args: &Args,
+    setup: &Setup,
+    report: &FuzzReport,
+    seconds: f64,
+) -> Result<(String, Outcome), Failure> {
+    let mut failures = failure_details(args, setup, report)?;
+    failures.extend(expectation_failures(args, setup, report)?);
     let diverged = args.fail_on_divergence && report.outcomes.len() > 1;
     let failed = !failures.is_empty() || diverged;
     // With --fail-on-divergence every outcome is a witness of the divergence: its first run
@@ -196,7 +256,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
             if !args.fail_on_divergence {
                 return Ok(None);
             }
-            replay_of_run(args, &setup, &report, t.first_run).map(Some)
+            replay_of_run(args, setup, report, t.first_run).map(Some)
         })
         .collect::<Result<_, Failure>>()?;
     let schedule = match args.schedule {
@@ -210,7 +270,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     };
     let out = match args.format {
         Format::Text => text(
-            args, &setup, &report, &failures, &witnesses, &schedule, seconds, rate,
+            args, setup, report, &failures, &witnesses, &schedule, seconds, rate,
         ),
         Format::Json => {
             let j = JsonReport {
@@ -231,7 +291,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
                         count: t.count,
                         first_run: t.first_run,
                         data: setup.data_values(&o.data),
-                        violations: outcome_violations(&setup, o),
+                        violations: outcome_violations(setup, o),
                         replay: w.clone(),
                     })
                     .collect(),
@@ -244,12 +304,14 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
             serde_json::to_string(&j).unwrap_or_default() + "\n"
         }
     };
-    crate::emit::stdout(&out)?;
-    Ok(if !failed && !report.stopped {
-        Outcome::Clean
-    } else {
-        Outcome::Misbehaved
-    })
+    Ok((
+        out,
+        if !failed && !report.stopped {
+            Outcome::Clean
+        } else {
+            Outcome::Misbehaved
+        },
+    ))
 }
 
 /// For each failure kind: re-run its first run recording the schedule, minimise it, and build
@@ -281,7 +343,14 @@ fn failure_details(
                 }
                 _ => MINIMISE_RUNS,
             };
-            choices = fuzz::minimise(&setup.machine, &choices, status, args.max_steps, budget);
+            choices = fuzz::minimise(
+                &setup.machine,
+                &choices,
+                &|o| o.status == *status,
+                &setup.observe(),
+                args.max_steps,
+                budget,
+            );
         }
         let preemptions = fuzz::preemptions(&setup.machine, &choices)
             .map_err(|r| Failure::refused(setup, &args.options, &r))?;
@@ -373,8 +442,8 @@ fn replay_of_run(
 }
 
 /// One failure per violated expectation: the runs whose outcome violates it, and the replay
-/// command of the first (expectation failures are not minimised: minimisation keeps a run's
-/// status, and a completed run may or may not violate the expectation).
+/// command of the first, minimised as a failing status is (to a schedule with fewer
+/// preemptions whose run completes and still violates that expectation).
 fn expectation_failures(
     args: &Args,
     setup: &Setup,
@@ -400,15 +469,46 @@ fn expectation_failures(
         }
     }
     let mut out = Vec::new();
-    for (_, count, first_run, violation) in by_text {
+    for (expectation, count, first_run, mut violation) in by_text {
         let seed = fuzz::run_seed(args.seed, first_run);
-        let choices = fuzz::record_one(
+        let mut choices = fuzz::record_one(
             &setup.machine,
             args.schedule,
             seed,
             report.horizon,
             args.max_steps,
         );
+        if !args.no_minimise && !report.stopped {
+            // How the kept run violates the expectation (its values may differ from the
+            // first run's).
+            let kept: std::cell::RefCell<Option<String>> = std::cell::RefCell::new(None);
+            let keeps = |o: &scheduler::outcome::Outcome| {
+                if o.status != scheduler::outcome::Status::Completed {
+                    return false;
+                }
+                let found = setup
+                    .violations(&o.data)
+                    .into_iter()
+                    .find(|v| v.expectation == expectation);
+                let hit = found.is_some();
+                *kept.borrow_mut() = found.map(|v| v.to_string());
+                hit
+            };
+            let minimised = fuzz::minimise(
+                &setup.machine,
+                &choices,
+                &keeps,
+                &setup.observe(),
+                args.max_steps,
+                MINIMISE_RUNS,
+            );
+            if minimised != choices
+                && let Some(v) = kept.into_inner()
+            {
+                violation = v;
+                choices = minimised;
+            }
+        }
         let preemptions = fuzz::preemptions(&setup.machine, &choices)
             .map_err(|r| Failure::refused(setup, &args.options, &r))?;
         out.push(JsonFailure {

@@ -14,7 +14,8 @@
 
 use crate::Outcome;
 use scheduler::litmus::parse::{self, LitmusTest};
-use scheduler::litmus::{self, MemorySystem, Options, Report, Status};
+use scheduler::litmus::{self, Liveness, MemorySystem, Options, Report, Status};
+use scheduler::progress::Verdict;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -49,6 +50,16 @@ pub struct Args {
     /// reaches it stops as at `--timeout` (no verdict). Default: half of the machine's memory.
     #[arg(long, value_name = "BYTES", value_parser = crate::budget::parse_size)]
     pub max_memory: Option<u64>,
+    /// Also decide whether the litmus program terminates under MODEL (Dat3M's liveness check;
+    /// models as `explore --progress` takes them: unfair, fair, obe, hsa, hsa-obe, lobe, each
+    /// optionally -strong), each litmus thread a unit: the verdict, and for a program that may
+    /// not terminate a lasso and its replay command.
+    #[arg(long, value_name = "MODEL", value_parser = super::explore::parse_model)]
+    pub progress: Option<scheduler::progress::ProgressModel>,
+    /// Worker threads of the --progress search (0: one per core; default 1). Its verdict, lasso
+    /// and state count are the same at any number: only the time changes.
+    #[arg(long, value_name = "J", default_value_t = 1)]
+    pub jobs: usize,
     /// Write each test's translated PTX to DIR/<file stem>.ptx (for `cudasem replay`).
     #[arg(long, value_name = "DIR")]
     pub emit_ptx: Option<PathBuf>,
@@ -81,7 +92,8 @@ pub fn run(args: Args) -> Outcome {
         },
         max_states: args.max_states,
         folding: args.reduction,
-        ..Options::default()
+        progress: args.progress,
+        jobs: args.jobs,
     };
     if let Some(dir) = &args.emit_ptx
         && let Err(e) = std::fs::create_dir_all(dir)
@@ -259,12 +271,13 @@ fn text_report(
     // cudasem distinct final states).
     let (pos, neg) = report.positive_negative();
     s.push_str(&format!(
-        "herd: {} Witnesses Positive: {pos} Negative: {neg} Observation {}{}\n",
+        "herd: {} Witnesses Positive: {pos} Negative: {neg} Observation {} {} {pos} {neg}{}\n",
         match report.holds {
             Some(true) => "Ok",
             Some(false) => "No",
             None => "?",
         },
+        test.name,
         report.observation().map_or("?", |o| o.name()),
         if report.status == Status::Ok {
             ""
@@ -272,6 +285,9 @@ fn text_report(
             " (bounded: counts so far)"
         }
     ));
+    if let Some(l) = &report.liveness {
+        s.push_str(&liveness_text(report, l, ptx));
+    }
     if let Some(w) = &report.witness {
         s.push_str(&format!(
             "Witness: {}\n  choices: {}\n  replay: {}\n",
@@ -336,6 +352,74 @@ fn json_report(path: &str, test: &LitmusTest, report: &Report, ptx: Option<&Path
         "deadlocks": report.deadlocks,
         "faults": report.faults,
         "ptx": ptx.map(|p| p.display().to_string()),
+        "termination": report.liveness.as_ref().map(|l| liveness_json(report, l, ptx)),
+    })
+}
+
+/// `Termination under MODEL: ...`, with the lasso and its replay command when it may not
+/// terminate.
+fn liveness_text(report: &Report, l: &Liveness, ptx: Option<&Path>) -> String {
+    let model = super::explore::model_text(l.model);
+    let mut s = match (l.verdict, &l.error) {
+        (_, Some(e)) => format!("Termination under {model}: no verdict: {e}\n"),
+        (None, None) => format!(
+            "Termination under {model}: no verdict: a bound cut the search after {} states (--max-states, --timeout)\n",
+            l.states
+        ),
+        (Some(Verdict::Pass), None) => format!(
+            "Termination under {model}: terminates (P): every execution fair under the model ends ({} states)\n",
+            l.states
+        ),
+        (Some(Verdict::Fail), None) => format!(
+            "Termination under {model}: may not terminate (F): an execution fair under the model runs forever ({} states)\n",
+            l.states
+        ),
+    };
+    if let Some(lasso) = &l.lasso {
+        let choices = |cs: &[traces::Choice]| {
+            cs.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if lasso.cycle.is_empty() {
+            s.push_str(&format!(
+                "  lasso: a deadlock after {} steps: {}\n",
+                lasso.stem.len(),
+                choices(&lasso.stem)
+            ));
+        } else {
+            s.push_str(&format!(
+                "  lasso: stem of {} steps: {}\n  cycle of {} steps, repeated forever: {}\n",
+                lasso.stem.len(),
+                choices(&lasso.stem),
+                lasso.cycle.len(),
+                choices(&lasso.cycle)
+            ));
+        }
+    }
+    if let Some(compact) = &l.replay {
+        s.push_str(&format!(
+            "  replay (checks that the cycle closes): {}\n",
+            replay_line(report, compact, ptx)
+        ));
+    }
+    s
+}
+
+fn liveness_json(report: &Report, l: &Liveness, ptx: Option<&Path>) -> Value {
+    json!({
+        "model": l.model.name(),
+        "terminates": l.verdict.map(|v| v == Verdict::Pass),
+        "verdict": l.verdict.map(|v| v.letter().to_string()),
+        "states": l.states,
+        "error": l.error,
+        "lasso": l.lasso.as_ref().map(|lasso| json!({
+            "stem": lasso.stem.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+            "cycle": lasso.cycle.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+        })),
+        "compact": l.replay,
+        "replay": l.replay.as_ref().map(|c| replay_line(report, c, ptx)),
     })
 }
 

@@ -9,6 +9,7 @@ pub mod explore_outcomes;
 pub mod fuzz;
 pub mod launch_gen;
 pub mod litmus;
+pub mod merge;
 pub mod parse;
 pub mod progress;
 pub mod replay;
