@@ -197,6 +197,13 @@ fn kernels_in_two_streams_interleave() {
 #[test]
 fn kernels_in_one_stream_run_one_after_the_other() {
     let m = stream_race(0, 0);
+    let waits = m.grids_not_resident();
+    assert_eq!(waits.len(), 1, "{waits:?}");
+    assert_eq!(
+        waits[0].to_string(),
+        "grid 1 (`add_one`): 2 blocks not resident: the grid waits for grid 0, launched before it in its stream, to complete (thesis section 5.7)"
+    );
+    assert!(stream_race(0, 1).grids_not_resident().is_empty());
     assert!(
         m.enabled()
             .iter()
@@ -265,6 +272,12 @@ fn consumer_blocks_filling_every_sm_leave_the_producer_no_room() {
     }
     assert_eq!(m.grids()[1].issued, 0);
     assert_eq!(m.grids()[1].phase, GridPhase::Active);
+    let waits = m.grids_not_resident();
+    assert_eq!(waits.len(), 1, "{waits:?}");
+    assert_eq!(
+        waits[0].to_string(),
+        "grid 1 (`producer`): 1 block not resident: no SM has room for one of its blocks (SM 0: 1 block of grid 0, 1 of 1 blocks; SM 1: 1 block of grid 0, 1 of 1 blocks; thesis section 5.7.1, issueBlocks)"
+    );
     let err = m
         .step(&Choice::Issue {
             grid: 1,
@@ -343,6 +356,10 @@ fn at_most_sixteen_grids_run_at_once() {
     };
     assert_eq!(active(&m), 16);
     assert_eq!(m.grids()[16].phase, GridPhase::Waiting);
+    let waits = m.grids_not_resident();
+    assert_eq!(waits.len(), 2);
+    assert_eq!(waits[0].grid, 16);
+    assert_eq!(waits[0].why, semantics::machine::NotResident::ActiveLimit);
     let t = run(&mut m, &mut scheduler::RoundRobin::new(), 1_000_000);
     assert_eq!(t, Termination::Completed);
     assert!(m.grids().iter().all(|g| g.phase == GridPhase::Completed));
@@ -363,4 +380,46 @@ fn one_launch_program_is_the_launch() {
     assert_eq!(a, b);
     assert_eq!(a.state_fingerprint(), b.state_fingerprint());
     assert_eq!(a.grids().len(), 1);
+}
+
+#[test]
+fn a_deadlock_names_the_grid_of_each_waiting_warp() {
+    // A block of 64 threads whose second warp exits before the barrier its first warp waits at
+    // (the thesis counts no exited warp as arrived), as grid 1 after a grid 0 that completes.
+    let src = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry ok() { ret; }
+.visible .entry stuck()
+{
+    .reg .b32 %r<2>;
+    .reg .pred %p<2>;
+    mov.u32 %r1, %tid.x;
+    setp.ge.u32 %p1, %r1, 32;
+    @%p1 bra DONE;
+    bar.sync 0;
+DONE:
+    ret;
+}
+"#;
+    let p = load(src);
+    let launch = program(
+        vec![],
+        vec![
+            grid("ok", 1, 32, vec![], 0),
+            grid("stuck", 1, 64, vec![], 0),
+        ],
+    );
+    let mut m = Machine::from_program(p, &launch, &cfg()).expect("launch");
+    let t = run(&mut m, &mut scheduler::RoundRobin::new(), 10_000);
+    let Termination::Deadlock(w) = &t else {
+        panic!("{t:?}");
+    };
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].grid, Some(1));
+    assert!(
+        t.to_string().contains("\n  grid 1 block (0, 0, 0) warp 0"),
+        "{t}"
+    );
 }

@@ -250,6 +250,7 @@ impl Machine {
         let ws = self.info.warp_size as usize;
         let checking = self.checking && model == WarpModel::SimtStack;
         let grid = self.grid_index(block);
+        let named_grid = self.named_grid(block);
         let Machine {
             program,
             grids,
@@ -317,6 +318,7 @@ impl Machine {
         {
             let e = MachineError {
                 kind: ErrorKind::Stuck,
+                grid: named_grid,
                 block: ctaid,
                 thread: [0; 3],
                 pc: out.pc,
@@ -466,6 +468,7 @@ impl Machine {
         let ptx_line = src.map(|s| s.ptx_line).unwrap_or(0);
         MachineError {
             kind: f.kind,
+            grid: self.named_grid(block),
             block: ctaid,
             thread: [t % bx, (t / bx) % by, t / (bx * by)],
             pc,
@@ -527,6 +530,7 @@ impl Machine {
                             "nothing enabled".to_string()
                         };
                         out.push(WaitInfo {
+                            grid: self.named_grid(b.id),
                             block: b.ctaid,
                             warp: w.index,
                             lanes: w.active,
@@ -562,6 +566,7 @@ impl Machine {
                                     .to_string()
                             };
                             out.push(WaitInfo {
+                                grid: self.named_grid(b.id),
                                 block: b.ctaid,
                                 warp: w.index,
                                 lanes: g,

@@ -157,3 +157,165 @@ impl Machine {
         started
     }
 }
+
+/// Why a grid's next block is not resident and cannot become so now (thesis 5.7,
+/// `schedule_Grids`, and 5.7.1, `issueBlocks`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum NotResident {
+    /// The grid has not started: launch `grid` of its stream has not completed.
+    StreamPredecessor { grid: u32 },
+    /// The grid has not started: 16 grids are active.
+    ActiveLimit,
+    /// The grid is active, and no SM has room for one of its blocks.
+    SmsFull(Vec<SmFull>),
+}
+
+/// An SM without room for a block of some grid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SmFull {
+    pub sm: u32,
+    /// Its resident blocks by grid, `(grid, blocks)` in grid order.
+    pub blocks: Vec<(u32, u32)>,
+    /// The resource the block would exceed, e.g. "1 of 1 blocks".
+    pub limit: String,
+}
+
+/// A grid with blocks never issued so far and no `Issue` choice now
+/// ([`Machine::grids_not_resident`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GridWait {
+    pub grid: u32,
+    /// The grid's kernel.
+    pub kernel: String,
+    /// Its blocks not issued yet.
+    pub unissued: u32,
+    pub why: NotResident,
+}
+
+impl std::fmt::Display for GridWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let blocks = |n: u32| if n == 1 { "block" } else { "blocks" };
+        write!(
+            f,
+            "grid {} (`{}`): {} {} not resident: ",
+            self.grid,
+            self.kernel,
+            self.unissued,
+            blocks(self.unissued)
+        )?;
+        match &self.why {
+            NotResident::StreamPredecessor { grid } => write!(
+                f,
+                "the grid waits for grid {grid}, launched before it in its stream, to complete (thesis section 5.7)"
+            ),
+            NotResident::ActiveLimit => f.write_str(
+                "16 grids are running, the most a context runs at once (thesis section 5.7)",
+            ),
+            NotResident::SmsFull(sms) => {
+                f.write_str("no SM has room for one of its blocks (")?;
+                for (i, s) in sms.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    write!(f, "SM {}: ", s.sm)?;
+                    if s.blocks.is_empty() {
+                        f.write_str("no block")?;
+                    }
+                    for (k, (g, n)) in s.blocks.iter().enumerate() {
+                        if k > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "{n} {} of grid {g}", blocks(*n))?;
+                    }
+                    write!(f, ", {}", s.limit)?;
+                }
+                f.write_str("; thesis section 5.7.1, issueBlocks)")
+            }
+        }
+    }
+}
+
+impl Machine {
+    /// The grid to name in a report about global block `block`: `None` in a program of one
+    /// grid, whose output never names one.
+    pub(crate) fn named_grid(&self, block: u32) -> Option<u32> {
+        (self.grids.len() > 1).then(|| self.grid_index(block) as u32)
+    }
+
+    /// The grids with blocks not issued yet that cannot issue one now, and why: for deadlock
+    /// and lasso reports ("the producer's block is never resident: both SMs hold consumer
+    /// blocks"). Empty when every grid's remaining blocks can be issued (or none remain).
+    pub fn grids_not_resident(&self) -> Vec<GridWait> {
+        let mut out = Vec::new();
+        for (i, g) in self.grids.iter().enumerate() {
+            let unissued = g.info.total_blocks - g.next_block;
+            if unissued == 0 || g.phase == GridPhase::Completed {
+                continue;
+            }
+            let why = match g.phase {
+                GridPhase::Waiting => match self.grids[..i]
+                    .iter()
+                    .rposition(|p| p.stream == g.stream && p.phase != GridPhase::Completed)
+                {
+                    Some(p) => NotResident::StreamPredecessor { grid: p as u32 },
+                    None => NotResident::ActiveLimit,
+                },
+                _ => {
+                    if (0..self.sms.len() as u32).any(|sm| self.fits(i, sm)) {
+                        continue;
+                    }
+                    NotResident::SmsFull(
+                        (0..self.sms.len() as u32)
+                            .map(|sm| self.sm_full(sm, &g.info))
+                            .collect(),
+                    )
+                }
+            };
+            out.push(GridWait {
+                grid: i as u32,
+                kernel: self.program.function(g.info.entry).name.clone(),
+                unissued,
+                why,
+            });
+        }
+        out
+    }
+
+    /// What fills SM `sm`, and the first resource a block of `info` would exceed on it.
+    fn sm_full(&self, sm: u32, info: &LaunchInfo) -> SmFull {
+        let d = &self.config.device;
+        let s = self.sms[sm as usize];
+        let mut by_grid: Vec<(u32, u32)> = Vec::new();
+        for b in self.blocks.values().filter(|b| b.sm == sm) {
+            let g = self.grid_index(b.id) as u32;
+            match by_grid.iter_mut().find(|(h, _)| *h == g) {
+                Some((_, n)) => *n += 1,
+                None => by_grid.push((g, 1)),
+            }
+        }
+        by_grid.sort_unstable();
+        let limit = if s.blocks >= d.max_blocks_per_sm {
+            format!("{} of {} blocks", s.blocks, d.max_blocks_per_sm)
+        } else if s.threads + info.threads_per_block > d.max_threads_per_sm {
+            format!(
+                "{} of {} threads in use, a block needs {}",
+                s.threads, d.max_threads_per_sm, info.threads_per_block
+            )
+        } else if s.warps + info.warps_per_block > d.max_warps_per_sm {
+            format!(
+                "{} of {} warps in use, a block needs {}",
+                s.warps, d.max_warps_per_sm, info.warps_per_block
+            )
+        } else {
+            format!(
+                "{} of {} shared bytes in use, a block needs {}",
+                s.shared, d.shared_mem_per_sm, info.shared_bytes
+            )
+        };
+        SmFull {
+            sm,
+            blocks: by_grid,
+            limit,
+        }
+    }
+}

@@ -23,7 +23,7 @@ mod unchanged;
 pub(crate) mod warp;
 
 pub use footprint::{Footprint, FootprintKind};
-pub use grid::{GridPhase, GridView, MAX_ACTIVE_GRIDS};
+pub use grid::{GridPhase, GridView, GridWait, MAX_ACTIVE_GRIDS, NotResident, SmFull};
 
 /// How much of a warp's state an observed step's [`Event::Executed`] carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -275,6 +275,10 @@ pub enum Termination {
 /// One group of lanes stuck in a deadlock.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WaitInfo {
+    /// The grid of the block, only in a program of several grids (one grid is never named).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<u32>,
+    /// The block's index in its grid (`%ctaid`).
     pub block: [u32; 3],
     pub warp: u32,
     /// Bit i = lane i of the warp.
@@ -291,6 +295,10 @@ pub struct WaitInfo {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MachineError {
     pub kind: ErrorKind,
+    /// The grid of the block, only in a program of several grids (one grid is never named).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<u32>,
+    /// The block's index in its grid (`%ctaid`).
     pub block: [u32; 3],
     pub thread: [u32; 3],
     pub pc: crate::program::Pc,
@@ -316,10 +324,13 @@ pub enum ErrorKind {
 
 impl fmt::Display for MachineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (", self.message)?;
+        if let Some(g) = self.grid {
+            write!(f, "grid {g} ")?;
+        }
         write!(
             f,
-            "{} (block ({}, {}, {}), thread ({}, {}, {}), PTX line {})",
-            self.message,
+            "block ({}, {}, {}), thread ({}, {}, {}), PTX line {})",
             self.block[0],
             self.block[1],
             self.block[2],
@@ -341,9 +352,13 @@ impl fmt::Display for Termination {
             Termination::Deadlock(w) => {
                 write!(f, "deadlock:")?;
                 for i in w {
+                    f.write_str("\n  ")?;
+                    if let Some(g) = i.grid {
+                        write!(f, "grid {g} ")?;
+                    }
                     write!(
                         f,
-                        "\n  block ({}, {}, {}) warp {} lanes {:#x} at pc {} (PTX line {}): {}",
+                        "block ({}, {}, {}) warp {} lanes {:#x} at pc {} (PTX line {}): {}",
                         i.block[0],
                         i.block[1],
                         i.block[2],
