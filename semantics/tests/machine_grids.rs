@@ -6,7 +6,7 @@ mod machine_common;
 use machine_common::*;
 use ptx_parser::ScalarType;
 use semantics::machine::{
-    ArgValue, BufferSpec, GridLaunch, GridPhase, Machine, MachineConfig, ProgramLaunch,
+    ArgValue, BufferSpec, GridLaunch, GridPhase, Machine, MachineConfig, MemoryKind, ProgramLaunch,
     Termination, WarpModel,
 };
 use std::sync::Arc;
@@ -422,4 +422,47 @@ DONE:
         t.to_string().contains("\n  grid 1 block (0, 0, 0) warp 0"),
         "{t}"
     );
+}
+
+#[test]
+fn two_pass_reduction_under_its_and_cached_memory() {
+    let p = load_file("two_pass_reduce.ptx");
+    let input: Vec<u32> = (0..256).collect();
+    let launch = program(
+        vec![
+            u32_buffer("in", &input),
+            zeros("partial", 4),
+            zeros("out", 1),
+        ],
+        vec![
+            GridLaunch {
+                dynamic_shared_bytes: 256,
+                ..grid(
+                    "pass1",
+                    4,
+                    64,
+                    vec![ArgValue::Buffer(0), ArgValue::Buffer(1)],
+                    0,
+                )
+            },
+            grid(
+                "pass2",
+                1,
+                32,
+                vec![ArgValue::Buffer(1), ArgValue::Buffer(2), s32(4)],
+                0,
+            ),
+        ],
+    );
+    for (model, memory) in [
+        (WarpModel::Its, MemoryKind::Flat),
+        (WarpModel::SimtStack, MemoryKind::Cached),
+    ] {
+        let mut c = config(model, 32);
+        c.memory = memory;
+        let mut m = Machine::from_program(p.clone(), &launch, &c).expect("launch");
+        let t = run_checking_stream_order(&mut m, &mut scheduler::Random::new(11));
+        assert_eq!(t, Termination::Completed, "{model:?} {memory:?}");
+        assert_eq!(words(&m.buffer(2)), vec![32640], "{model:?} {memory:?}");
+    }
 }
