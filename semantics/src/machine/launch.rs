@@ -23,7 +23,24 @@ pub(super) fn new(
     launch: &LaunchConfig,
     config: &MachineConfig,
 ) -> Result<Machine, LaunchError> {
-    from_program(program, &ProgramLaunch::single(launch), config)
+    // Borrowed, not `ProgramLaunch::single`: the buffers' initial bytes are not copied.
+    build(
+        program,
+        Shared {
+            buffers: &launch.buffers,
+            globals: &launch.globals,
+            extern_values: &launch.extern_values,
+        },
+        &[GridLaunch::of(launch, 0)],
+        config,
+    )
+}
+
+/// What every launch of a program shares.
+struct Shared<'a> {
+    buffers: &'a [super::BufferSpec],
+    globals: &'a [(String, u64)],
+    extern_values: &'a [(String, Vec<u64>)],
 }
 
 /// The shape of one grid, checked against the device before memory is laid out.
@@ -139,7 +156,25 @@ pub(super) fn from_program(
     launch: &ProgramLaunch,
     config: &MachineConfig,
 ) -> Result<Machine, LaunchError> {
-    let n = launch.launches.len();
+    build(
+        program,
+        Shared {
+            buffers: &launch.buffers,
+            globals: &launch.globals,
+            extern_values: &launch.extern_values,
+        },
+        &launch.launches,
+        config,
+    )
+}
+
+fn build(
+    program: Arc<Program>,
+    launch: Shared<'_>,
+    launches: &[GridLaunch],
+    config: &MachineConfig,
+) -> Result<Machine, LaunchError> {
+    let n = launches.len();
     if n == 0 {
         return Err(err("the program has no launch"));
     }
@@ -153,8 +188,7 @@ pub(super) fn from_program(
             }
         }
     };
-    let shapes = launch
-        .launches
+    let shapes = launches
         .iter()
         .enumerate()
         .map(|(i, l)| shape(&program, l, config).map_err(located(i)))
@@ -180,7 +214,7 @@ pub(super) fn from_program(
             _ => {}
         }
     }
-    for (name, value) in &launch.globals {
+    for (name, value) in launch.globals {
         let v = program
             .variables
             .iter()
@@ -202,7 +236,7 @@ pub(super) fn from_program(
         }
     }
     let mut picks: Vec<(u64, Arc<[u64]>)> = Vec::new();
-    for (name, values) in &launch.extern_values {
+    for (name, values) in launch.extern_values {
         let v = program
             .variables
             .iter()
@@ -227,7 +261,7 @@ pub(super) fn from_program(
         .collect();
     let mut all_params = Vec::new();
     let mut param_bases = Vec::with_capacity(n);
-    for (i, (l, s)) in launch.launches.iter().zip(&shapes).enumerate() {
+    for (i, (l, s)) in launches.iter().zip(&shapes).enumerate() {
         let f = program.function(s.entry);
         let params = parameter_buffer(f, &l.args, &buffers).map_err(located(i))?;
         let base = (all_params.len() as u64).next_multiple_of(PARAM_GRID_ALIGN);
@@ -251,13 +285,7 @@ pub(super) fn from_program(
     let kernel_frame_base = local_static.next_multiple_of(16) as u32;
     let mut grids = Vec::with_capacity(n);
     let mut base = 0u32;
-    for (i, ((l, s), param_base)) in launch
-        .launches
-        .iter()
-        .zip(&shapes)
-        .zip(param_bases)
-        .enumerate()
-    {
+    for (i, ((l, s), param_base)) in launches.iter().zip(&shapes).zip(param_bases).enumerate() {
         let f = program.function(s.entry);
         if kernel_frame_base as u64 + f.frame_size as u64 > config.local_bytes_per_thread as u64 {
             return Err(located(i)(err(format!(
