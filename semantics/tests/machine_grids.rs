@@ -466,3 +466,35 @@ fn two_pass_reduction_under_its_and_cached_memory() {
         assert_eq!(words(&m.buffer(2)), vec![32640], "{model:?} {memory:?}");
     }
 }
+
+#[test]
+fn a_schedule_of_several_grids_replays_from_its_compact_trace() {
+    let mut m = stream_race(0, 1);
+    let mut rng = scheduler::Random::new(5);
+    let mut choices = Vec::new();
+    while m.termination().is_none() {
+        let en = m.enabled();
+        let c = en[scheduler::Scheduler::pick(&mut rng, &m, en)];
+        m.step(&c).expect("enabled");
+        choices.push(c);
+    }
+    assert!(
+        choices
+            .iter()
+            .any(|c| matches!(c, Choice::Issue { grid: 1, .. }))
+    );
+    let text = traces::format::CompactTrace {
+        program_hash: 1,
+        cycle_start: None,
+        choices: choices.clone(),
+    }
+    .encode();
+    let back = traces::format::CompactTrace::parse(&text).expect("parse");
+    assert_eq!(back.choices, choices);
+    let mut r = stream_race(0, 1);
+    for c in &back.choices {
+        r.step(c).expect("replayed choice enabled");
+    }
+    assert_eq!(r.state_fingerprint(), m.state_fingerprint());
+    assert_eq!(r.buffer(0), m.buffer(0));
+}
