@@ -580,6 +580,7 @@ mod tests {
         let mut files = BTreeMap::new();
         files.insert(1, "k.cu".to_string());
         let t = Termination::Deadlock(vec![WaitInfo {
+            grid: None,
             block: [1, 0, 0],
             warp: 1,
             lanes: 0xFFFF_FFFF,
@@ -607,6 +608,7 @@ mod tests {
         );
         let t = Termination::Error(MachineError {
             kind: ErrorKind::OutOfBounds,
+            grid: None,
             block: [0, 0, 0],
             thread: [3, 0, 0],
             pc: 5,

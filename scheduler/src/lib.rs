@@ -129,6 +129,7 @@ pub fn run_until(
     try_run_until(machine, scheduler, max_steps, stop).unwrap_or_else(|r| {
         Termination::Error(semantics::machine::MachineError {
             kind: semantics::machine::ErrorKind::Stuck,
+            grid: None,
             block: [0; 3],
             thread: [0; 3],
             pc: 0,

@@ -14,22 +14,32 @@ use std::sync::Arc;
 use traces::{Derivation, Event, Rule};
 
 impl Machine {
-    /// Whether the next block fits on SM `sm`.
-    pub(crate) fn fits(&self, sm: u32) -> bool {
+    /// Whether a block of grid `grid` fits on SM `sm` (occupancy with that grid's block
+    /// resources).
+    pub(crate) fn fits(&self, grid: usize, sm: u32) -> bool {
         let d = &self.config.device;
-        let Some(s) = self.sms.get(sm as usize) else {
+        let (Some(s), Some(g)) = (self.sms.get(sm as usize), self.grids.get(grid)) else {
             return false;
         };
+        let info = &g.info;
         s.blocks < d.max_blocks_per_sm
-            && s.threads + self.info.threads_per_block <= d.max_threads_per_sm
-            && s.warps + self.info.warps_per_block <= d.max_warps_per_sm
-            && s.shared + self.info.shared_bytes <= d.shared_mem_per_sm
+            && s.threads + info.threads_per_block <= d.max_threads_per_sm
+            && s.warps + info.warps_per_block <= d.max_warps_per_sm
+            && s.shared + info.shared_bytes <= d.shared_mem_per_sm
     }
 
-    /// `issueBlocks`: block `block` becomes resident on `sm`: its warps are created with every pc
-    /// at the entry, α = the real lanes, δ = exit for dummy lanes, the kernel frame as call stack.
-    pub(crate) fn issue(&mut self, block: u32, sm: u32, events: Option<&mut Vec<Event>>) {
-        let info = self.info.clone();
+    /// `issueBlocks`: global block `block` (the next of grid `grid`) becomes resident on `sm`:
+    /// its warps are created with every pc at the entry, α = the real lanes, δ = exit for dummy
+    /// lanes, the kernel frame as call stack.
+    pub(crate) fn issue(
+        &mut self,
+        grid: usize,
+        block: u32,
+        sm: u32,
+        events: Option<&mut Vec<Event>>,
+    ) {
+        let info = self.grids[grid].info.clone();
+        let linear = block - self.grids[grid].base;
         let ws = info.warp_size;
         let entry = self.program.function(info.entry);
         let nregs = entry.registers.len();
@@ -54,7 +64,7 @@ impl Machine {
             .collect();
         let b = Block {
             id: block,
-            ctaid: ctaid(block, info.grid),
+            ctaid: ctaid(linear, info.grid),
             sm,
             warps,
             shared: BlockShared {
@@ -73,10 +83,10 @@ impl Machine {
         s.warps += info.warps_per_block;
         s.shared += info.shared_bytes;
         self.blocks.insert(block, b);
-        self.next_block = block + 1;
+        Arc::make_mut(&mut self.grids)[grid].next_block = linear + 1;
         if let Some(ev) = events {
             ev.push(Event::BlockIssued {
-                grid: 0,
+                grid: grid as u32,
                 block,
                 sm,
                 derivation: Derivation::of(&[Rule::Exec, Rule::IssueBlocks]),
@@ -98,12 +108,15 @@ impl Machine {
     /// Block (compl): every warp completed; the block leaves its SM.
     pub(crate) fn complete_block(&mut self, block: u32, events: Option<&mut Vec<Event>>) {
         if let Some(b) = self.blocks.remove(block) {
+            let grid = self.grid_index(block);
+            let shared = self.grids[grid].info.shared_bytes;
             let s = &mut Arc::make_mut(&mut self.sms)[b.sm as usize];
             s.blocks = s.blocks.saturating_sub(1);
-            s.shared = s.shared.saturating_sub(self.info.shared_bytes);
+            s.shared = s.shared.saturating_sub(shared);
             // Threads/warps not yet freed (none, normally).
             self.mem.release_block(block);
-            self.completed_blocks += 1;
+            Arc::make_mut(&mut self.grids)[grid].completed_blocks += 1;
+            self.schedule_grids();
             if let Some(ev) = events {
                 ev.push(Event::BlockCompleted {
                     block,

@@ -43,7 +43,7 @@ pub(crate) fn special(
 impl Machine {
     pub(crate) fn special(&self, b: &Block, w: &Warp) -> SpecialCtx {
         special(
-            &self.info,
+            self.grid_info(b.id),
             &self.config,
             b,
             w,
@@ -73,20 +73,24 @@ impl Machine {
         }
         match *choice {
             Choice::Issue { grid, block, sm } => {
-                if grid != 0
-                    || block != self.next_block
-                    || block >= self.info.total_blocks
-                    || !self.fits(sm)
-                {
-                    return Err(Self::not_enabled(
-                        choice,
-                        format!(
+                let next = self.grids.get(grid as usize).and_then(|g| {
+                    (g.phase == super::GridPhase::Active && g.next_block < g.info.total_blocks)
+                        .then_some(g.base + g.next_block)
+                });
+                if next != Some(block) || !self.fits(grid as usize, sm) {
+                    let why = match next {
+                        _ if self.grids.len() == 1 => format!(
                             "the next block to issue is {} and must fit on the SM",
-                            self.next_block
+                            self.grids[0].next_block
                         ),
-                    ));
+                        Some(n) => format!(
+                            "the next block of grid {grid} to issue is {n} and must fit on the SM"
+                        ),
+                        None => format!("grid {grid} is not active or has no block left to issue"),
+                    };
+                    return Err(Self::not_enabled(choice, why));
                 }
-                self.issue(block, sm, events.as_deref_mut());
+                self.issue(grid as usize, block, sm, events.as_deref_mut());
             }
             Choice::Warp { block, warp } => {
                 self.check_warp(choice, block, warp, WarpModel::SimtStack)?;
@@ -147,6 +151,7 @@ impl Machine {
         }
         if self.termination.is_none() {
             if self.grid_completed() && self.cached.as_ref().is_none_or(|c| c.idle()) {
+                // Every grid of the program has completed (one grid: grid (compl)).
                 self.termination = Some(Termination::Completed);
                 self.enabled.clear();
             } else if self.enabled.is_empty() {
@@ -244,9 +249,11 @@ impl Machine {
         let model = self.config.warp_model;
         let ws = self.info.warp_size as usize;
         let checking = self.checking && model == WarpModel::SimtStack;
+        let grid = self.grid_index(block);
+        let named_grid = self.named_grid(block);
         let Machine {
             program,
-            info,
+            grids,
             config,
             mem,
             cached,
@@ -257,6 +264,7 @@ impl Machine {
         let Some(b) = blocks.get_mut(block) else {
             return;
         };
+        let info = &grids[grid].info;
         let sp = special(
             info,
             config,
@@ -310,6 +318,7 @@ impl Machine {
         {
             let e = MachineError {
                 kind: ErrorKind::Stuck,
+                grid: named_grid,
                 block: ctaid,
                 thread: [0; 3],
                 pc: out.pc,
@@ -454,12 +463,12 @@ impl Machine {
     fn fault(&self, f: Fault, block: u32, ctaid: [u32; 3], warp: u32, pc: u32) -> MachineError {
         let lane = f.lane.unwrap_or(0) as u32;
         let t = warp * self.info.warp_size + lane;
-        let [bx, by, _] = self.info.block;
+        let [bx, by, _] = self.grid_info(block).block;
         let src = self.program.source.get(pc as usize);
         let ptx_line = src.map(|s| s.ptx_line).unwrap_or(0);
-        let _ = block;
         MachineError {
             kind: f.kind,
+            grid: self.named_grid(block),
             block: ctaid,
             thread: [t % bx, (t / bx) % by, t / (bx * by)],
             pc,
@@ -521,6 +530,7 @@ impl Machine {
                             "nothing enabled".to_string()
                         };
                         out.push(WaitInfo {
+                            grid: self.named_grid(b.id),
                             block: b.ctaid,
                             warp: w.index,
                             lanes: w.active,
@@ -556,6 +566,7 @@ impl Machine {
                                     .to_string()
                             };
                             out.push(WaitInfo {
+                                grid: self.named_grid(b.id),
                                 block: b.ctaid,
                                 warp: w.index,
                                 lanes: g,

@@ -3,6 +3,7 @@
 //! removing the owner's choices and appending its current ones. The order is therefore a
 //! deterministic function of the history of choices, not a sorted order.
 
+use super::grid::GridPhase;
 use super::warp::{its, simt_stack};
 use super::{Machine, WarpModel};
 use smallvec::SmallVec;
@@ -176,15 +177,26 @@ impl Machine {
         }
     }
 
-    /// Replaces the `Issue` choices: the next unscheduled block onto each SM with room.
+    /// Replaces the `Issue` choices: the next unscheduled block of every active grid onto each
+    /// SM with room for it.
     pub(crate) fn refresh_issue(&mut self) {
         self.enabled.retain(|c| !matches!(c, Choice::Issue { .. }));
-        if self.next_block < self.info.total_blocks {
+        let mut out = std::mem::take(&mut self.enabled);
+        self.issue_choices(&mut out);
+        self.enabled = out;
+    }
+
+    /// Appends the `Issue` choices (grid by grid in launch order, SM by SM).
+    fn issue_choices(&self, out: &mut EnabledSet) {
+        for (i, g) in self.grids.iter().enumerate() {
+            if g.phase != GridPhase::Active || g.next_block >= g.info.total_blocks {
+                continue;
+            }
             for sm in 0..self.sms.len() as u32 {
-                if self.fits(sm) {
-                    self.enabled.push(Choice::Issue {
-                        grid: 0,
-                        block: self.next_block,
+                if self.fits(i, sm) {
+                    out.push(Choice::Issue {
+                        grid: i as u32,
+                        block: g.base + g.next_block,
                         sm,
                     });
                 }
@@ -241,17 +253,7 @@ impl Machine {
                 }
             }
         }
-        if self.next_block < self.info.total_blocks {
-            for sm in 0..self.sms.len() as u32 {
-                if self.fits(sm) {
-                    out.push(Choice::Issue {
-                        grid: 0,
-                        block: self.next_block,
-                        sm,
-                    });
-                }
-            }
-        }
+        self.issue_choices(&mut out);
         out.to_vec()
     }
 }

@@ -285,7 +285,8 @@ impl Machine {
                 AddrBase::Frame => return FootprintKind::Anything,
             };
             let a = base.wrapping_add(addr.offset as u64);
-            let (ms, a) = resolve(space, addr.base, a, depth == 0);
+            // `.param` is read-only: which grid's parameters it reads does not matter here.
+            let (ms, a) = resolve(space, addr.base, a, (depth == 0).then_some(0));
             let span = match (ms, write) {
                 (MemSpace::Global, false) => &mut s.global_reads,
                 (MemSpace::Global, true) => &mut s.global_writes,

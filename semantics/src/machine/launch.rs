@@ -2,9 +2,13 @@
 //! the launch's resources against the device, lays out memory (module variables, launch buffers,
 //! the kernel parameter buffer), and offers the first `Issue` choices.
 
+use super::grid::{Grid, GridPhase};
 use super::thread::type_size;
-use super::{ArgValue, LaunchConfig, LaunchError, LaunchInfo, Machine, MachineConfig, Sm};
-use crate::program::{FunctionKind, ParamLoc, Program, Space};
+use super::{
+    ArgValue, GridLaunch, LaunchConfig, LaunchError, LaunchInfo, Machine, MachineConfig,
+    ProgramLaunch, Sm,
+};
+use crate::program::{FuncId, FunctionKind, ParamLoc, Program, Space};
 use memory_model::Flat;
 use std::sync::Arc;
 
@@ -19,6 +23,42 @@ pub(super) fn new(
     launch: &LaunchConfig,
     config: &MachineConfig,
 ) -> Result<Machine, LaunchError> {
+    // Borrowed, not `ProgramLaunch::single`: the buffers' initial bytes are not copied.
+    build(
+        program,
+        Shared {
+            buffers: &launch.buffers,
+            globals: &launch.globals,
+            extern_values: &launch.extern_values,
+        },
+        &[GridLaunch::of(launch, 0)],
+        config,
+    )
+}
+
+/// What every launch of a program shares.
+struct Shared<'a> {
+    buffers: &'a [super::BufferSpec],
+    globals: &'a [(String, u64)],
+    extern_values: &'a [(String, Vec<u64>)],
+}
+
+/// The shape of one grid, checked against the device before memory is laid out.
+struct Shape {
+    entry: FuncId,
+    threads_per_block: u32,
+    warps_per_block: u32,
+    blocks: u32,
+    shared_bytes: u32,
+}
+
+/// Thesis 5.7.3 (start), the checks: the kernel exists, the grid and block have a shape the
+/// device can run, one block fits on an SM.
+fn shape(
+    program: &Program,
+    launch: &GridLaunch,
+    config: &MachineConfig,
+) -> Result<Shape, LaunchError> {
     let entries: Vec<&str> = program
         .functions
         .iter()
@@ -98,6 +138,69 @@ pub(super) fn new(
             program.shared_size, launch.dynamic_shared_bytes, dev.shared_mem_per_sm
         )));
     }
+    Ok(Shape {
+        entry,
+        threads_per_block: tpb,
+        warps_per_block: wpb,
+        blocks: blocks64 as u32,
+        shared_bytes: shared64 as u32,
+    })
+}
+
+/// Where each later grid's parameters start: a multiple of this many bytes past the previous
+/// grid's (more than any parameter's alignment a kernel declares in practice).
+const PARAM_GRID_ALIGN: u64 = 256;
+
+pub(super) fn from_program(
+    program: Arc<Program>,
+    launch: &ProgramLaunch,
+    config: &MachineConfig,
+) -> Result<Machine, LaunchError> {
+    build(
+        program,
+        Shared {
+            buffers: &launch.buffers,
+            globals: &launch.globals,
+            extern_values: &launch.extern_values,
+        },
+        &launch.launches,
+        config,
+    )
+}
+
+fn build(
+    program: Arc<Program>,
+    launch: Shared<'_>,
+    launches: &[GridLaunch],
+    config: &MachineConfig,
+) -> Result<Machine, LaunchError> {
+    let n = launches.len();
+    if n == 0 {
+        return Err(err("the program has no launch"));
+    }
+    // One launch: its errors as they always were; several: each names its launch.
+    let located = |i: usize| {
+        move |e: LaunchError| {
+            if n == 1 {
+                e
+            } else {
+                err(format!("launch {} of {n}: {}", i + 1, e.message))
+            }
+        }
+    };
+    let shapes = launches
+        .iter()
+        .enumerate()
+        .map(|(i, l)| shape(&program, l, config).map_err(located(i)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let total_blocks = shapes.iter().map(|s| s.blocks as u64).sum::<u64>();
+    if total_blocks > u32::MAX as u64 {
+        return Err(err(format!(
+            "the program's grids have {total_blocks} blocks together, more than 2^32 - 1"
+        )));
+    }
+    let dev = &config.device;
+    let ws = dev.warp_size;
 
     // Memory: module variables, buffers, parameters.
     let mut mem = Flat::new(config.local_bytes_per_thread as u64);
@@ -111,7 +214,7 @@ pub(super) fn new(
             _ => {}
         }
     }
-    for (name, value) in &launch.globals {
+    for (name, value) in launch.globals {
         let v = program
             .variables
             .iter()
@@ -133,7 +236,7 @@ pub(super) fn new(
         }
     }
     let mut picks: Vec<(u64, Arc<[u64]>)> = Vec::new();
-    for (name, values) in &launch.extern_values {
+    for (name, values) in launch.extern_values {
         let v = program
             .variables
             .iter()
@@ -156,17 +259,116 @@ pub(super) fn new(
         .iter()
         .map(|b| mem.alloc_global(&b.name, &b.bytes))
         .collect();
-    if launch.args.len() != f.params.len() {
+    let mut all_params = Vec::new();
+    let mut param_bases = Vec::with_capacity(n);
+    for (i, (l, s)) in launches.iter().zip(&shapes).enumerate() {
+        let f = program.function(s.entry);
+        let params = parameter_buffer(f, &l.args, &buffers).map_err(located(i))?;
+        let base = (all_params.len() as u64).next_multiple_of(PARAM_GRID_ALIGN);
+        all_params.resize(base as usize, 0);
+        all_params.extend_from_slice(&params);
+        param_bases.push(base);
+    }
+    mem.set_params(&all_params);
+
+    if config.memory == super::MemoryKind::Cached {
+        let lb = config.cache.line_bytes;
+        if !(8..=64).contains(&lb) || !lb.is_power_of_two() {
+            return Err(err(format!(
+                "cache line size {lb} is not a power of two between 8 and 64 bytes"
+            )));
+        }
+        if config.cache.l1_lines == 0 || config.cache.l2_lines == 0 {
+            return Err(err("the L1 and L2 caches need at least one line each"));
+        }
+    }
+    let kernel_frame_base = local_static.next_multiple_of(16) as u32;
+    let mut grids = Vec::with_capacity(n);
+    let mut base = 0u32;
+    for (i, ((l, s), param_base)) in launches.iter().zip(&shapes).zip(param_bases).enumerate() {
+        let f = program.function(s.entry);
+        if kernel_frame_base as u64 + f.frame_size as u64 > config.local_bytes_per_thread as u64 {
+            return Err(located(i)(err(format!(
+                "the kernel's frame ({} bytes) does not fit in {} bytes of local memory per thread",
+                f.frame_size, config.local_bytes_per_thread
+            ))));
+        }
+        let info = LaunchInfo {
+            entry: s.entry,
+            entry_start: f.start,
+            grid: l.grid,
+            block: l.block,
+            warp_size: ws,
+            threads_per_block: s.threads_per_block,
+            warps_per_block: s.warps_per_block,
+            total_blocks: s.blocks,
+            shared_bytes: s.shared_bytes,
+            dynamic_shared: l.dynamic_shared_bytes,
+            kernel_frame_base,
+            buffers: buffers.clone(),
+            param_base,
+            picks: picks.clone(),
+        };
+        grids.push(Grid {
+            info: Arc::new(info),
+            base,
+            stream: l.stream,
+            next_block: 0,
+            completed_blocks: 0,
+            // One grid is the launch itself; several start as `schedule_Grids` lets them.
+            phase: if n == 1 {
+                GridPhase::Active
+            } else {
+                GridPhase::Waiting
+            },
+        });
+        base += s.blocks;
+    }
+    let mut m = Machine {
+        program,
+        info: grids[0].info.clone(),
+        config: *config,
+        mem,
+        cached: (config.memory == super::MemoryKind::Cached).then(|| {
+            memory_model::cached::Cached::new(memory_model::cached::CacheConfig {
+                num_sms: dev.num_sms,
+                ..config.cache
+            })
+        }),
+        blocks: memory_model::BlockTable::new(),
+        sms: vec![Sm::default(); dev.num_sms as usize].into(),
+        grids: grids.into(),
+        enabled: Default::default(),
+        steps: 0,
+        thread_instructions: 0,
+        termination: None,
+        checking: config.check_invariants || cfg!(debug_assertions),
+        scratch: Vec::new(),
+        mem_generation: 0,
+    };
+    m.schedule_grids();
+    m.refresh_issue();
+    Ok(m)
+}
+
+/// The kernel parameter buffer of one launch (thesis 5.7.3: the arguments written at the
+/// parameters' offsets).
+fn parameter_buffer(
+    f: &crate::program::Function,
+    args: &[ArgValue],
+    buffers: &[u64],
+) -> Result<Vec<u8>, LaunchError> {
+    if args.len() != f.params.len() {
         return Err(err(format!(
             "kernel `{}` takes {} parameters, the launch gives {} arguments",
             f.name,
             f.params.len(),
-            launch.args.len()
+            args.len()
         )));
     }
     let mut params = vec![0u8; f.param_size as usize];
     let mut running = 0u32;
-    for (i, (arg, p)) in launch.args.iter().zip(&f.params).enumerate() {
+    for (i, (arg, p)) in args.iter().zip(&f.params).enumerate() {
         let offset = match p.loc {
             ParamLoc::Frame { offset, .. } => offset,
             _ => running.next_multiple_of(p.align.max(1)),
@@ -240,65 +442,7 @@ pub(super) fn new(
         }
         params[offset as usize..end].copy_from_slice(&bytes);
     }
-    mem.set_params(&params);
-
-    let info = LaunchInfo {
-        entry,
-        entry_start: f.start,
-        grid: launch.grid,
-        block: launch.block,
-        warp_size: ws,
-        threads_per_block: tpb,
-        warps_per_block: wpb,
-        total_blocks: blocks64 as u32,
-        shared_bytes: shared64 as u32,
-        dynamic_shared: launch.dynamic_shared_bytes,
-        kernel_frame_base: local_static.next_multiple_of(16) as u32,
-        buffers,
-        picks,
-    };
-    if config.memory == super::MemoryKind::Cached {
-        let lb = config.cache.line_bytes;
-        if !(8..=64).contains(&lb) || !lb.is_power_of_two() {
-            return Err(err(format!(
-                "cache line size {lb} is not a power of two between 8 and 64 bytes"
-            )));
-        }
-        if config.cache.l1_lines == 0 || config.cache.l2_lines == 0 {
-            return Err(err("the L1 and L2 caches need at least one line each"));
-        }
-    }
-    if info.kernel_frame_base as u64 + f.frame_size as u64 > config.local_bytes_per_thread as u64 {
-        return Err(err(format!(
-            "the kernel's frame ({} bytes) does not fit in {} bytes of local memory per thread",
-            f.frame_size, config.local_bytes_per_thread
-        )));
-    }
-    let mut m = Machine {
-        program,
-        info: Arc::new(info),
-        config: *config,
-        mem,
-        cached: (config.memory == super::MemoryKind::Cached).then(|| {
-            memory_model::cached::Cached::new(memory_model::cached::CacheConfig {
-                num_sms: dev.num_sms,
-                ..config.cache
-            })
-        }),
-        blocks: memory_model::BlockTable::new(),
-        sms: vec![Sm::default(); dev.num_sms as usize].into(),
-        next_block: 0,
-        completed_blocks: 0,
-        enabled: Default::default(),
-        steps: 0,
-        thread_instructions: 0,
-        termination: None,
-        checking: config.check_invariants || cfg!(debug_assertions),
-        scratch: Vec::new(),
-        mem_generation: 0,
-    };
-    m.refresh_issue();
-    Ok(m)
+    Ok(params)
 }
 
 fn list(names: &[&str]) -> String {

@@ -279,6 +279,7 @@ impl Machine {
             Err(stuck) => {
                 self.termination = Some(Termination::Error(MachineError {
                     kind: ErrorKind::Stuck,
+                    grid: None,
                     block: [0; 3],
                     thread: [0; 3],
                     pc: 0,

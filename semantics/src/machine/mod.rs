@@ -23,6 +23,7 @@ mod unchanged;
 pub(crate) mod warp;
 
 pub use footprint::{Footprint, FootprintKind};
+pub use grid::{GridPhase, GridView, GridWait, MAX_ACTIVE_GRIDS, NotResident, SmFull};
 
 /// How much of a warp's state an observed step's [`Event::Executed`] carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -71,6 +72,76 @@ pub struct LaunchConfig {
     /// holds the call's one fixed value (`globals`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub extern_values: Vec<(String, Vec<u64>)>,
+}
+
+/// One launch of a program of several (thesis 5.7.3 (start)): a kernel, its grid and block,
+/// its arguments, and the stream it is launched in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GridLaunch {
+    /// Entry name; `None` when the module has exactly one entry.
+    pub kernel: Option<String>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory (`.extern .shared x[]`).
+    pub dynamic_shared_bytes: u32,
+    /// One value per kernel parameter, in order ([`ArgValue::Buffer`] names the program's
+    /// buffers).
+    pub args: Vec<ArgValue>,
+    /// Launches of one stream run one after the other, each starting when the previous one
+    /// has completed; launches of different streams may run concurrently.
+    pub stream: u32,
+}
+
+impl GridLaunch {
+    /// The grid of a one-kernel launch, in stream `stream`.
+    pub fn of(launch: &LaunchConfig, stream: u32) -> GridLaunch {
+        GridLaunch {
+            kernel: launch.kernel.clone(),
+            grid: launch.grid,
+            block: launch.block,
+            dynamic_shared_bytes: launch.dynamic_shared_bytes,
+            args: launch.args.clone(),
+            stream,
+        }
+    }
+}
+
+/// A program of one or more launches in one context: the buffers, module-variable overrides
+/// and body-less functions' values every launch shares, and the launches in issue order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProgramLaunch {
+    pub buffers: Vec<BufferSpec>,
+    pub globals: Vec<(String, u64)>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extern_values: Vec<(String, Vec<u64>)>,
+    pub launches: Vec<GridLaunch>,
+}
+
+impl ProgramLaunch {
+    /// The program of one launch (stream 0).
+    pub fn single(launch: &LaunchConfig) -> ProgramLaunch {
+        ProgramLaunch {
+            buffers: launch.buffers.clone(),
+            globals: launch.globals.clone(),
+            extern_values: launch.extern_values.clone(),
+            launches: vec![GridLaunch::of(launch, 0)],
+        }
+    }
+
+    /// The program of several resolved launches, `(stream, launch)` in issue order, which
+    /// share one program's buffers, globals and extern values (taken from the first; a launch
+    /// file's `launches:` resolve to exactly that). `None` when there is no launch.
+    pub fn from_launches<'a>(
+        launches: impl IntoIterator<Item = (u32, &'a LaunchConfig)>,
+    ) -> Option<ProgramLaunch> {
+        let mut it = launches.into_iter();
+        let (stream, first) = it.next()?;
+        let mut p = ProgramLaunch::single(first);
+        p.launches[0].stream = stream;
+        p.launches
+            .extend(it.map(|(stream, l)| GridLaunch::of(l, stream)));
+        Some(p)
+    }
 }
 
 /// A named global-memory buffer with its initial contents.
@@ -204,6 +275,10 @@ pub enum Termination {
 /// One group of lanes stuck in a deadlock.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WaitInfo {
+    /// The grid of the block, only in a program of several grids (one grid is never named).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<u32>,
+    /// The block's index in its grid (`%ctaid`).
     pub block: [u32; 3],
     pub warp: u32,
     /// Bit i = lane i of the warp.
@@ -220,6 +295,10 @@ pub struct WaitInfo {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MachineError {
     pub kind: ErrorKind,
+    /// The grid of the block, only in a program of several grids (one grid is never named).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<u32>,
+    /// The block's index in its grid (`%ctaid`).
     pub block: [u32; 3],
     pub thread: [u32; 3],
     pub pc: crate::program::Pc,
@@ -245,10 +324,13 @@ pub enum ErrorKind {
 
 impl fmt::Display for MachineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (", self.message)?;
+        if let Some(g) = self.grid {
+            write!(f, "grid {g} ")?;
+        }
         write!(
             f,
-            "{} (block ({}, {}, {}), thread ({}, {}, {}), PTX line {})",
-            self.message,
+            "block ({}, {}, {}), thread ({}, {}, {}), PTX line {})",
             self.block[0],
             self.block[1],
             self.block[2],
@@ -270,9 +352,13 @@ impl fmt::Display for Termination {
             Termination::Deadlock(w) => {
                 write!(f, "deadlock:")?;
                 for i in w {
+                    f.write_str("\n  ")?;
+                    if let Some(g) = i.grid {
+                        write!(f, "grid {g} ")?;
+                    }
                     write!(
                         f,
-                        "\n  block ({}, {}, {}) warp {} lanes {:#x} at pc {} (PTX line {}): {}",
+                        "block ({}, {}, {}) warp {} lanes {:#x} at pc {} (PTX line {}): {}",
                         i.block[0],
                         i.block[1],
                         i.block[2],
@@ -340,6 +426,10 @@ pub(crate) struct LaunchInfo {
     pub kernel_frame_base: u32,
     /// Global addresses of the launch buffers.
     pub buffers: Vec<u64>,
+    /// Where the grid's parameters start in the one `.param` segment (0 for the first grid;
+    /// each later grid's follow, so that a `.param` read resolves against the reading
+    /// thread's grid).
+    pub param_base: u64,
     /// The `.const` result slot of each body-less function whose calls pick from a set of
     /// values, with the values ([`LaunchConfig::extern_values`]).
     pub picks: Vec<(u64, Arc<[u64]>)>,
@@ -362,6 +452,8 @@ pub(crate) struct Sm {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Machine {
     program: Arc<Program>,
+    /// What every grid of the program shares: the warp size, the buffers' addresses, the
+    /// body-less functions' value sets (grid 0's launch; a grid's own shape is in `grids`).
     info: Arc<LaunchInfo>,
     config: MachineConfig,
     mem: Flat,
@@ -373,9 +465,9 @@ pub struct Machine {
     /// Shared copy-on-write: only issue and completion change occupancy, and explorers clone
     /// the machine for every successor state.
     sms: Arc<[Sm]>,
-    /// Blocks are issued in linear order: `next_block..total_blocks` are unscheduled.
-    next_block: u32,
-    completed_blocks: u32,
+    /// The program's grids in launch order (one per launch), shared copy-on-write: only issue,
+    /// block completion and grid scheduling change them.
+    grids: Arc<[grid::Grid]>,
     enabled: enabled::EnabledSet,
     steps: u64,
     /// Σ over warp steps of the lanes that executed (benchmarks' thread-instructions).
@@ -396,6 +488,19 @@ impl Machine {
         config: &MachineConfig,
     ) -> Result<Machine, LaunchError> {
         launch::new(program, launch, config)
+    }
+
+    /// Prepares a program of one or more launches in one context (thesis 5.7): one grid per
+    /// launch, global blocks numbered grid after grid ([`Machine::grids`]). A grid starts once
+    /// its stream predecessor has completed and fewer than 16 grids run; the `Issue` choices
+    /// offer the next block of every running grid. One launch is exactly [`Machine::new`].
+    /// Errors of launch `i` of several start `launch i of n: `.
+    pub fn from_program(
+        program: Arc<Program>,
+        launch: &ProgramLaunch,
+        config: &MachineConfig,
+    ) -> Result<Machine, LaunchError> {
+        launch::from_program(program, launch, config)
     }
 
     /// The enabled choices, in a deterministic order. Empty once terminated.

@@ -70,8 +70,7 @@ impl Machine {
             cached,
             blocks,
             sms,
-            next_block,
-            completed_blocks,
+            grids,
             enabled: _,
             steps: _,
             thread_instructions: _,
@@ -92,7 +91,16 @@ impl Machine {
             }
             Some(Termination::TimeLimit) => h.write_u8(5),
         }
-        h.write_u64(pack32(*next_block, *completed_blocks));
+        // One grid: its issue and completion counts (as before grids were several); more: each
+        // grid's, and its phase.
+        if let [g] = &grids[..] {
+            h.write_u64(pack32(g.next_block, g.completed_blocks));
+        } else {
+            for g in grids.iter() {
+                h.write_u64(pack32(g.next_block, g.completed_blocks));
+                h.write_u8(g.phase as u8);
+            }
+        }
         // SM occupancy is left out: it is a function of the resident blocks (their SM, their
         // warps' real lanes and completion, the launch's shared bytes), which are hashed.
         let _: &[Sm] = sms;
@@ -110,19 +118,29 @@ impl Machine {
         }
     }
 
-    /// The number of blocks in the grid.
+    /// The number of blocks in the grid (in every grid: global block numbers are
+    /// `0..total_blocks()`).
     pub fn total_blocks(&self) -> u32 {
-        self.info.total_blocks
+        self.grids.iter().map(|g| g.info.total_blocks).sum()
     }
 
-    /// Warps per block (the last one may have fewer real lanes).
+    /// Warps per block (the last one may have fewer real lanes); with several grids, the most
+    /// of any grid ([`Machine::grids`] has each grid's).
     pub fn warps_per_block(&self) -> u32 {
-        self.info.warps_per_block
+        self.grids
+            .iter()
+            .map(|g| g.info.warps_per_block)
+            .max()
+            .unwrap_or(0)
     }
 
-    /// Threads per block.
+    /// Threads per block; with several grids, the most of any grid.
     pub fn threads_per_block(&self) -> u32 {
-        self.info.threads_per_block
+        self.grids
+            .iter()
+            .map(|g| g.info.threads_per_block)
+            .max()
+            .unwrap_or(0)
     }
 
     /// Lanes per warp.
@@ -132,7 +150,8 @@ impl Machine {
 
     /// Whether block `block` is unissued, resident or completed.
     pub fn block_status(&self, block: u32) -> BlockStatus {
-        if block >= self.next_block {
+        let g = &self.grids[self.grid_index(block)];
+        if block >= g.base + g.next_block {
             BlockStatus::Unissued
         } else if self.blocks.get(block).is_some() {
             BlockStatus::Resident

@@ -64,7 +64,7 @@ pub(super) fn ld(
 ) -> Result<(), Fault> {
     let ws = cx.info.warp_size as usize;
     let sp = cx.special;
-    let in_kernel = func == cx.info.entry;
+    let in_kernel = (func == cx.info.entry).then_some(cx.info.param_base);
     let lvl = &mut w.levels[level];
     let fb = &lvl.frame_base;
     let regs = &mut lvl.regs;
@@ -214,7 +214,7 @@ pub(super) fn st(
 ) -> Result<(), Fault> {
     let ws = cx.info.warp_size as usize;
     let sp = cx.special;
-    let in_kernel = func == cx.info.entry;
+    let in_kernel = (func == cx.info.entry).then_some(cx.info.param_base);
     let lvl = &mut w.levels[level];
     let fb = &lvl.frame_base;
     let regs = &mut lvl.regs;
@@ -343,7 +343,7 @@ pub(super) fn atom(
 ) -> Result<(), Fault> {
     let ws = cx.info.warp_size as usize;
     let sp = cx.special;
-    let in_kernel = func == cx.info.entry;
+    let in_kernel = (func == cx.info.entry).then_some(cx.info.param_base);
     let lvl = &mut w.levels[level];
     let fb = &lvl.frame_base;
     let regs = &mut lvl.regs;

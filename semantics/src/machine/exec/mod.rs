@@ -241,24 +241,27 @@ fn who(cx: &Ctx, w: &Warp, lane: usize) -> Who {
 }
 
 /// The state space and in-space address an access of `space` at `addr` denotes for one lane.
-/// `.param` accesses in a kernel read the kernel parameter buffer; in a `.func`, and whenever
-/// the address is frame-relative, they are the frame's `.param` variables in `.local` memory
-/// (thesis 5.1.3 step 3).
+/// `.param` accesses in a kernel read the kernel parameter buffer (`kernel_params`: the base of
+/// the reading thread's grid's parameters in it; `None` outside the kernel function); in a
+/// `.func`, and whenever the address is frame-relative, they are the frame's `.param` variables
+/// in `.local` memory (thesis 5.1.3 step 3).
 #[inline]
-pub(crate) fn resolve(space: Space, base: AddrBase, addr: u64, in_kernel: bool) -> (MemSpace, u64) {
+pub(crate) fn resolve(
+    space: Space,
+    base: AddrBase,
+    addr: u64,
+    kernel_params: Option<u64>,
+) -> (MemSpace, u64) {
     match space {
         Space::Generic => from_generic(addr),
         Space::Global => (MemSpace::Global, addr),
         Space::Shared => (MemSpace::Shared, addr),
         Space::Local => (MemSpace::Local, addr),
         Space::Const => (MemSpace::Const, addr),
-        Space::Param => {
-            if base == AddrBase::Frame || !in_kernel {
-                (MemSpace::Local, addr)
-            } else {
-                (MemSpace::Param, addr)
-            }
-        }
+        Space::Param => match kernel_params {
+            Some(params) if base != AddrBase::Frame => (MemSpace::Param, params.wrapping_add(addr)),
+            _ => (MemSpace::Local, addr),
+        },
     }
 }
 
@@ -267,7 +270,7 @@ pub(crate) fn resolve(space: Space, base: AddrBase, addr: u64, in_kernel: bool) 
 /// accesses; a vector access (`.v2`, `.v4`) must be aligned to its whole size (PTX ISA 9.7.9.8).
 fn lane_address(
     (regs, ws, fb): (&[u64], usize, &[u32]),
-    (space, addr, in_kernel): (Space, &Address, bool),
+    (space, addr, in_kernel): (Space, &Address, Option<u64>),
     l: usize,
     (size, n): (u32, u32),
     what: &str,
