@@ -14,7 +14,8 @@
 //!
 //! An op runs only once its dependencies ended. When an Acquire/AcqRel/Sc load or atomic ends,
 //! or a fence ends, the issuing SM's L1 loses its global lines (doomed-lines flush, A10 repair),
-//! so later weak loads of the thread cannot hit a line fetched before the acquire.
+//! so later weak loads of the thread cannot hit a line fetched before the acquire; not at `.cta`
+//! scope (see [`flushes_l1_at_end`] and docs/internals/cached-memory.md, "Scopes").
 //!
 //! On ⊥ the micro step stops where it is (no rollback): the op is stuck for good and the
 //! machine reports the error, so the partial state is never explored further.
@@ -22,7 +23,7 @@
 use super::index::Watch;
 use super::l1s::L1s;
 use super::line::{Cache, Flow, Key, L1, WrittenBack};
-use super::program::{Cond, OpName, ProgramId, Stm, program_for};
+use super::program::{Cond, OpName, ProgramId, Stm, cta_scoped, program_for};
 use super::{Cached, MemChoice, OpId, Order, Request, RequestKind, Rmw, StepReport, Stuck};
 use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemSpace, Who};
 use smallvec::SmallVec;
@@ -129,6 +130,20 @@ pub(super) fn size_mask(size: u32) -> u64 {
 pub(super) fn acquires(req: &Request) -> bool {
     matches!(req.kind, RequestKind::Fence)
         || matches!(req.order, Order::Acquire | Order::AcqRel | Order::Sc)
+}
+
+/// Whether the op's end flushes its SM's L1 (the acquire half of an acquiring load or atomic).
+/// Not for `.cta` scope: the observers it must order are threads of its own CTA, which share
+/// the SM's L1, and that L1 never holds a value of an address older than one a thread of the
+/// SM wrote (`invalidateL1` ends every store and atomic) or observed with a strong access
+/// (`invalidateL1` in [`ProgramId::LoadStrong`] and atomics). Fences flush in their program
+/// ([`ProgramId::Fence`] / [`ProgramId::FenceCta`]).
+pub(super) fn flushes_l1_at_end(req: &Request) -> bool {
+    matches!(
+        req.kind,
+        RequestKind::Load { .. } | RequestKind::Atomic { .. }
+    ) && acquires(req)
+        && !cta_scoped(req)
 }
 
 fn orders_all_earlier(req: &Request) -> bool {
@@ -617,11 +632,7 @@ impl Cached {
                 }
             }
         }
-        let load_or_atomic = matches!(
-            op.req.kind,
-            RequestKind::Load { .. } | RequestKind::Atomic { .. }
-        );
-        if load_or_atomic && acquires(&op.req) {
+        if flushes_l1_at_end(&op.req) {
             report.operations.push("flushL1");
             self.flush(op.req.sm);
         }

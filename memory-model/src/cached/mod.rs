@@ -167,7 +167,7 @@ pub enum RequestKind {
     /// `atom` (dest Some) / `red` (dest None): the old value goes to `dest`.
     Atomic { rmw: Rmw, dest: Option<Dest> },
     /// `membar`/`fence`: ends once every earlier op of the thread has ended; its end invalidates
-    /// the global lines of the SM's L1 (the acquire half).
+    /// the global lines of the SM's L1 (the acquire half), except at `.cta` scope.
     Fence,
 }
 
