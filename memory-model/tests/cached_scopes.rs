@@ -210,3 +210,59 @@ fn a_cta_fence_keeps_the_threads_own_order() {
     let e = explore(sys, |s| s.reg(a, 1));
     assert_eq!(e.outcomes, [1].into_iter().collect());
 }
+
+/// Store buffering with a fence between each thread's store and load, in one CTA (SM 0):
+/// returns the (r1, r2) pairs.
+fn sb(fence_order: Order, scope: Scope) -> BTreeSet<(u64, u64)> {
+    let (dram, x) = dram_with(&[0; 64]);
+    let y = x + 64;
+    let a = who(0, 0);
+    let b = who(0, 1);
+    let side = |w: Who, mine: u64, other: u64| {
+        let mut f = fence_at(w, 0, scope);
+        f.order = fence_order;
+        vec![
+            issue(scoped(st(w, 0, G, mine, 1, Order::Release), scope)),
+            issue(f),
+            issue(scoped(ld(w, 0, G, other, None, Order::Acquire, 1), scope)),
+        ]
+    };
+    let threads = vec![
+        Thread {
+            who: a,
+            instrs: side(a, x, y),
+        },
+        Thread {
+            who: b,
+            instrs: side(b, y, x),
+        },
+    ];
+    let sys = Sys::new(Cached::new(config(SilentActions::None)), dram, threads);
+    let e = explore(sys, |s| (s.reg(a, 1), s.reg(b, 1)));
+    assert_eq!(e.deadlocks, 0);
+    e.outcomes
+}
+
+/// `SB+acq_rel-cta`: an acq_rel fence does not order a write before a later read (PTX ISA 8:
+/// only `fence.sc` does, axiom "FenceSC"), so both loads may miss both stores, at any scope;
+/// with `fence.sc` they may not.
+#[test]
+fn an_acq_rel_fence_lets_a_later_load_pass_an_earlier_store() {
+    for scope in [Scope::Cta, Scope::Gpu] {
+        let acq_rel = sb(Order::AcqRel, scope);
+        assert!(acq_rel.contains(&(0, 0)), "{scope:?}: {acq_rel:?}");
+        let sc = sb(Order::Sc, scope);
+        assert!(!sc.contains(&(0, 0)), "{scope:?}: {sc:?}");
+        assert!(sc.contains(&(1, 1)) && sc.contains(&(0, 1)) && sc.contains(&(1, 0)));
+    }
+}
+
+/// The release half of an acq_rel fence still orders every earlier access before later
+/// writes: message passing through `st.weak; fence.acq_rel; st.relaxed` is never stale for
+/// the acquiring reader (another CTA, `.gpu` scope on both sides).
+#[test]
+fn an_acq_rel_fence_still_orders_earlier_accesses_before_later_writes() {
+    let gpu = mp(Acquire::Fence, Scope::Gpu, false);
+    assert!(!gpu.contains(&STALE), "{gpu:?}");
+    assert!(gpu.contains(&(1, 1)));
+}

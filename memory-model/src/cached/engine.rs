@@ -10,7 +10,14 @@
 //!   beyond D1 between different addresses.
 //! * D2: a Release/AcqRel/Sc store or atomic, an Sc load (cudasem: stronger than asked, so
 //!   safe) and a fence depend on every in-flight op of the thread.
-//! * D3: every op depends on the thread's in-flight Acquire/AcqRel/Sc ops and fences.
+//! * D3: every op depends on the thread's in-flight Acquire/AcqRel/Sc ops and fences (an
+//!   acq_rel fence's acquire half included, its release half not).
+//! * D4: an `.acq_rel` fence is two ops ([`fence_halves`]): the acquire half depends on the
+//!   thread's in-flight reads (loads, atomics; and D3), the release half on every in-flight op
+//!   (D2); later stores, atomics and fences depend on the release half. So a later load may
+//!   overtake an earlier store across an acq_rel fence (PTX ISA 8: release and acquire
+//!   patterns order nothing from a write to a later read; only `fence.sc` does), which is the
+//!   store-buffering outcome of `SB+acq_rel-cta`.
 //!
 //! An op runs only once its dependencies ended. When an Acquire/AcqRel/Sc load or atomic ends,
 //! or a fence ends, the issuing SM's L1 loses its global lines (doomed-lines flush, A10 repair),
@@ -128,8 +135,45 @@ pub(super) fn size_mask(size: u32) -> u64 {
 }
 
 pub(super) fn acquires(req: &Request) -> bool {
-    matches!(req.kind, RequestKind::Fence)
-        || matches!(req.order, Order::Acquire | Order::AcqRel | Order::Sc)
+    match req.kind {
+        // The release half of an acq_rel fence acquires nothing.
+        RequestKind::Fence => req.order != Order::Release,
+        _ => matches!(req.order, Order::Acquire | Order::AcqRel | Order::Sc),
+    }
+}
+
+/// An `.acq_rel` fence as its acquire half (order `Acquire`) and its release half (order
+/// `Release`), D4; any other request as itself.
+pub(super) fn fence_halves(req: Request) -> (Request, Option<Request>) {
+    if matches!(req.kind, RequestKind::Fence) && req.order == Order::AcqRel {
+        let half = |order| Request { order, ..req };
+        (half(Order::Acquire), Some(half(Order::Release)))
+    } else {
+        (req, None)
+    }
+}
+
+/// Whether the request reads memory (a load or an atomic).
+fn reads(req: &Request) -> bool {
+    matches!(
+        req.kind,
+        RequestKind::Load { .. } | RequestKind::Atomic { .. }
+    )
+}
+
+/// Whether the request writes memory or orders later writes (a store, an atomic, a fence).
+fn writes_or_fences(req: &Request) -> bool {
+    !matches!(req.kind, RequestKind::Load { .. })
+}
+
+/// The release half of an acq_rel fence (D4).
+fn release_half(req: &Request) -> bool {
+    matches!(req.kind, RequestKind::Fence) && req.order == Order::Release
+}
+
+/// The acquire half of an acq_rel fence (D4).
+fn acquire_half(req: &Request) -> bool {
+    matches!(req.kind, RequestKind::Fence) && req.order == Order::Acquire
 }
 
 /// Whether the op's end flushes its SM's L1 (the acquire half of an acquiring load or atomic).
@@ -148,7 +192,7 @@ pub(super) fn flushes_l1_at_end(req: &Request) -> bool {
 
 fn orders_all_earlier(req: &Request) -> bool {
     match req.kind {
-        RequestKind::Fence => true,
+        RequestKind::Fence => !acquire_half(req),
         RequestKind::Store { .. } | RequestKind::Atomic { .. } => {
             matches!(req.order, Order::Release | Order::AcqRel | Order::Sc)
         }
@@ -267,7 +311,12 @@ impl Cached {
             let Some(o) = self.ops.get(j as usize).and_then(Option::as_ref) else {
                 continue;
             };
-            if all || acquires(&o.req) || overlaps(&o.req, &req) {
+            if all
+                || acquires(&o.req)
+                || overlaps(&o.req, &req)
+                || (release_half(&o.req) && writes_or_fences(&req))
+                || (acquire_half(&req) && reads(&o.req))
+            {
                 deps.push(j);
             }
         }

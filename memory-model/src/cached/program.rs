@@ -144,7 +144,8 @@ pub enum ProgramId {
     /// op of the thread ended.
     Fence,
     /// `membar.cta`/`fence.*.cta`: the same ordering, no flush (threads of one CTA share the
-    /// SM's L1; see [`ProgramId::LoadStrong`]).
+    /// SM's L1; see [`ProgramId::LoadStrong`]); also the release half of every `.acq_rel`
+    /// fence (the flush is the acquire half's).
     FenceCta,
 }
 
@@ -348,7 +349,7 @@ impl ProgramId {
             ProgramId::LoadShared => ("ld.shared", LOAD_SHARED),
             ProgramId::StoreShared => ("st.shared", STORE_SHARED),
             ProgramId::Fence => ("fence", FENCE),
-            ProgramId::FenceCta => ("fence.cta", FENCE_CTA),
+            ProgramId::FenceCta => ("fence.cta / release half", FENCE_CTA),
         };
         Program { name, stms }
     }
@@ -378,7 +379,10 @@ pub(super) fn cta_scoped(req: &Request) -> bool {
 pub fn program_for(req: &Request) -> Option<ProgramId> {
     use CacheOperator as C;
     Some(match (req.kind, req.space) {
-        (RequestKind::Fence, _) if cta_scoped(req) => ProgramId::FenceCta,
+        // The release half of an acq_rel fence only orders (engine D4): no flush.
+        (RequestKind::Fence, _) if cta_scoped(req) || req.order == Order::Release => {
+            ProgramId::FenceCta
+        }
         (RequestKind::Fence, _) => ProgramId::Fence,
         (RequestKind::Load { .. }, MemSpace::Shared) => ProgramId::LoadShared,
         (RequestKind::Store { .. }, MemSpace::Shared) => ProgramId::StoreShared,
