@@ -48,10 +48,15 @@ enum Acquire {
 /// first reads `data` weakly (its SM's L1 now holds 0), then acquires `flag` at `scope` and
 /// reads `data` weakly again. `same_cta`: both threads in block 0 on SM 0; else the writer is
 /// block 0 on SM 0 and the reader block 1 on SM 1. Returns the (flag, data) pairs the reader
-/// can see.
+/// can see. The flag lies in another cache line than the data.
 fn mp(acquire: Acquire, scope: Scope, same_cta: bool) -> BTreeSet<(u64, u64)> {
+    mp_at(acquire, scope, same_cta, 64)
+}
+
+/// [`mp`] with the flag `flag_offset` bytes after the data (4: the same 32-byte line).
+fn mp_at(acquire: Acquire, scope: Scope, same_cta: bool, flag_offset: u64) -> BTreeSet<(u64, u64)> {
     let (dram, data) = dram_with(&[0; 64]);
-    let flag = data + 64;
+    let flag = data + flag_offset;
     let a = who(0, 0);
     let (b, sm_b) = if same_cta {
         (who(0, 1), 0)
@@ -109,6 +114,18 @@ fn a_cta_acquire_load_does_not_order_another_ctas_data() {
     assert!(same.contains(&(1, 1)));
     // `.gpu` between CTAs synchronises: the acquire flushes the reader's L1.
     let gpu = mp(Acquire::Load, Scope::Gpu, false);
+    assert!(!gpu.contains(&STALE), "{gpu:?}");
+}
+
+/// Flag and data in one line: the strong flag load drops only the flag's bytes of the reader's
+/// L1 line, so the stale datum stays reachable between CTAs (and not within one).
+#[test]
+fn a_cta_acquire_of_a_flag_beside_the_data_leaves_the_data_stale() {
+    let diff = mp_at(Acquire::Load, Scope::Cta, false, 4);
+    assert!(diff.contains(&STALE), "{diff:?}");
+    let same = mp_at(Acquire::Load, Scope::Cta, true, 4);
+    assert!(!same.contains(&STALE), "{same:?}");
+    let gpu = mp_at(Acquire::Load, Scope::Gpu, false, 4);
     assert!(!gpu.contains(&STALE), "{gpu:?}");
 }
 
