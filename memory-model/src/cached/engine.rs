@@ -12,7 +12,7 @@
 //!   safe) and a fence depend on every in-flight op of the thread.
 //! * D3: every op depends on the thread's in-flight Acquire/AcqRel/Sc ops and fences (an
 //!   acq_rel fence's acquire half included, its release half not).
-//! * D4: an `.acq_rel` fence is two ops ([`fence_halves`]): the acquire half depends on the
+//! * D4: an `.acq_rel` fence is two ops (`fence_halves`, while a write is in flight): the acquire half depends on the
 //!   thread's in-flight reads (loads, atomics; and D3), the release half on every in-flight op
 //!   (D2); later stores, atomics and fences depend on the release half. So a later load may
 //!   overtake an earlier store across an acq_rel fence (PTX ISA 8: release and acquire
@@ -139,17 +139,6 @@ pub(super) fn acquires(req: &Request) -> bool {
         // The release half of an acq_rel fence acquires nothing.
         RequestKind::Fence => req.order != Order::Release,
         _ => matches!(req.order, Order::Acquire | Order::AcqRel | Order::Sc),
-    }
-}
-
-/// An `.acq_rel` fence as its acquire half (order `Acquire`) and its release half (order
-/// `Release`), D4; any other request as itself.
-pub(super) fn fence_halves(req: Request) -> (Request, Option<Request>) {
-    if matches!(req.kind, RequestKind::Fence) && req.order == Order::AcqRel {
-        let half = |order| Request { order, ..req };
-        (half(Order::Acquire), Some(half(Order::Release)))
-    } else {
-        (req, None)
     }
 }
 
@@ -302,6 +291,28 @@ impl Cached {
     }
 
     // ---- issue ----------------------------------------------------------------------------
+
+    /// An `.acq_rel` fence as its acquire half (order `Acquire`) and its release half (order
+    /// `Release`), D4; any other request as itself. Split only while the thread has a write
+    /// (or an earlier release half) in flight: otherwise both halves would wait for the same
+    /// ops and order the same later ones, and one op (the fence as issued) does the same
+    /// with fewer interleavings.
+    pub(super) fn fence_halves(&self, req: Request) -> (Request, Option<Request>) {
+        let split = matches!(req.kind, RequestKind::Fence)
+            && req.order == Order::AcqRel
+            && self.index.of_thread(req.who).iter().any(|&j| {
+                self.ops
+                    .get(j as usize)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|o| writes_or_fences(&o.req) && !acquire_half(&o.req))
+            });
+        if split {
+            let half = |order| Request { order, ..req };
+            (half(Order::Acquire), Some(half(Order::Release)))
+        } else {
+            (req, None)
+        }
+    }
 
     pub(super) fn issue_op(&mut self, req: Request) -> OpId {
         let mut deps = SmallVec::new();

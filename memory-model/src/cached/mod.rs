@@ -326,7 +326,7 @@ impl Cached {
     /// An `.acq_rel` fence is issued as its two halves (see `engine::fence_halves`): the
     /// returned id is the acquire half's.
     pub fn issue(&mut self, request: Request) -> OpId {
-        let (first, second) = engine::fence_halves(request);
+        let (first, second) = self.fence_halves(request);
         let id = self.issue_op(first);
         // A reused slot: the memo of its previous op must not answer for the new one.
         self.forget_blocked(id);
