@@ -20,13 +20,15 @@
 # scheduler/tests/litmus_conformance.rs.
 #
 # Usage: bench/litmus-cached.sh [--bin PATH] [--timeout SECONDS] [--max-states N] [--jobs J]
-#                               [--suite DIR] [--tsv FILE] [--] [FOLDER...]
+#                               [--max-memory BYTES] [--suite DIR] [--tsv FILE] [--] [FOLDER...]
 #   FOLDER: a folder of the suite (default: Manual Barrier Nvidia), searched recursively;
 #   --suite: the ptx-litmus folder (default: $CUDASEM_CONFORMANCE/ptx-litmus, else
 #            ../shared/conformance/ptx-litmus next to the workspace);
 #   --bin: the cudasem binary (default: target/release/cudasem, built if missing);
 #   --timeout: per test and memory (default 30); --max-states: per test (default 1000000);
-#   --jobs: tests run in parallel (default 1; times are per test, wall clock).
+#   --jobs: tests run in parallel (default 1; times are per test, wall clock);
+#   --max-memory: per run (cudasem's --max-memory; default: cudasem's, half of the machine,
+#            which parallel jobs must divide).
 # Needs python3 (standard library only).
 set -euo pipefail
 
@@ -39,6 +41,7 @@ max_states=1000000
 jobs=1
 suite=""
 tsv=""
+max_memory=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin) bin="$2"; shift 2 ;;
@@ -47,6 +50,7 @@ while [ $# -gt 0 ]; do
         --jobs) jobs="$2"; shift 2 ;;
         --suite) suite="$2"; shift 2 ;;
         --tsv) tsv="$2"; shift 2 ;;
+        --max-memory) max_memory="$2"; shift 2 ;;
         --) shift; break ;;
         -*) echo "unknown option $1 (see the header of $0)" >&2; exit 2 ;;
         *) break ;;
@@ -71,12 +75,12 @@ if [ ! -x "$bin" ]; then
     cargo build --release -p cli >&2
 fi
 
-exec python3 - "$bin" "$timeout" "$max_states" "$jobs" "$suite" "$tsv" "${folders[@]}" <<'PY'
+exec python3 - "$bin" "$timeout" "$max_states" "$jobs" "$suite" "$tsv" "$max_memory" "${folders[@]}" <<'PY'
 import json, os, statistics, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 
-binary, limit, max_states, jobs, suite, tsv = sys.argv[1:7]
-folders = sys.argv[7:]
+binary, limit, max_states, jobs, suite, tsv, max_memory = sys.argv[1:8]
+folders = sys.argv[8:]
 limit, max_states, jobs = float(limit), int(max_states), int(jobs)
 
 def expected(csv):
@@ -97,6 +101,8 @@ def run(path, memory):
     """One test under one memory: (status, reached, states, seconds, quantifier)."""
     cmd = [binary, "litmus", path, "--memory", memory, "--format", "json",
            "--max-states", str(max_states), "--timeout", str(limit)]
+    if max_memory:
+        cmd += ["--max-memory", max_memory]
     start = time.monotonic()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=limit + 15)
