@@ -12,9 +12,10 @@
 //!   safe) and a fence depend on every in-flight op of the thread.
 //! * D3: every op depends on the thread's in-flight Acquire/AcqRel/Sc ops and fences (an
 //!   acq_rel fence's acquire half included, its release half not).
-//! * D4: an `.acq_rel` fence is two ops (`fence_halves`, while a write is in flight): the acquire half depends on the
-//!   thread's in-flight reads (loads, atomics; and D3), the release half on every in-flight op
-//!   (D2); later stores, atomics and fences depend on the release half. So a later load may
+//! * D4: an `.acq_rel` fence is two ops (`fence_halves`, while a write of the thread is in
+//!   flight): the acquire half depends on the thread's in-flight reads (loads, atomics; and
+//!   D3), the release half on every in-flight op (D2); later stores, atomics and fences depend
+//!   on the release half. So a later load may
 //!   overtake an earlier store across an acq_rel fence (PTX ISA 8: release and acquire
 //!   patterns order nothing from a write to a later read; only `fence.sc` does), which is the
 //!   store-buffering outcome of `SB+acq_rel-cta`.
