@@ -13,7 +13,9 @@ const G: MemSpace = MemSpace::Global;
 const S: MemSpace = MemSpace::Shared;
 const L: MemSpace = MemSpace::Local;
 
-/// Issues `r` alone and steps it to its end; returns the operations of each micro step.
+/// Issues `r` alone and steps it to its end; returns the operations of each micro step. Ops
+/// the request put in flight besides (the release half of an acq_rel fence) are then run to
+/// their end too, so the next request starts from an idle thread.
 fn run(c: &mut Cached, dram: &mut Flat, r: Request) -> Vec<Vec<&'static str>> {
     let op = c.issue(r);
     let mut steps = Vec::new();
@@ -23,10 +25,23 @@ fn run(c: &mut Cached, dram: &mut Flat, r: Request) -> Vec<Vec<&'static str>> {
             .unwrap_or_else(|e| panic!("{e:?}"));
         steps.push(rep.operations.to_vec());
         if rep.ended.is_some() {
-            return steps;
+            break;
         }
         assert!(steps.len() < 20, "runaway program");
     }
+    while c.thread_busy(r.who) {
+        let mut choices = Vec::new();
+        c.enabled(&mut choices);
+        let Some(next) = choices
+            .into_iter()
+            .find(|m| matches!(m, MemChoice::Step { .. }))
+        else {
+            panic!("{:?} stays busy with nothing to step", r.who)
+        };
+        c.step(next, dram, &apply)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+    }
+    steps
 }
 
 fn counts(c: &mut Cached, dram: &mut Flat, r: Request) -> usize {

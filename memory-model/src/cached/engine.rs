@@ -10,11 +10,20 @@
 //!   beyond D1 between different addresses.
 //! * D2: a Release/AcqRel/Sc store or atomic, an Sc load (cudasem: stronger than asked, so
 //!   safe) and a fence depend on every in-flight op of the thread.
-//! * D3: every op depends on the thread's in-flight Acquire/AcqRel/Sc ops and fences.
+//! * D3: every op depends on the thread's in-flight Acquire/AcqRel/Sc ops and fences (an
+//!   acq_rel fence's acquire half included, its release half not).
+//! * D4: an `.acq_rel` fence is two ops (`fence_halves`, while a write of the thread is in
+//!   flight): the acquire half depends on the thread's in-flight reads (loads, atomics; and
+//!   D3), the release half on every in-flight op (D2); later stores, atomics and fences depend
+//!   on the release half. So a later load may
+//!   overtake an earlier store across an acq_rel fence (PTX ISA 8: release and acquire
+//!   patterns order nothing from a write to a later read; only `fence.sc` does), which is the
+//!   store-buffering outcome of `SB+acq_rel-cta`.
 //!
 //! An op runs only once its dependencies ended. When an Acquire/AcqRel/Sc load or atomic ends,
 //! or a fence ends, the issuing SM's L1 loses its global lines (doomed-lines flush, A10 repair),
-//! so later weak loads of the thread cannot hit a line fetched before the acquire.
+//! so later weak loads of the thread cannot hit a line fetched before the acquire; not at `.cta`
+//! scope (see [`flushes_l1_at_end`] and docs/internals/cached-memory.md, "Scopes").
 //!
 //! On ⊥ the micro step stops where it is (no rollback): the op is stuck for good and the
 //! machine reports the error, so the partial state is never explored further.
@@ -22,7 +31,7 @@
 use super::index::Watch;
 use super::l1s::L1s;
 use super::line::{Cache, Flow, Key, L1, WrittenBack};
-use super::program::{Cond, OpName, ProgramId, Stm, program_for};
+use super::program::{Cond, OpName, ProgramId, Stm, cta_scoped, program_for};
 use super::{Cached, MemChoice, OpId, Order, Request, RequestKind, Rmw, StepReport, Stuck};
 use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemSpace, Who};
 use smallvec::SmallVec;
@@ -127,13 +136,53 @@ pub(super) fn size_mask(size: u32) -> u64 {
 }
 
 pub(super) fn acquires(req: &Request) -> bool {
-    matches!(req.kind, RequestKind::Fence)
-        || matches!(req.order, Order::Acquire | Order::AcqRel | Order::Sc)
+    match req.kind {
+        // The release half of an acq_rel fence acquires nothing.
+        RequestKind::Fence => req.order != Order::Release,
+        _ => matches!(req.order, Order::Acquire | Order::AcqRel | Order::Sc),
+    }
+}
+
+/// Whether the request reads memory (a load or an atomic).
+fn reads(req: &Request) -> bool {
+    matches!(
+        req.kind,
+        RequestKind::Load { .. } | RequestKind::Atomic { .. }
+    )
+}
+
+/// Whether the request writes memory or orders later writes (a store, an atomic, a fence).
+fn writes_or_fences(req: &Request) -> bool {
+    !matches!(req.kind, RequestKind::Load { .. })
+}
+
+/// The release half of an acq_rel fence (D4).
+fn release_half(req: &Request) -> bool {
+    matches!(req.kind, RequestKind::Fence) && req.order == Order::Release
+}
+
+/// The acquire half of an acq_rel fence (D4).
+fn acquire_half(req: &Request) -> bool {
+    matches!(req.kind, RequestKind::Fence) && req.order == Order::Acquire
+}
+
+/// Whether the op's end flushes its SM's L1 (the acquire half of an acquiring load or atomic).
+/// Not for `.cta` scope: the observers it must order are threads of its own CTA, which share
+/// the SM's L1, and that L1 never holds a value of an address older than one a thread of the
+/// SM wrote (`invalidateL1` ends every store and atomic) or observed with a strong access
+/// (`invalidateL1` in [`ProgramId::LoadStrong`] and atomics). Fences flush in their program
+/// ([`ProgramId::Fence`] / [`ProgramId::FenceCta`]).
+pub(super) fn flushes_l1_at_end(req: &Request) -> bool {
+    matches!(
+        req.kind,
+        RequestKind::Load { .. } | RequestKind::Atomic { .. }
+    ) && acquires(req)
+        && !cta_scoped(req)
 }
 
 fn orders_all_earlier(req: &Request) -> bool {
     match req.kind {
-        RequestKind::Fence => true,
+        RequestKind::Fence => !acquire_half(req),
         RequestKind::Store { .. } | RequestKind::Atomic { .. } => {
             matches!(req.order, Order::Release | Order::AcqRel | Order::Sc)
         }
@@ -244,6 +293,28 @@ impl Cached {
 
     // ---- issue ----------------------------------------------------------------------------
 
+    /// An `.acq_rel` fence as its acquire half (order `Acquire`) and its release half (order
+    /// `Release`), D4; any other request as itself. Split only while the thread has a write
+    /// (or an earlier release half) in flight: otherwise both halves would wait for the same
+    /// ops and order the same later ones, and one op (the fence as issued) does the same
+    /// with fewer interleavings.
+    pub(super) fn fence_halves(&self, req: Request) -> (Request, Option<Request>) {
+        let split = matches!(req.kind, RequestKind::Fence)
+            && req.order == Order::AcqRel
+            && self.index.of_thread(req.who).iter().any(|&j| {
+                self.ops
+                    .get(j as usize)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|o| writes_or_fences(&o.req) && !acquire_half(&o.req))
+            });
+        if split {
+            let half = |order| Request { order, ..req };
+            (half(Order::Acquire), Some(half(Order::Release)))
+        } else {
+            (req, None)
+        }
+    }
+
     pub(super) fn issue_op(&mut self, req: Request) -> OpId {
         let mut deps = SmallVec::new();
         let all = orders_all_earlier(&req);
@@ -252,7 +323,12 @@ impl Cached {
             let Some(o) = self.ops.get(j as usize).and_then(Option::as_ref) else {
                 continue;
             };
-            if all || acquires(&o.req) || overlaps(&o.req, &req) {
+            if all
+                || acquires(&o.req)
+                || overlaps(&o.req, &req)
+                || (release_half(&o.req) && writes_or_fences(&req))
+                || (acquire_half(&req) && reads(&o.req))
+            {
                 deps.push(j);
             }
         }
@@ -617,11 +693,7 @@ impl Cached {
                 }
             }
         }
-        let load_or_atomic = matches!(
-            op.req.kind,
-            RequestKind::Load { .. } | RequestKind::Atomic { .. }
-        );
-        if load_or_atomic && acquires(&op.req) {
+        if flushes_l1_at_end(&op.req) {
             report.operations.push("flushL1");
             self.flush(op.req.sm);
         }

@@ -9,13 +9,13 @@
 //! `end` on every branch; an allocation in a cache (reserve, allocating write) takes the whole
 //! cache (its victim is any unpinned line; room decides other allocations), and when the
 //! victim may be dirty its write-back (to L2, and from L2 to DRAM) too; an op that may end
-//! takes its thread (the thread's other ops wait for it, D1-D3) and, when it acquires, its SM's
-//! whole L1 (the acquire flush).
+//! takes its thread (the thread's other ops wait for it, D1-D3) and, when it acquires at a
+//! scope wider than the CTA, its SM's whole L1 (the acquire flush).
 
 use super::engine::{Op, is_global};
 use super::line::Key;
 use super::program::{Cond, OpName, Stm};
-use super::{Cached, MemChoice, OpId, RequestKind};
+use super::{Cached, MemChoice, OpId};
 use crate::Who;
 use smallvec::SmallVec;
 
@@ -167,12 +167,8 @@ impl Cached {
                 match stm {
                     Stm::Yield => break,
                     Stm::End => {
-                        let acquiring = matches!(req.kind, RequestKind::Fence)
-                            || (matches!(
-                                req.kind,
-                                RequestKind::Load { .. } | RequestKind::Atomic { .. }
-                            ) && super::engine::acquires(&req));
-                        if acquiring {
+                        // A fence's flush is its `flushL1` statement.
+                        if super::engine::flushes_l1_at_end(&req) {
                             f.add(Place::L1 { sm });
                         }
                         break;

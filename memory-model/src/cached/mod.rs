@@ -167,7 +167,9 @@ pub enum RequestKind {
     /// `atom` (dest Some) / `red` (dest None): the old value goes to `dest`.
     Atomic { rmw: Rmw, dest: Option<Dest> },
     /// `membar`/`fence`: ends once every earlier op of the thread has ended; its end invalidates
-    /// the global lines of the SM's L1 (the acquire half).
+    /// the global lines of the SM's L1 (the acquire half), except at `.cta` scope. An `.acq_rel`
+    /// fence is issued as two ops: order `Acquire` (waits for the earlier reads, flushes) and
+    /// order `Release` (waits for every earlier op; later writes wait for it).
     Fence,
 }
 
@@ -320,10 +322,18 @@ impl Cached {
     /// Puts a request in flight; computes its ordering dependencies on the thread's earlier ops
     /// (D1-D3, see `engine`). Never fails: a malformed request (bad size, alignment, SM or
     /// space) gets stuck (`Err(Stuck)`) at its first step.
+    ///
+    /// An `.acq_rel` fence is issued as its two halves (see `engine::fence_halves`): the
+    /// returned id is the acquire half's.
     pub fn issue(&mut self, request: Request) -> OpId {
-        let id = self.issue_op(request);
+        let (first, second) = self.fence_halves(request);
+        let id = self.issue_op(first);
         // A reused slot: the memo of its previous op must not answer for the new one.
         self.forget_blocked(id);
+        if let Some(second) = second {
+            let id2 = self.issue_op(second);
+            self.forget_blocked(id2);
+        }
         self.mutated();
         id
     }

@@ -364,12 +364,28 @@ impl Cached {
     }
 
     /// cudasem's `invalidateL1` (see [`OpName::InvalidateL1`]): the writing SM's L1 line of
-    /// the address goes (a pinned one becomes doomed).
+    /// the address goes (a pinned one becomes doomed). A strong load (see
+    /// `ProgramId::LoadStrong`) drops only the bytes it read when the line is not pinned: its
+    /// other bytes are no older than before, so a line shared by a flag and a datum keeps the
+    /// datum (a stale datum is what a `.cta` acquire between CTAs may read). A pinned line has
+    /// a fill on its way that would bring old bytes back: it goes whole.
     fn invalidate_l1(&mut self, cx: &OpCx) -> Result<Flow, Stuck> {
         let g = cx.line()?;
         // Only an L1 that holds the line changes (the L1s are shared copy-on-write).
-        if self.l1_of(cx.id, cx.req.sm)?.live.contains(g.key) {
-            l1_mut(&mut self.l1, cx.id, cx.req.sm)?.invalidate(g.key);
+        let Some(line) = self.l1_of(cx.id, cx.req.sm)?.live.get(g.key) else {
+            return Ok(Flow::Continue);
+        };
+        let rest = line.valid & !g.mask;
+        let partial =
+            matches!(cx.req.kind, RequestKind::Load { .. }) && !line.pinned() && rest != 0;
+        let l1 = l1_mut(&mut self.l1, cx.id, cx.req.sm)?;
+        if partial {
+            l1.live.with_line(g.key, |l| {
+                l.valid = rest;
+                l.dirty &= rest;
+            });
+        } else {
+            l1.invalidate(g.key);
         }
         Ok(Flow::Continue)
     }

@@ -116,8 +116,15 @@ pub enum ProgramId {
     LoadCa,
     /// Listing 4.2 with `classifyFirst` after each reserve: `.cs`, `.lu` loads (digest §3.15).
     LoadCs,
-    /// L2 only (digest §3.15 `ld.global.cg`): `.cg`, `.cv` and every strong global load.
+    /// L2 only (digest §3.15 `ld.global.cg`): `.cg` and `.cv` weak global loads.
     LoadL2,
+    /// L2 only, and the step that reads L2 drops the issuing SM's L1 line of the address
+    /// (cudasem, see [`OpName::InvalidateL1`]): every strong global load (`.volatile`,
+    /// `.relaxed`, `.acquire`, `.sc`, any scope). The value it observed may be a write of
+    /// another SM; once it has been read, no thread of this SM may read an older value of the
+    /// address from its L1, so a `.cta` acquire of this SM needs no flush (docs/internals/
+    /// cached-memory.md, "Scopes").
+    LoadStrong,
     /// Listing 4.1: global stores `.wb`, `.cg`, `.wt` (global stores never touch L1 anyway).
     StoreGlobal,
     /// Listing 4.1 with `classifyFirstL2`: `st.global.cs`.
@@ -133,8 +140,13 @@ pub enum ProgramId {
     AtomicShared,
     LoadShared,
     StoreShared,
-    /// `membar`/`fence`: one micro step once every earlier op of the thread ended.
+    /// `membar`/`fence` of scope `.gpu`/`.sys`: one micro step (`flushL1`) once every earlier
+    /// op of the thread ended.
     Fence,
+    /// `membar.cta`/`fence.*.cta`: the same ordering, no flush (threads of one CTA share the
+    /// SM's L1; see [`ProgramId::LoadStrong`]); also the release half of every `.acq_rel`
+    /// fence (the flush is the acquire half's).
+    FenceCta,
 }
 
 /// A memory program: its name and statements.
@@ -197,6 +209,21 @@ const LOAD_L2: &[Stm] = &[
     Yield,
     Op(UpdateL2),
     Op(ReadL2),
+    Yield,
+    Op(WriteToRegs),
+    Op(ReleaseRegs),
+    End,
+];
+
+const LOAD_STRONG: &[Stm] = &[
+    IfNot(Cond::IsCachedL2, 6),
+    Op(ReserveL2),
+    Yield,
+    Op(ReadMem),
+    Yield,
+    Op(UpdateL2),
+    Op(ReadL2),
+    Op(InvalidateL1),
     Yield,
     Op(WriteToRegs),
     Op(ReleaseRegs),
@@ -283,11 +310,14 @@ const STORE_SHARED: &[Stm] = &[Op(WriteMem), Op(ReleaseRegs), End];
 
 const FENCE: &[Stm] = &[Op(FlushL1), End];
 
+const FENCE_CTA: &[Stm] = &[End];
+
 /// Every program, for listings and static checks.
-pub const ALL: [ProgramId; 12] = [
+pub const ALL: [ProgramId; 14] = [
     ProgramId::LoadCa,
     ProgramId::LoadCs,
     ProgramId::LoadL2,
+    ProgramId::LoadStrong,
     ProgramId::StoreGlobal,
     ProgramId::StoreGlobalCs,
     ProgramId::StoreLocalFirst,
@@ -297,6 +327,7 @@ pub const ALL: [ProgramId; 12] = [
     ProgramId::LoadShared,
     ProgramId::StoreShared,
     ProgramId::Fence,
+    ProgramId::FenceCta,
 ];
 
 impl ProgramId {
@@ -304,7 +335,8 @@ impl ProgramId {
         let (name, stms) = match self {
             ProgramId::LoadCa => ("ld.ca (Listing 4.2)", LOAD_CA),
             ProgramId::LoadCs => ("ld.cs/.lu (Listing 4.2 + classifyFirst)", LOAD_CS),
-            ProgramId::LoadL2 => ("ld L2 only (.cg/.cv/strong)", LOAD_L2),
+            ProgramId::LoadL2 => ("ld L2 only (.cg/.cv)", LOAD_L2),
+            ProgramId::LoadStrong => ("ld strong (L2 only, invalidates L1)", LOAD_STRONG),
             ProgramId::StoreGlobal => ("st.global (Listing 4.1)", STORE_GLOBAL),
             ProgramId::StoreGlobalCs => (
                 "st.global.cs (Listing 4.1 + classifyFirstL2)",
@@ -317,6 +349,7 @@ impl ProgramId {
             ProgramId::LoadShared => ("ld.shared", LOAD_SHARED),
             ProgramId::StoreShared => ("st.shared", STORE_SHARED),
             ProgramId::Fence => ("fence", FENCE),
+            ProgramId::FenceCta => ("fence.cta / release half", FENCE_CTA),
         };
         Program { name, stms }
     }
@@ -334,12 +367,22 @@ fn strong(order: Order) -> bool {
     !matches!(order, Order::Weak | Order::Release)
 }
 
+/// Whether a strong access or fence is scoped to the issuing thread's CTA (`.cta`). No scope
+/// reads as `.sys` (PTX ISA 8: a strong operation without a scope qualifier is `.sys`).
+pub(super) fn cta_scoped(req: &Request) -> bool {
+    req.scope == Some(super::Scope::Cta)
+}
+
 /// The request -> program table (ARCHITECTURE.md lists it). `None`: no program (an atomic on a
 /// space other than `.global`/`.shared`, any access to `.const`/`.param`); the op is stuck at
 /// its first step.
 pub fn program_for(req: &Request) -> Option<ProgramId> {
     use CacheOperator as C;
     Some(match (req.kind, req.space) {
+        // The release half of an acq_rel fence only orders (engine D4): no flush.
+        (RequestKind::Fence, _) if cta_scoped(req) || req.order == Order::Release => {
+            ProgramId::FenceCta
+        }
         (RequestKind::Fence, _) => ProgramId::Fence,
         (RequestKind::Load { .. }, MemSpace::Shared) => ProgramId::LoadShared,
         (RequestKind::Store { .. }, MemSpace::Shared) => ProgramId::StoreShared,
@@ -347,7 +390,7 @@ pub fn program_for(req: &Request) -> Option<ProgramId> {
         (RequestKind::Atomic { .. }, MemSpace::Global) => ProgramId::AtomicGlobal,
         // Global loads: strong ones and `.cg`/`.cv` are served by L2, the coherence point.
         (RequestKind::Load { cop, .. }, MemSpace::Global) => match cop {
-            _ if strong(req.order) => ProgramId::LoadL2,
+            _ if strong(req.order) => ProgramId::LoadStrong,
             Some(C::Cg | C::Cv) => ProgramId::LoadL2,
             Some(C::Cs | C::Lu) => ProgramId::LoadCs,
             _ => ProgramId::LoadCa,
