@@ -50,9 +50,25 @@ pub struct Setup {
     pub launch_path: Option<String>,
     pub config: MachineConfig,
     pub machine: Machine,
+    /// The grids of a program of several launches (`launches:` in the launch file), in launch
+    /// order; empty for one kernel launch, which `resolved` describes alone.
+    pub grids: Vec<crate::launch::ResolvedLaunch>,
 }
 
 impl Setup {
+    /// Refuses a program of several launches in a command that runs one kernel launch
+    /// (`what` names the command or flag), with what to do instead.
+    pub fn one_launch_only(&self, what: &str) -> Result<(), String> {
+        if self.grids.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "error: {what} takes one kernel launch; {} is a program of {} launches (`launches: [...]`)\n  = help: `run`, `fuzz` and `explore` run programs of several launches; give {what} one kernel's launch (top-level `kernel`, `grid`, `block`, `args`)\n",
+            self.launch_path.as_deref().unwrap_or("the launch"),
+            self.grids.len()
+        ))
+    }
+
     /// Module `.global` variables of at most 8 bytes: observed with the printed buffers, so
     /// that programs whose result is a module variable (a lock) have visible outcomes. The
     /// shipped CUDA header's own state (`__cudasem_grid_arrived`...) is not the program's.
@@ -153,17 +169,40 @@ impl RunOptions {
         })?;
         let ptx_name = crate::kernel_source::ptx_name(file);
         let program = load_program(&ptx_name, &text)?;
-        let resolved =
-            crate::commands::run::resolve_launch(self.launch.as_deref(), &self.quick, &program)?;
+        let launch =
+            crate::commands::run::read_launch(self.launch.as_deref(), &self.quick, &program)?;
+        let budget = crate::budget::bytes();
         let config = self.machine_config()?;
+        let does_not_fit = |e: semantics::machine::LaunchError| {
+            format!(
+                "error: the launch does not fit the machine: {}\n",
+                e.message
+            )
+        };
+        // A program of several launches (thesis 5.7: grids of one context, in streams) runs as
+        // one machine of several grids; the buffers and what to print are the program's, which
+        // every launch's resolution carries.
+        let (resolved, grids) = if launch.launches.is_empty() {
+            let resolved = launch
+                .resolve_within(&program, budget)
+                .map_err(|e| e.to_string())?;
+            (resolved, Vec::new())
+        } else {
+            let grids = launch
+                .resolve_program(&program, budget)
+                .map_err(|e| e.to_string())?;
+            (grids[0].resolved.clone(), grids)
+        };
         let program = Arc::new(program);
-        let machine =
-            Machine::new(Arc::clone(&program), &resolved.config, &config).map_err(|e| {
-                format!(
-                    "error: the launch does not fit the machine: {}\n",
-                    e.message
-                )
-            })?;
+        let machine = if grids.is_empty() {
+            Machine::new(Arc::clone(&program), &resolved.config, &config).map_err(does_not_fit)?
+        } else {
+            let launches = semantics::machine::ProgramLaunch::from_launches(
+                grids.iter().map(|g| (g.stream, &g.resolved.config)),
+            )
+            .expect("a program has a launch");
+            Machine::from_program(Arc::clone(&program), &launches, &config).map_err(does_not_fit)?
+        };
         let launch_path = self.launch.as_deref().map(|p| {
             std::fs::canonicalize(p)
                 .unwrap_or_else(|_| p.to_path_buf())
@@ -179,6 +218,7 @@ impl RunOptions {
             launch_path,
             config,
             machine,
+            grids,
         })
     }
 

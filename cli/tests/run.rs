@@ -468,8 +468,10 @@ fn struct_arguments_by_value_and_their_errors() {
     assert_eq!(out(&replay_out), out(&run_out));
 }
 
+/// `debug` steps one kernel launch: a program of several launches (which `run`, `fuzz` and
+/// `explore` take: cli/tests/programs.rs) is refused at its `launches` line.
 #[test]
-fn a_program_of_several_launches_is_refused_with_its_line() {
+fn debug_refuses_a_program_of_several_launches_with_its_line() {
     let ptx = workspace()
         .join("tests/kernels/programs/two_pass_reduce.ptx")
         .display()
@@ -479,7 +481,7 @@ fn a_program_of_several_launches_is_refused_with_its_line() {
         .display()
         .to_string();
     let dir = scratch("program", &[]);
-    let (code, stdout, stderr) = cudasem(&dir, &["run", &ptx, "--launch", &ron]);
+    let (code, stdout, stderr) = cudasem(&dir, &["debug", &ptx, "--launch", &ron]);
     assert_eq!(code, 2, "{stdout}{stderr}");
     assert!(
         stderr.contains("a program of 2 launches") && stderr.contains("two_pass_reduce.ron:11:"),

@@ -1119,7 +1119,7 @@ impl Launch {
                 self.launches.len()
             ))
             .at(self.launches[0].location.clone())
-            .help("running several launches (streams, concurrent grids) is not implemented yet: give one kernel's launch with top-level `kernel`, `grid`, `block`, `args`"));
+            .help("`run`, `fuzz` and `explore` take programs of several launches; this command takes one kernel's launch: give top-level `kernel`, `grid`, `block`, `args`"));
         }
         self.resolve_one(program, budget)
     }

@@ -287,6 +287,8 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
     crate::expectations::refuse_flag("check", &r.quick)?;
     let options = r.run_options();
     let base = options.setup(&r.file)?;
+    // The race monitor knows one launch's shape (docs/internals/several-launches.md).
+    base.one_launch_only("check")?;
     let uninit = Setup::uninit_buffers(&base, &args.uninit)?;
     let dependence = ScheduleDependence::of_launch(&base.program, &base.resolved.config);
     let setup = Setup {

@@ -162,6 +162,28 @@ fn steps_text(setup: &Setup, stem: &[Choice], cycle: &[Choice]) -> (Vec<String>,
     (s, c)
 }
 
+/// The grids that stay not resident in every state of the lasso's cycle, each with why at the
+/// cycle's start (a program of several launches: "grid 1 (`producer`): 1 block not resident:
+/// no SM has room ..."); empty for one kernel launch.
+fn never_resident(setup: &Setup, stem: &[Choice], cycle: &[Choice]) -> Vec<String> {
+    if setup.grids.is_empty() {
+        return Vec::new();
+    }
+    let mut m = setup.machine.clone();
+    if stem.iter().any(|c| m.step(c).is_err()) {
+        return Vec::new();
+    }
+    let mut waits = m.grids_not_resident();
+    for c in cycle {
+        if m.step(c).is_err() {
+            return Vec::new();
+        }
+        let now = m.grids_not_resident();
+        waits.retain(|w| now.iter().any(|n| n.grid == w.grid));
+    }
+    waits.iter().map(ToString::to_string).collect()
+}
+
 /// Graphviz of a lasso: states `s0..`, stem edges in black, cycle edges in red back to the
 /// cycle's first state (a double circle); each edge names its choice and, for a unit's step,
 /// the PTX line and instruction it executed (from the program's text `ptx`). Without a
@@ -285,6 +307,10 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         ));
     }
     let setup = args.options.setup(&args.file)?;
+    // A saved trace and the teaching page record one kernel launch.
+    if args.save.is_some() || args.html.is_some() {
+        setup.one_launch_only("explore --save / --html")?;
+    }
     if args.search == Search::Outcomes {
         let (text, outcome) = super::explore_outcomes::run(args, &setup)?;
         crate::emit::stdout(&text)?;
@@ -490,6 +516,9 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
                             l.cycle.len()
                         ));
                             s.push_str(&format!("why it is fair: {}\n", reason_text(&x, l)));
+                            for wait in never_resident(&setup, &l.stem, &l.cycle) {
+                                s.push_str(&format!("never resident on the cycle: {wait}\n"));
+                            }
                             s.push_str("stem:\n");
                             for line in stem {
                                 s.push_str(&format!("{line}\n"));

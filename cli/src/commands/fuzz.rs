@@ -152,6 +152,10 @@ struct JsonReport<'a> {
 
 fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let setup = args.options.setup(&args.file)?;
+    // Saved traces and the teaching page record one kernel launch.
+    if args.save_failures.is_some() || args.html.is_some() {
+        setup.one_launch_only("fuzz --save-failures / --html")?;
+    }
     let config = FuzzConfig {
         runs: args.runs,
         seed: args.seed,

@@ -604,6 +604,9 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
             "error: a compact trace needs the PTX file and the launch: cudasem replay TRACE FILE.ptx --launch L.ron\n",
         )?;
         let setup = args.options.setup(file)?;
+        if args.check {
+            setup.one_launch_only("replay --check")?;
+        }
         let (choices, cycle_start) = match compact {
             // By identity: the strict replay reports the first choice that is not enabled.
             Compact::V2(c) => {
@@ -726,6 +729,8 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
             launch_path: trace.launch.launch_file.clone(),
             config,
             machine,
+            // A trace file records one kernel launch (`run --trace` refuses programs).
+            grids: Vec::new(),
         },
         choices: trace.choices,
         events: trace.events,

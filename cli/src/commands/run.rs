@@ -286,6 +286,10 @@ pub fn run(args: Args) -> Outcome {
 fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let options = args.run_options();
     let setup = options.setup(&args.file)?;
+    // A trace file and the teaching page record one kernel launch.
+    if args.trace.is_some() || args.html.is_some() {
+        setup.one_launch_only("run --trace / --html")?;
+    }
     let result = execute(&setup, args)?;
     // Stopped or ended: what remains is the report (the watchdogs let it finish).
     crate::timeout::reporting();
@@ -536,6 +540,18 @@ pub(crate) fn resolve_launch(
     q: &QuickLaunch,
     program: &semantics::Program,
 ) -> Result<crate::launch::Resolved, String> {
+    read_launch(launch_file, q, program)?
+        .resolve_within(program, crate::budget::bytes())
+        .map_err(|e: LaunchError| e.to_string())
+}
+
+/// The launch file (or the quick flags alone) with the flags applied and a C++ kernel name
+/// resolved; not yet checked against the program.
+pub(crate) fn read_launch(
+    launch_file: Option<&std::path::Path>,
+    q: &QuickLaunch,
+    program: &semantics::Program,
+) -> Result<Launch, String> {
     let mut launch = match launch_file {
         Some(path) => Launch::read(path).map_err(|e| e.to_string())?,
         None => Launch::default(),
@@ -561,9 +577,7 @@ pub(crate) fn resolve_launch(
     {
         launch.kernel = Some(f.name.clone());
     }
-    launch
-        .resolve_within(program, crate::budget::bytes())
-        .map_err(|e: LaunchError| e.to_string())
+    Ok(launch)
 }
 
 /// The machine configuration that the shared run flags describe (`run`, `debug`, `check`,
