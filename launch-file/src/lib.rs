@@ -859,7 +859,7 @@ impl Launch {
                         .help("give at least one `(kernel: \"NAME\", grid: ..., block: ..., args: [...])`, or use the one-kernel form"));
                 }
                 let starts = find_top_field(text, "launches")
-                    .map(|from| list_item_starts(text, from))
+                    .map(|from| list_item_starts(text, from, b'('))
                     .unwrap_or_default();
                 list.into_iter()
                     .enumerate()
@@ -891,7 +891,7 @@ impl Launch {
         };
         // Each expectation's text starts one past its opening quote.
         let starts = find_top_field(text, "expect")
-            .map(|from| string_item_starts(text, from))
+            .map(|from| list_item_starts(text, from, b'"'))
             .unwrap_or_default();
         for (i, e) in raw.expect.iter().enumerate() {
             let location = starts.get(i).map(|&at| location_of(path, text, at + 1));
@@ -1695,32 +1695,10 @@ fn find_top_field(text: &str, name: &str) -> Option<usize> {
     None
 }
 
-/// Byte offsets of the strings of the list that starts after `from` (`[ "..", ".." ]`): each
-/// string's opening quote.
-fn string_item_starts(text: &str, from: usize) -> Vec<usize> {
-    let masked = mask_comments(text);
-    let b = masked.as_bytes();
-    let Some(open) = masked.get(from..).and_then(|s| s.find('[')) else {
-        return Vec::new();
-    };
-    let mut starts = Vec::new();
-    let mut i = from + open + 1;
-    while i < b.len() && b[i] != b']' {
-        if b[i] == b'"' {
-            starts.push(i);
-            i += 1;
-            while i < b.len() && b[i] != b'"' {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-        }
-        i += 1;
-    }
-    starts
-}
-
-/// Byte offsets of the items of the list that starts after `from` (`[ (..), (..) ]`): each
-/// item's opening parenthesis.
-fn list_item_starts(text: &str, from: usize) -> Vec<usize> {
+/// Byte offsets of the items of the list that starts after `from` whose first character is
+/// `first`: each item's opening parenthesis (`[ (..), (..) ]`, `first` = `(`) or quote
+/// (`[ "..", ".." ]`, `first` = `"`).
+fn list_item_starts(text: &str, from: usize, first: u8) -> Vec<usize> {
     let masked = mask_comments(text);
     let b = masked.as_bytes();
     let Some(open) = masked.get(from..).and_then(|s| s.find('[')) else {
@@ -1740,9 +1718,14 @@ fn list_item_starts(text: &str, from: usize) -> Vec<usize> {
             }
         } else {
             match c {
-                b'"' => in_string = true,
+                b'"' => {
+                    if depth == 1 && first == b'"' {
+                        starts.push(i);
+                    }
+                    in_string = true;
+                }
                 b'(' | b'[' | b'{' => {
-                    if depth == 1 && c == b'(' {
+                    if depth == 1 && c == first {
                         starts.push(i);
                     }
                     depth += 1;
