@@ -50,22 +50,23 @@ pub struct Setup {
     pub launch_path: Option<String>,
     pub config: MachineConfig,
     pub machine: Machine,
-    /// The grids of a program of several launches (`launches:` in the launch file), in launch
-    /// order; empty for one kernel launch, which `resolved` describes alone.
-    pub grids: Vec<crate::launch::ResolvedLaunch>,
+    /// The number of launches of a program of several launches (`launches:` in the launch
+    /// file), 0 for the one-kernel form; `resolved` is the first launch, whose buffers and print
+    /// list are the program's.
+    pub launches: usize,
 }
 
 impl Setup {
     /// Refuses a program of several launches in a command that runs one kernel launch
     /// (`what` names the command or flag), with what to do instead.
     pub fn one_launch_only(&self, what: &str) -> Result<(), String> {
-        if self.grids.is_empty() {
+        if self.launches <= 1 {
             return Ok(());
         }
         Err(format!(
             "error: {what} takes one kernel launch; {} is a program of {} launches (`launches: [...]`)\n  = help: `run`, `fuzz` and `explore` run programs of several launches; give {what} one kernel's launch (top-level `kernel`, `grid`, `block`, `args`)\n",
             self.launch_path.as_deref().unwrap_or("the launch"),
-            self.grids.len()
+            self.launches
         ))
     }
 
@@ -182,26 +183,26 @@ impl RunOptions {
         // A program of several launches (thesis 5.7: grids of one context, in streams) runs as
         // one machine of several grids; the buffers and what to print are the program's, which
         // every launch's resolution carries.
-        let (resolved, grids) = if launch.launches.is_empty() {
+        let launches = launch.launches.len();
+        let program = Arc::new(program);
+        let (resolved, machine) = if launches == 0 {
             let resolved = launch
                 .resolve_within(&program, budget)
                 .map_err(|e| e.to_string())?;
-            (resolved, Vec::new())
+            let machine = Machine::new(Arc::clone(&program), &resolved.config, &config)
+                .map_err(does_not_fit)?;
+            (resolved, machine)
         } else {
-            let grids = launch
+            let mut grids = launch
                 .resolve_program(&program, budget)
                 .map_err(|e| e.to_string())?;
-            (grids[0].resolved.clone(), grids)
-        };
-        let program = Arc::new(program);
-        let machine = if grids.is_empty() {
-            Machine::new(Arc::clone(&program), &resolved.config, &config).map_err(does_not_fit)?
-        } else {
-            let launches = semantics::machine::ProgramLaunch::from_launches(
+            let grid_launches = semantics::machine::ProgramLaunch::from_launches(
                 grids.iter().map(|g| (g.stream, &g.resolved.config)),
             )
             .expect("a program has a launch");
-            Machine::from_program(Arc::clone(&program), &launches, &config).map_err(does_not_fit)?
+            let machine = Machine::from_program(Arc::clone(&program), &grid_launches, &config)
+                .map_err(does_not_fit)?;
+            (grids.swap_remove(0).resolved, machine)
         };
         let launch_path = self.launch.as_deref().map(|p| {
             std::fs::canonicalize(p)
@@ -218,7 +219,7 @@ impl RunOptions {
             launch_path,
             config,
             machine,
-            grids,
+            launches,
         })
     }
 

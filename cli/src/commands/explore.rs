@@ -166,7 +166,7 @@ fn steps_text(setup: &Setup, stem: &[Choice], cycle: &[Choice]) -> (Vec<String>,
 /// cycle's start (a program of several launches: "grid 1 (`producer`): 1 block not resident:
 /// no SM has room ..."); empty for one kernel launch.
 fn never_resident(setup: &Setup, stem: &[Choice], cycle: &[Choice]) -> Vec<String> {
-    if setup.grids.is_empty() {
+    if setup.machine.grids().len() < 2 {
         return Vec::new();
     }
     let mut m = setup.machine.clone();

@@ -730,7 +730,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
             config,
             machine,
             // A trace file records one kernel launch (`run --trace` refuses programs).
-            grids: Vec::new(),
+            launches: 0,
         },
         choices: trace.choices,
         events: trace.events,
