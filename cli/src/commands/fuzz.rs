@@ -329,14 +329,7 @@ fn failure_details(
     // `--html`: the failure whose first run came first.
     let mut earliest: Option<(u64, Vec<traces::Choice>, String)> = None;
     for (status, tally) in &report.failures {
-        let seed = fuzz::run_seed(args.seed, tally.first_run);
-        let mut choices = fuzz::record_one(
-            &setup.machine,
-            args.schedule,
-            seed,
-            report.horizon,
-            args.max_steps,
-        );
+        let (seed, mut choices) = recorded_run(args, setup, report, tally.first_run);
         // Past the time bound there is no time left to minimise.
         if !args.no_minimise && !report.stopped {
             // Every attempt of a step-limit failure runs to the bound: its budget is counted
@@ -356,16 +349,6 @@ fn failure_details(
                 budget,
             );
         }
-        let preemptions = fuzz::preemptions(&setup.machine, &choices)
-            .map_err(|r| Failure::refused(setup, &args.options, &r))?;
-        let replay = reproduce(
-            setup,
-            &args.options,
-            &choices,
-            None,
-            fuzz::policy_text(args.schedule, seed),
-            Some(seed),
-        )?;
         if let Some(dir) = &args.save_failures {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("error: cannot create {}: {e}\n", dir.display()))?;
@@ -384,17 +367,14 @@ fn failure_details(
             let policy = fuzz::policy_text(args.schedule, seed);
             earliest = Some((tally.first_run, choices.clone(), policy));
         }
-        out.push(JsonFailure {
-            status: status.to_string(),
-            count: tally.count,
-            first_run: tally.first_run,
+        out.push(failure_entry(
+            args,
+            setup,
+            (status.to_string(), None),
+            (tally.count, tally.first_run),
             seed,
-            schedule: fuzz::policy_text(args.schedule, seed),
-            steps: choices.len(),
-            preemptions,
-            replay,
-            violation: None,
-        });
+            &choices,
+        )?);
     }
     match (&args.html, earliest) {
         (Some(path), Some((_, choices, policy))) => {
@@ -427,6 +407,17 @@ fn replay_of_run(
     report: &FuzzReport,
     run: u64,
 ) -> Result<String, Failure> {
+    let (seed, choices) = recorded_run(args, setup, report, run);
+    replay_of(args, setup, &choices, seed)
+}
+
+/// Run `run` of the campaign as it was made: its seed and its choices.
+fn recorded_run(
+    args: &Args,
+    setup: &Setup,
+    report: &FuzzReport,
+    run: u64,
+) -> (u64, Vec<traces::Choice>) {
     let seed = fuzz::run_seed(args.seed, run);
     let choices = fuzz::record_one(
         &setup.machine,
@@ -435,14 +426,49 @@ fn replay_of_run(
         report.horizon,
         args.max_steps,
     );
+    (seed, choices)
+}
+
+/// The replay command of `choices`, a run of the campaign's policy with `seed`.
+fn replay_of(
+    args: &Args,
+    setup: &Setup,
+    choices: &[traces::Choice],
+    seed: u64,
+) -> Result<String, Failure> {
     Ok(reproduce(
         setup,
         &args.options,
-        &choices,
+        choices,
         None,
         fuzz::policy_text(args.schedule, seed),
         Some(seed),
     )?)
+}
+
+/// A failure's report entry: `(status, violation)`, `(runs, first run)`, and the (possibly
+/// minimised) schedule `choices` of a run with `seed`, with its preemptions and replay command.
+fn failure_entry(
+    args: &Args,
+    setup: &Setup,
+    (status, violation): (String, Option<String>),
+    (count, first_run): (u64, u64),
+    seed: u64,
+    choices: &[traces::Choice],
+) -> Result<JsonFailure, Failure> {
+    let preemptions = fuzz::preemptions(&setup.machine, choices)
+        .map_err(|r| Failure::refused(setup, &args.options, &r))?;
+    Ok(JsonFailure {
+        status,
+        count,
+        first_run,
+        seed,
+        schedule: fuzz::policy_text(args.schedule, seed),
+        steps: choices.len(),
+        preemptions,
+        replay: replay_of(args, setup, choices, seed)?,
+        violation,
+    })
 }
 
 /// One failure per violated expectation: the runs whose outcome violates it, and the replay
@@ -474,14 +500,7 @@ fn expectation_failures(
     }
     let mut out = Vec::new();
     for (expectation, count, first_run, mut violation) in by_text {
-        let seed = fuzz::run_seed(args.seed, first_run);
-        let mut choices = fuzz::record_one(
-            &setup.machine,
-            args.schedule,
-            seed,
-            report.horizon,
-            args.max_steps,
-        );
+        let (seed, mut choices) = recorded_run(args, setup, report, first_run);
         if !args.no_minimise && !report.stopped {
             // How the kept run violates the expectation (its values may differ from the
             // first run's).
@@ -513,26 +532,14 @@ fn expectation_failures(
                 choices = minimised;
             }
         }
-        let preemptions = fuzz::preemptions(&setup.machine, &choices)
-            .map_err(|r| Failure::refused(setup, &args.options, &r))?;
-        out.push(JsonFailure {
-            status: "expectation violated".to_string(),
-            violation: Some(violation),
-            count,
-            first_run,
+        out.push(failure_entry(
+            args,
+            setup,
+            ("expectation violated".to_string(), Some(violation)),
+            (count, first_run),
             seed,
-            schedule: fuzz::policy_text(args.schedule, seed),
-            steps: choices.len(),
-            preemptions,
-            replay: reproduce(
-                setup,
-                &args.options,
-                &choices,
-                None,
-                fuzz::policy_text(args.schedule, seed),
-                Some(seed),
-            )?,
-        });
+            &choices,
+        )?);
     }
     Ok(out)
 }
