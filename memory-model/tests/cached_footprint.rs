@@ -35,7 +35,7 @@ fn footprints_separate_sms_lines_and_threads() {
         "{f:?}: reserveL1 allocates"
     );
     assert!(f.places.contains(&Place::Thread(a)));
-    // The same thread's ops: dependent (program order, D1-D3).
+    // The same thread's ops: dependent (program order, O1-O3).
     assert!(!c.independent(step(la), step(sa)));
     // A load of SM 0 and a store of SM 1 to another line: independent.
     assert!(c.independent(step(la), step(sb)));

@@ -1,4 +1,4 @@
-//! The thesis's scenarios (digest §4: T2, T3, T5-T9, T14) and the ordering rules D1-D3, as
+//! The thesis's scenarios (digest §4: T2, T3, T5-T9, T14) and the ordering rules O1-O3, as
 //! exact outcome sets of an exhaustive exploration of the cached engine.
 
 mod common;
@@ -277,7 +277,7 @@ fn t14_bank_locks_all_or_nothing() {
     assert_eq!(e.outcomes, set(&[(1 + (1 << 32), 1, 0)]));
 }
 
-/// D1: a thread's accesses to one location keep program order (PTX coherence).
+/// O1: a thread's accesses to one location keep program order (PTX coherence).
 #[test]
 fn d1_same_location_program_order() {
     let (dram, x) = dram_with(&[0; 64]);
@@ -348,9 +348,9 @@ fn d2_d3_release_acquire_forbid_stale_message() {
     let ra = mp(Order::Release, acquire, false);
     assert!(!ra.contains(&(1, 0)), "{ra:?}");
     assert!(ra.contains(&(1, 1)) && ra.contains(&(0, 0)));
-    // A weak flag store may overtake the data store (D2 is what forbids it above).
+    // A weak flag store may overtake the data store (O2 is what forbids it above).
     assert!(mp(Order::Weak, acquire, false).contains(&(1, 0)));
-    // A weak flag load leaves the stale data line in B's L1 (D3 + flush forbid it above).
+    // A weak flag load leaves the stale data line in B's L1 (O3 + flush forbid it above).
     assert!(mp(Order::Release, weak, false).contains(&(1, 0)));
     // Volatile flag accesses with fences on both sides (membar.gl): forbidden too.
     let fenced = mp(Order::Volatile, (None, Order::Volatile), true);

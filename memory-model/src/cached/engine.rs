@@ -2,19 +2,20 @@
 //! and the silent rules (4.6); which of them are enabled is `enabled`, and the operations a
 //! statement names (𝔒⟦−⟧, 4.4.3) are `operations`.
 //!
-//! Ordering (computed at issue, per thread; replaces the thesis's priorities, A17/A18):
-//! * D1: an op depends on every in-flight op of its thread whose bytes overlap its own (same
+//! Ordering rules O1-O4 (computed at issue, per thread; they replace the thesis's priorities,
+//! A17/A18; "O" for ordering, apart from the deviations D*):
+//! * O1: an op depends on every in-flight op of its thread whose bytes overlap its own (same
 //!   space; shared and local memory are per block/thread, so the same thread means the same
 //!   memory): per-location program order, PTX coherence. This replaces the thesis's volatile
 //!   priorities (A25): `.volatile` is `.relaxed.sys` (PTX ISA >= 6.0), which orders nothing
-//!   beyond D1 between different addresses.
-//! * D2: a Release/AcqRel/Sc store or atomic, an Sc load (cudasem: stronger than asked, so
+//!   beyond O1 between different addresses.
+//! * O2: a Release/AcqRel/Sc store or atomic, an Sc load (cudasem: stronger than asked, so
 //!   safe) and a fence depend on every in-flight op of the thread.
-//! * D3: every op depends on the thread's in-flight Acquire/AcqRel/Sc ops and fences (an
+//! * O3: every op depends on the thread's in-flight Acquire/AcqRel/Sc ops and fences (an
 //!   acq_rel fence's acquire half included, its release half not).
-//! * D4: an `.acq_rel` fence is two ops (`fence_halves`, while a write of the thread is in
+//! * O4: an `.acq_rel` fence is two ops (`fence_halves`, while a write of the thread is in
 //!   flight): the acquire half depends on the thread's in-flight reads (loads, atomics; and
-//!   D3), the release half on every in-flight op (D2); later stores, atomics and fences depend
+//!   O3), the release half on every in-flight op (O2); later stores, atomics and fences depend
 //!   on the release half. So a later load may
 //!   overtake an earlier store across an acq_rel fence (PTX ISA 8: release and acquire
 //!   patterns order nothing from a write to a later read; only `fence.sc` does), which is the
@@ -45,7 +46,7 @@ pub struct Op {
     pub prog: Option<ProgramId>,
     /// Index of the next statement.
     pub pc: u8,
-    /// In-flight ops that must end before this one may step (D1-D3); ids leave the list as
+    /// In-flight ops that must end before this one may step (O1-O3); ids leave the list as
     /// their ops end, so a reused id never inherits an old dependency.
     pub deps: SmallVec<[OpId; 4]>,
     /// σ's loaded value (loads) or old value (atomics, thesis `v_out`).
@@ -156,12 +157,12 @@ fn writes_or_fences(req: &Request) -> bool {
     !matches!(req.kind, RequestKind::Load { .. })
 }
 
-/// The release half of an acq_rel fence (D4).
+/// The release half of an acq_rel fence (O4).
 fn release_half(req: &Request) -> bool {
     matches!(req.kind, RequestKind::Fence) && req.order == Order::Release
 }
 
-/// The acquire half of an acq_rel fence (D4).
+/// The acquire half of an acq_rel fence (O4).
 fn acquire_half(req: &Request) -> bool {
     matches!(req.kind, RequestKind::Fence) && req.order == Order::Acquire
 }
@@ -294,7 +295,7 @@ impl Cached {
     // ---- issue ----------------------------------------------------------------------------
 
     /// An `.acq_rel` fence as its acquire half (order `Acquire`) and its release half (order
-    /// `Release`), D4; any other request as itself. Split only while the thread has a write
+    /// `Release`), O4; any other request as itself. Split only while the thread has a write
     /// (or an earlier release half) in flight: otherwise both halves would wait for the same
     /// ops and order the same later ones, and one op (the fence as issued) does the same
     /// with fewer interleavings.
@@ -318,7 +319,7 @@ impl Cached {
     pub(super) fn issue_op(&mut self, req: Request) -> OpId {
         let mut deps = SmallVec::new();
         let all = orders_all_earlier(&req);
-        // Only the thread's own ops can be dependencies (D1-D3), in id order.
+        // Only the thread's own ops can be dependencies (O1-O3), in id order.
         for &j in self.index.of_thread(req.who) {
             let Some(o) = self.ops.get(j as usize).and_then(Option::as_ref) else {
                 continue;
@@ -678,7 +679,7 @@ impl Cached {
     /// flushes its SM's L1 (module documentation).
     fn end(&mut self, id: OpId, op: Op, report: &mut StepReport) {
         self.index.remove(id, &op);
-        // Only ops of the same thread can wait for it (D1-D3); only those that did change (and
+        // Only ops of the same thread can wait for it (O1-O3); only those that did change (and
         // lose their memoized fingerprint).
         let thread: SmallVec<[OpId; 8]> = SmallVec::from_slice(self.index.of_thread(op.req.who));
         let mut newly_ready: SmallVec<[OpId; 8]> = SmallVec::new();

@@ -9,7 +9,7 @@
 //! `end` on every branch; an allocation in a cache (reserve, allocating write) takes the whole
 //! cache (its victim is any unpinned line; room decides other allocations), and when the
 //! victim may be dirty its write-back (to L2, and from L2 to DRAM) too; an op that may end
-//! takes its thread (the thread's other ops wait for it, D1-D3) and, when it acquires at a
+//! takes its thread (the thread's other ops wait for it, O1-O3) and, when it acquires at a
 //! scope wider than the CTA, its SM's whole L1 (the acquire flush).
 
 use super::engine::{Op, is_global};

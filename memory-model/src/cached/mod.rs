@@ -320,7 +320,7 @@ impl Cached {
     }
 
     /// Puts a request in flight; computes its ordering dependencies on the thread's earlier ops
-    /// (D1-D3, see `engine`). Never fails: a malformed request (bad size, alignment, SM or
+    /// (O1-O3, see `engine`). Never fails: a malformed request (bad size, alignment, SM or
     /// space) gets stuck (`Err(Stuck)`) at its first step.
     ///
     /// An `.acq_rel` fence is issued as its two halves (see `engine::fence_halves`): the

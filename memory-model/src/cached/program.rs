@@ -379,7 +379,7 @@ pub(super) fn cta_scoped(req: &Request) -> bool {
 pub fn program_for(req: &Request) -> Option<ProgramId> {
     use CacheOperator as C;
     Some(match (req.kind, req.space) {
-        // The release half of an acq_rel fence only orders (engine D4): no flush.
+        // The release half of an acq_rel fence only orders (ordering rule O4): no flush.
         (RequestKind::Fence, _) if cta_scoped(req) || req.order == Order::Release => {
             ProgramId::FenceCta
         }
