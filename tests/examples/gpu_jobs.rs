@@ -20,28 +20,6 @@ use std::sync::Arc;
 const MANY_THREADS: u64 = 4096;
 const MAX_STEPS: u64 = 50_000_000;
 
-/// The size in bytes of a PTX scalar type (`.u32` 4, `.f16x2` 4, `.pred` 1).
-fn type_bytes(ty: ptx_parser::ScalarType) -> usize {
-    let name = format!("{ty:?}").to_ascii_lowercase();
-    let (base, lanes) = match name.strip_suffix("x2") {
-        Some(b) => (b, 2),
-        None => (name.as_str(), 1),
-    };
-    let bits: usize = base
-        .trim_start_matches(|c: char| c.is_ascii_alphabetic())
-        .parse()
-        .unwrap_or(8);
-    (bits * lanes).div_ceil(8)
-}
-
-/// The function name in an Itanium-mangled name (`_Z12reduce_blockPKfPfi` -> `reduce_block`).
-fn source_name(mangled: &str) -> Option<&str> {
-    let rest = mangled.strip_prefix("_Z")?;
-    let digits = rest.chars().take_while(char::is_ascii_digit).count();
-    let len: usize = rest[..digits].parse().ok()?;
-    rest.get(digits..digits + len)
-}
-
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -51,7 +29,7 @@ fn arg_json(arg: &ArgValue) -> Json {
         ArgValue::Buffer(i) => json!({ "buffer": i }),
         ArgValue::Null => json!({ "null": true }),
         ArgValue::Scalar { ty, bits } => {
-            let size = type_bytes(*ty);
+            let size = semantics::machine::type_size(*ty) as usize;
             json!({ "bytes": hex(&bits.to_le_bytes()[..size.min(8)]) })
         }
         ArgValue::Bytes { bytes, pointers } => json!({ "bytes": hex(bytes), "pointers": pointers }),
@@ -105,13 +83,10 @@ fn job(root: &Path, ron: &Path) -> Json {
         Err(e) => return skip(format!("cudasem cannot load it: {e}")),
     };
     let launch = read_launch(ron).map(|mut launch| {
-        // A `.cu` kernel's launch file names it as written in C++; its PTX entry is mangled.
+        // A `.cu` kernel's launch file names it as written in C++; its PTX entry is mangled
+        // (resolved as `cudasem run` resolves it).
         if let Some(name) = &launch.kernel
-            && program.entry(name).is_none()
-            && let Some(f) = program.functions.iter().find(|f| {
-                f.kind == semantics::program::FunctionKind::Entry
-                    && source_name(&f.name) == Some(name.as_str())
-            })
+            && let Ok(f) = cuda_front::launch_gen::select_kernel(&program, Some(name))
         {
             launch.kernel = Some(f.name.clone());
         }
@@ -138,7 +113,7 @@ fn job(root: &Path, ron: &Path) -> Json {
         .iter()
         .filter_map(|(g, value)| {
             let var = program.variables.iter().find(|v| &v.name == g)?;
-            let size = type_bytes(var.ty);
+            let size = semantics::machine::type_size(var.ty) as usize;
             Some(json!({ "name": g, "bytes": hex(&value.to_le_bytes()[..size.min(8)]) }))
         })
         .collect();
