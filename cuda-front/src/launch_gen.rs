@@ -422,8 +422,10 @@ pub fn cpp_parameter_names(program: &Program, f: &Function, source: &str) -> Opt
         .filter(|&(file, line, _)| file == main && line > 0)
         .map(|(_, line, _)| line)
         .max()?;
+    // `ns::apply<float>` is declared as `apply(`: no namespace, no template arguments.
     let name = demangle::short_name(&f.name);
-    let name = name.rsplit("::").next().unwrap_or(&name);
+    let name = name.split('<').next().unwrap_or(&name);
+    let name = name.rsplit("::").next().unwrap_or(name);
     // Byte offset of the end of the kernel's last line.
     let limit: usize = source
         .split_inclusive('\n')
@@ -786,6 +788,13 @@ impl LaunchPlan {
                 out,
                 "    // Functions declared without a body: what every call returns (PTX does not say)."
             );
+            if self.externs.iter().any(|f| f == "vprintf") {
+                // A user wrote `printf`, not `vprintf`: say where it went.
+                let _ = writeln!(
+                    out,
+                    "    // `vprintf` is device printf: cudasem does not print its output (a call returns 0)."
+                );
+            }
             let calls: Vec<String> = self
                 .externs
                 .iter()

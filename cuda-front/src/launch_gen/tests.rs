@@ -287,3 +287,38 @@ fn parameter_names_come_from_the_global_declaration_not_an_inlined_function() {
         Some(vec!["x".to_string(), "result".to_string(), "n".to_string()])
     );
 }
+
+/// An instance of a kernel template: the names are those of the template's declaration.
+const TEMPLATE: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry _Z5applyIfEvPKT_S2_PS0_i(.param .u64 _Z5applyIfEvPKT_S2_PS0_i_param_0,
+.param .u64 _Z5applyIfEvPKT_S2_PS0_i_param_1, .param .u64 _Z5applyIfEvPKT_S2_PS0_i_param_2,
+.param .u32 _Z5applyIfEvPKT_S2_PS0_i_param_3)
+{
+.reg .b32 %r<2>;
+.loc 1 6 0
+ld.param.u32 %r1, [_Z5applyIfEvPKT_S2_PS0_i_param_3];
+ret;
+}
+.file 1 "apply.cu"
+"#;
+
+#[test]
+fn a_template_instance_takes_the_names_of_the_template() {
+    let program = load(TEMPLATE);
+    let source = "template <typename T> __device__ T twice(T v) { return 2 * v; }\n\
+                  template <typename T>\n\
+                  __global__ void apply(const T *x, const T *y, T *out, int n) {\n\
+                  \x20   int i = threadIdx.x;\n\
+                  \x20   if (i < n)\n\
+                  \x20       out[i] = twice(x[i]) + y[i];\n\
+                  }\n\
+                  template __global__ void apply<float>(const float *, const float *, float *, int);\n";
+    let f = &program.functions[0];
+    assert_eq!(
+        cpp_parameter_names(&program, f, source),
+        Some(["x", "y", "out", "n"].map(String::from).to_vec())
+    );
+}
