@@ -107,6 +107,16 @@ impl Machine {
             .collect()
     }
 
+    /// The largest dynamic shared memory of any grid, in bytes (the monitors' shadow of a
+    /// block's shared memory covers every grid's).
+    pub(crate) fn max_dynamic_shared_bytes(&self) -> u32 {
+        self.grids
+            .iter()
+            .map(|g| g.info.dynamic_shared)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// `(grid, linear block in the grid)` of global block number `block`.
     pub fn grid_of_block(&self, block: u32) -> (u32, u32) {
         let g = self.grid_index(block);
