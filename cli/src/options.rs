@@ -70,6 +70,17 @@ impl Setup {
         ))
     }
 
+    /// What reports call the launch: its kernel, or for a program of several launches its
+    /// kernels in launch order (`fill, add_one`).
+    pub fn kernel_title(&self) -> String {
+        let kernels = crate::output::grid_kernels(&self.machine);
+        if kernels.is_empty() {
+            self.resolved.kernel.clone()
+        } else {
+            kernels.join(", ")
+        }
+    }
+
     /// Module `.global` variables of at most 8 bytes: observed with the printed buffers, so
     /// that programs whose result is a module variable (a lock) have visible outcomes. The
     /// shipped CUDA header's own state (`__cudasem_grid_arrived`...) is not the program's.

@@ -2,11 +2,13 @@
 //! context in streams) through the commands: `run` gives the two-pass reduction's result,
 //! `explore` proves the producer/consumer pair terminates with a consumer of one block and
 //! prints the lasso in which the producer is never resident with two (2 SMs of one block each),
-//! kernels in two streams interleave and in one stream do not, and the commands that record or
-//! monitor one launch refuse a program plainly.
+//! kernels in two streams interleave and in one stream do not, `check` reports the race between
+//! kernels of two streams (and none between launches of one stream) naming each access's grid,
+//! outputs name a block by its grid, and the commands that record one launch refuse a program
+//! plainly.
 
 mod common;
-use common::{cudasem_in, workspace};
+use common::{Scratch, cudasem_in, workspace};
 
 const DIR: &str = "tests/kernels/programs";
 
@@ -101,10 +103,140 @@ fn kernels_in_two_streams_interleave_and_in_one_stream_do_not() {
 }
 
 #[test]
-fn commands_that_record_or_monitor_one_launch_refuse_a_program() {
+fn check_reports_the_race_of_kernels_in_two_streams_naming_each_grid() {
+    let ptx = file("stream_race.ptx");
+    let ron = file("stream_race_concurrent.ron");
+    let (code, out, err) = cudasem(&["check", &ptx, "--launch", &ron]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("inter-grid"), "{out}");
+    assert!(out.contains("different streams"), "{out}");
+    // Each access is named by its grid and kernel, its block in that grid, its thread and line.
+    assert!(
+        out.contains("grid 0 (`fill`) block (0, 0, 0) thread (0, 0, 0) [warp 0 lane 0]: write at tests/kernels/programs/stream_race.ptx:28"),
+        "{out}"
+    );
+    assert!(
+        out.contains("grid 1 (`add_one`) block (0, 0, 0) thread (0, 0, 0) [warp 0 lane 0]: read at tests/kernels/programs/stream_race.ptx:48"),
+        "{out}"
+    );
+    assert!(out.contains("fill, add_one: 2 data race(s)"), "{out}");
+    // The printed replay reproduces the findings.
+    let replay = out
+        .lines()
+        .find_map(|l| l.strip_prefix("reproduce: cudasem "))
+        .expect("a reproduce line");
+    let args: Vec<&str> = replay.split(' ').collect();
+    let (code, again, err) = cudasem(&args);
+    assert_eq!(code, 1, "{again}{err}");
+    assert!(
+        again.contains("2 data race(s)") && again.contains("inter-grid"),
+        "{again}"
+    );
+
+    let (code, out, err) = cudasem(&["check", &ptx, "--launch", &ron, "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let races = json["races"].as_array().expect("races");
+    assert_eq!(races.len(), 2);
+    for race in races {
+        assert_eq!(race["scope"], "InterGrid");
+        let mut grids = vec![];
+        for a in race["accesses"].as_array().unwrap() {
+            // `block` is the block's index in its own grid (2 blocks each).
+            assert!(a["block"].as_u64().unwrap() < 2, "{a}");
+            let kernel = if a["grid"] == 0 { "fill" } else { "add_one" };
+            assert_eq!(a["kernel"], kernel, "{a}");
+            grids.push(a["grid"].as_u64().unwrap());
+        }
+        grids.sort();
+        assert_eq!(grids, [0, 1]);
+    }
+}
+
+#[test]
+fn check_finds_no_race_between_launches_of_one_stream() {
+    let (code, out, err) = cudasem(&[
+        "check",
+        &file("stream_race.ptx"),
+        "--launch",
+        &file("stream_race_ordered.ron"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("fill, add_one: clean"), "{out}");
+    // pass2 reads the partial sums pass1 wrote: ordered by the stream, no race.
+    let (code, out, err) = cudasem(&[
+        "check",
+        &file("two_pass_reduce.ptx"),
+        "--launch",
+        &file("two_pass_reduce.ron"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("pass1, pass2: clean"), "{out}");
+}
+
+#[test]
+fn check_of_the_producer_consumer_pair() {
+    // The flag is volatile on both sides (strong, system scope): no race between the grids.
+    // Every consumer thread stores the flag to out[blockIdx.x]: 32 lanes of one instruction
+    // write one address, a benign race (all store 42) inside the consumer grid.
+    let ptx = file("producer_consumer.ptx");
+    let ron = file("producer_consumer_1.ron");
+    let device = file("two_sms.ron");
+    let (code, out, err) = cudasem(&["check", &ptx, "--launch", &ron, "--device", &device]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("write-write, intra-warp"), "{out}");
+    assert!(out.contains("grid 0 (`consumer`) block (0, 0, 0)"), "{out}");
+    assert!(!out.contains("inter-grid"), "{out}");
+    let (code, out, err) = cudasem(&[
+        "check", &ptx, "--launch", &ron, "--device", &device, "--benign", "ignore",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn a_fault_is_named_by_its_grid_in_text_and_json() {
+    // add_one (grid 1) has 2 blocks of 32 on a buffer of 32 elements: its block 1 faults.
+    let dir = Scratch::new("programs", "fault");
+    let ron = dir.join("fault.ron");
+    std::fs::write(
+        &ron,
+        r#"(
+    buffers: { "buf": (type: "s32", len: 32) },
+    launches: [
+        (kernel: "fill", grid: 1, block: 32, args: [Buffer("buf"), Scalar(type: "s32", value: 7)]),
+        (kernel: "add_one", grid: 2, block: 32, args: [Buffer("buf")]),
+    ],
+    print: ["buf"],
+)"#,
+    )
+    .unwrap();
+    let ron = ron.display().to_string();
+    let ptx = file("stream_race.ptx");
+    let (code, out, err) = cudasem(&["run", &ptx, "--launch", &ron]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("at grid 1 (`add_one`) block (1,0,0) thread (0,0,0) at pc"),
+        "{out}"
+    );
+    let (code, out, err) = cudasem(&["run", &ptx, "--launch", &ron, "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(json["error"]["grid"], 1, "{out}");
+    assert_eq!(json["error"]["kernel"], "add_one", "{out}");
+    assert_eq!(
+        json["error"]["block"],
+        serde_json::json!([1, 0, 0]),
+        "{out}"
+    );
+    let (code, out, err) = cudasem(&["check", &ptx, "--launch", &ron]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("grid 1 (`add_one`) block (1, 0, 0)"), "{out}");
+}
+
+#[test]
+fn commands_that_record_one_launch_refuse_a_program() {
     let (ptx, ron) = (file("stream_race.ptx"), file("stream_race_concurrent.ron"));
     for args in [
-        vec!["check", &ptx, "--launch", &ron],
         vec!["run", &ptx, "--launch", &ron, "--trace", "t.jsonl"],
         vec!["debug", &ptx, "--launch", &ron],
     ] {

@@ -603,10 +603,9 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         let file = args.file.as_ref().ok_or(
             "error: a compact trace needs the PTX file and the launch: cudasem replay TRACE FILE.ptx --launch L.ron\n",
         )?;
+        // A compact string re-resolves the launch file: programs of several launches replay
+        // (and `--check`) as single launches do.
         let setup = args.options.setup(file)?;
-        if args.check {
-            setup.one_launch_only("replay --check")?;
-        }
         let (choices, cycle_start) = match compact {
             // By identity: the strict replay reports the first choice that is not enabled.
             Compact::V2(c) => {
@@ -883,6 +882,7 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
         setup: format!("{}, replay of {} choices", setup.setup_text(), r.taken),
         replay: String::new(),
         expectations,
+        grids: crate::output::grid_kernels(&setup.machine),
     };
     match args.format {
         crate::commands::run::Format::Text => {

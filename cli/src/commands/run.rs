@@ -334,6 +334,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         setup: format!("{}, {}", setup.setup_text(), args.schedule),
         replay,
         expectations,
+        grids: crate::output::grid_kernels(&setup.machine),
     };
     let out = match args.format {
         Format::Text => report.text(),
