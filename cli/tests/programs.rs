@@ -34,6 +34,10 @@ fn run_gives_the_two_pass_reduction() {
 }
 
 fn explore_producer_consumer(consumer_blocks: u32) -> (i32, String) {
+    explore_producer_consumer_at(consumer_blocks, "blocks")
+}
+
+fn explore_producer_consumer_at(consumer_blocks: u32, level: &str) -> (i32, String) {
     let launch = file(&format!("producer_consumer_{consumer_blocks}.ron"));
     let (code, out, err) = cudasem(&[
         "explore",
@@ -45,7 +49,7 @@ fn explore_producer_consumer(consumer_blocks: u32) -> (i32, String) {
         "--progress",
         "fair",
         "--level",
-        "blocks",
+        level,
     ]);
     (code, format!("{out}{err}"))
 }
@@ -81,6 +85,36 @@ fn a_consumer_of_two_blocks_keeps_the_producer_out_forever() {
     let args: Vec<&str> = replay.split_whitespace().skip(1).collect();
     let (_, text, err) = cudasem(&args);
     assert!(text.contains("the cycle closes"), "{text}{err}");
+}
+
+#[test]
+fn progress_at_the_level_of_grids() {
+    // The grids are the fairness units: the consumer grid (unit 0) spins on every SM, the
+    // producer grid (unit 1) is never enabled, so weak fairness owes it nothing: a fair lasso.
+    let (code, out) = explore_producer_consumer_at(2, "grids");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("verdict: may not terminate under fair"),
+        "{out}"
+    );
+    assert!(out.contains("grid 0"), "{out}");
+    assert!(
+        out.contains("never resident on the cycle: grid 1 (`producer`)"),
+        "{out}"
+    );
+    let (code, out) = explore_producer_consumer_at(1, "grids");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("verdict: terminates under fair"), "{out}");
+    // `check --explore` on a program: every schedule of the stream-ordered kernels is clean.
+    let (code, out, err) = cudasem(&[
+        "check",
+        &file("stream_race.ptx"),
+        "--launch",
+        &file("stream_race_ordered.ron"),
+        "--explore",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("fill, add_one: clean"), "{out}");
 }
 
 #[test]
@@ -234,10 +268,101 @@ fn a_fault_is_named_by_its_grid_in_text_and_json() {
 }
 
 #[test]
-fn commands_that_record_one_launch_refuse_a_program() {
+fn traces_of_programs_record_every_launch_and_replay() {
+    let dir = Scratch::new("programs", "traces");
+    let ptx = file("stream_race.ptx");
+    let ron = file("stream_race_concurrent.ron");
+    let trace = dir.join("t.jsonl").display().to_string();
+    // `run --trace`: the trace names both launches; its replay checks every step's events and
+    // gives the run's buffers; with --check, the race between the streams.
+    let (code, run_out, err) = cudasem(&[
+        "run",
+        &ptx,
+        "--launch",
+        &ron,
+        "--schedule",
+        "random:3",
+        "--trace",
+        &trace,
+    ]);
+    assert_eq!(code, 0, "{run_out}{err}");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(
+        text.contains("\"launches\"") && text.contains("add_one"),
+        "{text:.400}"
+    );
+    let (code, out, err) = cudasem(&["replay", &trace]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("every choice was enabled"), "{out}");
+    let buf = |s: &str| {
+        s.lines()
+            .skip_while(|l| !l.starts_with("buf"))
+            .take(9)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(buf(&out), buf(&run_out), "{out}");
+    let (code, out, err) = cudasem(&["replay", &trace, "--check"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("inter-grid"), "{out}");
+
+    // `explore --save`: the lasso of the producer/consumer pair replays and closes its cycle.
+    let lasso = dir.join("lasso.jsonl").display().to_string();
+    let (code, out, err) = cudasem(&[
+        "explore",
+        &file("producer_consumer.ptx"),
+        "--launch",
+        &file("producer_consumer_2.ron"),
+        "--device",
+        &file("two_sms.ron"),
+        "--progress",
+        "fair",
+        "--level",
+        "blocks",
+        "--save",
+        &lasso,
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let (_, out, err) = cudasem(&["replay", &lasso]);
+    assert!(out.contains("the cycle closes"), "{out}{err}");
+
+    // `fuzz --save-failures`: a schedule in which the consumer fills both SMs first runs into
+    // the step limit; its saved trace replays on the program's device and launches.
+    let failures = dir.join("failures").display().to_string();
+    let (code, out, err) = cudasem(&[
+        "fuzz",
+        &file("producer_consumer.ptx"),
+        "--launch",
+        &file("producer_consumer_2.ron"),
+        "--device",
+        &file("two_sms.ron"),
+        "--runs",
+        "3",
+        "--max-steps",
+        "300",
+        "--save-failures",
+        &failures,
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let saved: Vec<_> = std::fs::read_dir(&failures)
+        .expect("failures saved")
+        .map(|e| e.unwrap().path().display().to_string())
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    let (_, out, err) = cudasem(&["replay", &saved[0]]);
+    assert!(out.contains("every choice was enabled"), "{out}{err}");
+    assert!(
+        out.contains("has not ended after the trace's 300 choices"),
+        "{out}{err}"
+    );
+}
+
+#[test]
+fn commands_that_draw_or_debug_one_launch_refuse_a_program() {
     let (ptx, ron) = (file("stream_race.ptx"), file("stream_race_concurrent.ron"));
     for args in [
-        vec!["run", &ptx, "--launch", &ron, "--trace", "t.jsonl"],
+        vec!["run", &ptx, "--launch", &ron, "--html", "t.html"],
+        vec!["check", &ptx, "--launch", &ron, "--html", "t.html"],
         vec!["debug", &ptx, "--launch", &ron],
     ] {
         let (code, out, err) = cudasem(&args);

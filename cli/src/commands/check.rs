@@ -287,6 +287,10 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
     crate::expectations::refuse_flag("check", &r.quick)?;
     let options = r.run_options();
     let base = options.setup(&r.file)?;
+    // The teaching page draws one kernel launch.
+    if r.html.is_some() {
+        base.one_launch_only("check --html")?;
+    }
     let uninit = Setup::uninit_buffers(&base, &args.uninit)?;
     let dependence = ScheduleDependence::of_launch(&base.program, &base.resolved.config);
     let setup = Setup {
