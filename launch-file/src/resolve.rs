@@ -6,10 +6,11 @@ use crate::BufferDesc;
 use crate::buffers::{BUFFER_COPIES, PRINTED_BYTES_PER_ELEMENT, build_bytes, size_text};
 use crate::layout::lay_out;
 use crate::locate::find_field;
-use crate::{Arg, Elem, ExternCall, Launch, LaunchError, Num, Resolved, ResolvedLaunch};
+use crate::{Arg, Dim, Elem, ExternCall, Launch, LaunchError, Num, Resolved, ResolvedLaunch};
 use ptx_parser::ScalarType;
 use semantics::Program;
 use semantics::machine::{ArgValue, BufferSpec, LaunchConfig};
+use semantics::program::{Function, FunctionKind, ParamInfo};
 
 impl Launch {
     /// Resolves the launch against `program`: kernel, parameters, globals, bytes (no memory
@@ -83,7 +84,50 @@ impl Launch {
         program: &Program,
         budget: u64,
     ) -> Result<Resolved, LaunchError> {
-        use semantics::program::FunctionKind;
+        let function = self.kernel_to_launch(program)?;
+        let (grid, block) = self.dimensions()?;
+        let args = self.arguments(function)?;
+        let mut globals = self.module_variables(program)?;
+        let extern_values = self.extern_calls_of(program, &mut globals)?;
+        self.check_budget(budget)?;
+        let buffers = self
+            .buffers
+            .iter()
+            .map(|b| {
+                Ok(BufferSpec {
+                    name: b.name.clone(),
+                    elem: b.elem.scalar_type(),
+                    bytes: build_bytes(b)?,
+                })
+            })
+            .collect::<Result<Vec<_>, LaunchError>>()?;
+        let print = match &self.print {
+            Some(names) => names
+                .iter()
+                .filter_map(|n| self.buffers.iter().position(|b| &b.name == n))
+                .collect(),
+            None => (0..self.buffers.len()).collect(),
+        };
+        Ok(Resolved {
+            config: LaunchConfig {
+                kernel: Some(function.name.clone()),
+                grid: grid.0,
+                block: block.0,
+                dynamic_shared_bytes: self.shared.unwrap_or(0),
+                buffers,
+                args,
+                globals,
+                extern_values,
+            },
+            kernel: function.name.clone(),
+            elems: self.buffers.iter().map(|b| b.elem).collect(),
+            print,
+            expect: self.expectations()?,
+        })
+    }
+
+    /// The kernel the launch names, or the module's only one.
+    fn kernel_to_launch<'p>(&self, program: &'p Program) -> Result<&'p Function, LaunchError> {
         let entries: Vec<&semantics::program::Function> = program
             .functions
             .iter()
@@ -96,7 +140,7 @@ impl Launch {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let function = match &self.kernel {
+        Ok(match &self.kernel {
             Some(name) => entries
                 .iter()
                 .find(|f| &f.name == name)
@@ -118,7 +162,11 @@ impl Launch {
                         .help(format!("add `kernel: \"NAME\"` to the launch file or pass --kernel NAME; its kernels are: {}", entry_names())));
                 }
             },
-        };
+        })
+    }
+
+    /// The grid's and the block's dimensions, which a launch must give.
+    fn dimensions(&self) -> Result<(Dim, Dim), LaunchError> {
         let grid = self.grid.ok_or_else(|| {
             LaunchError::new("the launch has no grid dimensions")
                 .help("add `grid: (x, y, z)` to the launch file or pass --grid X[,Y,Z]")
@@ -127,8 +175,12 @@ impl Launch {
             LaunchError::new("the launch has no block dimensions")
                 .help("add `block: (x, y, z)` to the launch file or pass --block X[,Y,Z]")
         })?;
+        Ok((grid, block))
+    }
 
-        // Arguments against parameters.
+    /// The arguments against the kernel's parameters: as many as it takes, each of its size
+    /// and a compatible type.
+    fn arguments(&self, function: &Function) -> Result<Vec<ArgValue>, LaunchError> {
         let params = &function.params;
         if params.len() != self.args.len() {
             let list: Vec<String> = params
@@ -150,52 +202,72 @@ impl Launch {
                 format!("its parameters are: {}", list.join(", "))
             }));
         }
-        let mut args = Vec::with_capacity(params.len());
-        for (i, (arg, param)) in self.args.iter().zip(params).enumerate() {
-            let value = match arg {
-                Arg::Buffer(_) | Arg::Null if param.size != 8 => {
-                    let what = match arg {
-                        Arg::Buffer(name) => format!("buffer `{name}`"),
-                        _ => "Null".to_string(),
-                    };
-                    return Err(LaunchError::new(format!(
-                        "argument {} is {what} (a 64-bit address) but parameter `{}` is .{} ({} bytes)",
-                        i + 1,
-                        param.name,
-                        scalar_name(param.ty),
-                        param.size
-                    ))
-                    .at(self.locate_field("args"))
-                    .help(if is_byte_array(param) {
-                        BY_VALUE_HELP
-                    } else {
-                        "pass a Scalar(type: ..., value: ...) for this parameter"
-                    }));
-                }
-                Arg::Buffer(name) => {
-                    let index = self
-                        .buffers
-                        .iter()
-                        .position(|b| &b.name == name)
-                        .ok_or_else(|| {
-                            LaunchError::new(format!("argument refers to unknown buffer `{name}`"))
-                                .help(self.known_buffers())
-                        })?;
-                    ArgValue::Buffer(index)
-                }
-                Arg::Null => ArgValue::Null,
-                Arg::Bytes(_) | Arg::Struct(_) => {
-                    let laid = lay_out(arg).map_err(|e| {
-                        LaunchError::new(format!("argument {}: {e}", i + 1))
-                            .at(self.locate_field("args"))
-                    })?;
-                    let what = if matches!(arg, Arg::Bytes(_)) {
-                        "Bytes"
-                    } else {
-                        "Struct"
-                    };
-                    if laid.bytes.len() != param.size as usize {
-                        return Err(LaunchError::new(format!(
+        self.args
+            .iter()
+            .zip(params)
+            .enumerate()
+            .map(|(i, (arg, param))| self.argument(i, arg, param))
+            .collect()
+    }
+
+    /// Argument `i` (0-based) against its parameter.
+    fn argument(&self, i: usize, arg: &Arg, param: &ParamInfo) -> Result<ArgValue, LaunchError> {
+        Ok(match arg {
+            Arg::Buffer(_) | Arg::Null if param.size != 8 => {
+                let what = match arg {
+                    Arg::Buffer(name) => format!("buffer `{name}`"),
+                    _ => "Null".to_string(),
+                };
+                return Err(LaunchError::new(format!(
+                    "argument {} is {what} (a 64-bit address) but parameter `{}` is .{} ({} bytes)",
+                    i + 1,
+                    param.name,
+                    scalar_name(param.ty),
+                    param.size
+                ))
+                .at(self.locate_field("args"))
+                .help(if is_byte_array(param) {
+                    BY_VALUE_HELP
+                } else {
+                    "pass a Scalar(type: ..., value: ...) for this parameter"
+                }));
+            }
+            Arg::Buffer(name) => ArgValue::Buffer(self.buffer_index(name)?),
+            Arg::Null => ArgValue::Null,
+            Arg::Bytes(_) | Arg::Struct(_) => self.by_value_argument(i, arg, param)?,
+            Arg::Scalar { elem, value } => self.scalar_argument(i, elem, value, param)?,
+        })
+    }
+
+    /// The index of the buffer an argument names.
+    fn buffer_index(&self, name: &str) -> Result<usize, LaunchError> {
+        self.buffers
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| {
+                LaunchError::new(format!("argument refers to unknown buffer `{name}`"))
+                    .help(self.known_buffers())
+            })
+    }
+
+    /// Argument `i`, a struct or bytes passed by value: its layout's size and alignment against
+    /// the parameter's, and the buffers whose addresses it holds.
+    fn by_value_argument(
+        &self,
+        i: usize,
+        arg: &Arg,
+        param: &ParamInfo,
+    ) -> Result<ArgValue, LaunchError> {
+        let laid = lay_out(arg).map_err(|e| {
+            LaunchError::new(format!("argument {}: {e}", i + 1)).at(self.locate_field("args"))
+        })?;
+        let what = if matches!(arg, Arg::Bytes(_)) {
+            "Bytes"
+        } else {
+            "Struct"
+        };
+        if laid.bytes.len() != param.size as usize {
+            return Err(LaunchError::new(format!(
                             "argument {} is {what} of {} bytes but parameter `{}` is {} bytes",
                             i + 1,
                             laid.bytes.len(),
@@ -207,57 +279,58 @@ impl Launch {
                             "give exactly {} bytes (a Struct's fields are laid out at multiples of their size and padded to its largest field)",
                             param.size
                         )));
-                    }
-                    if laid.align > param.align.max(1) {
-                        return Err(LaunchError::new(format!(
-                            "argument {} is a Struct aligned to {} bytes but parameter `{}` is aligned to {}",
-                            i + 1,
-                            laid.align,
-                            param.name,
-                            param.align
-                        ))
-                        .at(self.locate_field("args"))
-                        .help("check the struct's fields against the kernel's declaration, or pass Bytes([...])"));
-                    }
-                    let mut pointers = Vec::with_capacity(laid.pointers.len());
-                    for (at, name) in laid.pointers {
-                        let index = self
-                            .buffers
-                            .iter()
-                            .position(|b| b.name == name)
-                            .ok_or_else(|| {
-                                LaunchError::new(format!(
-                                    "argument refers to unknown buffer `{name}`"
-                                ))
-                                .help(self.known_buffers())
-                            })?;
-                        pointers.push((at, index));
-                    }
-                    ArgValue::Bytes {
-                        bytes: laid.bytes,
-                        pointers,
-                    }
-                }
-                Arg::Scalar { elem, value } => {
-                    if elem.size() as u32 != param.size {
-                        return Err(LaunchError::new(format!(
-                            "argument {} is {} ({} bytes) but parameter `{}` is .{} ({} bytes)",
-                            i + 1,
-                            elem.name(),
-                            elem.size(),
-                            param.name,
-                            scalar_name(param.ty),
-                            param.size
-                        ))
-                        .at(self.locate_field("args"))
-                        .help(if is_byte_array(param) {
-                            BY_VALUE_HELP.to_string()
-                        } else {
-                            format!("give the scalar a {}-byte type", param.size)
-                        }));
-                    }
-                    if !scalar_fits_parameter(elem.scalar_type(), param.ty) {
-                        return Err(LaunchError::new(format!(
+        }
+        if laid.align > param.align.max(1) {
+            return Err(LaunchError::new(format!(
+                "argument {} is a Struct aligned to {} bytes but parameter `{}` is aligned to {}",
+                i + 1,
+                laid.align,
+                param.name,
+                param.align
+            ))
+            .at(self.locate_field("args"))
+            .help(
+                "check the struct's fields against the kernel's declaration, or pass Bytes([...])",
+            ));
+        }
+        let pointers = laid
+            .pointers
+            .into_iter()
+            .map(|(at, name)| Ok((at, self.buffer_index(&name)?)))
+            .collect::<Result<_, LaunchError>>()?;
+        Ok(ArgValue::Bytes {
+            bytes: laid.bytes,
+            pointers,
+        })
+    }
+
+    /// Argument `i`, a scalar: its size and type against the parameter's, and its bits.
+    fn scalar_argument(
+        &self,
+        i: usize,
+        elem: &Elem,
+        value: &Num,
+        param: &ParamInfo,
+    ) -> Result<ArgValue, LaunchError> {
+        if elem.size() as u32 != param.size {
+            return Err(LaunchError::new(format!(
+                "argument {} is {} ({} bytes) but parameter `{}` is .{} ({} bytes)",
+                i + 1,
+                elem.name(),
+                elem.size(),
+                param.name,
+                scalar_name(param.ty),
+                param.size
+            ))
+            .at(self.locate_field("args"))
+            .help(if is_byte_array(param) {
+                BY_VALUE_HELP.to_string()
+            } else {
+                format!("give the scalar a {}-byte type", param.size)
+            }));
+        }
+        if !scalar_fits_parameter(elem.scalar_type(), param.ty) {
+            return Err(LaunchError::new(format!(
                             "argument {} is {} but parameter `{}` is .{}: the types are not compatible",
                             i + 1,
                             elem.name(),
@@ -271,21 +344,18 @@ impl Launch {
                              type matches any type of its size, a floating-point type only itself)",
                             scalar_name(param.ty)
                         )));
-                    }
-                    let bits = value.encode(*elem).map_err(|e| {
-                        LaunchError::new(format!("argument {}: {e}", i + 1))
-                            .at(self.locate_field("args"))
-                    })?;
-                    ArgValue::Scalar {
-                        ty: elem.scalar_type(),
-                        bits,
-                    }
-                }
-            };
-            args.push(value);
         }
+        let bits = value.encode(*elem).map_err(|e| {
+            LaunchError::new(format!("argument {}: {e}", i + 1)).at(self.locate_field("args"))
+        })?;
+        Ok(ArgValue::Scalar {
+            ty: elem.scalar_type(),
+            bits,
+        })
+    }
 
-        // Module variables.
+    /// The values `globals` gives module variables, encoded in each variable's type.
+    fn module_variables(&self, program: &Program) -> Result<Vec<(String, u64)>, LaunchError> {
         let mut globals = Vec::with_capacity(self.globals.len());
         for (name, value) in &self.globals {
             let var = program
@@ -325,8 +395,16 @@ impl Launch {
             })?;
             globals.push((name.clone(), bits));
         }
+        Ok(globals)
+    }
 
-        // Body-less functions the program calls: each result slot gets the launch's value.
+    /// What the body-less functions the program calls return: each result slot gets the launch's
+    /// first value in `globals`; several values are returned as the slots' choices.
+    fn extern_calls_of(
+        &self,
+        program: &Program,
+        globals: &mut Vec<(String, u64)>,
+    ) -> Result<Vec<(String, Vec<u64>)>, LaunchError> {
         let extern_at = || {
             self.source
                 .as_ref()
@@ -397,11 +475,14 @@ impl Launch {
             globals.retain(|(n, _)| n != &slot.name);
             globals.push((slot.name.clone(), bits));
         }
+        Ok(extern_values)
+    }
 
-        // Every size is known before anything is allocated: a launch over the budget is
-        // refused here rather than by the operating system half-way through building it.
-        // A buffer lives in the launch, the initial machine and the running machine; a
-        // printed one is also decoded and formatted (about PRINTED_BYTES_PER_ELEMENT each).
+    // Every size is known before anything is allocated: a launch over the budget is
+    // refused here rather than by the operating system half-way through building it.
+    // A buffer lives in the launch, the initial machine and the running machine; a
+    // printed one is also decoded and formatted (about PRINTED_BYTES_PER_ELEMENT each).
+    fn check_budget(&self, budget: u64) -> Result<(), LaunchError> {
         let printed = |b: &BufferDesc| {
             self.print
                 .as_ref()
@@ -427,37 +508,7 @@ impl Launch {
             ))
             .help("make the buffers smaller, or raise the budget with --max-memory (default: half of the machine's memory)"));
         }
-        let mut buffers = Vec::with_capacity(self.buffers.len());
-        for b in &self.buffers {
-            buffers.push(BufferSpec {
-                name: b.name.clone(),
-                elem: b.elem.scalar_type(),
-                bytes: build_bytes(b)?,
-            });
-        }
-        let print = match &self.print {
-            Some(names) => names
-                .iter()
-                .filter_map(|n| self.buffers.iter().position(|b| &b.name == n))
-                .collect(),
-            None => (0..self.buffers.len()).collect(),
-        };
-        Ok(Resolved {
-            config: LaunchConfig {
-                kernel: Some(function.name.clone()),
-                grid: grid.0,
-                block: block.0,
-                dynamic_shared_bytes: self.shared.unwrap_or(0),
-                buffers,
-                args,
-                globals,
-                extern_values,
-            },
-            kernel: function.name.clone(),
-            elems: self.buffers.iter().map(|b| b.elem).collect(),
-            print,
-            expect: self.expectations()?,
-        })
+        Ok(())
     }
 }
 
