@@ -1,7 +1,7 @@
 //! Buffer contents: sizes, the checks of an initialiser without building it, and the initial
 //! bytes (`Zeros`, `Range`, `Values`, `Random`, `File`).
 
-use crate::{BufferDesc, Elem, ElemKind, Init, LaunchError, Num};
+use crate::{BufferDesc, Elem, ElemKind, Init, LaunchError, Num, ValueError};
 
 /// `8.0 GiB (8589934592 bytes)`, for messages.
 pub fn size_text(bytes: u64) -> String {
@@ -94,7 +94,7 @@ pub(crate) fn check_init(b: &BufferDesc) -> Result<(), LaunchError> {
         }
         Init::Random { min, max, .. } => random_values(b.elem, 0, *min, *max, 0)
             .map(|_| ())
-            .map_err(err),
+            .map_err(|e| err(e.to_string())),
     }
 }
 
@@ -182,7 +182,8 @@ pub(crate) fn build_bytes(b: &BufferDesc) -> Result<Vec<u8>, LaunchError> {
             }
         }
         Init::Random { seed, min, max } => {
-            let values = random_values(b.elem, *seed, *min, *max, len).map_err(&err)?;
+            let values =
+                random_values(b.elem, *seed, *min, *max, len).map_err(|e| err(e.to_string()))?;
             for (i, v) in values.into_iter().enumerate() {
                 put(i, v);
             }
@@ -219,6 +220,29 @@ pub(crate) fn build_bytes(b: &BufferDesc) -> Result<Vec<u8>, LaunchError> {
     Ok(bytes)
 }
 
+/// Why `Random(seed, min, max)` cannot fill a buffer of its type.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RandomError {
+    /// A float type's bounds are not finite or not ordered.
+    #[error("Random needs finite min <= max, got min {min}, max {max}")]
+    FloatBounds { min: Num, max: Num },
+    /// An integer type's bounds are not integers.
+    #[error("Random(min: {min}, max: {max}) needs integers for {}", .elem.name())]
+    NotIntegers { min: Num, max: Num, elem: Elem },
+    /// An integer type's bounds are not ordered.
+    #[error("Random needs min <= max, got min {lo}, max {hi}")]
+    Reversed { lo: i128, hi: i128 },
+    /// The lower bound is not a value of the type.
+    #[error("Random min: {0}")]
+    Min(ValueError),
+    /// The upper bound is not a value of the type.
+    #[error("Random max: {0}")]
+    Max(ValueError),
+    /// A drawn value is not a value of the type.
+    #[error(transparent)]
+    Value(#[from] ValueError),
+}
+
 /// `len` pseudo-random elements' bits (module doc: the algorithm).
 pub fn random_values(
     elem: Elem,
@@ -226,7 +250,7 @@ pub fn random_values(
     min: Num,
     max: Num,
     len: usize,
-) -> Result<Vec<u64>, String> {
+) -> Result<Vec<u64>, RandomError> {
     use rand_chacha::ChaCha8Rng;
     use rand_chacha::rand_core::{Rng, SeedableRng};
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -235,9 +259,7 @@ pub fn random_values(
         ElemKind::Float => {
             let (lo, hi) = (min.as_f64(), max.as_f64());
             if !(lo.is_finite() && hi.is_finite() && lo <= hi) {
-                return Err(format!(
-                    "Random needs finite min <= max, got min {min}, max {max}"
-                ));
+                return Err(RandomError::FloatBounds { min, max });
             }
             for _ in 0..len {
                 let bits = match elem {
@@ -265,20 +287,13 @@ pub fn random_values(
         }
         _ => {
             let (Some(lo), Some(hi)) = (min.as_int(), max.as_int()) else {
-                return Err(format!(
-                    "Random(min: {min}, max: {max}) needs integers for {}",
-                    elem.name()
-                ));
+                return Err(RandomError::NotIntegers { min, max, elem });
             };
             if lo > hi {
-                return Err(format!("Random needs min <= max, got min {lo}, max {hi}"));
+                return Err(RandomError::Reversed { lo, hi });
             }
-            Num::Int(lo)
-                .encode(elem)
-                .map_err(|e| format!("Random min: {e}"))?;
-            Num::Int(hi)
-                .encode(elem)
-                .map_err(|e| format!("Random max: {e}"))?;
+            Num::Int(lo).encode(elem).map_err(RandomError::Min)?;
+            Num::Int(hi).encode(elem).map_err(RandomError::Max)?;
             // span <= 2^64 because both ends fit a 64-bit type.
             let span = (hi - lo) as u128 + 1;
             for _ in 0..len {

@@ -235,7 +235,7 @@ impl Num {
     }
 
     /// The bits of this number as an element of `elem` (low `elem.size()` bytes), or why not.
-    pub fn encode(self, elem: Elem) -> Result<u64, String> {
+    pub fn encode(self, elem: Elem) -> Result<u64, ValueError> {
         match elem.kind() {
             ElemKind::Float => {
                 let x = self.as_f64();
@@ -247,17 +247,16 @@ impl Num {
             }
             _ => {
                 let Some(i) = self.as_int() else {
-                    return Err(format!(
-                        "{self} is not an integer, but the type is {}",
-                        elem.name()
-                    ));
+                    return Err(ValueError::NotInteger { value: self, elem });
                 };
                 let (lo, hi) = elem.int_range();
                 if i < lo || i > hi {
-                    return Err(format!(
-                        "{i} is out of range for {} ({lo} to {hi})",
-                        elem.name()
-                    ));
+                    return Err(ValueError::OutOfRange {
+                        value: i,
+                        elem,
+                        lo,
+                        hi,
+                    });
                 }
                 let mask = if elem.bits() == 64 {
                     u64::MAX
@@ -268,6 +267,22 @@ impl Num {
             }
         }
     }
+}
+
+/// Why a number cannot be an element of a type.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    /// A non-integral number for an integer type.
+    #[error("{value} is not an integer, but the type is {}", .elem.name())]
+    NotInteger { value: Num, elem: Elem },
+    /// An integer outside the type's range (bit types take both spellings of their bits).
+    #[error("{value} is out of range for {} ({lo} to {hi})", .elem.name())]
+    OutOfRange {
+        value: i128,
+        elem: Elem,
+        lo: i128,
+        hi: i128,
+    },
 }
 
 impl<'de> Deserialize<'de> for Num {

@@ -1,7 +1,7 @@
 //! The bytes of a parameter passed by value (`Bytes`, `Struct`): fields at multiples of their
 //! alignment, padded at the end, as C lays out a struct.
 
-use crate::Arg;
+use crate::{Arg, ValueError};
 
 /// A by-value argument's bytes: `bytes`, the buffer names whose addresses go at byte offsets, and
 /// the alignment its layout needs.
@@ -12,7 +12,7 @@ pub(crate) struct Laid {
 }
 
 /// Lays out `arg` as the bytes of a by-value parameter (see [`Arg::Struct`]).
-pub(crate) fn lay_out(arg: &Arg) -> Result<Laid, String> {
+pub(crate) fn lay_out(arg: &Arg) -> Result<Laid, ValueError> {
     Ok(match arg {
         Arg::Buffer(name) => Laid {
             bytes: vec![0; 8],

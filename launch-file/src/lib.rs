@@ -37,9 +37,9 @@ mod locate;
 mod resolve;
 mod syntax;
 
-pub use buffers::{random_values, size_text};
+pub use buffers::{RandomError, random_values, size_text};
 pub use device::DeviceFile;
-pub use elem::{ELEM_NAMES, Elem, ElemKind, Num};
+pub use elem::{ELEM_NAMES, Elem, ElemKind, Num, ValueError};
 pub use error::{LaunchError, Location};
 pub use flags::{LaunchFlags, parse_arg_flag, parse_buffer_flag};
 pub use launch::{BufferDesc, ExpectSource, Launch, Resolved};

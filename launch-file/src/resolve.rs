@@ -6,7 +6,9 @@ use crate::BufferDesc;
 use crate::buffers::{BUFFER_COPIES, PRINTED_BYTES_PER_ELEMENT, build_bytes, size_text};
 use crate::layout::lay_out;
 use crate::locate::find_field;
-use crate::{Arg, Dim, Elem, ExternCall, Launch, LaunchError, Num, Resolved, ResolvedLaunch};
+use crate::{
+    Arg, Dim, Elem, ExternCall, Launch, LaunchError, Num, Resolved, ResolvedLaunch, ValueError,
+};
 use ptx_parser::ScalarType;
 use semantics::Program;
 use semantics::machine::{ArgValue, BufferSpec, LaunchConfig};
@@ -462,7 +464,7 @@ impl Launch {
             let encoded = values
                 .iter()
                 .map(|value| value.encode(elem))
-                .collect::<Result<Vec<u64>, String>>()
+                .collect::<Result<Vec<u64>, ValueError>>()
                 .map_err(|e| {
                     LaunchError::new(format!("`extern_calls` value for `{function}`: {e}"))
                         .at(self.locate_key(&format!("\"{function}\""), extern_at()))

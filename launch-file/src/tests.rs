@@ -534,3 +534,50 @@ fn renders_errors_with_a_caret() {
         "error: argument refers to unknown buffer `q`\n --> t.ron:4:9\n  |\n4 |  args: [Buffer(\"q\")],\n  |         ^\n  = help: no buffers are declared: add them under `buffers: { \"name\": (type: \"s32\", len: N) }`\n"
     );
 }
+
+#[test]
+fn value_and_random_errors_read_as_before() {
+    let cases = [
+        (
+            Num::Float(2.5).encode(Elem::S32).unwrap_err().to_string(),
+            "2.5 is not an integer, but the type is s32",
+        ),
+        (
+            Num::Int(-1).encode(Elem::U8).unwrap_err().to_string(),
+            "-1 is out of range for u8 (0 to 255)",
+        ),
+        (
+            random_values(Elem::F32, 0, Num::Int(2), Num::Int(1), 1)
+                .unwrap_err()
+                .to_string(),
+            "Random needs finite min <= max, got min 2, max 1",
+        ),
+        (
+            random_values(Elem::S32, 0, Num::Float(0.5), Num::Int(1), 1)
+                .unwrap_err()
+                .to_string(),
+            "Random(min: 0.5, max: 1) needs integers for s32",
+        ),
+        (
+            random_values(Elem::S32, 0, Num::Int(3), Num::Int(1), 1)
+                .unwrap_err()
+                .to_string(),
+            "Random needs min <= max, got min 3, max 1",
+        ),
+        (
+            random_values(Elem::U8, 0, Num::Int(-1), Num::Int(1), 1)
+                .unwrap_err()
+                .to_string(),
+            "Random min: -1 is out of range for u8 (0 to 255)",
+        ),
+        (
+            random_values(Elem::U8, 0, Num::Int(0), Num::Int(300), 1)
+                .unwrap_err()
+                .to_string(),
+            "Random max: 300 is out of range for u8 (0 to 255)",
+        ),
+    ];
+    for (got, want) in cases {
+        assert_eq!(got, want);
+    }
+}
