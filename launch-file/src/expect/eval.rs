@@ -51,7 +51,29 @@ impl Val {
 }
 
 /// Why evaluation stopped (an index out of range, a division by zero, an overflow).
-pub(super) type EvalError = String;
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(super) enum EvalError {
+    #[error("{x} {op} {y}: division by zero")]
+    DivisionByZero { x: i128, op: &'static str, y: i128 },
+    #[error("{x} {op} {y} overflows")]
+    Overflow { x: i128, op: &'static str, y: i128 },
+    #[error("{name}[{index}] is out of range ({name} has {len} elements)")]
+    OutOfRange { name: String, index: i128, len: u64 },
+    #[error("not an array")]
+    NotAnArray,
+    #[error("index {0} is not an integer")]
+    IndexNotInteger(String),
+    #[error("a whole buffer is not a value")]
+    WholeBuffer,
+    #[error("the sum overflows")]
+    SumOverflows,
+    #[error("an empty list has no minimum or maximum")]
+    EmptyList,
+    #[error("`{0}` has the wrong arguments")]
+    WrongArguments(&'static str),
+    #[error("{0} is not a condition")]
+    NotACondition(String),
+}
 
 pub(super) struct Eval<'a> {
     bound: &'a Bound,
@@ -103,14 +125,21 @@ pub(super) fn arith(op: BinOp, a: Val, b: Val) -> Result<Val, EvalError> {
                 BinOp::Sub => x.checked_sub(y),
                 BinOp::Mul => x.checked_mul(y),
                 BinOp::Div | BinOp::Rem if y == 0 => {
-                    return Err(format!("{} {} {}: division by zero", x, op.symbol(), y));
+                    return Err(EvalError::DivisionByZero {
+                        x,
+                        op: op.symbol(),
+                        y,
+                    });
                 }
                 BinOp::Div => x.checked_div(y),
                 BinOp::Rem => x.checked_rem(y),
                 _ => None,
             };
-            r.map(Val::Int)
-                .ok_or_else(|| format!("{x} {} {y} overflows", op.symbol()))
+            r.map(Val::Int).ok_or(EvalError::Overflow {
+                x,
+                op: op.symbol(),
+                y,
+            })
         }
         _ => {
             let p = precision(a, b);
@@ -170,7 +199,11 @@ impl Eval<'_> {
         let v = u64::try_from(i)
             .ok()
             .and_then(|i| element(*elem, self.data[b], i))
-            .ok_or_else(|| format!("{name}[{i}] is out of range ({name} has {len} elements)"))?;
+            .ok_or_else(|| EvalError::OutOfRange {
+                name: name.clone(),
+                index: i,
+                len,
+            })?;
         self.note(format!("{name}[{i}]"), v);
         Ok(v)
     }
@@ -192,7 +225,7 @@ impl Eval<'_> {
                 .enumerate()
                 .map(|(i, x)| Ok((format!("[{i}]"), self.value(x)?)))
                 .collect(),
-            _ => Err("not an array".to_string()),
+            _ => Err(EvalError::NotAnArray),
         }
     }
 
@@ -205,7 +238,7 @@ impl Eval<'_> {
                 let i = match self.value(index)? {
                     Val::Int(i) => i,
                     Val::Float(f, _) if f.fract() == 0.0 => f as i128,
-                    other => return Err(format!("index {} is not an integer", other.text())),
+                    other => return Err(EvalError::IndexNotInteger(other.text())),
                 };
                 self.element(*b, i)?
             }
@@ -233,7 +266,7 @@ impl Eval<'_> {
                 }
             },
             Expr::Buffer(_) | Expr::List(..) | Expr::Name(..) | Expr::Index(..) => {
-                return Err("a whole buffer is not a value".to_string());
+                return Err(EvalError::WholeBuffer);
             }
         })
     }
@@ -289,7 +322,7 @@ impl Eval<'_> {
                 for (_, v) in items {
                     match v {
                         Val::Int(i) => {
-                            int = int.checked_add(i).ok_or("the sum overflows")?;
+                            int = int.checked_add(i).ok_or(EvalError::SumOverflows)?;
                         }
                         other => {
                             is_float = true;
@@ -312,7 +345,7 @@ impl Eval<'_> {
                         best = Some(v);
                     }
                 }
-                best.ok_or("an empty list has no minimum or maximum")?
+                best.ok_or(EvalError::EmptyList)?
             }
             (Func::Min | Func::Max, [x, y]) => {
                 let (a, b) = (self.value(x)?, self.value(y)?);
@@ -324,7 +357,7 @@ impl Eval<'_> {
                 Val::Float(v, p) => Val::Float(v.abs(), p),
                 b => b,
             },
-            _ => return Err(format!("`{}` has the wrong arguments", f.name())),
+            _ => return Err(EvalError::WrongArguments(f.name())),
         };
         if let [Expr::Buffer(b)] = args {
             let name = format!("{}({})", f.name(), self.bound.buffers[*b].1);
@@ -336,7 +369,7 @@ impl Eval<'_> {
     pub(super) fn truth(&mut self, e: &Expr) -> Result<bool, EvalError> {
         match self.value(e)? {
             Val::Bool(b) => Ok(b),
-            other => Err(format!("{} is not a condition", other.text())),
+            other => Err(EvalError::NotACondition(other.text())),
         }
     }
 }
@@ -380,7 +413,7 @@ impl Bound {
                         expectation: self.text.clone(),
                         at: at(),
                         values: eval.seen,
-                        error: Some(e),
+                        error: Some(e.to_string()),
                     });
                 }
             }

@@ -137,3 +137,23 @@ fn binding_errors_say_where() {
     assert!(bind("out == 3").is_err());
     assert_eq!(bind("out[i] == a[2*i]"), Ok(()));
 }
+
+/// Each evaluation error reads as it did when the errors were strings.
+#[test]
+fn evaluation_errors_name_what_stopped() {
+    let out = ("out", Elem::S32, bytes_s32(&[0, 2]));
+    let cases = [
+        ("out[1] / out[0] == 1", "2 / 0: division by zero"),
+        ("out[1] % out[0] == 1", "2 % 0: division by zero"),
+        (
+            "out[1] * 0x7fffffffffffffffffffffffffffffff == 1",
+            "2 * 170141183460469231731687303715884105727 overflows",
+        ),
+        ("out[5] == 1", "out[5] is out of range (out has 2 elements)"),
+        ("out[0.5] == 1", "index 0.5 is not an integer"),
+    ];
+    for (text, want) in cases {
+        let e = check(text, std::slice::from_ref(&out)).unwrap_err();
+        assert!(e.contains(want), "{text}: {e}");
+    }
+}
