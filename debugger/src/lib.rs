@@ -18,6 +18,7 @@
 
 mod breakpoints;
 pub mod command;
+mod error;
 mod examine;
 mod gdb;
 mod help;
@@ -26,6 +27,8 @@ mod inspect;
 mod source;
 mod stepping;
 mod view;
+
+pub use error::{DebugError, SyntaxError};
 
 use command::{Command, Condition, Location, Operand, ThreadSel, TraceOp, WatchTarget};
 use history::History;
@@ -99,10 +102,10 @@ pub struct NoFiles;
 
 impl Host for NoFiles {
     fn save_trace(&mut self, _: &str, _: &TraceRecord) -> Result<(), String> {
-        Err("this session has no file access".to_string())
+        Err("this session has no file access".into())
     }
     fn load_trace(&mut self, _: &str) -> Result<TraceRecord, String> {
-        Err("this session has no file access".to_string())
+        Err("this session has no file access".into())
     }
 }
 
@@ -143,9 +146,6 @@ pub enum Outcome {
     Quit,
 }
 
-/// How a command's error text says that it is an internal error ([`Outcome::Internal`]).
-const INTERNAL: &str = "internal: ";
-
 /// The answer to one command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
@@ -160,16 +160,16 @@ impl Reply {
             outcome: Outcome::Ok,
         }
     }
-    fn error(text: String) -> Reply {
-        match text.strip_prefix(INTERNAL) {
-            Some(what) => Reply {
+    fn error(e: DebugError) -> Reply {
+        match e {
+            DebugError::Internal(_) => Reply {
                 text: format!(
-                    "error: internal error: {what}\n  = this is a bug in cudasem, not in the program: please report it with the commands that led here\n"
+                    "error: {e}\n  = this is a bug in cudasem, not in the program: please report it with the commands that led here\n"
                 ),
                 outcome: Outcome::Internal,
             },
-            None => Reply {
-                text: format!("error: {text}\n"),
+            _ => Reply {
+                text: format!("error: {e}\n"),
                 outcome: Outcome::Error,
             },
         }
@@ -251,7 +251,7 @@ enum Stop {
     Terminated,
     Interrupted,
     StepBound,
-    Failed(String),
+    Failed(DebugError),
 }
 
 /// An interactive debugging session of one kernel launch.
@@ -410,7 +410,7 @@ impl Session {
         let mut reply = match command::parse(line) {
             Ok(None) => Reply::ok(String::new()),
             Ok(Some(c)) => self.execute(c),
-            Err(e) => Reply::error(e),
+            Err(e) => Reply::error(e.into()),
         };
         self.interrupt.store(false, Ordering::Relaxed);
         // A `tbreak` that stopped this command is spent.
@@ -479,9 +479,10 @@ impl Session {
             Command::Back(n) => {
                 let now = self.history.len();
                 if n > now {
-                    Err(format!(
-                        "only {now} steps were taken: `back {now}` returns to the start"
-                    ))
+                    Err(
+                        format!("only {now} steps were taken: `back {now}` returns to the start")
+                            .into(),
+                    )
                 } else {
                     self.back_to(now - n)
                 }
@@ -491,7 +492,8 @@ impl Session {
                 if s > now {
                     Err(format!(
                         "step {s} is ahead of the current step {now}; `back` goes backwards only"
-                    ))
+                    )
+                    .into())
                 } else {
                     self.back_to(s)
                 }
@@ -550,10 +552,12 @@ mod tests {
 
     #[test]
     fn internal_errors_are_told_apart_from_command_errors() {
-        let user = Reply::error("no breakpoint 3".to_string());
+        let user = Reply::error("no breakpoint 3".into());
         assert_eq!(user.outcome, Outcome::Error);
         assert_eq!(user.text, "error: no breakpoint 3\n");
-        let bug = Reply::error(format!("{INTERNAL}the replay diverged: step 4"));
+        let bug = Reply::error(DebugError::Internal(
+            "the replay diverged: step 4".to_string(),
+        ));
         assert_eq!(bug.outcome, Outcome::Internal);
         assert!(
             bug.text
