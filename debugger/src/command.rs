@@ -258,6 +258,8 @@ pub enum Command {
     Undisplay(Option<u32>),
     /// `info display`.
     InfoDisplay,
+    /// `info grids`: the grids of the program, their phases and blocks (thesis 5.7).
+    InfoGrids,
     /// `focus B W [L]` (also cuda-gdb's `cuda block B warp W lane L`, any of the three): the
     /// thread the inspection commands look at; what is not named stays.
     Focus(ThreadSel),
@@ -778,8 +780,9 @@ fn parse_info(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
         ["barriers"] => Ok(Some(Command::Barriers)),
         ["caches"] => Ok(Some(Command::Caches)),
         ["display"] => Ok(Some(Command::InfoDisplay)),
+        ["grids"] => Ok(Some(Command::InfoGrids)),
         _ => Err(
-            "write `info breakpoints`, `info registers`, `info warps`, `info blocks`, `info barriers`, `info caches` or `info display`"
+            "write `info breakpoints`, `info registers`, `info warps`, `info blocks`, `info barriers`, `info caches`, `info display` or `info grids`"
                 .into(),
         ),
     }

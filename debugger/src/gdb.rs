@@ -163,11 +163,14 @@ impl Session {
             return Err(DebugError::NoBlock { block, blocks });
         }
         let Some(warp) = warp else { return Ok(()) };
-        let warps = self.warps_per_block();
+        // The block's own grid's shape: grids of a program may have blocks of other sizes.
+        let grid = self.grid_view(block);
+        let warps = grid.warps_per_block;
         if warp >= warps {
             return Err(DebugError::NoWarp { warp, warps });
         }
-        let lanes = self.lanes_in_warp(warp);
+        let ws = self.warp_size();
+        let lanes = grid.threads_per_block.saturating_sub(warp * ws).min(ws);
         match lane {
             Some(lane) if lane >= lanes => Err(DebugError::NoLane { lane, warp, lanes }),
             _ => Ok(()),
@@ -181,7 +184,10 @@ impl Session {
         let lane = at.lane.unwrap_or(self.focus.lane);
         self.thread_exists(block, Some(warp), Some(lane))?;
         self.focus = Focus { block, warp, lane };
-        let mut s = format!("focus: block {block} warp {warp} lane {lane}\n");
+        let mut s = format!(
+            "focus: block {block}{} warp {warp} lane {lane}\n",
+            self.grid_note(block)
+        );
         if self.machine.warp_view(block, warp).is_some() {
             s.push_str(&self.cmd_where()?);
         } else {

@@ -114,8 +114,8 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "info",
-        "info breakpoints | registers | locals | warps | threads | blocks | barriers | caches | display",
-        "breakpoints and watchpoints; the others as the commands of those names (`regs` for registers and locals, `warps` for threads) and the displays",
+        "info breakpoints | registers | warps | blocks | barriers | caches | display | grids",
+        "breakpoints and watchpoints; the others as the commands of those names (`regs` for registers, also `info locals`; `warps` for warps, also `info threads`), the displays, and the grids of a program of several launches (kernel, stream, waiting, active or completed, blocks resident and completed, and why blocks cannot become resident)",
         "info breakpoints",
     ),
     (

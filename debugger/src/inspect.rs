@@ -354,7 +354,7 @@ impl Session {
                     " "
                 };
                 rows.push([
-                    format!("{mark}{b}.{w}"),
+                    format!("{mark}{b}.{w}{}", self.grid_note(b)),
                     v.pc.to_string(),
                     view::line_of(&self.program, v.pc),
                     semantics::machine::render::mask_string(v.active, ws),

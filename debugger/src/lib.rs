@@ -21,6 +21,7 @@ pub mod command;
 mod error;
 mod examine;
 mod gdb;
+mod grids;
 mod help;
 pub mod history;
 mod inspect;
@@ -34,7 +35,9 @@ use command::{Command, Condition, Location, Operand, ThreadSel, TraceOp, WatchTa
 use history::History;
 use ptx_parser::ScalarType;
 use semantics::Program;
-use semantics::machine::{LaunchConfig, LaunchError, Machine, MachineConfig, Termination};
+use semantics::machine::{
+    GridLaunch, LaunchConfig, LaunchError, Machine, MachineConfig, ProgramLaunch, Termination,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -257,7 +260,8 @@ enum Stop {
 /// An interactive debugging session of one kernel launch.
 pub struct Session {
     program: Arc<Program>,
-    launch: LaunchConfig,
+    /// The launches: one for a kernel launch, several for a program (thesis 5.7).
+    launch: ProgramLaunch,
     config: MachineConfig,
     options: Options,
     initial: Machine,
@@ -290,8 +294,37 @@ impl Session {
         options: Options,
     ) -> Result<Session, LaunchError> {
         let machine = Machine::new(program.clone(), &launch, &config)?;
+        let launch = ProgramLaunch {
+            launches: vec![GridLaunch::of(&launch, 0)],
+            buffers: launch.buffers,
+            globals: launch.globals,
+            extern_values: launch.extern_values,
+        };
+        Ok(Session::start(program, launch, config, options, machine))
+    }
+
+    /// Starts a session of a program of several launches before the first step: grids in
+    /// one stream run one after the other, grids of different streams may run concurrently
+    /// (thesis 5.7). Blocks are numbered across grids, as the machine numbers them.
+    pub fn from_program(
+        program: Arc<Program>,
+        launch: ProgramLaunch,
+        config: MachineConfig,
+        options: Options,
+    ) -> Result<Session, LaunchError> {
+        let machine = Machine::from_program(program.clone(), &launch, &config)?;
+        Ok(Session::start(program, launch, config, options, machine))
+    }
+
+    fn start(
+        program: Arc<Program>,
+        launch: ProgramLaunch,
+        config: MachineConfig,
+        options: Options,
+        machine: Machine,
+    ) -> Session {
         let history = History::new(&machine, options.snapshot_every, options.max_snapshots);
-        Ok(Session {
+        Session {
             program,
             launch,
             config,
@@ -310,7 +343,7 @@ impl Session {
             source_files: BTreeMap::new(),
             watched: BTreeMap::new(),
             displays: Vec::new(),
-        })
+        }
     }
 
     /// Files for `trace save/load`.
@@ -354,8 +387,11 @@ impl Session {
 
     /// The first lines a session prints.
     pub fn banner(&self) -> String {
+        if self.launch.launches.len() > 1 {
+            return self.program_banner();
+        }
         let kernel = self.kernel_name();
-        let l = &self.launch;
+        let l = &self.launch.launches[0];
         format!(
             "cudasem debugger: kernel {kernel}, grid ({},{},{}), block ({},{},{}), warp size {}, {} warp model, policy {}\n\
              stopped before step 0; `help` lists the commands\n",
@@ -455,6 +491,7 @@ impl Session {
             Command::Display { register, format } => self.cmd_display(register, format),
             Command::Undisplay(id) => self.cmd_undisplay(id),
             Command::InfoDisplay => Ok(self.info_display()),
+            Command::InfoGrids => Ok(self.cmd_info_grids()),
             Command::Focus(at) => self.cmd_focus(at),
             Command::FocusThread { block, thread } => {
                 let ws = self.warp_size().max(1);

@@ -13,7 +13,10 @@ impl Session {
             .iter()
             .find(|f| {
                 f.kind == semantics::program::FunctionKind::Entry
-                    && self.launch.kernel.as_deref().is_none_or(|k| k == f.name)
+                    && self.launch.launches[0]
+                        .kernel
+                        .as_deref()
+                        .is_none_or(|k| k == f.name)
             })
             .map_or_else(|| "?".to_string(), |f| f.name.clone())
     }
@@ -22,16 +25,27 @@ impl Session {
         self.config.device.warp_size
     }
 
+    /// Threads per block: the largest of any grid's (one grid: its blocks').
     pub(super) fn threads_per_block(&self) -> u32 {
-        self.launch.block.iter().product()
+        self.launch
+            .launches
+            .iter()
+            .map(|l| l.block.iter().product())
+            .max()
+            .unwrap_or(0)
     }
 
     pub(super) fn warps_per_block(&self) -> u32 {
         self.threads_per_block().div_ceil(self.warp_size().max(1))
     }
 
+    /// Blocks of every grid (blocks are numbered across grids).
     pub(super) fn total_blocks(&self) -> u32 {
-        self.launch.grid.iter().product()
+        self.launch
+            .launches
+            .iter()
+            .map(|l| l.grid.iter().product::<u32>())
+            .sum()
     }
 
     /// Lanes of warp `w` that are threads (the last warp of a block may be underpopulated).
