@@ -536,186 +536,30 @@ pub fn record(
     let start = rec.changes(&machine, &resident);
 
     let program = machine.program().clone();
-    let cached = machine.cache().is_some();
-    let line = |pc: u32| program.source.get(pc as usize).map_or(0, |s| s.ptx_line);
-    let mut rules: BTreeMap<String, RuleInfo> = BTreeMap::new();
+    let mut window = Window {
+        rec,
+        rules: BTreeMap::new(),
+        cycle: options.cycle_start.filter(|&c| (c as u64) < total),
+        enabled_log: Vec::new(),
+        cycle_lanes: BTreeMap::new(),
+        cached: machine.cache().is_some(),
+        program: &program,
+        events: Vec::new(),
+    };
     let mut steps = Vec::with_capacity((to - from) as usize);
-    let mut events = Vec::new();
-    let mut enabled_log: Vec<Vec<Choice>> = Vec::new();
-    let cycle = options.cycle_start.filter(|&c| (c as u64) < total);
-    // Lanes that execute in the cycle, per warp (the lasso's explanation).
-    let mut cycle_lanes: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     for i in from..to {
-        let c = &choices[i as usize];
-        let enabled = machine.enabled();
-        if cycle.is_some_and(|cs| i as usize >= cs) {
-            enabled_log.push(enabled.to_vec());
-        }
-        let offered: Vec<String> = enabled
-            .iter()
-            .take(OFFERED_SHOWN)
-            .map(ToString::to_string)
-            .collect();
-        let offered_n = enabled.len();
-        let watched = watched_registers(&machine, c, ws, threads);
-        let before: Vec<Option<u64>> = watched
-            .iter()
-            .map(|&(b, w, l, r)| machine.register(b, w, l, r))
-            .collect();
-        let stale = match c {
-            Choice::Mem(MemChoice::Step { op }) => stale_read(&machine, *op),
-            _ => None,
-        };
-        let stack_before = warp_of(c)
-            .and_then(|(b, w)| machine.warp_view(b, w))
-            .map_or(0, |v| diverge_count(&v.stack));
-        events.clear();
-        machine
-            .step_observed(c, &mut events)
-            .map_err(|e| ViewError::Diverged {
-                step: i + 1,
-                message: e.to_string(),
-            })?;
-        let mut touched: BTreeSet<u32> = block_of(c).into_iter().collect();
-        let mut views = Vec::with_capacity(events.len());
-        let mut div = false;
-        for e in &events {
-            match e {
-                Event::BlockIssued { block, .. } => {
-                    rec.resident.insert(*block);
-                }
-                Event::BlockCompleted { block, .. } => {
-                    rec.resident.remove(block);
-                }
-                Event::MemoryStep {
-                    delivered: Some((b, _, _, _)),
-                    ..
-                } => {
-                    touched.insert(*b);
-                }
-                _ => {}
-            }
-            let mut rule_names = Vec::with_capacity(e.derivation().0.len());
-            for r in &e.derivation().0 {
-                let d = semantics::rules::doc(*r);
-                let key = d.qualified_name();
-                rule_names.push(key.clone());
-                rules.entry(key).or_insert_with(|| RuleInfo {
-                    layer: d.layer.name(),
-                    source: d.section.map_or_else(
-                        || "beyond the thesis".to_string(),
-                        |s| format!("thesis section {s}"),
-                    ),
-                    text: d.text,
-                    deviation: d.deviation,
-                });
-            }
-            let x = match e {
-                Event::Executed {
-                    block,
-                    warp,
-                    pc,
-                    lanes,
-                    active,
-                    disabled,
-                    stack,
-                    ..
-                } => {
-                    if diverge_count(stack) > stack_before {
-                        div = true;
-                    }
-                    if cycle.is_some_and(|cs| i as usize >= cs) {
-                        *cycle_lanes.entry((*block, *warp)).or_default() |= *lanes;
-                    }
-                    let n = lanes_of(threads, ws, *warp);
-                    Some(Executed {
-                        w: rec.warp_index(*block, *warp),
-                        pc: *pc,
-                        lanes: mask_string(*lanes, n),
-                        a: mask_string(*active, n),
-                        d: disable_string(disabled, n),
-                        t: tokens(stack, n),
-                    })
-                }
-                _ => None,
-            };
-            let wa = match e {
-                Event::Memory {
-                    kind: traces::AccessKind::Store | traces::AccessKind::Atomic { .. },
-                    space,
-                    address,
-                    ..
-                } => Some(format!("{} {address:#x}", space_word(*space))),
-                _ => None,
-            };
-            let warn = match e {
-                Event::MemoryStep { operations, .. } if operations.contains("readL1") => {
-                    stale.clone()
-                }
-                _ => None,
-            };
-            views.push(EventView {
-                text: event_text(e, ws, threads, cached, &line),
-                rules: rule_names,
-                x,
-                wa,
-                warn,
-            });
-        }
-        let mut regs = Vec::new();
-        for (&(b, w, l, r), old) in watched.iter().zip(&before) {
-            let new = machine.register(b, w, l, r);
-            if new != *old
-                && let Some(new) = new
-            {
-                let wi = rec.warp_index(b, w);
-                regs.push((
-                    wi,
-                    l,
-                    register_name(&machine, b, w, r),
-                    old.map_or_else(|| "-".to_string(), |v| format!("{v:#x}")),
-                    format!("{new:#x}"),
-                ));
-            }
-        }
-        let s = rec.changes(&machine, &touched);
-        steps.push(Step {
-            c: c.to_string(),
-            u: warp_of(c).map(|(b, w)| rec.warp_index(b, w)),
-            k: kind_of(c),
-            o: offered,
-            on: offered_n,
-            e: views,
-            s,
-            r: regs,
-            div,
-        });
+        steps.push(window.step(&mut machine, i, &choices[i as usize])?);
     }
 
-    let mut notes = Vec::new();
-    if from > 0 || to < total {
-        notes.push(format!(
-            "This page shows steps {} to {} of the run's {total} (a window of at most {}; \
-             `cudasem view --from N --window M` shows others). The timeline's overview covers \
-             the whole run, sampled in buckets of {} steps.",
-            from + 1,
-            to,
-            options.window,
-            overview.size
-        ));
-    }
-    notes.push(format!(
-        "Offered choices: at most {OFFERED_SHOWN} are listed per step; caches: at most \
-         {CACHE_SHOWN} lines each."
-    ));
-    let lasso = cycle.map(|cs| {
-        let mut l = lasso_of(choices, cs, &enabled_log, &rec.index, from);
+    let notes = notes(from, to, total, options.window, overview.size);
+    let lasso = window.cycle.map(|cs| {
+        let mut l = lasso_of(choices, cs, &window.enabled_log, &window.rec.index, from);
         if let Some(fairness) = &options.fairness {
             l.why.insert(0, fairness.clone());
         }
         if to == total {
             l.why
-                .extend(starved_lanes(&machine, &cycle_lanes, threads, ws));
+                .extend(starved_lanes(&machine, &window.cycle_lanes, threads, ws));
         }
         l
     });
@@ -731,26 +575,250 @@ pub fn record(
             policy: options.policy.clone(),
             total_steps: total,
             from,
-            termination: if to == total {
-                machine.termination().map(ToString::to_string).or_else(|| {
-                    machine
-                        .enabled()
-                        .is_empty()
-                        .then(|| "completed".to_string())
-                })
-            } else {
-                None
-            },
+            termination: (to == total).then(|| termination(&machine)).flatten(),
             notes,
         },
         source,
-        rules,
-        warps: rec.warps,
+        rules: window.rules,
+        warps: window.rec.warps,
         start,
         steps,
         overview,
         lasso,
     })
+}
+
+/// How the run ended, when the window reaches its end.
+fn termination(machine: &Machine) -> Option<String> {
+    machine.termination().map(ToString::to_string).or_else(|| {
+        machine
+            .enabled()
+            .is_empty()
+            .then(|| "completed".to_string())
+    })
+}
+
+/// The page's notes: the window shown, when it is not the whole run, and the display limits.
+fn notes(from: u64, to: u64, total: u64, window: u64, bucket: u64) -> Vec<String> {
+    let mut notes = Vec::new();
+    if from > 0 || to < total {
+        notes.push(format!(
+            "This page shows steps {} to {} of the run's {total} (a window of at most {}; \
+             `cudasem view --from N --window M` shows others). The timeline's overview covers \
+             the whole run, sampled in buckets of {} steps.",
+            from + 1,
+            to,
+            window,
+            bucket
+        ));
+    }
+    notes.push(format!(
+        "Offered choices: at most {OFFERED_SHOWN} are listed per step; caches: at most \
+         {CACHE_SHOWN} lines each."
+    ));
+    notes
+}
+
+/// What recording the window's steps accumulates: the recorder, the rules the steps named, and
+/// what the lasso's explanation needs (the enabled sets and the lanes that execute in the cycle).
+struct Window<'p> {
+    rec: Recorder,
+    rules: BTreeMap<String, RuleInfo>,
+    cycle: Option<usize>,
+    enabled_log: Vec<Vec<Choice>>,
+    /// Lanes that execute in the cycle, per warp.
+    cycle_lanes: BTreeMap<(u32, u32), u64>,
+    cached: bool,
+    program: &'p semantics::Program,
+    /// The last step's events (a buffer kept across steps).
+    events: Vec<Event>,
+}
+
+/// What a step's events are read against: the choice's index, the warp's divergence depth
+/// before it, and the warning a stale L1 read gives.
+struct StepBefore {
+    i: u64,
+    stack_before: usize,
+    stale: Option<String>,
+}
+
+impl Window<'_> {
+    /// Takes choice `i`, `c`, and records what it offered, did and changed.
+    fn step(&mut self, machine: &mut Machine, i: u64, c: &Choice) -> Result<Step, ViewError> {
+        let (ws, threads) = (self.rec.ws, self.rec.threads);
+        let in_cycle = self.cycle.is_some_and(|cs| i as usize >= cs);
+        let enabled = machine.enabled();
+        if in_cycle {
+            self.enabled_log.push(enabled.to_vec());
+        }
+        let offered: Vec<String> = enabled
+            .iter()
+            .take(OFFERED_SHOWN)
+            .map(ToString::to_string)
+            .collect();
+        let offered_n = enabled.len();
+        let watched = watched_registers(machine, c, ws, threads);
+        let before: Vec<Option<u64>> = watched
+            .iter()
+            .map(|&(b, w, l, r)| machine.register(b, w, l, r))
+            .collect();
+        let at = StepBefore {
+            i,
+            stale: match c {
+                Choice::Mem(MemChoice::Step { op }) => stale_read(machine, *op),
+                _ => None,
+            },
+            stack_before: warp_of(c)
+                .and_then(|(b, w)| machine.warp_view(b, w))
+                .map_or(0, |v| diverge_count(&v.stack)),
+        };
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        machine
+            .step_observed(c, &mut events)
+            .map_err(|e| ViewError::Diverged {
+                step: i + 1,
+                message: e.to_string(),
+            })?;
+        let mut touched: BTreeSet<u32> = block_of(c).into_iter().collect();
+        let mut div = false;
+        let views = events
+            .iter()
+            .map(|e| self.event_view(e, &at, &mut div, &mut touched))
+            .collect();
+        self.events = events;
+        let mut regs = Vec::new();
+        for (&(b, w, l, r), old) in watched.iter().zip(&before) {
+            let new = machine.register(b, w, l, r);
+            if new != *old
+                && let Some(new) = new
+            {
+                let wi = self.rec.warp_index(b, w);
+                regs.push((
+                    wi,
+                    l,
+                    register_name(machine, b, w, r),
+                    old.map_or_else(|| "-".to_string(), |v| format!("{v:#x}")),
+                    format!("{new:#x}"),
+                ));
+            }
+        }
+        let s = self.rec.changes(machine, &touched);
+        Ok(Step {
+            c: c.to_string(),
+            u: warp_of(c).map(|(b, w)| self.rec.warp_index(b, w)),
+            k: kind_of(c),
+            o: offered,
+            on: offered_n,
+            e: views,
+            s,
+            r: regs,
+            div,
+        })
+    }
+
+    /// One event of the step: its text, the rules it names, the warp's state after an
+    /// executed instruction, the address a write touched and a stale read's warning. Blocks
+    /// issued and completed update the resident set; `div` is set when the warp diverged.
+    fn event_view(
+        &mut self,
+        e: &Event,
+        at: &StepBefore,
+        div: &mut bool,
+        touched: &mut BTreeSet<u32>,
+    ) -> EventView {
+        let (ws, threads) = (self.rec.ws, self.rec.threads);
+        match e {
+            Event::BlockIssued { block, .. } => {
+                self.rec.resident.insert(*block);
+            }
+            Event::BlockCompleted { block, .. } => {
+                self.rec.resident.remove(block);
+            }
+            Event::MemoryStep {
+                delivered: Some((b, _, _, _)),
+                ..
+            } => {
+                touched.insert(*b);
+            }
+            _ => {}
+        }
+        let rule_names = self.rule_names(e);
+        let x = match e {
+            Event::Executed {
+                block,
+                warp,
+                pc,
+                lanes,
+                active,
+                disabled,
+                stack,
+                ..
+            } => {
+                if diverge_count(stack) > at.stack_before {
+                    *div = true;
+                }
+                if self.cycle.is_some_and(|cs| at.i as usize >= cs) {
+                    *self.cycle_lanes.entry((*block, *warp)).or_default() |= *lanes;
+                }
+                let n = lanes_of(threads, ws, *warp);
+                Some(Executed {
+                    w: self.rec.warp_index(*block, *warp),
+                    pc: *pc,
+                    lanes: mask_string(*lanes, n),
+                    a: mask_string(*active, n),
+                    d: disable_string(disabled, n),
+                    t: tokens(stack, n),
+                })
+            }
+            _ => None,
+        };
+        let wa = match e {
+            Event::Memory {
+                kind: traces::AccessKind::Store | traces::AccessKind::Atomic { .. },
+                space,
+                address,
+                ..
+            } => Some(format!("{} {address:#x}", space_word(*space))),
+            _ => None,
+        };
+        let warn = match e {
+            Event::MemoryStep { operations, .. } if operations.contains("readL1") => {
+                at.stale.clone()
+            }
+            _ => None,
+        };
+        let program = self.program;
+        let line = |pc: u32| program.source.get(pc as usize).map_or(0, |s| s.ptx_line);
+        EventView {
+            text: event_text(e, ws, threads, self.cached, &line),
+            rules: rule_names,
+            x,
+            wa,
+            warn,
+        }
+    }
+
+    /// The qualified names of the rules `e`'s derivation applied, each described once in the
+    /// page's rule table.
+    fn rule_names(&mut self, e: &Event) -> Vec<String> {
+        let mut names = Vec::with_capacity(e.derivation().0.len());
+        for r in &e.derivation().0 {
+            let d = semantics::rules::doc(*r);
+            let key = d.qualified_name();
+            names.push(key.clone());
+            self.rules.entry(key).or_insert_with(|| RuleInfo {
+                layer: d.layer.name(),
+                source: d.section.map_or_else(
+                    || "beyond the thesis".to_string(),
+                    |s| format!("thesis section {s}"),
+                ),
+                text: d.text,
+                deviation: d.deviation,
+            });
+        }
+        names
+    }
 }
 
 fn overview(choices: &[Choice], index: &BTreeMap<(u32, u32), usize>) -> Overview {
