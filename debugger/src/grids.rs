@@ -3,7 +3,7 @@
 //! and focus lines, and the banner of a program. A program of one grid prints as before.
 
 use super::*;
-use semantics::machine::{GridPhase, GridView};
+use semantics::machine::{GridLaunch, GridPhase, GridView};
 
 impl Session {
     /// Whether the program has more than one grid (only then do outputs name grids).
@@ -97,14 +97,9 @@ impl Session {
         {
             let _ = writeln!(
                 s,
-                "  grid {g}: kernel {}, grid ({},{},{}), block ({},{},{}), stream {}, blocks {}..{}",
+                "  grid {g}: kernel {}, {}, stream {}, blocks {}..{}",
                 self.grid_kernel(g),
-                l.grid[0],
-                l.grid[1],
-                l.grid[2],
-                l.block[0],
-                l.block[1],
-                l.block[2],
+                shape(l),
                 l.stream,
                 v.base,
                 v.base + v.blocks
@@ -113,6 +108,13 @@ impl Session {
         s.push_str("stopped before step 0; `help` lists the commands\n");
         s
     }
+}
+
+/// `grid (x,y,z), block (x,y,z)` of a launch.
+pub(super) fn shape(l: &GridLaunch) -> String {
+    let [gx, gy, gz] = l.grid;
+    let [bx, by, bz] = l.block;
+    format!("grid ({gx},{gy},{gz}), block ({bx},{by},{bz})")
 }
 
 /// The word for a grid's phase.

@@ -393,14 +393,9 @@ impl Session {
         let kernel = self.kernel_name();
         let l = &self.launch.launches[0];
         format!(
-            "cudasem debugger: kernel {kernel}, grid ({},{},{}), block ({},{},{}), warp size {}, {} warp model, policy {}\n\
+            "cudasem debugger: kernel {kernel}, {}, warp size {}, {} warp model, policy {}\n\
              stopped before step 0; `help` lists the commands\n",
-            l.grid[0],
-            l.grid[1],
-            l.grid[2],
-            l.block[0],
-            l.block[1],
-            l.block[2],
+            grids::shape(l),
             self.config.device.warp_size,
             view::model_name(self.config.warp_model),
             self.options.policy.text()

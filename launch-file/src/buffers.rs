@@ -159,15 +159,8 @@ pub(crate) fn build_bytes(b: &BufferDesc) -> Result<Vec<u8>, LaunchError> {
     };
     match &b.init {
         Init::Zeros => {}
+        // `check_init` refused more values than elements.
         Init::Values(values) => {
-            if values.len() > len {
-                return Err(err(format!(
-                    "Values has {} elements but len is {}",
-                    values.len(),
-                    b.len
-                ))
-                .help("make len at least the number of values, or drop values"));
-            }
             for (i, v) in values.iter().enumerate() {
                 put(
                     i,

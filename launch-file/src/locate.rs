@@ -115,35 +115,17 @@ pub(crate) fn mask_comments(text: &str) -> String {
 pub(crate) fn find_top_field(text: &str, name: &str) -> Option<usize> {
     let masked = mask_comments(text);
     let b = masked.as_bytes();
-    let mut depth = 0i32;
-    let mut in_string = false;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if in_string {
-            if c == b'\\' {
-                i += 1;
-            } else if c == b'"' {
-                in_string = false;
-            }
-        } else {
-            match c {
-                b'"' => in_string = true,
-                b'(' | b'[' | b'{' => depth += 1,
-                b')' | b']' | b'}' => depth -= 1,
-                _ if depth == 1
-                    && masked[i..].starts_with(name)
-                    && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
-                    && masked[i + name.len()..].trim_start().starts_with(':') =>
-                {
-                    return Some(i);
-                }
-                _ => {}
-            }
-        }
-        i += 1;
-    }
-    None
+    outside_strings(&masked, 0)
+        .find(|&(i, c, depth)| {
+            depth == 1
+                && !b"\"([{)]}".contains(&c)
+                && b[i..].starts_with(name.as_bytes())
+                && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+                && masked
+                    .get(i + name.len()..)
+                    .is_some_and(|rest| rest.trim_start().starts_with(':'))
+        })
+        .map(|(i, ..)| i)
 }
 
 /// Byte offsets of the items of the list that starts after `from` whose first character is
@@ -151,48 +133,50 @@ pub(crate) fn find_top_field(text: &str, name: &str) -> Option<usize> {
 /// (`[ "..", ".." ]`, `first` = `"`).
 pub(crate) fn list_item_starts(text: &str, from: usize, first: u8) -> Vec<usize> {
     let masked = mask_comments(text);
-    let b = masked.as_bytes();
     let Some(open) = masked.get(from..).and_then(|s| s.find('[')) else {
         return Vec::new();
     };
     let mut starts = Vec::new();
-    let mut depth = 0i32;
-    let mut in_string = false;
-    let mut i = from + open;
-    while i < b.len() {
-        let c = b[i];
-        if in_string {
-            if c == b'\\' {
-                i += 1;
-            } else if c == b'"' {
-                in_string = false;
-            }
-        } else {
-            match c {
-                b'"' => {
-                    if depth == 1 && first == b'"' {
-                        starts.push(i);
-                    }
-                    in_string = true;
-                }
-                b'(' | b'[' | b'{' => {
-                    if depth == 1 && c == first {
-                        starts.push(i);
-                    }
-                    depth += 1;
-                }
-                b')' | b']' | b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
+    for (i, c, depth) in outside_strings(&masked, from + open) {
+        match c {
+            b'"' | b'(' | b'[' | b'{' if depth == 1 && c == first => starts.push(i),
+            b')' | b']' | b'}' if depth == 1 => break,
+            _ => {}
         }
-        i += 1;
     }
     starts
+}
+
+/// The bytes of `masked` from byte `from` on that are outside strings (a string's opening quote
+/// included), each with its offset and the bracket depth before it (depth counted from `from`).
+fn outside_strings(masked: &str, from: usize) -> impl Iterator<Item = (usize, u8, i32)> + '_ {
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut escaped = false;
+    masked
+        .bytes()
+        .enumerate()
+        .skip(from)
+        .filter_map(move |(i, c)| {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if c == b'\\' {
+                    escaped = true;
+                } else if c == b'"' {
+                    in_string = false;
+                }
+                return None;
+            }
+            let before = depth;
+            match c {
+                b'"' => in_string = true,
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' | b'}' => depth -= 1,
+                _ => {}
+            }
+            Some((i, c, before))
+        })
 }
 
 pub(crate) fn location_of(path: &str, text: &str, at: usize) -> Location {
