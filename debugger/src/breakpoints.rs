@@ -3,6 +3,7 @@
 //! a step makes.
 
 use super::*;
+use crate::DebugError;
 
 impl Session {
     // ----- breakpoints and watchpoints -------------------------------------------------------
@@ -18,7 +19,7 @@ impl Session {
     }
 
     /// A location's pcs (several for a source line entered in several places) and its name.
-    pub(super) fn resolve(&self, loc: &Location) -> Result<(Vec<u32>, String), String> {
+    pub(super) fn resolve(&self, loc: &Location) -> Result<(Vec<u32>, String), DebugError> {
         let p = &self.program;
         let ptx_line = |line: u32| {
             p.source
@@ -31,10 +32,10 @@ impl Session {
                     )
                 })
                 .ok_or_else(|| {
-                    format!(
+                    DebugError::Refused(format!(
                         "no instruction on or after PTX line {line} (the last is on line {})",
                         p.source.last().map_or(0, |s| s.ptx_line)
-                    )
+                    ))
                 })
         };
         match loc {
@@ -45,7 +46,8 @@ impl Session {
                     Err(format!(
                         "pc {pc} is beyond the program (addresses 0 to {})",
                         p.instructions.len().saturating_sub(1)
-                    ))
+                    )
+                    .into())
                 }
             }
             Location::PtxLine(line) => ptx_line(*line),
@@ -88,7 +90,8 @@ impl Session {
                             } else {
                                 labels.join(", ")
                             }
-                        ))
+                        )
+                        .into())
                     }
                     [(_, pc)] => Ok((vec![*pc], name.clone())),
                     many => Err(format!(
@@ -97,7 +100,8 @@ impl Session {
                             .map(|(f, _)| f.as_str())
                             .collect::<Vec<_>>()
                             .join(", ")
-                    )),
+                    )
+                    .into()),
                 }
             }
         }
@@ -108,7 +112,7 @@ impl Session {
         at: &Location,
         condition: Option<Condition>,
         temporary: bool,
-    ) -> Result<String, String> {
+    ) -> Result<String, DebugError> {
         let (pcs, name) = self.resolve(at)?;
         if let Some(c) = &condition {
             // Check the registers now, against the functions of the breakpoint.
@@ -121,7 +125,7 @@ impl Session {
                     if let Operand::Reg(r) = o
                         && f.is_some_and(|f| !f.registers.iter().any(|x| x.name == *r))
                     {
-                        return Err(format!("no register `{r}` in the function of {name}"));
+                        return Err(format!("no register `{r}` in the function of {name}").into());
                     }
                 }
             }
@@ -163,7 +167,7 @@ impl Session {
         }
     }
 
-    pub(super) fn cmd_watch(&mut self, t: &WatchTarget) -> Result<String, String> {
+    pub(super) fn cmd_watch(&mut self, t: &WatchTarget) -> Result<String, DebugError> {
         let (space, address, ty, block, name) = match t {
             WatchTarget::Named { name, index } => {
                 let (_, r) = self.named_region(name)?;
@@ -172,7 +176,8 @@ impl Session {
                     return Err(format!(
                         "`{name}` has {} elements: index {index} is out of range",
                         r.len
-                    ));
+                    )
+                    .into());
                 }
                 (
                     r.space,
@@ -184,13 +189,8 @@ impl Session {
             }
             WatchTarget::Shared { address, ty, block } => {
                 let ty = ty.unwrap_or(ScalarType::U32);
-                if let Some(b) = block
-                    && *b >= self.total_blocks()
-                {
-                    return Err(format!(
-                        "there is no block {b} (the grid has {})",
-                        self.total_blocks()
-                    ));
+                if let Some(b) = block {
+                    self.thread_exists(*b, None, None)?;
                 }
                 let name = match block {
                     Some(b) => format!(".shared[{address:#x}] of block {b}"),
@@ -240,7 +240,7 @@ impl Session {
         ))
     }
 
-    pub(super) fn cmd_delete(&mut self, id: Option<u32>) -> Result<String, String> {
+    pub(super) fn cmd_delete(&mut self, id: Option<u32>) -> Result<String, DebugError> {
         match id {
             None => {
                 let n = self.breakpoints.len() + self.watchpoints.len();
@@ -259,9 +259,7 @@ impl Session {
                 self.watchpoints.retain(|w| w.id != id);
                 self.watched.retain(|(w, _), _| *w != id);
                 if before == self.breakpoints.len() + self.watchpoints.len() {
-                    Err(format!(
-                        "no breakpoint or watchpoint {id}; `info breakpoints` lists them"
-                    ))
+                    Err(DebugError::NoBreakpoint(id))
                 } else {
                     Ok(format!("deleted {id}\n"))
                 }

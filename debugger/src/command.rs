@@ -2,6 +2,7 @@
 //! text of every command with an example. Parsing never panics: a malformed line is an `Err`
 //! with a message that says what was expected.
 
+use crate::SyntaxError;
 use ptx_parser::ScalarType;
 use traces::MemSpace;
 
@@ -257,6 +258,8 @@ pub enum Command {
     Undisplay(Option<u32>),
     /// `info display`.
     InfoDisplay,
+    /// `info grids`: the grids of the program, their phases and blocks (thesis 5.7).
+    InfoGrids,
     /// `focus B W [L]` (also cuda-gdb's `cuda block B warp W lane L`, any of the three): the
     /// thread the inspection commands look at; what is not named stays.
     Focus(ThreadSel),
@@ -313,7 +316,7 @@ pub enum Radix {
 }
 
 impl Radix {
-    fn parse(head: &str, f: &str) -> Result<Radix, String> {
+    fn parse(head: &str, f: &str) -> Result<Radix, SyntaxError> {
         match f {
             "x" => Ok(Radix::Hex),
             "d" => Ok(Radix::Signed),
@@ -322,7 +325,7 @@ impl Radix {
             "f" => Ok(Radix::Float),
             _ => Err(format!(
                 "`{head}/{f}`: the formats are x (hex), d (signed), u (unsigned), t (binary), f (float)"
-            )),
+            ).into()),
         }
     }
 
@@ -356,7 +359,7 @@ impl Radix {
 /// g 8; default w) in format F (x hex, d signed, u unsigned, f float; default x). WHERE is a
 /// global address, a state space and an address (`.global`, `.shared [block B]`, `.local
 /// [block B warp W lane L]`, `.const`, `.param`), or a buffer or variable (`NAME`, `&NAME`).
-fn examine(spec: &str, args: &[&str]) -> Result<Command, String> {
+fn examine(spec: &str, args: &[&str]) -> Result<Command, SyntaxError> {
     let digits = spec.chars().take_while(char::is_ascii_digit).count();
     let count: u64 = if digits == 0 {
         1
@@ -371,7 +374,7 @@ fn examine(spec: &str, args: &[&str]) -> Result<Command, String> {
             _ => {
                 return Err(format!(
                     "`x/{spec}`: write x/NUF with U one of b h w g (1, 2, 4, 8 bytes) and F one of x d u f"
-                ));
+                ).into());
             }
         }
     }
@@ -391,7 +394,7 @@ fn examine(spec: &str, args: &[&str]) -> Result<Command, String> {
         ('u', 'g') => T::U64,
         ('f', 'w') => T::F32,
         ('f', 'g') => T::F64,
-        _ => return Err(format!("`x/{spec}`: floats are w (f32) or g (f64)")),
+        _ => return Err(format!("`x/{spec}`: floats are w (f32) or g (f64)").into()),
     };
     match args {
         [".shared", addr, rest @ ..] => {
@@ -438,7 +441,7 @@ fn examine(spec: &str, args: &[&str]) -> Result<Command, String> {
         [name, rest @ ..] if !name.starts_with('.') => {
             let (sel, extra) = options(rest)?;
             if extra.is_some() || sel.warp.is_some() || sel.lane.is_some() {
-                return Err(format!("write `x/{spec} {name} [block B]`"));
+                return Err(format!("write `x/{spec} {name} [block B]`").into());
             }
             Ok(Command::Mem(MemTarget::From {
                 name: name.trim_start_matches('&').to_string(),
@@ -466,11 +469,11 @@ fn number(word: &str) -> Option<u64> {
     }
 }
 
-fn num<T: TryFrom<u64>>(word: Option<&str>, what: &str) -> Result<T, String> {
+fn num<T: TryFrom<u64>>(word: Option<&str>, what: &str) -> Result<T, SyntaxError> {
     let w = word.ok_or_else(|| format!("expected {what}"))?;
     number(w)
         .and_then(|v| T::try_from(v).ok())
-        .ok_or_else(|| format!("`{w}` is not {what}"))
+        .ok_or_else(|| SyntaxError(format!("`{w}` is not {what}")))
 }
 
 fn scalar_type(word: &str) -> Option<ScalarType> {
@@ -483,7 +486,7 @@ fn scalar_type(word: &str) -> Option<ScalarType> {
 }
 
 /// Parses `block B`, `warp W`, `lane L` and a type word in any order.
-fn options(words: &[&str]) -> Result<(ThreadSel, Option<ScalarType>), String> {
+fn options(words: &[&str]) -> Result<(ThreadSel, Option<ScalarType>), SyntaxError> {
     let mut sel = ThreadSel::default();
     let mut ty = None;
     let mut i = 0;
@@ -501,7 +504,7 @@ fn options(words: &[&str]) -> Result<(ThreadSel, Option<ScalarType>), String> {
                 _ => {
                     return Err(format!(
                         "unexpected `{w}`: expected `block B`, `warp W`, `lane L` or a type (u32, s32, f32, ...)"
-                    ));
+                    ).into());
                 }
             },
         }
@@ -510,12 +513,11 @@ fn options(words: &[&str]) -> Result<(ThreadSel, Option<ScalarType>), String> {
     Ok((sel, ty))
 }
 
-fn location(words: &[&str]) -> Result<Location, String> {
+fn location(words: &[&str]) -> Result<Location, SyntaxError> {
     let starts_with_digit = |w: &str| w.chars().next().is_some_and(|c| c.is_ascii_digit());
     match words {
         [] => Err(
-            "expected a location: LABEL, LINE, FILE:LINE, ptx:LINE or pc N (`help break`)"
-                .to_string(),
+            "expected a location: LABEL, LINE, FILE:LINE, ptx:LINE or pc N (`help break`)".into(),
         ),
         ["pc", n] => Ok(Location::Pc(num(Some(n), "an instruction address")?)),
         [w] if w.starts_with('*') => {
@@ -526,9 +528,7 @@ fn location(words: &[&str]) -> Result<Location, String> {
         // start with a digit). The file part may itself hold colons (`C:/src/k.cu:3`).
         [w] => Ok(match w.rsplit_once(':') {
             Some(("", _)) | Some((_, "")) => {
-                return Err(format!(
-                    "`{w}`: write FILE:LINE, ptx:LINE or FUNCTION:LABEL"
-                ));
+                return Err(format!("`{w}`: write FILE:LINE, ptx:LINE or FUNCTION:LABEL").into());
             }
             Some(("ptx", l)) => Location::PtxLine(num(Some(l), "a PTX line number")?),
             Some((f, l)) if starts_with_digit(l) => Location::SourceLine {
@@ -544,14 +544,11 @@ fn location(words: &[&str]) -> Result<Location, String> {
                 name: w.to_string(),
             },
         }),
-        _ => Err(format!(
-            "unexpected `{}` after the location",
-            words[1..].join(" ")
-        )),
+        _ => Err(format!("unexpected `{}` after the location", words[1..].join(" ")).into()),
     }
 }
 
-fn operand(word: &str) -> Result<Operand, String> {
+fn operand(word: &str) -> Result<Operand, SyntaxError> {
     if word == "lane" {
         Ok(Operand::Lane)
     } else if word == "tid" {
@@ -561,15 +558,23 @@ fn operand(word: &str) -> Result<Operand, String> {
     } else if let Some(rest) = word.strip_prefix('-') {
         number(rest)
             .map(|v| Operand::Int(-(v as i128)))
-            .ok_or_else(|| format!("`{word}` is not a register, `lane`, `tid` or an integer"))
+            .ok_or_else(|| {
+                SyntaxError(format!(
+                    "`{word}` is not a register, `lane`, `tid` or an integer"
+                ))
+            })
     } else {
         number(word)
             .map(|v| Operand::Int(v as i128))
-            .ok_or_else(|| format!("`{word}` is not a register, `lane`, `tid` or an integer"))
+            .ok_or_else(|| {
+                SyntaxError(format!(
+                    "`{word}` is not a register, `lane`, `tid` or an integer"
+                ))
+            })
     }
 }
 
-fn condition(text: &str) -> Result<Condition, String> {
+fn condition(text: &str) -> Result<Condition, SyntaxError> {
     // Operators may be written with or without spaces: `%r1==3`, `%r1 == 3`.
     for (sym, cmp) in [
         ("==", Cmp::Eq),
@@ -589,11 +594,12 @@ fn condition(text: &str) -> Result<Condition, String> {
     }
     Err(format!(
         "`{text}` is not a condition: write OPERAND CMP OPERAND, e.g. `%r1 == 3` or `lane < 2`"
-    ))
+    )
+    .into())
 }
 
 /// `NAME`, `NAME[I]`, `NAME[I..J]`, `NAME[I..=J]`.
-fn indexed(word: &str) -> Result<(String, Option<u64>, Option<u64>), String> {
+fn indexed(word: &str) -> Result<(String, Option<u64>, Option<u64>), SyntaxError> {
     let Some((name, rest)) = word.split_once('[') else {
         return Ok((word.to_string(), None, None));
     };
@@ -614,13 +620,13 @@ fn indexed(word: &str) -> Result<(String, Option<u64>, Option<u64>), String> {
         (i, i.checked_add(1).ok_or_else(bad)?)
     };
     if end < start {
-        return Err(format!("`{word}`: the range ends before it starts"));
+        return Err(format!("`{word}`: the range ends before it starts").into());
     }
     Ok((name.to_string(), Some(start), Some(end)))
 }
 
 /// Parses one line. `Ok(None)` for a blank line or a `#` comment.
-pub fn parse(line: &str) -> Result<Option<Command>, String> {
+pub fn parse(line: &str) -> Result<Option<Command>, SyntaxError> {
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
@@ -640,7 +646,7 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         if args.is_empty() {
             Ok(Some(c))
         } else {
-            Err(format!("`{head}` takes no arguments"))
+            Err(format!("`{head}` takes no arguments").into())
         }
     };
     match head {
@@ -688,14 +694,12 @@ pub fn parse(line: &str) -> Result<Option<Command>, String> {
         "trace" => parse_trace(args),
         "status" => none(Command::Status),
         "quit" | "q" | "exit" => none(Command::Quit),
-        other => Err(format!(
-            "unknown command `{other}`; `help` lists the commands"
-        )),
+        other => Err(format!("unknown command `{other}`; `help` lists the commands").into()),
     }
 }
 
 /// The arguments of `break`/`tbreak LOCATION [if COND]`.
-fn parse_breakpoint(head: &str, args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_breakpoint(head: &str, args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     {
         let (loc, cond) = match args.iter().position(|w| *w == "if") {
             Some(i) => (&args[..i], Some(condition(&args[i + 1..].join(" "))?)),
@@ -710,7 +714,7 @@ fn parse_breakpoint(head: &str, args: &[&str]) -> Result<Option<Command>, String
 }
 
 /// The arguments of `watch`.
-fn parse_watch(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_watch(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         [] => Err("write `watch BUFFER[I]`, `watch .shared ADDR` or `watch .global ADDR`".into()),
         [".shared", addr, rest @ ..] => {
@@ -750,12 +754,12 @@ fn parse_watch(args: &[&str]) -> Result<Option<Command>, String> {
                 _ => Err("a watchpoint watches one element: write NAME[I]".into()),
             }
         }
-        _ => Err(format!("unexpected `{}`", args[1..].join(" "))),
+        _ => Err(format!("unexpected `{}`", args[1..].join(" ")).into()),
     }
 }
 
 /// The arguments of `delete [ID]`.
-fn parse_delete(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_delete(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         [] => Ok(Some(Command::Delete(None))),
         [n] => Ok(Some(Command::Delete(Some(num(
@@ -767,7 +771,7 @@ fn parse_delete(args: &[&str]) -> Result<Option<Command>, String> {
 }
 
 /// The arguments of `info WHAT`.
-fn parse_info(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_info(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         ["breakpoints" | "break" | "b" | "watchpoints"] => Ok(Some(Command::InfoBreakpoints)),
         ["registers" | "regs" | "r" | "locals"] => Ok(Some(Command::Regs)),
@@ -776,15 +780,16 @@ fn parse_info(args: &[&str]) -> Result<Option<Command>, String> {
         ["barriers"] => Ok(Some(Command::Barriers)),
         ["caches"] => Ok(Some(Command::Caches)),
         ["display"] => Ok(Some(Command::InfoDisplay)),
+        ["grids"] => Ok(Some(Command::InfoGrids)),
         _ => Err(
-            "write `info breakpoints`, `info registers`, `info warps`, `info blocks`, `info barriers`, `info caches` or `info display`"
+            "write `info breakpoints`, `info registers`, `info warps`, `info blocks`, `info barriers`, `info caches`, `info display` or `info grids`"
                 .into(),
         ),
     }
 }
 
 /// The arguments of `display[/F] %REG ...`.
-fn parse_display(args: &[&str], format: Option<Radix>) -> Result<Option<Command>, String> {
+fn parse_display(args: &[&str], format: Option<Radix>) -> Result<Option<Command>, SyntaxError> {
     match args {
         [reg] => Ok(Some(Command::Display {
             register: reg.to_string(),
@@ -795,7 +800,7 @@ fn parse_display(args: &[&str], format: Option<Radix>) -> Result<Option<Command>
 }
 
 /// The arguments of `focus B W [L]`.
-fn parse_focus(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_focus(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         [b, w] | [b, w, _] => Ok(Some(Command::Focus(ThreadSel {
             block: Some(num(Some(b), "a block index")?),
@@ -810,7 +815,7 @@ fn parse_focus(args: &[&str]) -> Result<Option<Command>, String> {
 }
 
 /// The arguments of cuda-gdb's `cuda block B warp W lane L` / `cuda thread T`.
-fn parse_cuda(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_cuda(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     {
         let mut sel = ThreadSel::default();
         let mut thread = None;
@@ -825,7 +830,8 @@ fn parse_cuda(args: &[&str]) -> Result<Option<Command>, String> {
                 k => {
                     return Err(format!(
                         "`cuda {k}`: write `cuda block B warp W lane L` or `cuda block B thread T`"
-                    ));
+                    )
+                    .into());
                 }
             }
             rest = tail;
@@ -851,7 +857,7 @@ fn parse_cuda(args: &[&str]) -> Result<Option<Command>, String> {
 }
 
 /// The arguments of `list`.
-fn parse_list(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_list(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         [] => Ok(Some(Command::List(ListAt::Here))),
         ["ptx"] => Ok(Some(Command::List(ListAt::Ptx(None)))),
@@ -871,7 +877,7 @@ fn parse_list(args: &[&str]) -> Result<Option<Command>, String> {
 }
 
 /// The arguments of `print[/F] %REG ...`.
-fn parse_print(args: &[&str], format: Option<Radix>) -> Result<Option<Command>, String> {
+fn parse_print(args: &[&str], format: Option<Radix>) -> Result<Option<Command>, SyntaxError> {
     match args {
         [reg, rest @ ..] => {
             let (at, ty) = options(rest)?;
@@ -889,7 +895,7 @@ fn parse_print(args: &[&str], format: Option<Radix>) -> Result<Option<Command>, 
 }
 
 /// The arguments of `mem ...`.
-fn parse_mem(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_mem(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         [".shared", addr, count, rest @ ..] => {
             let (sel, ty) = options(rest)?;
@@ -918,7 +924,7 @@ fn parse_mem(args: &[&str]) -> Result<Option<Command>, String> {
 }
 
 /// The arguments of `trace save|load FILE`.
-fn parse_trace(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_trace(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         ["save", f] => Ok(Some(Command::Trace(TraceOp::Save(f.to_string())))),
         ["load", f] => Ok(Some(Command::Trace(TraceOp::Load(f.to_string())))),
@@ -927,7 +933,7 @@ fn parse_trace(args: &[&str]) -> Result<Option<Command>, String> {
 }
 
 /// The arguments of `choose N`.
-fn parse_choose(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_choose(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         [n] => Ok(Some(Command::Choose(num(Some(n), "a choice number")?))),
         _ => Err("write `choose N` with N from `choices`".into()),
@@ -935,7 +941,7 @@ fn parse_choose(args: &[&str]) -> Result<Option<Command>, String> {
 }
 
 /// The arguments of `back [N]`.
-fn parse_back(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_back(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         [] => Ok(Some(Command::Back(1))),
         ["to", s] => Ok(Some(Command::BackTo(num(Some(s), "a step number")?))),
@@ -945,7 +951,7 @@ fn parse_back(args: &[&str]) -> Result<Option<Command>, String> {
 }
 
 /// The arguments of `lane L`.
-fn parse_lane(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_lane(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         [b, w, l] => Ok(Some(Command::Lane {
             block: num(Some(b), "a block index")?,
@@ -957,7 +963,7 @@ fn parse_lane(args: &[&str]) -> Result<Option<Command>, String> {
 }
 
 /// The arguments of `undisplay [ID]`.
-fn parse_undisplay(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_undisplay(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         [] => Ok(Some(Command::Undisplay(None))),
         [n] => Ok(Some(Command::Undisplay(Some(num(
@@ -969,7 +975,7 @@ fn parse_undisplay(args: &[&str]) -> Result<Option<Command>, String> {
 }
 
 /// The arguments of `stack [table]`.
-fn parse_stack(args: &[&str]) -> Result<Option<Command>, String> {
+fn parse_stack(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
     match args {
         [] => Ok(Some(Command::Stack { table: None })),
         ["table"] => Ok(Some(Command::Stack { table: Some(None) })),

@@ -4,6 +4,7 @@
 
 use super::command::MemTarget;
 use super::{Focus, Session, memory_space_name, view};
+use crate::DebugError;
 use memory_model::{MemorySystem, Who};
 use ptx_parser::ScalarType;
 use traces::MemSpace;
@@ -28,7 +29,7 @@ impl Session {
 
     /// A launch buffer or module variable by name, with the name to show. A variable of a `.cu`
     /// kernel may be named as in the source (`partial` for `_ZZ6kernelPfE7partial`).
-    pub(super) fn named_region(&self, name: &str) -> Result<(String, view::Region), String> {
+    pub(super) fn named_region(&self, name: &str) -> Result<(String, view::Region), DebugError> {
         if let Some(i) = self.launch.buffers.iter().position(|b| b.name == name) {
             let b = &self.launch.buffers[i];
             let size = semantics::machine::type_size(b.elem).max(1) as u64;
@@ -67,7 +68,8 @@ impl Session {
                 _ => {
                     return Err(format!(
                         "`{name}` is not in .global, .shared, .local or .const memory"
-                    ));
+                    )
+                    .into());
                 }
             };
             let size = semantics::machine::type_size(v.ty).max(1) as u64;
@@ -96,10 +98,11 @@ impl Session {
             } else {
                 names.join(", ")
             }
-        ))
+        )
+        .into())
     }
 
-    pub(super) fn cmd_mem(&self, t: &MemTarget) -> Result<String, String> {
+    pub(super) fn cmd_mem(&self, t: &MemTarget) -> Result<String, DebugError> {
         let raw = |space, address, ty, len| view::Region {
             space,
             address,
@@ -120,7 +123,8 @@ impl Session {
                         "`{name}` has {} elements (0 to {}): {start}..{end} is out of range",
                         r.len,
                         r.len.saturating_sub(1)
-                    ));
+                    )
+                    .into());
                 }
                 let title = format!("{name}: {}[{}]", r.ty.directive(), r.len);
                 (r, start, end, at_block(self.focus.block), title)
@@ -186,7 +190,8 @@ impl Session {
                     return Err(format!(
                         "block {b} has {} threads: warp {w} lane {l} is not one",
                         self.threads_per_block()
-                    ));
+                    )
+                    .into());
                 }
                 let title = format!(
                     ".local of block {b} warp {w} lane {l} at {address:#x}: {} x {count}",
@@ -211,7 +216,7 @@ impl Session {
             }
         };
         if end - start > 4096 {
-            return Err("at most 4096 elements at a time".to_string());
+            return Err("at most 4096 elements at a time".into());
         }
         let size = semantics::machine::type_size(region.ty) as u64;
         // One copy of the memory for the whole read: a load may note what it touched.
@@ -236,7 +241,7 @@ impl Session {
                             ),
                             _ => String::new(),
                         }
-                    ));
+                    ).into());
                 }
             }
         }

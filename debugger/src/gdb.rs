@@ -7,6 +7,7 @@
 use super::command::{ListAt, Radix, ThreadSel};
 use super::source;
 use super::{Focus, Session, Stop};
+use crate::DebugError;
 use std::fmt::Write as _;
 use traces::Choice;
 
@@ -24,16 +25,16 @@ const LIST_RADIUS: u32 = 5;
 impl Session {
     /// `finish`: the focused warp runs (others when it cannot step) until its call depth is
     /// below the current one, or a breakpoint, a watchpoint or the end stops it first.
-    pub(super) fn cmd_finish(&mut self) -> Result<String, String> {
+    pub(super) fn cmd_finish(&mut self) -> Result<String, DebugError> {
         let (b, w) = (self.focus.block, self.focus.warp);
         if self.machine.warp_view(b, w).is_none() {
-            return Err(self.why_not(b, w));
+            return Err(self.why_not(b, w).into());
         }
         let depth = self.call_depth(b, w);
         if depth == 0 {
             return Err(format!(
                 "block {b} warp {w} is in the kernel itself, not in a call: `finish` has nothing to return from (`continue` runs to the end)"
-            ));
+            ).into());
         }
         self.resume_from = None;
         let (stop, taken) = self.run_warp_until(b, w, move |d| d < depth);
@@ -82,7 +83,7 @@ impl Session {
         &mut self,
         register: String,
         format: Option<Radix>,
-    ) -> Result<String, String> {
+    ) -> Result<String, DebugError> {
         // Shown now as well (as gdb does); an unknown register is refused here, not later.
         let now = self.cmd_print(&register, ThreadSel::default(), format)?;
         let id = self.next_id;
@@ -95,7 +96,7 @@ impl Session {
         Ok(format!("{id}: {now}"))
     }
 
-    pub(super) fn cmd_undisplay(&mut self, id: Option<u32>) -> Result<String, String> {
+    pub(super) fn cmd_undisplay(&mut self, id: Option<u32>) -> Result<String, DebugError> {
         match id {
             None => {
                 let n = self.displays.len();
@@ -106,7 +107,7 @@ impl Session {
                 let before = self.displays.len();
                 self.displays.retain(|d| d.id != id);
                 if self.displays.len() == before {
-                    Err(format!("no display {id} (`info display` lists them)"))
+                    Err(DebugError::NoDisplay(id))
                 } else {
                     Ok(format!("deleted display {id}\n"))
                 }
@@ -149,31 +150,44 @@ impl Session {
         s
     }
 
+    /// That block `block` exists, and warp `warp` in it and lane `lane` in that warp where they
+    /// are given.
+    pub(super) fn thread_exists(
+        &self,
+        block: u32,
+        warp: Option<u32>,
+        lane: Option<u32>,
+    ) -> Result<(), DebugError> {
+        let blocks = self.total_blocks();
+        if block >= blocks {
+            return Err(DebugError::NoBlock { block, blocks });
+        }
+        let Some(warp) = warp else { return Ok(()) };
+        // The block's own grid's shape: grids of a program may have blocks of other sizes.
+        let grid = self.grid_view(block);
+        let warps = grid.warps_per_block;
+        if warp >= warps {
+            return Err(DebugError::NoWarp { warp, warps });
+        }
+        let ws = self.warp_size();
+        let lanes = grid.threads_per_block.saturating_sub(warp * ws).min(ws);
+        match lane {
+            Some(lane) if lane >= lanes => Err(DebugError::NoLane { lane, warp, lanes }),
+            _ => Ok(()),
+        }
+    }
+
     /// `focus` / `cuda`: the parts named change, the others stay; the thread must exist.
-    pub(super) fn cmd_focus(&mut self, at: ThreadSel) -> Result<String, String> {
+    pub(super) fn cmd_focus(&mut self, at: ThreadSel) -> Result<String, DebugError> {
         let block = at.block.unwrap_or(self.focus.block);
         let warp = at.warp.unwrap_or(self.focus.warp);
         let lane = at.lane.unwrap_or(self.focus.lane);
-        if block >= self.total_blocks() {
-            return Err(format!(
-                "there is no block {block} (the grid has {})",
-                self.total_blocks()
-            ));
-        }
-        if warp >= self.warps_per_block() {
-            return Err(format!(
-                "there is no warp {warp} (blocks have {})",
-                self.warps_per_block()
-            ));
-        }
-        if lane >= self.lanes_in_warp(warp) {
-            return Err(format!(
-                "there is no lane {lane} (warp {warp} has {})",
-                self.lanes_in_warp(warp)
-            ));
-        }
+        self.thread_exists(block, Some(warp), Some(lane))?;
         self.focus = Focus { block, warp, lane };
-        let mut s = format!("focus: block {block} warp {warp} lane {lane}\n");
+        let mut s = format!(
+            "focus: block {block}{} warp {warp} lane {lane}\n",
+            self.grid_note(block)
+        );
         if self.machine.warp_view(block, warp).is_some() {
             s.push_str(&self.cmd_where()?);
         } else {
@@ -185,7 +199,7 @@ impl Session {
     /// `list`: the focused warp's source line (its `.cu` line when the PTX has line tables and
     /// the file's text is at hand, else its PTX line) with the lines around it; `list LINE` a
     /// line of that same file, `list FILE:LINE` one of another, `list ptx [LINE]` the PTX.
-    pub(super) fn cmd_list(&self, at: ListAt) -> Result<String, String> {
+    pub(super) fn cmd_list(&self, at: ListAt) -> Result<String, DebugError> {
         let pc = self
             .machine
             .warp_view(self.focus.block, self.focus.warp)
@@ -224,39 +238,37 @@ impl Session {
     }
 
     /// Lines of source file `file` around `centre`; `=>` marks line `here`.
-    fn list_text(&self, file: u32, centre: u32, here: Option<u32>) -> Result<String, String> {
+    fn list_text(&self, file: u32, centre: u32, here: Option<u32>) -> Result<String, DebugError> {
         let name = source::file_name(&self.program, file);
         let Some(text) = self.source_files.get(&file) else {
             return Err(format!(
                 "cannot list {name}: its text is not at hand (cudasem reads it from the path the PTX's .file directive names); `list ptx` lists the PTX"
-            ));
+            ).into());
         };
-        listing(text, centre, here).map_err(|e| format!("{name}: {e}"))
+        listing(text, centre, here).map_err(|e| DebugError::Refused(format!("{name}: {e}")))
     }
 
     /// PTX lines around `line` (or the focused instruction's, `here`).
-    fn list_ptx(&self, line: Option<u32>, here: Option<u32>) -> Result<String, String> {
+    fn list_ptx(&self, line: Option<u32>, here: Option<u32>) -> Result<String, DebugError> {
         let Some(text) = self.options.source.as_deref() else {
-            return Err("this session has no PTX text to list".to_string());
+            return Err("this session has no PTX text to list".into());
         };
         let Some(centre) = line.or(here) else {
             return Err(format!(
                 "block {} warp {} is not resident: write `list LINE`",
                 self.focus.block, self.focus.warp
-            ));
+            )
+            .into());
         };
-        listing(text, centre, here).map_err(|e| format!("the PTX: {e}"))
+        listing(text, centre, here).map_err(|e| DebugError::Refused(format!("the PTX: {e}")))
     }
 }
 
 /// Lines `centre - LIST_RADIUS ..= centre + LIST_RADIUS` of `text`, numbered; `=>` marks `here`.
-fn listing(text: &str, centre: u32, here: Option<u32>) -> Result<String, String> {
+fn listing(text: &str, centre: u32, here: Option<u32>) -> Result<String, DebugError> {
     let lines: Vec<&str> = text.lines().collect();
     if centre == 0 || centre as usize > lines.len() {
-        return Err(format!(
-            "line {centre} is outside the file ({} lines)",
-            lines.len()
-        ));
+        return Err(format!("line {centre} is outside the file ({} lines)", lines.len()).into());
     }
     let first = centre.saturating_sub(LIST_RADIUS).max(1);
     let last = (centre + LIST_RADIUS).min(lines.len() as u32);

@@ -1,6 +1,8 @@
 //! The debugger's command words (for completion) and its help: syntax, meaning and an example
 //! of every command, wrapped to the terminal's width.
 
+use crate::DebugError;
+
 /// Command words, for help and completion.
 pub const COMMANDS: &[&str] = &[
     "help",
@@ -112,8 +114,8 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "info",
-        "info breakpoints | registers | locals | warps | threads | blocks | barriers | caches | display",
-        "breakpoints and watchpoints; the others as the commands of those names (`regs` for registers and locals, `warps` for threads) and the displays",
+        "info breakpoints | registers | warps | blocks | barriers | caches | display | grids",
+        "breakpoints and watchpoints; the others as the commands of those names (`regs` for registers, also `info locals`; `warps` for warps, also `info threads`), the displays, and the grids of a program of several launches (kernel, stream, waiting, active or completed, blocks resident and completed, and why blocks cannot become resident)",
         "info breakpoints",
     ),
     (
@@ -247,7 +249,7 @@ pub const HELP: &[(&str, &str, &str, &str)] = &[
 ];
 
 /// The help text: every command, or one.
-pub fn help(topic: Option<&str>) -> Result<String, String> {
+pub fn help(topic: Option<&str>) -> Result<String, DebugError> {
     match topic {
         None => {
             let mut s = String::from("commands (`help COMMAND` for one):\n");
@@ -275,7 +277,9 @@ pub fn help(topic: Option<&str>) -> Result<String, String> {
                 .map(|(_, syntax, what, example)| {
                     format!("{syntax}\n{}  example: {example}\n", wrap(what, 2, 96))
                 })
-                .ok_or_else(|| format!("no command `{t}`; `help` lists them"))
+                .ok_or_else(|| {
+                    crate::SyntaxError(format!("no command `{t}`; `help` lists them")).into()
+                })
         }
     }
 }

@@ -3,6 +3,7 @@
 //! (`trace save/load`) and `status`.
 
 use super::*;
+use crate::DebugError;
 
 impl Session {
     // ----- inspection -------------------------------------------------------------------------
@@ -13,7 +14,7 @@ impl Session {
         b: u32,
         w: u32,
         lane: u32,
-    ) -> Result<&semantics::program::Function, String> {
+    ) -> Result<&semantics::program::Function, DebugError> {
         let v = self
             .machine
             .warp_view(b, w)
@@ -39,7 +40,7 @@ impl Session {
             None
         };
         f.map(|f| self.program.function(f)).ok_or_else(|| {
-            format!("lane {lane} waits in a caller's frame (call depth {depth}); its registers show when it is active again")
+            DebugError::Refused(format!("lane {lane} waits in a caller's frame (call depth {depth}); its registers show when it is active again"))
         })
     }
 
@@ -50,14 +51,15 @@ impl Session {
         b: u32,
         w: u32,
         lane: u32,
-    ) -> Result<(ScalarType, u64), String> {
+    ) -> Result<(ScalarType, u64), DebugError> {
         if lane >= self.lanes_in_warp(w) {
             return Err(format!(
                 "warp {w} has {} lane{} (0 to {})",
                 self.lanes_in_warp(w),
                 plural(self.lanes_in_warp(w) as u64),
                 self.lanes_in_warp(w).saturating_sub(1)
-            ));
+            )
+            .into());
         }
         let f = self.lane_function(b, w, lane)?;
         let Some(i) = f.registers.iter().position(|r| r.name == name) else {
@@ -67,7 +69,8 @@ impl Session {
                 "no register `{name}` in `{}`; its registers include {}",
                 f.name,
                 near.join(", ")
-            ));
+            )
+            .into());
         };
         let ty = f.registers[i].ty;
         let bits = self
@@ -82,7 +85,7 @@ impl Session {
         reg: &str,
         at: ThreadSel,
         format: Option<command::Radix>,
-    ) -> Result<String, String> {
+    ) -> Result<String, DebugError> {
         let b = at.block.unwrap_or(self.focus.block);
         let w = at.warp.unwrap_or(self.focus.warp);
         let l = at.lane.unwrap_or(self.focus.lane);
@@ -94,20 +97,10 @@ impl Session {
         {
             return Err(format!(
                 "no register `{reg}` in this program (`regs` lists the focused warp's registers)"
-            ));
+            )
+            .into());
         }
-        if b >= self.total_blocks() {
-            return Err(format!(
-                "there is no block {b} (the grid has {})",
-                self.total_blocks()
-            ));
-        }
-        if w >= self.warps_per_block() {
-            return Err(format!(
-                "there is no warp {w} (blocks have {})",
-                self.warps_per_block()
-            ));
-        }
+        self.thread_exists(b, Some(w), None)?;
         let (ty, bits) = self.register_value(reg, b, w, l)?;
         let active = self
             .machine
@@ -124,7 +117,7 @@ impl Session {
         ))
     }
 
-    pub(super) fn cmd_regs(&self) -> Result<String, String> {
+    pub(super) fn cmd_regs(&self) -> Result<String, DebugError> {
         let (b, w) = (self.focus.block, self.focus.warp);
         let v = self
             .machine
@@ -164,7 +157,7 @@ impl Session {
         view::pc_text(&self.program, self.options.source.as_deref(), pc)
     }
 
-    pub(super) fn cmd_where(&self) -> Result<String, String> {
+    pub(super) fn cmd_where(&self) -> Result<String, DebugError> {
         let (b, w) = (self.focus.block, self.focus.warp);
         let v = self
             .machine
@@ -240,7 +233,7 @@ impl Session {
         s
     }
 
-    pub(super) fn cmd_stack(&self) -> Result<String, String> {
+    pub(super) fn cmd_stack(&self) -> Result<String, DebugError> {
         let (b, w) = (self.focus.block, self.focus.warp);
         let v = self
             .machine
@@ -281,13 +274,14 @@ impl Session {
         Ok(s)
     }
 
-    pub(super) fn cmd_stack_table(&self, rows: Option<u64>) -> Result<String, String> {
+    pub(super) fn cmd_stack_table(&self, rows: Option<u64>) -> Result<String, DebugError> {
         let (b, w) = (self.focus.block, self.focus.warp);
         if self.config.warp_model != semantics::machine::WarpModel::SimtStack {
             return Err(format!(
                 "the {} model has no token stack",
                 view::model_name(self.config.warp_model)
-            ));
+            )
+            .into());
         }
         // Replay (at most the last 100000 steps) to collect the warp's rows.
         let now = self.history.len();
@@ -295,11 +289,11 @@ impl Session {
         let mut m = self
             .history
             .state_at(from, None)
-            .map_err(|e| format!("{INTERNAL}{e}"))?;
+            .map_err(|e| DebugError::Internal(e.to_string()))?;
         let mut events = Vec::new();
         for c in &self.history.choices()[from as usize..] {
             m.step_observed(c, &mut events)
-                .map_err(|e| format!("{INTERNAL}{e}"))?;
+                .map_err(|e| DebugError::Internal(e.to_string()))?;
             events.retain(
                 |e| matches!(e, Event::Executed { block, warp, .. } if *block == b && *warp == w),
             );
@@ -360,7 +354,7 @@ impl Session {
                     " "
                 };
                 rows.push([
-                    format!("{mark}{b}.{w}"),
+                    format!("{mark}{b}.{w}{}", self.grid_note(b)),
                     v.pc.to_string(),
                     view::line_of(&self.program, v.pc),
                     semantics::machine::render::mask_string(v.active, ws),
@@ -744,14 +738,14 @@ impl Session {
         s
     }
 
-    pub(super) fn cmd_trace(&mut self, op: TraceOp) -> Result<String, String> {
+    pub(super) fn cmd_trace(&mut self, op: TraceOp) -> Result<String, DebugError> {
         match op {
             TraceOp::Save(path) => {
                 let t = TraceRecord {
                     program_hash: self.program.hash,
                     choices: self.history.choices().to_vec(),
                 };
-                self.host.save_trace(&path, &t)?;
+                self.host.save_trace(&path, &t).map_err(DebugError::Host)?;
                 Ok(format!(
                     "saved {} choice{} to {path}\n",
                     t.choices.len(),
@@ -759,12 +753,13 @@ impl Session {
                 ))
             }
             TraceOp::Load(path) => {
-                let t = self.host.load_trace(&path)?;
+                let t = self.host.load_trace(&path).map_err(DebugError::Host)?;
                 if t.program_hash != self.program.hash {
                     return Err(format!(
                         "{path} was recorded for another program (hash {:#x}, this one {:#x})",
                         t.program_hash, self.program.hash
-                    ));
+                    )
+                    .into());
                 }
                 // Replay on a copy: a trace that diverges leaves the session as it was.
                 let mut m = self.initial.clone();
@@ -779,7 +774,7 @@ impl Session {
                         );
                         break;
                     }
-                    m.step(c).map_err(|e| format!("{INTERNAL}{e}"))?;
+                    m.step(c).map_err(|e| DebugError::Internal(e.to_string()))?;
                     h.record(*c, &m);
                 }
                 let n = h.len();

@@ -18,8 +18,10 @@
 
 mod breakpoints;
 pub mod command;
+mod error;
 mod examine;
 mod gdb;
+mod grids;
 mod help;
 pub mod history;
 mod inspect;
@@ -27,11 +29,15 @@ mod source;
 mod stepping;
 mod view;
 
+pub use error::{DebugError, SyntaxError};
+
 use command::{Command, Condition, Location, Operand, ThreadSel, TraceOp, WatchTarget};
 use history::History;
 use ptx_parser::ScalarType;
 use semantics::Program;
-use semantics::machine::{LaunchConfig, LaunchError, Machine, MachineConfig, Termination};
+use semantics::machine::{
+    GridLaunch, LaunchConfig, LaunchError, Machine, MachineConfig, ProgramLaunch, Termination,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -99,10 +105,10 @@ pub struct NoFiles;
 
 impl Host for NoFiles {
     fn save_trace(&mut self, _: &str, _: &TraceRecord) -> Result<(), String> {
-        Err("this session has no file access".to_string())
+        Err("this session has no file access".into())
     }
     fn load_trace(&mut self, _: &str) -> Result<TraceRecord, String> {
-        Err("this session has no file access".to_string())
+        Err("this session has no file access".into())
     }
 }
 
@@ -143,9 +149,6 @@ pub enum Outcome {
     Quit,
 }
 
-/// How a command's error text says that it is an internal error ([`Outcome::Internal`]).
-const INTERNAL: &str = "internal: ";
-
 /// The answer to one command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reply {
@@ -160,16 +163,16 @@ impl Reply {
             outcome: Outcome::Ok,
         }
     }
-    fn error(text: String) -> Reply {
-        match text.strip_prefix(INTERNAL) {
-            Some(what) => Reply {
+    fn error(e: DebugError) -> Reply {
+        match e {
+            DebugError::Internal(_) => Reply {
                 text: format!(
-                    "error: internal error: {what}\n  = this is a bug in cudasem, not in the program: please report it with the commands that led here\n"
+                    "error: {e}\n  = this is a bug in cudasem, not in the program: please report it with the commands that led here\n"
                 ),
                 outcome: Outcome::Internal,
             },
-            None => Reply {
-                text: format!("error: {text}\n"),
+            _ => Reply {
+                text: format!("error: {e}\n"),
                 outcome: Outcome::Error,
             },
         }
@@ -251,13 +254,14 @@ enum Stop {
     Terminated,
     Interrupted,
     StepBound,
-    Failed(String),
+    Failed(DebugError),
 }
 
 /// An interactive debugging session of one kernel launch.
 pub struct Session {
     program: Arc<Program>,
-    launch: LaunchConfig,
+    /// The launches: one for a kernel launch, several for a program (thesis 5.7).
+    launch: ProgramLaunch,
     config: MachineConfig,
     options: Options,
     initial: Machine,
@@ -290,8 +294,37 @@ impl Session {
         options: Options,
     ) -> Result<Session, LaunchError> {
         let machine = Machine::new(program.clone(), &launch, &config)?;
+        let launch = ProgramLaunch {
+            launches: vec![GridLaunch::of(&launch, 0)],
+            buffers: launch.buffers,
+            globals: launch.globals,
+            extern_values: launch.extern_values,
+        };
+        Ok(Session::start(program, launch, config, options, machine))
+    }
+
+    /// Starts a session of a program of several launches before the first step: grids in
+    /// one stream run one after the other, grids of different streams may run concurrently
+    /// (thesis 5.7). Blocks are numbered across grids, as the machine numbers them.
+    pub fn from_program(
+        program: Arc<Program>,
+        launch: ProgramLaunch,
+        config: MachineConfig,
+        options: Options,
+    ) -> Result<Session, LaunchError> {
+        let machine = Machine::from_program(program.clone(), &launch, &config)?;
+        Ok(Session::start(program, launch, config, options, machine))
+    }
+
+    fn start(
+        program: Arc<Program>,
+        launch: ProgramLaunch,
+        config: MachineConfig,
+        options: Options,
+        machine: Machine,
+    ) -> Session {
         let history = History::new(&machine, options.snapshot_every, options.max_snapshots);
-        Ok(Session {
+        Session {
             program,
             launch,
             config,
@@ -310,7 +343,7 @@ impl Session {
             source_files: BTreeMap::new(),
             watched: BTreeMap::new(),
             displays: Vec::new(),
-        })
+        }
     }
 
     /// Files for `trace save/load`.
@@ -354,17 +387,15 @@ impl Session {
 
     /// The first lines a session prints.
     pub fn banner(&self) -> String {
+        if self.launch.launches.len() > 1 {
+            return self.program_banner();
+        }
         let kernel = self.kernel_name();
-        let l = &self.launch;
+        let l = &self.launch.launches[0];
         format!(
-            "cudasem debugger: kernel {kernel}, grid ({},{},{}), block ({},{},{}), warp size {}, {} warp model, policy {}\n\
+            "cudasem debugger: kernel {kernel}, {}, warp size {}, {} warp model, policy {}\n\
              stopped before step 0; `help` lists the commands\n",
-            l.grid[0],
-            l.grid[1],
-            l.grid[2],
-            l.block[0],
-            l.block[1],
-            l.block[2],
+            grids::shape(l),
             self.config.device.warp_size,
             view::model_name(self.config.warp_model),
             self.options.policy.text()
@@ -410,7 +441,7 @@ impl Session {
         let mut reply = match command::parse(line) {
             Ok(None) => Reply::ok(String::new()),
             Ok(Some(c)) => self.execute(c),
-            Err(e) => Reply::error(e),
+            Err(e) => Reply::error(e.into()),
         };
         self.interrupt.store(false, Ordering::Relaxed);
         // A `tbreak` that stopped this command is spent.
@@ -455,6 +486,7 @@ impl Session {
             Command::Display { register, format } => self.cmd_display(register, format),
             Command::Undisplay(id) => self.cmd_undisplay(id),
             Command::InfoDisplay => Ok(self.info_display()),
+            Command::InfoGrids => Ok(self.cmd_info_grids()),
             Command::Focus(at) => self.cmd_focus(at),
             Command::FocusThread { block, thread } => {
                 let ws = self.warp_size().max(1);
@@ -479,9 +511,10 @@ impl Session {
             Command::Back(n) => {
                 let now = self.history.len();
                 if n > now {
-                    Err(format!(
-                        "only {now} steps were taken: `back {now}` returns to the start"
-                    ))
+                    Err(
+                        format!("only {now} steps were taken: `back {now}` returns to the start")
+                            .into(),
+                    )
                 } else {
                     self.back_to(now - n)
                 }
@@ -491,7 +524,8 @@ impl Session {
                 if s > now {
                     Err(format!(
                         "step {s} is ahead of the current step {now}; `back` goes backwards only"
-                    ))
+                    )
+                    .into())
                 } else {
                     self.back_to(s)
                 }
@@ -550,10 +584,12 @@ mod tests {
 
     #[test]
     fn internal_errors_are_told_apart_from_command_errors() {
-        let user = Reply::error("no breakpoint 3".to_string());
+        let user = Reply::error("no breakpoint 3".into());
         assert_eq!(user.outcome, Outcome::Error);
         assert_eq!(user.text, "error: no breakpoint 3\n");
-        let bug = Reply::error(format!("{INTERNAL}the replay diverged: step 4"));
+        let bug = Reply::error(DebugError::Internal(
+            "the replay diverged: step 4".to_string(),
+        ));
         assert_eq!(bug.outcome, Outcome::Internal);
         assert!(
             bug.text

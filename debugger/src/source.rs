@@ -9,6 +9,7 @@
 //! stop again after every step. Line 0 is the compilers' "no line" (code of no statement) and
 //! is never a target.
 
+use crate::DebugError;
 use semantics::Program;
 use semantics::program::FuncId;
 use std::collections::BTreeSet;
@@ -40,7 +41,7 @@ fn files_with_lines(p: &Program) -> BTreeSet<u32> {
 }
 
 /// The file the user means by `name`: its path is `name` or ends in `/name`.
-pub(crate) fn find_file(p: &Program, name: &str) -> Result<u32, String> {
+pub(crate) fn find_file(p: &Program, name: &str) -> Result<u32, DebugError> {
     let wanted = name.strip_prefix("./").unwrap_or(name);
     let used = files_with_lines(p);
     let found: Vec<u32> = used
@@ -62,11 +63,13 @@ pub(crate) fn find_file(p: &Program, name: &str) -> Result<u32, String> {
         [] => Err(format!(
             "no source file `{name}` in the program's line table; its files: {}",
             list(&used.into_iter().collect::<Vec<_>>())
-        )),
+        )
+        .into()),
         many => Err(format!(
             "`{name}` names several source files ({}): write more of the path",
             list(many)
-        )),
+        )
+        .into()),
     }
 }
 
@@ -136,12 +139,13 @@ pub(crate) fn resolve(
     file: Option<&str>,
     line: u32,
     kernel: Option<FuncId>,
-) -> Result<(Vec<u32>, String), String> {
+) -> Result<(Vec<u32>, String), DebugError> {
     if !has_lines(p) {
         return Err(format!(
             "this program has no source lines (no `.loc` directives: compile with -lineinfo or \
              -g); `ptx:{line}` names PTX line {line}"
-        ));
+        )
+        .into());
     }
     let f = match file {
         Some(name) => find_file(p, name)?,
@@ -167,5 +171,6 @@ pub(crate) fn resolve(
     Err(format!(
         "no instruction comes from {name} (no code there, or the compiler moved or removed it); \
          {near}{ptx_hint}"
-    ))
+    )
+    .into())
 }

@@ -2,6 +2,7 @@
 //! choices (`choices`, `choose N`) and going back (`back`), with the text each stop prints.
 
 use super::*;
+use crate::DebugError;
 
 impl Session {
     // ----- stepping -------------------------------------------------------------------------
@@ -12,7 +13,10 @@ impl Session {
             .iter()
             .find(|f| {
                 f.kind == semantics::program::FunctionKind::Entry
-                    && self.launch.kernel.as_deref().is_none_or(|k| k == f.name)
+                    && self.launch.launches[0]
+                        .kernel
+                        .as_deref()
+                        .is_none_or(|k| k == f.name)
             })
             .map_or_else(|| "?".to_string(), |f| f.name.clone())
     }
@@ -21,16 +25,27 @@ impl Session {
         self.config.device.warp_size
     }
 
+    /// Threads per block: the largest of any grid's (one grid: its blocks').
     pub(super) fn threads_per_block(&self) -> u32 {
-        self.launch.block.iter().product()
+        self.launch
+            .launches
+            .iter()
+            .map(|l| l.block.iter().product())
+            .max()
+            .unwrap_or(0)
     }
 
     pub(super) fn warps_per_block(&self) -> u32 {
         self.threads_per_block().div_ceil(self.warp_size().max(1))
     }
 
+    /// Blocks of every grid (blocks are numbered across grids).
     pub(super) fn total_blocks(&self) -> u32 {
-        self.launch.grid.iter().product()
+        self.launch
+            .launches
+            .iter()
+            .map(|l| l.grid.iter().product::<u32>())
+            .sum()
     }
 
     /// Lanes of warp `w` that are threads (the last warp of a block may be underpopulated).
@@ -40,11 +55,11 @@ impl Session {
     }
 
     /// Takes one choice, recording it.
-    pub(super) fn take(&mut self, choice: Choice) -> Result<(), String> {
+    pub(super) fn take(&mut self, choice: Choice) -> Result<(), DebugError> {
         let mut events = Vec::new();
         self.machine
             .step_observed(&choice, &mut events)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| DebugError::Refused(e.to_string()))?;
         self.history.record(choice, &self.machine);
         self.last_events = events;
         if let Some((b, w)) = view::choice_warp(&choice) {
@@ -293,9 +308,9 @@ impl Session {
         s
     }
 
-    pub(super) fn cmd_step(&mut self, n: u64) -> Result<String, String> {
+    pub(super) fn cmd_step(&mut self, n: u64) -> Result<String, DebugError> {
         if n == 0 {
-            return Err("`step 0` takes no step".to_string());
+            return Err("`step 0` takes no step".into());
         }
         let verbose = n <= 64;
         let mut lines = String::new();
@@ -317,7 +332,7 @@ impl Session {
         Ok(lines)
     }
 
-    pub(super) fn cmd_continue(&mut self, until: Option<&[u32]>) -> Result<String, String> {
+    pub(super) fn cmd_continue(&mut self, until: Option<&[u32]>) -> Result<String, DebugError> {
         let limit = self.options.max_steps;
         let (mut stop, taken) = self.run(
             limit,
@@ -381,11 +396,17 @@ impl Session {
         }
     }
 
-    pub(super) fn cmd_warp(&mut self, b: u32, w: u32, lane: Option<u32>) -> Result<String, String> {
+    pub(super) fn cmd_warp(
+        &mut self,
+        b: u32,
+        w: u32,
+        lane: Option<u32>,
+    ) -> Result<String, DebugError> {
         if lane.is_some() && self.config.warp_model == semantics::machine::WarpModel::SimtStack {
             return Err(format!(
                 "under the simt-stack model lanes step together as a warp: write `warp {b} {w}`"
-            ));
+            )
+            .into());
         }
         let cs = self.warp_choices(b, w, lane);
         let choice = match cs.as_slice() {
@@ -398,7 +419,8 @@ impl Session {
                         )
                     }
                     _ => self.why_not(b, w),
-                });
+                }
+                .into());
             }
             [c] => *c,
             many => {
@@ -411,7 +433,7 @@ impl Session {
                         let _ = writeln!(s, "  {i}: {}", self.choice_text(c));
                     }
                 }
-                return Err(s.trim_end().to_string());
+                return Err(s.trim_end().into());
             }
         };
         // Stepping a chosen warp ignores a breakpoint at its own pc (the user asked for it).
@@ -445,11 +467,11 @@ impl Session {
         })
     }
 
-    pub(super) fn cmd_next(&mut self) -> Result<String, String> {
+    pub(super) fn cmd_next(&mut self) -> Result<String, DebugError> {
         let (b, w) = (self.focus.block, self.focus.warp);
         let first = match self.warp_choices(b, w, None).first() {
             Some(c) => *c,
-            None => return Err(self.why_not(b, w)),
+            None => return Err(self.why_not(b, w).into()),
         };
         let depth = self.call_depth(b, w);
         self.resume_from = None;
@@ -492,7 +514,7 @@ impl Session {
         s
     }
 
-    pub(super) fn cmd_choose(&mut self, i: usize) -> Result<String, String> {
+    pub(super) fn cmd_choose(&mut self, i: usize) -> Result<String, DebugError> {
         let en = self.machine.enabled();
         let Some(c) = en.get(i).copied() else {
             return Err(if en.is_empty() {
@@ -503,7 +525,8 @@ impl Session {
                     en.len(),
                     en.len() - 1
                 )
-            });
+            }
+            .into());
         };
         self.resume_from = None;
         self.take(c)?;
@@ -512,12 +535,12 @@ impl Session {
         Ok(s)
     }
 
-    pub(super) fn back_to(&mut self, step: u64) -> Result<String, String> {
+    pub(super) fn back_to(&mut self, step: u64) -> Result<String, DebugError> {
         let mut events = Vec::new();
         let m = self
             .history
             .state_at(step, Some(&mut events))
-            .map_err(|e| format!("{INTERNAL}the replay diverged: {e}"))?;
+            .map_err(|e| DebugError::Internal(format!("the replay diverged: {e}")))?;
         self.machine = m;
         self.history.truncate(step);
         self.last_events = events;

@@ -500,3 +500,46 @@ fn examine_is_mem_in_gdb_spelling() {
     );
     assert_eq!(s.handle("x/4wx").outcome, Outcome::Error);
 }
+
+/// The typed errors read as the messages did when they were strings, word for word.
+#[test]
+fn typed_errors_keep_their_text() {
+    let mut s = listing_5_5();
+    for (command, want) in [
+        ("focus 9 0", "error: there is no block 9 (the grid has 1)\n"),
+        ("focus 0 5", "error: there is no warp 5 (blocks have 1)\n"),
+        ("focus 0 0 7", "error: there is no lane 7 (warp 0 has 2)\n"),
+        (
+            "print %a block 3",
+            "error: there is no block 3 (the grid has 1)\n",
+        ),
+        (
+            "print %a warp 3",
+            "error: there is no warp 3 (blocks have 1)\n",
+        ),
+        (
+            "watch .shared 0 block 9",
+            "error: there is no block 9 (the grid has 1)\n",
+        ),
+        (
+            "delete 12",
+            "error: no breakpoint or watchpoint 12; `info breakpoints` lists them\n",
+        ),
+        (
+            "undisplay 4",
+            "error: no display 4 (`info display` lists them)\n",
+        ),
+        (
+            "help bogus",
+            "error: no command `bogus`; `help` lists them\n",
+        ),
+        (
+            "bogus",
+            "error: unknown command `bogus`; `help` lists the commands\n",
+        ),
+    ] {
+        let r = s.handle(command);
+        assert_eq!(r.outcome, Outcome::Error, "{command}");
+        assert_eq!(r.text, want, "{command}");
+    }
+}

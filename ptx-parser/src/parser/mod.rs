@@ -218,7 +218,7 @@ impl<'s> Parser<'s> {
         self.bump();
         match expr::int_value(self.text(t), t.kind) {
             Ok((v, _)) => Ok(v),
-            Err(msg) => self.report(Diagnostic::error(t.span(), msg).with_label("invalid integer")),
+            Err(msg) => self.report(Diagnostic::error(t.span(), msg.to_string()).with_label("invalid integer")),
         }
     }
 
