@@ -88,6 +88,12 @@ pub enum ParamPlan {
     Bytes {
         len: u32,
     },
+    /// A scalar the C++ type names but PTX passes as bytes (`__half a` is `.b8 p[2]`): a
+    /// one-field `Struct`.
+    ScalarBytes {
+        elem: &'static str,
+        value: String,
+    },
 }
 
 /// The kernel to launch: the one named (PTX name or demangled short name), or the only one.
@@ -526,7 +532,15 @@ pub fn plan(
             let cpp_pointer = cpp.as_ref().is_some_and(|t| t[i].trim_end().ends_with('*'));
             let u = uses[i];
             if p.size != scalar_bytes(p.ty) {
-                return ParamPlan::Bytes { len: p.size };
+                return match cpp_t {
+                    Some((elem, false)) if elem_bytes(elem) == u64::from(p.size) => {
+                        ParamPlan::ScalarBytes {
+                            elem,
+                            value: if elem.starts_with('f') { "1.0" } else { "1" }.to_string(),
+                        }
+                    }
+                    _ => ParamPlan::Bytes { len: p.size },
+                };
             }
             let pointer =
                 p.size == 8 && (cpp_pointer || (cpp.is_none() && (u.widest.is_some() || u.global)));
@@ -709,7 +723,9 @@ impl LaunchPlan {
             .iter()
             .filter_map(|p| match p {
                 ParamPlan::Buffer { name, .. } => Some(name.as_str()),
-                ParamPlan::Scalar { .. } | ParamPlan::Bytes { .. } => None,
+                ParamPlan::Scalar { .. }
+                | ParamPlan::Bytes { .. }
+                | ParamPlan::ScalarBytes { .. } => None,
             })
             .collect()
     }
@@ -765,6 +781,9 @@ impl LaunchPlan {
                     let zeros = vec!["0"; *len as usize];
                     format!("Bytes([{}])", zeros.join(", "))
                 }
+                ParamPlan::ScalarBytes { elem, value } => {
+                    format!("Struct([Scalar(type: {elem:?}, value: {value})])")
+                }
             };
             let _ = writeln!(out, "        {arg},{comment}");
         }
@@ -774,7 +793,9 @@ impl LaunchPlan {
             .iter()
             .filter_map(|p| match p {
                 ParamPlan::Buffer { name, written, .. } => Some((name, *written)),
-                ParamPlan::Scalar { .. } | ParamPlan::Bytes { .. } => None,
+                ParamPlan::Scalar { .. }
+                | ParamPlan::Bytes { .. }
+                | ParamPlan::ScalarBytes { .. } => None,
             })
             .collect();
         let any_written = buffers.iter().any(|(_, w)| *w);

@@ -322,3 +322,32 @@ fn a_template_instance_takes_the_names_of_the_template() {
         Some(["x", "y", "out", "n"].map(String::from).to_vec())
     );
 }
+
+/// `__half a` is passed as `.b8 p[2]`: the C++ type makes it an f16 scalar in a `Struct`.
+const HAXPY: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry _Z5haxpyi6__halfPKS_PS_(.param .u32 _Z5haxpyi6__halfPKS_PS__param_0,
+.param .align 2 .b8 _Z5haxpyi6__halfPKS_PS__param_1[2],
+.param .u64 _Z5haxpyi6__halfPKS_PS__param_2, .param .u64 _Z5haxpyi6__halfPKS_PS__param_3)
+{
+.reg .b32 %r<2>;
+ld.param.u32 %r1, [_Z5haxpyi6__halfPKS_PS__param_0];
+ret;
+}
+"#;
+
+#[test]
+fn a_half_passed_by_value_is_an_f16_in_a_struct() {
+    let program = load(HAXPY);
+    let hint = Hint {
+        threads: 32,
+        block_x: Some(32),
+    };
+    let launch = generate(&program, None, &hint, "haxpy.ptx", None).unwrap();
+    assert!(
+        launch.contains("Struct([Scalar(type: \"f16\", value: 1.0)]), // parameter 1: __half"),
+        "{launch}"
+    );
+}
