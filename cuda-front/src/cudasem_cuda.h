@@ -432,6 +432,11 @@ __CUDASEM_FN __attribute__((noreturn)) void __assert_fail(const char *, const ch
 // Device `printf` ("Formatted Output"): clang turns a call into one of `vprintf`, declared
 // `.extern .func` in the PTX.
 extern "C" __device__ int printf(const char *, ...);
+// Device `malloc`/`free` ("Dynamic Global Memory Allocation"), declared as clang's own CUDA
+// headers declare them: the C++ headers' device `operator new` (clang's cuda_wrappers/new, which
+// <algorithm> and <memory> include) calls them. A call is a call to a function without a body.
+extern "C" __device__ void *malloc(__SIZE_TYPE__) __attribute__((nothrow, malloc));
+extern "C" __device__ void free(void *) __attribute__((nothrow));
 
 // ---------------------------------------------------------------------------------------------
 // Half precision (cuda_fp16.h): `__half`/`half` as 16 bits, arithmetic in PTX's `.f16`

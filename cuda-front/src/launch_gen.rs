@@ -351,22 +351,20 @@ struct Shape {
 
 fn shape(program: &Program, f: &Function, hint: &Hint) -> Shape {
     use semantics::program::instr::{Dim, SpecialReg};
-    let mut dims = 1;
+    // The highest dimension read of the grid (%ctaid, %nctaid) and of the block (%tid, %ntid).
+    let (mut grid_dims, mut block_dims) = (0, 0);
     for instr in &program.instructions[f.start as usize..f.end as usize] {
         let mut see = |s: &Src| {
-            if let Src::Special(
-                SpecialReg::Tid(d)
-                | SpecialReg::Ctaid(d)
-                | SpecialReg::Ntid(d)
-                | SpecialReg::Nctaid(d),
-            ) = s
-            {
-                dims = dims.max(match d {
-                    Dim::X => 1,
-                    Dim::Y => 2,
-                    Dim::Z => 3,
-                });
-            }
+            let (dims, d) = match s {
+                Src::Special(SpecialReg::Ctaid(d) | SpecialReg::Nctaid(d)) => (&mut grid_dims, d),
+                Src::Special(SpecialReg::Tid(d) | SpecialReg::Ntid(d)) => (&mut block_dims, d),
+                _ => return,
+            };
+            *dims = (*dims).max(match d {
+                Dim::X => 1,
+                Dim::Y => 2,
+                Dim::Z => 3,
+            });
         };
         match &instr.op {
             Op::Unary { a, .. } | Op::Cvt { a, .. } => see(a),
@@ -382,6 +380,11 @@ fn shape(program: &Program, f: &Function, hint: &Hint) -> Shape {
             _ => {}
         }
     }
+    // A kernel that indexes its blocks decides: one that reads `%tid.z` only to rank its
+    // threads (cooperative groups' `thread_rank()`) but `%ctaid.x` alone is one-dimensional,
+    // and a 3D launch would have several blocks with the same `blockIdx.x`. Without block
+    // indices (a one-block kernel), the thread indices decide.
+    let dims = if grid_dims > 0 { grid_dims } else { block_dims }.max(1) as usize;
     let threads = hint.threads.max(1);
     let side = match dims {
         1 => threads,

@@ -1,4 +1,5 @@
-//! The shipped CUDA header on what a newcomer writes first: the standard library's headers,
+//! The shipped CUDA header on what a newcomer writes first: the standard library's headers
+//! (`<algorithm>` brings clang's device `operator new`, which needs `malloc`),
 //! `assert`, `printf`, `clock64`, `half`, the fast intrinsics; and a clear error for the math
 //! functions that need libdevice. Needs clang: without it each test says so and passes.
 
@@ -39,6 +40,7 @@ fn loads(ptx: &str) {
 fn a_kernel_with_the_usual_includes_assert_printf_clock_and_half_compiles_and_loads() {
     let Some(clang) = clang() else { return };
     let source = r#"
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
@@ -52,7 +54,7 @@ __global__ void usual(const float *x, float *y, half *h, long long *t, int n) {
     assert(n > 0);
     if (i < n) {
         float v = x[i];
-        y[i] = min(v, 2.0f) + max(abs(i - 3), 1) + floorf(v) + __expf(v) + __sinf(v);
+        y[i] = min(v, 2.0f) + max(abs(i - 3), 1) + std::max(v, 0.5f) + floorf(v) + __expf(v) + __sinf(v);
         h[i] = __hfma(half(1.5f), h[i], half(v));
         if (v > 1e30f)
             __trap();

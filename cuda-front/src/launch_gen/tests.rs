@@ -351,3 +351,39 @@ fn a_half_passed_by_value_is_an_f16_in_a_struct() {
         "{launch}"
     );
 }
+
+/// Cooperative groups' `thread_rank()` reads `%tid.y`, `%tid.z` and `%ntid.y`, but the kernel
+/// indexes its blocks by `%ctaid.x` alone: a 1D launch (a 3D one would give several blocks the
+/// same `blockIdx.x`, and `out[blockIdx.x]` would race).
+#[test]
+fn thread_ranks_in_3d_with_1d_block_indices_launch_in_1d() {
+    let text = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry rank(.param .u64 out)
+{
+.reg .b32 %r<10>;
+.reg .b64 %rd<5>;
+ld.param.u64 %rd1, [out];
+mov.u32 %r1, %tid.z;
+mov.u32 %r2, %ntid.y;
+mov.u32 %r3, %tid.y;
+mad.lo.s32 %r4, %r1, %r2, %r3;
+mov.u32 %r5, %ntid.x;
+mov.u32 %r6, %tid.x;
+mad.lo.s32 %r7, %r4, %r5, %r6;
+mov.u32 %r8, %ctaid.x;
+mul.wide.u32 %rd2, %r8, 4;
+add.s64 %rd3, %rd1, %rd2;
+st.global.u32 [%rd3], %r7;
+ret;
+}
+"#;
+    let program = load(text);
+    let launch = generate(&program, Some("rank"), &Hint::default(), "rank.ptx", None).unwrap();
+    assert!(
+        launch.contains("grid: (4, 1, 1),\n    block: (64, 1, 1),\n"),
+        "{launch}"
+    );
+}
