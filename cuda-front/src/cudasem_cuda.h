@@ -64,6 +64,40 @@ __CUDASEM_HD_FN uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w)
 __CUDASEM_HD_FN float2 make_float2(float x, float y) { return {x, y}; }
 __CUDASEM_HD_FN float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 __CUDASEM_HD_FN double2 make_double2(double x, double y) { return {x, y}; }
+// The other vector types of the Programming Guide's "Built-in Vector Types" table (their sizes
+// and alignments as there).
+struct __attribute__((aligned(2))) char2 { signed char x, y; };
+struct __attribute__((aligned(2))) uchar2 { unsigned char x, y; };
+struct char3 { signed char x, y, z; };
+struct uchar3 { unsigned char x, y, z; };
+struct __attribute__((aligned(4))) char4 { signed char x, y, z, w; };
+struct __attribute__((aligned(4))) uchar4 { unsigned char x, y, z, w; };
+struct __attribute__((aligned(4))) short2 { short x, y; };
+struct __attribute__((aligned(4))) ushort2 { unsigned short x, y; };
+struct __attribute__((aligned(8))) short4 { short x, y, z, w; };
+struct __attribute__((aligned(8))) ushort4 { unsigned short x, y, z, w; };
+struct int3 { int x, y, z; };
+struct float3 { float x, y, z; };
+struct double3 { double x, y, z; };
+struct __attribute__((aligned(16))) double4 { double x, y, z, w; };
+struct __attribute__((aligned(16))) longlong2 { long long x, y; };
+struct __attribute__((aligned(16))) ulonglong2 { unsigned long long x, y; };
+__CUDASEM_HD_FN char4 make_char4(signed char x, signed char y, signed char z, signed char w) {
+    return {x, y, z, w};
+}
+__CUDASEM_HD_FN uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z,
+                                   unsigned char w) {
+    return {x, y, z, w};
+}
+__CUDASEM_HD_FN short2 make_short2(short x, short y) { return {x, y}; }
+__CUDASEM_HD_FN int3 make_int3(int x, int y, int z) { return {x, y, z}; }
+__CUDASEM_HD_FN uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
+__CUDASEM_HD_FN float3 make_float3(float x, float y, float z) { return {x, y, z}; }
+__CUDASEM_HD_FN double3 make_double3(double x, double y, double z) { return {x, y, z}; }
+__CUDASEM_HD_FN double4 make_double4(double x, double y, double z, double w) {
+    return {x, y, z, w};
+}
+__CUDASEM_HD_FN longlong2 make_longlong2(long long x, long long y) { return {x, y}; }
 
 // `threadIdx.x` reads %tid.x (a property getter, as clang's own CUDA headers do it).
 #define __CUDASEM_SREG_FIELD(FIELD, INTRINSIC)                                                   \

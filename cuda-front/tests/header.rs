@@ -1,6 +1,6 @@
 //! The shipped CUDA header on what a newcomer writes first: the standard library's headers
 //! (`<algorithm>` brings clang's device `operator new`, which needs `malloc`),
-//! `assert`, `printf`, `clock64`, `half`, the fast intrinsics; and a clear error for the math
+//! `assert`, `printf`, `clock64`, `half`, vector types, the fast intrinsics; and a clear error for the math
 //! functions that need libdevice. Needs clang: without it each test says so and passes.
 
 use cuda_front::{CompileError, compile};
@@ -47,6 +47,14 @@ fn a_kernel_with_the_usual_includes_assert_printf_clock_and_half_compiles_and_lo
 #include <cassert>
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
+
+__global__ void step(float3 *pos, const float3 *vel, uchar4 *color, double4 *d, float dt) {
+    int i = threadIdx.x;
+    float3 p = pos[i], v = vel[i];
+    pos[i] = make_float3(p.x + v.x * dt, p.y + v.y * dt, p.z + v.z * dt);
+    color[i] = make_uchar4(i & 255, 0, 255, 128);
+    d[i] = make_double4(p.x, p.y, p.z, 1.0);
+}
 
 __global__ void usual(const float *x, float *y, half *h, long long *t, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
