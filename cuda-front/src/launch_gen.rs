@@ -138,7 +138,11 @@ pub fn select_kernel<'p>(
             [one] => Ok(one),
             [] => Err(GenError {
                 message: "the module has no kernel (.entry)".to_string(),
-                help: None,
+                help: Some(
+                    "a kernel is a `__global__` function in CUDA (an `.entry` in PTX); \
+                     `__device__` functions are called by kernels, not launched"
+                        .to_string(),
+                ),
             }),
             _ => Err(GenError {
                 message: "the module has several kernels: say which one with --kernel NAME"

@@ -387,3 +387,18 @@ ret;
         "{launch}"
     );
 }
+
+/// A `.cu` file with only `__device__` functions: the error says what a kernel is.
+#[test]
+fn a_module_without_kernels_says_what_a_kernel_is() {
+    let program = load(
+        ".version 7.0\n.target sm_70\n.address_size 64\n\
+         .visible .func (.param .b32 r) f(.param .b32 x)\n{\nret;\n}\n",
+    );
+    let e = select_kernel(&program, None).unwrap_err();
+    assert_eq!(e.message, "the module has no kernel (.entry)");
+    assert!(
+        e.help.as_deref().unwrap_or("").contains("`__global__`"),
+        "{e}"
+    );
+}
