@@ -467,10 +467,11 @@ pub fn cpp_parameter_names(program: &Program, f: &Function, source: &str) -> Opt
             .rfind([';', '{', '}', '#'])
             .map_or(0, |j| j + 1);
         let global = head[decl_start..start].contains("__global__");
-        if let Some(names) = parameter_list_names(after) {
-            if names.len() == f.params.len() && names.iter().all(|n| !n.is_empty()) {
-                candidates.push((global, names));
-            }
+        if let Some(names) = parameter_list_names(after)
+            && names.len() == f.params.len()
+            && names.iter().all(|n| !n.is_empty())
+        {
+            candidates.push((global, names));
         }
     }
     let any_global = candidates.iter().any(|(g, _)| *g);
