@@ -35,6 +35,10 @@ pub const STAND_IN_HEADERS: &[&str] = &[
     "device_launch_parameters.h",
     "cooperative_groups.h",
     "cooperative_groups/reduce.h",
+    "cuda_fp16.h",
+    "device_functions.h",
+    "device_atomic_functions.h",
+    "math_functions.h",
     // The shipped header by name, for files that include it explicitly (the corpus does, so
     // that scripts/regen-ptx.sh compiles them with plain clang too).
     "cudasem_cuda.h",

@@ -64,6 +64,40 @@ __CUDASEM_HD_FN uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w)
 __CUDASEM_HD_FN float2 make_float2(float x, float y) { return {x, y}; }
 __CUDASEM_HD_FN float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
 __CUDASEM_HD_FN double2 make_double2(double x, double y) { return {x, y}; }
+// The other vector types of the Programming Guide's "Built-in Vector Types" table (their sizes
+// and alignments as there).
+struct __attribute__((aligned(2))) char2 { signed char x, y; };
+struct __attribute__((aligned(2))) uchar2 { unsigned char x, y; };
+struct char3 { signed char x, y, z; };
+struct uchar3 { unsigned char x, y, z; };
+struct __attribute__((aligned(4))) char4 { signed char x, y, z, w; };
+struct __attribute__((aligned(4))) uchar4 { unsigned char x, y, z, w; };
+struct __attribute__((aligned(4))) short2 { short x, y; };
+struct __attribute__((aligned(4))) ushort2 { unsigned short x, y; };
+struct __attribute__((aligned(8))) short4 { short x, y, z, w; };
+struct __attribute__((aligned(8))) ushort4 { unsigned short x, y, z, w; };
+struct int3 { int x, y, z; };
+struct float3 { float x, y, z; };
+struct double3 { double x, y, z; };
+struct __attribute__((aligned(16))) double4 { double x, y, z, w; };
+struct __attribute__((aligned(16))) longlong2 { long long x, y; };
+struct __attribute__((aligned(16))) ulonglong2 { unsigned long long x, y; };
+__CUDASEM_HD_FN char4 make_char4(signed char x, signed char y, signed char z, signed char w) {
+    return {x, y, z, w};
+}
+__CUDASEM_HD_FN uchar4 make_uchar4(unsigned char x, unsigned char y, unsigned char z,
+                                   unsigned char w) {
+    return {x, y, z, w};
+}
+__CUDASEM_HD_FN short2 make_short2(short x, short y) { return {x, y}; }
+__CUDASEM_HD_FN int3 make_int3(int x, int y, int z) { return {x, y, z}; }
+__CUDASEM_HD_FN uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
+__CUDASEM_HD_FN float3 make_float3(float x, float y, float z) { return {x, y, z}; }
+__CUDASEM_HD_FN double3 make_double3(double x, double y, double z) { return {x, y, z}; }
+__CUDASEM_HD_FN double4 make_double4(double x, double y, double z, double w) {
+    return {x, y, z, w};
+}
+__CUDASEM_HD_FN longlong2 make_longlong2(long long x, long long y) { return {x, y}; }
 
 // `threadIdx.x` reads %tid.x (a property getter, as clang's own CUDA headers do it).
 #define __CUDASEM_SREG_FIELD(FIELD, INTRINSIC)                                                   \
@@ -269,6 +303,255 @@ __CUDASEM_FN float fmaf(float a, float b, float c) { return __nvvm_fma_rn_f(a, b
 __CUDASEM_FN double fma(double a, double b, double c) { return __nvvm_fma_rn_d(a, b, c); }
 __CUDASEM_FN float __fdividef(float a, float b) { return __nvvm_div_approx_f(a, b); }
 __CUDASEM_FN float rsqrtf(float a) { return __nvvm_rsqrt_approx_f(a); }
+__CUDASEM_FN double rsqrt(double a) { return __nvvm_rsqrt_approx_d(a); }
+__CUDASEM_FN long long min(long long a, long long b) { return a < b ? a : b; }
+__CUDASEM_FN long long max(long long a, long long b) { return a > b ? a : b; }
+__CUDASEM_FN unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+__CUDASEM_FN unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+__CUDASEM_FN float min(float a, float b) { return fminf(a, b); }
+__CUDASEM_FN float max(float a, float b) { return fmaxf(a, b); }
+__CUDASEM_FN double fmin(double a, double b) { return __nvvm_fmin_d(a, b); }
+__CUDASEM_FN double fmax(double a, double b) { return __nvvm_fmax_d(a, b); }
+__CUDASEM_FN double min(double a, double b) { return fmin(a, b); }
+__CUDASEM_FN double max(double a, double b) { return fmax(a, b); }
+__CUDASEM_FN int abs(int a) { return a < 0 ? -a : a; }
+__CUDASEM_FN long long llabs(long long a) { return a < 0 ? -a : a; }
+
+// Rounding to an integral value is exact (cvt.rmi/.rpi/.rzi/.rni), unlike the functions of
+// libdevice below.
+__CUDASEM_FN float floorf(float a) { return __builtin_floorf(a); }
+__CUDASEM_FN float ceilf(float a) { return __builtin_ceilf(a); }
+__CUDASEM_FN float truncf(float a) { return __builtin_truncf(a); }
+__CUDASEM_FN float rintf(float a) { return __builtin_rintf(a); }
+__CUDASEM_FN float nearbyintf(float a) { return __builtin_nearbyintf(a); }
+__CUDASEM_FN double floor(double a) { return __builtin_floor(a); }
+__CUDASEM_FN double ceil(double a) { return __builtin_ceil(a); }
+__CUDASEM_FN double trunc(double a) { return __builtin_trunc(a); }
+__CUDASEM_FN double rint(double a) { return __builtin_rint(a); }
+__CUDASEM_FN double nearbyint(double a) { return __builtin_nearbyint(a); }
+__CUDASEM_FN float copysignf(float a, float b) { return __builtin_copysignf(a, b); }
+__CUDASEM_FN double copysign(double a, double b) { return __builtin_copysign(a, b); }
+
+// Reinterpretation ("Type Casting Intrinsics") and conversions with a named rounding.
+__CUDASEM_FN float __int_as_float(int x) { return __builtin_bit_cast(float, x); }
+__CUDASEM_FN int __float_as_int(float x) { return __builtin_bit_cast(int, x); }
+__CUDASEM_FN float __uint_as_float(unsigned x) { return __builtin_bit_cast(float, x); }
+__CUDASEM_FN unsigned __float_as_uint(float x) { return __builtin_bit_cast(unsigned, x); }
+__CUDASEM_FN double __longlong_as_double(long long x) { return __builtin_bit_cast(double, x); }
+__CUDASEM_FN long long __double_as_longlong(double x) { return __builtin_bit_cast(long long, x); }
+__CUDASEM_FN int __double2hiint(double x) { return (int)(__double_as_longlong(x) >> 32); }
+__CUDASEM_FN int __double2loint(double x) { return (int)__double_as_longlong(x); }
+__CUDASEM_FN double __hiloint2double(int hi, int lo) {
+    return __longlong_as_double((long long)(((unsigned long long)(unsigned)hi << 32) | (unsigned)lo));
+}
+__CUDASEM_FN int __float2int_rn(float x) { return __nvvm_f2i_rn(x); }
+__CUDASEM_FN int __float2int_rz(float x) { return __nvvm_f2i_rz(x); }
+__CUDASEM_FN int __float2int_rd(float x) { return __nvvm_f2i_rm(x); }
+__CUDASEM_FN int __float2int_ru(float x) { return __nvvm_f2i_rp(x); }
+__CUDASEM_FN unsigned __float2uint_rn(float x) { return __nvvm_f2ui_rn(x); }
+__CUDASEM_FN unsigned __float2uint_rz(float x) { return __nvvm_f2ui_rz(x); }
+__CUDASEM_FN float __int2float_rn(int x) { return __nvvm_i2f_rn(x); }
+__CUDASEM_FN float __uint2float_rn(unsigned x) { return __nvvm_ui2f_rn(x); }
+__CUDASEM_FN int __double2int_rn(double x) { return __nvvm_d2i_rn(x); }
+__CUDASEM_FN int __double2int_rz(double x) { return __nvvm_d2i_rz(x); }
+__CUDASEM_FN float __double2float_rn(double x) { return __nvvm_d2f_rn(x); }
+
+// Arithmetic with a named rounding, never contracted into an fma ("Single/Double Precision
+// Intrinsics").
+__CUDASEM_FN float __fadd_rn(float a, float b) { return __nvvm_add_rn_f(a, b); }
+__CUDASEM_FN float __fsub_rn(float a, float b) { return __nvvm_add_rn_f(a, -b); }
+__CUDASEM_FN float __fmul_rn(float a, float b) { return __nvvm_mul_rn_f(a, b); }
+__CUDASEM_FN float __fdiv_rn(float a, float b) { return __nvvm_div_rn_f(a, b); }
+__CUDASEM_FN float __frcp_rn(float a) { return __nvvm_rcp_rn_f(a); }
+__CUDASEM_FN float __fsqrt_rn(float a) { return __nvvm_sqrt_rn_f(a); }
+__CUDASEM_FN float __fmaf_rn(float a, float b, float c) { return __nvvm_fma_rn_f(a, b, c); }
+__CUDASEM_FN double __dadd_rn(double a, double b) { return __nvvm_add_rn_d(a, b); }
+__CUDASEM_FN double __dsub_rn(double a, double b) { return __nvvm_add_rn_d(a, -b); }
+__CUDASEM_FN double __dmul_rn(double a, double b) { return __nvvm_mul_rn_d(a, b); }
+__CUDASEM_FN double __ddiv_rn(double a, double b) { return __nvvm_div_rn_d(a, b); }
+__CUDASEM_FN double __drcp_rn(double a) { return __nvvm_rcp_rn_d(a); }
+__CUDASEM_FN double __dsqrt_rn(double a) { return __nvvm_sqrt_rn_d(a); }
+__CUDASEM_FN double __fma_rn(double a, double b, double c) { return __nvvm_fma_rn_d(a, b, c); }
+__CUDASEM_FN float __saturatef(float a) { return __nvvm_saturate_f(a); }
+
+// The fast intrinsics, as libdevice's __nv_fast_* build them from the approximate PTX
+// instructions (PTX ISA "ex2", "lg2", "sin", "cos": `.approx.f32`).
+#define __CUDASEM_LOG2E 1.4426950408889634f
+#define __CUDASEM_LN2 0.6931471805599453f
+__CUDASEM_FN float __expf(float a) { return __nvvm_ex2_approx_f(a * __CUDASEM_LOG2E); }
+__CUDASEM_FN float __exp10f(float a) { return __nvvm_ex2_approx_f(a * 3.321928094887362f); }
+__CUDASEM_FN float __log2f(float a) { return __nvvm_lg2_approx_f(a); }
+__CUDASEM_FN float __logf(float a) { return __nvvm_lg2_approx_f(a) * __CUDASEM_LN2; }
+__CUDASEM_FN float __log10f(float a) { return __nvvm_lg2_approx_f(a) * 0.3010299956639812f; }
+__CUDASEM_FN float __powf(float a, float b) {
+    return __nvvm_ex2_approx_f(b * __nvvm_lg2_approx_f(a));
+}
+__CUDASEM_FN float __sinf(float a) { return __nvvm_sin_approx_f(a); }
+__CUDASEM_FN float __cosf(float a) { return __nvvm_cos_approx_f(a); }
+__CUDASEM_FN float __tanf(float a) { return __fdividef(__sinf(a), __cosf(a)); }
+__CUDASEM_FN void __sincosf(float a, float *s, float *c) {
+    *s = __sinf(a);
+    *c = __cosf(a);
+}
+#undef __CUDASEM_LOG2E
+#undef __CUDASEM_LN2
+
+// The CUDA math library's other functions (expf, sinf, powf, exp, ...) are libdevice code,
+// which cudasem does not link (it compiles without the CUDA SDK): a call is a compile error
+// that names the way out, rather than clang's "no matching function".
+#define __CUDASEM_NEEDS_LIBDEVICE(RET, NAME, PARAMS, INSTEAD)                                     \
+    __CUDASEM_FN RET NAME PARAMS __attribute__((unavailable(                                     \
+        #NAME " is implemented by the CUDA SDK's libdevice, which cudasem does not link: use "    \
+        INSTEAD ", or compile the kernel to PTX with nvcc and give cudasem the .ptx")));
+#define __CUDASEM_FAST(NAME) "the fast intrinsic " #NAME " (PTX .approx instructions)"
+__CUDASEM_NEEDS_LIBDEVICE(float, expf, (float), __CUDASEM_FAST(__expf))
+__CUDASEM_NEEDS_LIBDEVICE(float, exp2f, (float), __CUDASEM_FAST(__expf))
+__CUDASEM_NEEDS_LIBDEVICE(float, exp10f, (float), __CUDASEM_FAST(__exp10f))
+__CUDASEM_NEEDS_LIBDEVICE(float, expm1f, (float), __CUDASEM_FAST(__expf))
+__CUDASEM_NEEDS_LIBDEVICE(float, logf, (float), __CUDASEM_FAST(__logf))
+__CUDASEM_NEEDS_LIBDEVICE(float, log2f, (float), __CUDASEM_FAST(__log2f))
+__CUDASEM_NEEDS_LIBDEVICE(float, log10f, (float), __CUDASEM_FAST(__log10f))
+__CUDASEM_NEEDS_LIBDEVICE(float, log1pf, (float), __CUDASEM_FAST(__logf))
+__CUDASEM_NEEDS_LIBDEVICE(float, powf, (float, float), __CUDASEM_FAST(__powf))
+__CUDASEM_NEEDS_LIBDEVICE(float, sinf, (float), __CUDASEM_FAST(__sinf))
+__CUDASEM_NEEDS_LIBDEVICE(float, cosf, (float), __CUDASEM_FAST(__cosf))
+__CUDASEM_NEEDS_LIBDEVICE(float, tanf, (float), __CUDASEM_FAST(__tanf))
+__CUDASEM_NEEDS_LIBDEVICE(void, sincosf, (float, float *, float *), __CUDASEM_FAST(__sincosf))
+__CUDASEM_NEEDS_LIBDEVICE(float, tanhf, (float), "an expression of __expf")
+__CUDASEM_NEEDS_LIBDEVICE(float, roundf, (float), "rintf (round half to even) or floorf(x + 0.5f)")
+__CUDASEM_NEEDS_LIBDEVICE(float, fmodf, (float, float), "x - truncf(x / y) * y")
+__CUDASEM_NEEDS_LIBDEVICE(double, exp, (double), "a float and __expf")
+__CUDASEM_NEEDS_LIBDEVICE(double, log, (double), "a float and __logf")
+__CUDASEM_NEEDS_LIBDEVICE(double, pow, (double, double), "a float and __powf")
+__CUDASEM_NEEDS_LIBDEVICE(double, sin, (double), "a float and __sinf")
+__CUDASEM_NEEDS_LIBDEVICE(double, cos, (double), "a float and __cosf")
+__CUDASEM_NEEDS_LIBDEVICE(double, tanh, (double), "a float and __expf")
+__CUDASEM_NEEDS_LIBDEVICE(double, round, (double), "rint (round half to even) or floor(x + 0.5)")
+#undef __CUDASEM_FAST
+#undef __CUDASEM_NEEDS_LIBDEVICE
+
+// Integer intrinsics beyond the bit counts above.
+__CUDASEM_FN int __sad(int a, int b, unsigned c) { return __nvvm_sad_i(a, b, (int)c); }
+__CUDASEM_FN unsigned __usad(unsigned a, unsigned b, unsigned c) { return __nvvm_sad_ui(a, b, c); }
+__CUDASEM_FN unsigned long long __brevll(unsigned long long x) { return __builtin_bitreverse64(x); }
+__CUDASEM_FN int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+__CUDASEM_FN int __ffsll(long long x) { return __builtin_ffsll(x); }
+__CUDASEM_FN int __hadd(int a, int b) { return (int)(((long long)a + b) >> 1); }
+__CUDASEM_FN int __rhadd(int a, int b) { return (int)(((long long)a + b + 1) >> 1); }
+__CUDASEM_FN unsigned __uhadd(unsigned a, unsigned b) {
+    return (unsigned)(((unsigned long long)a + b) >> 1);
+}
+__CUDASEM_FN unsigned __urhadd(unsigned a, unsigned b) {
+    return (unsigned)(((unsigned long long)a + b + 1) >> 1);
+}
+__CUDASEM_FN unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
+    return (unsigned)((((unsigned long long)hi << 32) | lo) << (shift & 31) >> 32);
+}
+__CUDASEM_FN unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+    return (unsigned)((((unsigned long long)hi << 32) | lo) >> (shift & 31));
+}
+
+// Time, sleeping, traps ("Time Function", "Nanosleep Function", "Trap Function").
+__CUDASEM_FN long long clock64(void) { return (long long)__nvvm_read_ptx_sreg_clock64(); }
+__CUDASEM_FN int clock(void) { return __nvvm_read_ptx_sreg_clock(); }
+__CUDASEM_FN void __nanosleep(unsigned ns) { asm volatile("nanosleep.u32 %0;" ::"r"(ns)); }
+__CUDASEM_FN void __trap(void) { __builtin_trap(); }
+// `assert(c)` in device code (glibc's macro calls __assert_fail): a failed assertion traps, as
+// on a GPU (where it also prints the message and the kernel fails).
+__CUDASEM_FN __attribute__((noreturn)) void __assert_fail(const char *, const char *, unsigned,
+                                                          const char *) {
+    __builtin_trap();
+}
+
+// Device `printf` ("Formatted Output"): clang turns a call into one of `vprintf`, declared
+// `.extern .func` in the PTX.
+extern "C" __device__ int printf(const char *, ...);
+// Device `malloc`/`free` ("Dynamic Global Memory Allocation"), declared as clang's own CUDA
+// headers declare them: the C++ headers' device `operator new` (clang's cuda_wrappers/new, which
+// <algorithm> and <memory> include) calls them. A call is a call to a function without a body.
+extern "C" __device__ void *malloc(__SIZE_TYPE__) __attribute__((nothrow, malloc));
+extern "C" __device__ void free(void *) __attribute__((nothrow));
+
+// ---------------------------------------------------------------------------------------------
+// Half precision (cuda_fp16.h): `__half`/`half` as 16 bits, arithmetic in PTX's `.f16`
+// instructions (PTX ISA "Half Precision Floating-Point Instructions"), conversions with cvt.
+// ---------------------------------------------------------------------------------------------
+
+struct __half;
+__CUDASEM_FN __half __float2half(float f);
+__CUDASEM_FN float __half2float(__half h);
+struct __attribute__((aligned(2))) __half {
+    unsigned short __x;
+    __half() = default;
+    __CUDASEM_METHOD __half(float f) : __x(__float2half(f).__x) {}
+    __CUDASEM_METHOD __half(double f) : __half((float)f) {}
+    __CUDASEM_METHOD __half(int i) : __half((float)i) {}
+    __CUDASEM_METHOD operator float() const { return __half2float(*this); }
+};
+typedef __half half;
+__CUDASEM_FN __half __cudasem_half_bits(unsigned short x) {
+    __half h;
+    h.__x = x;
+    return h;
+}
+__CUDASEM_FN __half __float2half(float f) {
+    unsigned short r;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(f));
+    return __cudasem_half_bits(r);
+}
+__CUDASEM_FN __half __float2half_rn(float f) { return __float2half(f); }
+__CUDASEM_FN float __half2float(__half h) {
+    float r;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(h.__x));
+    return r;
+}
+__CUDASEM_FN __half __int2half_rn(int i) { return __float2half((float)i); }
+__CUDASEM_FN __half __ushort_as_half(unsigned short x) { return __cudasem_half_bits(x); }
+__CUDASEM_FN unsigned short __half_as_ushort(__half h) { return h.__x; }
+#define __CUDASEM_HALF_BINARY(NAME, INSTR)                                                       \
+    __CUDASEM_FN __half NAME(__half a, __half b) {                                               \
+        unsigned short r;                                                                        \
+        asm(INSTR " %0, %1, %2;" : "=h"(r) : "h"(a.__x), "h"(b.__x));                            \
+        return __cudasem_half_bits(r);                                                           \
+    }
+__CUDASEM_HALF_BINARY(__hadd, "add.f16")
+__CUDASEM_HALF_BINARY(__hsub, "sub.f16")
+__CUDASEM_HALF_BINARY(__hmul, "mul.f16")
+__CUDASEM_HALF_BINARY(__hmin, "min.f16")
+__CUDASEM_HALF_BINARY(__hmax, "max.f16")
+#undef __CUDASEM_HALF_BINARY
+__CUDASEM_FN __half __hfma(__half a, __half b, __half c) {
+    unsigned short r;
+    asm("fma.rn.f16 %0, %1, %2, %3;" : "=h"(r) : "h"(a.__x), "h"(b.__x), "h"(c.__x));
+    return __cudasem_half_bits(r);
+}
+__CUDASEM_FN __half __hneg(__half a) { return __cudasem_half_bits(a.__x ^ 0x8000); }
+__CUDASEM_FN __half __habs(__half a) { return __cudasem_half_bits(a.__x & 0x7fff); }
+// There is no `div.f16`: the quotient is the float one, rounded to half (as cuda_fp16.h's).
+__CUDASEM_FN __half __hdiv(__half a, __half b) {
+    return __float2half(__half2float(a) / __half2float(b));
+}
+__CUDASEM_FN bool __heq(__half a, __half b) { return __half2float(a) == __half2float(b); }
+__CUDASEM_FN bool __hne(__half a, __half b) { return __half2float(a) != __half2float(b); }
+__CUDASEM_FN bool __hlt(__half a, __half b) { return __half2float(a) < __half2float(b); }
+__CUDASEM_FN bool __hle(__half a, __half b) { return __half2float(a) <= __half2float(b); }
+__CUDASEM_FN bool __hgt(__half a, __half b) { return __half2float(a) > __half2float(b); }
+__CUDASEM_FN bool __hge(__half a, __half b) { return __half2float(a) >= __half2float(b); }
+__CUDASEM_FN __half operator+(__half a, __half b) { return __hadd(a, b); }
+__CUDASEM_FN __half operator-(__half a, __half b) { return __hsub(a, b); }
+__CUDASEM_FN __half operator*(__half a, __half b) { return __hmul(a, b); }
+__CUDASEM_FN __half operator/(__half a, __half b) { return __hdiv(a, b); }
+__CUDASEM_FN __half operator-(__half a) { return __hneg(a); }
+__CUDASEM_FN __half &operator+=(__half &a, __half b) { return a = __hadd(a, b); }
+__CUDASEM_FN __half &operator-=(__half &a, __half b) { return a = __hsub(a, b); }
+__CUDASEM_FN __half &operator*=(__half &a, __half b) { return a = __hmul(a, b); }
+__CUDASEM_FN __half &operator/=(__half &a, __half b) { return a = __hdiv(a, b); }
+__CUDASEM_FN bool operator==(__half a, __half b) { return __heq(a, b); }
+__CUDASEM_FN bool operator!=(__half a, __half b) { return __hne(a, b); }
+__CUDASEM_FN bool operator<(__half a, __half b) { return __hlt(a, b); }
+__CUDASEM_FN bool operator<=(__half a, __half b) { return __hle(a, b); }
+__CUDASEM_FN bool operator>(__half a, __half b) { return __hgt(a, b); }
+__CUDASEM_FN bool operator>=(__half a, __half b) { return __hge(a, b); }
 
 // ---------------------------------------------------------------------------------------------
 // cooperative_groups: thread blocks, warp tiles, the grid

@@ -88,6 +88,12 @@ pub enum ParamPlan {
     Bytes {
         len: u32,
     },
+    /// A scalar the C++ type names but PTX passes as bytes (`__half a` is `.b8 p[2]`): a
+    /// one-field `Struct`.
+    ScalarBytes {
+        elem: &'static str,
+        value: String,
+    },
 }
 
 /// The kernel to launch: the one named (PTX name or demangled short name), or the only one.
@@ -132,7 +138,11 @@ pub fn select_kernel<'p>(
             [one] => Ok(one),
             [] => Err(GenError {
                 message: "the module has no kernel (.entry)".to_string(),
-                help: None,
+                help: Some(
+                    "a kernel is a `__global__` function in CUDA (an `.entry` in PTX); \
+                     `__device__` functions are called by kernels, not launched"
+                        .to_string(),
+                ),
             }),
             _ => Err(GenError {
                 message: "the module has several kernels: say which one with --kernel NAME"
@@ -345,22 +355,20 @@ struct Shape {
 
 fn shape(program: &Program, f: &Function, hint: &Hint) -> Shape {
     use semantics::program::instr::{Dim, SpecialReg};
-    let mut dims = 1;
+    // The highest dimension read of the grid (%ctaid, %nctaid) and of the block (%tid, %ntid).
+    let (mut grid_dims, mut block_dims) = (0, 0);
     for instr in &program.instructions[f.start as usize..f.end as usize] {
         let mut see = |s: &Src| {
-            if let Src::Special(
-                SpecialReg::Tid(d)
-                | SpecialReg::Ctaid(d)
-                | SpecialReg::Ntid(d)
-                | SpecialReg::Nctaid(d),
-            ) = s
-            {
-                dims = dims.max(match d {
-                    Dim::X => 1,
-                    Dim::Y => 2,
-                    Dim::Z => 3,
-                });
-            }
+            let (dims, d) = match s {
+                Src::Special(SpecialReg::Ctaid(d) | SpecialReg::Nctaid(d)) => (&mut grid_dims, d),
+                Src::Special(SpecialReg::Tid(d) | SpecialReg::Ntid(d)) => (&mut block_dims, d),
+                _ => return,
+            };
+            *dims = (*dims).max(match d {
+                Dim::X => 1,
+                Dim::Y => 2,
+                Dim::Z => 3,
+            });
         };
         match &instr.op {
             Op::Unary { a, .. } | Op::Cvt { a, .. } => see(a),
@@ -376,6 +384,11 @@ fn shape(program: &Program, f: &Function, hint: &Hint) -> Shape {
             _ => {}
         }
     }
+    // A kernel that indexes its blocks decides: one that reads `%tid.z` only to rank its
+    // threads (cooperative groups' `thread_rank()`) but `%ctaid.x` alone is one-dimensional,
+    // and a 3D launch would have several blocks with the same `blockIdx.x`. Without block
+    // indices (a one-block kernel), the thread indices decide.
+    let dims = if grid_dims > 0 { grid_dims } else { block_dims }.max(1) as usize;
     let threads = hint.threads.max(1);
     let side = match dims {
         1 => threads,
@@ -454,10 +467,11 @@ pub fn cpp_parameter_names(program: &Program, f: &Function, source: &str) -> Opt
             .rfind([';', '{', '}', '#'])
             .map_or(0, |j| j + 1);
         let global = head[decl_start..start].contains("__global__");
-        if let Some(names) = parameter_list_names(after) {
-            if names.len() == f.params.len() && names.iter().all(|n| !n.is_empty()) {
-                candidates.push((global, names));
-            }
+        if let Some(names) = parameter_list_names(after)
+            && names.len() == f.params.len()
+            && names.iter().all(|n| !n.is_empty())
+        {
+            candidates.push((global, names));
         }
     }
     let any_global = candidates.iter().any(|(g, _)| *g);
@@ -526,7 +540,15 @@ pub fn plan(
             let cpp_pointer = cpp.as_ref().is_some_and(|t| t[i].trim_end().ends_with('*'));
             let u = uses[i];
             if p.size != scalar_bytes(p.ty) {
-                return ParamPlan::Bytes { len: p.size };
+                return match cpp_t {
+                    Some((elem, false)) if elem_bytes(elem) == u64::from(p.size) => {
+                        ParamPlan::ScalarBytes {
+                            elem,
+                            value: if elem.starts_with('f') { "1.0" } else { "1" }.to_string(),
+                        }
+                    }
+                    _ => ParamPlan::Bytes { len: p.size },
+                };
             }
             let pointer =
                 p.size == 8 && (cpp_pointer || (cpp.is_none() && (u.widest.is_some() || u.global)));
@@ -709,7 +731,9 @@ impl LaunchPlan {
             .iter()
             .filter_map(|p| match p {
                 ParamPlan::Buffer { name, .. } => Some(name.as_str()),
-                ParamPlan::Scalar { .. } | ParamPlan::Bytes { .. } => None,
+                ParamPlan::Scalar { .. }
+                | ParamPlan::Bytes { .. }
+                | ParamPlan::ScalarBytes { .. } => None,
             })
             .collect()
     }
@@ -765,6 +789,9 @@ impl LaunchPlan {
                     let zeros = vec!["0"; *len as usize];
                     format!("Bytes([{}])", zeros.join(", "))
                 }
+                ParamPlan::ScalarBytes { elem, value } => {
+                    format!("Struct([Scalar(type: {elem:?}, value: {value})])")
+                }
             };
             let _ = writeln!(out, "        {arg},{comment}");
         }
@@ -774,7 +801,9 @@ impl LaunchPlan {
             .iter()
             .filter_map(|p| match p {
                 ParamPlan::Buffer { name, written, .. } => Some((name, *written)),
-                ParamPlan::Scalar { .. } | ParamPlan::Bytes { .. } => None,
+                ParamPlan::Scalar { .. }
+                | ParamPlan::Bytes { .. }
+                | ParamPlan::ScalarBytes { .. } => None,
             })
             .collect();
         let any_written = buffers.iter().any(|(_, w)| *w);

@@ -180,6 +180,16 @@ const CASES: &[Case] = &[
         check: check_float_math,
     },
     Case {
+        path: "fast_math",
+        adjust: as_is,
+        check: check_fast_math,
+    },
+    Case {
+        path: "half_axpy",
+        adjust: as_is,
+        check: check_half_axpy,
+    },
+    Case {
         path: "globals_const",
         adjust: as_is,
         check: check_globals_const,
@@ -504,6 +514,8 @@ corpus_tests! {
     int24_half => "int24_half",
     dynamic_shared => "dynamic_shared",
     float_math => "float_math",
+    fast_math => "fast_math",
+    half_axpy => "half_axpy",
     globals_const => "globals_const",
     grid_2d => "grid_2d",
     grid_barrier => "grid_barrier",
@@ -700,6 +712,115 @@ fn check_float_math(c: &Ctx) -> Result<(), String> {
     compare_f32_bits("out", &c.out_f32("out"), &out)?;
     compare("iout", &c.out_i32("iout"), &iout)?;
     compare_f64_bits("dout", &c.out_f64("dout"), &dout)
+}
+
+/// The approximate results are checked against the functions they approximate within the error
+/// bounds of the CUDA C++ Programming Guide's "Intrinsic Functions" table (2 ulp and a little for
+/// `__expf`/`__powf`, which scale the argument first; 2^-21.41 absolute for `__logf`, `__sinf`,
+/// `__cosf` in their ranges here); the others are exact.
+fn check_fast_math(c: &Ctx) -> Result<(), String> {
+    let (x, y) = (c.in_f32("x"), c.in_f32("y"));
+    let n = n_covered(c, 5);
+    let approx = c.out_f32("approx");
+    let mut exact = c.in_f32("exact");
+    let mut ints = c.in_i32("ints");
+    let abs_bound = 2f64.powf(-21.41);
+    for i in 0..n {
+        let (a, b) = (x[i], y[i]);
+        let (a64, b64) = (a as f64, b as f64);
+        let want = [
+            (a64.exp(), 1e-6 * a64.abs().max(1.0)),
+            (b64.ln(), abs_bound),
+            (a64.sin(), abs_bound),
+            (a64.cos(), abs_bound),
+            (b64.powf(1.5), 1e-6 * b64.ln().abs().max(1.0)),
+            (a64 / b64, 1e-6),
+        ];
+        for (k, (w, bound)) in want.iter().enumerate() {
+            let got = approx[6 * i + k] as f64;
+            // Relative for the exponentials and quotients, absolute for logarithm and sine/cosine.
+            let err = if matches!(k, 0 | 4 | 5) {
+                ((got - w) / w).abs()
+            } else {
+                (got - w).abs()
+            };
+            if err > *bound {
+                return Err(format!(
+                    "approx[{}] (thread {i}, function {k}): {got}, want {w} within {bound}",
+                    6 * i + k
+                ));
+            }
+        }
+        exact[10 * i..10 * i + 10].copy_from_slice(&[
+            a.floor(),
+            a.ceil(),
+            a.trunc(),
+            a.round_ties_even(),
+            b.copysign(a),
+            a + b,
+            a * b,
+            a / b,
+            b.sqrt(),
+            if a.is_nan() { 0.0 } else { a.clamp(0.0, 1.0) },
+        ]);
+        let ii = i as i32;
+        let bytes = ((i as u32).wrapping_mul(0x0102_0304) as u64) | (0xa0b0_c0d0u64 << 32);
+        let pick = |sel: u32| ((bytes >> (8 * (sel & 7))) & 0xff) as u32;
+        let perm = pick(0) | pick(4) << 8 | pick(1) << 16 | pick(5) << 24;
+        let funnel = (((0x8000_0001u64 << 32) | i as u64) << (i % 32) >> 32) as u32;
+        let ffs = if i == 0 {
+            0
+        } else {
+            (i as u64).trailing_zeros() as i32 + 21
+        };
+        ints[8 * i..8 * i + 8].copy_from_slice(&[
+            a.to_bits() as i32,
+            a.round_ties_even() as i32,
+            a.floor() as i32,
+            a.ceil() as i32,
+            (ii - (2 * ii - 40)).abs() + 3,
+            perm as i32,
+            funnel as i32,
+            ((ii - 2 * ii + 1) >> 1) + (i as u64).leading_zeros() as i32 + ffs,
+        ]);
+    }
+    compare_f32_bits("exact", &c.out_f32("exact"), &exact)?;
+    compare("ints", &c.out_i32("ints"), &ints)
+}
+
+/// Half precision, rounded as IEEE 754 binary16 arithmetic does: each reference computes the
+/// exact result in f64 (the inputs are halves, so products and these sums are exact there) and
+/// rounds it once to half; `a * x + y` rounds twice, as its two instructions do.
+fn check_half_axpy(c: &Ctx) -> Result<(), String> {
+    use half::f16;
+    let halves = |bytes: &[u8]| -> Vec<f16> {
+        as_i16(bytes)
+            .iter()
+            .map(|&v| f16::from_bits(v as u16))
+            .collect()
+    };
+    let a = match &c.resolved.config.args[1] {
+        ArgValue::Bytes { bytes, .. } => f16::from_le_bytes([bytes[0], bytes[1]]).to_f64(),
+        other => panic!("argument 1 is {other:?}, not a half passed by value"),
+    };
+    let (x, y0) = (halves(c.input("x")), halves(c.input("y")));
+    let n = n_covered(c, 0);
+    let mut y = y0.clone();
+    let mut z = halves(c.input("z"));
+    let mut f = c.in_f32("f");
+    let h = f16::from_f64;
+    for i in 0..n {
+        let (xi, yi) = (x[i].to_f64(), y0[i].to_f64());
+        y[i] = h(a * xi + yi);
+        z[3 * i] = h(h(a * xi).to_f64() + yi);
+        z[3 * i + 1] = h(xi - yi).max(h(-a));
+        z[3 * i + 2] = h(xi / h(yi + 1.0).to_f64());
+        f[i] = x[i].to_f32() + if xi < yi { 1000.0 } else { 0.0 };
+    }
+    let bits = |v: &[f16]| v.iter().map(|h| h.to_bits()).collect::<Vec<u16>>();
+    compare("y", &bits(&halves(&c.output("y"))), &bits(&y))?;
+    compare("z", &bits(&halves(&c.output("z"))), &bits(&z))?;
+    compare_f32_bits("f", &c.out_f32("f"), &f)
 }
 
 fn check_globals_const(c: &Ctx) -> Result<(), String> {

@@ -322,3 +322,83 @@ fn a_template_instance_takes_the_names_of_the_template() {
         Some(["x", "y", "out", "n"].map(String::from).to_vec())
     );
 }
+
+/// `__half a` is passed as `.b8 p[2]`: the C++ type makes it an f16 scalar in a `Struct`.
+const HAXPY: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry _Z5haxpyi6__halfPKS_PS_(.param .u32 _Z5haxpyi6__halfPKS_PS__param_0,
+.param .align 2 .b8 _Z5haxpyi6__halfPKS_PS__param_1[2],
+.param .u64 _Z5haxpyi6__halfPKS_PS__param_2, .param .u64 _Z5haxpyi6__halfPKS_PS__param_3)
+{
+.reg .b32 %r<2>;
+ld.param.u32 %r1, [_Z5haxpyi6__halfPKS_PS__param_0];
+ret;
+}
+"#;
+
+#[test]
+fn a_half_passed_by_value_is_an_f16_in_a_struct() {
+    let program = load(HAXPY);
+    let hint = Hint {
+        threads: 32,
+        block_x: Some(32),
+    };
+    let launch = generate(&program, None, &hint, "haxpy.ptx", None).unwrap();
+    assert!(
+        launch.contains("Struct([Scalar(type: \"f16\", value: 1.0)]), // parameter 1: __half"),
+        "{launch}"
+    );
+}
+
+/// Cooperative groups' `thread_rank()` reads `%tid.y`, `%tid.z` and `%ntid.y`, but the kernel
+/// indexes its blocks by `%ctaid.x` alone: a 1D launch (a 3D one would give several blocks the
+/// same `blockIdx.x`, and `out[blockIdx.x]` would race).
+#[test]
+fn thread_ranks_in_3d_with_1d_block_indices_launch_in_1d() {
+    let text = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry rank(.param .u64 out)
+{
+.reg .b32 %r<10>;
+.reg .b64 %rd<5>;
+ld.param.u64 %rd1, [out];
+mov.u32 %r1, %tid.z;
+mov.u32 %r2, %ntid.y;
+mov.u32 %r3, %tid.y;
+mad.lo.s32 %r4, %r1, %r2, %r3;
+mov.u32 %r5, %ntid.x;
+mov.u32 %r6, %tid.x;
+mad.lo.s32 %r7, %r4, %r5, %r6;
+mov.u32 %r8, %ctaid.x;
+mul.wide.u32 %rd2, %r8, 4;
+add.s64 %rd3, %rd1, %rd2;
+st.global.u32 [%rd3], %r7;
+ret;
+}
+"#;
+    let program = load(text);
+    let launch = generate(&program, Some("rank"), &Hint::default(), "rank.ptx", None).unwrap();
+    assert!(
+        launch.contains("grid: (4, 1, 1),\n    block: (64, 1, 1),\n"),
+        "{launch}"
+    );
+}
+
+/// A `.cu` file with only `__device__` functions: the error says what a kernel is.
+#[test]
+fn a_module_without_kernels_says_what_a_kernel_is() {
+    let program = load(
+        ".version 7.0\n.target sm_70\n.address_size 64\n\
+         .visible .func (.param .b32 r) f(.param .b32 x)\n{\nret;\n}\n",
+    );
+    let e = select_kernel(&program, None).unwrap_err();
+    assert_eq!(e.message, "the module has no kernel (.entry)");
+    assert!(
+        e.help.as_deref().unwrap_or("").contains("`__global__`"),
+        "{e}"
+    );
+}
