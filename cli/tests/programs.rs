@@ -188,6 +188,46 @@ fn check_reports_the_race_of_kernels_in_two_streams_naming_each_grid() {
 }
 
 #[test]
+fn check_names_the_cu_lines_of_a_race_between_kernels() {
+    if !common::clang_available() {
+        eprintln!("skipped: no clang");
+        return;
+    }
+    let dir = Scratch::new("programs", "cu");
+    let cu = dir.join("two_streams.cu");
+    std::fs::write(
+        &cu,
+        r#"#include "cudasem_cuda.h"
+
+extern "C" __global__ void fill(int *buf, int value) {
+    buf[blockIdx.x * blockDim.x + threadIdx.x] = value;
+}
+
+extern "C" __global__ void add_one(int *buf) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    buf[i] = buf[i] + 1;
+}
+"#,
+    )
+    .unwrap();
+    let (code, out, err) = cudasem(&[
+        "check",
+        &cu.display().to_string(),
+        "--launch",
+        &file("stream_race_concurrent.ron"),
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(
+            "grid 1 (`add_one`) block (0, 0, 0) thread (0, 0, 0) [warp 0 lane 0]: read at "
+        ),
+        "{out}"
+    );
+    assert!(out.contains("(two_streams.cu:9)"), "{out}");
+    assert!(out.contains("(two_streams.cu:4)"), "{out}");
+}
+
+#[test]
 fn check_finds_no_race_between_launches_of_one_stream() {
     let (code, out, err) = cudasem(&[
         "check",
