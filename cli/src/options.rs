@@ -186,7 +186,6 @@ impl RunOptions {
         let program = load_program(&ptx_name, &text)?;
         let launch =
             crate::commands::run::read_launch(self.launch.as_deref(), &self.quick, &program)?;
-        let budget = crate::budget::bytes();
         let config = self.machine_config()?;
         let does_not_fit = |e: semantics::machine::LaunchError| {
             format!(
@@ -198,30 +197,21 @@ impl RunOptions {
         // one machine of several grids; the buffers and what to print are the program's, which
         // every launch's resolution carries.
         let launches = launch.launches.len();
+        let resolution = crate::commands::run::resolve(&launch, &program)?;
         let program = Arc::new(program);
-        let (resolved, machine, grids) = if launches == 0 {
-            let resolved = launch
-                .resolve_within(&program, budget)
-                .map_err(|e| e.to_string())?;
-            let machine = Machine::new(Arc::clone(&program), &resolved.config, &config)
-                .map_err(does_not_fit)?;
-            (resolved, machine, Vec::new())
-        } else {
-            let mut grids = launch
-                .resolve_program(&program, budget)
-                .map_err(|e| e.to_string())?;
-            let grid_launches = semantics::machine::ProgramLaunch::from_launches(
-                grids.iter().map(|g| (g.stream, &g.resolved.config)),
-            )
-            .expect("a program has a launch");
-            let machine = Machine::from_program(Arc::clone(&program), &grid_launches, &config)
-                .map_err(does_not_fit)?;
-            (
-                grids.swap_remove(0).resolved,
-                machine,
+        let (machine, grids) = match resolution.program {
+            None => (
+                Machine::new(Arc::clone(&program), &resolution.first.config, &config)
+                    .map_err(does_not_fit)?,
+                Vec::new(),
+            ),
+            Some(grid_launches) => (
+                Machine::from_program(Arc::clone(&program), &grid_launches, &config)
+                    .map_err(does_not_fit)?,
                 grid_launches.launches,
-            )
+            ),
         };
+        let resolved = resolution.first;
         let launch_path = self.launch.as_deref().map(|p| {
             std::fs::canonicalize(p)
                 .unwrap_or_else(|_| p.to_path_buf())

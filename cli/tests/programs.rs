@@ -398,15 +398,47 @@ fn traces_of_programs_record_every_launch_and_replay() {
 }
 
 #[test]
-fn commands_that_draw_or_debug_one_launch_refuse_a_program() {
+fn commands_that_draw_one_launch_refuse_a_program() {
     let (ptx, ron) = (file("stream_race.ptx"), file("stream_race_concurrent.ron"));
     for args in [
         vec!["run", &ptx, "--launch", &ron, "--html", "t.html"],
         vec!["check", &ptx, "--launch", &ron, "--html", "t.html"],
-        vec!["debug", &ptx, "--launch", &ron],
     ] {
         let (code, out, err) = cudasem(&args);
         assert_eq!(code, 2, "{args:?}: {out}{err}");
         assert!(err.contains("launches"), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn the_debugger_shows_the_grids_of_a_program_and_saves_their_trace() {
+    let dir = Scratch::new("programs", "debug");
+    let trace = dir.join("d.jsonl").display().to_string();
+    let script = dir.join("s.gdb");
+    std::fs::write(
+        &script,
+        format!("info grids\ncontinue\ninfo grids\ntrace save {trace}\nquit\n"),
+    )
+    .unwrap();
+    let (code, out, err) = cudasem(&[
+        "debug",
+        &file("producer_consumer.ptx"),
+        "--launch",
+        &file("producer_consumer_2.ron"),
+        "--device",
+        &file("two_sms.ron"),
+        "--max-steps",
+        "20000",
+        "--script",
+        &script.display().to_string(),
+    ]);
+    assert!(code == 0 || code == 1, "{out}{err}");
+    // Both grids are listed, each with its kernel, stream and phase.
+    assert!(out.contains("a program of 2 launches"), "{out}");
+    assert!(out.contains("0     consumer  1       active"), "{out}");
+    assert!(out.contains("1     producer  0       active"), "{out}");
+    // The saved trace records every launch of the program.
+    let text = std::fs::read_to_string(&trace).unwrap();
+    assert!(text.contains("\"launches\""), "{text}");
+    assert!(text.contains("producer"), "{text}");
 }

@@ -371,6 +371,10 @@ fn unreadable_and_malformed_inputs_exit_2() {
     let (code, _, stderr) = in_workspace(&["run", "tests/kernels/vecadd.ptx"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("no launch given"), "{stderr}");
+    assert!(
+        stderr.contains("cudasem launch KERNEL -o FILE.ron"),
+        "{stderr}"
+    );
 
     let dir = scratch(
         "bad_ptx",
@@ -468,10 +472,10 @@ fn struct_arguments_by_value_and_their_errors() {
     assert_eq!(out(&replay_out), out(&run_out));
 }
 
-/// `debug` steps one kernel launch: a program of several launches (which `run`, `fuzz` and
-/// `explore` take: cli/tests/programs.rs) is refused at its `launches` line.
+/// `debug` takes a program of several launches as `run` does (cli/tests/programs.rs): the
+/// two passes of the reduction run to the end, one after the other in their stream.
 #[test]
-fn debug_refuses_a_program_of_several_launches_with_its_line() {
+fn debug_runs_a_program_of_several_launches_to_its_end() {
     let ptx = workspace()
         .join("tests/kernels/programs/two_pass_reduce.ptx")
         .display()
@@ -480,12 +484,21 @@ fn debug_refuses_a_program_of_several_launches_with_its_line() {
         .join("tests/kernels/programs/two_pass_reduce.ron")
         .display()
         .to_string();
-    let dir = scratch("program", &[]);
-    let (code, stdout, stderr) = cudasem(&dir, &["debug", &ptx, "--launch", &ron]);
-    assert_eq!(code, 2, "{stdout}{stderr}");
+    let dir = scratch(
+        "program",
+        &[("s.gdb", "info grids\ncontinue\ninfo grids\nquit\n")],
+    );
+    let script = dir.join("s.gdb").display().to_string();
+    let (code, stdout, stderr) = cudasem(
+        &dir,
+        &["debug", &ptx, "--launch", &ron, "--script", &script],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("a program of 2 launches"), "{stdout}");
+    assert!(stdout.contains("1     pass2   0       waiting"), "{stdout}");
     assert!(
-        stderr.contains("a program of 2 launches") && stderr.contains("two_pass_reduce.ron:11:"),
-        "{stderr}"
+        stdout.contains("1     pass2   0       completed"),
+        "{stdout}"
     );
 }
 

@@ -13,11 +13,12 @@
 //! 2 bad input (files, launch), 130 Ctrl-C while a scripted session waited for input.
 
 use crate::Outcome;
+use crate::commands::replay::TraceLaunch;
 use crate::commands::run::{
     DeviceArgs, MemoryArg, QuickLaunch, Schedule, WarpModelArg, load_program,
 };
 use debugger::{self, Host, Options, Policy, Session, TraceRecord};
-use semantics::machine::{LaunchConfig, MachineConfig};
+use semantics::machine::{GridLaunch, LaunchConfig, MachineConfig};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -87,8 +88,7 @@ fn start(args: &Args) -> Result<Session, String> {
         format!("error: cannot read {ptx_path}: {e}")
     })?;
     let program = load_program(&crate::kernel_source::ptx_name(&args.file), &text)?;
-    let resolved =
-        crate::commands::run::resolve_launch(args.launch.as_deref(), &args.quick, &program)?;
+    let launch = crate::commands::run::read_launch(args.launch.as_deref(), &args.quick, &program)?;
     let config = machine_config(args)?;
     let options = Options {
         source: Some(Arc::from(text.as_str())),
@@ -99,15 +99,32 @@ fn start(args: &Args) -> Result<Session, String> {
         max_steps: args.max_steps,
         ..Options::default()
     };
-    let mut session = Session::new(Arc::new(program), resolved.config.clone(), config, options)
-        .map_err(|e| {
-            format!(
-                "error: the launch does not fit the machine: {}\n",
-                e.message
-            )
-        })?;
+    let does_not_fit = |e: semantics::machine::LaunchError| {
+        format!(
+            "error: the launch does not fit the machine: {}\n",
+            e.message
+        )
+    };
+    let resolution = crate::commands::run::resolve(&launch, &program)?;
+    let program = Arc::new(program);
+    // A program of several launches (thesis 5.7) is debugged as one machine of several grids.
+    let (mut session, grids) = match resolution.program {
+        None => (
+            Session::new(program, resolution.first.config.clone(), config, options)
+                .map_err(does_not_fit)?,
+            Vec::new(),
+        ),
+        Some(grid_launches) => {
+            let grids = grid_launches.launches.clone();
+            let session = Session::from_program(program, grid_launches, config, options)
+                .map_err(does_not_fit)?;
+            (session, grids)
+        }
+    };
+    let resolved = resolution.first;
     session.set_host(Box::new(Files {
         launch: resolved.config,
+        grids,
         config,
         ptx_path,
     }));
@@ -127,17 +144,38 @@ fn machine_config(args: &Args) -> Result<MachineConfig, String> {
 /// `trace save/load`: JSON Lines files as `cudasem run --trace` writes them.
 struct Files {
     launch: LaunchConfig,
+    /// Every launch of a program of several launches; empty for one kernel launch.
+    grids: Vec<GridLaunch>,
     config: MachineConfig,
     ptx_path: String,
 }
 
-impl Host for Files {
-    fn save_trace(&mut self, path: &str, t: &TraceRecord) -> Result<(), String> {
-        let mut trace = traces::Trace::new(t.program_hash, &self.launch, &self.config, None);
+impl Files {
+    /// The session's trace as JSON Lines, with `launch` as its launch.
+    fn json_lines<L: serde::Serialize>(
+        &self,
+        t: &TraceRecord,
+        launch: &L,
+    ) -> Result<String, String> {
+        let mut trace = traces::Trace::new(t.program_hash, launch, &self.config, None);
         trace.choices = t.choices.clone();
         trace.policy = Some("debug".to_string());
         trace.program_path = Some(self.ptx_path.clone());
-        let text = traces::format::to_json_lines(&trace).map_err(|e| e.to_string())?;
+        traces::format::to_json_lines(&trace).map_err(|e| e.to_string())
+    }
+}
+
+impl Host for Files {
+    fn save_trace(&mut self, path: &str, t: &TraceRecord) -> Result<(), String> {
+        let text = if self.grids.is_empty() {
+            self.json_lines(t, &self.launch)
+        } else {
+            // A program's trace records every launch, as `cudasem run --trace` writes it.
+            self.json_lines(
+                t,
+                &TraceLaunch::of(&self.launch, None, None).with_grids(&self.grids),
+            )
+        }?;
         std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))
     }
 

@@ -534,16 +534,37 @@ pub fn load_program(path: &str, text: &str) -> Result<semantics::Program, String
     }
 }
 
-/// The launch that a launch file and the launch flags describe together (flags override the
-/// file's fields), resolved against the program; shared by every command that launches a kernel.
-pub(crate) fn resolve_launch(
-    launch_file: Option<&std::path::Path>,
-    q: &QuickLaunch,
-    program: &semantics::Program,
-) -> Result<crate::launch::Resolved, String> {
-    read_launch(launch_file, q, program)?
-        .resolve_within(program, crate::budget::bytes())
-        .map_err(|e: LaunchError| e.to_string())
+/// A launch file resolved against the program: one kernel launch, or a program of several
+/// launches (thesis 5.7: grids of one context, in streams). `first` is the (first) launch's
+/// resolution, which carries the buffers and what to print.
+pub(crate) struct Resolution {
+    pub first: crate::launch::Resolved,
+    /// The program's launches; `None` for one kernel launch.
+    pub program: Option<semantics::machine::ProgramLaunch>,
+}
+
+pub(crate) fn resolve(launch: &Launch, program: &semantics::Program) -> Result<Resolution, String> {
+    let budget = crate::budget::bytes();
+    if launch.launches.is_empty() {
+        let first = launch
+            .resolve_within(program, budget)
+            .map_err(|e: LaunchError| e.to_string())?;
+        return Ok(Resolution {
+            first,
+            program: None,
+        });
+    }
+    let mut grids = launch
+        .resolve_program(program, budget)
+        .map_err(|e: LaunchError| e.to_string())?;
+    let launches = semantics::machine::ProgramLaunch::from_launches(
+        grids.iter().map(|g| (g.stream, &g.resolved.config)),
+    )
+    .expect("a program has a launch");
+    Ok(Resolution {
+        first: grids.swap_remove(0).resolved,
+        program: Some(launches),
+    })
 }
 
 /// The launch file (or the quick flags alone) with the flags applied and a C++ kernel name
@@ -569,7 +590,7 @@ pub(crate) fn read_launch(
         expect: q.expect.clone(),
     };
     if launch_file.is_none() && flags.is_empty() {
-        return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md)\n".to_string());
+        return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md); `cudasem launch KERNEL -o FILE.ron` writes a launch file from the kernel's signature\n".to_string());
     }
     launch.apply_flags(&flags).map_err(|e| e.to_string())?;
     // A C++ kernel may be named as written in the source (`reduce` for `_Z6reducePKfPfi`).
