@@ -69,20 +69,18 @@ fn apply(_: Rmw, old: u64, _: u32) -> u64 {
 fn drain(c: &mut Cached, dram: &mut Flat) -> u64 {
     let mut steps = 0u64;
     let mut next = 0usize;
-    let mut enabled = Vec::new();
     while !c.idle() {
-        enabled.clear();
-        c.enabled(&mut enabled);
-        // Ops first: silent choices never end an op, and L1 evictions are offered forever.
-        let ops = enabled
-            .iter()
-            .filter(|m| matches!(m, MemChoice::Step { .. }))
-            .count();
-        if ops == 0 {
+        // Round-robin over the op steps in the engine's list (as the machine sees it): silent
+        // choices never end an op, and L1 evictions are offered forever.
+        let en = c.enabled_unordered();
+        let Some(k) = (0..en.len())
+            .map(|d| (next + d) % en.len())
+            .find(|&i| matches!(en[i], MemChoice::Step { .. }))
+        else {
             break;
-        }
-        let choice = enabled[next % ops];
-        next = next % ops + 1;
+        };
+        let choice = en[k];
+        next = k + 1;
         c.step(choice, dram, &apply)
             .expect("an enabled choice steps");
         steps += 1;
