@@ -370,7 +370,9 @@ impl Cached {
                 "the op indexes drifted from the op list"
             );
             for i in self.index.ready.iter() {
-                let o = self.ops[i as usize].as_ref().expect("a ready op is in flight");
+                let o = self.ops[i as usize]
+                    .as_ref()
+                    .expect("a ready op is in flight");
                 debug_assert_eq!(
                     self.index.watch_on.get(&i).copied(),
                     self.watch_of(i, o),
@@ -638,7 +640,7 @@ impl Cached {
     /// Thesis (end): the op leaves; ops waiting for it lose the dependency; an acquiring op
     /// flushes its SM's L1 (module documentation).
     fn end(&mut self, id: OpId, op: Op, report: &mut StepReport) {
-        self.index.remove(id, &op);
+        self.index.remove(id, &op, &self.ops);
         // Only ops of the same thread can wait for it (O1-O3); only those that did change (and
         // lose their memoized fingerprint).
         let thread: SmallVec<[OpId; 8]> = SmallVec::from_slice(self.index.of_thread(op.req.who));

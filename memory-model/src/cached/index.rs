@@ -4,8 +4,11 @@
 //!
 //! The indexes are functions of `Cached::ops` (they never hold information of their own):
 //! state equality and the state hash leave them out, and [`OpIndex::rebuilt`] computes them
-//! from scratch for the consistency checks. Persistent maps: explorers clone the memory state
-//! for every successor, and a clone must not copy the indexes.
+//! from scratch for the consistency checks. The per-thread and per-warp indexes are hash maps
+//! (only looked up, never iterated: their order cannot leak into results): a run updates them
+//! on every issue and end, which a persistent tree made the largest cost of a memory step;
+//! an explorer's state has a handful of entries to copy. The watchers are a persistent tree
+//! (ranges of L1 rooms are read).
 //!
 //! *Watching*: a ready op whose next statement can defer (a reserve or allocating write, a
 //! read of a line being filled, an eviction or discard of a pinned line, a bank lock) is
@@ -21,6 +24,8 @@ use super::{OpId, RequestKind};
 use crate::{Fingerprinted, Who};
 use imbl::OrdMap;
 use smallvec::SmallVec;
+use std::collections::HashMap;
+use std::hash::Hash;
 
 /// Ids of ops, ascending.
 type Ids = SmallVec<[OpId; 4]>;
@@ -118,10 +123,14 @@ pub(super) enum Watch {
 #[derive(Debug, Clone, Default)]
 pub(super) struct OpIndex {
     /// The in-flight ops of each thread (ordering dependencies are only ever within a thread).
-    pub by_thread: OrdMap<Who, Ids>,
+    pub by_thread: HashMap<Who, Ids>,
     /// The in-flight loads and atomics with a destination register, per (block, warp of the
     /// destination): the machine's scoreboard.
-    pub by_warp: OrdMap<(u32, u32), Ids>,
+    pub by_warp: HashMap<(u32, u32), Ids>,
+    /// Per (block, warp of the destination), the registers in-flight loads and atomics will
+    /// write and the lanes they write them for (the machine's scoreboard asks this of a warp's
+    /// next instruction after every step that may unblock it: O(registers), not O(ops)).
+    pub pending: HashMap<(u32, u32), SmallVec<[(u32, u64); 4]>>,
     /// The ops whose dependencies all ended (the candidates of the enabled set).
     pub ready: IdSet,
     /// Free slots below the length of the op list (the smallest is reused first).
@@ -129,12 +138,20 @@ pub(super) struct OpIndex {
     /// Watched ready ops by what their enabledness depends on.
     pub watchers: OrdMap<Watch, Ids>,
     /// What each watched op is registered under.
-    pub watch_on: OrdMap<OpId, Watch>,
+    pub watch_on: HashMap<OpId, Watch>,
 }
 
 fn insert_sorted(ids: &mut Ids, id: OpId) {
     if let Err(i) = ids.binary_search(&id) {
         ids.insert(i, id);
+    }
+}
+
+/// An op's destination register, if it has one.
+fn dest(op: &Op) -> Option<super::Dest> {
+    match op.req.kind {
+        RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
+        _ => None,
     }
 }
 
@@ -155,15 +172,26 @@ impl OpIndex {
         if let Some(w) = dest_warp(op) {
             insert_sorted(self.by_warp.entry(w).or_default(), id);
         }
+        if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
+            let regs = self.pending.entry(w).or_default();
+            match regs.iter_mut().find(|(r, _)| *r == d.reg) {
+                Some((_, lanes)) => *lanes |= 1 << d.lane,
+                None => {
+                    // Sorted by register: equal indexes compare equal.
+                    let at = regs.partition_point(|(r, _)| *r < d.reg);
+                    regs.insert(at, (d.reg, 1 << d.lane));
+                }
+            }
+        }
         if op.deps.is_empty() {
             self.make_ready(id);
         }
         self.free.remove(id);
     }
 
-    /// Forgets the op that leaves slot `id`.
-    pub fn remove(&mut self, id: OpId, op: &Op) {
-        fn drop_id<K: Ord + Clone>(m: &mut OrdMap<K, Ids>, k: &K, id: OpId) {
+    /// Forgets the op that leaves slot `id` (`ops`: the op list without it).
+    pub fn remove(&mut self, id: OpId, op: &Op, ops: &[Option<Fingerprinted<Op>>]) {
+        fn drop_id<K: Eq + Hash>(m: &mut HashMap<K, Ids>, k: &K, id: OpId) {
             let empty = match m.get_mut(k) {
                 Some(ids) => {
                     ids.retain(|i| *i != id);
@@ -178,6 +206,34 @@ impl OpIndex {
         drop_id(&mut self.by_thread, &op.req.who, id);
         if let Some(w) = dest_warp(op) {
             drop_id(&mut self.by_warp, &w, id);
+        }
+        if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
+            // Another op of the warp may write the same register of the same lane.
+            let still = self.by_warp.get(&w).is_some_and(|ids| {
+                ids.iter().any(|&i| {
+                    ops.get(i as usize)
+                        .and_then(Option::as_ref)
+                        .and_then(|o| dest(o))
+                        .is_some_and(|e| e.reg == d.reg && e.lane == d.lane)
+                })
+            });
+            if !still {
+                let empty = match self.pending.get_mut(&w) {
+                    Some(regs) => {
+                        if let Some(i) = regs.iter().position(|(r, _)| *r == d.reg) {
+                            regs[i].1 &= !(1 << d.lane);
+                            if regs[i].1 == 0 {
+                                regs.remove(i);
+                            }
+                        }
+                        regs.is_empty()
+                    }
+                    None => false,
+                };
+                if empty {
+                    self.pending.remove(&w);
+                }
+            }
         }
         self.ready.remove(id);
         self.watch(id, None);
@@ -238,12 +294,12 @@ impl OpIndex {
         let listed: usize = self.watchers.values().map(|ids| ids.len()).sum();
         self.by_thread == scratch.by_thread
             && self.by_warp == scratch.by_warp
+            && self.pending == scratch.pending
             && self.ready == scratch.ready
             && self.free == scratch.free
             && listed == self.watch_on.len()
             && self.watch_on.iter().all(|(id, w)| {
-                self.ready.contains(*id)
-                    && self.watchers.get(w).is_some_and(|ids| ids.contains(id))
+                self.ready.contains(*id) && self.watchers.get(w).is_some_and(|ids| ids.contains(id))
             })
     }
 

@@ -396,9 +396,28 @@ impl Cached {
         report
     }
 
+    /// The thread that issued in-flight op `op` (None: no such op).
+    pub fn op_who(&self, op: OpId) -> Option<Who> {
+        self.ops
+            .get(op as usize)
+            .and_then(Option::as_ref)
+            .map(|o| o.req.who)
+    }
+
     /// Whether the thread has ops in flight (barriers, exit, call and ret wait until it has none).
     pub fn thread_busy(&self, who: Who) -> bool {
         self.index.by_thread.contains_key(&who)
+    }
+
+    /// The registers of warp `warp` of block `block` that in-flight loads and atomics will
+    /// write, each with the lanes it is pending for (bit i: lane i), by register number (the
+    /// machine's scoreboard: an instruction touching a pending register of one of its lanes
+    /// waits). Indexed: the cost is the number of pending registers, not of ops.
+    pub fn pending_registers(&self, block: u32, warp: u32) -> &[(u32, u64)] {
+        self.index
+            .pending
+            .get(&(block, warp))
+            .map_or(&[], |regs| regs.as_slice())
     }
 
     /// The registers of warp `warp` of block `block` that in-flight loads and atomics will

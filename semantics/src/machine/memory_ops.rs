@@ -8,7 +8,7 @@
 //! thread reads, docs/deviations.md, D16).
 
 use super::exec::extend;
-use super::{ErrorKind, Machine, MachineError, Termination};
+use super::{ErrorKind, Machine, MachineError, Termination, WarpModel};
 use crate::program::{CacheOp, FenceLevel, MemOrder, MemQualifiers, Op, Scope};
 use memory_model::cached::{
     CacheOperator, Dest, EnabledEdit, MemChoice, Order, Request, RequestKind, Rmw, StepReport,
@@ -182,9 +182,7 @@ impl Machine {
                 }
             }
         }
-        // Inline: a warp rarely has more than a few loads in flight (checked on every refresh).
-        let mut pending: SmallVec<[(u32, u32, u32); 8]> = SmallVec::new();
-        cache.pending_dests(block, warp, &mut pending);
+        let pending = cache.pending_registers(block, warp);
         if pending.is_empty() {
             return false;
         }
@@ -192,7 +190,7 @@ impl Machine {
         instr.for_each_register(&mut |r| {
             hit |= pending
                 .iter()
-                .any(|&(lane, _, reg)| reg == r.0 as u32 && lanes >> lane & 1 == 1);
+                .any(|&(reg, pending_lanes)| reg == r.0 as u32 && pending_lanes & lanes != 0);
         });
         hit
     }
@@ -306,6 +304,19 @@ impl Machine {
     /// A delivered value goes to its register (sign- or zero-extended as `ld` does); when the
     /// program ends, its thread's warp may issue again.
     pub(crate) fn mem_step(&mut self, m: MemChoice, events: Option<&mut Vec<Event>>) {
+        // A memory step can only unblock a warp (a pending register or a busy thread goes):
+        // under the SIMT stack, the stepping op's warp needs a refresh (a pass over the
+        // enabled set) only when its scoreboard answer changes.
+        let ws = self.info.warp_size;
+        let scoreboard_before = match m {
+            MemChoice::Step { op } if self.config.warp_model == WarpModel::SimtStack => {
+                self.cached.as_ref().and_then(|c| c.op_who(op)).map(|who| {
+                    let key = (who.block, who.thread / ws);
+                    (key, self.simt_mem_blocked(key.0, key.1))
+                })
+            }
+            _ => None,
+        };
         // Borrowed field by field (no reference count traffic on the program per micro step).
         let Machine {
             program,
@@ -383,7 +394,12 @@ impl Machine {
         touched.sort_unstable();
         touched.dedup();
         for (block, warp) in touched {
-            self.refresh_warp(block, warp);
+            let unchanged = scoreboard_before.is_some_and(|(key, was)| {
+                key == (block, warp) && self.simt_mem_blocked(block, warp) == was
+            });
+            if !unchanged {
+                self.refresh_warp(block, warp);
+            }
         }
     }
 }
