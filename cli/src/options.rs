@@ -54,6 +54,9 @@ pub struct Setup {
     /// file), 0 for the one-kernel form; `resolved` is the first launch, whose buffers and print
     /// list are the program's.
     pub launches: usize,
+    /// Every launch of a program of several launches, in launch order (traces record them);
+    /// empty for the one-kernel form.
+    pub grids: Vec<semantics::machine::GridLaunch>,
 }
 
 impl Setup {
@@ -64,10 +67,21 @@ impl Setup {
             return Ok(());
         }
         Err(format!(
-            "error: {what} takes one kernel launch; {} is a program of {} launches (`launches: [...]`)\n  = help: `run`, `fuzz` and `explore` run programs of several launches; give {what} one kernel's launch (top-level `kernel`, `grid`, `block`, `args`)\n",
+            "error: {what} takes one kernel launch; {} is a program of {} launches (`launches: [...]`)\n  = help: `run`, `fuzz`, `explore`, `check`, `replay` and their traces take programs of several launches; give {what} one kernel's launch (top-level `kernel`, `grid`, `block`, `args`)\n",
             self.launch_path.as_deref().unwrap_or("the launch"),
             self.launches
         ))
+    }
+
+    /// What reports call the launch: its kernel, or for a program of several launches its
+    /// kernels in launch order (`fill, add_one`).
+    pub fn kernel_title(&self) -> String {
+        let kernels = crate::output::grid_kernels(&self.machine);
+        if kernels.is_empty() {
+            self.resolved.kernel.clone()
+        } else {
+            kernels.join(", ")
+        }
     }
 
     /// Module `.global` variables of at most 8 bytes: observed with the printed buffers, so
@@ -185,13 +199,13 @@ impl RunOptions {
         // every launch's resolution carries.
         let launches = launch.launches.len();
         let program = Arc::new(program);
-        let (resolved, machine) = if launches == 0 {
+        let (resolved, machine, grids) = if launches == 0 {
             let resolved = launch
                 .resolve_within(&program, budget)
                 .map_err(|e| e.to_string())?;
             let machine = Machine::new(Arc::clone(&program), &resolved.config, &config)
                 .map_err(does_not_fit)?;
-            (resolved, machine)
+            (resolved, machine, Vec::new())
         } else {
             let mut grids = launch
                 .resolve_program(&program, budget)
@@ -202,7 +216,11 @@ impl RunOptions {
             .expect("a program has a launch");
             let machine = Machine::from_program(Arc::clone(&program), &grid_launches, &config)
                 .map_err(does_not_fit)?;
-            (grids.swap_remove(0).resolved, machine)
+            (
+                grids.swap_remove(0).resolved,
+                machine,
+                grid_launches.launches,
+            )
         };
         let launch_path = self.launch.as_deref().map(|p| {
             std::fs::canonicalize(p)
@@ -220,6 +238,7 @@ impl RunOptions {
             config,
             machine,
             launches,
+            grids,
         })
     }
 

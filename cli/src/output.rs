@@ -37,6 +37,32 @@ pub struct RunReport<'a> {
     /// The launch's expectations with their violations (`None`: it holds), checked when the
     /// run completed.
     pub expectations: Vec<(String, Option<crate::launch::expect::Violation>)>,
+    /// The kernel of each grid of a program of several launches ([`grid_kernels`]); empty for
+    /// one kernel launch, whose blocks are named without a grid.
+    pub grids: Vec<String>,
+}
+
+/// The kernel of each grid, in launch order, for naming blocks by grid (`grid 1 (`add_one`)
+/// block (0,0,0)`); empty for one kernel launch, whose reports name no grid.
+pub fn grid_kernels(machine: &semantics::machine::Machine) -> Vec<String> {
+    let grids = machine.grids();
+    if grids.len() < 2 {
+        return Vec::new();
+    }
+    grids
+        .iter()
+        .map(|g| cuda_front::demangle::short_name(&g.kernel))
+        .collect()
+}
+
+/// `grid 1 (`add_one`) `: what precedes a block in a program of several launches; nothing for
+/// one kernel launch (`grid` is `None`), so that its output is unchanged.
+pub fn grid_prefix(grid: Option<u32>, kernels: &[String]) -> String {
+    match (grid, grid.and_then(|g| kernels.get(g as usize))) {
+        (None, _) => String::new(),
+        (Some(g), Some(k)) => format!("grid {g} (`{k}`) "),
+        (Some(g), None) => format!("grid {g} "),
+    }
 }
 
 /// One element, decoded.
@@ -216,9 +242,16 @@ impl RunReport<'_> {
         Some(format!("{name}:{line}"))
     }
 
+    /// The kernel of grid `grid` (JSON's `kernel` beside `grid`).
+    fn grid_kernel(&self, grid: Option<u32>) -> Option<&str> {
+        grid.and_then(|g| self.grids.get(g as usize))
+            .map(String::as_str)
+    }
+
     fn wait_text(&self, w: &WaitInfo) -> String {
         let mut s = format!(
-            "block {} warp {} lanes {} at pc {} ({}:{}",
+            "{}block {} warp {} lanes {} at pc {} ({}:{}",
+            grid_prefix(w.grid, &self.grids),
             dim_text(w.block),
             w.warp,
             lanes_text(w.lanes),
@@ -235,7 +268,8 @@ impl RunReport<'_> {
 
     fn error_location_text(&self, e: &MachineError) -> String {
         let mut s = format!(
-            "block {} thread {} at pc {} ({}:{}",
+            "{}block {} thread {} at pc {} ({}:{}",
+            grid_prefix(e.grid, &self.grids),
             dim_text(e.block),
             dim_text(e.thread),
             e.pc,
@@ -350,6 +384,10 @@ impl RunReport<'_> {
     pub fn json(&self) -> String {
         #[derive(Serialize)]
         struct Wait<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            grid: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            kernel: Option<&'a str>,
             block: [u32; 3],
             warp: u32,
             lanes: String,
@@ -363,6 +401,10 @@ impl RunReport<'_> {
         struct Error<'a> {
             kind: &'static str,
             message: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            grid: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            kernel: Option<&'a str>,
             block: [u32; 3],
             thread: [u32; 3],
             pc: u32,
@@ -398,6 +440,8 @@ impl RunReport<'_> {
             Termination::Error(e) => Some(Error {
                 kind: error_kind_word(e.kind),
                 message: &e.message,
+                grid: e.grid,
+                kernel: self.grid_kernel(e.grid),
                 block: e.block,
                 thread: e.thread,
                 pc: e.pc,
@@ -411,6 +455,8 @@ impl RunReport<'_> {
                 waits
                     .iter()
                     .map(|w| Wait {
+                        grid: w.grid,
+                        kernel: self.grid_kernel(w.grid),
                         block: w.block,
                         warp: w.warp,
                         lanes: lanes_text(w.lanes),
@@ -500,6 +546,7 @@ mod tests {
             setup: "simt-stack, flat memory, round-robin".into(),
             replay: "cudasem run k.ptx --launch k.ron".into(),
             expectations: Vec::new(),
+            grids: Vec::new(),
         }
     }
 

@@ -498,3 +498,63 @@ fn a_schedule_of_several_grids_replays_from_its_compact_trace() {
     assert_eq!(r.state_fingerprint(), m.state_fingerprint());
     assert_eq!(r.buffer(0), m.buffer(0));
 }
+
+/// `fill` reading its value through the generic address of its parameter (`cvta.param`, as
+/// clang emits for a parameter whose address is taken).
+const FILL_GENERIC: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry fill_generic(
+	.param .u64 fill_generic_param_0,
+	.param .u32 fill_generic_param_1
+)
+{
+	.reg .b32 	%r<3>;
+	.reg .b64 	%rd<7>;
+
+	ld.param.u64 	%rd1, [fill_generic_param_0];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u64 	%rd3, fill_generic_param_1;
+	cvta.param.u64 	%rd4, %rd3;
+	ld.u32 	%r1, [%rd4];
+	mov.u32 	%r2, %tid.x;
+	mul.wide.u32 	%rd5, %r2, 4;
+	add.s64 	%rd6, %rd2, %rd5;
+	st.global.u32 	[%rd6], %r1;
+	ret;
+}
+"#;
+
+#[test]
+fn a_generic_address_of_a_parameter_is_the_grids_own() {
+    // Before, `cvta.param` gave every grid the first grid's parameter window: the second
+    // launch stored the first one's value.
+    let p = load(FILL_GENERIC);
+    for (first, second) in [(7, 9), (9, 7)] {
+        let launch = program(
+            vec![zeros("buf", 32)],
+            vec![
+                grid(
+                    "fill_generic",
+                    1,
+                    32,
+                    vec![ArgValue::Buffer(0), s32(first)],
+                    0,
+                ),
+                grid(
+                    "fill_generic",
+                    1,
+                    32,
+                    vec![ArgValue::Buffer(0), s32(second)],
+                    0,
+                ),
+            ],
+        );
+        let mut m = Machine::from_program(p.clone(), &launch, &cfg()).expect("launch");
+        let t = run(&mut m, &mut scheduler::Random::new(3), 1_000_000);
+        assert_eq!(t, Termination::Completed);
+        assert_eq!(words(&m.buffer(0)), vec![second as u32; 32]);
+    }
+}

@@ -21,7 +21,7 @@ use super::run::{self, Format};
 use crate::Outcome;
 use crate::failure::Failure;
 use crate::options::{self, RunOptions};
-use crate::output::{lanes_text, shell_command, status_word};
+use crate::output::{grid_prefix, lanes_text, shell_command, status_word};
 use scheduler::Scheduler;
 use scheduler::explore::dfs::{self, DfsConfig, Memo, Reduction};
 use scheduler::outcome::Observe;
@@ -287,8 +287,10 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
     crate::expectations::refuse_flag("check", &r.quick)?;
     let options = r.run_options();
     let base = options.setup(&r.file)?;
-    // The race monitor knows one launch's shape (docs/internals/several-launches.md).
-    base.one_launch_only("check")?;
+    // The teaching page draws one kernel launch.
+    if r.html.is_some() {
+        base.one_launch_only("check --html")?;
+    }
     let uninit = Setup::uninit_buffers(&base, &args.uninit)?;
     let dependence = ScheduleDependence::of_launch(&base.program, &base.resolved.config);
     let setup = Setup {
@@ -423,9 +425,11 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
         ptx_path: &setup.base.ptx_name,
         text: &setup.base.text,
         program: &setup.base.program,
+        grids: crate::output::grid_kernels(&setup.base.machine),
     };
+    let title = setup.base.kernel_title();
     let report = Report {
-        kernel: &setup.base.resolved.kernel,
+        kernel: &title,
         race_model: args.race_model.model(),
         result: &result,
         complete,
@@ -716,9 +720,11 @@ pub(crate) fn replay_checked(
         ptx_path: &setup.base.ptx_name,
         text: &setup.base.text,
         program: &setup.base.program,
+        grids: crate::output::grid_kernels(&setup.base.machine),
     };
+    let title = setup.base.kernel_title();
     let report = Report {
-        kernel: &setup.base.resolved.kernel,
+        kernel: &title,
         race_model: args.race_model.model(),
         result: &result,
         complete: false,
@@ -740,9 +746,16 @@ struct Render<'a> {
     ptx_path: &'a str,
     text: &'a str,
     program: &'a Program,
+    /// The kernel of each grid of a program of several launches (empty for one launch).
+    grids: Vec<String>,
 }
 
 impl Render<'_> {
+    /// The kernel of grid `grid` (JSON's `kernel` beside `grid`).
+    fn grid_kernel(&self, grid: Option<u32>) -> Option<&str> {
+        grid.and_then(|g| self.grids.get(g as usize))
+            .map(String::as_str)
+    }
     /// The instruction's text at a pc (from its span).
     fn instruction(&self, pc: u32) -> String {
         self.program
@@ -827,6 +840,7 @@ fn race_scope_word(s: RaceScope) -> &'static str {
         RaceScope::IntraWarp => "intra-warp",
         RaceScope::InterWarp => "inter-warp",
         RaceScope::InterBlock => "inter-block",
+        RaceScope::InterGrid => "inter-grid",
     }
 }
 
@@ -880,7 +894,8 @@ impl Report<'_> {
     fn access_lines(&self, out: &mut String, label: &str, a: &Access, r: &Render) {
         let _ = writeln!(
             out,
-            "  {label} block ({}, {}, {}) thread ({}, {}, {}) [warp {} lane {}]: {} at {}",
+            "  {label} {}block ({}, {}, {}) thread ({}, {}, {}) [warp {} lane {}]: {} at {}",
+            grid_prefix(a.grid, &r.grids),
             a.block_idx[0],
             a.block_idx[1],
             a.block_idx[2],
@@ -919,7 +934,8 @@ impl Report<'_> {
         let _ = writeln!(out, "{}", u.kind.describe());
         let _ = writeln!(
             out,
-            "  by:    block ({}, {}, {}) thread ({}, {}, {}) [warp {} lane {}] at {}",
+            "  by:    {}block ({}, {}, {}) thread ({}, {}, {}) [warp {} lane {}] at {}",
+            grid_prefix(u.grid, &r.grids),
             u.block_idx[0],
             u.block_idx[1],
             u.block_idx[2],
@@ -968,7 +984,8 @@ impl Report<'_> {
         for d in &f.divergences {
             let _ = writeln!(
                 out,
-                "barrier divergence in block ({}, {}, {}), barrier {}: {}",
+                "barrier divergence in {}block ({}, {}, {}), barrier {}: {}",
+                grid_prefix(d.grid, &r.grids),
                 d.block_idx[0],
                 d.block_idx[1],
                 d.block_idx[2],
@@ -997,8 +1014,9 @@ impl Report<'_> {
         if let Termination::Error(e) = &self.result.termination {
             let _ = writeln!(
                 out,
-                "error: {} (block ({}, {}, {}), thread ({}, {}, {}), at {})",
+                "error: {} ({}block ({}, {}, {}), thread ({}, {}, {}), at {})",
                 e.message,
+                grid_prefix(e.grid, &r.grids),
                 e.block[0],
                 e.block[1],
                 e.block[2],
@@ -1015,7 +1033,8 @@ impl Report<'_> {
             for i in w {
                 let _ = writeln!(
                     out,
-                    "  block ({}, {}, {}) warp {} lanes {} at {}: {}",
+                    "  {}block ({}, {}, {}) warp {} lanes {} at {}: {}",
+                    grid_prefix(i.grid, &r.grids),
                     i.block[0],
                     i.block[1],
                     i.block[2],
@@ -1121,6 +1140,9 @@ impl Report<'_> {
         struct JAccess<'a> {
             #[serde(flatten)]
             access: &'a Access,
+            /// The grid's kernel, beside `grid` (programs of several launches only).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            kernel: Option<&'a str>,
             instruction: String,
             source: Option<String>,
         }
@@ -1164,11 +1186,13 @@ impl Report<'_> {
                     accesses: [
                         JAccess {
                             access: &x.first,
+                            kernel: r.grid_kernel(x.first.grid),
                             instruction: i1,
                             source: s1,
                         },
                         JAccess {
                             access: &x.second,
+                            kernel: r.grid_kernel(x.second.grid),
                             instruction: i2,
                             source: s2,
                         },
@@ -1213,6 +1237,7 @@ impl Report<'_> {
                     message: where_text(&m.access),
                     access: Some(JAccess {
                         access: &m.access,
+                        kernel: r.grid_kernel(m.access.grid),
                         instruction: i,
                         source: s,
                     }),

@@ -36,8 +36,8 @@ pub struct Args {
     /// (strong fairness towards nobody is unfairness, so there is no unfair-strong).
     #[arg(long, value_name = "MODEL", default_value = "fair", value_parser = parse_model)]
     pub progress: ProgressModel,
-    /// The units the model is fair to (default: blocks for a grid of several blocks, else
-    /// warps for several warps, else lanes).
+    /// The units the model is fair to: grids (of a program of several launches), blocks, warps
+    /// or lanes (default: blocks for several blocks, else warps for several warps, else lanes).
     #[arg(long, value_name = "LEVEL", value_parser = parse_level)]
     pub level: Option<Level>,
     /// What to search for. `full`: every state and transition, the final outcomes and the
@@ -307,9 +307,9 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         ));
     }
     let setup = args.options.setup(&args.file)?;
-    // A saved trace and the teaching page record one kernel launch.
-    if args.save.is_some() || args.html.is_some() {
-        setup.one_launch_only("explore --save / --html")?;
+    // The teaching page draws one kernel launch (a saved trace records every launch).
+    if args.html.is_some() {
+        setup.one_launch_only("explore --html")?;
     }
     if args.search == Search::Outcomes {
         let (text, outcome) = super::explore_outcomes::run(args, &setup)?;
@@ -446,7 +446,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
             Format::Text => {
                 let mut s = format!(
                     "explored `{}` ({}, {} at level {}): {} states ({} machine states), {} transitions in {:.3} s ({:.0} states/s)\n",
-                    cuda_front::demangle(&setup.resolved.kernel),
+                    cuda_front::demangle(&setup.kernel_title()),
                     setup.setup_text(),
                     model_text(model),
                     level,
@@ -564,7 +564,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
                     })
                     .collect();
                 let j = json!({
-                    "kernel": setup.resolved.kernel,
+                    "kernel": setup.kernel_title(),
                     "setup": setup.setup_text(),
                     "model": model.name(),
                     "level": level.name(),

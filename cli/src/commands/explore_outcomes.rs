@@ -188,7 +188,7 @@ pub fn render(
                 })
                 .collect();
             let j = json!({
-                "kernel": setup.resolved.kernel,
+                "kernel": setup.kernel_title(),
                 "setup": setup.setup_text(),
                 "search": "outcomes",
                 "terminates": null,
@@ -256,7 +256,7 @@ fn text(
 ) -> String {
     let mut s = format!(
         "explored `{}` ({}, outcomes only: depth-first with sleep sets and state caching{}): {} states, {} transitions, {} executions ({} steps asleep) in {:.3} s ({:.0} states/s)\n",
-        cuda_front::demangle(&setup.resolved.kernel),
+        cuda_front::demangle(&setup.kernel_title()),
         setup.setup_text(),
         if args.split_depth > 0 {
             format!(

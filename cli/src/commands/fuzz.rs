@@ -152,9 +152,9 @@ struct JsonReport<'a> {
 
 fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let setup = args.options.setup(&args.file)?;
-    // Saved traces and the teaching page record one kernel launch.
-    if args.save_failures.is_some() || args.html.is_some() {
-        setup.one_launch_only("fuzz --save-failures / --html")?;
+    // The teaching page draws one kernel launch (saved traces record every launch).
+    if args.html.is_some() {
+        setup.one_launch_only("fuzz --html")?;
     }
     let config = FuzzConfig {
         runs: args.runs,
@@ -278,7 +278,7 @@ pub fn render(
         ),
         Format::Json => {
             let j = JsonReport {
-                kernel: &setup.resolved.kernel,
+                kernel: &setup.kernel_title(),
                 setup: setup.setup_text(),
                 runs: report.runs,
                 runs_asked: args.runs,
@@ -559,7 +559,7 @@ fn text(
     s.push_str(&format!(
         "fuzz: {} runs of `{}` ({}, {} schedules, seed {}, at most {} steps each)\n",
         report.runs,
-        cuda_front::demangle(&setup.resolved.kernel),
+        cuda_front::demangle(&setup.kernel_title()),
         setup.setup_text(),
         schedule,
         args.seed,

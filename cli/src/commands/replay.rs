@@ -30,8 +30,8 @@ use crate::output::{PrintedBuffer, RunReport};
 use ptx_parser::ScalarType;
 use scheduler::replay::{CycleCheck, replay, resolve_indices};
 use semantics::machine::{
-    ArgValue, BufferSpec, DeviceConfig, LaunchConfig, Machine, MachineConfig, MemoryKind,
-    Termination, WarpModel,
+    ArgValue, BufferSpec, DeviceConfig, GridLaunch, LaunchConfig, Machine, MachineConfig,
+    MemoryKind, ProgramLaunch, Termination, WarpModel,
 };
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -119,6 +119,38 @@ pub enum TraceArg {
     },
 }
 
+impl TraceArg {
+    fn to_arg(&self) -> Result<ArgValue, String> {
+        Ok(match self {
+            TraceArg::Buffer(i) => ArgValue::Buffer(*i),
+            TraceArg::Scalar { ty, bits } => ArgValue::Scalar {
+                ty: scalar_of(ty)?,
+                bits: *bits,
+            },
+            TraceArg::Null => ArgValue::Null,
+            TraceArg::Bytes { bytes, pointers } => ArgValue::Bytes {
+                bytes: bytes.clone(),
+                pointers: pointers.clone(),
+            },
+        })
+    }
+
+    fn of(a: &ArgValue) -> TraceArg {
+        match a {
+            ArgValue::Buffer(i) => TraceArg::Buffer(*i),
+            ArgValue::Scalar { ty, bits } => TraceArg::Scalar {
+                ty: scalar_name(*ty),
+                bits: *bits,
+            },
+            ArgValue::Null => TraceArg::Null,
+            ArgValue::Bytes { bytes, pointers } => TraceArg::Bytes {
+                bytes: bytes.clone(),
+                pointers: pointers.clone(),
+            },
+        }
+    }
+}
+
 /// A trace's launch: `LaunchConfig`'s serialized shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceLaunch {
@@ -138,6 +170,21 @@ pub struct TraceLaunch {
     /// Names of the buffers to print (absent in `cudasem run --trace` files: then all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub print: Option<Vec<String>>,
+    /// Every launch of a program of several launches, in launch order (the first is also the
+    /// top-level `kernel`, `grid`, `block`, `args`); absent for one kernel launch.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub launches: Vec<TraceGrid>,
+}
+
+/// One launch of a program of several launches in a trace: `GridLaunch`'s serialized shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceGrid {
+    pub kernel: Option<String>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub dynamic_shared_bytes: u32,
+    pub args: Vec<TraceArg>,
+    pub stream: u32,
 }
 
 /// A trace's device: `DeviceConfig`'s serialized shape.
@@ -247,27 +294,52 @@ impl TraceLaunch {
                     }),
                 })
                 .collect(),
-            args: launch
-                .args
-                .iter()
-                .map(|a| match a {
-                    ArgValue::Buffer(i) => TraceArg::Buffer(*i),
-                    ArgValue::Scalar { ty, bits } => TraceArg::Scalar {
-                        ty: scalar_name(*ty),
-                        bits: *bits,
-                    },
-                    ArgValue::Null => TraceArg::Null,
-                    ArgValue::Bytes { bytes, pointers } => TraceArg::Bytes {
-                        bytes: bytes.clone(),
-                        pointers: pointers.clone(),
-                    },
-                })
-                .collect(),
+            args: launch.args.iter().map(TraceArg::of).collect(),
             globals: launch.globals.clone(),
             extern_values: launch.extern_values.clone(),
             launch_file: launch_file.map(str::to_string),
             print,
+            launches: Vec::new(),
         }
+    }
+
+    /// With every launch of a program of several launches (`grids`; empty for one launch).
+    pub fn with_grids(self, grids: &[GridLaunch]) -> TraceLaunch {
+        TraceLaunch {
+            launches: grids
+                .iter()
+                .map(|g| TraceGrid {
+                    kernel: g.kernel.clone(),
+                    grid: g.grid,
+                    block: g.block,
+                    dynamic_shared_bytes: g.dynamic_shared_bytes,
+                    args: g.args.iter().map(TraceArg::of).collect(),
+                    stream: g.stream,
+                })
+                .collect(),
+            ..self
+        }
+    }
+
+    /// The program's launches (empty for one kernel launch).
+    pub fn to_grids(&self) -> Result<Vec<GridLaunch>, String> {
+        self.launches
+            .iter()
+            .map(|g| {
+                Ok(GridLaunch {
+                    kernel: g.kernel.clone(),
+                    grid: g.grid,
+                    block: g.block,
+                    dynamic_shared_bytes: g.dynamic_shared_bytes,
+                    args: g
+                        .args
+                        .iter()
+                        .map(TraceArg::to_arg)
+                        .collect::<Result<_, String>>()?,
+                    stream: g.stream,
+                })
+            })
+            .collect()
     }
 
     /// The launch this trace ran; buffers named by the launch file are read from it again
@@ -299,20 +371,7 @@ impl TraceLaunch {
             args: self
                 .args
                 .iter()
-                .map(|a| {
-                    Ok(match a {
-                        TraceArg::Buffer(i) => ArgValue::Buffer(*i),
-                        TraceArg::Scalar { ty, bits } => ArgValue::Scalar {
-                            ty: scalar_of(ty)?,
-                            bits: *bits,
-                        },
-                        TraceArg::Null => ArgValue::Null,
-                        TraceArg::Bytes { bytes, pointers } => ArgValue::Bytes {
-                            bytes: bytes.clone(),
-                            pointers: pointers.clone(),
-                        },
-                    })
-                })
+                .map(TraceArg::to_arg)
                 .collect::<Result<_, String>>()?,
             globals: self.globals.clone(),
             extern_values: self.extern_values.clone(),
@@ -337,9 +396,20 @@ impl TraceLaunch {
                 "the trace's buffers come from the launch file {path}, which cannot be read: {e}"
             )
         })?;
-        let resolved = launch
-            .resolve_within(program, crate::budget::bytes())
-            .map_err(|e| format!("the trace's launch file {path} no longer resolves: {e}"))?;
+        let no_longer =
+            |e: String| format!("the trace's launch file {path} no longer resolves: {e}");
+        // A program's buffers are its first launch's (every launch carries them).
+        let resolved = if launch.launches.is_empty() {
+            launch
+                .resolve_within(program, crate::budget::bytes())
+                .map_err(|e| no_longer(e.to_string()))?
+        } else {
+            launch
+                .resolve_program(program, crate::budget::bytes())
+                .map_err(|e| no_longer(e.to_string()))?
+                .swap_remove(0)
+                .resolved
+        };
         Ok(Some(resolved.config.buffers))
     }
 }
@@ -440,7 +510,8 @@ pub fn trace_of(
             &setup.resolved.config,
             Some(print),
             setup.launch_path.as_deref(),
-        ),
+        )
+        .with_grids(&setup.grids),
         TraceConfig::of(&setup.config),
         seed,
     );
@@ -603,10 +674,9 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         let file = args.file.as_ref().ok_or(
             "error: a compact trace needs the PTX file and the launch: cudasem replay TRACE FILE.ptx --launch L.ron\n",
         )?;
+        // A compact string re-resolves the launch file: programs of several launches replay
+        // (and `--check`) as single launches do.
         let setup = args.options.setup(file)?;
-        if args.check {
-            setup.one_launch_only("replay --check")?;
-        }
         let (choices, cycle_start) = match compact {
             // By identity: the strict replay reports the first choice that is not enabled.
             Compact::V2(c) => {
@@ -667,8 +737,23 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         .kernel
         .clone()
         .unwrap_or_else(|| "kernel".to_string());
-    let machine = Machine::new(Arc::clone(&program), &launch, &config)
-        .map_err(|e| format!("error: the trace's launch does not fit: {}\n", e.message))?;
+    // A program of several launches: its launches share the first's buffers and globals.
+    let grids = trace
+        .launch
+        .to_grids()
+        .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
+    let machine = if grids.is_empty() {
+        Machine::new(Arc::clone(&program), &launch, &config)
+    } else {
+        let program_launch = ProgramLaunch {
+            buffers: launch.buffers.clone(),
+            globals: launch.globals.clone(),
+            extern_values: launch.extern_values.clone(),
+            launches: grids.clone(),
+        };
+        Machine::from_program(Arc::clone(&program), &program_launch, &config)
+    }
+    .map_err(|e| format!("error: the trace's launch does not fit: {}\n", e.message))?;
     let elems: Vec<Elem> = launch
         .buffers
         .iter()
@@ -729,8 +814,8 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
             launch_path: trace.launch.launch_file.clone(),
             config,
             machine,
-            // A trace file records one kernel launch (`run --trace` refuses programs).
-            launches: 0,
+            launches: grids.len(),
+            grids,
         },
         choices: trace.choices,
         events: trace.events,
@@ -791,7 +876,8 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
                         .collect(),
                 ),
                 setup.launch_path.as_deref(),
-            ),
+            )
+            .with_grids(&setup.grids),
             TraceConfig::of(&setup.config),
             None,
         );
@@ -873,7 +959,7 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
     };
     let stopped = Termination::StepLimit;
     let report = RunReport {
-        kernel: &setup.resolved.kernel,
+        kernel: &setup.kernel_title(),
         ptx_path: &setup.ptx_name,
         files: &setup.program.files,
         buffers: printed,
@@ -883,6 +969,7 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
         setup: format!("{}, replay of {} choices", setup.setup_text(), r.taken),
         replay: String::new(),
         expectations,
+        grids: crate::output::grid_kernels(&setup.machine),
     };
     match args.format {
         crate::commands::run::Format::Text => {

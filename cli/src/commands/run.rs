@@ -286,9 +286,9 @@ pub fn run(args: Args) -> Outcome {
 fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let options = args.run_options();
     let setup = options.setup(&args.file)?;
-    // A trace file and the teaching page record one kernel launch.
-    if args.trace.is_some() || args.html.is_some() {
-        setup.one_launch_only("run --trace / --html")?;
+    // The teaching page draws one kernel launch (a trace file records every launch).
+    if args.html.is_some() {
+        setup.one_launch_only("run --html")?;
     }
     let result = execute(&setup, args)?;
     // Stopped or ended: what remains is the report (the watchdogs let it finish).
@@ -324,7 +324,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         })
         .collect();
     let report = RunReport {
-        kernel: &resolved.kernel,
+        kernel: &setup.kernel_title(),
         ptx_path: &setup.ptx_name,
         files: &setup.program.files,
         buffers,
@@ -334,6 +334,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         setup: format!("{}, {}", setup.setup_text(), args.schedule),
         replay,
         expectations,
+        grids: crate::output::grid_kernels(&setup.machine),
     };
     let out = match args.format {
         Format::Text => report.text(),
@@ -754,7 +755,8 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
                         &resolved.config,
                         None,
                         setup.launch_path.as_deref(),
-                    ),
+                    )
+                    .with_grids(&setup.grids),
                     crate::commands::replay::TraceConfig::of(config),
                     args.schedule.seed(),
                 );

@@ -1,7 +1,10 @@
 //! Units of progress on the CUDA machine (progress digest §7.1): which unit a choice steps, and
 //! which units have terminated, at a chosen [`Level`].
 //!
-//! * `blocks`: unit `b` = block `b` of the grid (the paper's workgroups);
+//! * `grids`: unit `g` = grid `g` of a program of several launches (thesis 5.7: the grids of
+//!   a context), a step of any of its warps is a step of the grid;
+//! * `blocks`: unit `b` = block `b` of the grid (the paper's workgroups; global block numbers
+//!   across a program's grids);
 //! * `warps`: unit `b * warps_per_block + w` = warp `w` of block `b`;
 //! * `lanes`: unit `b * threads_per_block + t` = thread `t` of block `b` (a lane; under `its`
 //!   and `threads` a `Lanes` choice steps its whole converged group, under `simt-stack` a warp
@@ -32,7 +35,7 @@
 
 use crate::progress::{MAX_UNITS, Unit, UnitSet};
 use semantics::machine::state_hash::BlockStatus;
-use semantics::machine::{Machine, StepError};
+use semantics::machine::{GridPhase, Machine, StepError};
 use std::fmt;
 use std::str::FromStr;
 use traces::{Choice, MemChoice};
@@ -43,6 +46,8 @@ pub const MAX_OP_SLOTS: u32 = 16;
 /// The level progress models apply at (`--level`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
+    /// Grids of a program of several launches (one unit for a one-kernel launch).
+    Grids,
     /// Blocks (CTAs) of the grid.
     Blocks,
     /// Warps, numbered across the grid.
@@ -54,6 +59,7 @@ pub enum Level {
 impl Level {
     pub const fn name(self) -> &'static str {
         match self {
+            Level::Grids => "grids",
             Level::Blocks => "blocks",
             Level::Warps => "warps",
             Level::Lanes => "lanes",
@@ -69,13 +75,14 @@ impl fmt::Display for Level {
 
 /// A level name that is none of the three.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown level `{0}` (expected blocks, warps or lanes)")]
+#[error("unknown level `{0}` (expected grids, blocks, warps or lanes)")]
 pub struct UnknownLevel(pub String);
 
 impl FromStr for Level {
     type Err = UnknownLevel;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.trim().to_ascii_lowercase().as_str() {
+            "grids" | "grid" | "kernels" => Ok(Level::Grids),
             "blocks" | "block" | "ctas" => Ok(Level::Blocks),
             "warps" | "warp" => Ok(Level::Warps),
             "lanes" | "lane" | "threads" => Ok(Level::Lanes),
@@ -93,6 +100,7 @@ pub struct Units {
     memory: bool,
     /// In-flight operation slots that are units of their own (after the memory system).
     op_slots: u32,
+    grids: u32,
     blocks: u32,
     warps_per_block: u32,
     threads_per_block: u32,
@@ -115,6 +123,7 @@ impl Units {
             level,
             memory: machine.cache().is_some(),
             op_slots: 0,
+            grids: machine.grids().len() as u32,
             blocks: machine.total_blocks(),
             warps_per_block: machine.warps_per_block(),
             threads_per_block: machine.threads_per_block(),
@@ -138,6 +147,7 @@ impl Units {
     fn count_u64(&self) -> u64 {
         let b = self.blocks as u64;
         match self.level {
+            Level::Grids => self.grids as u64,
             Level::Blocks => b,
             Level::Warps => b * self.warps_per_block as u64,
             Level::Lanes => b * self.threads_per_block as u64,
@@ -174,8 +184,9 @@ impl Units {
     }
 
     /// The unit of thread `thread` of block `block`.
-    fn of_thread(&self, block: u32, thread: u32) -> UnitSet {
+    fn of_thread(&self, machine: &Machine, block: u32, thread: u32) -> UnitSet {
         UnitSet::single(match self.level {
+            Level::Grids => machine.grid_of_block(block).0 as Unit,
             Level::Blocks => block as Unit,
             Level::Warps => (block * self.warps_per_block + thread / self.warp_size.max(1)) as Unit,
             Level::Lanes => (block * self.threads_per_block + thread) as Unit,
@@ -197,7 +208,7 @@ impl Units {
             .cache()
             .and_then(|c| c.ops().into_iter().find(|o| o.id == op))
             .map_or(system, |o| {
-                self.of_thread(o.request.who.block, o.request.who.thread)
+                self.of_thread(machine, o.request.who.block, o.request.who.thread)
             })
     }
 
@@ -219,6 +230,7 @@ impl Units {
             }
         };
         match self.level {
+            Level::Grids => UnitSet::single(machine.grid_of_block(block).0 as Unit),
             Level::Blocks => UnitSet::single(block as Unit),
             Level::Warps => UnitSet::single((block * self.warps_per_block + warp) as Unit),
             Level::Lanes => {
@@ -245,9 +257,18 @@ impl Units {
         if machine.termination().is_some() {
             done = done.union(self.op_units());
         }
+        if self.level == Level::Grids {
+            for (g, grid) in machine.grids().iter().enumerate() {
+                if grid.phase == GridPhase::Completed {
+                    done = done.with(g as Unit);
+                }
+            }
+            return done;
+        }
         for b in 0..self.blocks {
             let status = machine.block_status(b);
             match self.level {
+                Level::Grids => {}
                 Level::Blocks => {
                     if status == BlockStatus::Completed {
                         done = done.with(b as Unit);
@@ -286,6 +307,7 @@ impl Units {
         }
         let u = unit as u32;
         match self.level {
+            Level::Grids => format!("grid {u}"),
             Level::Blocks => format!("block {u}"),
             Level::Warps => format!(
                 "warp {}.{}",
@@ -320,7 +342,8 @@ pub fn is_system(choice: &Choice) -> bool {
 }
 
 /// Takes system choices until none is enabled, appending them to `taken`: the first `Issue`
-/// by lowest SM, else the first complete barrier by (block, barrier). Deterministic. The error
+/// by lowest (grid, SM), else the first complete barrier by (block, barrier). Deterministic:
+/// two grids' blocks issuable on one SM do not tie (the earlier launch's goes first). The error
 /// is an enabled choice the machine refused (a cudasem bug, [`crate::Refused`]).
 pub fn settle(machine: &mut Machine, taken: &mut Vec<Choice>) -> Result<(), StepError> {
     loop {
@@ -332,9 +355,9 @@ pub fn settle(machine: &mut Machine, taken: &mut Vec<Choice>) -> Result<(), Step
             .iter()
             .filter(|c| matches!(c, Choice::Issue { .. } | Choice::EndBarrier { .. }))
             .min_by_key(|c| match **c {
-                Choice::Issue { sm, .. } => (0u8, sm, 0),
-                Choice::EndBarrier { block, barrier } => (1, block, barrier),
-                _ => (2, 0, 0),
+                Choice::Issue { grid, sm, .. } => (0u8, grid, sm, 0),
+                Choice::EndBarrier { block, barrier } => (1, 0, block, barrier),
+                _ => (2, 0, 0, 0),
             })
             .copied();
         let Some(c) = next else {

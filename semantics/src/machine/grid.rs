@@ -48,6 +48,8 @@ pub(crate) struct Grid {
 /// A grid as tools see it ([`Machine::grids`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GridView {
+    /// The grid's kernel (its entry's name as the PTX spells it).
+    pub kernel: String,
     /// The global block number of the grid's block 0: the grid's blocks are
     /// `base..base + blocks` in every block-keyed choice and query.
     pub base: u32,
@@ -93,6 +95,7 @@ impl Machine {
         self.grids
             .iter()
             .map(|g| GridView {
+                kernel: self.program.function(g.info.entry).name.clone(),
                 base: g.base,
                 blocks: g.info.total_blocks,
                 grid_dim: g.info.grid,
@@ -105,6 +108,16 @@ impl Machine {
                 completed: g.completed_blocks,
             })
             .collect()
+    }
+
+    /// The largest dynamic shared memory of any grid, in bytes (the monitors' shadow of a
+    /// block's shared memory covers every grid's).
+    pub(crate) fn max_dynamic_shared_bytes(&self) -> u32 {
+        self.grids
+            .iter()
+            .map(|g| g.info.dynamic_shared)
+            .max()
+            .unwrap_or(0)
     }
 
     /// `(grid, linear block in the grid)` of global block number `block`.

@@ -118,7 +118,7 @@ impl Monitors {
         if ins.lanes == 0 {
             return;
         }
-        let shape = self.shape;
+        let shape = self.shape(ins.block);
         let nl = self.barrier.loops as usize;
         let Some(Some(b)) = self.barrier.blocks.get_mut(ins.block as usize) else {
             return;
@@ -205,7 +205,7 @@ impl Monitors {
         ins: &Instr,
         events: &[Event],
     ) {
-        let shape = self.shape;
+        let shape = self.shape(block);
         // 1. The lock-step barrier assertion per warp (SIMT stack only: under `its` lanes arrive
         //    separately by design).
         if shape.model == WarpModel::SimtStack {
@@ -364,11 +364,12 @@ impl Monitors {
                 .collect(),
             _ => Vec::new(),
         };
+        let shape = self.shape(block);
         BarrierSite {
             thread: tid,
-            thread_idx: self.shape.thread_idx(tid),
-            warp: tid / self.shape.ws,
-            lane: tid % self.shape.ws,
+            thread_idx: shape.thread_idx(tid),
+            warp: tid / shape.ws,
+            lane: tid % shape.ws,
             pc,
             ptx_line,
             source_line,
@@ -385,10 +386,12 @@ impl Monitors {
         first: BarrierSite,
         second: BarrierSite,
     ) {
+        let shape = self.shape(block);
         self.findings.divergences.push(Divergence {
             kind,
-            block,
-            block_idx: self.shape.block_idx(block),
+            grid: shape.grid_index,
+            block: shape.local_block(block),
+            block_idx: shape.block_idx(block),
             barrier,
             first,
             second,

@@ -52,6 +52,11 @@ pub(crate) struct MemState {
 
 impl MemState {
     pub fn new(machine: &Machine, launch: &LaunchConfig, program: &Program) -> MemState {
+        // A program's grids may each have their own dynamic shared memory: a block may use the
+        // largest (finer: per grid; all grids of the corpus agree).
+        let dynamic_shared = machine
+            .max_dynamic_shared_bytes()
+            .max(launch.dynamic_shared_bytes) as u64;
         let mut regions = Vec::new();
         for (i, b) in launch.buffers.iter().enumerate() {
             if let Some(base) = machine.buffer_address(i) {
@@ -72,11 +77,7 @@ impl MemState {
                 Space::Const => MemSpace::Const,
                 _ => continue,
             };
-            let size = if v.dynamic {
-                launch.dynamic_shared_bytes as u64
-            } else {
-                v.size
-            };
+            let size = if v.dynamic { dynamic_shared } else { v.size };
             regions.push(Region {
                 name: v.name.clone(),
                 space,
@@ -87,7 +88,7 @@ impl MemState {
             });
         }
         regions.sort_by_key(|r| (r.space as u8, r.base));
-        let shared_bytes = program.shared_size + launch.dynamic_shared_bytes as u64;
+        let shared_bytes = program.shared_size + dynamic_shared;
         let mut shared_covered = vec![0u64; shared_bytes.div_ceil(64) as usize];
         for r in regions.iter().filter(|r| r.space == MemSpace::Shared) {
             let hi = (r.base + r.size).min(shared_bytes);
@@ -253,7 +254,7 @@ impl Monitors {
                 }
             }
             MemSpace::Local if !a.class.param => {
-                let g = self.shape.global_thread(a.block, a.warp, a.lane);
+                let g = self.shape(a.block).global_thread(a.block, a.warp, a.lane);
                 let page = a.address / LOCAL_PAGE;
                 let off = a.address % LOCAL_PAGE;
                 let init = self
@@ -296,7 +297,7 @@ impl Monitors {
         if self.full() {
             return;
         }
-        let g = self.shape.global_thread(a.block, a.warp, a.lane);
+        let g = self.shape(a.block).global_thread(a.block, a.warp, a.lane);
         let access = self.access_info(
             g,
             a.pc,

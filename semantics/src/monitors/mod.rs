@@ -116,7 +116,11 @@ pub struct Location {
 /// One side of a finding: who accessed what, where in the program.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Access {
-    /// Linear block index and its `%ctaid`.
+    /// The grid (launch) of a program of several launches, in launch order; `None` for a
+    /// one-kernel launch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<u32>,
+    /// Linear block index in its grid and its `%ctaid`.
     pub block: u32,
     pub block_idx: [u32; 3],
     /// Linear thread index in the block and its `%tid`.
@@ -154,8 +158,11 @@ pub enum RaceScope {
     IntraWarp,
     /// Two warps of one block.
     InterWarp,
-    /// Two blocks (global memory only).
+    /// Two blocks of one grid (global memory only).
     InterBlock,
+    /// Two grids of a program: kernels of launches in different streams, which may run
+    /// concurrently (thesis 5.7); launches of one stream are ordered and never race.
+    InterGrid,
 }
 
 /// The conflict (first access, second access).
@@ -221,6 +228,10 @@ pub struct BarrierSite {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Divergence {
     pub kind: DivergenceKind,
+    /// The grid of a program of several launches (`None` for one kernel launch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<u32>,
+    /// Linear block index in its grid.
     pub block: u32,
     pub block_idx: [u32; 3],
     pub barrier: u32,
@@ -457,7 +468,7 @@ fn classify(op: &Op) -> PcClass {
 // The monitor set
 // ---------------------------------------------------------------------------------------------
 
-/// The launch's shape as the monitors need it.
+/// A grid's shape as the monitors need it (one per grid of a program of several launches).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Shape {
     pub grid: [u32; 3],
@@ -469,6 +480,15 @@ pub(crate) struct Shape {
     /// `log2(ws)` when the warp size is a power of two (always, on real devices): thread to
     /// warp and lane without a division on the race monitor's hot path.
     pub ws_shift: Option<u32>,
+    /// Global thread numbers are `block * stride + thread in block`, `block` the global block
+    /// number: the largest block of any grid, so that one numbering covers every grid (the
+    /// block's `tpb` for a one-kernel launch).
+    pub stride: u32,
+    /// The global block number of the grid's block 0.
+    pub first_block: u32,
+    /// The grid's index in the program, `None` for a one-kernel launch (reports then name no
+    /// grid).
+    pub grid_index: Option<u32>,
 }
 
 impl Shape {
@@ -482,10 +502,16 @@ impl Shape {
     }
     #[inline]
     pub fn global_thread(&self, block: u32, warp: u32, lane: u32) -> u32 {
-        block * self.tpb + warp * self.ws + lane
+        block * self.stride + warp * self.ws + lane
     }
+    /// The linear index in its grid of global block `block`.
+    pub fn local_block(&self, block: u32) -> u32 {
+        block - self.first_block
+    }
+    /// The `%ctaid` of global block `block`.
     pub fn block_idx(&self, block: u32) -> [u32; 3] {
         let [gx, gy, _] = self.grid;
+        let block = self.local_block(block);
         [block % gx, (block / gx) % gy, block / (gx * gy)]
     }
     pub fn thread_idx(&self, tid: u32) -> [u32; 3] {
@@ -515,7 +541,12 @@ pub(crate) struct Instr {
 pub struct Monitors {
     config: MonitorConfig,
     program: Arc<Program>,
-    shape: Shape,
+    /// One shape per grid, in launch order.
+    shapes: Vec<Shape>,
+    /// Per grid, the global thread ranges `[lo, hi)` of the grids that happen before it: the
+    /// earlier launches of its stream (each starts when the previous one has completed, thesis
+    /// 5.7), so everything their threads did is ordered before its threads' accesses.
+    preds: Vec<Box<[(u32, u32)]>>,
     classes: Vec<PcClass>,
     loops: Loops,
     race: race::RaceState,
@@ -529,29 +560,50 @@ pub struct Monitors {
 }
 
 impl Monitors {
-    /// Monitors for a machine just created from `launch` (before its first step).
+    /// Monitors for a machine just created from `launch` (before its first step). For a program
+    /// of several launches, `launch` is its first (its buffers are the program's); each grid's
+    /// shape comes from the machine.
     pub fn new(machine: &Machine, launch: &LaunchConfig, config: MonitorConfig) -> Monitors {
         let program = Arc::new(machine.program().clone());
         let mc = machine.config();
         let ws = mc.device.warp_size.max(1);
-        let tpb = launch.block.iter().product::<u32>().max(1);
-        let shape = Shape {
-            grid: [
-                launch.grid[0].max(1),
-                launch.grid[1].max(1),
-                launch.grid[2].max(1),
-            ],
-            block: [
-                launch.block[0].max(1),
-                launch.block[1].max(1),
-                launch.block[2].max(1),
-            ],
-            tpb,
-            ws,
-            warps_per_block: tpb.div_ceil(ws),
-            model: mc.warp_model,
-            ws_shift: ws.is_power_of_two().then(|| ws.trailing_zeros()),
-        };
+        let grids = machine.grids();
+        let several = grids.len() > 1;
+        let stride = grids
+            .iter()
+            .map(|g| g.threads_per_block.max(1))
+            .max()
+            .unwrap_or(1);
+        let shapes: Vec<Shape> = grids
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let tpb = g.threads_per_block.max(1);
+                Shape {
+                    grid: g.grid_dim.map(|d| d.max(1)),
+                    block: g.block_dim.map(|d| d.max(1)),
+                    tpb,
+                    ws,
+                    warps_per_block: tpb.div_ceil(ws),
+                    model: mc.warp_model,
+                    ws_shift: ws.is_power_of_two().then(|| ws.trailing_zeros()),
+                    stride,
+                    first_block: g.base,
+                    grid_index: several.then_some(i as u32),
+                }
+            })
+            .collect();
+        let preds = grids
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                grids[..i]
+                    .iter()
+                    .filter(|p| p.stream == g.stream)
+                    .map(|p| (p.base * stride, (p.base + p.blocks) * stride))
+                    .collect()
+            })
+            .collect();
         let classes = program
             .instructions
             .iter()
@@ -559,10 +611,16 @@ impl Monitors {
             .collect();
         let loops = Loops::of(&program);
         let mem = memcheck::MemState::new(machine, launch, &program);
-        let shared_bytes = program.shared_size + launch.dynamic_shared_bytes as u64;
+        let dynamic_shared = if several {
+            machine.max_dynamic_shared_bytes()
+        } else {
+            launch.dynamic_shared_bytes
+        };
+        let shared_bytes = program.shared_size + dynamic_shared as u64;
         Monitors {
             config,
-            shape,
+            shapes,
+            preds,
             classes,
             race: race::RaceState::new(shared_bytes, config.race_model),
             barrier: barrier::BarrierState::new(),
@@ -573,6 +631,19 @@ impl Monitors {
             findings: Findings::default(),
             batch: Vec::new(),
         }
+    }
+
+    /// The shape of the grid global block `block` belongs to.
+    #[inline]
+    pub(crate) fn shape(&self, block: u32) -> Shape {
+        if self.shapes.len() == 1 {
+            return self.shapes[0];
+        }
+        let i = self
+            .shapes
+            .partition_point(|s| s.first_block <= block)
+            .saturating_sub(1);
+        self.shapes[i]
     }
 
     /// Launch buffer `index` starts undefined: reads before writes are reported.
@@ -619,8 +690,9 @@ impl Monitors {
             }
             match e {
                 Event::BlockIssued { block, .. } => {
-                    self.race.issue(*block, &self.shape);
-                    self.barrier.issue(*block, &self.shape, self.loops.count());
+                    let shape = self.shape(*block);
+                    self.race.issue(*block, &shape);
+                    self.barrier.issue(*block, &shape, self.loops.count());
                     self.mem.issue(*block);
                 }
                 Event::Memory {
@@ -675,7 +747,8 @@ impl Monitors {
                 } => {
                     let Some(ins) = instr else { continue };
                     // Under `its`/`threads` one event per arriving lane, in ascending lane order.
-                    let lanes = if self.shape.model == WarpModel::SimtStack {
+                    let shape = self.shape(*block);
+                    let lanes = if shape.model == WarpModel::SimtStack {
                         ins.lanes
                     } else {
                         let mut m = ins.lanes;
@@ -691,7 +764,7 @@ impl Monitors {
                     };
                     if self.config.races {
                         self.race
-                            .arrive(*block, *warp, *barrier, lanes, &ins, &self.shape);
+                            .arrive(*block, *warp, *barrier, lanes, &ins, &shape);
                     }
                     if self.config.barriers {
                         self.barrier_arrive(*block, *warp, *barrier, lanes, &ins, events);
@@ -710,7 +783,8 @@ impl Monitors {
                 }
                 Event::BarrierCompleted { block, barrier, .. } => {
                     if self.config.races {
-                        self.race.complete(*block, *barrier, &self.shape);
+                        let shape = self.shape(*block);
+                        self.race.complete(*block, *barrier, &shape);
                     }
                     self.barrier.complete(*block, *barrier);
                 }
@@ -741,7 +815,8 @@ impl Monitors {
 
     fn executed(&mut self, ins: &Instr) {
         if self.config.races {
-            self.race.executed(ins, &self.shape);
+            let shape = self.shape(ins.block);
+            self.race.executed(ins, &shape);
         }
         if self.config.barriers {
             self.barrier_executed(ins);
@@ -786,17 +861,19 @@ impl Monitors {
         size: u32,
         shared_block: u32,
     ) -> Access {
-        let block = g / self.shape.tpb;
-        let tid = g % self.shape.tpb;
+        let shape = self.shape(g / self.shapes[0].stride);
+        let block = g / shape.stride;
+        let tid = g % shape.stride;
         let (ptx_line, source_line) = self.lines(pc);
         let _ = shared_block;
         Access {
-            block,
-            block_idx: self.shape.block_idx(block),
+            grid: shape.grid_index,
+            block: shape.local_block(block),
+            block_idx: shape.block_idx(block),
             thread: tid,
-            thread_idx: self.shape.thread_idx(tid),
-            warp: tid / self.shape.ws,
-            lane: tid % self.shape.ws,
+            thread_idx: shape.thread_idx(tid),
+            warp: tid / shape.ws,
+            lane: tid % shape.ws,
             pc,
             ptx_line,
             source_line,

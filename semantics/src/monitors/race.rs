@@ -505,8 +505,18 @@ impl Monitors {
         a: &RawAccess,
         lanes: impl Iterator<Item = (u32, u64)>,
     ) {
-        let shape = self.shape;
         let (block, warp) = (a.block, a.warp);
+        let shape = self.shape(block);
+        let preds = if self.shapes.len() == 1 {
+            &[][..]
+        } else {
+            // (Only for programs of several launches: a lookup per warp step.)
+            let i = self
+                .shapes
+                .partition_point(|s| s.first_block <= block)
+                .saturating_sub(1);
+            &self.preds[i][..]
+        };
         let RaceState {
             blocks,
             global,
@@ -540,9 +550,10 @@ impl Monitors {
             shape: &shape,
             tpb: shape.tpb,
             ws: shape.ws,
-            first_thread: block * shape.tpb,
+            first_thread: block * shape.stride,
             first_lane: warp * shape.ws,
             warp,
+            preds,
             vc: &vc[w * nw..(w + 1) * nw],
             full: full[w],
             joint: joint[w].as_deref(),
@@ -660,7 +671,7 @@ struct WarpView<'a> {
     shape: &'a Shape,
     tpb: u32,
     ws: u32,
-    /// The global id of the block's first thread (`block * threads per block`).
+    /// The global id of the block's first thread (`block * stride`).
     first_thread: u32,
     /// The block-relative id of the warp's first thread (`warp * warp size`).
     first_lane: u32,
@@ -669,6 +680,9 @@ struct WarpView<'a> {
     vc: &'a [u32],
     full: u32,
     joint: Option<&'a [u32]>,
+    /// The global thread ranges of the grids ordered before the accessing one (the earlier
+    /// launches of its stream); empty for a one-kernel launch.
+    preds: &'a [(u32, u32)],
 }
 
 /// The accessing thread's view: its warp's, its lane, what it knows.
@@ -711,11 +725,19 @@ fn ordered<const SIMPLE: bool>(prev: &Acc, ctx: &Ctx) -> bool {
             }
         }
     }
+    // A grid earlier in the accessing grid's stream completed before it started.
+    if view
+        .preds
+        .iter()
+        .any(|&(lo, hi)| (lo..hi).contains(&prev.g()))
+    {
+        return true;
+    }
     !SIMPLE
         && ctx.knowledge.is_some_and(|k| {
             let shape = view.shape;
             let g = prev.g();
-            k.covers(prev, g / shape.tpb, shape.warp_lane(g % shape.tpb).0)
+            k.covers(prev, g / shape.stride, shape.warp_lane(g % shape.stride).0)
         })
 }
 

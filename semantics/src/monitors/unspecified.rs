@@ -38,6 +38,10 @@ impl UnspecifiedKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct UnspecifiedResult {
     pub kind: UnspecifiedKind,
+    /// The grid of a program of several launches (`None` for one kernel launch).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<u32>,
+    /// Linear block index in its grid.
     pub block: u32,
     pub block_idx: [u32; 3],
     /// Linear thread index in the block and its `%tid`.
@@ -76,14 +80,16 @@ impl Monitors {
             return;
         }
         let lane = lanes.trailing_zeros();
-        let thread = warp * self.shape.ws + lane;
+        let shape = self.shape(block);
+        let thread = warp * shape.ws + lane;
         let (ptx_line, source_line) = self.lines(pc);
         self.findings.unspecified.push(UnspecifiedResult {
             kind,
-            block,
-            block_idx: self.shape.block_idx(block),
+            grid: shape.grid_index,
+            block: shape.local_block(block),
+            block_idx: shape.block_idx(block),
             thread,
-            thread_idx: self.shape.thread_idx(thread),
+            thread_idx: shape.thread_idx(thread),
             warp,
             lane,
             pc,

@@ -11,9 +11,18 @@ pub(super) fn cvta(
     w: &mut Warp,
     level: usize,
     exec: u64,
+    func: FuncId,
     op: &Op,
 ) -> Result<(), Fault> {
     let ws = cx.info.warp_size as usize;
+    // In the kernel, a `.param` address is relative to the reading grid's parameters (as for
+    // `ld.param`): its generic address is that of the grid's own parameters in the one
+    // parameter segment (0 for a one-kernel launch).
+    let param_base = if func == cx.info.entry {
+        cx.info.param_base
+    } else {
+        0
+    };
     let sp = cx.special;
     let lvl = &mut w.levels[level];
     let fb = &lvl.frame_base;
@@ -27,14 +36,18 @@ pub(super) fn cvta(
             a,
         } => {
             let ms = mem_space_of(*space).unwrap_or(MemSpace::Global);
+            let window = match ms {
+                MemSpace::Param => to_generic(ms, param_base),
+                _ => to_generic(ms, 0),
+            };
             each!(|l| {
                 let v = rd!(a, l);
                 // cvta.to.space of an address outside that space's window is undefined (PTX ISA
                 // 9.7.9.17); cudasem subtracts the window base anyway.
                 let r = if *tg {
-                    to_generic(ms, v)
+                    window.wrapping_add(v)
                 } else {
-                    v.wrapping_sub(to_generic(ms, 0))
+                    v.wrapping_sub(window)
                 };
                 wr!(dst, l, r)
             });

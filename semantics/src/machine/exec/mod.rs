@@ -411,7 +411,7 @@ pub(crate) fn exec_data(
             arith::mov(cx, w, level, exec, func, op)
         }
         Op::Setp { .. } | Op::Set { .. } | Op::Slct { .. } => arith::setp(cx, w, level, exec, op),
-        Op::Cvta { .. } | Op::IsSpace { .. } => memory::cvta(cx, w, level, exec, op),
+        Op::Cvta { .. } | Op::IsSpace { .. } => memory::cvta(cx, w, level, exec, func, op),
         Op::Ld { .. } => memory::ld(cx, w, level, exec, func, op),
         Op::St { .. } => memory::st(cx, w, level, exec, func, op),
         Op::Atom { .. } => memory::atom(cx, w, level, exec, pc, func, op),

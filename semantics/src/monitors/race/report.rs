@@ -54,7 +54,9 @@ impl Monitors {
             (true, false) => RaceKind::WriteRead,
             _ => RaceKind::ReadWrite,
         };
-        let scope = if first.block != second.block {
+        let scope = if first.grid != second.grid {
+            RaceScope::InterGrid
+        } else if first.block != second.block {
             RaceScope::InterBlock
         } else if first.warp != second.warp {
             RaceScope::InterWarp
@@ -70,6 +72,11 @@ impl Monitors {
                     "narrow"
                 }
             ))
+        } else if scope == RaceScope::InterGrid {
+            Some(
+                "the two kernels' launches are in different streams, which may run concurrently: nothing orders one grid before the other (launches of one stream are ordered; thesis section 5.7)"
+                    .to_string(),
+            )
         } else if r.prev.strong() || r.cur.strong() {
             Some("only one of the accesses is atomic".to_string())
         } else if scope == RaceScope::IntraWarp && r.prev.wi == r.cur.wi {
