@@ -30,6 +30,9 @@ use std::hash::Hash;
 /// Ids of ops, ascending.
 type Ids = SmallVec<[OpId; 4]>;
 
+/// Pending registers of a warp: (register, lanes it is pending for), by register.
+type PendingRegs = SmallVec<[(u32, u64); 4]>;
+
 /// A set of op ids as a bit set: ids are slots, dense and reused smallest first, so a bit per
 /// slot is small, and the enabled scan walks set bits instead of a tree. Inline up to 128 ids:
 /// explorers clone the memory state for every successor, and litmus-size states then allocate
@@ -130,7 +133,7 @@ pub(super) struct OpIndex {
     /// Per (block, warp of the destination), the registers in-flight loads and atomics will
     /// write and the lanes they write them for (the machine's scoreboard asks this of a warp's
     /// next instruction after every step that may unblock it: O(registers), not O(ops)).
-    pub pending: HashMap<(u32, u32), SmallVec<[(u32, u64); 4]>>,
+    pub pending: HashMap<(u32, u32), PendingRegs>,
     /// The ops whose dependencies all ended (the candidates of the enabled set).
     pub ready: IdSet,
     /// Free slots below the length of the op list (the smallest is reused first).
