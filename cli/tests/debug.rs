@@ -85,7 +85,7 @@ fn watchpoint_on_a_shared_word() {
 
 #[test]
 fn caches_under_cached_memory() {
-    // Message passing across two SMs: a store's memory program in flight (Listing 4.1 with the
+    // Message passing between two blocks: a store's memory program in flight (Listing 4.1 with the
     // current statement marked), the memory choices among `choices`, and at the end the dirty
     // L2 lines that hold the results.
     let (code, out) = debug(

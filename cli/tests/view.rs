@@ -76,7 +76,7 @@ fn lasso_page(dir: &TempDir) -> String {
     html
 }
 
-/// docs/teaching.md's stale L1 read: `random:6` is a schedule that reaches it.
+/// docs/teaching.md's stale L1 read: `random:77` is a schedule that reaches it.
 fn stale_page(dir: &TempDir) -> String {
     let trace = dir.path("stale.jsonl");
     let html = dir.path("stale.html");
@@ -92,7 +92,7 @@ fn stale_page(dir: &TempDir) -> String {
         "--silent",
         "none",
         "--schedule",
-        "random:6",
+        "random:77",
         "--trace",
         &trace,
     ]);
@@ -734,17 +734,17 @@ fn in_a_browser_the_stale_l1_line_is_marked() {
     let Some(b) = browser() else { return };
     let dir = TempDir::new("bstale");
     let html = stale_page(&dir);
-    // Step 38: the consumer's second load of `data` reads its SM's L1 line, filled before the
+    // Step 34: the consumer's second load of `data` reads its SM's L1 line, filled before the
     // producer's store reached L2.
-    let d = dom(&b, &html, "step=38&warp=1.0");
+    let d = dom(&b, &html, "step=34&warp=1.0");
     let step = text_of(&d, "stepbody");
     assert!(step.contains("memory op 2: readL1"), "{step}");
     assert!(
-        step.contains("STALE read: the L1 of SM 6 holds 0x0 at 0x100000100, but L2 holds 0x1"),
+        step.contains("STALE read: the L1 of SM 4 holds 0x0 at 0x100000100, but L2 holds 0x1"),
         "{step}"
     );
     let mem = text_of(&d, "membody");
-    assert!(mem.contains("L1 of SM 6"), "{mem}");
+    assert!(mem.contains("L1 of SM 4"), "{mem}");
     assert!(mem.contains("global 0x100000100 00 00 00 00"), "{mem}");
     assert!(d.contains(r#"<tr class="stale"><td>global 0x100000100</td>"#));
     assert!(mem.contains("STALE"), "{mem}");

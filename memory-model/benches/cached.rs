@@ -1,13 +1,13 @@
 //! Cached memory engine throughput (issue 15 item 3): the cost of one memory micro step as the
 //! number of in-flight ops grows. Each thread of `blocks` blocks of 256 threads (one SM per
 //! block, 16 SMs, the default cache sizes) has a global load of its own word and a store to
-//! it in flight; the memory choices are taken round-robin until every op has ended, with the
-//! enabled set listed after every step as the machine does. Divan's item throughput is micro
-//! steps per second. Listing the enabled set costs O(enabled ops) (every load is enabled at
-//! once here), so the time per step still grows with `blocks`; the scans of every in-flight op
-//! per step (dependencies, busy threads, blocked ops, victims) are gone. Measured on the shared
-//! 2-core machine: 1 / 4 / 16 blocks: 7.3k / 1.8k / (not finished) steps/s before, 190k / 50k /
-//! 11.5k after.
+//! it in flight; the op steps are taken round-robin from the engine's enabled list (read in
+//! place, as the machine does) until every op has ended. Divan's item throughput is micro
+//! steps per second; with the enabled set kept incrementally it should not fall as `blocks`
+//! grows. Earlier measurements on the shared 2-core machine (1 / 4 / 16 blocks): 7.3k / 1.8k
+//! / (not finished) steps/s with scans of every op, 190k / 50k / 11.5k with the indexes and
+//! the list recomputed per step. The machine-level comparison is `alu` against `alu_cached`
+//! in `semantics/benches/machine.rs` and `bench/cached_vs_flat.sh`.
 
 use memory_model::cached::{
     CacheConfig, Cached, Dest, MemChoice, Order, Request, RequestKind, Rmw,
@@ -69,20 +69,18 @@ fn apply(_: Rmw, old: u64, _: u32) -> u64 {
 fn drain(c: &mut Cached, dram: &mut Flat) -> u64 {
     let mut steps = 0u64;
     let mut next = 0usize;
-    let mut enabled = Vec::new();
     while !c.idle() {
-        enabled.clear();
-        c.enabled(&mut enabled);
-        // Ops first: silent choices never end an op, and L1 evictions are offered forever.
-        let ops = enabled
-            .iter()
-            .filter(|m| matches!(m, MemChoice::Step { .. }))
-            .count();
-        if ops == 0 {
+        // Round-robin over the op steps in the engine's list (as the machine sees it): silent
+        // choices never end an op, and L1 evictions are offered forever.
+        let en = c.enabled_unordered();
+        let Some(k) = (0..en.len())
+            .map(|d| (next + d) % en.len())
+            .find(|&i| matches!(en[i], MemChoice::Step { .. }))
+        else {
             break;
-        }
-        let choice = enabled[next % ops];
-        next = next % ops + 1;
+        };
+        let choice = en[k];
+        next = k + 1;
         c.step(choice, dram, &apply)
             .expect("an enabled choice steps");
         steps += 1;

@@ -5,7 +5,9 @@
 mod common;
 
 use common::*;
-use memory_model::cached::{CacheConfig, CacheOperator, Cached, Order, Request, SilentActions};
+use memory_model::cached::{
+    CacheConfig, CacheOperator, Cached, MemChoice, Order, Request, SilentActions,
+};
 use memory_model::{MemSpace, Who};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -339,5 +341,86 @@ proptest! {
             c.step(x, &mut dram, &apply).expect("enabled choices step");
         }
         let _ = independent_pairs;
+    }
+}
+
+/// Brings `mirror`, a copy of `c`'s enabled list as of generation `*seen`, up to date by
+/// replaying the list's edits (as the machine does), or copying the list when the edits do not
+/// start at `*seen`.
+fn follow(c: &mut Cached, mirror: &mut Vec<MemChoice>, seen: &mut u64) {
+    use memory_model::cached::EnabledEdit;
+    match c.enabled_edits(*seen) {
+        Some((len, edits)) => {
+            assert_eq!(mirror.len(), len, "the edits start where the mirror is");
+            for &e in edits {
+                match e {
+                    EnabledEdit::Push(m) => mirror.push(m),
+                    EnabledEdit::SwapRemove(k) => {
+                        mirror.swap_remove(k as usize);
+                    }
+                }
+            }
+        }
+        None => *mirror = c.enabled_unordered().to_vec(),
+    }
+    *seen = c.generation();
+    c.clear_enabled_edits();
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// The enabled list's edit log (issue 15: the machine mirrors the list through it): a
+    /// mirror that replays the edits after every issue and step equals the list, the list is
+    /// the set [`Cached::enabled`] gives (no choice twice), and membership (`offers`) agrees.
+    #[test]
+    fn edits_mirror_the_enabled_list(
+        reqs in proptest::collection::vec((0u8..10, 0u8..3, 0u8..12, 1u64..1000), 1..12),
+        picks in proptest::collection::vec(any::<u16>(), 0..80),
+        line in prop_oneof![Just(8u32), Just(16), Just(64)],
+        small in any::<bool>(),
+        silent in prop_oneof![
+            Just(SilentActions::None),
+            Just(SilentActions::Observable),
+            Just(SilentActions::All)
+        ],
+    ) {
+        let cfg = CacheConfig {
+            line_bytes: line,
+            l1_lines: if small { 1 } else { 3 },
+            l2_lines: if small { 2 } else { 4 },
+            num_sms: 2,
+            shared_banks: 4,
+            silent,
+        };
+        let (mut dram, base, whos) = three_threads_memory();
+        let mut c = Cached::new(cfg);
+        let (mut mirror, mut seen) = (Vec::new(), c.generation());
+        let mut pending = reqs.iter();
+        for p in picks {
+            // Issues interleaved with steps: every third pick issues the next request.
+            if p % 3 == 0 && let Some(&(kind, t, slot, v)) = pending.next() {
+                let (w, sm) = whos[t as usize];
+                c.issue(request(kind, w, sm, base, slot, v));
+            } else {
+                let en = c.enabled_unordered();
+                if en.is_empty() {
+                    continue;
+                }
+                let x = en[p as usize % en.len()];
+                c.step(x, &mut dram, &apply).expect("enabled choices step");
+            }
+            follow(&mut c, &mut mirror, &mut seen);
+            prop_assert_eq!(&mirror[..], c.enabled_unordered());
+            let mut sorted = mirror.clone();
+            sorted.sort();
+            let mut canonical = Vec::new();
+            c.enabled(&mut canonical);
+            canonical.sort();
+            prop_assert_eq!(&sorted, &canonical);
+            sorted.dedup();
+            prop_assert_eq!(sorted.len(), mirror.len(), "a choice listed twice");
+            prop_assert!(mirror.iter().all(|m| c.offers(m)));
+        }
     }
 }

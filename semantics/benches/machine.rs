@@ -8,6 +8,8 @@
 //!
 //! * `memory_flat_512` / `memory_cached_512`: the memory kernel on 512 threads under flat and
 //!   cached memory (their ratio is the cost of the memory programs).
+//! * `alu_cached`: `alu` at full size under cached memory (issue 15's goal: at most 5x `alu`;
+//!   the same thread-instructions, so the throughputs compare directly).
 //!
 //! Divan reports the time per launch and, as its item throughput (`Mitem/s`), thread-instructions
 //! per second: the items of one launch are `Machine::thread_instructions` (per warp step, the
@@ -130,6 +132,17 @@ fn program(src: &str) -> Arc<semantics::Program> {
 const N: u32 = 65536;
 
 fn alu_machine() -> Machine {
+    alu_machine_with(MachineConfig::default())
+}
+
+fn alu_cached_machine() -> Machine {
+    alu_machine_with(MachineConfig {
+        memory: MemoryKind::Cached,
+        ..MachineConfig::default()
+    })
+}
+
+fn alu_machine_with(config: MachineConfig) -> Machine {
     let l = LaunchConfig {
         kernel: Some("bench_alu".into()),
         grid: [N / 256, 1, 1],
@@ -158,7 +171,7 @@ fn alu_machine() -> Machine {
         globals: vec![],
         extern_values: Vec::new(),
     };
-    Machine::new(program(ALU), &l, &MachineConfig::default()).expect("launch")
+    Machine::new(program(ALU), &l, &config).expect("launch")
 }
 
 fn mem_machine() -> Machine {
@@ -212,6 +225,17 @@ fn alu(bencher: divan::Bencher) {
     bencher
         .counter(divan::counter::ItemsCount::new(count))
         .with_inputs(alu_machine)
+        .bench_local_values(|mut m| run(&mut m));
+}
+
+/// `alu` under cached memory (thesis chapter 4: each lane's load and store a memory program
+/// of several micro steps; its one load and one store per thread are most of the extra cost).
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn alu_cached(bencher: divan::Bencher) {
+    let count = run(&mut alu_cached_machine());
+    bencher
+        .counter(divan::counter::ItemsCount::new(count))
+        .with_inputs(alu_cached_machine)
         .bench_local_values(|mut m| run(&mut m));
 }
 

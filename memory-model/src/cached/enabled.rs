@@ -1,113 +1,317 @@
 //! Which memory choices are enabled (thesis 4.4.4 (step), 4.6 silent rules): the `Step` of
 //! every op whose dependencies ended and whose next micro step changes the state (a pure retry
 //! of a deferred operation is not offered, so explorers see no self-loops), then the silent
-//! rules the configuration allows. The answers are memoized (see `Cached::mutated` and
-//! [`BlockedKey`]); the unmemoized computation stays for the debug checks.
+//! rules the configuration allows.
+//!
+//! The set is kept incrementally ([`EnabledList`]): after a mutation only the choices that can
+//! have changed are tested again ([`Cached::after_mutation`]): the ops the mutation stepped,
+//! issued or made ready, the ops watching a line the mutation changed (the caches journal
+//! the keys of the lines they change) or room in a cache whose room may have changed, and the
+//! silent rules of the changed lines. So a step costs what it changes, not the number of ops
+//! in flight or lines cached (issue 15). The from-scratch computation stays for the debug
+//! checks and the tests.
 
 use super::engine::{Geometry, Op, is_global};
+use super::index::Watch;
 use super::line::Key;
 use super::program::{OpName, ProgramId, Stm};
 use super::{Cached, MemChoice, OpId, SilentActions};
+use smallvec::SmallVec;
+use std::collections::HashMap;
+
+/// One change of the enabled list, in the order the list saw them (so that a mirror of the
+/// list, such as the machine's enabled set, follows it in O(1) per change).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnabledEdit {
+    /// The choice was appended.
+    Push(MemChoice),
+    /// The choice at this position left; the last choice took its place (`Vec::swap_remove`).
+    SwapRemove(u32),
+}
+
+/// The enabled choices as a list in the order they became enabled (a deterministic function
+/// of the history of mutations), with each choice's position: membership, insertion and
+/// removal in O(1).
+#[derive(Debug, Clone, Default)]
+pub(super) struct EnabledList {
+    list: Vec<MemChoice>,
+    /// Position of `Step { op }` by op id (`u32::MAX`: absent).
+    step_pos: Vec<u32>,
+    /// Position of each silent choice.
+    silent_pos: HashMap<MemChoice, u32>,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl EnabledList {
+    pub(super) fn as_slice(&self) -> &[MemChoice] {
+        &self.list
+    }
+
+    fn pos(&self, c: &MemChoice) -> Option<usize> {
+        match *c {
+            MemChoice::Step { op } => self
+                .step_pos
+                .get(op as usize)
+                .filter(|p| **p != ABSENT)
+                .map(|p| *p as usize),
+            _ => self.silent_pos.get(c).map(|p| *p as usize),
+        }
+    }
+
+    fn set_pos(&mut self, c: MemChoice, p: u32) {
+        match c {
+            MemChoice::Step { op } => {
+                let i = op as usize;
+                if self.step_pos.len() <= i {
+                    self.step_pos.resize(i + 1, ABSENT);
+                }
+                self.step_pos[i] = p;
+            }
+            _ => {
+                if p == ABSENT {
+                    self.silent_pos.remove(&c);
+                } else {
+                    self.silent_pos.insert(c, p);
+                }
+            }
+        }
+    }
+
+    pub(super) fn contains(&self, c: &MemChoice) -> bool {
+        self.pos(c).is_some()
+    }
+
+    /// Makes `c` enabled (`on`) or not; logs the change.
+    fn set(&mut self, c: MemChoice, on: bool, log: &mut EditLog) {
+        match (self.pos(&c), on) {
+            (None, true) => {
+                self.set_pos(c, self.list.len() as u32);
+                self.list.push(c);
+                log.push(EnabledEdit::Push(c));
+            }
+            (Some(p), false) => {
+                self.list.swap_remove(p);
+                self.set_pos(c, ABSENT);
+                if let Some(&moved) = self.list.get(p) {
+                    self.set_pos(moved, p as u32);
+                }
+                log.push(EnabledEdit::SwapRemove(p as u32));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The edits of the enabled list since generation `base_gen`, when the list had `base_len`
+/// choices (derived; a reader that mirrors the list replays them and then clears the log).
+#[derive(Debug, Clone, Default)]
+pub(super) struct EditLog {
+    pub(super) base_gen: u64,
+    pub(super) base_len: usize,
+    pub(super) edits: Vec<EnabledEdit>,
+}
+
+/// A log nobody reads (tests and benchmarks of this crate) stops growing here: a reader then
+/// finds the log does not cover its generation and copies the whole list.
+const LOG_LIMIT: usize = 4096;
+
+/// `base_gen` of a log that covers no generation.
+const BROKEN: u64 = u64::MAX;
+
+impl EditLog {
+    fn push(&mut self, e: EnabledEdit) {
+        if self.base_gen == BROKEN {
+            return;
+        }
+        if self.edits.len() >= LOG_LIMIT {
+            self.base_gen = BROKEN;
+            self.edits.clear();
+            return;
+        }
+        self.edits.push(e);
+    }
+}
+
+/// Which caches' room a mutation may change, and whether it was tight before (see
+/// [`Cached::room_tight`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RoomBefore {
+    sm: Option<u32>,
+    l1: bool,
+    l2: bool,
+}
+
+/// The canonical order of [`Cached::enabled`]: `Step` by op id, then per SM its L1 lines by
+/// key (`EvictL1`, then `WriteBackL1`) and its `Flush`, then the L2 lines by key (`EvictL2`,
+/// then `WriteBackL2`).
+pub(super) fn canonical_key(c: &MemChoice) -> (u8, u32, u64, u8) {
+    match *c {
+        MemChoice::Step { op } => (0, op, 0, 0),
+        MemChoice::EvictL1 { sm, line } => (1, sm, line, 0),
+        MemChoice::WriteBackL1 { sm, line } => (1, sm, line, 1),
+        MemChoice::Flush { sm } => (1, sm, u64::MAX, 2),
+        MemChoice::EvictL2 { line } => (2, 0, line, 0),
+        MemChoice::WriteBackL2 { line } => (2, 0, line, 1),
+    }
+}
 
 impl Cached {
-    /// The enabled choices computed without the memo of [`Cached::blocked`] answers: what the
-    /// memoized list must equal (debug builds check it).
+    /// The enabled choices computed from scratch (a scan of every op and every line): what
+    /// the incremental list must hold (debug builds compare them).
     #[cfg(debug_assertions)]
     pub(super) fn enabled_choices<F: FnMut(MemChoice)>(&self, out: &mut F) {
-        if self.ops.len() <= 64 {
-            let mut incremental = Vec::new();
-            self.enabled_steps(&mut |c| incremental.push(c));
-            let mut scratch = Vec::new();
-            self.steps_from_scratch(&mut |c| scratch.push(c));
-            debug_assert_eq!(incremental, scratch, "the incremental enabled ops drifted");
-        }
-        self.enabled_steps(out);
+        self.steps_from_scratch(out);
         self.enabled_silent(out);
     }
 
-    /// The `Step` choices: only ops whose dependencies ended can step (the index keeps them,
-    /// by id).
-    #[cfg(debug_assertions)]
-    fn enabled_steps<F: FnMut(MemChoice)>(&self, out: &mut F) {
-        // Parked ops are blocked (see `index`): only the active ones need a look.
-        for i in self.index.active.iter() {
-            if let Some(o) = self.ops.get(i as usize).and_then(Option::as_ref)
-                && !self.blocked(i, o)
-            {
-                out(MemChoice::Step { op: i });
-            }
-        }
-    }
-
-    /// [`Cached::enabled_steps`], with each op's [`Cached::blocked`] answer memoized under the
-    /// versions of what it depends on: after a micro step only the ops whose caches or locks
-    /// changed are tested again (the test is most of a step's cost when thousands of ops are
-    /// in flight).
-    pub(super) fn enabled_steps_memoized(&mut self, out: &mut Vec<MemChoice>) {
-        let BlockedMemo(mut memo) = std::mem::take(&mut self.blocked_memo);
-        if memo.len() < self.ops.len() {
-            memo.resize(self.ops.len(), None);
-        }
-        for i in self.index.active.iter() {
-            // The memo is read without touching the op (ops are large; thousands are in
-            // flight): a step of the op clears its entry.
-            let blocked = match memo[i as usize] {
-                Some((k, b)) if self.versions_of(k.reads) == k => b,
-                _ => {
-                    let Some(o) = self.ops.get(i as usize).and_then(Option::as_ref) else {
-                        continue;
-                    };
-                    let key = self.versions_of(Self::reads_of(o));
-                    let b = self.blocked(i, o);
-                    memo[i as usize] = Some((key, b));
-                    b
+    /// Whether room in the L2 (and, with `sm`, in that SM's L1) is *tight*: the cache is full
+    /// and has no victim an allocation could take. An allocation defers only in a tight cache
+    /// (see [`Cached::blocked`]), so when a cache is not tight before and after a mutation, no
+    /// op waiting for room in it changed its answer.
+    pub(super) fn room_tight(&self, sm: Option<u32>) -> RoomBefore {
+        let l2 = self.l2.len() >= self.l2_capacity() && !self.l2.has_unpinned();
+        let l1 = sm.and_then(|sm| self.l1.get(sm)).is_some_and(|c| {
+            c.live.len() >= self.l1_capacity()
+                && if self.l1_dirty_ok(c) {
+                    !c.live.has_unpinned()
+                } else {
+                    !c.live.has_clean_victim()
                 }
-            };
-            if !blocked {
-                out.push(MemChoice::Step { op: i });
+        });
+        RoomBefore { sm, l1, l2 }
+    }
+
+    /// The SM whose L1 `choice` may change (besides the L2).
+    pub(super) fn sm_of(&self, choice: &MemChoice) -> Option<u32> {
+        match *choice {
+            MemChoice::Step { op } => self
+                .ops
+                .get(op as usize)
+                .and_then(Option::as_ref)
+                .map(|o| o.req.sm),
+            MemChoice::EvictL1 { sm, .. }
+            | MemChoice::WriteBackL1 { sm, .. }
+            | MemChoice::Flush { sm } => Some(sm),
+            MemChoice::EvictL2 { .. } | MemChoice::WriteBackL2 { .. } => None,
+        }
+    }
+
+    /// After a mutation: tests again the choices it may have changed (see the module
+    /// documentation): the ops in `self.recheck` (stepped, issued, made ready), the ops
+    /// watching a changed line or the room of a cache that was or is tight (`before`), and the
+    /// silent rules of the changed lines. Then a new generation.
+    pub(super) fn after_mutation(&mut self, before: RoomBefore) {
+        let after = self.room_tight(before.sm);
+        let mut ops = std::mem::take(&mut self.recheck);
+        let mut silent: SmallVec<[MemChoice; 8]> = SmallVec::new();
+        let mut keys = Vec::new();
+        let all = self.config.silent == SilentActions::All;
+        // The L2's changed lines.
+        if self.l2.was_touched() {
+            self.l2.drain_touched(&mut keys);
+            keys.sort_unstable();
+            keys.dedup();
+            for &k in &keys {
+                self.index.watchers_of(Watch::L2Line(k), &mut ops);
+                if all {
+                    silent.push(MemChoice::EvictL2 { line: k });
+                    silent.push(MemChoice::WriteBackL2 { line: k });
+                }
             }
         }
-        self.blocked_memo = BlockedMemo(memo);
-    }
-
-    /// What [`Cached::blocked`] reads for the op's next statement besides the op itself.
-    fn reads_of(op: &Op) -> Reads {
-        let name = op
-            .prog
-            .and_then(|p| p.program().stms.get(op.pc as usize).copied());
-        let sm = op.req.sm;
-        match name {
-            Some(Stm::Op(OpName::Lock)) => Reads::Locks,
-            // Room in L1 may depend on L2 taking a dirty victim (`l1_dirty_ok`).
-            Some(Stm::Op(OpName::ReserveL1 | OpName::WriteL1)) => Reads::L1AndL2(sm),
-            Some(Stm::Op(OpName::ReadL1 | OpName::EvictL1 | OpName::DiscardL1)) => Reads::L1(sm),
-            Some(Stm::Op(OpName::ReserveL2 | OpName::WriteL2 | OpName::ReadL2)) => Reads::L2,
-            _ => Reads::Nothing,
+        // The changed lines of each L1 written.
+        for sm in self.l1.take_touched() {
+            keys.clear();
+            if let Some(c) = self.l1.get(sm)
+                && c.live.was_touched()
+                && let Some(c) = self.l1.get_mut(sm)
+            {
+                c.live.drain_touched(&mut keys);
+            }
+            // `get_mut` above journals the SM again: nothing is left to journal.
+            self.l1.take_touched();
+            keys.sort_unstable();
+            keys.dedup();
+            for &k in &keys {
+                self.index.watchers_of(Watch::L1Line(sm, k), &mut ops);
+                silent.push(MemChoice::EvictL1 { sm, line: k });
+                if all && !is_global(k) {
+                    silent.push(MemChoice::WriteBackL1 { sm, line: k });
+                }
+            }
+            silent.push(MemChoice::Flush { sm });
+        }
+        // Room.
+        if before.l2 || after.l2 {
+            self.index.watchers_of(Watch::L2Room, &mut ops);
+            // Whether an L1 may write a dirty victim back depends on the L2.
+            self.index.l1_room_watchers(&mut ops);
+            if all {
+                self.all_l1_write_backs(&mut silent);
+            }
+        }
+        if let Some(sm) = before.sm
+            && (before.l1 || after.l1)
+        {
+            self.index.watchers_of(Watch::L1Room(sm), &mut ops);
+        }
+        ops.sort_unstable();
+        ops.dedup();
+        for &id in &ops {
+            self.recheck_op(id);
+        }
+        ops.clear();
+        self.recheck = ops;
+        for c in silent {
+            let on = self.silent_enabled(c);
+            self.set_enabled(c, on);
+        }
+        self.generation = self.generation.wrapping_add(1);
+        self.check_index();
+        #[cfg(debug_assertions)]
+        if self.ops.len() <= 64 {
+            let mut fresh = Vec::new();
+            self.enabled_choices(&mut |c| fresh.push(c));
+            let mut incremental = self.enabled.as_slice().to_vec();
+            incremental.sort_by_key(canonical_key);
+            debug_assert_eq!(incremental, fresh, "the incremental enabled set drifted");
         }
     }
 
-    /// The current versions of what `reads` names: equal keys, equal [`Cached::blocked`]
-    /// answers (for an unchanged op).
-    fn versions_of(&self, reads: Reads) -> BlockedKey {
-        let (a, b) = match reads {
-            Reads::Nothing => (0, 0),
-            Reads::Locks => (self.locks_version, 0),
-            Reads::L1(sm) => (self.l1.version(sm), 0),
-            Reads::L1AndL2(sm) => (self.l1.version(sm), self.l2.version()),
-            Reads::L2 => (self.l2.version(), 0),
+    /// Every L1's dirty local lines (the candidates of `WriteBackL1`, which depend on room in
+    /// the L2).
+    fn all_l1_write_backs(&self, out: &mut SmallVec<[MemChoice; 8]>) {
+        for (sm, l1) in self.l1.in_use() {
+            for (k, l) in l1.live.lines().iter() {
+                if !is_global(*k) && l.dirty != 0 {
+                    out.push(MemChoice::WriteBackL1 { sm, line: *k });
+                }
+            }
+        }
+    }
+
+    fn set_enabled(&mut self, c: MemChoice, on: bool) {
+        let list = std::sync::Arc::make_mut(&mut self.enabled);
+        list.set(c, on, &mut self.log);
+    }
+
+    /// Tests op `id` again: its `Step` is enabled when it is in flight, its dependencies
+    /// ended and its next micro step is no pure retry; a ready op is registered under what
+    /// that answer depends on.
+    pub(super) fn recheck_op(&mut self, id: OpId) {
+        let (on, watch) = match self.ops.get(id as usize).and_then(Option::as_ref) {
+            Some(o) if self.index.ready.contains(id) => {
+                (!self.blocked(id, o), self.watch_of(id, o))
+            }
+            _ => (false, None),
         };
-        BlockedKey { reads, a, b }
+        self.index.watch(id, watch);
+        self.set_enabled(MemChoice::Step { op: id }, on);
     }
 
-    /// Forgets op `id`'s memoized [`Cached::blocked`] answer (it stepped or was issued).
-    pub(super) fn forget_blocked(&mut self, id: OpId) {
-        if let Some(m) = self.blocked_memo.0.get_mut(id as usize) {
-            *m = None;
-        }
-    }
-
-    /// [`Cached::enabled_steps`] computed from the op list alone (what the index must give).
-    pub(super) fn steps_from_scratch(&self, out: &mut dyn FnMut(MemChoice)) {
+    /// The `Step` choices computed from the op list alone (what the incremental list must hold).
+    pub(super) fn steps_from_scratch<F: FnMut(MemChoice)>(&self, out: &mut F) {
         for (i, o) in self.ops.iter().enumerate() {
             if let Some(o) = o
                 && o.deps.is_empty()
@@ -118,7 +322,9 @@ impl Cached {
         }
     }
 
-    /// The silent rules allowed by the configuration, per SM then L2 (see [`Cached::enabled`]).
+    /// The silent rules allowed by the configuration, per SM then L2 (see [`Cached::enabled`]),
+    /// computed from the lines.
+    #[cfg(debug_assertions)]
     pub(super) fn enabled_silent<F: FnMut(MemChoice)>(&self, out: &mut F) {
         if self.config.silent == SilentActions::None {
             return;
@@ -267,36 +473,4 @@ impl Cached {
             g.mask
         }
     }
-}
-
-/// Per op slot, the last [`Cached::blocked`] answer and the versions it was computed under.
-/// A cache of answers, not state: a clone starts empty (explorers clone the memory state for
-/// every successor, and a litmus-size state recomputes its few answers for less than a copy
-/// costs).
-#[derive(Debug, Default)]
-pub(super) struct BlockedMemo(pub(super) Vec<Option<(BlockedKey, bool)>>);
-
-impl Clone for BlockedMemo {
-    fn clone(&self) -> Self {
-        BlockedMemo::default()
-    }
-}
-
-/// What a [`Cached::blocked`] answer depends on besides the op: nothing, the block's bank
-/// locks, an SM's L1, L2, or both.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Reads {
-    Nothing,
-    Locks,
-    L1(u32),
-    L1AndL2(u32),
-    L2,
-}
-
-/// The versions of what a [`Cached::blocked`] answer read (see [`Cached::versions_of`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct BlockedKey {
-    reads: Reads,
-    a: u64,
-    b: u64,
 }

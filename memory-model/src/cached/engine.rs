@@ -353,13 +353,13 @@ impl Cached {
         };
         self.index.add(id, &op);
         self.ops[id as usize] = Some(op);
-        self.try_park(id);
-        self.check_index();
+        self.recheck.push(id);
         id
     }
 
     /// Debug builds check the incremental op indexes against a from-scratch computation after
-    /// every change (tests run in a profile with debug assertions).
+    /// every change (tests run in a profile with debug assertions), and that every ready op
+    /// is registered under what its enabledness depends on.
     #[inline]
     pub(super) fn check_index(&self) {
         #[cfg(debug_assertions)]
@@ -369,6 +369,16 @@ impl Cached {
                     .matches(&super::index::OpIndex::rebuilt(&self.ops)),
                 "the op indexes drifted from the op list"
             );
+            for i in self.index.ready.iter() {
+                let o = self.ops[i as usize]
+                    .as_ref()
+                    .expect("a ready op is in flight");
+                debug_assert_eq!(
+                    self.index.watch_on.get(&i).copied(),
+                    self.watch_of(i, o),
+                    "op {i} is watched under the wrong resource"
+                );
+            }
         }
     }
 
@@ -425,12 +435,19 @@ impl Cached {
                 }
                 let req = self.ops[op as usize].as_ref().map(|o| o.req);
                 let result = self.micro_step(op, dram, apply, &mut report);
+                // The op's next statement (or its end), and the ops watching its own line,
+                // whose pins and fill may have changed without the caches journaling more
+                // than the key (doomed lines) or at all (bank locks).
+                self.recheck.push(op);
                 if let Some(req) = req {
-                    let touched = self.touches(op, &req);
-                    self.touched(&touched);
+                    for w in self.touches(op, &req) {
+                        if !matches!(w, Watch::L1Room(_) | Watch::L2Room) {
+                            let mut ids = std::mem::take(&mut self.recheck);
+                            self.index.watchers_of(w, &mut ids);
+                            self.recheck = ids;
+                        }
+                    }
                 }
-                self.try_park(op);
-                self.check_index();
                 result?;
             }
             silent => {
@@ -438,23 +455,6 @@ impl Cached {
                     return Err(stuck(None, format!("{silent} is not enabled")));
                 }
                 self.silent(silent, dram, &mut report);
-                let touched: SmallVec<[Watch; 4]> = match silent {
-                    MemChoice::Step { .. } | MemChoice::Flush { .. } => SmallVec::new(),
-                    MemChoice::EvictL1 { sm, line } => {
-                        SmallVec::from_slice(&[Watch::L1Line(sm, line), Watch::L1Room(sm)])
-                    }
-                    MemChoice::WriteBackL1 { sm, line } => SmallVec::from_slice(&[
-                        Watch::L1Line(sm, line),
-                        Watch::L1Room(sm),
-                        Watch::L2Line(line),
-                        Watch::L2Room,
-                    ]),
-                    MemChoice::EvictL2 { line } | MemChoice::WriteBackL2 { line } => {
-                        SmallVec::from_slice(&[Watch::L2Line(line), Watch::L2Room])
-                    }
-                };
-                self.touched(&touched);
-                self.check_index();
             }
         }
         Ok(report)
@@ -524,17 +524,14 @@ impl Cached {
         if self.l1.get(sm).is_some_and(|c| !c.live.is_empty())
             && let Some(c) = self.l1.get_mut(sm)
         {
+            // The lines that left are journaled: the ops watching them are tested again.
             c.flush(is_global);
-            // Lines left the live cache: ops parked on any of them, or on room, may go on.
-            let mut woken = Vec::new();
-            self.index.unpark_l1(Some(sm), &mut woken);
-            self.repark(woken);
         }
     }
 
-    /// Which resource a blocked op waits for (by its next statement, as [`Cached::blocked`]
-    /// tests it).
-    fn watch_of(&self, id: OpId, op: &Op) -> Option<Watch> {
+    /// What the enabledness of an op depends on besides the op (by its next statement, as
+    /// [`Cached::blocked`] tests it); `None`: its next step never defers.
+    pub(super) fn watch_of(&self, id: OpId, op: &Op) -> Option<Watch> {
         let prog = op.prog?;
         let Some(Stm::Op(name)) = prog.program().stms.get(op.pc as usize).copied() else {
             return None;
@@ -551,44 +548,9 @@ impl Cached {
         })
     }
 
-    /// Parks op `id` if it is active and blocked (see `index`).
-    pub(super) fn try_park(&mut self, id: OpId) {
-        if !self.index.active.contains(id) {
-            return;
-        }
-        let Some(op) = self.ops.get(id as usize).and_then(Option::as_ref) else {
-            return;
-        };
-        if self.blocked(id, op)
-            && let Some(w) = self.watch_of(id, op)
-        {
-            self.index.park(id, w);
-        }
-    }
-
-    fn repark(&mut self, ids: Vec<OpId>) {
-        for id in ids {
-            self.try_park(id);
-        }
-    }
-
-    /// A step touched these resources: the ops parked on them are checked again. Room in L2
-    /// also decides whether an L1 may write a dirty victim back, so it wakes L1 rooms too.
-    fn touched(&mut self, watches: &[Watch]) {
-        let mut woken = Vec::new();
-        for &w in watches {
-            self.index.unpark(w, &mut woken);
-            if w == Watch::L2Room {
-                self.index.unpark_l1(None, &mut woken);
-            }
-        }
-        self.repark(woken);
-    }
-
     /// The resources a step of an op with request `req` may touch (its line in its SM's L1 and
     /// in L2 and the room there, or its block's locks). Victims that leave to make room are
-    /// not listed: a victim is unpinned, and every parked op pins the line it waits on, or
-    /// waits for room (listed).
+    /// not listed (the caches journal them).
     fn touches(&self, id: OpId, req: &Request) -> SmallVec<[Watch; 4]> {
         let mut w = SmallVec::new();
         match req.space {
@@ -678,11 +640,10 @@ impl Cached {
     /// Thesis (end): the op leaves; ops waiting for it lose the dependency; an acquiring op
     /// flushes its SM's L1 (module documentation).
     fn end(&mut self, id: OpId, op: Op, report: &mut StepReport) {
-        self.index.remove(id, &op);
+        self.index.remove(id, &op, &self.ops);
         // Only ops of the same thread can wait for it (O1-O3); only those that did change (and
         // lose their memoized fingerprint).
         let thread: SmallVec<[OpId; 8]> = SmallVec::from_slice(self.index.of_thread(op.req.who));
-        let mut newly_ready: SmallVec<[OpId; 8]> = SmallVec::new();
         for j in thread {
             if let Some(o) = self.ops.get_mut(j as usize).and_then(Option::as_mut)
                 && o.deps.contains(&id)
@@ -690,7 +651,7 @@ impl Cached {
                 o.deps.retain(|d| *d != id);
                 if o.deps.is_empty() {
                     self.index.make_ready(j);
-                    newly_ready.push(j);
+                    self.recheck.push(j);
                 }
             }
         }
@@ -705,9 +666,6 @@ impl Cached {
             self.ops.pop();
         }
         self.index.truncate(self.ops.len());
-        for j in newly_ready {
-            self.try_park(j);
-        }
     }
 
     fn cond(&self, id: OpId, op: &Op, cond: Cond) -> Result<bool, Stuck> {

@@ -4,26 +4,34 @@
 //!
 //! The indexes are functions of `Cached::ops` (they never hold information of their own):
 //! state equality and the state hash leave them out, and [`OpIndex::rebuilt`] computes them
-//! from scratch for the consistency checks. Persistent maps: explorers clone the memory state
-//! for every successor, and a clone must not copy the indexes.
+//! from scratch for the consistency checks. The per-thread and per-warp indexes are hash maps
+//! (only looked up, never iterated: their order cannot leak into results): a run updates them
+//! on every issue and end, which a persistent tree made the largest cost of a memory step;
+//! an explorer's state has a handful of entries to copy. The watchers are a persistent tree
+//! (ranges of L1 rooms are read).
 //!
-//! *Parking*: a ready op whose next micro step would only retry (the enabled set leaves it
-//! out) is parked under the resource it waits for ([`Watch`]: a line of an L1 or of the L2,
-//! room in a cache, a block's bank locks); every step that touches that resource unparks it
-//! and it is checked again. So the enabled set's scan visits the ops that may step (and the
-//! ones that became blocked since their last check), not every op that waits for a fill or a
-//! lock. Invariant: a parked op is blocked (the debug checks and the tests compare the enabled
-//! steps with a scan of every op).
+//! *Watching*: a ready op whose next statement can defer (a reserve or allocating write, a
+//! read of a line being filled, an eviction or discard of a pinned line, a bank lock) is
+//! registered under the resource its answer depends on ([`Watch`]: a line of an L1 or of the
+//! L2, room in a cache, a block's bank locks). After a step, only the ops registered under
+//! what the step changed are tested again (`Cached::after_mutation`); every other op's
+//! enabledness cannot have changed. The debug checks and the tests compare the enabled steps
+//! with a scan of every op.
 
 use super::engine::Op;
 use super::line::Key;
 use super::{OpId, RequestKind};
 use crate::{Fingerprinted, Who};
-use imbl::{OrdMap, OrdSet};
+use imbl::OrdMap;
 use smallvec::SmallVec;
+use std::collections::HashMap;
+use std::hash::Hash;
 
 /// Ids of ops, ascending.
 type Ids = SmallVec<[OpId; 4]>;
+
+/// Pending registers of a warp: (register, lanes it is pending for), by register.
+type PendingRegs = SmallVec<[(u32, u64); 4]>;
 
 /// A set of op ids as a bit set: ids are slots, dense and reused smallest first, so a bit per
 /// slot is small, and the enabled scan walks set bits instead of a tree. Inline up to 128 ids:
@@ -91,10 +99,6 @@ impl IdSet {
             .find(|(_, w)| **w != 0)?;
         Some(i as OpId * 64 + 63 - w.leading_zeros())
     }
-
-    pub fn len(&self) -> usize {
-        self.words.iter().map(|w| w.count_ones() as usize).sum()
-    }
 }
 
 /// Trailing zero words are never stored, so equal sets have equal words.
@@ -104,7 +108,7 @@ impl PartialEq for IdSet {
     }
 }
 
-/// What a parked op waits for (see the module documentation).
+/// What a watched op's enabledness depends on (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Watch {
     /// The bank locks of a block.
@@ -122,25 +126,35 @@ pub(super) enum Watch {
 #[derive(Debug, Clone, Default)]
 pub(super) struct OpIndex {
     /// The in-flight ops of each thread (ordering dependencies are only ever within a thread).
-    pub by_thread: OrdMap<Who, Ids>,
+    pub by_thread: HashMap<Who, Ids>,
     /// The in-flight loads and atomics with a destination register, per (block, warp of the
     /// destination): the machine's scoreboard.
-    pub by_warp: OrdMap<(u32, u32), Ids>,
+    pub by_warp: HashMap<(u32, u32), Ids>,
+    /// Per (block, warp of the destination), the registers in-flight loads and atomics will
+    /// write and the lanes they write them for (the machine's scoreboard asks this of a warp's
+    /// next instruction after every step that may unblock it: O(registers), not O(ops)).
+    pub pending: HashMap<(u32, u32), PendingRegs>,
     /// The ops whose dependencies all ended (the candidates of the enabled set).
     pub ready: IdSet,
     /// Free slots below the length of the op list (the smallest is reused first).
     pub free: IdSet,
-    /// The ready ops that are not parked (the ones the enabled set checks).
-    pub active: IdSet,
-    /// Parked ops by what they wait for.
-    pub parked: OrdMap<Watch, Ids>,
-    /// Where each parked op is parked.
-    pub parked_on: OrdMap<OpId, Watch>,
+    /// Watched ready ops by what their enabledness depends on.
+    pub watchers: OrdMap<Watch, Ids>,
+    /// What each watched op is registered under.
+    pub watch_on: HashMap<OpId, Watch>,
 }
 
 fn insert_sorted(ids: &mut Ids, id: OpId) {
     if let Err(i) = ids.binary_search(&id) {
         ids.insert(i, id);
+    }
+}
+
+/// An op's destination register, if it has one.
+fn dest(op: &Op) -> Option<super::Dest> {
+    match op.req.kind {
+        RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
+        _ => None,
     }
 }
 
@@ -161,15 +175,26 @@ impl OpIndex {
         if let Some(w) = dest_warp(op) {
             insert_sorted(self.by_warp.entry(w).or_default(), id);
         }
+        if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
+            let regs = self.pending.entry(w).or_default();
+            match regs.iter_mut().find(|(r, _)| *r == d.reg) {
+                Some((_, lanes)) => *lanes |= 1 << d.lane,
+                None => {
+                    // Sorted by register: equal indexes compare equal.
+                    let at = regs.partition_point(|(r, _)| *r < d.reg);
+                    regs.insert(at, (d.reg, 1 << d.lane));
+                }
+            }
+        }
         if op.deps.is_empty() {
             self.make_ready(id);
         }
         self.free.remove(id);
     }
 
-    /// Forgets the op that leaves slot `id`.
-    pub fn remove(&mut self, id: OpId, op: &Op) {
-        fn drop_id<K: Ord + Clone>(m: &mut OrdMap<K, Ids>, k: &K, id: OpId) {
+    /// Forgets the op that leaves slot `id` (`ops`: the op list without it).
+    pub fn remove(&mut self, id: OpId, op: &Op, ops: &[Option<Fingerprinted<Op>>]) {
+        fn drop_id<K: Eq + Hash>(m: &mut HashMap<K, Ids>, k: &K, id: OpId) {
             let empty = match m.get_mut(k) {
                 Some(ids) => {
                     ids.retain(|i| *i != id);
@@ -185,76 +210,100 @@ impl OpIndex {
         if let Some(w) = dest_warp(op) {
             drop_id(&mut self.by_warp, &w, id);
         }
-        self.ready.remove(id);
-        self.active.remove(id);
-        if let Some(w) = self.parked_on.remove(&id) {
-            drop_id(&mut self.parked, &w, id);
+        if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
+            // Another op of the warp may write the same register of the same lane.
+            let still = self.by_warp.get(&w).is_some_and(|ids| {
+                ids.iter().any(|&i| {
+                    ops.get(i as usize)
+                        .and_then(Option::as_ref)
+                        .and_then(|o| dest(o))
+                        .is_some_and(|e| e.reg == d.reg && e.lane == d.lane)
+                })
+            });
+            if !still {
+                let empty = match self.pending.get_mut(&w) {
+                    Some(regs) => {
+                        if let Some(i) = regs.iter().position(|(r, _)| *r == d.reg) {
+                            regs[i].1 &= !(1 << d.lane);
+                            if regs[i].1 == 0 {
+                                regs.remove(i);
+                            }
+                        }
+                        regs.is_empty()
+                    }
+                    None => false,
+                };
+                if empty {
+                    self.pending.remove(&w);
+                }
+            }
         }
+        self.ready.remove(id);
+        self.watch(id, None);
     }
 
     /// The op's dependencies all ended.
     pub fn make_ready(&mut self, id: OpId) {
         self.ready.insert(id);
-        self.active.insert(id);
     }
 
-    /// Parks a ready op under `w` (its next step would only retry until `w` changes).
-    pub fn park(&mut self, id: OpId, w: Watch) {
-        if self.active.remove(id) {
-            insert_sorted(self.parked.entry(w).or_default(), id);
-            self.parked_on.insert(id, w);
+    /// Registers op `id` under `w` (None: under nothing), moving it from where it was.
+    pub fn watch(&mut self, id: OpId, w: Option<Watch>) {
+        let old = self.watch_on.get(&id).copied();
+        if old == w {
+            return;
         }
-    }
-
-    /// Unparks every op waiting for `w`; appends them to `out`.
-    pub fn unpark(&mut self, w: Watch, out: &mut Vec<OpId>) {
-        if let Some(ids) = self.parked.remove(&w) {
-            for id in ids {
-                self.parked_on.remove(&id);
-                self.active.insert(id);
-                out.push(id);
+        if let Some(old) = old {
+            self.watch_on.remove(&id);
+            let empty = match self.watchers.get_mut(&old) {
+                Some(ids) => {
+                    ids.retain(|i| *i != id);
+                    ids.is_empty()
+                }
+                None => false,
+            };
+            if empty {
+                self.watchers.remove(&old);
             }
         }
-    }
-
-    /// Unparks every op waiting for anything of SM `sm`'s L1 (a flush), or, with `sm` None,
-    /// for room in any L1 (the L2 changed: whether an L1 may write a dirty victim back
-    /// depends on it).
-    pub fn unpark_l1(&mut self, sm: Option<u32>, out: &mut Vec<OpId>) {
-        // The variants sort by kind first: an SM's lines are one range, the rooms another.
-        let watches: Vec<Watch> = match sm {
-            Some(sm) => self
-                .parked
-                .range(Watch::L1Line(sm, 0)..=Watch::L1Line(sm, Key::MAX))
-                .map(|(w, _)| *w)
-                .chain(std::iter::once(Watch::L1Room(sm)))
-                .collect(),
-            None => self
-                .parked
-                .range(Watch::L1Room(0)..=Watch::L1Room(u32::MAX))
-                .map(|(w, _)| *w)
-                .collect(),
-        };
-        for w in watches {
-            self.unpark(w, out);
+        if let Some(w) = w {
+            insert_sorted(self.watchers.entry(w).or_default(), id);
+            self.watch_on.insert(id, w);
         }
     }
 
-    /// Whether the incremental indexes equal the ones computed from scratch (parking aside:
-    /// the active and the parked ops together are the ready ones, each once).
+    /// Appends the ops registered under `w` to `out`.
+    pub fn watchers_of(&self, w: Watch, out: &mut Vec<OpId>) {
+        if let Some(ids) = self.watchers.get(&w) {
+            out.extend_from_slice(ids);
+        }
+    }
+
+    /// Appends the ops registered under room in any L1 to `out` (whether an L1 may write a
+    /// dirty victim back depends on the L2).
+    pub fn l1_room_watchers(&self, out: &mut Vec<OpId>) {
+        // The variants sort by kind first: the rooms are one range.
+        for (_, ids) in self
+            .watchers
+            .range(Watch::L1Room(0)..=Watch::L1Room(u32::MAX))
+        {
+            out.extend_from_slice(ids);
+        }
+    }
+
+    /// Whether the incremental indexes equal the ones computed from scratch (the watch
+    /// registrations aside: only ready ops are registered, each under one watch, listed once).
     pub fn matches(&self, scratch: &OpIndex) -> bool {
-        let parked: OrdSet<OpId> = self.parked_on.keys().copied().collect();
-        let parked_listed: usize = self.parked.values().map(|ids| ids.len()).sum();
-        let active: OrdSet<OpId> = self.active.iter().collect();
-        let ready: OrdSet<OpId> = self.ready.iter().collect();
+        let listed: usize = self.watchers.values().map(|ids| ids.len()).sum();
         self.by_thread == scratch.by_thread
             && self.by_warp == scratch.by_warp
+            && self.pending == scratch.pending
             && self.ready == scratch.ready
             && self.free == scratch.free
-            && parked_listed == parked.len()
-            && active.clone().intersection(parked.clone()).is_empty()
-            && active.len() + parked.len() == self.active.len() + parked_listed
-            && active.union(parked) == ready
+            && listed == self.watch_on.len()
+            && self.watch_on.iter().all(|(id, w)| {
+                self.ready.contains(*id) && self.watchers.get(w).is_some_and(|ids| ids.contains(id))
+            })
     }
 
     /// The ops of thread `who`, by id.

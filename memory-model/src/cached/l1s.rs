@@ -10,6 +10,7 @@
 
 use super::line::L1;
 use crate::Fingerprinted;
+use smallvec::SmallVec;
 use std::sync::{Arc, LazyLock};
 
 /// What an SM without a stored L1 has.
@@ -22,6 +23,9 @@ pub struct L1s {
     sms: u32,
     /// The L1s of SMs `0..caches.len()`.
     caches: Arc<Vec<Fingerprinted<L1>>>,
+    /// The SMs whose L1 was borrowed for writing since the last [`L1s::take_touched`] (a
+    /// journal, not state: see `Cache::drain_touched`).
+    touched: SmallVec<[u32; 2]>,
 }
 
 impl L1s {
@@ -30,6 +34,7 @@ impl L1s {
         L1s {
             sms,
             caches: Arc::default(),
+            touched: SmallVec::new(),
         }
     }
 
@@ -53,6 +58,9 @@ impl L1s {
         if sm >= self.sms {
             return None;
         }
+        if !self.touched.contains(&sm) {
+            self.touched.push(sm);
+        }
         let caches = Arc::make_mut(&mut self.caches);
         let i = sm as usize;
         if caches.len() <= i {
@@ -61,13 +69,12 @@ impl L1s {
         Some(&mut *caches[i])
     }
 
-    /// The L1s holding a line (live or doomed), by SM, with their memoized fingerprints.
-    /// The [`Fingerprinted::version`] of an SM's L1 (0 while it was never written).
-    #[inline]
-    pub fn version(&self, sm: u32) -> u64 {
-        self.caches.get(sm as usize).map_or(0, |c| c.version())
+    /// The SMs whose L1 was borrowed for writing since the last call.
+    pub fn take_touched(&mut self) -> SmallVec<[u32; 2]> {
+        std::mem::take(&mut self.touched)
     }
 
+    /// The L1s holding a line (live or doomed), by SM, with their memoized fingerprints.
     pub fn in_use(&self) -> impl Iterator<Item = (u32, &Fingerprinted<L1>)> {
         self.caches
             .iter()

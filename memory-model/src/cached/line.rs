@@ -166,6 +166,9 @@ pub struct Cache {
     first: OrdSet<Key>,
     /// Keys of the unpinned lines, clean or dirty (a dirty one is written back to make room).
     unpinned: OrdSet<Key>,
+    /// The keys of the lines changed since the owner last drained them (a journal, not state:
+    /// the engine re-evaluates only the choices that depend on these lines).
+    touched: Vec<Key>,
 }
 
 /// The caches are equal when their lines are (the indexes follow from the lines).
@@ -190,7 +193,24 @@ impl Cache {
             evictable: OrdSet::new(),
             first: OrdSet::new(),
             unpinned: OrdSet::new(),
+            touched: Vec::new(),
         }
+    }
+
+    /// Moves the keys of the lines changed since the last call into `out` (in change order,
+    /// possibly repeated).
+    pub fn drain_touched(&mut self, out: &mut Vec<Key>) {
+        out.append(&mut self.touched);
+    }
+
+    /// Whether a line changed since the last [`Cache::drain_touched`].
+    pub fn was_touched(&self) -> bool {
+        !self.touched.is_empty()
+    }
+
+    /// Whether some line is unpinned (a victim exists when dirty victims may be taken).
+    pub fn has_unpinned(&self) -> bool {
+        !self.unpinned.is_empty()
     }
 
     /// The lines by key.
@@ -240,6 +260,7 @@ impl Cache {
     /// Changes the line at `key` (if any) with `f`, keeping the indexes.
     pub fn with_line<R>(&mut self, key: Key, f: impl FnOnce(&mut Line) -> R) -> Option<R> {
         let l = self.lines.get_mut(&key)?;
+        self.touched.push(key);
         let old = Self::status(l);
         let r = f(l);
         let new = Self::status(l);
@@ -250,6 +271,7 @@ impl Cache {
     }
 
     pub fn insert(&mut self, key: Key, line: Line) {
+        self.touched.push(key);
         let new = Self::status(&line);
         let old = self
             .lines
@@ -260,6 +282,7 @@ impl Cache {
 
     pub fn remove(&mut self, key: Key) -> Option<Line> {
         let l = self.lines.remove(&key)?;
+        self.touched.push(key);
         self.index(key, Self::status(&l), (false, false, false));
         Some(l)
     }
@@ -276,11 +299,14 @@ impl Cache {
                 gone.push((*k, l.clone()));
             }
         }
+        kept.touched = std::mem::take(&mut self.touched);
+        kept.touched.extend(gone.iter().map(|(k, _)| *k));
         *self = kept;
         gone
     }
 
     /// The clean unpinned lines, by key (the candidates of the silent evictions).
+    #[cfg(debug_assertions)]
     pub fn evictable_keys(&self) -> impl Iterator<Item = Key> + '_ {
         self.evictable.iter().copied()
     }

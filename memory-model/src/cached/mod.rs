@@ -39,6 +39,7 @@ mod state_hash;
 mod view;
 
 use crate::{FenceScope, Fingerprinted, Flat, Who};
+pub use enabled::EnabledEdit;
 pub use footprint::{Footprint, Place};
 use imbl::OrdMap;
 pub use line::EvClass;
@@ -241,15 +242,14 @@ pub struct Cached {
     /// Indexes of `ops` (derived: not compared, not hashed).
     index: index::OpIndex,
     /// The enabled choices ([`Cached::enabled`]) of this state (derived: not compared, not
-    /// hashed). Only a mutation (issue, step, flush) changes them, and most machine steps are
-    /// no memory step at all: computed once per mutation instead of on every machine step, and
-    /// shared by clones (explorers clone the state for every successor).
-    enabled: Arc<Vec<MemChoice>>,
-    /// Counts the changes of `locks` (derived): what a `lock` statement's blockedness depends on.
-    locks_version: u64,
-    /// Per op slot, the last [`Cached::blocked`] answer and the versions of what it depended
-    /// on (derived, and empty in a clone; see `enabled::BlockedMemo`).
-    blocked_memo: enabled::BlockedMemo,
+    /// hashed), kept incrementally (see `enabled`): only a mutation (issue, step, flush)
+    /// changes them, and most machine steps are no memory step at all. Shared by clones
+    /// (explorers clone the state for every successor) until one of them changes it.
+    enabled: Arc<enabled::EnabledList>,
+    /// The edits of `enabled` since a reader last cleared them (derived).
+    log: enabled::EditLog,
+    /// Scratch (derived, empty between mutations): the ops a mutation must test again.
+    recheck: Vec<OpId>,
     /// Counts the mutations of this state (derived): a caller that remembers the value it saw
     /// knows whether [`Cached::enabled`] may have changed since.
     generation: u64,
@@ -278,33 +278,18 @@ impl Cached {
             locks: OrdMap::new(),
             index: index::OpIndex::default(),
             enabled: Arc::default(),
-            locks_version: 0,
-            blocked_memo: enabled::BlockedMemo::default(),
+            log: enabled::EditLog::default(),
+            recheck: Vec::new(),
             generation: 0,
         }
     }
 
-    /// After a mutation: the enabled choices again, and a new generation.
-    fn mutated(&mut self) {
-        // The list is reused when no clone shares it (a run's machine: no allocation).
-        let mut enabled = std::mem::take(&mut self.enabled);
-        match Arc::get_mut(&mut enabled) {
-            Some(list) => list.clear(),
-            None => enabled = Arc::default(),
-        }
-        let list = Arc::get_mut(&mut enabled).expect("a fresh or unshared list");
-        self.enabled_steps_memoized(list);
-        self.enabled_silent(&mut |c| list.push(c));
-        self.enabled = enabled;
-        self.generation = self.generation.wrapping_add(1);
-    }
-
     /// How many choices [`Cached::enabled`] gives.
     pub fn enabled_count(&self) -> usize {
-        self.enabled.len()
+        self.enabled.as_slice().len()
     }
 
-    /// Whether `choice` is among [`Cached::enabled`].
+    /// Whether `choice` is among [`Cached::enabled`] (O(1)).
     pub fn offers(&self, choice: &MemChoice) -> bool {
         self.enabled.contains(choice)
     }
@@ -327,40 +312,48 @@ impl Cached {
     /// returned id is the acquire half's.
     pub fn issue(&mut self, request: Request) -> OpId {
         let (first, second) = self.fence_halves(request);
+        // No cache changes: only the new ops need a look.
+        let before = self.room_tight(None);
         let id = self.issue_op(first);
-        // A reused slot: the memo of its previous op must not answer for the new one.
-        self.forget_blocked(id);
         if let Some(second) = second {
-            let id2 = self.issue_op(second);
-            self.forget_blocked(id2);
+            self.issue_op(second);
         }
-        self.mutated();
+        self.after_mutation(before);
         id
     }
 
-    /// Appends the enabled memory choices in a deterministic order: `Step` for each op (by id)
-    /// whose dependencies ended and whose next micro step changes the state (a pure retry of a
-    /// deferred operation is not offered), then the silent rules allowed by
+    /// Appends the enabled memory choices in their canonical order: `Step` for each op (by
+    /// id) whose dependencies ended and whose next micro step changes the state (a pure retry
+    /// of a deferred operation is not offered), then the silent rules allowed by
     /// [`CacheConfig::silent`], per SM (`EvictL1`, `WriteBackL1` by line address, `Flush`),
-    /// then L2 (`EvictL2`, `WriteBackL2` by line address).
+    /// then L2 (`EvictL2`, `WriteBackL2` by line address). Sorts: a caller that steps often
+    /// reads [`Cached::enabled_unordered`] instead.
     pub fn enabled(&self, out: &mut Vec<MemChoice>) {
-        out.extend_from_slice(self.enabled_choices_memo())
+        let at = out.len();
+        out.extend_from_slice(self.enabled_unordered());
+        out[at..].sort_unstable_by_key(enabled::canonical_key);
     }
 
-    /// [`Cached::enabled`] as a slice (memoized: free to ask after every machine step); debug
-    /// builds check it against a fresh computation.
-    pub fn enabled_choices_memo(&self) -> &[MemChoice] {
-        #[cfg(debug_assertions)]
-        if self.ops.len() <= 64 {
-            let mut fresh = Vec::new();
-            self.enabled_choices(&mut |c| fresh.push(c));
-            debug_assert_eq!(
-                &fresh[..],
-                &self.enabled[..],
-                "the memoized enabled set drifted"
-            );
-        }
-        &self.enabled
+    /// The enabled choices of [`Cached::enabled`] in the order they became enabled (a
+    /// deterministic function of the history of mutations; free to ask after every machine
+    /// step). [`Cached::enabled_edits`] gives the changes of this list.
+    pub fn enabled_unordered(&self) -> &[MemChoice] {
+        self.enabled.as_slice()
+    }
+
+    /// The changes of [`Cached::enabled_unordered`] since generation `since`, if this state
+    /// still has them: the list's length at `since` and the edits in order. A caller that
+    /// mirrors the list replays them (O(changes) instead of a copy of the list) and then calls
+    /// [`Cached::clear_enabled_edits`]; `None`: copy the whole list.
+    pub fn enabled_edits(&self, since: u64) -> Option<(usize, &[EnabledEdit])> {
+        (self.log.base_gen == since).then(|| (self.log.base_len, &self.log.edits[..]))
+    }
+
+    /// Forgets the edits: the next [`Cached::enabled_edits`] starts at this generation.
+    pub fn clear_enabled_edits(&mut self) {
+        self.log.base_gen = self.generation;
+        self.log.base_len = self.enabled_count();
+        self.log.edits.clear();
     }
 
     /// The `Step` choices of [`Cached::enabled`] computed by a scan of every op in flight
@@ -378,9 +371,11 @@ impl Cached {
                 .all(|sm| self.l1.get(sm).is_none_or(|c| c.live.indexes_consistent()))
     }
 
-    /// [`Cached::enabled`], handing each choice to `f` in the same order (no list to build).
+    /// [`Cached::enabled`], handing each choice to `f` in the same order.
     pub fn for_each_enabled(&self, mut f: impl FnMut(MemChoice)) {
-        for &c in self.enabled_choices_memo() {
+        let mut all = Vec::new();
+        self.enabled(&mut all);
+        for c in all {
             f(c)
         }
     }
@@ -395,19 +390,34 @@ impl Cached {
         dram: &mut Flat,
         apply: &dyn Fn(Rmw, u64, u32) -> u64,
     ) -> Result<StepReport, Stuck> {
+        let before = self.room_tight(self.sm_of(&choice));
         let report = self.step_choice(choice, dram, apply);
-        // Only the stepping op changes (its statement): the others' answers hold until what
-        // they read changes.
-        if let MemChoice::Step { op } = choice {
-            self.forget_blocked(op);
-        }
-        self.mutated();
+        self.after_mutation(before);
         report
+    }
+
+    /// The thread that issued in-flight op `op` (None: no such op).
+    pub fn op_who(&self, op: OpId) -> Option<Who> {
+        self.ops
+            .get(op as usize)
+            .and_then(Option::as_ref)
+            .map(|o| o.req.who)
     }
 
     /// Whether the thread has ops in flight (barriers, exit, call and ret wait until it has none).
     pub fn thread_busy(&self, who: Who) -> bool {
         self.index.by_thread.contains_key(&who)
+    }
+
+    /// The registers of warp `warp` of block `block` that in-flight loads and atomics will
+    /// write, each with the lanes it is pending for (bit i: lane i), by register number (the
+    /// machine's scoreboard: an instruction touching a pending register of one of its lanes
+    /// waits). Indexed: the cost is the number of pending registers, not of ops.
+    pub fn pending_registers(&self, block: u32, warp: u32) -> &[(u32, u64)] {
+        self.index
+            .pending
+            .get(&(block, warp))
+            .map_or(&[], |regs| regs.as_slice())
     }
 
     /// The registers of warp `warp` of block `block` that in-flight loads and atomics will
@@ -443,8 +453,9 @@ impl Cached {
     /// last step). Pinned lines become invisible to everyone but their pinners (A10 repair).
     /// An SM that does not exist: nothing happens.
     pub fn flush_l1(&mut self, sm: u32) {
+        let before = self.room_tight(Some(sm));
         self.flush(sm);
-        self.mutated();
+        self.after_mutation(before);
     }
 
     /// Global memory as the threads would see it through L2: `out` starts as DRAM's bytes at

@@ -206,7 +206,6 @@ impl Cached {
         }
         for b in banks {
             self.locks.insert((block, b), cx.id);
-            self.locks_version += 1;
         }
         Flow::Continue
     }
@@ -217,7 +216,6 @@ impl Cached {
         for b in self.banks(&cx.req) {
             if self.locks.get(&(block, b)) == Some(&cx.id) {
                 self.locks.remove(&(block, b));
-                self.locks_version += 1;
             }
         }
         Flow::Continue

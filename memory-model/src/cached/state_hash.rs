@@ -255,8 +255,8 @@ impl Cached {
             locks,
             index: _,
             enabled: _,
-            locks_version: _,
-            blocked_memo: _,
+            log: _,
+            recheck: _,
             generation: _,
         } = self;
         // Most SMs run no block in a litmus-size launch: only the L1s holding a line are

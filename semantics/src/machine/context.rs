@@ -123,8 +123,7 @@ impl Machine {
                     derivation: Derivation::of(&[Rule::Exec, Rule::BlockCompl]),
                 });
             }
-            self.enabled
-                .retain(|c| super::enabled::block_of(c) != Some(block));
+            self.retain_enabled(|c| super::enabled::block_of(c) != Some(block));
             self.refresh_issue();
         }
     }

@@ -383,7 +383,10 @@ impl Machine {
             return;
         }
         let changed = model != WarpModel::SimtStack
-            || self.cached.is_some()
+            // Under cached memory a warp that was enabled stays so unless its next
+            // instruction now waits for a pending load (a pass over the enabled set per warp
+            // step is what made cached runs slow, issue 15).
+            || self.simt_mem_blocked(block, warp)
             || completed
             || waiting != 0
             || new_targets != was_targets

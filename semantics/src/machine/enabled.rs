@@ -137,7 +137,7 @@ impl Machine {
 
     /// Replaces the warp's choices in the enabled set.
     pub(crate) fn refresh_warp(&mut self, block: u32, warp: u32) {
-        self.enabled.retain(|c| warp_of(c) != Some((block, warp)));
+        self.retain_enabled(|c| warp_of(c) != Some((block, warp)));
         let mut out = std::mem::take(&mut self.enabled);
         self.warp_choices(block, warp, &mut out);
         self.enabled = out;
@@ -163,8 +163,7 @@ impl Machine {
                 b.shared.end_choices = ready;
             }
         }
-        self.enabled
-            .retain(|c| !matches!(c, Choice::EndBarrier { block: b, .. } if *b == block));
+        self.retain_enabled(|c| !matches!(c, Choice::EndBarrier { block: b, .. } if *b == block));
         if let Some(b) = self.blocks.get(block) {
             for (i, bar) in b.shared.bars.iter().enumerate() {
                 if bar.ready() {
@@ -180,7 +179,7 @@ impl Machine {
     /// Replaces the `Issue` choices: the next unscheduled block of every active grid onto each
     /// SM with room for it.
     pub(crate) fn refresh_issue(&mut self) {
-        self.enabled.retain(|c| !matches!(c, Choice::Issue { .. }));
+        self.retain_enabled(|c| !matches!(c, Choice::Issue { .. }));
         let mut out = std::mem::take(&mut self.enabled);
         self.issue_choices(&mut out);
         self.enabled = out;

@@ -8,10 +8,10 @@
 //! thread reads, docs/deviations.md, D16).
 
 use super::exec::extend;
-use super::{ErrorKind, Machine, MachineError, Termination};
+use super::{ErrorKind, Machine, MachineError, Termination, WarpModel};
 use crate::program::{CacheOp, FenceLevel, MemOrder, MemQualifiers, Op, Scope};
 use memory_model::cached::{
-    CacheOperator, Dest, MemChoice, Order, Request, RequestKind, Rmw, StepReport,
+    CacheOperator, Dest, EnabledEdit, MemChoice, Order, Request, RequestKind, Rmw, StepReport,
 };
 use memory_model::{FenceScope, MemSpace, Who};
 use smallvec::SmallVec;
@@ -182,9 +182,7 @@ impl Machine {
                 }
             }
         }
-        // Inline: a warp rarely has more than a few loads in flight (checked on every refresh).
-        let mut pending: SmallVec<[(u32, u32, u32); 8]> = SmallVec::new();
-        cache.pending_dests(block, warp, &mut pending);
+        let pending = cache.pending_registers(block, warp);
         if pending.is_empty() {
             return false;
         }
@@ -192,12 +190,57 @@ impl Machine {
         instr.for_each_register(&mut |r| {
             hit |= pending
                 .iter()
-                .any(|&(lane, _, reg)| reg == r.0 as u32 && lanes >> lane & 1 == 1);
+                .any(|&(reg, pending_lanes)| reg == r.0 as u32 && pending_lanes & lanes != 0);
         });
         hit
     }
 
-    /// Replaces the memory choices in the enabled set by the memory environment's current ones.
+    /// Whether the cached memory keeps a warp's next SIMT-stack step from issuing (see
+    /// [`Machine::mem_blocked`]); false under flat memory.
+    pub(crate) fn simt_mem_blocked(&self, block: u32, warp: u32) -> bool {
+        self.cached.is_some()
+            && self
+                .blocks
+                .get(block)
+                .and_then(|b| b.warps.get(warp as usize))
+                .is_some_and(|w| self.mem_blocked(block, warp, w.pc, w.real & !w.exited))
+    }
+
+    /// How many memory choices lead the enabled set (see [`Machine::refresh_mem`]); 0 when
+    /// unknown (then a pass over the whole set is still right: it keeps memory choices).
+    fn mem_run(&self) -> usize {
+        self.cached
+            .as_ref()
+            .and_then(|c| c.enabled_edits(self.mem_generation))
+            .map_or(0, |(run, _)| run)
+    }
+
+    /// `enabled.retain(keep)` for a `keep` that holds for every memory choice: the memory
+    /// run is skipped, so a warp's refresh costs the other choices, not the thousands of
+    /// memory choices a full-size kernel has (issue 15).
+    pub(crate) fn retain_enabled(&mut self, mut keep: impl FnMut(&Choice) -> bool) {
+        let start = self.mem_run().min(self.enabled.len());
+        let list = &mut self.enabled;
+        let mut w = start;
+        for r in start..list.len() {
+            if keep(&list[r]) {
+                list[w] = list[r];
+                w += 1;
+            }
+        }
+        list.truncate(w);
+    }
+
+    /// Brings the memory choices in the enabled set up to date with the memory environment.
+    /// They are the set's first `cache.enabled_count()` entries, in the memory's own order
+    /// ([`Cached::enabled_unordered`]): the other refreshes only remove choices (keeping the
+    /// order) and append, so the run stays a prefix, and this replays the memory's edits on
+    /// it in O(1) each ([`Cached::enabled_edits`]) instead of copying thousands of choices per
+    /// micro step (issue 15). An edit moves at most one other choice (to the end, or into the
+    /// run's freed last slot): the order stays a deterministic function of the history.
+    ///
+    /// [`Cached::enabled_unordered`]: memory_model::cached::Cached::enabled_unordered
+    /// [`Cached::enabled_edits`]: memory_model::cached::Cached::enabled_edits
     pub(crate) fn refresh_mem(&mut self) {
         let Machine {
             cached: Some(cache),
@@ -208,54 +251,72 @@ impl Machine {
         else {
             return;
         };
+        if cache.generation() == *mem_generation {
+            return;
+        }
         let is_mem = |c: &Choice| matches!(c, Choice::Mem(_));
-        // Unchanged memory choices (most machine steps are no memory step) that are still the
-        // last run: nothing to do. The run is contiguous, so a memory choice in the last slot
-        // means it is last.
-        let unchanged = cache.generation() == *mem_generation;
-        if unchanged && (cache.enabled_count() == 0 || enabled.last().is_some_and(is_mem)) {
-            return;
-        }
-        *mem_generation = cache.generation();
-        if unchanged && let Some(start) = enabled.iter().position(is_mem) {
-            // Only moved: the choices appended since go in front of the run (see below).
-            enabled[start..].rotate_left(cache.enabled_count());
-            return;
-        }
-        // The result is what `retain(not Mem)` then appending the memory's choices gives, in
-        // O(memory choices) moves instead of a pass over every choice: the memory choices are
-        // one run (this function leaves them last, and the other refreshes only remove
-        // choices and append after them), so the choices appended since move in front of the
-        // run, and the run is overwritten in place where it changed (a micro step changes a
-        // few of them; writing every slot costs more than comparing).
-        let mut at = enabled.len();
-        if let Some(start) = enabled.iter().position(is_mem) {
-            let run = enabled[start..]
-                .iter()
-                .position(|c| !is_mem(c))
-                .unwrap_or(enabled.len() - start);
-            debug_assert!(
-                !enabled[start + run..].iter().any(is_mem),
-                "the memory choices are one run"
-            );
-            enabled[start..].rotate_left(run);
-            at -= run;
-        }
-        let memory = cache.enabled_choices_memo();
-        let overlap = memory.len().min(enabled.len() - at);
-        for (slot, &m) in enabled[at..at + overlap].iter_mut().zip(memory) {
-            if *slot != Choice::Mem(m) {
-                *slot = Choice::Mem(m);
+        match cache.enabled_edits(*mem_generation) {
+            Some((mut run, edits)) => {
+                for &e in edits {
+                    match e {
+                        EnabledEdit::Push(m) => {
+                            if run == enabled.len() {
+                                enabled.push(Choice::Mem(m));
+                            } else {
+                                let moved = std::mem::replace(&mut enabled[run], Choice::Mem(m));
+                                enabled.push(moved);
+                            }
+                            run += 1;
+                        }
+                        EnabledEdit::SwapRemove(k) => {
+                            let last = run - 1;
+                            enabled[k as usize] = enabled[last];
+                            enabled.swap_remove(last);
+                            run -= 1;
+                        }
+                    }
+                }
+            }
+            None => {
+                // No edits that start where this set is (a fresh or copied memory): the run
+                // is rebuilt.
+                enabled.retain(|c| !is_mem(c));
+                let memory = cache.enabled_unordered();
+                enabled.insert_many(0, memory.iter().map(|&m| Choice::Mem(m)));
             }
         }
-        enabled.truncate(at + overlap);
-        enabled.extend(memory[overlap..].iter().map(|&m| Choice::Mem(m)));
+        *mem_generation = cache.generation();
+        cache.clear_enabled_edits();
+        debug_assert!(
+            enabled.len() > 64
+                || enabled
+                    .iter()
+                    .filter_map(|c| match c {
+                        Choice::Mem(m) => Some(*m),
+                        _ => None,
+                    })
+                    .eq(cache.enabled_unordered().iter().copied()),
+            "the machine's memory choices drifted from the memory's"
+        );
     }
 
     /// `Choice::Mem`: one micro step of an in-flight memory program, or a silent cache action.
     /// A delivered value goes to its register (sign- or zero-extended as `ld` does); when the
     /// program ends, its thread's warp may issue again.
     pub(crate) fn mem_step(&mut self, m: MemChoice, events: Option<&mut Vec<Event>>) {
+        // A memory step can only unblock a warp (a pending register or a busy thread goes):
+        // under the SIMT stack, the stepping op's warp needs a refresh (a pass over the
+        // enabled set) only when its scoreboard answer changes.
+        let ws = self.info.warp_size;
+        let scoreboard_before = match m {
+            MemChoice::Step { op } if self.config.warp_model == WarpModel::SimtStack => {
+                self.cached.as_ref().and_then(|c| c.op_who(op)).map(|who| {
+                    let key = (who.block, who.thread / ws);
+                    (key, self.simt_mem_blocked(key.0, key.1))
+                })
+            }
+            _ => None,
+        };
         // Borrowed field by field (no reference count traffic on the program per micro step).
         let Machine {
             program,
@@ -333,7 +394,12 @@ impl Machine {
         touched.sort_unstable();
         touched.dedup();
         for (block, warp) in touched {
-            self.refresh_warp(block, warp);
+            let unchanged = scoreboard_before.is_some_and(|(key, was)| {
+                key == (block, warp) && self.simt_mem_blocked(block, warp) == was
+            });
+            if !unchanged {
+                self.refresh_warp(block, warp);
+            }
         }
     }
 }
