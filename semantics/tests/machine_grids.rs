@@ -4,38 +4,11 @@
 mod machine_common;
 
 use machine_common::*;
-use ptx_parser::ScalarType;
 use semantics::machine::{
     ArgValue, BufferSpec, GridLaunch, GridPhase, Machine, MachineConfig, MemoryKind, ProgramLaunch,
     Termination, WarpModel,
 };
-use std::sync::Arc;
 use traces::Choice;
-
-const PROGRAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/kernels/programs/");
-
-fn load_file(name: &str) -> Arc<semantics::Program> {
-    let src = std::fs::read_to_string(format!("{PROGRAMS}{name}")).expect("corpus PTX");
-    load(&src)
-}
-
-fn grid(kernel: &str, blocks: u32, threads: u32, args: Vec<ArgValue>, stream: u32) -> GridLaunch {
-    GridLaunch {
-        kernel: Some(kernel.into()),
-        grid: [blocks, 1, 1],
-        block: [threads, 1, 1],
-        dynamic_shared_bytes: 0,
-        args,
-        stream,
-    }
-}
-
-fn s32(v: i32) -> ArgValue {
-    ArgValue::Scalar {
-        ty: ScalarType::S32,
-        bits: v as u32 as u64,
-    }
-}
 
 fn program(buffers: Vec<BufferSpec>, launches: Vec<GridLaunch>) -> ProgramLaunch {
     ProgramLaunch {

@@ -5,37 +5,11 @@
 mod machine_common;
 
 use machine_common::*;
-use ptx_parser::ScalarType;
 use semantics::machine::{
     ArgValue, BufferSpec, GridLaunch, LaunchConfig, Machine, ProgramLaunch, Termination, WarpModel,
 };
 use semantics::monitors::{Findings, MonitorConfig, Monitors, RaceKind, RaceScope};
 use std::sync::Arc;
-
-const PROGRAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/kernels/programs/");
-
-fn load_file(name: &str) -> Arc<semantics::Program> {
-    let src = std::fs::read_to_string(format!("{PROGRAMS}{name}")).expect("corpus PTX");
-    load(&src)
-}
-
-fn grid(kernel: &str, blocks: u32, threads: u32, args: Vec<ArgValue>, stream: u32) -> GridLaunch {
-    GridLaunch {
-        kernel: Some(kernel.into()),
-        grid: [blocks, 1, 1],
-        block: [threads, 1, 1],
-        dynamic_shared_bytes: 0,
-        args,
-        stream,
-    }
-}
-
-fn s32(v: i32) -> ArgValue {
-    ArgValue::Scalar {
-        ty: ScalarType::S32,
-        bits: v as u32 as u64,
-    }
-}
 
 /// Runs `launches` on `buffers` under the monitors, picking among enabled choices with a
 /// seeded rotation; returns the termination, the findings and the final buffer 0.

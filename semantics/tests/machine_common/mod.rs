@@ -4,7 +4,7 @@
 use ptx_parser::ScalarType;
 use semantics::Program;
 use semantics::machine::{
-    ArgValue, BufferSpec, LaunchConfig, Machine, MachineConfig, Termination, WarpModel,
+    ArgValue, BufferSpec, GridLaunch, LaunchConfig, Machine, MachineConfig, Termination, WarpModel,
 };
 use std::sync::Arc;
 use traces::{Choice, Event};
@@ -115,4 +115,39 @@ pub fn run_observed(
         m.termination().cloned().unwrap_or(Termination::StepLimit),
         events,
     )
+}
+
+/// The corpus programs of several launches.
+pub const PROGRAMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/kernels/programs/");
+
+/// A corpus program's PTX, loaded.
+pub fn load_file(name: &str) -> Arc<semantics::Program> {
+    let src = std::fs::read_to_string(format!("{PROGRAMS}{name}")).expect("corpus PTX");
+    load(&src)
+}
+
+/// One launch of a program: `blocks` blocks of `threads` threads in `stream`.
+pub fn grid(
+    kernel: &str,
+    blocks: u32,
+    threads: u32,
+    args: Vec<ArgValue>,
+    stream: u32,
+) -> GridLaunch {
+    GridLaunch {
+        kernel: Some(kernel.into()),
+        grid: [blocks, 1, 1],
+        block: [threads, 1, 1],
+        dynamic_shared_bytes: 0,
+        args,
+        stream,
+    }
+}
+
+/// An `.s32` scalar argument.
+pub fn s32(v: i32) -> ArgValue {
+    ArgValue::Scalar {
+        ty: ScalarType::S32,
+        bits: v as u32 as u64,
+    }
 }
