@@ -333,6 +333,51 @@ fn a_warp_alone_in_its_block_folds_its_shared_memory_and_barriers() {
     tally.print("block-private");
 }
 
+/// Thread 0 of each block stores `out[ctaid]`; the other lanes branch round it, and the warp
+/// reconverges at the exit (an implicit `sync` there, deviation D2).
+const DIVERGENT_STORE: &str = r#"
+.version 6.0
+.target sm_70
+.address_size 64
+.global .u32 out[4];
+.visible .entry kernel()
+{
+    .reg .u32 %r<4>;
+    .reg .u64 %rd<4>;
+    .reg .pred %p;
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p, %r1, 0;
+    @%p bra DONE;
+    mov.u32 %r2, %ctaid.x;
+    mul.wide.u32 %rd1, %r2, 4;
+    mov.u64 %rd2, out;
+    add.u64 %rd2, %rd2, %rd1;
+    st.global.u32 [%rd2], %r2;
+DONE:
+    exit;
+}
+"#;
+
+#[test]
+fn a_reconvergence_sync_is_invisible() {
+    // Per block: the store, then the reconvergence sync folded with the exit: two scheduling
+    // points, 3^3 states for three blocks. (When the sync was charged the exit it sits on,
+    // 5^3 = 125.)
+    let mut tally = Tally::default();
+    let (m, observe) = ptx_machine(DIVERGENT_STORE, 3, 32, WarpModel::SimtStack);
+    assert!(tally.compare("divergent store", &m, Level::Blocks, &observe));
+    let x = explore(
+        &m,
+        Level::Blocks,
+        &observe,
+        limits(Folding::Invisible, 100_000),
+    )
+    .unwrap();
+    assert_eq!(x.states(), 27);
+    compare_dfs("divergent store", &m, &observe, 200_000);
+    tally.print("divergent store");
+}
+
 #[test]
 fn a_unit_looping_on_invisible_steps_is_still_a_lasso() {
     let mut tally = Tally::default();
