@@ -9,8 +9,8 @@
 #   clang --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_70 -O2 -S X.cu -o X.ptx
 #
 # The kernels include cudasem's shipped CUDA header (cuda-front/src/cudasem_cuda.h: the standard
-# names) or the older tests/kernels/cuda_min.h instead of the CUDA headers (only clang builtins);
-# both folders are on the include path.
+# names, built from clang builtins) instead of the CUDA headers; its folder and tests/kernels are
+# on the include path.
 #
 # Per-file PTX features: clang 14 defaults to PTX ISA 6.0 for sm_70 without a CUDA installation and
 # refuses the warp intrinsics (__nvvm_vote_*_sync, __nvvm_shfl_sync_*) unless a PTX feature is

@@ -251,6 +251,8 @@ __CUDASEM_FN long long __mul64hi(long long a, long long b) { return __nvvm_mulhi
 __CUDASEM_FN unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
     return __nvvm_mulhi_ull(a, b);
 }
+// Bytes of {y, x} picked by the nibbles of s (prmt.b32, PTX ISA "prmt").
+__CUDASEM_FN unsigned __byte_perm(unsigned x, unsigned y, unsigned s) { return __nvvm_prmt(x, y, s); }
 __CUDASEM_FN int __mul24(int a, int b) { return __nvvm_mul24_i(a, b); }
 __CUDASEM_FN unsigned __umul24(unsigned a, unsigned b) { return __nvvm_mul24_ui(a, b); }
 __CUDASEM_FN int min(int a, int b) { return a < b ? a : b; }

@@ -407,45 +407,73 @@ fn shape(program: &Program, f: &Function, hint: &Hint) -> Shape {
     }
 }
 
-/// The C++ parameter names of kernel `f` in `source`: the parameter list after the last
-/// `NAME(` at or before the kernel's first line (from the line tables).
+/// The C++ parameter names of kernel `f` in `source`.
+///
+/// The kernel is a `NAME(` in the source whose declaration says `__global__` (any `NAME(` when
+/// none does) with as many parameters as the PTX entry. When several fit (overloads, template
+/// instances written out), the line tables choose: the last one at or before the kernel's last
+/// line. Its first line would not do: functions inlined into the kernel bring their own lines,
+/// usually above it.
 pub fn cpp_parameter_names(program: &Program, f: &Function, source: &str) -> Option<Vec<String>> {
     let main = main_file(program)?;
-    let first_line = program.source[f.start as usize..f.end as usize]
+    let last_line = program.source[f.start as usize..f.end as usize]
         .iter()
         .filter_map(|s| s.loc)
         .filter(|&(file, line, _)| file == main && line > 0)
         .map(|(_, line, _)| line)
-        .min()?;
+        .max()?;
+    // `ns::apply<float>` is declared as `apply(`: no namespace, no template arguments.
     let name = demangle::short_name(&f.name);
-    let name = name.rsplit("::").next().unwrap_or(&name);
-    // Byte offset of the end of the kernel's first line.
+    let name = name.split('<').next().unwrap_or(&name);
+    let name = name.rsplit("::").next().unwrap_or(name);
+    // Byte offset of the end of the kernel's last line.
     let limit: usize = source
         .split_inclusive('\n')
-        .take(first_line as usize)
+        .take(last_line as usize)
         .map(str::len)
         .sum();
     let head = &source[..limit.min(source.len())];
-    let mut at = None;
+    // (is declared `__global__`, parameter names) for each `NAME(` up to the limit.
+    let mut candidates: Vec<(bool, Vec<String>)> = Vec::new();
     let mut search = 0;
     while let Some(i) = head[search..].find(name) {
         let start = search + i;
-        let after = head[start + name.len()..].trim_start();
+        search = start + name.len();
+        let after = &source[start + name.len()..];
         let before_ok = start == 0
             || !head[..start]
                 .chars()
                 .next_back()
                 .is_some_and(|c| c.is_alphanumeric() || c == '_');
-        if before_ok && after.starts_with('(') {
-            at = Some(start + name.len());
+        if !before_ok || !after.trim_start().starts_with('(') {
+            continue;
         }
-        search = start + name.len();
+        // The declaration's text before the name: back to the end of the previous statement,
+        // block or preprocessor line.
+        let decl_start = head[..start]
+            .rfind([';', '{', '}', '#'])
+            .map_or(0, |j| j + 1);
+        let global = head[decl_start..start].contains("__global__");
+        if let Some(names) = parameter_list_names(after) {
+            if names.len() == f.params.len() && names.iter().all(|n| !n.is_empty()) {
+                candidates.push((global, names));
+            }
+        }
     }
-    let rest = &source[at?..];
-    let open = rest.find('(')?;
+    let any_global = candidates.iter().any(|(g, _)| *g);
+    candidates
+        .into_iter()
+        .rev()
+        .find(|(g, _)| *g || !any_global)
+        .map(|(_, names)| names)
+}
+
+/// The names in the parenthesised parameter list that `text` starts with (after blanks).
+fn parameter_list_names(text: &str) -> Option<Vec<String>> {
+    let open = text.find('(')?;
     let mut depth = 0;
     let mut close = None;
-    for (i, c) in rest[open..].char_indices() {
+    for (i, c) in text[open..].char_indices() {
         match c {
             '(' => depth += 1,
             ')' => {
@@ -458,19 +486,20 @@ pub fn cpp_parameter_names(program: &Program, f: &Function, source: &str) -> Opt
             _ => {}
         }
     }
-    let list = &rest[open + 1..close?];
-    let names: Vec<String> = split_top_level(list)
-        .iter()
-        .map(|p| {
-            let p = p.split('=').next().unwrap_or("");
-            let p = p.split('[').next().unwrap_or("");
-            p.rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .find(|w| !w.is_empty())
-                .unwrap_or("")
-                .to_string()
-        })
-        .collect();
-    (names.len() == f.params.len() && names.iter().all(|n| !n.is_empty())).then_some(names)
+    let list = &text[open + 1..close?];
+    Some(
+        split_top_level(list)
+            .iter()
+            .map(|p| {
+                let p = p.split('=').next().unwrap_or("");
+                let p = p.split('[').next().unwrap_or("");
+                p.rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .find(|w| !w.is_empty())
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect(),
+    )
 }
 
 /// The `.file` index of the main source: the first `.file` (clang numbers the main file 1).
@@ -759,6 +788,13 @@ impl LaunchPlan {
                 out,
                 "    // Functions declared without a body: what every call returns (PTX does not say)."
             );
+            if self.externs.iter().any(|f| f == "vprintf") {
+                // A user wrote `printf`, not `vprintf`: say where it went.
+                let _ = writeln!(
+                    out,
+                    "    // `vprintf` is device printf: cudasem does not print its output (a call returns 0)."
+                );
+            }
             let calls: Vec<String> = self
                 .externs
                 .iter()

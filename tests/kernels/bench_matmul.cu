@@ -1,16 +1,16 @@
 // bench_matmul: tiled single-precision matrix multiply C = A * B for n x n row-major matrices with
 // 16x16 shared-memory tiles (same computation as tests/opencl/bench_matmul.cl). Launch: n = 256,
 // grid 16x16 of 16x16 blocks = 65536 threads. Out-of-range tile elements are 0 (any n works).
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 #define TILE 16
 
 extern "C" __global__ void bench_matmul(const float *A, const float *B, float *C, int n) {
     __shared__ float As[TILE][TILE];
     __shared__ float Bs[TILE][TILE];
-    int tx = threadIdx_x, ty = threadIdx_y;
-    int row = blockIdx_y * TILE + ty;
-    int col = blockIdx_x * TILE + tx;
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
     float acc = 0.0f;
     for (int t = 0; t < (n + TILE - 1) / TILE; ++t) {
         int ac = t * TILE + tx;

@@ -4,32 +4,32 @@
 // out[blockIdx]. Only thread 0 of a block spins; the others wait at __syncthreads. Terminates
 // whenever all blocks of the grid are resident (small grids, e.g. 2-4 blocks). `count` must start
 // at 0.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void grid_barrier(const int *in, int *partial, int *count, int *out, int n) {
     __shared__ int s;
-    int i = blockIdx_x * blockDim_x + threadIdx_x;
-    if (threadIdx_x == 0)
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0)
         s = 0;
     __syncthreads();
     if (i < n)
         atomicAdd(&s, in[i]);
     __syncthreads();
-    if (threadIdx_x == 0) {
-        partial[blockIdx_x] = s;
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = s;
         __threadfence();
         atomicAdd(count, 1);
         volatile int *vc = count;
-        while (*vc < (int)gridDim_x) {
+        while (*vc < (int)gridDim.x) {
         }
         __threadfence();
     }
     __syncthreads();
-    if (threadIdx_x == 0) {
+    if (threadIdx.x == 0) {
         volatile int *vp = partial;
         int total = 0;
-        for (unsigned b = 0; b < gridDim_x; ++b)
+        for (unsigned b = 0; b < gridDim.x; ++b)
             total += vp[b];
-        out[blockIdx_x] = total;
+        out[blockIdx.x] = total;
     }
 }

@@ -1,16 +1,16 @@
 // matmul_tiled: C = A * B for n x n row-major int matrices, 8x8 shared-memory tiles, 2D grid and
 // 2D blocks (block must be 8x8). Out-of-range tile elements are loaded as 0, so any n works.
 // Exercises: %tid.y/%ctaid.y, two __shared__ arrays, a loop over tiles with two barriers.
-#include "cuda_min.h"
+#include "cudasem_cuda.h"
 
 #define TILE 8
 
 extern "C" __global__ void matmul_tiled(const int *A, const int *B, int *C, int n) {
     __shared__ int As[TILE][TILE];
     __shared__ int Bs[TILE][TILE];
-    int tx = threadIdx_x, ty = threadIdx_y;
-    int row = blockIdx_y * TILE + ty;
-    int col = blockIdx_x * TILE + tx;
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE + ty;
+    int col = blockIdx.x * TILE + tx;
     int acc = 0;
     for (int t = 0; t < (n + TILE - 1) / TILE; ++t) {
         int ac = t * TILE + tx;

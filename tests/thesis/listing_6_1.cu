@@ -4,8 +4,8 @@
 // it contains NO thesis-dialect instructions, so the loader's Step 6 must inject the control-flow
 // tokens. Same expected behaviour as listing_6_2.ptx: livelock with 1 block x 2 threads,
 // termination (lock = 1) with 2 blocks x 1 thread.
-// Deviations: `extern "C"` so the entry is named `kernel`; atomicCAS comes from cuda_min.h.
-#include "cuda_min.h"
+// Deviations: `extern "C"` so the entry is named `kernel`; atomicCAS comes from the shipped header.
+#include "cudasem_cuda.h"
 
 extern "C" __device__ int lock = 1;        // listing line 1
 

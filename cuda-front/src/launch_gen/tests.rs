@@ -237,3 +237,88 @@ fn trial_repairs_grow_buffers_and_halve_scalars_and_blocks() {
             .contains("grid: (8, 1, 1),\n    block: (32, 1, 1),")
     );
 }
+
+/// A kernel that calls an inlined `__device__` function defined above it: the line tables
+/// start in that function, and its parameters are not the kernel's.
+const INLINED: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry _Z10max_kernelPKfPfi(.param .u64 _Z10max_kernelPKfPfi_param_0,
+.param .u64 _Z10max_kernelPKfPfi_param_1, .param .u32 _Z10max_kernelPKfPfi_param_2)
+{
+.reg .b32 %r<2>;
+.reg .b64 %rd<3>;
+.loc 1 10 0
+ld.param.u64 %rd1, [_Z10max_kernelPKfPfi_param_0];
+.loc 1 3 5
+ld.param.u64 %rd2, [_Z10max_kernelPKfPfi_param_1];
+.loc 1 11 5
+ld.param.u32 %r1, [_Z10max_kernelPKfPfi_param_2];
+ret;
+}
+.file 1 "max.cu"
+"#;
+
+#[test]
+fn parameter_names_come_from_the_global_declaration_not_an_inlined_function() {
+    let program = load(INLINED);
+    let source = "__device__ float atomicMaxFloat(float *addr, float value,\n\
+                  \x20                              int unused) {\n\
+                  \x20   return 0;\n\
+                  }\n\
+                  // max_kernel(x, result, n) below\n\
+                  __device__ void max_kernel(int a, int b, int c) {}\n\
+                  \n\
+                  \n\
+                  __global__ void max_kernel(const float *x, float *result,\n\
+                  \x20                          int n) {\n\
+                  \x20   atomicMaxFloat(result, x[0], n);\n\
+                  }\n";
+    let f = &program.functions[0];
+    assert_eq!(
+        cpp_parameter_names(&program, f, source),
+        Some(vec!["x".to_string(), "result".to_string(), "n".to_string()])
+    );
+    // Without a `__global__` declaration, the last `NAME(` with as many parameters.
+    let plain = source.replace("__global__", "");
+    assert_eq!(
+        cpp_parameter_names(&program, f, &plain),
+        Some(vec!["x".to_string(), "result".to_string(), "n".to_string()])
+    );
+}
+
+/// An instance of a kernel template: the names are those of the template's declaration.
+const TEMPLATE: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry _Z5applyIfEvPKT_S2_PS0_i(.param .u64 _Z5applyIfEvPKT_S2_PS0_i_param_0,
+.param .u64 _Z5applyIfEvPKT_S2_PS0_i_param_1, .param .u64 _Z5applyIfEvPKT_S2_PS0_i_param_2,
+.param .u32 _Z5applyIfEvPKT_S2_PS0_i_param_3)
+{
+.reg .b32 %r<2>;
+.loc 1 6 0
+ld.param.u32 %r1, [_Z5applyIfEvPKT_S2_PS0_i_param_3];
+ret;
+}
+.file 1 "apply.cu"
+"#;
+
+#[test]
+fn a_template_instance_takes_the_names_of_the_template() {
+    let program = load(TEMPLATE);
+    let source = "template <typename T> __device__ T twice(T v) { return 2 * v; }\n\
+                  template <typename T>\n\
+                  __global__ void apply(const T *x, const T *y, T *out, int n) {\n\
+                  \x20   int i = threadIdx.x;\n\
+                  \x20   if (i < n)\n\
+                  \x20       out[i] = twice(x[i]) + y[i];\n\
+                  }\n\
+                  template __global__ void apply<float>(const float *, const float *, float *, int);\n";
+    let f = &program.functions[0];
+    assert_eq!(
+        cpp_parameter_names(&program, f, source),
+        Some(["x", "y", "out", "n"].map(String::from).to_vec())
+    );
+}

@@ -1,9 +1,9 @@
 // histo_atomic: T-S2-3 (seed 002 Fig. 2a): buckets updated atomically. Verdict: NO-RACE.
-#include "race_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void histo_atomic(const int *A, int *out) {
     __shared__ int B[16];
-    unsigned tid = threadIdx_x;
+    unsigned tid = threadIdx.x;
     if (tid < 16)
         B[tid] = 0;
     __syncthreads();

@@ -1,10 +1,10 @@
 // histo_main: D4 (Parboil histo/histo_main, seed 002 §5): a plain read of a bucket that others
 // update atomically. Verdict: RACE (read/atomic).
-#include "race_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void histo_main(const int *A, int *out) {
     __shared__ int B[16];
-    unsigned tid = threadIdx_x;
+    unsigned tid = threadIdx.x;
     if (tid < 16)
         B[tid] = 0;
     __syncthreads();

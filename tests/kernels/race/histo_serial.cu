@@ -1,15 +1,15 @@
 // histo_serial: T-S2-4 (seed 002 Fig. 2b): histogram serialised by barriers. Verdict: NO-RACE, no
 // barrier divergence.
-#include "race_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void histo_serial(const int *A, int *out) {
     __shared__ int B[16];
-    unsigned tid = threadIdx_x;
+    unsigned tid = threadIdx.x;
     if (tid < 16)
         B[tid] = 0;
     __syncthreads();
     int t = A[tid];
-    for (unsigned j = 0; j < blockDim_x; j++) {
+    for (unsigned j = 0; j < blockDim.x; j++) {
         if (tid == j)
             B[t]++;
         __syncthreads();

@@ -1,9 +1,9 @@
 // scan_ok: T-S1-1 (seed 001 Fig. 1a): correct scan. Verdict: NO-RACE.
-#include "race_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void scan_ok(int *sum) {
-    unsigned tid = threadIdx_x;
-    unsigned TS = blockDim_x;
+    unsigned tid = threadIdx.x;
+    unsigned TS = blockDim.x;
     unsigned offset = 1;
     int temp = 0;
     while (offset < TS) {

@@ -1,7 +1,7 @@
 // scope_atomic_fixed: the same with atomicAdd (device scope). Verdict: NO-RACE.
-#include "race_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void scope_atomic_fixed(const int *data, int *hist) {
-    unsigned i = blockIdx_x * blockDim_x + threadIdx_x;
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     atomicAdd(&hist[data[i] % 8], 1);
 }

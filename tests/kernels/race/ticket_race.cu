@@ -4,10 +4,10 @@
 // thread 32 (warp 1) takes it, its read and thread 0's write are unordered. Every schedule ends
 // in the same memory, so checking one schedule per final outcome cannot see it: `check
 // --explore` must check every execution. Verdict: RACE (with --explore; not in round-robin).
-#include "race_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void ticket_race(int *counter, int *x, int *out) {
-    unsigned tid = threadIdx_x;
+    unsigned tid = threadIdx.x;
     if (tid == 32) {
         if (atomicAdd(counter, 1) == 0)
             out[0] = x[0];

@@ -1,11 +1,11 @@
 // warp_reduce: the last-warp unrolled reduction without volatile and without __syncwarp().
 // Verdict: RACE (intra-warp) under interleaving. Twins: warp_reduce_volatile, warp_reduce_syncwarp.
-#include "race_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void warp_reduce(const int *in, int *out) {
     __shared__ int s[64];
-    unsigned tid = threadIdx_x;
-    s[tid] = in[blockIdx_x * 64 + tid];
+    unsigned tid = threadIdx.x;
+    s[tid] = in[blockIdx.x * 64 + tid];
     __syncthreads();
     if (tid < 32) {
         s[tid] += s[tid + 32];
@@ -16,5 +16,5 @@ extern "C" __global__ void warp_reduce(const int *in, int *out) {
         s[tid] += s[tid + 1];
     }
     if (tid == 0)
-        out[blockIdx_x] = s[0];
+        out[blockIdx.x] = s[0];
 }

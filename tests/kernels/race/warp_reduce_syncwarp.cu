@@ -1,12 +1,12 @@
 // warp_reduce_syncwarp: warp_reduce with __syncwarp() between each read and write.
 // Verdict: NO-RACE.
 // cudasem: ptx-features=+ptx64
-#include "race_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void warp_reduce_syncwarp(const int *in, int *out) {
     __shared__ int s[64];
-    unsigned tid = threadIdx_x;
-    s[tid] = in[blockIdx_x * 64 + tid];
+    unsigned tid = threadIdx.x;
+    s[tid] = in[blockIdx.x * 64 + tid];
     __syncthreads();
     if (tid < 32) {
         int v;
@@ -36,5 +36,5 @@ extern "C" __global__ void warp_reduce_syncwarp(const int *in, int *out) {
         __syncwarp();
     }
     if (tid == 0)
-        out[blockIdx_x] = s[0];
+        out[blockIdx.x] = s[0];
 }

@@ -1,11 +1,11 @@
 // warp_reduce_volatile: warp_reduce through a volatile pointer (volatile accesses are strong:
 // relaxed.sys in the PTX memory model). Verdict: NO-RACE.
-#include "race_min.h"
+#include "cudasem_cuda.h"
 
 extern "C" __global__ void warp_reduce_volatile(const int *in, int *out) {
     __shared__ int s[64];
-    unsigned tid = threadIdx_x;
-    s[tid] = in[blockIdx_x * 64 + tid];
+    unsigned tid = threadIdx.x;
+    s[tid] = in[blockIdx.x * 64 + tid];
     __syncthreads();
     if (tid < 32) {
         volatile int *vs = s;
@@ -17,5 +17,5 @@ extern "C" __global__ void warp_reduce_volatile(const int *in, int *out) {
         vs[tid] += vs[tid + 1];
     }
     if (tid == 0)
-        out[blockIdx_x] = s[0];
+        out[blockIdx.x] = s[0];
 }
