@@ -221,28 +221,29 @@ pub fn alone_in_block(machine: &Machine, (block, warp): (u32, u32)) -> bool {
         && (0..machine.warps_per_block()).all(|w| w == warp || machine.warp_completed(block, w))
 }
 
-/// The release (`EndBarrier`) of a complete barrier of `block` when it is the only system choice
-/// enabled: what [`super::settle`] would take next. Only the block's warps wait at its
+/// The release (`EndBarrier`) of the lowest-numbered complete barrier of `block` when releases
+/// of that block's barriers are the only system choices enabled: what [`super::settle`] would
+/// take next. Only the block's warps wait at its
 /// barriers, so for a warp alone in its block it is part of that warp's transaction.
 fn own_barrier_release(machine: &Machine, block: u32) -> Option<Choice> {
     if machine.termination().is_some() {
         return None;
     }
-    let mut release = None;
+    // The lowest-numbered complete barrier of the block, as `settle` orders them.
+    let mut release: Option<(u32, Choice)> = None;
     for c in machine.enabled() {
         match *c {
             Choice::EndBarrier { block: b, barrier } if b == block => {
-                if release.is_none_or(
-                    |r| matches!(r, Choice::EndBarrier { barrier: r, .. } if barrier < r),
-                ) {
-                    release = Some(*c);
-                }
+                release = Some(match release {
+                    Some(lower) if lower.0 < barrier => lower,
+                    _ => (barrier, *c),
+                });
             }
             Choice::Issue { .. } | Choice::EndBarrier { .. } => return None,
             _ => {}
         }
     }
-    release
+    release.map(|(_, c)| c)
 }
 
 /// The warp a unit's choice steps.
