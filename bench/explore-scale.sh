@@ -21,7 +21,7 @@ measure() {
     read -r secs kb < <(tail -1 "$OUT.time")
     local states verdict
     states=$(grep -oE '^(explored .*: [0-9]+ states|Explored [0-9]+ states)' "$OUT" | grep -oE '[0-9]+ states$' | grep -oE '[0-9]+' | paste -sd+ | bc)
-    if grep -q "REACHED\|Status: time_limit\|Status: bounded" "$OUT"; then
+    if grep -q "REACHED\|Status: time_limit\|Status: bounded\|bounded out\|time limit" "$OUT"; then
         verdict="bound hit"
     else
         verdict=$(grep -oE '^(verdict: .*|Verdict: .*)' "$OUT" | head -1 | cut -c1-40)

@@ -17,7 +17,7 @@ use scheduler::litmus::translate::translate;
 use scheduler::outcome::{Observe, Outcome};
 use scheduler::progress::ProgressModel;
 use scheduler::replay::{CycleCheck, replay};
-use semantics::machine::{LaunchConfig, Machine, MachineConfig, MemoryKind, WarpModel};
+use semantics::machine::{ArgValue, LaunchConfig, Machine, MachineConfig, MemoryKind, WarpModel};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -160,6 +160,16 @@ fn compare_dfs(name: &str, m: &Machine, observe: &Observe, max_transitions: u64)
 }
 
 fn ptx_machine(text: &str, grid: u32, block: u32, model: WarpModel) -> (Machine, Observe) {
+    ptx_machine_with(text, grid, block, model, |_| {})
+}
+
+fn ptx_machine_with(
+    text: &str,
+    grid: u32,
+    block: u32,
+    model: WarpModel,
+    edit: impl FnOnce(&mut LaunchConfig),
+) -> (Machine, Observe) {
     let parsed = ptx_parser::parse(text);
     assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
     let p = semantics::load(&parsed.module, text).unwrap().0;
@@ -174,6 +184,8 @@ fn ptx_machine(text: &str, grid: u32, block: u32, model: WarpModel) -> (Machine,
         globals: Vec::new(),
         extern_values: Vec::new(),
     };
+    let mut launch = launch;
+    edit(&mut launch);
     let config = MachineConfig {
         warp_model: model,
         ..MachineConfig::default()
@@ -182,6 +194,17 @@ fn ptx_machine(text: &str, grid: u32, block: u32, model: WarpModel) -> (Machine,
         Machine::new(Arc::new(p), &launch, &config).unwrap(),
         observe,
     )
+}
+
+/// [`ptx_machine`] for a kernel with one `.u32` parameter (7).
+fn param_machine(text: &str, grid: u32, block: u32, model: WarpModel) -> (Machine, Observe) {
+    let (m, observe) = ptx_machine_with(text, grid, block, model, |l| {
+        l.args = vec![ArgValue::Scalar {
+            ty: ptx_parser::ScalarType::U32,
+            bits: 7,
+        }];
+    });
+    (m, observe)
 }
 
 /// Block 0 spins forever on register-only steps; the other blocks store and exit.
@@ -231,6 +254,128 @@ LOOP:
 }}
 "#
     )
+}
+
+/// Each block sums its threads' ids plus a kernel parameter through shared memory between two
+/// barriers; then every thread stores the sum to `out[ctaid]`. Threads with `tid >= live` skip
+/// to the exit (a warp of them leaves its sibling alone in the block). No lane diverges from
+/// its warp, so a warp alone in its block has two visible steps: the store and the exit.
+fn block_private(live: u32) -> String {
+    format!(
+        r#"
+.version 6.0
+.target sm_70
+.address_size 64
+.global .u32 out[4];
+.visible .entry kernel(.param .u32 k)
+{{
+    .reg .u32 %r<8>;
+    .reg .u64 %rd<4>;
+    .reg .pred %p<3>;
+    .shared .u32 s[64];
+    .shared .u32 sum;
+    mov.u32 %r1, %tid.x;
+    setp.ge.u32 %p1, %r1, {live};
+    @%p1 bra END;
+    ld.param.u32 %r2, [k];
+    mov.u64 %rd3, s;
+    mul.wide.u32 %rd1, %r1, 4;
+    add.u64 %rd3, %rd3, %rd1;
+    add.u32 %r5, %r1, %r2;
+    st.shared.u32 [%rd3], %r5;
+    setp.eq.u32 %p2, %r1, 0;
+    @%p2 st.shared.u32 [sum], 0;
+    bar.sync 0, {live};
+    ld.shared.u32 %r5, [%rd3];
+    atom.shared.add.u32 %r6, [sum], %r5;
+    bar.sync 0, {live};
+    ld.shared.u32 %r6, [sum];
+    mov.u32 %r7, %ctaid.x;
+    mul.wide.u32 %rd1, %r7, 4;
+    mov.u64 %rd2, out;
+    add.u64 %rd2, %rd2, %rd1;
+    st.global.u32 [%rd2], %r6;
+END:
+    exit;
+}}
+"#
+    )
+}
+
+#[test]
+fn a_warp_alone_in_its_block_folds_its_shared_memory_and_barriers() {
+    let mut tally = Tally::default();
+    // One warp per block: its parameter load, shared accesses and barriers are invisible, so
+    // each block has two scheduling points (the global store and the exit): 3^3 states
+    // (before shared memory and barriers of a lone warp were folded: 1,331).
+    let (m, observe) = param_machine(&block_private(32), 3, 32, WarpModel::SimtStack);
+    assert!(tally.compare("one warp per block", &m, Level::Blocks, &observe));
+    let x = explore(
+        &m,
+        Level::Blocks,
+        &observe,
+        limits(Folding::Invisible, 100_000),
+    )
+    .unwrap();
+    assert_eq!(x.states(), 27, "one warp per block");
+    assert_eq!(x.outcomes.len(), 1);
+    compare_dfs("one warp per block", &m, &observe, 200_000);
+    // Two live warps per block: shared memory and barriers stay scheduling points.
+    let (m, observe) = param_machine(&block_private(64), 1, 64, WarpModel::SimtStack);
+    assert!(tally.compare("two warps per block", &m, Level::Warps, &observe));
+    // The second warp exits first: the first is alone from then on.
+    let (m, observe) = param_machine(&block_private(32), 2, 64, WarpModel::SimtStack);
+    assert!(tally.compare("one warp left", &m, Level::Warps, &observe));
+    compare_dfs("one warp left", &m, &observe, 200_000);
+    // Lane level and independent thread scheduling.
+    let (m, observe) = param_machine(&block_private(4), 2, 4, WarpModel::Its);
+    assert!(tally.compare("its lanes", &m, Level::Lanes, &observe));
+    tally.print("block-private");
+}
+
+/// Thread 0 of each block stores `out[ctaid]`; the other lanes branch round it, and the warp
+/// reconverges at the exit (an implicit `sync` there, deviation D2).
+const DIVERGENT_STORE: &str = r#"
+.version 6.0
+.target sm_70
+.address_size 64
+.global .u32 out[4];
+.visible .entry kernel()
+{
+    .reg .u32 %r<4>;
+    .reg .u64 %rd<4>;
+    .reg .pred %p;
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p, %r1, 0;
+    @%p bra DONE;
+    mov.u32 %r2, %ctaid.x;
+    mul.wide.u32 %rd1, %r2, 4;
+    mov.u64 %rd2, out;
+    add.u64 %rd2, %rd2, %rd1;
+    st.global.u32 [%rd2], %r2;
+DONE:
+    exit;
+}
+"#;
+
+#[test]
+fn a_reconvergence_sync_is_invisible() {
+    // Per block: the store, then the reconvergence sync folded with the exit: two scheduling
+    // points, 3^3 states for three blocks. (When the sync was charged the exit it sits on,
+    // 5^3 = 125.)
+    let mut tally = Tally::default();
+    let (m, observe) = ptx_machine(DIVERGENT_STORE, 3, 32, WarpModel::SimtStack);
+    assert!(tally.compare("divergent store", &m, Level::Blocks, &observe));
+    let x = explore(
+        &m,
+        Level::Blocks,
+        &observe,
+        limits(Folding::Invisible, 100_000),
+    )
+    .unwrap();
+    assert_eq!(x.states(), 27);
+    compare_dfs("divergent store", &m, &observe, 200_000);
+    tally.print("divergent store");
 }
 
 #[test]

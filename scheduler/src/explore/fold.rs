@@ -1,10 +1,19 @@
 //! Folding invisible steps: only visible operations are scheduling points of a search
 //! (docs/exploration.md; the classical reduction of invisible transitions, Lipton's movers).
 //!
-//! A step is *invisible* when its footprint is [`FootprintKind::Local`]: it reads and writes
-//! only its own warp (registers, predicates, control state, `.local`/`.param`/`.const` memory,
-//! warp-collective operations). Such a step commutes with every step of every other warp that
-//! can happen while it is enabled, and it neither enables nor disables any of them. A
+//! A step is *invisible* ([`invisible`]) when no other warp can observe it, now or later:
+//! * its footprint is [`FootprintKind::Local`]: it reads and writes only its own warp
+//!   (registers, predicates, control state, warp-collective operations);
+//! * it is a load or store whose every lane resolved to `.local`, `.param` or `.const` memory
+//!   (thread-private or read-only: a footprint without global or shared spans and no fence);
+//! * under flat memory, its warp is alone in its block (every other warp of the block has
+//!   completed, [`alone_in_block`]) and it touches only the block's shared memory or barriers:
+//!   no other warp can read or write that shared memory or wait at those barriers, now or
+//!   later. The release of the warp's own complete barrier (`EndBarrier`, a system choice)
+//!   is then taken inside the transaction, as [`super::settle`] would take it after it.
+//!
+//! Such a step commutes with every step of every other warp that can happen while it is
+//! enabled, and it neither enables nor disables any of them. A
 //! *transaction* of the search is then one enabled choice followed, while it was invisible, by
 //! the next steps of the same warp, up to and including the next visible one (global or shared
 //! memory, atomics, fences, barriers, exit): `l1 … lk v`. Every interleaving of other warps'
@@ -15,7 +24,7 @@
 //! The fold continues after an invisible step only when all of these hold (otherwise the
 //! transaction ends there and the next state is an ordinary node of the search):
 //! * the machine has not terminated and no system choice (block issue, barrier completion) is
-//!   enabled;
+//!   enabled, except the release of a barrier of a warp alone in its block (taken);
 //! * the warp has exactly one enabled choice, and it is a whole-warp step or a lane group that
 //!   holds every lane of the warp that has not exited: no other group of the warp can run in
 //!   between, and no lane of it waits for another warp (a barrier) whose step could wake it;
@@ -143,12 +152,19 @@ pub fn step_folded(
     let Some(warp) = warp_of(choice) else {
         return Ok(fp);
     };
+    let alone = alone_in_block(machine, warp);
     let mut seen: Vec<u128> = start.into_iter().collect();
     let mut steps = 1;
     while let Some(f) = fp
-        && f.last.kind == FootprintKind::Local
+        && invisible(&f.last, alone)
         && steps < MAX_FOLDED
     {
+        // The warp's own barrier, complete: its release is the block's alone (module header).
+        if alone && let Some(release) = own_barrier_release(machine, warp.0) {
+            machine.step(&release)?;
+            taken.push(release);
+            continue;
+        }
         let Some(next) = continuation(machine, warp) else {
             break;
         };
@@ -173,6 +189,61 @@ pub fn step_folded(
         });
     }
     Ok(fp)
+}
+
+/// Whether a step of footprint `fp` is invisible to every other warp: it touches only its own
+/// warp ([`FootprintKind::Local`]), or only memory no other thread can reach (an access whose
+/// every lane resolved to `.local`, `.param` or `.const` memory: no global or shared span and
+/// no fence), or, when the warp is `alone` in its block ([`alone_in_block`]), only its block's
+/// shared memory and barriers.
+pub fn invisible(fp: &Footprint, alone: bool) -> bool {
+    match fp.kind {
+        FootprintKind::Local => true,
+        FootprintKind::Memory {
+            global_reads: None,
+            global_writes: None,
+            shared_reads,
+            shared_writes,
+            fence: false,
+        } => alone || (shared_reads.is_none() && shared_writes.is_none()),
+        FootprintKind::Block => alone,
+        FootprintKind::Memory { .. } | FootprintKind::Exit | FootprintKind::Anything => false,
+    }
+}
+
+/// Whether `warp` is the only warp of its block that has not completed, under flat memory: then
+/// no other warp can read or write the block's shared memory or wait at its barriers, now or
+/// later (a completed warp never steps again), so the warp's shared accesses and barrier
+/// arrivals are invisible to every other warp. Under `--memory cached` a shared access is an
+/// in-flight operation whose micro steps interleave with everything, so it stays visible.
+pub fn alone_in_block(machine: &Machine, (block, warp): (u32, u32)) -> bool {
+    machine.cache().is_none()
+        && (0..machine.warps_per_block()).all(|w| w == warp || machine.warp_completed(block, w))
+}
+
+/// The release (`EndBarrier`) of the lowest-numbered complete barrier of `block` when releases
+/// of that block's barriers are the only system choices enabled: what [`super::settle`] would
+/// take next. Only the block's warps wait at its
+/// barriers, so for a warp alone in its block it is part of that warp's transaction.
+fn own_barrier_release(machine: &Machine, block: u32) -> Option<Choice> {
+    if machine.termination().is_some() {
+        return None;
+    }
+    // The lowest-numbered complete barrier of the block, as `settle` orders them.
+    let mut release: Option<(u32, Choice)> = None;
+    for c in machine.enabled() {
+        match *c {
+            Choice::EndBarrier { block: b, barrier } if b == block => {
+                release = Some(match release {
+                    Some(lower) if lower.0 < barrier => lower,
+                    _ => (barrier, *c),
+                });
+            }
+            Choice::Issue { .. } | Choice::EndBarrier { .. } => return None,
+            _ => {}
+        }
+    }
+    release.map(|(_, c)| c)
 }
 
 /// The warp a unit's choice steps.

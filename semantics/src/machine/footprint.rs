@@ -8,9 +8,9 @@
 //! warps and their footprints do not conflict; then, from the state they were computed in,
 //! taking them in either order reaches the same state, and neither disables the other. The
 //! computation over-approximates: every lane of the step's group counts (guards are not
-//! evaluated), a warp step at a reconvergence point (an implicit `sync`, deviation D2) is
-//! charged the instruction at that pc, and per region the lanes' accesses are merged into one
-//! byte span. Over-approximating only adds dependences, so the reduction stays sound.
+//! evaluated), and per region the lanes' accesses are merged into one byte span. A warp step
+//! at a reconvergence point is the implicit `sync` (deviation D2), which touches only the
+//! warp's own SIMT stack. Over-approximating only adds dependences, so the reduction stays sound.
 //!
 //! What is *not* covered here, and why that is still sound:
 //! * a step that faults ends the run, so it commutes with nothing: searches must not put a
@@ -159,6 +159,14 @@ impl Machine {
         else {
             return anything;
         };
+        // A `Warp` step (SIMT stack) at a reconvergence point is the implicit `sync` (D2, rule
+        // sync_ipdom): it unwinds the warp's own stack and executes no instruction.
+        if lanes.is_none() && w.stack.last().is_some_and(|t| t.reconv == Some(w.pc)) {
+            return Footprint {
+                warp: Some((block, warp)),
+                kind: FootprintKind::Local,
+            };
+        }
         let (mask, pc) = match lanes {
             None => (w.active, w.pc),
             Some(m) if m != 0 => (m, w.lane_pc[m.trailing_zeros() as usize]),
