@@ -8,7 +8,6 @@
 use scheduler::explore::{Folding, Level, Units, fold, settle};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
-#[path = "../benches/common/mod.rs"]
 mod common;
 
 fn main() {
