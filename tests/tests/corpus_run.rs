@@ -1467,7 +1467,7 @@ fn shared_broadcast_is_race_free() {
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
                 let enabled = m.enabled();
-                let choice = enabled[(r >> 33) as usize % enabled.len()].clone();
+                let choice = enabled[(r >> 33) as usize % enabled.len()];
                 events.clear();
                 m.step_observed(&choice, &mut events)
                     .expect("an enabled choice steps");
