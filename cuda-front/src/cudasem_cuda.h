@@ -129,16 +129,50 @@ __CUDASEM_SREG_VAR(__cudasem_gridDim_t, gridDim, nctaid)
 static const __device__ int warpSize = 32;
 
 // ---------------------------------------------------------------------------------------------
-// Synchronization and fences (`__syncthreads()` itself is a clang builtin: bar.sync 0)
+// Synchronization and fences: each is also a compiler memory barrier
 // ---------------------------------------------------------------------------------------------
 
-__CUDASEM_FN int __syncthreads_count(int predicate) { return __nvvm_bar0_popc(predicate); }
-__CUDASEM_FN int __syncthreads_and(int predicate) { return __nvvm_bar0_and(predicate); }
-__CUDASEM_FN int __syncthreads_or(int predicate) { return __nvvm_bar0_or(predicate); }
-__CUDASEM_FN void __syncwarp(unsigned mask = 0xffffffffu) { __nvvm_bar_warp_sync(mask); }
-__CUDASEM_FN void __threadfence_block(void) { __nvvm_membar_cta(); }
-__CUDASEM_FN void __threadfence(void) { __nvvm_membar_gl(); }
-__CUDASEM_FN void __threadfence_system(void) { __nvvm_membar_sys(); }
+// The CUDA C++ Programming Guide ("Synchronization Functions", "Memory Fence Functions"): memory
+// accesses made before `__syncthreads()` are visible to every thread of the block after it. clang's
+// barrier builtins do not say so to the optimiser: its alias analysis decides that `bar.sync` cannot
+// touch a `__shared__` variable whose address never escapes, and -O2 then moves a load of it above
+// the barrier (or a store below it), so the kernel reads the value from before the barrier. An empty
+// `asm volatile` with a "memory" clobber on each side fences the compiler (no access moves across it)
+// and emits no instruction (only `// begin inline asm` comment lines); the builtin between them is
+// still the barrier instruction, convergent, as before.
+#define __CUDASEM_COMPILER_FENCE() asm volatile("" ::: "memory")
+#define __CUDASEM_FENCED(STMT)                                                                     \
+    do {                                                                                           \
+        __CUDASEM_COMPILER_FENCE();                                                                \
+        STMT;                                                                                      \
+        __CUDASEM_COMPILER_FENCE();                                                                \
+    } while (0)
+
+// `bar.sync 0` (clang's `__syncthreads` builtin), then the macro that routes every later use of the
+// name, this header's cooperative groups included, through the fenced form.
+__CUDASEM_FN void __cudasem_syncthreads(void) { __CUDASEM_FENCED(__syncthreads()); }
+#define __syncthreads() __cudasem_syncthreads()
+__CUDASEM_FN int __syncthreads_count(int predicate) {
+    int r;
+    __CUDASEM_FENCED(r = __nvvm_bar0_popc(predicate));
+    return r;
+}
+__CUDASEM_FN int __syncthreads_and(int predicate) {
+    int r;
+    __CUDASEM_FENCED(r = __nvvm_bar0_and(predicate));
+    return r;
+}
+__CUDASEM_FN int __syncthreads_or(int predicate) {
+    int r;
+    __CUDASEM_FENCED(r = __nvvm_bar0_or(predicate));
+    return r;
+}
+__CUDASEM_FN void __syncwarp(unsigned mask = 0xffffffffu) {
+    __CUDASEM_FENCED(__nvvm_bar_warp_sync(mask));
+}
+__CUDASEM_FN void __threadfence_block(void) { __CUDASEM_FENCED(__nvvm_membar_cta()); }
+__CUDASEM_FN void __threadfence(void) { __CUDASEM_FENCED(__nvvm_membar_gl()); }
+__CUDASEM_FN void __threadfence_system(void) { __CUDASEM_FENCED(__nvvm_membar_sys()); }
 
 // ---------------------------------------------------------------------------------------------
 // Warp vote, shuffle, active mask

@@ -104,3 +104,106 @@ fn a_libdevice_math_function_is_an_error_naming_the_fast_intrinsic() {
         assert!(text.contains(needle), "no `{needle}` in\n{text}");
     }
 }
+
+/// The instruction lines (no comments, labels or directives) of kernel `name` in `ptx`.
+fn body<'a>(ptx: &'a str, name: &str) -> Vec<&'a str> {
+    let start = ptx
+        .find(&format!(".entry {name}("))
+        .unwrap_or_else(|| panic!("no kernel `{name}` in\n{ptx}"));
+    let rest = &ptx[start..];
+    let end = rest.find("\n}").unwrap_or(rest.len());
+    rest[..end]
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('.'))
+        .collect()
+}
+
+/// `__syncthreads()` and its forms, `__syncwarp()` and cooperative groups' `sync()` are memory
+/// barriers for the compiler, as nvcc treats them (CUDA C++ Programming Guide, "Synchronization
+/// Functions"): a `__shared__` value thread 0 writes before the barrier is loaded after it by
+/// every thread. clang's barrier builtins alone let -O2 hoist the load above `bar.sync` on the
+/// path of the other threads (the variable never escapes, so alias analysis proves the builtin
+/// cannot touch it). Each barrier is still one instruction.
+#[test]
+fn shared_loads_stay_after_every_kind_of_barrier() {
+    let Some(clang) = clang() else { return };
+    let source = r#"
+#include <cooperative_groups.h>
+struct pair { int a; float b; };
+extern "C" __global__ void scalar(int *out, const int *in) {
+    __shared__ int s;
+    if (threadIdx.x == 0) s = in[blockIdx.x];
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s + 1;
+}
+extern "C" __global__ void array(int *out, const int *in) {
+    __shared__ int s[4];
+    if (threadIdx.x < 4) s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x & 3] + s[0];
+}
+extern "C" __global__ void record(int *out, const int *in) {
+    __shared__ pair p;
+    if (threadIdx.x == 0) { p.a = in[0]; p.b = 2.0f; }
+    __syncthreads();
+    out[threadIdx.x] = p.a + (int)p.b;
+}
+extern "C" __global__ void reduce_or(int *out, const int *in) {
+    __shared__ int s;
+    if (threadIdx.x == 0) s = in[0];
+    int any = __syncthreads_or(in[threadIdx.x] > 0);
+    out[threadIdx.x] = s + any;
+}
+extern "C" __global__ void count(int *out, const int *in) {
+    __shared__ int s;
+    if (threadIdx.x == 0) s = in[0];
+    int n = __syncthreads_count(in[threadIdx.x] > 0);
+    out[threadIdx.x] = s + n;
+}
+extern "C" __global__ void block_group(int *out, const int *in) {
+    __shared__ int s;
+    if (threadIdx.x == 0) s = in[0];
+    cooperative_groups::this_thread_block().sync();
+    out[threadIdx.x] = s;
+}
+extern "C" __global__ void warp(int *out, const int *in) {
+    __shared__ int s;
+    if (threadIdx.x == 0) s = in[0];
+    __syncwarp();
+    out[threadIdx.x] = s;
+}
+"#;
+    let ptx = compile_text(&clang, "barriers.cu", source).unwrap_or_else(|e| panic!("{e}"));
+    for (kernel, barrier) in [
+        ("scalar", "bar.sync 0;"),
+        ("array", "bar.sync 0;"),
+        ("record", "bar.sync 0;"),
+        ("reduce_or", "bar.red.or.pred"),
+        ("count", "bar.red.popc.u32"),
+        ("block_group", "bar.sync 0;"),
+        ("warp", "bar.warp.sync"),
+    ] {
+        let lines = body(&ptx, kernel);
+        let normal: Vec<String> = lines
+            .iter()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        let barriers: Vec<usize> = (0..normal.len())
+            .filter(|&i| normal[i].starts_with(barrier))
+            .collect();
+        assert_eq!(
+            barriers.len(),
+            1,
+            "{kernel}: one `{barrier}` in\n{}",
+            lines.join("\n")
+        );
+        let first_load = normal.iter().position(|l| l.starts_with("ld.shared"));
+        assert!(
+            first_load.is_some_and(|l| l > barriers[0]),
+            "{kernel}: a shared load before `{barrier}` in\n{}",
+            lines.join("\n")
+        );
+    }
+    loads(&ptx);
+}

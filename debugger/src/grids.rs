@@ -64,7 +64,7 @@ impl Session {
         for (g, v) in self.machine.grids().iter().enumerate() {
             rows.push([
                 g.to_string(),
-                self.grid_kernel(g),
+                Self::readable_name(&self.grid_kernel(g)),
                 v.stream.to_string(),
                 phase_name(v.phase).to_string(),
                 format!("{}..{}", v.base, v.base + v.blocks),
@@ -98,7 +98,7 @@ impl Session {
             let _ = writeln!(
                 s,
                 "  grid {g}: kernel {}, {}, stream {}, blocks {}..{}",
-                self.grid_kernel(g),
+                Self::readable_name(&self.grid_kernel(g)),
                 shape(l),
                 l.stream,
                 v.base,

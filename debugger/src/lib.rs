@@ -390,7 +390,7 @@ impl Session {
         if self.launch.launches.len() > 1 {
             return self.program_banner();
         }
-        let kernel = self.kernel_name();
+        let kernel = Self::readable_name(&self.kernel_name());
         let l = &self.launch.launches[0];
         format!(
             "cudasem debugger: kernel {kernel}, {}, warp size {}, {} warp model, policy {}\n\

@@ -7,6 +7,16 @@ use crate::DebugError;
 impl Session {
     // ----- stepping -------------------------------------------------------------------------
 
+    /// A function's name as the user wrote it: a C++ kernel's PTX name is mangled (Itanium C++
+    /// ABI, `_Z5shiftPii`), shown demangled with its parameter types (`shift(int*, int)`), as
+    /// every other cudasem report shows it; a plain name (`extern "C"`, PTX) as it is.
+    pub(super) fn readable_name(name: &str) -> String {
+        cpp_demangle::Symbol::new(name)
+            .ok()
+            .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
+            .unwrap_or_else(|| name.to_string())
+    }
+
     pub(super) fn kernel_name(&self) -> String {
         self.program
             .functions

@@ -543,3 +543,19 @@ fn typed_errors_keep_their_text() {
         assert_eq!(r.text, want, "{command}");
     }
 }
+
+/// A C++ kernel's PTX name is mangled (`_Z5shiftPi`): the banner shows it as the source names
+/// it, with its parameter types, as every other cudasem report does.
+#[test]
+fn the_banner_names_a_cpp_kernel_demangled() {
+    let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+               .visible .entry _Z5shiftPi(.param .u64 p)\n{\n\tret;\n}\n";
+    let l = launch("_Z5shiftPi", 1, 32, vec![u32_buffer("p", &[0; 32])]);
+    let s = session(ptx, l, config(WarpModel::SimtStack, 32), Options::default());
+    let banner = s.banner();
+    assert!(
+        banner.starts_with("cudasem debugger: kernel shift(int*), grid (1,1,1)"),
+        "{banner}"
+    );
+    assert!(!banner.contains("_Z5shiftPi"), "{banner}");
+}

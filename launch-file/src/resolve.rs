@@ -155,9 +155,14 @@ impl Launch {
             None => match entries.as_slice() {
                 [only] => *only,
                 [] => {
-                    return Err(LaunchError::new(
-                        "the module has no kernel (.entry) to launch",
-                    ));
+                    return Err(
+                        LaunchError::new("the module has no kernel (.entry) to launch").help(
+                            "a kernel is a `__global__` function (a PTX `.entry`); `__device__` \
+                         functions (`.func`) are only called from kernels. Mark the function to \
+                         launch `__global__` (with `extern \"C\"` its PTX name stays the C name) \
+                         and compile again, or give the PTX of the module that has the kernel",
+                        ),
+                    );
                 }
                 _ => {
                     return Err(LaunchError::new("the module has several kernels: say which one to launch")

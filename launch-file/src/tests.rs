@@ -142,6 +142,19 @@ fn two_kernels() -> Program {
     )
 }
 
+#[test]
+fn a_module_without_kernels_says_what_a_kernel_is() {
+    let program = module(".visible .func f(.param .u64 p)\n{\n\tret;\n}\n");
+    let mut l = parse(VECADD).unwrap();
+    l.kernel = None;
+    let e = l.resolve(&program).unwrap_err();
+    assert_eq!(e.message, "the module has no kernel (.entry) to launch");
+    let help = e.help.expect("a help line");
+    for needle in ["`__global__`", "`.entry`", "`__device__`", "extern \"C\""] {
+        assert!(help.contains(needle), "no {needle} in {help}");
+    }
+}
+
 const PROGRAM: &str = r#"(
     buffers: { "x": (type: "s32", len: 4), "y": (type: "s32", len: 4) },
     launches: [

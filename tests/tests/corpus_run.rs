@@ -250,6 +250,11 @@ const CASES: &[Case] = &[
         check: check_recursion,
     },
     Case {
+        path: "shared_broadcast",
+        adjust: as_is,
+        check: check_shared_broadcast,
+    },
+    Case {
         path: "reduce_tree",
         adjust: as_is,
         check: check_reduce_blocks,
@@ -528,6 +533,7 @@ corpus_tests! {
     nested_divergence => "nested_divergence",
     noinline_func => "noinline_func",
     recursion => "recursion",
+    shared_broadcast => "shared_broadcast",
     reduce_tree => "reduce_tree",
     reduce_warp_shfl => "reduce_warp_shfl",
     saxpy => "saxpy",
@@ -685,6 +691,20 @@ fn check_dynamic_shared(c: &Ctx) -> Result<(), String> {
         let (base, t) = (i - i % bx, i % bx);
         read(base + bx - 1 - t)
     });
+    compare("out", &c.out_i32("out"), &want)
+}
+
+/// Every thread reads what thread 0 of its block stored before the barrier.
+fn check_shared_broadcast(c: &Ctx) -> Result<(), String> {
+    let input = c.in_i32("in");
+    let bx = c.block()[0] as usize;
+    let want: Vec<i32> = (0..c.threads())
+        .map(|g| {
+            let (v, t) = (input[g / bx], g % bx);
+            let arr = if t % 2 == 0 { 2 * v } else { 3 * v };
+            v + 1 + arr + (v + 10) * (v + 20)
+        })
+        .collect();
     compare("out", &c.out_i32("out"), &want)
 }
 
@@ -1419,4 +1439,52 @@ fn check_reduce_sum(c: &Ctx) -> Result<(), String> {
         .iter()
         .fold(c.in_i64("out")[0], |s, &x| s.wrapping_add(x));
     compare("out", &c.out_i64("out"), &[total])
+}
+
+/// `shared_broadcast` (a `__shared__` value written by thread 0, read by all after
+/// `__syncthreads()`) is race-free, as `cudasem check` must find it: with the barrier a compiler
+/// memory barrier, every read of the shared variables comes after the `bar.sync`. Runs under
+/// the monitors with a seeded pick among the enabled choices, in every warp model.
+#[test]
+fn shared_broadcast_is_race_free() {
+    use semantics::machine::Machine;
+    use semantics::monitors::{MonitorConfig, Monitors};
+    let dir = kernels_dir();
+    let program =
+        Arc::new(load_file(&dir.join("shared_broadcast.ptx")).unwrap_or_else(|e| panic!("{e}")));
+    let launch = read_launch(&dir.join("shared_broadcast.ron")).unwrap_or_else(|e| panic!("{e}"));
+    let resolved = resolve(&launch, &program).unwrap_or_else(|e| panic!("{e}"));
+    for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
+        for seed in 0..8u64 {
+            let config = config_with(model);
+            let mut m = Machine::new(Arc::clone(&program), &resolved.config, &config)
+                .unwrap_or_else(|e| panic!("{}", e.message));
+            let mut monitors = Monitors::new(&m, &resolved.config, MonitorConfig::default());
+            let mut events = Vec::new();
+            let mut r = seed;
+            while m.termination().is_none() {
+                r = r
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let enabled = m.enabled();
+                let choice = enabled[(r >> 33) as usize % enabled.len()];
+                events.clear();
+                m.step_observed(&choice, &mut events)
+                    .expect("an enabled choice steps");
+                monitors.observe(&events);
+            }
+            assert_eq!(
+                m.termination(),
+                Some(&Termination::Completed),
+                "{model:?} seed {seed}"
+            );
+            let findings = monitors.finish();
+            assert!(
+                findings.races.is_empty() && findings.divergences.is_empty(),
+                "{model:?} seed {seed}: {:?} {:?}",
+                findings.races,
+                findings.divergences
+            );
+        }
+    }
 }
