@@ -551,8 +551,20 @@ __CUDASEM_FN unsigned short __half_as_ushort(__half h) { return h.__x; }
 __CUDASEM_HALF_BINARY(__hadd, "add.f16")
 __CUDASEM_HALF_BINARY(__hsub, "sub.f16")
 __CUDASEM_HALF_BINARY(__hmul, "mul.f16")
+#if __CUDA_ARCH__ >= 800
 __CUDASEM_HALF_BINARY(__hmin, "min.f16")
 __CUDASEM_HALF_BINARY(__hmax, "max.f16")
+#else
+// `min.f16`/`max.f16` need sm_80 (PTX ISA, "Half Precision Floating-Point Instructions: min,
+// max"); below it the float minimum of the two (exact: every half is a float), as ptxas
+// would otherwise refuse the kernel.
+__CUDASEM_FN __half __hmin(__half a, __half b) {
+    return __float2half(__builtin_fminf(__half2float(a), __half2float(b)));
+}
+__CUDASEM_FN __half __hmax(__half a, __half b) {
+    return __float2half(__builtin_fmaxf(__half2float(a), __half2float(b)));
+}
+#endif
 #undef __CUDASEM_HALF_BINARY
 __CUDASEM_FN __half __hfma(__half a, __half b, __half c) {
     unsigned short r;

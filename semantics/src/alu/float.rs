@@ -139,7 +139,7 @@ pub(super) fn minmax(fmt: Fmt, is_max: bool, x: u64, y: u64) -> u64 {
 }
 
 /// Approximate transcendental functions (PTX ISA 9.7.3.13-20): evaluated in `f64` with `std`
-/// and rounded once to the destination format. Documented deviation: hardware `.approx` results
+/// and rounded once to the destination format. Deviation D29: hardware `.approx` results
 /// may differ in the last ulps.
 fn approx(fmt: Fmt, flags: ArithFlags, a: u64, f: fn(f64) -> f64) -> u64 {
     let x = prep(fmt, flags.ftz, a);
@@ -164,12 +164,12 @@ pub(super) fn unary(op: UnaryOp, fmt: Fmt, flags: ArithFlags, a: u64) -> Option<
         // `neg`/`abs` (9.7.3.8-9) are sign-bit operations, NaN payloads included.
         UnaryOp::Neg => prep(fmt, flags.ftz, a) ^ fmt.sign_bit(),
         UnaryOp::Abs => prep(fmt, flags.ftz, a) & !fmt.sign_bit(),
-        // `rcp.rnd` (9.7.3.13) is IEEE 1/x; `rcp.approx` is computed the same way (deviation).
+        // `rcp.rnd` (9.7.3.13) is IEEE 1/x; `rcp.approx` is computed the same way (deviation D29).
         UnaryOp::Rcp => {
             let x = prep(fmt, flags.ftz, a);
             finish(fmt, flags, arith(fmt, mode, Arith::Div, fmt.one(), x))
         }
-        // `sqrt.rnd` (9.7.3.15) is IEEE; `sqrt.approx` likewise (deviation).
+        // `sqrt.rnd` (9.7.3.15) is IEEE; `sqrt.approx` likewise (deviation D29).
         UnaryOp::Sqrt => {
             let x = prep(fmt, flags.ftz, a);
             let r = if mode == Mode::Rn && fmt == F32 {
