@@ -207,3 +207,24 @@ extern "C" __global__ void warp(int *out, const int *in) {
     }
     loads(&ptx);
 }
+
+/// `__hmin`/`__hmax` at cudasem's sm_70: `min.f16`/`max.f16` need sm_80 (PTX ISA, half
+/// precision `min`/`max`), and `ptxas` refuses a kernel that uses them below it; the header
+/// takes the float minimum there, and the result is the same (every half is a float).
+#[test]
+fn half_min_and_max_use_no_sm80_instruction_at_sm70() {
+    let Some(clang) = clang() else { return };
+    let source = r#"#include "cudasem_cuda.h"
+extern "C" __global__ void k(const half *x, half *lo, half *hi) {
+    lo[0] = __hmin(x[0], x[1]);
+    hi[0] = __hmax(x[0], x[1]);
+}
+"#;
+    let ptx = compile_text(&clang, "minmax.cu", source).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !ptx.contains("min.f16") && !ptx.contains("max.f16"),
+        "{ptx}"
+    );
+    assert!(ptx.contains("min.f32") && ptx.contains("max.f32"), "{ptx}");
+    loads(&ptx);
+}
