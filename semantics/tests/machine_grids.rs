@@ -66,37 +66,43 @@ fn run_checking_stream_order(m: &mut Machine, sched: &mut dyn scheduler::Schedul
     panic!("no termination within the bound");
 }
 
+/// The corpus's two-pass reduction: `pass1` sums 256 inputs into 4 partials (4 blocks of 64
+/// threads, 256 bytes of dynamic shared memory), then `pass2` sums the partials, both in stream 0.
+fn two_pass_reduction() -> ProgramLaunch {
+    let input: Vec<u32> = (0..256).collect();
+    program(
+        vec![
+            u32_buffer("in", &input),
+            zeros("partial", 4),
+            zeros("out", 1),
+        ],
+        vec![
+            GridLaunch {
+                dynamic_shared_bytes: 256,
+                ..grid(
+                    "pass1",
+                    4,
+                    64,
+                    vec![ArgValue::Buffer(0), ArgValue::Buffer(1)],
+                    0,
+                )
+            },
+            grid(
+                "pass2",
+                1,
+                32,
+                vec![ArgValue::Buffer(1), ArgValue::Buffer(2), s32(4)],
+                0,
+            ),
+        ],
+    )
+}
+
 #[test]
 fn two_pass_reduction_in_one_stream_sums_every_element() {
     let p = load_file("two_pass_reduce.ptx");
-    let input: Vec<u32> = (0..256).collect();
     for seed in 0..6u64 {
-        let launch = program(
-            vec![
-                u32_buffer("in", &input),
-                zeros("partial", 4),
-                zeros("out", 1),
-            ],
-            vec![
-                GridLaunch {
-                    dynamic_shared_bytes: 256,
-                    ..grid(
-                        "pass1",
-                        4,
-                        64,
-                        vec![ArgValue::Buffer(0), ArgValue::Buffer(1)],
-                        0,
-                    )
-                },
-                grid(
-                    "pass2",
-                    1,
-                    32,
-                    vec![ArgValue::Buffer(1), ArgValue::Buffer(2), s32(4)],
-                    0,
-                ),
-            ],
-        );
+        let launch = two_pass_reduction();
         let mut m = Machine::from_program(p.clone(), &launch, &cfg()).expect("launch");
         assert_eq!(m.total_blocks(), 5);
         let t = if seed == 0 {
@@ -400,33 +406,7 @@ DONE:
 #[test]
 fn two_pass_reduction_under_its_and_cached_memory() {
     let p = load_file("two_pass_reduce.ptx");
-    let input: Vec<u32> = (0..256).collect();
-    let launch = program(
-        vec![
-            u32_buffer("in", &input),
-            zeros("partial", 4),
-            zeros("out", 1),
-        ],
-        vec![
-            GridLaunch {
-                dynamic_shared_bytes: 256,
-                ..grid(
-                    "pass1",
-                    4,
-                    64,
-                    vec![ArgValue::Buffer(0), ArgValue::Buffer(1)],
-                    0,
-                )
-            },
-            grid(
-                "pass2",
-                1,
-                32,
-                vec![ArgValue::Buffer(1), ArgValue::Buffer(2), s32(4)],
-                0,
-            ),
-        ],
-    );
+    let launch = two_pass_reduction();
     for (model, memory) in [
         (WarpModel::Its, MemoryKind::Flat),
         (WarpModel::SimtStack, MemoryKind::Cached),

@@ -17,7 +17,9 @@ pub(super) fn cvta(
     let ws = cx.info.warp_size as usize;
     // In the kernel, a `.param` address is relative to the reading grid's parameters (as for
     // `ld.param`): its generic address is that of the grid's own parameters in the one
-    // parameter segment (0 for a one-kernel launch).
+    // parameter segment (0 for a one-kernel launch). PTX ISA "cvta" and "Kernel Function
+    // Parameters": a kernel parameter's generic address names that launch's parameter; the
+    // thesis (section 5.7) runs several grids of a context at once, each with its own.
     let param_base = if func == cx.info.entry {
         cx.info.param_base
     } else {
