@@ -399,10 +399,10 @@ pub fn preemptions(machine: &Machine, choices: &[Choice]) -> Result<usize, Refus
     let mut prev: Option<(u32, u32)> = None;
     let mut count = 0;
     for (i, c) in choices.iter().enumerate() {
-        let me = warp_of(c);
+        let me = c.warp();
         if let (Some(p), Some(me)) = (prev, me)
             && p != me
-            && m.enabled().iter().any(|e| warp_of(e) == Some(p))
+            && m.enabled().iter().any(|e| e.warp() == Some(p))
         {
             count += 1;
         }
@@ -415,16 +415,6 @@ pub fn preemptions(machine: &Machine, choices: &[Choice]) -> Result<usize, Refus
         }
     }
     Ok(count)
-}
-
-fn warp_of(c: &Choice) -> Option<(u32, u32)> {
-    match *c {
-        Choice::Warp { block, warp }
-        | Choice::Target { block, warp, .. }
-        | Choice::Lanes { block, warp, .. }
-        | Choice::Pick { block, warp, .. } => Some((block, warp)),
-        _ => None,
-    }
 }
 
 /// A scheduler that keeps running the previous warp while it is enabled, except at the
@@ -441,7 +431,7 @@ impl Scheduler for Bounded {
         self.step += 1;
         let sticky = self
             .prev
-            .and_then(|p| enabled.iter().position(|e| warp_of(e) == Some(p)));
+            .and_then(|p| enabled.iter().position(|e| e.warp() == Some(p)));
         let i = match self.preempt.iter().find(|(s, _)| *s == step) {
             Some(&(_, k)) => {
                 let others: Vec<usize> =
@@ -450,7 +440,7 @@ impl Scheduler for Bounded {
             }
             None => sticky.unwrap_or(0),
         };
-        if let Some(w) = enabled.get(i).and_then(warp_of) {
+        if let Some(w) = enabled.get(i).and_then(Choice::warp) {
             self.prev = Some(w);
         }
         i

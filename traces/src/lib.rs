@@ -69,6 +69,21 @@ pub enum Choice {
     },
 }
 
+impl Choice {
+    /// The warp `(block, warp)` this choice steps: a whole warp, one of its lane groups or
+    /// branch targets, or one lane's pick; `None` for the system's choices (block issue,
+    /// barrier release, memory micro steps).
+    pub fn warp(&self) -> Option<(BlockId, u32)> {
+        match *self {
+            Choice::Warp { block, warp }
+            | Choice::Target { block, warp, .. }
+            | Choice::Lanes { block, warp, .. }
+            | Choice::Pick { block, warp, .. } => Some((block, warp)),
+            Choice::Issue { .. } | Choice::EndBarrier { .. } | Choice::Mem(_) => None,
+        }
+    }
+}
+
 /// A memory-environment decision of the cached model (thesis 4.6 `->M`); the flat memory never
 /// offers one. `line` is a line's base address (global memory), `sm` an SM index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

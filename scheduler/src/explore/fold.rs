@@ -149,7 +149,7 @@ pub fn step_folded(
     if folding == Folding::None {
         return Ok(fp);
     }
-    let Some(warp) = warp_of(choice) else {
+    let Some(warp) = choice.warp() else {
         return Ok(fp);
     };
     let alone = alone_in_block(machine, warp);
@@ -246,17 +246,6 @@ fn own_barrier_release(machine: &Machine, block: u32) -> Option<Choice> {
     release.map(|(_, c)| c)
 }
 
-/// The warp a unit's choice steps.
-fn warp_of(choice: &Choice) -> Option<(u32, u32)> {
-    match *choice {
-        Choice::Warp { block, warp }
-        | Choice::Target { block, warp, .. }
-        | Choice::Lanes { block, warp, .. }
-        | Choice::Pick { block, warp, .. } => Some((block, warp)),
-        Choice::Issue { .. } | Choice::EndBarrier { .. } | Choice::Mem(_) => None,
-    }
-}
-
 /// The warp's only enabled choice, when the fold may take it (module header).
 fn continuation(machine: &Machine, (block, warp): (u32, u32)) -> Option<Choice> {
     if machine.termination().is_some() {
@@ -267,7 +256,7 @@ fn continuation(machine: &Machine, (block, warp): (u32, u32)) -> Option<Choice> 
         match *c {
             Choice::Issue { .. } | Choice::EndBarrier { .. } => return None,
             Choice::Mem(_) => {}
-            _ if warp_of(c) == Some((block, warp)) => {
+            _ if c.warp() == Some((block, warp)) => {
                 if found.is_some() {
                     return None;
                 }

@@ -48,16 +48,6 @@ pub(crate) fn block_of(c: &Choice) -> Option<u32> {
     }
 }
 
-fn warp_of(c: &Choice) -> Option<(u32, u32)> {
-    match *c {
-        Choice::Warp { block, warp }
-        | Choice::Target { block, warp, .. }
-        | Choice::Lanes { block, warp, .. }
-        | Choice::Pick { block, warp, .. } => Some((block, warp)),
-        _ => None,
-    }
-}
-
 impl Machine {
     /// Appends the current choices of one warp to `out`.
     pub(crate) fn warp_choices(&mut self, block: u32, warp: u32, out: &mut EnabledSet) {
@@ -137,7 +127,7 @@ impl Machine {
 
     /// Replaces the warp's choices in the enabled set.
     pub(crate) fn refresh_warp(&mut self, block: u32, warp: u32) {
-        self.retain_enabled(|c| warp_of(c) != Some((block, warp)));
+        self.retain_enabled(|c| c.warp() != Some((block, warp)));
         let mut out = std::mem::take(&mut self.enabled);
         self.warp_choices(block, warp, &mut out);
         self.enabled = out;

@@ -61,7 +61,7 @@ pub fn record(
         last_cache: None,
     };
     // Warp indices in (block, warp) order over the whole run, so the overview can name them.
-    let stepping: BTreeSet<(u32, u32)> = choices.iter().filter_map(warp_of).collect();
+    let stepping: BTreeSet<(u32, u32)> = choices.iter().filter_map(Choice::warp).collect();
     for (b, w) in stepping {
         rec.warp_index(b, w);
     }
@@ -220,7 +220,8 @@ impl Window<'_> {
                 Choice::Mem(MemChoice::Step { op }) => stale_read(machine, *op),
                 _ => None,
             },
-            stack_before: warp_of(c)
+            stack_before: c
+                .warp()
                 .and_then(|(b, w)| machine.warp_view(b, w))
                 .map_or(0, |v| diverge_count(&v.stack)),
         };
@@ -258,7 +259,7 @@ impl Window<'_> {
         let s = self.rec.changes(machine, &touched);
         Ok(Step {
             c: c.to_string(),
-            u: warp_of(c).map(|(b, w)| self.rec.warp_index(b, w)),
+            u: c.warp().map(|(b, w)| self.rec.warp_index(b, w)),
             k: kind_of(c),
             o: offered,
             on: offered_n,

@@ -11,7 +11,7 @@ pub(super) fn watched_registers(
 ) -> Vec<(u32, u32, u32, RegId)> {
     let mut out = Vec::new();
     let program = m.program();
-    if let Some((block, warp)) = warp_of(c)
+    if let Some((block, warp)) = c.warp()
         && let Some(v) = m.warp_view(block, warp)
     {
         let pc = match *c {

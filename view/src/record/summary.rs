@@ -10,7 +10,7 @@ pub(super) fn overview(choices: &[Choice], index: &BTreeMap<(u32, u32), usize>) 
     let mut buckets: Vec<BTreeMap<usize, u32>> =
         vec![BTreeMap::new(); total.div_ceil(size) as usize];
     for (i, c) in choices.iter().enumerate() {
-        let unit = match warp_of(c) {
+        let unit = match c.warp() {
             Some(w) => index.get(&w).copied().unwrap_or(n),
             None => match c {
                 Choice::Issue { .. } => n,
@@ -42,14 +42,14 @@ pub(super) fn lasso_of(
     let cycle = &choices[cycle_start..];
     let stepping: BTreeSet<usize> = cycle
         .iter()
-        .filter_map(warp_of)
+        .filter_map(Choice::warp)
         .filter_map(|w| index.get(&w).copied())
         .collect();
     let enabled_sets: Vec<BTreeSet<usize>> = enabled_log
         .iter()
         .map(|e| {
             e.iter()
-                .filter_map(warp_of)
+                .filter_map(Choice::warp)
                 .filter_map(|w| index.get(&w).copied())
                 .collect()
         })

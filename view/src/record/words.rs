@@ -3,17 +3,6 @@
 
 use super::*;
 
-/// The warp a choice steps.
-pub(super) fn warp_of(c: &Choice) -> Option<(u32, u32)> {
-    match *c {
-        Choice::Warp { block, warp }
-        | Choice::Target { block, warp, .. }
-        | Choice::Lanes { block, warp, .. }
-        | Choice::Pick { block, warp, .. } => Some((block, warp)),
-        _ => None,
-    }
-}
-
 /// The block a choice steps.
 pub(super) fn block_of(c: &Choice) -> Option<u32> {
     match *c {
