@@ -235,7 +235,6 @@ struct RawRace {
 
 pub(crate) struct RaceState {
     model: RaceModel,
-    shared_words: usize,
     global: Paged,
     blocks: Vec<Option<Box<BlockSync>>>,
     /// Releases published per location `(space, block for shared, word)`.
@@ -248,10 +247,9 @@ pub(crate) struct RaceState {
 }
 
 impl RaceState {
-    pub fn new(shared_bytes: u64, model: RaceModel) -> RaceState {
+    pub fn new(model: RaceModel) -> RaceState {
         RaceState {
             model,
-            shared_words: shared_bytes.div_ceil(4) as usize,
             global: Paged::default(),
             blocks: Vec::new(),
             sync: HashMap::new(),
@@ -274,7 +272,7 @@ impl RaceState {
             joint: vec![None; w],
             threads: vec![ThreadSync::default(); shape.tpb as usize],
             bars: vec![Gather::default(); 16],
-            shared: vec![Cell::default(); self.shared_words],
+            shared: vec![Cell::default(); shape.shared_bytes.div_ceil(4) as usize],
             shared_bytes: Bytes::default(),
             knows: false,
         };
