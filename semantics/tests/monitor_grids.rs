@@ -9,9 +9,7 @@ use semantics::machine::{
     ArgValue, BufferSpec, ErrorKind, GridLaunch, LaunchConfig, Machine, MemoryKind, ProgramLaunch,
     Termination, WarpModel,
 };
-use semantics::monitors::{
-    Findings, MemoryErrorKind, MonitorConfig, Monitors, RaceKind, RaceScope,
-};
+use semantics::monitors::{Findings, MonitorConfig, Monitors, RaceKind, RaceScope};
 use std::sync::Arc;
 
 /// Runs `launches` on `buffers` under the monitors, picking among enabled choices with a

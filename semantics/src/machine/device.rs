@@ -5,7 +5,7 @@
 //! the machine completes warps and blocks (block (compl), grid (compl)), refreshes the enabled set
 //! and decides termination: every block completed, or nothing enabled (a deadlock, explained).
 
-use super::block::Block;
+use super::block::{Block, BlockShared};
 use super::exec::{Ctx, Fault};
 use super::thread::SpecialCtx;
 use super::warp::{Warp, its, lanes, simt_stack};
@@ -316,22 +316,7 @@ impl Machine {
         if let Some(pre) = pre
             && let Err(msg) = super::invariants::check(&pre, &out, w)
         {
-            let e = MachineError {
-                kind: ErrorKind::Stuck,
-                grid: named_grid,
-                block: ctaid,
-                thread: [0; 3],
-                pc: out.pc,
-                ptx_line: program
-                    .source
-                    .get(out.pc as usize)
-                    .map(|s| s.ptx_line)
-                    .unwrap_or(0),
-                source_line: None,
-                message: format!(
-                    "safety invariant violated (thesis chapter 6) in warp {warp}: {msg}"
-                ),
-            };
+            let e = invariant_violation(program, (named_grid, ctaid, warp), out.pc, &msg);
             self.termination = Some(Termination::Error(e));
             self.enabled.clear();
             return;
@@ -348,24 +333,16 @@ impl Machine {
             .saturating_sub((out.exited & real).count_ones());
         let mut barriers_changed = out.arrived != 0;
         if completed {
-            shared.live_warps = shared.live_warps.saturating_sub(1);
-            shared.exited_warps.push(warp);
-            if config.exited_warps_arrive {
-                let weight = if model == WarpModel::SimtStack {
+            // The exited-warps option: a warp that exits counts as arrived at every barrier in
+            // use (with its weight: a whole warp under the SIMT stack, its real lanes else).
+            let arrives = config.exited_warps_arrive.then(|| {
+                if model == WarpModel::SimtStack {
                     info.warp_size
                 } else {
                     real.count_ones()
-                };
-                for bar in Arc::make_mut(&mut shared.bars)
-                    .iter_mut()
-                    .filter(|b| b.in_use)
-                {
-                    if !bar.has_arrived(warp) {
-                        bar.ac += weight;
-                        barriers_changed = true;
-                    }
                 }
-            }
+            });
+            barriers_changed |= warp_exits(shared, warp, arrives);
             if let Some(ev) = events.as_deref_mut() {
                 ev.push(Event::WarpCompleted {
                     block,
@@ -392,6 +369,21 @@ impl Machine {
             || new_targets != was_targets
             // A call whose lanes pick their results may be next (see `pick`).
             || !self.info.picks.is_empty();
+        self.refresh_after_step(block, warp, changed, barriers_changed, completed);
+    }
+
+    /// The enabled set after a warp step: the warp's choices when its state changed, the
+    /// block's barriers when an arrival changed them, issuing when the warp's completion freed
+    /// room on its SM.
+    #[inline]
+    fn refresh_after_step(
+        &mut self,
+        block: u32,
+        warp: u32,
+        changed: bool,
+        barriers_changed: bool,
+        completed: bool,
+    ) {
         if changed {
             self.refresh_warp(block, warp);
         }
@@ -585,4 +577,51 @@ impl Machine {
         }
         out
     }
+}
+
+/// The error of a step after which a safety invariant of the branching algorithm (thesis
+/// chapter 6) does not hold: a bug in cudasem's SIMT stack, reported at the warp's pc.
+#[cold]
+fn invariant_violation(
+    program: &crate::program::Program,
+    (grid, ctaid, warp): (Option<u32>, [u32; 3], u32),
+    pc: crate::program::Pc,
+    msg: &str,
+) -> MachineError {
+    MachineError {
+        kind: ErrorKind::Stuck,
+        grid,
+        block: ctaid,
+        thread: [0; 3],
+        pc,
+        ptx_line: program
+            .source
+            .get(pc as usize)
+            .map(|s| s.ptx_line)
+            .unwrap_or(0),
+        source_line: None,
+        message: format!("safety invariant violated (thesis chapter 6) in warp {warp}: {msg}"),
+    }
+}
+
+/// Warp `warp` of a block exited: one live warp less; with the exited-warps option (`arrives`:
+/// the warp's weight) it counts as arrived at every barrier in use that it has not arrived at.
+/// Returns whether a barrier's count changed.
+#[inline]
+fn warp_exits(shared: &mut BlockShared, warp: u32, arrives: Option<u32>) -> bool {
+    shared.live_warps = shared.live_warps.saturating_sub(1);
+    shared.exited_warps.push(warp);
+    let mut changed = false;
+    if let Some(weight) = arrives {
+        for bar in Arc::make_mut(&mut shared.bars)
+            .iter_mut()
+            .filter(|b| b.in_use)
+        {
+            if !bar.has_arrived(warp) {
+                bar.ac += weight;
+                changed = true;
+            }
+        }
+    }
+    changed
 }

@@ -31,7 +31,7 @@ mod memory;
 use super::thread::SpecialCtx;
 use super::warp::{lane_mask, lanes};
 use crate::alu;
-use crate::program::{BinaryOp, Compare, Op, RegId, Src, TernaryOp, UnaryOp};
+use crate::program::{ArithFlags, BinaryOp, Compare, Op, RegId, Src, TernaryOp, UnaryOp};
 pub(crate) use memory::{LaneTrace, load_traced, store_traced};
 use ptx_parser::ScalarType;
 
@@ -305,6 +305,57 @@ fn setp_kernel(cmp: Compare, ty: ScalarType, a: &[u64], b: &[u64], o: &mut [u64]
     }
 }
 
+/// The registers and lanes of one warp instruction on the fast path: the level's register
+/// file, the frame bases, the warp size, the special registers and the executing lanes.
+struct Lanes<'a> {
+    regs: &'a mut [u64],
+    fb: &'a [u32],
+    ws: usize,
+    sp: &'a SpecialCtx,
+    exec: u64,
+    /// Every lane of the warp executes.
+    full: bool,
+}
+
+/// Operand `$s`'s column: a register's is its row of `regs` (borrowed, not copied), the others
+/// are built in `$buf`; `return false` (the generic path) when it cannot be read here.
+macro_rules! get {
+    ($l:expr, $buf:ident, $s:expr) => {
+        match *$s {
+            Src::Reg(r) => {
+                let base = r.0 as usize * $l.ws;
+                match $l.regs.get(base..base + $l.ws) {
+                    Some(col) => col,
+                    None => return false,
+                }
+            }
+            Src::Imm(v) => {
+                $buf = [v; N];
+                &$buf[..$l.ws]
+            }
+            _ => {
+                let mut buf = [0u64; N];
+                if !gather::<N>($l.regs, $l.ws, $s, $l.sp, $l.fb, &mut buf) {
+                    return false;
+                }
+                $buf = buf;
+                &$buf[..$l.ws]
+            }
+        }
+    };
+}
+
+/// Writes `$vals` to the executing lanes of register `$dst`; `return false` when it is out of
+/// range.
+macro_rules! put {
+    ($l:expr, $dst:expr, $vals:expr) => {{
+        let Some(col) = column($l.regs, $l.ws, *$dst) else {
+            return false;
+        };
+        write_lanes(col, $l.exec, $l.full, $vals);
+    }};
+}
+
 #[inline(always)]
 fn exec_n<const N: usize>(
     regs: &mut [u64],
@@ -314,178 +365,213 @@ fn exec_n<const N: usize>(
     exec: u64,
     op: &Op,
 ) -> bool {
-    let full = exec == lane_mask(ws as u32);
-    // Operand columns: a register's is its row of `regs` (borrowed, not copied), the others are
-    // built in these buffers; results go to `out`, written back once the operands are dead.
-    let (abuf, bbuf, cbuf): ([u64; N], [u64; N], [u64; N]);
-    let mut out = [0u64; N];
-    macro_rules! get {
-        ($buf:ident, $s:expr) => {
-            match *$s {
-                Src::Reg(r) => {
-                    let base = r.0 as usize * ws;
-                    match regs.get(base..base + ws) {
-                        Some(col) => col,
-                        None => return false,
-                    }
-                }
-                Src::Imm(v) => {
-                    $buf = [v; N];
-                    &$buf[..ws]
-                }
-                _ => {
-                    let mut buf = [0u64; N];
-                    if !gather::<N>(regs, ws, $s, sp, fb, &mut buf) {
-                        return false;
-                    }
-                    $buf = buf;
-                    &$buf[..ws]
-                }
-            }
-        };
-    }
-    macro_rules! put {
-        ($dst:expr, $vals:expr) => {{
-            let Some(col) = column(regs, ws, *$dst) else {
-                return false;
-            };
-            write_lanes(col, exec, full, $vals);
-        }};
-    }
+    let l = Lanes {
+        regs,
+        fb,
+        ws,
+        sp,
+        exec,
+        full: exec == lane_mask(ws as u32),
+    };
     match op {
         Op::Unary {
             op: UnaryOp::Mov,
             dst,
-            a: sa,
+            a,
             ..
-        } => {
-            let a = get!(abuf, sa);
-            out[..ws].copy_from_slice(a);
-            put!(dst, &out);
-        }
+        } => mov_n::<N>(l, dst, a),
         Op::Unary {
             op,
             ty,
             flags,
             dst,
-            a: sa,
-        } => {
-            let a = get!(abuf, sa);
-            let (op, ty, flags) = (*op, *ty, *flags);
-            each(exec, &mut out, |l| alu::unary(op, ty, flags, a[l]));
-            put!(dst, &out);
-        }
+            a,
+        } => unary_n::<N>(l, (*op, *ty, *flags), dst, a),
         Op::Binary {
             op,
             ty,
             flags,
             dst,
-            a: sa,
-            b: sb,
-        } => {
-            use BinaryOp as B;
-            if matches!(
-                op,
-                B::AddCc | B::AddC | B::AddCCc | B::SubCc | B::SubC | B::SubCCc
-            ) {
-                return false;
-            }
-            let a = get!(abuf, sa);
-            let b = get!(bbuf, sb);
-            let (op, ty, flags) = (*op, *ty, *flags);
-            let done = match int_ty(ty) {
-                Some(t) => binary_kernel(op, t, flags.sat, a, b, &mut out[..ws]),
-                None => false,
-            };
-            if !done {
-                each(exec, &mut out, |l| {
-                    let mut carry = false;
-                    alu::binary(op, ty, flags, a[l], b[l], &mut carry)
-                });
-            }
-            put!(dst, &out);
-        }
+            a,
+            b,
+        } => binary_n::<N>(l, (*op, *ty, *flags), dst, [a, b]),
         Op::Ternary {
             op,
             ty,
             flags,
             dst,
-            a: sa,
-            b: sb,
-            c: sc,
-        } => {
-            if matches!(op, TernaryOp::MadCc | TernaryOp::MadC) {
-                return false;
-            }
-            let a = get!(abuf, sa);
-            let b = get!(bbuf, sb);
-            let c = get!(cbuf, sc);
-            let (op, ty, flags) = (*op, *ty, *flags);
-            let done = match int_ty(ty) {
-                Some(t) => ternary_kernel(op, t, flags.sat, a, b, c, &mut out[..ws]),
-                None => false,
-            };
-            if !done {
-                each(exec, &mut out, |l| {
-                    let mut carry = false;
-                    alu::ternary(op, ty, flags, a[l], b[l], c[l], &mut carry)
-                });
-            }
-            put!(dst, &out);
-        }
+            a,
+            b,
+            c,
+        } => ternary_n::<N>(l, (*op, *ty, *flags), dst, [a, b, c]),
         Op::Setp {
             cmp,
             ty,
             ftz,
             dst,
             dst_neg,
-            a: sa,
-            b: sb,
+            a,
+            b,
             combine: None,
-        } => {
-            if alu::packed_lanes(*ty).is_some() {
-                // `.f16x2`/`.bf16x2`: `q` is the high half's result, not `!p`.
-                return false;
-            }
-            let a = get!(abuf, sa);
-            let b = get!(bbuf, sb);
-            let (cmp, ty, ftz) = (*cmp, *ty, *ftz);
-            if alu::float_fmt(ty).is_none() {
-                setp_kernel(cmp, ty, a, b, &mut out[..ws]);
-            } else {
-                each(exec, &mut out, |l| {
-                    alu::compare(cmp, ty, ftz, a[l], b[l]) as u64
-                });
-            }
-            if let Some(q) = dst_neg {
-                // Check both destinations before writing either.
-                if column(regs, ws, *q).is_none() {
-                    return false;
-                }
-                put!(dst, &out);
-                let mut neg = [0u64; N];
-                map1(&mut neg[..ws], &out[..ws], |p| p ^ 1);
-                put!(q, &neg);
-            } else {
-                put!(dst, &out);
-            }
-        }
+        } => setp_n::<N>(l, (*cmp, *ty, *ftz), (dst, dst_neg.as_ref()), [a, b]),
         Op::Cvt {
             dst_ty,
             src_ty,
             flags,
             dst,
-            a: sa,
+            a,
         } if !matches!(dst_ty, ScalarType::S8 | ScalarType::S16 | ScalarType::S32) => {
             // Narrow signed results are sign-extended to the register's width, which only the
             // generic path knows (it has the program); unsigned results are already zero-extended.
-            let a = get!(abuf, sa);
-            let (dt, st, flags) = (*dst_ty, *src_ty, *flags);
-            each(exec, &mut out, |l| alu::cvt(dt, st, flags, a[l]));
-            put!(dst, &out);
+            cvt_n::<N>(l, (*dst_ty, *src_ty, *flags), dst, a)
         }
-        _ => return false,
+        _ => false,
     }
+}
+
+/// `mov`: the source column copied.
+#[inline(always)]
+fn mov_n<const N: usize>(l: Lanes<'_>, dst: &RegId, sa: &Src) -> bool {
+    let abuf: [u64; N];
+    let mut out = [0u64; N];
+    let a = get!(l, abuf, sa);
+    out[..l.ws].copy_from_slice(a);
+    put!(l, dst, &out);
+    true
+}
+
+/// Unary operations, per executing lane through `crate::alu`.
+#[inline(always)]
+fn unary_n<const N: usize>(
+    l: Lanes<'_>,
+    (op, ty, flags): (UnaryOp, ScalarType, ArithFlags),
+    dst: &RegId,
+    sa: &Src,
+) -> bool {
+    let abuf: [u64; N];
+    let mut out = [0u64; N];
+    let a = get!(l, abuf, sa);
+    each(l.exec, &mut out, |k| alu::unary(op, ty, flags, a[k]));
+    put!(l, dst, &out);
+    true
+}
+
+/// Binary operations without a carry: a closed integer kernel over all lanes when there is
+/// one, else `crate::alu` per executing lane.
+#[inline(always)]
+fn binary_n<const N: usize>(
+    l: Lanes<'_>,
+    (op, ty, flags): (BinaryOp, ScalarType, ArithFlags),
+    dst: &RegId,
+    [sa, sb]: [&Src; 2],
+) -> bool {
+    use BinaryOp as B;
+    if matches!(
+        op,
+        B::AddCc | B::AddC | B::AddCCc | B::SubCc | B::SubC | B::SubCCc
+    ) {
+        return false;
+    }
+    let (abuf, bbuf): ([u64; N], [u64; N]);
+    let mut out = [0u64; N];
+    let a = get!(l, abuf, sa);
+    let b = get!(l, bbuf, sb);
+    let done = match int_ty(ty) {
+        Some(t) => binary_kernel(op, t, flags.sat, a, b, &mut out[..l.ws]),
+        None => false,
+    };
+    if !done {
+        each(l.exec, &mut out, |k| {
+            let mut carry = false;
+            alu::binary(op, ty, flags, a[k], b[k], &mut carry)
+        });
+    }
+    put!(l, dst, &out);
+    true
+}
+
+/// Ternary operations without a carry, as [`binary_n`].
+#[inline(always)]
+fn ternary_n<const N: usize>(
+    l: Lanes<'_>,
+    (op, ty, flags): (TernaryOp, ScalarType, ArithFlags),
+    dst: &RegId,
+    [sa, sb, sc]: [&Src; 3],
+) -> bool {
+    if matches!(op, TernaryOp::MadCc | TernaryOp::MadC) {
+        return false;
+    }
+    let (abuf, bbuf, cbuf): ([u64; N], [u64; N], [u64; N]);
+    let mut out = [0u64; N];
+    let a = get!(l, abuf, sa);
+    let b = get!(l, bbuf, sb);
+    let c = get!(l, cbuf, sc);
+    let done = match int_ty(ty) {
+        Some(t) => ternary_kernel(op, t, flags.sat, a, b, c, &mut out[..l.ws]),
+        None => false,
+    };
+    if !done {
+        each(l.exec, &mut out, |k| {
+            let mut carry = false;
+            alu::ternary(op, ty, flags, a[k], b[k], c[k], &mut carry)
+        });
+    }
+    put!(l, dst, &out);
+    true
+}
+
+/// `setp` without a predicate combination: the integer kernel or `crate::alu::compare`; `|q`
+/// gets the negation.
+#[inline(always)]
+fn setp_n<const N: usize>(
+    l: Lanes<'_>,
+    (cmp, ty, ftz): (Compare, ScalarType, bool),
+    (dst, dst_neg): (&RegId, Option<&RegId>),
+    [sa, sb]: [&Src; 2],
+) -> bool {
+    if alu::packed_lanes(ty).is_some() {
+        // `.f16x2`/`.bf16x2`: `q` is the high half's result, not `!p`.
+        return false;
+    }
+    let (abuf, bbuf): ([u64; N], [u64; N]);
+    let mut out = [0u64; N];
+    let a = get!(l, abuf, sa);
+    let b = get!(l, bbuf, sb);
+    if alu::float_fmt(ty).is_none() {
+        setp_kernel(cmp, ty, a, b, &mut out[..l.ws]);
+    } else {
+        each(l.exec, &mut out, |k| {
+            alu::compare(cmp, ty, ftz, a[k], b[k]) as u64
+        });
+    }
+    if let Some(q) = dst_neg {
+        // Check both destinations before writing either.
+        if column(l.regs, l.ws, *q).is_none() {
+            return false;
+        }
+        put!(l, dst, &out);
+        let mut neg = [0u64; N];
+        map1(&mut neg[..l.ws], &out[..l.ws], |p| p ^ 1);
+        put!(l, q, &neg);
+    } else {
+        put!(l, dst, &out);
+    }
+    true
+}
+
+/// `cvt` to a type the register holds as it is, per executing lane through `crate::alu`.
+#[inline(always)]
+fn cvt_n<const N: usize>(
+    l: Lanes<'_>,
+    (dt, st, flags): (ScalarType, ScalarType, ArithFlags),
+    dst: &RegId,
+    sa: &Src,
+) -> bool {
+    let abuf: [u64; N];
+    let mut out = [0u64; N];
+    let a = get!(l, abuf, sa);
+    each(l.exec, &mut out, |k| alu::cvt(dt, st, flags, a[k]));
+    put!(l, dst, &out);
     true
 }
 
