@@ -586,7 +586,7 @@ fn invariant_violation(
     program: &crate::program::Program,
     (grid, ctaid, warp): (Option<u32>, [u32; 3], u32),
     pc: crate::program::Pc,
-    msg: &str,
+    msg: &super::invariants::InvariantViolation,
 ) -> MachineError {
     MachineError {
         kind: ErrorKind::Stuck,

@@ -368,10 +368,10 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
         };
         match immediate_bits(value, ty) {
             Ok(bits) => Some(bits),
-            Err(msg) => {
+            Err(err) => {
                 self.error(
                     e.span(),
-                    msg,
+                    err.to_string(),
                     "wrong kind of constant",
                     if types::is_float(ty) {
                         "write a floating-point constant such as `1.0` or `0f3F800000`"
@@ -385,18 +385,26 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
     }
 }
 
+/// Why a folded constant cannot be an operand of type `ty` (PTX ISA 5.2.2 constants: integer
+/// and floating-point constants are not interchangeable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ImmediateError {
+    #[error("integer constant used where `{}` needs a floating-point constant", .0.directive())]
+    IntegerForFloat(ScalarType),
+    #[error("a floating-point constant cannot be a `{}` operand (two packed halves)", .0.directive())]
+    FloatForPackedHalves(ScalarType),
+    #[error("floating-point constant used where `{}` needs an integer", .0.directive())]
+    FloatForInteger(ScalarType),
+}
+
 /// Converts a folded constant to the bits of an operation of type `ty`.
-pub(crate) fn immediate_bits(value: Value, ty: ScalarType) -> Result<u64, String> {
+pub(crate) fn immediate_bits(value: Value, ty: ScalarType) -> Result<u64, ImmediateError> {
     match value {
-        Value::Int { .. } if types::is_float(ty) => Err(format!(
-            "integer constant used where `{}` needs a floating-point constant",
-            ty.directive()
-        )),
+        Value::Int { .. } if types::is_float(ty) => Err(ImmediateError::IntegerForFloat(ty)),
         Value::Int { bits, .. } => Ok(layout::truncate(bits, ty)),
-        Value::Float { .. } if types::is_packed_half(ty) => Err(format!(
-            "a floating-point constant cannot be a `{}` operand (two packed halves)",
-            ty.directive()
-        )),
+        Value::Float { .. } if types::is_packed_half(ty) => {
+            Err(ImmediateError::FloatForPackedHalves(ty))
+        }
         Value::Float { value, .. } if types::is_float(ty) => Ok(layout::float_bits(value, ty)),
         Value::Float { value, f32_literal } if types::kind(ty) == types::Kind::Bits => {
             Ok(if f32_literal || types::size(ty) == 4 {
@@ -405,10 +413,7 @@ pub(crate) fn immediate_bits(value: Value, ty: ScalarType) -> Result<u64, String
                 value.to_bits()
             } & layout::mask(ty))
         }
-        Value::Float { .. } => Err(format!(
-            "floating-point constant used where `{}` needs an integer",
-            ty.directive()
-        )),
+        Value::Float { .. } => Err(ImmediateError::FloatForInteger(ty)),
     }
 }
 
