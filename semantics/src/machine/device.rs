@@ -5,7 +5,7 @@
 //! the machine completes warps and blocks (block (compl), grid (compl)), refreshes the enabled set
 //! and decides termination: every block completed, or nothing enabled (a deadlock, explained).
 
-use super::block::{Block, BlockShared};
+use super::block::{Block, barrier};
 use super::exec::{Ctx, Fault};
 use super::thread::SpecialCtx;
 use super::warp::{Warp, its, lanes, simt_stack};
@@ -342,7 +342,7 @@ impl Machine {
                     real.count_ones()
                 }
             });
-            barriers_changed |= warp_exits(shared, warp, arrives);
+            barriers_changed |= barrier::exited_warp(shared, warp, arrives);
             if let Some(ev) = events.as_deref_mut() {
                 ev.push(Event::WarpCompleted {
                     block,
@@ -407,39 +407,7 @@ impl Machine {
             // before the barrier may serve a read after it (digest T3's stale line).
             c.flush_l1(b.sm);
         }
-        let bar = &mut Arc::make_mut(&mut b.shared.bars)[barrier as usize];
-        let result = bar.result();
-        let participants = std::mem::take(&mut bar.participants);
-        bar.in_use = false;
-        for &(wi, lanes_m, dst, level) in &participants {
-            if let Some(w) = b.warps.get_mut(wi as usize) {
-                let w = Arc::make_mut(w);
-                if let Some(lvl) = w.levels.get_mut(level as usize) {
-                    for l in lanes(lanes_m) {
-                        if let Some(r) = lvl.regs.get_mut(dst.0 as usize * ws + l) {
-                            *r = result;
-                        }
-                    }
-                }
-            }
-        }
-        let bar = &mut Arc::make_mut(&mut b.shared.bars)[barrier as usize];
-        bar.participants = participants;
-        bar.participants.clear();
-        let bit = 1u16 << barrier;
-        let mut released = Vec::new();
-        for (i, w) in b.warps.iter_mut().enumerate() {
-            if w.waiting & bit != 0 || w.lane_wait.iter().any(|m| m & bit != 0) {
-                let w = Arc::make_mut(w);
-                w.waiting &= !bit;
-                if w.lane_wait.iter().any(|m| m & bit != 0) {
-                    for m in Arc::make_mut(&mut w.lane_wait).iter_mut() {
-                        *m &= !bit;
-                    }
-                }
-                released.push(i as u32);
-            }
-        }
+        let released = barrier::end_bar(b, barrier, ws);
         if let Some(ev) = events {
             ev.push(Event::BarrierCompleted {
                 block,
@@ -480,27 +448,12 @@ impl Machine {
     fn deadlock_info(&self) -> Vec<WaitInfo> {
         let mut out = Vec::new();
         for b in self.blocks.values() {
-            let exited = &b.shared.exited_warps;
             for w in &b.warps {
                 if w.completed {
                     continue;
                 }
                 let describe = |mask: u16| {
-                    let mut parts = Vec::new();
-                    for i in 0..16 {
-                        if mask >> i & 1 == 1 {
-                            let bar = &b.shared.bars[i];
-                            let mut s =
-                                format!("barrier {i} ({} of {} threads arrived)", bar.ac, bar.tc);
-                            if !exited.is_empty() && !self.config.exited_warps_arrive {
-                                s.push_str(&format!(
-                                    "; warp(s) {exited:?} exited without arriving (the thesis does not count exited warps as arrived, thesis section 5.5.2; hardware does: --exited-warps-arrive)"
-                                ));
-                            }
-                            parts.push(s);
-                        }
-                    }
-                    parts.join(", ")
+                    barrier::describe_wait(&b.shared, mask, self.config.exited_warps_arrive)
                 };
                 let loc = |pc: u32| {
                     let s = self.program.source.get(pc as usize);
@@ -602,26 +555,4 @@ fn invariant_violation(
         source_line: None,
         message: format!("safety invariant violated (thesis chapter 6) in warp {warp}: {msg}"),
     }
-}
-
-/// Warp `warp` of a block exited: one live warp less; with the exited-warps option (`arrives`:
-/// the warp's weight) it counts as arrived at every barrier in use that it has not arrived at.
-/// Returns whether a barrier's count changed.
-#[inline]
-fn warp_exits(shared: &mut BlockShared, warp: u32, arrives: Option<u32>) -> bool {
-    shared.live_warps = shared.live_warps.saturating_sub(1);
-    shared.exited_warps.push(warp);
-    let mut changed = false;
-    if let Some(weight) = arrives {
-        for bar in Arc::make_mut(&mut shared.bars)
-            .iter_mut()
-            .filter(|b| b.in_use)
-        {
-            if !bar.has_arrived(warp) {
-                bar.ac += weight;
-                changed = true;
-            }
-        }
-    }
-    changed
 }

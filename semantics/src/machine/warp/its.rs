@@ -12,7 +12,7 @@
 //! pops and jumps to. Barriers count arrivals per thread (see `block`).
 
 use super::super::ErrorKind;
-use super::super::block::{BlockShared, arrive};
+use super::super::block::{BlockShared, arrive, barrier};
 use super::super::exec::{Ctx, Fault, data_rule, exec_data, read_pred, read_src, sync_mask};
 use super::calls::{enter, leave};
 use super::simt_stack::{Flow, Outcome, target_groups};
@@ -314,9 +314,7 @@ fn barrier(
         })?;
         if let BarrierKind::Red { dst, pred, .. } = kind {
             let p = read_pred(regs, ws, pred, l, &sp, fb);
-            bar.popc += p as u32;
-            bar.and &= p;
-            bar.or |= p;
+            barrier::vote(bar, p);
             bar.participants
                 .push((w.index, 1 << l, *dst, h.level as u16));
         }

@@ -22,7 +22,7 @@
 //!   `membar`/`bar.sync` membar levels complete at once (`updMemBar` is immediate).
 
 use super::super::ErrorKind;
-use super::super::block::{BlockShared, arrive};
+use super::super::block::{BlockShared, arrive, barrier};
 use super::super::exec::{Ctx, Fault, data_rule, exec_data, read_src};
 use super::calls::{enter, leave};
 use super::{SimtToken, Warp, lanes};
@@ -706,7 +706,7 @@ fn sync(w: &mut Warp, h: &Here) -> Result<Rules, Fault> {
 /// The warp rule (comm) for `bar.sync`/`bar.arrive`/`bar.red` (thesis 5.4.3): `comm(bar.sync _,
 /// t⃗) = (⋃ t_barid, bar .sync ε t⃗)`, `comm(bar.red br _, t⃗) = (⋃ t_barid, bar .red br t⃗)`,
 /// `comm(bar.arrive _, t⃗) = (ε, bar .arrive ε t⃗)`: the warp arrives at every barrier its lanes
-/// name (the block's counting, `updArrCnt` of thesis 5.5.1, is `block::arrive`) and, except for
+/// name (the block's counting, `updArrCnt` of thesis 5.5.1, is `block::barrier::arrive`) and, except for
 /// `bar.arrive`, waits for them.
 fn bar(
     cx: &mut Ctx,
@@ -770,9 +770,7 @@ fn bar(
                 if read_src(regs, ws, id, l, &sp, fb) == b as u64 {
                     lanes_b |= 1 << l;
                     let p = super::super::exec::read_pred(regs, ws, pred, l, &sp, fb);
-                    bar.popc += p as u32;
-                    bar.and &= p;
-                    bar.or |= p;
+                    barrier::vote(bar, p);
                 }
             }
             bar.participants
