@@ -45,6 +45,9 @@ use std::collections::{BTreeMap, HashMap};
 use traces::MemSpace;
 
 mod report;
+mod sync;
+
+use sync::{ThreadRef, sync_access};
 
 const STRONG: u8 = 1;
 const RMW: u8 = 2;
@@ -246,7 +249,6 @@ struct RawRace {
 
 pub(crate) struct RaceState {
     model: RaceModel,
-    shared_words: usize,
     global: Paged,
     blocks: Vec<Option<Box<BlockSync>>>,
     /// Releases published per location `(space, block for shared, word)`.
@@ -262,10 +264,9 @@ pub(crate) struct RaceState {
 }
 
 impl RaceState {
-    pub fn new(shared_bytes: u64, model: RaceModel) -> RaceState {
+    pub fn new(model: RaceModel) -> RaceState {
         RaceState {
             model,
-            shared_words: shared_bytes.div_ceil(4) as usize,
             global: Paged::default(),
             blocks: Vec::new(),
             sync: HashMap::new(),
@@ -293,7 +294,7 @@ impl RaceState {
             joint: vec![None; w],
             threads: vec![ThreadSync::default(); shape.tpb as usize],
             bars: vec![Gather::default(); 16],
-            shared: vec![Cell::default(); self.shared_words],
+            shared: vec![Cell::default(); shape.shared_bytes.div_ceil(4) as usize],
             shared_bytes: Bytes::default(),
             knows: false,
         };
@@ -560,7 +561,7 @@ impl Monitors {
     ) {
         let (block, warp) = (a.block, a.warp);
         let shape = self.shape(block);
-        let preds = Monitors::preds_of(&self.shapes, &self.preds, block);
+        let preds = stream_preds(&self.shapes, &self.preds, block);
         let RaceState {
             blocks,
             global,
@@ -641,43 +642,19 @@ impl Monitors {
                 },
             };
             let first_word = address >> 2;
-            let end_word = ((address + size - 1) >> 2) + 1;
-            // (`..=` iterates measurably slower on this path.)
-            for word in first_word..end_word {
-                // The bytes of the word the access touches (all four for aligned words).
-                let mask = if address & 3 == 0 && word < first_word + size / 4 {
-                    0xF
-                } else {
-                    let lo = (word << 2).max(address);
-                    let hi = ((word << 2) + 4).min(address + size);
-                    (((1u32 << (hi - lo)) - 1) << (lo & 3)) as u8
-                };
-                let cur = Acc {
-                    off: (address as i64 - (word << 2) as i64) as i8,
-                    ..cur_base
-                };
-                let (cell, bytes) = if a.space == MemSpace::Shared {
-                    match shared.get_mut(word as usize) {
-                        Some(c) => (c, &mut *shared_bytes),
-                        None => continue,
-                    }
-                } else {
-                    global.cell(word)
-                };
-                word_access::<SIMPLE>(cell, bytes, mask, &cur, write, &ctx, found);
-                if !found.0.is_empty() {
-                    for (prev, prev_write) in found.0.drain(..) {
-                        pending.push(RawRace {
-                            prev,
-                            prev_write,
-                            cur,
-                            cur_write: write,
-                            space: a.space,
-                            word,
-                        });
-                    }
-                }
-            }
+            let cells = Cells {
+                space: a.space,
+                shared: &mut shared[..],
+                shared_bytes: &mut *shared_bytes,
+                global: &mut *global,
+            };
+            let lane_access = LaneAccess {
+                address,
+                size,
+                cur: cur_base,
+                write,
+            };
+            lane_words::<SIMPLE>(cells, lane_access, &ctx, found, pending);
             // Synchronisation through this location (strong accesses only); only the first
             // word of an access names it (accesses are aligned).
             if strong || !sync.is_empty() {
@@ -705,6 +682,105 @@ impl Monitors {
                     thread,
                     view.vc,
                 );
+            }
+        }
+    }
+}
+
+/// The global thread ranges of the grids ordered before global block `block`'s by stream order
+/// (none for a one-kernel launch): `preds` per grid of `shapes`.
+#[inline(always)]
+pub(super) fn stream_preds<'a>(
+    shapes: &[Shape],
+    preds: &'a [Box<[(u32, u32)]>],
+    block: u32,
+) -> &'a [(u32, u32)] {
+    if shapes.len() == 1 {
+        &[][..]
+    } else {
+        // (Only for programs of several launches: a lookup per warp step.)
+        let i = shapes
+            .partition_point(|s| s.first_block <= block)
+            .saturating_sub(1);
+        &preds[i][..]
+    }
+}
+
+/// Where the words of an access live: the block's shared cells or the global ones.
+struct Cells<'a> {
+    space: MemSpace,
+    shared: &'a mut [Cell],
+    shared_bytes: &'a mut Bytes,
+    global: &'a mut Paged,
+}
+
+/// One lane's access: its address, its size in bytes, the access as the cells record it (the
+/// offset in the word is set per word) and whether it writes.
+#[derive(Clone, Copy)]
+struct LaneAccess {
+    address: u64,
+    size: u64,
+    cur: Acc,
+    write: bool,
+}
+
+/// The words one lane's access touches, each checked against (and entered into) its cell; the
+/// races found go to `pending`.
+#[inline(always)]
+fn lane_words<const SIMPLE: bool>(
+    cells: Cells<'_>,
+    acc: LaneAccess,
+    ctx: &Ctx,
+    found: &mut Found,
+    pending: &mut Vec<RawRace>,
+) {
+    let LaneAccess {
+        address,
+        size,
+        cur: cur_base,
+        write,
+    } = acc;
+    let Cells {
+        space,
+        shared,
+        shared_bytes,
+        global,
+    } = cells;
+    let first_word = address >> 2;
+    let end_word = ((address + size - 1) >> 2) + 1;
+    // (`..=` iterates measurably slower on this path.)
+    for word in first_word..end_word {
+        // The bytes of the word the access touches (all four for aligned words).
+        let mask = if address & 3 == 0 && word < first_word + size / 4 {
+            0xF
+        } else {
+            let lo = (word << 2).max(address);
+            let hi = ((word << 2) + 4).min(address + size);
+            (((1u32 << (hi - lo)) - 1) << (lo & 3)) as u8
+        };
+        let cur = Acc {
+            off: (address as i64 - (word << 2) as i64) as i8,
+            ..cur_base
+        };
+        let (cell, bytes) = if space == MemSpace::Shared {
+            match shared.get_mut(word as usize) {
+                Some(c) => (c, &mut *shared_bytes),
+                None => continue,
+            }
+        } else {
+            global.cell(word)
+        };
+        word_access::<SIMPLE>(cell, bytes, mask, &cur, write, ctx, found);
+        if !found.0.is_empty() {
+            for (prev, prev_write) in found.0.drain(..) {
+                pending.push(RawRace {
+                    prev,
+                    prev_write,
+                    cur,
+                    cur_write: write,
+                    space,
+                    word,
+                });
             }
         }
     }
@@ -880,110 +956,5 @@ fn cell_access<const SIMPLE: bool>(
         // another thread.
         cell.r1 = cell.r0;
         cell.r0 = *cur;
-    }
-}
-
-/// The synchronisation state of the thread making an access: thread `g` of the grid at warp
-/// instruction index `wi`.
-struct ThreadRef<'a> {
-    sync: &'a mut ThreadSync,
-    /// The block's `knows`.
-    knows: &'a mut bool,
-    g: u32,
-    wi: u32,
-    /// The thread ranges of the grids ordered before the thread's (its stream predecessors).
-    preds: &'a [(u32, u32)],
-}
-
-/// Release/acquire through location `key` (PTX ISA 8.x §8.8 patterns); `vc` is the accessing
-/// warp's row of its block's clock matrix.
-fn sync_access(
-    sync: &mut HashMap<(u8, u32, u64), Vec<Published>>,
-    key: (u8, u32, u64),
-    a: &RawAccess,
-    thread: ThreadRef,
-    vc: &[u32],
-) {
-    let c = a.class;
-    let reads = a.op != AccessOp::Write;
-    let writes = a.op != AccessOp::Read;
-    if reads
-        && c.strong
-        && let Some(list) = sync.get(&key)
-    {
-        {
-            let t = &mut *thread.sync;
-            if c.acquire {
-                let k = t.knowledge.get_or_insert_with(Default::default);
-                for p in list {
-                    if p.block == a.block || (p.scope >= SCOPE_GPU && c.scope >= SCOPE_GPU) {
-                        k.join(&p.knowledge);
-                    }
-                }
-                *thread.knows = true;
-            } else {
-                for p in list {
-                    t.pending.push((p.clone(), c.scope));
-                }
-            }
-        }
-    }
-    if !writes {
-        return;
-    }
-    // Release: a `.release` write, or a strong write after a fence.
-    let t = &*thread.sync;
-    let release = if !c.strong {
-        None
-    } else if c.release {
-        Some((c.scope, thread.wi))
-    } else if t.fence != 0 {
-        Some(((t.fence - 1).min(c.scope), t.fence_wi))
-    } else {
-        None
-    };
-    let published = release.map(|(scope, upto)| {
-        let w = a.warp as usize;
-        let mut k = Knowledge::default();
-        for (v, &clock) in vc.iter().enumerate() {
-            let clock = if v == w { clock - 1 } else { clock };
-            if clock > 0 {
-                k.warps.push(((a.block as u64) << 32 | v as u64, clock));
-            }
-        }
-        k.threads.push((thread.g, upto));
-        // What the thread's stream predecessors did happened before its release too.
-        k.grids.extend_from_slice(thread.preds);
-        k.grids.sort_unstable();
-        if let Some(tk) = &t.knowledge {
-            k.join(tk);
-        }
-        Published {
-            block: a.block,
-            scope,
-            knowledge: k,
-        }
-    });
-    if a.op == AccessOp::Atomic {
-        // A read-modify-write continues the release sequence.
-        if let Some(p) = published {
-            let list = sync.entry(key).or_default();
-            match list
-                .iter_mut()
-                .find(|q| q.block == p.block && q.scope == p.scope)
-            {
-                Some(q) => q.knowledge.join(&p.knowledge),
-                None => list.push(p),
-            }
-        }
-    } else {
-        match published {
-            Some(p) => {
-                sync.insert(key, vec![p]);
-            }
-            None => {
-                sync.remove(&key);
-            }
-        }
     }
 }
