@@ -8,6 +8,7 @@
 mod budget;
 mod commands;
 mod emit;
+mod error;
 mod expectations;
 mod kernel_source;
 /// Launch files, read as every command and harness reads them.

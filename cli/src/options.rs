@@ -5,6 +5,7 @@
 //! [`RunOptions::argv`] writes them back as flags for the replay commands printed on failures.
 
 use crate::commands::run::{DeviceArgs, MemoryArg, QuickLaunch, WarpModelArg, load_program};
+use crate::error::Error;
 use crate::launch::{Elem, Resolved};
 use semantics::machine::{Machine, MachineConfig, MemoryKind, WarpModel};
 use semantics::program::Space;
@@ -62,15 +63,15 @@ pub struct Setup {
 impl Setup {
     /// Refuses a program of several launches in a command that runs one kernel launch
     /// (`what` names the command or flag), with what to do instead.
-    pub fn one_launch_only(&self, what: &str) -> Result<(), String> {
+    pub fn one_launch_only(&self, what: &str) -> Result<(), Error> {
         if self.launches <= 1 {
             return Ok(());
         }
-        Err(format!(
+        Err(Error::Refused(format!(
             "error: {what} takes one kernel launch; {} is a program of {} launches (`launches: [...]`)\n  = help: `run`, `fuzz`, `explore`, `check`, `replay` and their traces take programs of several launches; give {what} one kernel's launch (top-level `kernel`, `grid`, `block`, `args`)\n",
             self.launch_path.as_deref().unwrap_or("the launch"),
             self.launches
-        ))
+        )))
     }
 
     /// What reports call the launch: its kernel, or for a program of several launches its
@@ -177,21 +178,19 @@ pub fn warp_model_name(m: WarpModel) -> &'static str {
 impl RunOptions {
     /// Loads `file`, resolves the launch and builds the machine. `Err` is bad input, already
     /// rendered for stderr (empty when PTX diagnostics were printed).
-    pub fn setup(&self, file: &Path) -> Result<Setup, String> {
+    pub fn setup(&self, file: &Path) -> Result<Setup, Error> {
         let ptx_path = file.display().to_string();
-        let text = crate::kernel_source::read_kernel(file, |e| {
-            format!("error: cannot read {ptx_path}: {e}")
-        })?;
+        let text = crate::kernel_source::read_kernel(file)?;
         let ptx_name = crate::kernel_source::ptx_name(file);
         let program = load_program(&ptx_name, &text)?;
         let launch =
             crate::commands::run::read_launch(self.launch.as_deref(), &self.quick, &program)?;
         let config = self.machine_config()?;
         let does_not_fit = |e: semantics::machine::LaunchError| {
-            format!(
+            Error::Input(format!(
                 "error: the launch does not fit the machine: {}\n",
                 e.message
-            )
+            ))
         };
         // A program of several launches (thesis 5.7: grids of one context, in streams) runs as
         // one machine of several grids; the buffers and what to print are the program's, which
@@ -233,7 +232,7 @@ impl RunOptions {
     }
 
     /// The machine configuration the flags describe.
-    pub fn machine_config(&self) -> Result<MachineConfig, String> {
+    pub fn machine_config(&self) -> Result<MachineConfig, Error> {
         crate::commands::run::machine_config_of(
             &self.device,
             self.warp_model,

@@ -19,6 +19,7 @@
 
 use super::run::{self, Format};
 use crate::Outcome;
+use crate::error::Error;
 use crate::failure::Failure;
 use crate::options::{self, RunOptions};
 use crate::output::{grid_prefix, lanes_text, shell_command, status_word};
@@ -235,7 +236,7 @@ impl Setup {
     }
 
     /// Indices of the `--uninit` buffers.
-    fn uninit_buffers(base: &options::Setup, names: &[String]) -> Result<Vec<usize>, String> {
+    fn uninit_buffers(base: &options::Setup, names: &[String]) -> Result<Vec<usize>, Error> {
         names
             .iter()
             .map(|name| {
@@ -245,7 +246,9 @@ impl Setup {
                     .iter()
                     .position(|b| &b.name == name)
                     .ok_or_else(|| {
-                        format!("error: --uninit {name}: the launch has no buffer `{name}`\n")
+                        Error::Input(format!(
+                            "error: --uninit {name}: the launch has no buffer `{name}`\n"
+                        ))
                     })
             })
             .collect()
@@ -268,10 +271,10 @@ fn html_page(
     path: &std::path::Path,
 ) -> Result<(), Failure> {
     if result.choices.len() >= KEEP_CHOICES {
-        return Err(format!(
+        return Err(Error::Refused(format!(
             "error: --html {}: the schedule is longer than the {KEEP_CHOICES} steps a check keeps; write its page with `cudasem run ... --html` and the same --schedule\n",
             path.display()
-        )
+        ))
         .into());
     }
     let policy = result
@@ -357,7 +360,9 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
     let (result, seed) = match (failing, last) {
         (Some((f, seed)), _) => (f, seed),
         (None, Some(l)) => (l, None),
-        (None, None) => return Err("error: no schedule was run\n".to_string().into()),
+        (None, None) => {
+            return Err(Error::Input("error: no schedule was run\n".to_string()).into());
+        }
     };
     if let Some(path) = &r.html {
         html_page(&setup.base, &result, path)?;
@@ -613,7 +618,7 @@ fn reproduce(
     result: &Checked,
     mode: &Mode,
     seed: Option<u64>,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     let policy = match (mode, seed) {
         (_, Some(s)) => format!("random:{s}"),
         (Mode::One(p), None) => p.to_string(),
@@ -705,10 +710,10 @@ pub(crate) fn replay_checked(
     })?;
     if let Some((step, c, enabled)) = diverged {
         let list: Vec<String> = enabled.iter().map(Choice::to_string).collect();
-        return Err(format!(
+        return Err(Error::Input(format!(
             "replay diverged after {step} of {total} choices: step {step}: `{c}` is not enabled; enabled: [{}]\n",
             list.join(", ")
-        )
+        ))
         .into());
     }
     let coverage = if result.cut {

@@ -17,6 +17,7 @@ use crate::commands::replay::TraceLaunch;
 use crate::commands::run::{
     DeviceArgs, MemoryArg, QuickLaunch, Schedule, WarpModelArg, load_program,
 };
+use crate::error::Error;
 use debugger::{self, Host, Options, Policy, Session, TraceRecord};
 use semantics::machine::{GridLaunch, LaunchConfig, MachineConfig};
 use std::io::{BufRead, IsTerminal, Write};
@@ -68,25 +69,15 @@ pub struct Args {
 pub fn run(args: Args) -> Outcome {
     match start(&args) {
         Ok(session) => drive(session, &args),
-        Err(message) => {
-            if !message.is_empty() {
-                eprint!("{message}");
-                if !message.ends_with('\n') {
-                    eprintln!();
-                }
-            }
-            Outcome::BadInput
-        }
+        Err(error) => crate::failure::Failure::from(error).report(),
     }
 }
 
 /// Loads the program and the launch and starts the session; `Err` is bad input.
-fn start(args: &Args) -> Result<Session, String> {
+fn start(args: &Args) -> Result<Session, Error> {
     crate::expectations::refuse_flag("debug", &args.quick)?;
     let ptx_path = args.file.display().to_string();
-    let text = crate::kernel_source::read_kernel(&args.file, |e| {
-        format!("error: cannot read {ptx_path}: {e}")
-    })?;
+    let text = crate::kernel_source::read_kernel(&args.file)?;
     let program = load_program(&crate::kernel_source::ptx_name(&args.file), &text)?;
     let launch = crate::commands::run::read_launch(args.launch.as_deref(), &args.quick, &program)?;
     let config = machine_config(args)?;
@@ -100,10 +91,10 @@ fn start(args: &Args) -> Result<Session, String> {
         ..Options::default()
     };
     let does_not_fit = |e: semantics::machine::LaunchError| {
-        format!(
+        Error::Input(format!(
             "error: the launch does not fit the machine: {}\n",
             e.message
-        )
+        ))
     };
     let resolution = crate::commands::run::resolve(&launch, &program)?;
     let program = Arc::new(program);
@@ -131,7 +122,7 @@ fn start(args: &Args) -> Result<Session, String> {
     Ok(session)
 }
 
-fn machine_config(args: &Args) -> Result<MachineConfig, String> {
+fn machine_config(args: &Args) -> Result<MachineConfig, Error> {
     crate::commands::run::machine_config_of(
         &args.device,
         args.warp_model,
@@ -156,12 +147,12 @@ impl Files {
         &self,
         t: &TraceRecord,
         launch: &L,
-    ) -> Result<String, String> {
+    ) -> Result<String, Error> {
         let mut trace = traces::Trace::new(t.program_hash, launch, &self.config, None);
         trace.choices = t.choices.clone();
         trace.policy = Some("debug".to_string());
         trace.program_path = Some(self.ptx_path.clone());
-        traces::format::to_json_lines(&trace).map_err(|e| e.to_string())
+        traces::format::to_json_lines(&trace).map_err(|e| Error::Input(e.to_string()))
     }
 }
 
@@ -175,12 +166,14 @@ impl Host for Files {
                 t,
                 &TraceLaunch::of(&self.launch, None, None).with_grids(&self.grids),
             )
-        }?;
-        std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))
+        }
+        .map_err(|e| e.to_string())?;
+        std::fs::write(path, text).map_err(|e| Error::io("cannot write", path, e).to_string())
     }
 
     fn load_trace(&mut self, path: &str) -> Result<TraceRecord, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::io("cannot read", path, e).to_string())?;
         let trace: traces::Trace<serde_json::Value, serde_json::Value> =
             traces::format::from_json_lines(&text).map_err(|e| format!("{path}: {e}"))?;
         Ok(TraceRecord {

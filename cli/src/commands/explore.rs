@@ -17,6 +17,7 @@
 use crate::Outcome;
 use crate::commands::replay::{event_lines, reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
+use crate::error::Error;
 use crate::failure::Failure;
 use crate::options::{RunOptions, Setup};
 use scheduler::explore::{self, Exploration, Folding, Lasso, Level, Limits};
@@ -103,19 +104,20 @@ pub enum Search {
     Outcomes,
 }
 
-pub fn parse_model(s: &str) -> Result<ProgressModel, String> {
+pub fn parse_model(s: &str) -> Result<ProgressModel, Error> {
     s.parse()
-        .map_err(|e: scheduler::progress::UnknownModel| e.to_string())
+        .map_err(|e: scheduler::progress::UnknownModel| Error::Usage(e.to_string()))
 }
 
 /// `--reduction`, shared with `check` and `litmus`.
-pub fn parse_folding(s: &str) -> Result<Folding, String> {
+pub fn parse_folding(s: &str) -> Result<Folding, Error> {
     s.parse()
-        .map_err(|e: explore::UnknownFolding| e.to_string())
+        .map_err(|e: explore::UnknownFolding| Error::Usage(e.to_string()))
 }
 
-fn parse_level(s: &str) -> Result<Level, String> {
-    s.parse().map_err(|e: explore::UnknownLevel| e.to_string())
+fn parse_level(s: &str) -> Result<Level, Error> {
+    s.parse()
+        .map_err(|e: explore::UnknownLevel| Error::Usage(e.to_string()))
 }
 
 pub fn run(args: Args) -> Outcome {
@@ -301,10 +303,10 @@ fn reason_text(x: &Exploration, lasso: &Lasso) -> String {
 
 fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     if args.search == Search::Full && (args.shard.is_some() || args.split_depth > 0) {
-        return Err(Failure::BadInput(
+        return Err(Failure::BadInput(Error::Refused(
             "error: --shard and --split-depth cut the outcomes search: add --search outcomes (the full search's verdict needs the whole state graph on one machine)\n"
                 .to_string(),
-        ));
+        )));
     }
     let setup = args.options.setup(&args.file)?;
     // The teaching page draws one kernel launch (a saved trace records every launch).
@@ -337,7 +339,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         .map_err(|e| match e {
             explore::ExploreFailure::Refused(r) => Failure::refused(&setup, &args.options, &r),
             units @ explore::ExploreFailure::TooManyUnits(_) => {
-                Failure::BadInput(format!("error: {units}\n"))
+                Failure::BadInput(Error::Input(format!("error: {units}\n")))
             }
         })?;
     crate::timeout::reporting();

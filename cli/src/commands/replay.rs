@@ -24,6 +24,7 @@
 
 use crate::Outcome;
 use crate::commands::run::load_program;
+use crate::error::Error;
 use crate::launch::{Elem, Resolved};
 use crate::options::{RunOptions, Setup};
 use crate::output::{PrintedBuffer, RunReport};
@@ -120,7 +121,7 @@ pub enum TraceArg {
 }
 
 impl TraceArg {
-    fn to_arg(&self) -> Result<ArgValue, String> {
+    fn to_arg(&self) -> Result<ArgValue, Error> {
         Ok(match self {
             TraceArg::Buffer(i) => ArgValue::Buffer(*i),
             TraceArg::Scalar { ty, bits } => ArgValue::Scalar {
@@ -250,12 +251,12 @@ fn scalar_name(t: ScalarType) -> String {
         .unwrap_or_default()
 }
 
-fn scalar_of(name: &str) -> Result<ScalarType, String> {
+fn scalar_of(name: &str) -> Result<ScalarType, Error> {
     SCALARS
         .iter()
         .copied()
         .find(|t| scalar_name(*t) == name)
-        .ok_or_else(|| format!("unknown element type `{name}` in the trace"))
+        .ok_or_else(|| Error::Input(format!("unknown element type `{name}` in the trace")))
 }
 
 fn warp_model_word(m: WarpModel) -> String {
@@ -322,7 +323,7 @@ impl TraceLaunch {
     }
 
     /// The program's launches (empty for one kernel launch).
-    pub fn to_grids(&self) -> Result<Vec<GridLaunch>, String> {
+    pub fn to_grids(&self) -> Result<Vec<GridLaunch>, Error> {
         self.launches
             .iter()
             .map(|g| {
@@ -335,7 +336,7 @@ impl TraceLaunch {
                         .args
                         .iter()
                         .map(TraceArg::to_arg)
-                        .collect::<Result<_, String>>()?,
+                        .collect::<Result<_, Error>>()?,
                     stream: g.stream,
                 })
             })
@@ -344,7 +345,7 @@ impl TraceLaunch {
 
     /// The launch this trace ran; buffers named by the launch file are read from it again
     /// (resolved against `program`), and must hold the bytes the trace recorded.
-    pub fn to_launch(&self, program: &semantics::Program) -> Result<LaunchConfig, String> {
+    pub fn to_launch(&self, program: &semantics::Program) -> Result<LaunchConfig, Error> {
         let from_file = self.file_buffers(program)?;
         Ok(LaunchConfig {
             kernel: self.kernel.clone(),
@@ -367,12 +368,12 @@ impl TraceLaunch {
                         bytes,
                     })
                 })
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, Error>>()?,
             args: self
                 .args
                 .iter()
                 .map(TraceArg::to_arg)
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, Error>>()?,
             globals: self.globals.clone(),
             extern_values: self.extern_values.clone(),
         })
@@ -381,23 +382,25 @@ impl TraceLaunch {
 
 impl TraceLaunch {
     /// The launch file's buffers, when some buffer of the trace comes from it.
-    fn file_buffers(
-        &self,
-        program: &semantics::Program,
-    ) -> Result<Option<Vec<BufferSpec>>, String> {
+    fn file_buffers(&self, program: &semantics::Program) -> Result<Option<Vec<BufferSpec>>, Error> {
         if self.buffers.iter().all(|b| b.from_launch.is_none()) {
             return Ok(None);
         }
         let Some(path) = &self.launch_file else {
-            return Err("a buffer comes from a launch file, but the trace names none".into());
+            return Err(Error::Input(
+                "a buffer comes from a launch file, but the trace names none".to_string(),
+            ));
         };
         let launch = crate::launch::Launch::read(std::path::Path::new(path)).map_err(|e| {
-            format!(
+            Error::Input(format!(
                 "the trace's buffers come from the launch file {path}, which cannot be read: {e}"
-            )
+            ))
         })?;
-        let no_longer =
-            |e: String| format!("the trace's launch file {path} no longer resolves: {e}");
+        let no_longer = |e: String| {
+            Error::Input(format!(
+                "the trace's launch file {path} no longer resolves: {e}"
+            ))
+        };
         // A program's buffers are its first launch's (every launch carries them).
         let resolved = if launch.launches.is_empty() {
             launch
@@ -420,16 +423,17 @@ fn file_bytes(
     name: &str,
     want: LaunchBytes,
     path: Option<&str>,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, Error> {
     let path = path.unwrap_or("?");
-    let b = file
-        .iter()
-        .find(|b| b.name == name)
-        .ok_or_else(|| format!("the trace's launch file {path} has no buffer `{name}` any more"))?;
+    let b = file.iter().find(|b| b.name == name).ok_or_else(|| {
+        Error::Input(format!(
+            "the trace's launch file {path} has no buffer `{name}` any more"
+        ))
+    })?;
     if b.bytes.len() != want.len || content_hash(&b.bytes) != want.hash {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "buffer `{name}` of the launch file {path} changed since the trace was written (its initial contents differ): restore the file, or rerun the command that wrote the trace"
-        ));
+        )));
     }
     Ok(b.bytes.clone())
 }
@@ -460,15 +464,24 @@ impl TraceConfig {
         }
     }
 
-    pub fn to_config(&self) -> Result<MachineConfig, String> {
+    pub fn to_config(&self) -> Result<MachineConfig, Error> {
         let warp_model = [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads]
             .into_iter()
             .find(|m| warp_model_word(*m) == self.warp_model)
-            .ok_or_else(|| format!("unknown warp model `{}` in the trace", self.warp_model))?;
+            .ok_or_else(|| {
+                Error::Input(format!(
+                    "unknown warp model `{}` in the trace",
+                    self.warp_model
+                ))
+            })?;
         let memory = match self.memory.as_str() {
             "Flat" => MemoryKind::Flat,
             "Cached" => MemoryKind::Cached,
-            other => return Err(format!("unknown memory `{other}` in the trace")),
+            other => {
+                return Err(Error::Input(format!(
+                    "unknown memory `{other}` in the trace"
+                )));
+            }
         };
         let d = self.device;
         Ok(MachineConfig {
@@ -532,22 +545,23 @@ pub fn compact_of(program_hash: u64, choices: &[Choice], cycle_start: Option<usi
 }
 
 /// Reads a trace file (RON or JSON Lines, detected from its text).
-pub fn read_trace_file(path: &str) -> Result<CliTrace, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        format!(
-            "error: cannot read trace {path}: {e}\n  = help: TRACE is a trace file or a compact string starting with `cudasem2:`\n"
-        )
+pub fn read_trace_file(path: &str) -> Result<CliTrace, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        action: "cannot read trace",
+        path: path.to_string(),
+        source,
+        help: Some("TRACE is a trace file or a compact string starting with `cudasem2:`"),
     })?;
     match format::detect(&text) {
         Format::Ron => format::from_ron(&text),
         Format::JsonLines => format::from_json_lines(&text),
         Format::Compact => {
-            return Err(format!(
+            return Err(Error::Input(format!(
                 "error: {path} holds a compact trace: pass the string itself\n"
-            ));
+            )));
         }
     }
-    .map_err(|e| format!("error: {path}: {e}\n"))
+    .map_err(|e| Error::Input(format!("error: {path}: {e}\n")))
 }
 
 /// The longest compact trace printed inline: far below Linux's 128 KiB limit on one shell
@@ -564,7 +578,7 @@ pub fn compact_command(
     options: &RunOptions,
     choices: &[Choice],
     cycle_start: Option<usize>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, Error> {
     let compact = compact_of(setup.program.hash, choices, cycle_start);
     Ok((compact.len() <= INLINE_COMPACT_MAX)
         .then(|| crate::options::replay_command(&compact, &setup.ptx_path, options)))
@@ -582,7 +596,7 @@ pub fn reproduce(
     cycle_start: Option<usize>,
     policy: String,
     seed: Option<u64>,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     if let Some(command) = compact_command(setup, options, choices, cycle_start)? {
         return Ok(command);
     }
@@ -611,15 +625,14 @@ pub fn reproduce(
 }
 
 /// Writes a trace file: RON for `.ron`, JSON Lines otherwise.
-pub fn save_trace(path: &Path, trace: &CliTrace) -> Result<(), String> {
+pub fn save_trace(path: &Path, trace: &CliTrace) -> Result<(), Error> {
     let text = if path.extension().is_some_and(|e| e == "ron") {
         format::to_ron(trace)
     } else {
         format::to_json_lines(trace)
     }
-    .map_err(|e| format!("error: cannot encode trace: {e}\n"))?;
-    std::fs::write(path, text)
-        .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))
+    .map_err(|e| Error::Input(format!("error: cannot encode trace: {e}\n")))?;
+    std::fs::write(path, text).map_err(|e| Error::io("cannot write trace", path.display(), e))
 }
 
 /// One line per executed event of a step: `pc 3  lanes 0x2  active 0x2  stack [break 0x3 @7]`.
@@ -667,13 +680,14 @@ pub(crate) struct Loaded {
     pub cycle_start: Option<usize>,
 }
 
-pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
+pub(crate) fn load_trace(args: &Args) -> Result<Loaded, Error> {
     let is_file = Path::new(&args.trace).is_file();
     if !is_file && format::detect(&args.trace) == Format::Compact {
-        let compact = format::parse_compact(&args.trace).map_err(|e| format!("error: {e}\n"))?;
-        let file = args.file.as_ref().ok_or(
-            "error: a compact trace needs the PTX file and the launch: cudasem replay TRACE FILE.ptx --launch L.ron\n",
-        )?;
+        let compact = format::parse_compact(&args.trace)
+            .map_err(|e| Error::Input(format!("error: {e}\n")))?;
+        let file = args.file.as_ref().ok_or_else(|| {
+            Error::Input("error: a compact trace needs the PTX file and the launch: cudasem replay TRACE FILE.ptx --launch L.ron\n".to_string())
+        })?;
         // A compact string re-resolves the launch file: programs of several launches replay
         // (and `--check`) as single launches do.
         let setup = args.options.setup(file)?;
@@ -687,15 +701,15 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
             Compact::V1(c) => {
                 check_hash(&setup.ptx_path, setup.program.hash, c.program_hash)?;
                 let choices = resolve_indices(&setup.machine, &c.indices).map_err(|d| {
-                    format!("replay diverged: {d}\n  = the trace does not belong to this program, launch and configuration\n")
+                    Error::Input(format!("replay diverged: {d}\n  = the trace does not belong to this program, launch and configuration\n"))
                 })?;
                 if CompactV1::checksum_of(&choices) != c.checksum {
-                    return Err(format!(
+                    return Err(Error::Input(format!(
                         "replay diverged: the {} indices of this version 1 string resolve to other choices than were recorded (checksum {:08x}, recorded {:08x})\n  = version 1 strings name positions in the enabled set, whose order this cudasem may list differently: rerun the command that printed it to get a version 2 string\n",
                         choices.len(),
                         CompactV1::checksum_of(&choices),
                         c.checksum
-                    ));
+                    )));
                 }
                 (choices, c.cycle_start)
             }
@@ -712,27 +726,25 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         (Some(f), _) => f.clone(),
         (None, Some(p)) => PathBuf::from(p),
         (None, None) => {
-            return Err(
+            return Err(Error::Input(
                 "error: the trace does not name its PTX file: cudasem replay TRACE FILE.ptx\n"
                     .to_string(),
-            );
+            ));
         }
     };
     let ptx_path = ptx.display().to_string();
-    let text = crate::kernel_source::read_kernel(&ptx, |e| {
-        format!("error: cannot read {ptx_path}: {e}\n")
-    })?;
+    let text = crate::kernel_source::read_kernel(&ptx)?;
     let ptx_name = crate::kernel_source::ptx_name(&ptx);
     let program = Arc::new(load_program(&ptx_name, &text)?);
     check_hash(&ptx_path, program.hash, trace.program_hash)?;
     let launch = trace
         .launch
         .to_launch(&program)
-        .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
+        .map_err(|e| Error::Input(format!("error: {}: {e}\n", args.trace)))?;
     let config = trace
         .config
         .to_config()
-        .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
+        .map_err(|e| Error::Input(format!("error: {}: {e}\n", args.trace)))?;
     let kernel = launch
         .kernel
         .clone()
@@ -741,7 +753,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
     let grids = trace
         .launch
         .to_grids()
-        .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
+        .map_err(|e| Error::Input(format!("error: {}: {e}\n", args.trace)))?;
     let machine = if grids.is_empty() {
         Machine::new(Arc::clone(&program), &launch, &config)
     } else {
@@ -753,7 +765,12 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
         };
         Machine::from_program(Arc::clone(&program), &program_launch, &config)
     }
-    .map_err(|e| format!("error: the trace's launch does not fit: {}\n", e.message))?;
+    .map_err(|e| {
+        Error::Input(format!(
+            "error: the trace's launch does not fit: {}\n",
+            e.message
+        ))
+    })?;
     let elems: Vec<Elem> = launch
         .buffers
         .iter()
@@ -788,15 +805,15 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
                 crate::launch::expect::Expectation::parse(text)
                     .and_then(|e| e.bind(&buffers))
                     .map_err(|e| {
-                        format!(
+                        Error::Input(format!(
                             "error: bad --expect `{text}`: {} (at column {})\n  = help: {}\n",
                             e.message,
                             e.at + 1,
                             e.help
-                        )
+                        ))
                     })
             })
-            .collect::<Result<Vec<_>, String>>()?
+            .collect::<Result<Vec<_>, Error>>()?
     };
     Ok(Loaded {
         setup: Setup {
@@ -824,13 +841,13 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
 }
 
 /// The program must be the one the trace was recorded from.
-fn check_hash(ptx_path: &str, have: u64, want: u64) -> Result<(), String> {
+fn check_hash(ptx_path: &str, have: u64, want: u64) -> Result<(), Error> {
     if have == want {
         Ok(())
     } else {
-        Err(format!(
+        Err(Error::Refused(format!(
             "replay refused: {ptx_path} has program hash {have:016x}, the trace was recorded from {want:016x}\n  = help: the PTX file changed since the trace was recorded, or it is another file\n"
-        ))
+        )))
     }
 }
 

@@ -8,8 +8,9 @@
 //! `fuzz` and `explore` use too (`commands::replay::reproduce`).
 
 use crate::Outcome;
+use crate::error::Error;
 use crate::failure::Failure;
-use crate::launch::{DeviceFile, Launch, LaunchError, LaunchFlags};
+use crate::launch::{DeviceFile, Launch, LaunchFlags};
 use crate::options::{RunOptions, Setup};
 use crate::output::{PrintedBuffer, RunReport, shell_command};
 use crate::render;
@@ -258,23 +259,25 @@ pub enum Schedule {
 }
 
 /// `--schedule` of `run` (and `check`): every policy `scheduler::policy` names.
-pub fn parse_policy(text: &str) -> Result<Policy, String> {
+pub fn parse_policy(text: &str) -> Result<Policy, Error> {
     text.parse()
-        .map_err(|e: scheduler::policy::BadPolicy| e.to_string())
+        .map_err(|e: scheduler::policy::BadPolicy| Error::Usage(e.to_string()))
 }
 
-pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
+pub fn parse_schedule(text: &str) -> Result<Schedule, Error> {
     match text.split_once(':') {
         None if text == "round-robin" => Ok(Schedule::RoundRobin),
         Some(("random", seed)) => seed.parse().map(Schedule::Random).map_err(|_| {
-            format!("`{seed}` is not a seed: write random:SEED with SEED a number up to 2^64-1")
+            Error::Usage(format!(
+                "`{seed}` is not a seed: write random:SEED with SEED a number up to 2^64-1"
+            ))
         }),
-        _ if text == "random" => {
-            Err("random needs a seed: write random:SEED, e.g. random:7".to_string())
-        }
-        _ => Err(format!(
-            "unknown schedule `{text}`: write round-robin or random:SEED"
+        _ if text == "random" => Err(Error::Usage(
+            "random needs a seed: write random:SEED, e.g. random:7".to_string(),
         )),
+        _ => Err(Error::Usage(format!(
+            "unknown schedule `{text}`: write round-robin or random:SEED"
+        ))),
     }
 }
 
@@ -356,7 +359,7 @@ fn reproduce_command(
     options: &RunOptions,
     args: &Args,
     result: &RunResult,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     if result.termination == Termination::TimeLimit {
         // Cut by time: the same run bounded by the steps it made reproduces it.
         return Ok(crate::options::own_command(
@@ -446,11 +449,11 @@ impl Scheduler for StrictReplay {
 
 /// The error of a `--schedule replay:FILE` run that diverged from its trace (bad input: the
 /// trace does not belong to this launch and configuration).
-pub(crate) fn divergence_error(policy: &Policy, diverged: &Diverged) -> Result<(), String> {
+pub(crate) fn divergence_error(policy: &Policy, diverged: &Diverged) -> Result<(), Error> {
     match diverged.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        Some(d) => Err(format!(
+        Some(d) => Err(Error::Input(format!(
             "error: --schedule {policy}: replay diverged at {d}\n  = the trace does not belong to this program, launch and configuration\n"
-        )),
+        ))),
         None => Ok(()),
     }
 }
@@ -482,10 +485,10 @@ fn policy_scheduler_of(
             let trace = crate::commands::replay::read_trace_file(file)?;
             let hash = machine.program().hash;
             if trace.program_hash != hash {
-                return Err(format!(
+                return Err(Error::Input(format!(
                     "error: --schedule replay:{file}: the trace was recorded from program {:016x}, this one is {hash:016x}\n",
                     trace.program_hash
-                )
+                ))
                 .into());
             }
             Ok(Box::new(StrictReplay {
@@ -499,28 +502,33 @@ fn policy_scheduler_of(
         &Policy::Progress { model, level, seed } => {
             scheduler::policy::ProgressPolicy::new(machine, model, level, seed)
                 .map(|p| Box::new(p) as Box<dyn Scheduler>)
-                .map_err(|e| format!("error: --schedule {policy}: {e}\n").into())
+                .map_err(|e| Error::Input(format!("error: --schedule {policy}: {e}\n")).into())
         }
         Policy::Pct { .. } => {
             let horizon = scheduler::fuzz::horizon(machine, max_steps);
-            policy
-                .scheduler(machine, horizon)
-                .ok_or_else(|| Failure::internal("the PCT policy made no scheduler"))
+            policy.scheduler(machine, horizon).ok_or_else(|| {
+                Error::Internal("the PCT policy made no scheduler".to_string()).into()
+            })
         }
-        Policy::RoundRobin | Policy::Random { .. } => policy
-            .scheduler(machine, 0)
-            .ok_or_else(|| Failure::internal(format!("the policy {policy} made no scheduler"))),
+        Policy::RoundRobin | Policy::Random { .. } => {
+            policy.scheduler(machine, 0).ok_or_else(|| {
+                Error::Internal(format!("the policy {policy} made no scheduler")).into()
+            })
+        }
     }
 }
 
 /// Parses and loads. Diagnostics (errors and warnings) are rendered to stderr by `render`
 /// (`file:line:col` with the line and a caret); `Err` then carries nothing more to print.
-pub fn load_program(path: &str, text: &str) -> Result<semantics::Program, String> {
+pub fn load_program(path: &str, text: &str) -> Result<semantics::Program, Error> {
+    let not_loaded = || Error::Load {
+        file: path.to_string(),
+    };
     let parsed = ptx_parser::parse(text);
     if parsed.has_errors() {
         // Loading a module with syntax errors would report their consequences again.
         render::diagnostics(path, text, &parsed.diagnostics);
-        return Err(String::new());
+        return Err(not_loaded());
     }
     match semantics::load(&parsed.module, text) {
         Ok((program, warnings)) => {
@@ -529,7 +537,7 @@ pub fn load_program(path: &str, text: &str) -> Result<semantics::Program, String
         }
         Err(diagnostics) => {
             render::diagnostics(path, text, &diagnostics);
-            Err(String::new())
+            Err(not_loaded())
         }
     }
 }
@@ -543,20 +551,16 @@ pub(crate) struct Resolution {
     pub program: Option<semantics::machine::ProgramLaunch>,
 }
 
-pub(crate) fn resolve(launch: &Launch, program: &semantics::Program) -> Result<Resolution, String> {
+pub(crate) fn resolve(launch: &Launch, program: &semantics::Program) -> Result<Resolution, Error> {
     let budget = crate::budget::bytes();
     if launch.launches.is_empty() {
-        let first = launch
-            .resolve_within(program, budget)
-            .map_err(|e: LaunchError| e.to_string())?;
+        let first = launch.resolve_within(program, budget)?;
         return Ok(Resolution {
             first,
             program: None,
         });
     }
-    let mut grids = launch
-        .resolve_program(program, budget)
-        .map_err(|e: LaunchError| e.to_string())?;
+    let mut grids = launch.resolve_program(program, budget)?;
     let launches = semantics::machine::ProgramLaunch::from_launches(
         grids.iter().map(|g| (g.stream, &g.resolved.config)),
     )
@@ -573,9 +577,9 @@ pub(crate) fn read_launch(
     launch_file: Option<&std::path::Path>,
     q: &QuickLaunch,
     program: &semantics::Program,
-) -> Result<Launch, String> {
+) -> Result<Launch, Error> {
     let mut launch = match launch_file {
-        Some(path) => Launch::read(path).map_err(|e| e.to_string())?,
+        Some(path) => Launch::read(path)?,
         None => Launch::default(),
     };
     let flags = LaunchFlags {
@@ -590,9 +594,9 @@ pub(crate) fn read_launch(
         expect: q.expect.clone(),
     };
     if launch_file.is_none() && flags.is_empty() {
-        return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md); `cudasem launch KERNEL -o FILE.ron` writes a launch file from the kernel's signature\n".to_string());
+        return Err(Error::Input("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md); `cudasem launch KERNEL -o FILE.ron` writes a launch file from the kernel's signature\n".to_string()));
     }
-    launch.apply_flags(&flags).map_err(|e| e.to_string())?;
+    launch.apply_flags(&flags)?;
     // A C++ kernel may be named as written in the source (`reduce` for `_Z6reducePKfPfi`).
     if let Some(name) = &launch.kernel
         && let Ok(f) = cuda_front::launch_gen::select_kernel(program, Some(name))
@@ -610,12 +614,10 @@ pub(crate) fn machine_config_of(
     memory: MemoryArg,
     exited_warps_arrive: bool,
     check_invariants: bool,
-) -> Result<MachineConfig, String> {
+) -> Result<MachineConfig, Error> {
     let mut device = DeviceConfig::default();
     if let Some(path) = &d.device {
-        DeviceFile::read(path)
-            .map_err(|e| e.to_string())?
-            .apply(&mut device);
+        DeviceFile::read(path)?.apply(&mut device);
     }
     DeviceFile {
         num_sms: d.sms,
@@ -628,10 +630,10 @@ pub(crate) fn machine_config_of(
     }
     .apply(&mut device);
     if device.warp_size == 0 || device.warp_size > 64 {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "error: warp size {} is not supported\n  = help: warps have 1 to 64 lanes",
             device.warp_size
-        ));
+        )));
     }
     check_device_limits(&device)?;
     let mut cache = memory_model::cached::CacheConfig::default();
@@ -677,7 +679,7 @@ const DEVICE_LIMITS: [(&str, u32); 5] = [
 ];
 
 /// Refuses a device beyond [`DEVICE_LIMITS`].
-fn check_device_limits(device: &DeviceConfig) -> Result<(), String> {
+fn check_device_limits(device: &DeviceConfig) -> Result<(), Error> {
     let values = [
         device.num_sms,
         device.max_blocks_per_sm,
@@ -687,9 +689,9 @@ fn check_device_limits(device: &DeviceConfig) -> Result<(), String> {
     ];
     for ((flag, limit), value) in DEVICE_LIMITS.iter().zip(values) {
         if value > *limit {
-            return Err(format!(
+            return Err(Error::Input(format!(
                 "error: --{flag} {value} is beyond what cudasem models (at most {limit})\n  = help: real GPUs stay far below it; the device is allocated up front"
-            ));
+            )));
         }
     }
     Ok(())
@@ -743,7 +745,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
         if let (Some(path), TraceFormat::Perfetto) = (&args.trace, args.trace_format) {
             let json = crate::teach::perfetto(machine.program(), &setup.text, &rows, ws);
             std::fs::write(path, json)
-                .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
+                .map_err(|e| Error::io("cannot write trace", path.display(), e))?;
         }
         termination
     } else {
@@ -763,7 +765,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
             }
             Some(path) => {
                 let file = std::fs::File::create(path)
-                    .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
+                    .map_err(|e| Error::io("cannot write trace", path.display(), e))?;
                 let mut writer = TraceWriter {
                     inner: &mut recorder,
                     out: std::io::BufWriter::new(file),
@@ -796,9 +798,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
                     writer.error.get_or_insert(e);
                 }
                 if let Some(e) = writer.error {
-                    return Err(
-                        format!("error: cannot write trace {}: {e}\n", path.display()).into(),
-                    );
+                    return Err(Error::io("cannot write trace", path.display(), e).into());
                 }
                 termination
             }
