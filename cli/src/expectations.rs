@@ -32,7 +32,7 @@ pub fn check<'a>(
 /// serves every command.)
 pub fn refuse_flag(
     command: &str,
-    quick: &crate::commands::run::QuickLaunch,
+    quick: &crate::flags::QuickLaunch,
 ) -> Result<(), crate::error::Error> {
     if quick.expect.is_empty() {
         return Ok(());

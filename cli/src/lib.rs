@@ -14,6 +14,7 @@ mod kernel_source;
 /// Launch files, read as every command and harness reads them.
 use launch_file as launch;
 mod failure;
+mod flags;
 #[cfg(test)]
 mod fuzz_inputs;
 mod options;
@@ -150,12 +151,12 @@ impl Command {
     /// The `--max-memory` of a command that launches kernels.
     fn max_memory(&self) -> Option<u64> {
         match self {
-            Command::Run(a) => a.device.max_memory,
-            Command::Check(a) => a.run.device.max_memory,
-            Command::Fuzz(a) => a.options.device.max_memory,
-            Command::Explore(a) => a.options.device.max_memory,
-            Command::Replay(a) => a.options.device.max_memory,
-            Command::Debug(a) => a.device.max_memory,
+            Command::Run(a) => a.machine.device.max_memory,
+            Command::Check(a) => a.run.machine.device.max_memory,
+            Command::Fuzz(a) => a.options.machine.device.max_memory,
+            Command::Explore(a) => a.options.machine.device.max_memory,
+            Command::Replay(a) => a.options.machine.device.max_memory,
+            Command::Debug(a) => a.machine.device.max_memory,
             Command::Litmus(a) => a.max_memory,
             Command::Progress(a) => a.max_memory,
             Command::Parse(_)

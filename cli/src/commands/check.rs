@@ -287,7 +287,7 @@ fn html_page(
 
 fn check(args: &Args) -> Result<Outcome, Failure> {
     let r = &args.run;
-    crate::expectations::refuse_flag("check", &r.quick)?;
+    crate::expectations::refuse_flag("check", &r.launch.quick)?;
     let options = r.run_options();
     let base = options.setup(&r.file)?;
     // The teaching page draws one kernel launch.

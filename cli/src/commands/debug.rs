@@ -14,10 +14,9 @@
 
 use crate::Outcome;
 use crate::commands::replay::TraceLaunch;
-use crate::commands::run::{
-    DeviceArgs, MemoryArg, QuickLaunch, Schedule, WarpModelArg, load_program,
-};
+use crate::commands::run::{Schedule, load_program};
 use crate::error::Error;
+use crate::flags::{LaunchArgs, MachineArgs, ModelArgs};
 use debugger::{self, Host, Options, Policy, Session, TraceRecord};
 use semantics::machine::{GridLaunch, LaunchConfig, MachineConfig};
 use std::io::{BufRead, IsTerminal, Write};
@@ -34,17 +33,10 @@ pub const DEFAULT_DEBUG_MAX_STEPS: u64 = 10_000_000;
 pub struct Args {
     /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
-    /// The launch file (RON), as for `cudasem run`.
-    #[arg(long, value_name = "FILE.ron")]
-    pub launch: Option<PathBuf>,
     #[command(flatten)]
-    pub quick: Box<QuickLaunch>,
-    /// How warps execute divergent code.
-    #[arg(long, value_enum, default_value_t = WarpModelArg::SimtStack)]
-    pub warp_model: WarpModelArg,
-    /// The memory system.
-    #[arg(long, value_enum, default_value_t = MemoryArg::Flat)]
-    pub memory: MemoryArg,
+    pub launch: LaunchArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// The policy of `step` and `continue`: round-robin or random:SEED (`choose` overrides it).
     #[arg(long, value_name = "POLICY", default_value = "round-robin", value_parser = crate::commands::run::parse_schedule)]
     pub schedule: Schedule,
@@ -52,13 +44,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_DEBUG_MAX_STEPS)]
     pub max_steps: u64,
     #[command(flatten)]
-    pub device: Box<DeviceArgs>,
-    /// Hardware behaviour: an exited warp counts as arrived at its block's barriers.
-    #[arg(long)]
-    pub exited_warps_arrive: bool,
-    /// Check the SIMT stack's safety invariants after every step.
-    #[arg(long)]
-    pub check_invariants: bool,
+    pub machine: MachineArgs,
     /// Run the commands of this file (`-`: standard input) and exit: plain text, each command
     /// echoed after the prompt. Without it, a terminal gets the interactive REPL and other
     /// standard input is read as a script.
@@ -75,11 +61,11 @@ pub fn run(args: Args) -> Outcome {
 
 /// Loads the program and the launch and starts the session; `Err` is bad input.
 fn start(args: &Args) -> Result<Session, Error> {
-    crate::expectations::refuse_flag("debug", &args.quick)?;
+    crate::expectations::refuse_flag("debug", &args.launch.quick)?;
     let ptx_path = args.file.display().to_string();
     let text = crate::kernel_source::read_kernel(&args.file)?;
     let program = load_program(&crate::kernel_source::ptx_name(&args.file), &text)?;
-    let launch = crate::commands::run::read_launch(args.launch.as_deref(), &args.quick, &program)?;
+    let launch = crate::commands::run::read_launch(&args.launch, &program)?;
     let config = machine_config(args)?;
     let options = Options {
         source: Some(Arc::from(text.as_str())),
@@ -123,13 +109,7 @@ fn start(args: &Args) -> Result<Session, Error> {
 }
 
 fn machine_config(args: &Args) -> Result<MachineConfig, Error> {
-    crate::commands::run::machine_config_of(
-        &args.device,
-        args.warp_model,
-        args.memory,
-        args.exited_warps_arrive,
-        args.check_invariants,
-    )
+    args.machine.config(args.model)
 }
 
 /// `trace save/load`: JSON Lines files as `cudasem run --trace` writes them.

@@ -798,6 +798,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, Error> {
             .map(|(b, e): (_, &Elem)| (b.name.as_str(), *e, (b.bytes.len() / e.size()) as u64))
             .collect();
         args.options
+            .launch
             .quick
             .expect
             .iter()

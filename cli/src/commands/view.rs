@@ -136,7 +136,7 @@ pub(crate) fn write_html_flag(
 }
 
 fn run_inner(args: Args) -> Result<Outcome, Failure> {
-    crate::expectations::refuse_flag("view", &args.options.quick)?;
+    crate::expectations::refuse_flag("view", &args.options.launch.quick)?;
     if args.window == 0 {
         return Err(Error::Usage("error: --window must be at least 1\n".to_string()).into());
     }
