@@ -188,12 +188,7 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
     } else {
         vec![reproduce(&setup, &options, args, &result, &mode, seed)?]
     };
-    let ctx = Render {
-        ptx_path: &setup.base.ptx_name,
-        text: &setup.base.text,
-        program: &setup.base.program,
-        grids: crate::output::grid_kernels(&setup.base.machine),
-    };
+    let ctx = Render::of(&setup.base);
     let title = setup.base.kernel_title();
     let report = Report {
         kernel: &title,

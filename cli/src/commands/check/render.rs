@@ -22,6 +22,16 @@ pub(super) struct Render<'a> {
 }
 
 impl Render<'_> {
+    /// The context of the launch `base` loaded.
+    pub(super) fn of(base: &crate::options::Setup) -> Render<'_> {
+        Render {
+            ptx_path: &base.ptx_name,
+            text: &base.text,
+            program: &base.program,
+            grids: crate::output::grid_kernels(&base.machine),
+        }
+    }
+
     /// The kernel of grid `grid` (JSON's `kernel` beside `grid`).
     pub(super) fn grid_kernel(&self, grid: Option<u32>) -> Option<&str> {
         grid.and_then(|g| self.grids.get(g as usize))

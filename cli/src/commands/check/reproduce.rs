@@ -148,12 +148,7 @@ pub(crate) fn replay_checked(
     } else {
         format!("this replayed schedule only ({total} choices)")
     };
-    let ctx = Render {
-        ptx_path: &setup.base.ptx_name,
-        text: &setup.base.text,
-        program: &setup.base.program,
-        grids: crate::output::grid_kernels(&setup.base.machine),
-    };
+    let ctx = Render::of(&setup.base);
     let title = setup.base.kernel_title();
     let report = Report {
         kernel: &title,
