@@ -200,3 +200,66 @@ fn two_pass_reduction_is_clean() {
         assert!(f.is_clean(), "seed {seed}: {f:?}");
     }
 }
+
+/// The stream_handoff program with `launches` (kernel, stream, args) on buffers data, flag, out
+/// (one block of 32 threads each), over several schedules: the races found.
+fn handoff(launches: &[(&str, u32, &[u32])]) -> Vec<Findings> {
+    let p = load_file("stream_handoff.ptx");
+    (0..6)
+        .map(|seed| {
+            let grids = launches
+                .iter()
+                .map(|&(kernel, stream, args)| {
+                    let args = args.iter().map(|&b| ArgValue::Buffer(b as usize)).collect();
+                    grid(kernel, 1, 32, args, stream)
+                })
+                .collect();
+            let (t, f, _) = check(
+                &p,
+                vec![zeros("data", 32), zeros("flag", 1), zeros("out", 32)],
+                grids,
+                seed,
+            );
+            assert_eq!(t, Termination::Completed, "seed {seed}");
+            f
+        })
+        .collect()
+}
+
+#[test]
+fn what_a_grid_acquired_from_another_stream_passes_to_its_stream_successor() {
+    // write_and_signal (stream 1) -> release/acquire -> wait_flag (stream 0) -> stream order ->
+    // read_data (stream 0): the reads of data happen after the writes.
+    for f in handoff(&[
+        ("write_and_signal", 1, &[0, 1]),
+        ("wait_flag", 0, &[1]),
+        ("read_data", 0, &[0, 2]),
+    ]) {
+        assert!(f.is_clean(), "{f:?}");
+    }
+}
+
+#[test]
+fn a_release_publishes_what_its_stream_predecessors_did() {
+    // write_data -> stream order -> signal (stream 0) -> release/acquire -> wait_then_read
+    // (stream 1): the reads of data happen after the writes.
+    for f in handoff(&[
+        ("write_data", 0, &[0]),
+        ("signal", 0, &[1]),
+        ("wait_then_read", 1, &[1, 0, 2]),
+    ]) {
+        assert!(f.is_clean(), "{f:?}");
+    }
+}
+
+#[test]
+fn without_the_flag_the_handoff_races() {
+    // The same grids without the acquire in between: write_data (stream 1) and read_data
+    // (stream 0) are concurrent.
+    for f in handoff(&[("write_data", 1, &[0]), ("read_data", 0, &[0, 2])]) {
+        assert!(!f.races.is_empty());
+        for r in &f.races {
+            assert_eq!(r.scope, RaceScope::InterGrid, "{r:?}");
+        }
+    }
+}

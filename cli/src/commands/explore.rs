@@ -1,5 +1,5 @@
 //! `cudasem explore FILE.ptx --launch L [--progress MODEL] [--level blocks|warps|lanes]
-//! [--max-states N] [run options]`: exhaustive exploration (`scheduler::explore`).
+//! [--max-states N] [run options]`: exhaustive exploration (`explore`).
 //!
 //! Prints the bound and the state counts, the set of final outcomes, and the verdict:
 //! "terminates under MODEL" (every execution fair under the model at the level ends), or
@@ -20,8 +20,8 @@ use crate::commands::run::Format;
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::options::{RunOptions, Setup};
-use scheduler::explore::{self, Exploration, Folding, Lasso, Level, Limits};
-use scheduler::progress::{ProgressModel, Reason, Verdict};
+use explore::progress::{ProgressModel, Reason, Verdict};
+use explore::{self, Exploration, Folding, Lasso, Level, Limits};
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -106,7 +106,7 @@ pub enum Search {
 
 pub fn parse_model(s: &str) -> Result<ProgressModel, Error> {
     s.parse()
-        .map_err(|e: scheduler::progress::UnknownModel| Error::Usage(e.to_string()))
+        .map_err(|e: explore::progress::UnknownModel| Error::Usage(e.to_string()))
 }
 
 /// `--reduction`, shared with `check` and `litmus`.

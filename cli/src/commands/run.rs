@@ -15,8 +15,8 @@ use crate::launch::{Launch, LaunchFlags};
 use crate::options::{RunOptions, Setup};
 use crate::output::{PrintedBuffer, RunReport, shell_command};
 use crate::render;
+use explore::policy::Policy;
 use scheduler::Scheduler;
-use scheduler::policy::Policy;
 use semantics::machine::Machine;
 use semantics::machine::Termination;
 use std::io::Write;
@@ -101,10 +101,10 @@ pub enum Schedule {
     Random(u64),
 }
 
-/// `--schedule` of `run` (and `check`): every policy `scheduler::policy` names.
+/// `--schedule` of `run` (and `check`): every policy `explore::policy` names.
 pub fn parse_policy(text: &str) -> Result<Policy, Error> {
     text.parse()
-        .map_err(|e: scheduler::policy::BadPolicy| Error::Usage(e.to_string()))
+        .map_err(|e: explore::policy::BadPolicy| Error::Usage(e.to_string()))
 }
 
 pub fn parse_schedule(text: &str) -> Result<Schedule, Error> {
@@ -339,7 +339,7 @@ fn policy_scheduler_of(
             }))
         }
         &Policy::Progress { model, level, seed } => {
-            scheduler::policy::ProgressPolicy::new(machine, model, level, seed)
+            explore::policy::ProgressPolicy::new(machine, model, level, seed)
                 .map(|p| Box::new(p) as Box<dyn Scheduler>)
                 .map_err(|e| Error::Input(format!("error: --schedule {policy}: {e}\n")).into())
         }

@@ -646,6 +646,24 @@ impl Monitors {
         self.shapes[i]
     }
 
+    /// The global thread ranges of the grids that happen before the grid of global block
+    /// `block` (its stream predecessors); empty for a one-kernel launch.
+    #[inline]
+    pub(crate) fn preds_of<'a>(
+        shapes: &[Shape],
+        preds: &'a [Box<[(u32, u32)]>],
+        block: u32,
+    ) -> &'a [(u32, u32)] {
+        if shapes.len() == 1 {
+            return &[];
+        }
+        // (Only for programs of several launches: a lookup per warp step.)
+        let i = shapes
+            .partition_point(|s| s.first_block <= block)
+            .saturating_sub(1);
+        &preds[i]
+    }
+
     /// Launch buffer `index` starts undefined: reads before writes are reported.
     pub fn mark_buffer_uninitialised(&mut self, index: usize) {
         self.mem.mark_uninitialised(index);
@@ -691,7 +709,8 @@ impl Monitors {
             match e {
                 Event::BlockIssued { block, .. } => {
                     let shape = self.shape(*block);
-                    self.race.issue(*block, &shape);
+                    let preds = Monitors::preds_of(&self.shapes, &self.preds, *block);
+                    self.race.issue(*block, &shape, preds);
                     self.barrier.issue(*block, &shape, self.loops.count());
                     self.mem.issue(*block);
                 }
@@ -790,7 +809,7 @@ impl Monitors {
                 }
                 Event::WarpCompleted { .. } | Event::MemoryStep { .. } => {}
                 Event::BlockCompleted { block, .. } => {
-                    self.race.retire(*block);
+                    self.race.retire(*block, &self.shape(*block));
                     self.barrier.retire(*block);
                     self.mem.retire(*block);
                 }

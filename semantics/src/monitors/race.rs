@@ -114,6 +114,9 @@ pub(crate) struct Knowledge {
     /// `global thread -> warp instruction index`: that thread's accesses made at its warp's
     /// instruction indices up to this (a thread's accesses are in the order of those indices).
     threads: Vec<(u32, u32)>,
+    /// `first thread -> end thread`: global thread ranges of completed grids, all of whose
+    /// accesses happened before (a grid's stream predecessors, passed on by a release).
+    grids: Vec<(u32, u32)>,
 }
 
 fn join_sorted<K: Ord + Copy>(dst: &mut Vec<(K, u32)>, src: &[(K, u32)]) {
@@ -159,6 +162,10 @@ impl Knowledge {
     fn join(&mut self, other: &Knowledge) {
         join_sorted(&mut self.warps, &other.warps);
         join_sorted(&mut self.threads, &other.threads);
+        join_sorted(&mut self.grids, &other.grids);
+    }
+    fn is_empty(&self) -> bool {
+        self.warps.is_empty() && self.threads.is_empty() && self.grids.is_empty()
     }
     /// Whether access `a` (made in `block`, `warp`) happened before the thread that knows this.
     #[inline]
@@ -166,7 +173,11 @@ impl Knowledge {
         if lookup(&self.warps, (block as u64) << 32 | warp as u64).is_some_and(|c| a.clock <= c) {
             return true;
         }
-        lookup(&self.threads, a.g()).is_some_and(|i| a.wi <= i)
+        if lookup(&self.threads, a.g()).is_some_and(|i| a.wi <= i) {
+            return true;
+        }
+        let g = a.g();
+        self.grids.iter().any(|&(lo, hi)| (lo..hi).contains(&g))
     }
 }
 
@@ -240,6 +251,9 @@ pub(crate) struct RaceState {
     blocks: Vec<Option<Box<BlockSync>>>,
     /// Releases published per location `(space, block for shared, word)`.
     sync: HashMap<(u8, u32, u64), Vec<Published>>,
+    /// What the threads of each completed grid knew when they exited, by the grid's first
+    /// global thread: the launches of its stream that follow it start knowing it.
+    completed: BTreeMap<u32, Knowledge>,
     /// Reported pairs `(first pc, second pc, kind)` -> index in `findings.races`.
     seen: BTreeMap<(u32, u32, u8), usize>,
     /// Races found by the access being processed (reused: no allocation per access).
@@ -255,19 +269,24 @@ impl RaceState {
             global: Paged::default(),
             blocks: Vec::new(),
             sync: HashMap::new(),
+            completed: BTreeMap::new(),
             seen: BTreeMap::new(),
             pending: Vec::new(),
             found: Found::default(),
         }
     }
 
-    pub fn issue(&mut self, block: u32, shape: &Shape) {
+    /// Block `block` of a grid of `shape`, whose stream predecessors are the grids with the
+    /// global thread ranges `preds`, became resident: its threads start knowing what those
+    /// grids' threads knew when they exited (happens-before is transitive through the stream
+    /// order, thesis 5.7).
+    pub fn issue(&mut self, block: u32, shape: &Shape, preds: &[(u32, u32)]) {
         let w = shape.warps_per_block as usize;
         let mut vc = vec![0u32; w * w];
         for i in 0..w {
             vc[i * w + i] = 1;
         }
-        let b = BlockSync {
+        let mut b = BlockSync {
             vc,
             wi: vec![0; w],
             full: vec![0; w],
@@ -278,6 +297,13 @@ impl RaceState {
             shared_bytes: Bytes::default(),
             knows: false,
         };
+        let inherited = self.inherited(preds);
+        if !inherited.is_empty() {
+            for t in &mut b.threads {
+                t.knowledge = Some(Box::new(inherited.clone()));
+            }
+            b.knows = true;
+        }
         let i = block as usize;
         if self.blocks.len() <= i {
             self.blocks.resize_with(i + 1, || None);
@@ -285,8 +311,35 @@ impl RaceState {
         self.blocks[i] = Some(Box::new(b));
     }
 
-    pub fn retire(&mut self, block: u32) {
+    /// What the stream predecessors with thread ranges `preds` knew when they completed.
+    fn inherited(&self, preds: &[(u32, u32)]) -> Knowledge {
+        let mut k = Knowledge::default();
+        if !self.completed.is_empty() {
+            for (lo, _) in preds {
+                if let Some(c) = self.completed.get(lo) {
+                    k.join(c);
+                }
+            }
+        }
+        k
+    }
+
+    /// Block `block` of a grid of `shape` exited; in a program of several launches, what its
+    /// threads knew joins what its grid passes on to its stream successors.
+    pub fn retire(&mut self, block: u32, shape: &Shape) {
         if let Some(b) = self.blocks.get_mut(block as usize) {
+            if shape.grid_index.is_some()
+                && let Some(b) = b.as_deref()
+                && b.knows
+            {
+                let c = self
+                    .completed
+                    .entry(shape.first_block * shape.stride)
+                    .or_default();
+                for k in b.threads.iter().filter_map(|t| t.knowledge.as_deref()) {
+                    c.join(k);
+                }
+            }
             *b = None;
         }
         // Shared-memory releases of the block die with it.
@@ -507,16 +560,7 @@ impl Monitors {
     ) {
         let (block, warp) = (a.block, a.warp);
         let shape = self.shape(block);
-        let preds = if self.shapes.len() == 1 {
-            &[][..]
-        } else {
-            // (Only for programs of several launches: a lookup per warp step.)
-            let i = self
-                .shapes
-                .partition_point(|s| s.first_block <= block)
-                .saturating_sub(1);
-            &self.preds[i][..]
-        };
+        let preds = Monitors::preds_of(&self.shapes, &self.preds, block);
         let RaceState {
             blocks,
             global,
@@ -648,6 +692,7 @@ impl Monitors {
                     knows: &mut *knows,
                     g,
                     wi,
+                    preds,
                 };
                 sync_access(
                     sync,
@@ -846,6 +891,8 @@ struct ThreadRef<'a> {
     knows: &'a mut bool,
     g: u32,
     wi: u32,
+    /// The thread ranges of the grids ordered before the thread's (its stream predecessors).
+    preds: &'a [(u32, u32)],
 }
 
 /// Release/acquire through location `key` (PTX ISA 8.x §8.8 patterns); `vc` is the accessing
@@ -905,6 +952,9 @@ fn sync_access(
             }
         }
         k.threads.push((thread.g, upto));
+        // What the thread's stream predecessors did happened before its release too.
+        k.grids.extend_from_slice(thread.preds);
+        k.grids.sort_unstable();
         if let Some(tk) = &t.knowledge {
             k.join(tk);
         }

@@ -71,7 +71,7 @@ pub struct Args {
         default_value = "fold",
         value_parser = super::explore::parse_folding
     )]
-    pub reduction: scheduler::explore::Folding,
+    pub reduction: explore::Folding,
     /// A launch buffer whose contents are undefined: reading an element before writing it is
     /// reported (repeatable).
     #[arg(long = "uninit", value_name = "BUFFER")]
@@ -125,7 +125,7 @@ pub fn run(args: Args) -> Outcome {
 /// How the schedules were chosen, for the report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Mode {
-    One(scheduler::policy::Policy),
+    One(explore::policy::Policy),
     Random(u64),
     Explore,
 }
@@ -239,7 +239,7 @@ fn run_schedules(
         }
         Mode::Random(n) => {
             for seed in 1..=*n {
-                let result = run_policy(setup, &scheduler::policy::Policy::Random { seed })?;
+                let result = run_policy(setup, &explore::policy::Policy::Random { seed })?;
                 runs += 1;
                 all_completed &= result.termination == Termination::Completed;
                 if setup.fails(&result) {

@@ -5,8 +5,8 @@ use super::{BenignArg, run};
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::options::{self, RunOptions};
+use explore::dfs::{self, DfsConfig, Memo, Reduction};
 use scheduler::Scheduler;
-use scheduler::explore::dfs::{self, DfsConfig, Memo, Reduction};
 use scheduler::outcome::Observe;
 use semantics::Program;
 use semantics::machine::{EventDetail, Machine, Termination};
@@ -24,7 +24,7 @@ pub(super) struct Checked {
     pub(super) cut: bool,
     /// The policy that made the schedule, when one did (not a schedule of `--explore`'s
     /// search): a schedule too long to keep is reproduced by it.
-    pub(super) policy: Option<scheduler::policy::Policy>,
+    pub(super) policy: Option<explore::policy::Policy>,
 }
 
 /// What the runs share: the loaded launch, the monitors' configuration, the bound.
@@ -169,7 +169,7 @@ pub(super) fn line_of(program: &Program, pc: u32) -> u32 {
 
 pub(super) fn run_policy(
     setup: &Setup,
-    schedule: &scheduler::policy::Policy,
+    schedule: &explore::policy::Policy,
 ) -> Result<Checked, Failure> {
     let (mut policy, diverged) =
         run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps, &setup.stop)?;
@@ -205,7 +205,7 @@ pub(super) struct Explored {
     pub(super) exhausted: bool,
 }
 
-/// `--explore` through the shared explorer (`scheduler::explore::dfs`): a stateless depth-first
+/// `--explore` through the shared explorer (`explore::dfs`): a stateless depth-first
 /// search with sleep sets, and the monitors check every execution it makes (replayed), stopping
 /// at the first with a finding. Sleep sets make at least one execution per Mazurkiewicz trace of
 /// the footprints' independence, and the monitors' verdict depends only on the trace (their
@@ -216,10 +216,10 @@ pub(super) fn explore(
     setup: &Setup,
     options: &RunOptions,
     bound: u64,
-    folding: scheduler::explore::Folding,
+    folding: explore::Folding,
 ) -> Result<Explored, Failure> {
     let machine = &setup.base.machine;
-    let first = run_policy(setup, &scheduler::policy::Policy::RoundRobin)?;
+    let first = run_policy(setup, &explore::policy::Policy::RoundRobin)?;
     if setup.fails(&first) {
         return Ok(Explored {
             result: first,
