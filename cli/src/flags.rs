@@ -441,8 +441,10 @@ mod tests {
                 SilentArg::Observable,
             ),
         ] {
-            let mut o = RunOptions::default();
-            o.model = ModelArgs { warp_model, memory };
+            let mut o = RunOptions {
+                model: ModelArgs { warp_model, memory },
+                ..RunOptions::default()
+            };
             o.machine.device.silent = Some(silent);
             assert_eq!(round_trip(&o), o);
         }
