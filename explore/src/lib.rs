@@ -38,7 +38,9 @@ pub mod units;
 
 pub use fold::{Folding, UnknownFolding};
 
-pub use units::{Level, TooManyUnits, Units, UnknownLevel, is_system, settle};
+pub use units::{
+    Level, TooManyUnits, Units, UnknownLevel, branches, is_system, issues_compete, settle,
+};
 
 use crate::progress::{
     Counterexample, Lts, Node, NodeId, Oracle, ProgressModel, Reason, Transition, Unit, UnitSet,
@@ -478,7 +480,7 @@ fn expand(
     observe: &Observe,
     known: &FingerprintMap<StateKey, StateInfo>,
 ) -> Result<Expansion, Failed> {
-    let enabled: Vec<Choice> = m.enabled().to_vec();
+    let enabled: Vec<Choice> = branches(&m);
     let mut out = Expansion {
         choices: Vec::new(),
         succ: Vec::with_capacity(enabled.len()),
