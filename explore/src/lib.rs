@@ -21,13 +21,15 @@
 //!   claimed ([`Exploration::verdict`] returns `None`).
 //!
 //! The set of final outcomes alone is cheaper by depth-first search with sleep sets
-//! ([`dfs`]), which prunes interleavings of independent steps.
+//! ([`dfs`]), which prunes interleavings of independent steps; [`coverage`] checks every
+//! execution it makes (`check --explore`) and says which schedules a check covered.
 //!
 //! Lassos come back as choice sequences ([`Lasso::stem`], [`Lasso::cycle`]) that replay on a
 //! fresh machine: the stem from the initial state (shortest, breadth-first), the cycle back to
 //! the stem's end state.
 
 pub mod axb_ptx;
+pub mod coverage;
 pub mod dfs;
 pub mod fold;
 pub mod keyed;
