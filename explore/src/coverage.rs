@@ -204,6 +204,9 @@ pub enum Judged<R> {
     Lost,
 }
 
+/// The caller's check of one execution, given its choices from the fresh machine.
+pub type Judge<'a, R, E> = dyn FnMut(&[Choice]) -> Result<Judged<R>, E> + 'a;
+
 /// What [`check_every_execution`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Explored<R> {
@@ -260,7 +263,7 @@ pub fn check_every_execution<R, E>(
     config: DfsConfig,
     stop: &Stop,
     first: R,
-    check: &mut dyn FnMut(&[Choice]) -> Result<Judged<R>, E>,
+    check: &mut Judge<'_, R, E>,
 ) -> Result<Explored<R>, CheckError<E>> {
     let mut last = first;
     let mut checked = 0u64;

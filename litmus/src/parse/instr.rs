@@ -122,7 +122,8 @@ impl<'t> Operands<'t> {
             }
         }
         let ops = Operands { text, pos, list };
-        if rest.len() % 2 == 0 && !rest.is_empty() {
+        // Operands sit at even positions: a list of even length ends with a `,`.
+        if !rest.is_empty() && rest.len() & 1 == 0 {
             return Err(ops.err("trailing `,`".into()));
         }
         Ok(ops)
