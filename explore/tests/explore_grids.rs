@@ -254,3 +254,73 @@ fn producer_consumer_single() -> Machine {
     };
     Machine::from_program(program, &launch, &MachineConfig::default()).unwrap()
 }
+
+/// `fill(buf, 7)` and `fill(buf, 9)` in two streams on one SM that holds one block: the grids
+/// run one after the other in either order, so the final buffer is all 7s or all 9s, whichever
+/// grid took the SM second. Every search finds both outcomes (before, only the order of launch).
+#[test]
+fn the_grid_that_takes_the_sm_second_decides_the_outcome() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/kernels/programs/stream_race.ptx");
+    let text = std::fs::read_to_string(path).unwrap();
+    let parsed = ptx_parser::parse(&text);
+    let program = Arc::new(semantics::load(&parsed.module, &text).unwrap().0);
+    let fill = |value: i64, stream| {
+        let bits = value as u64;
+        grid(
+            "fill",
+            1,
+            4,
+            vec![
+                ArgValue::Buffer(0),
+                ArgValue::Scalar {
+                    ty: ScalarType::S32,
+                    bits,
+                },
+            ],
+            stream,
+        )
+    };
+    let launch = ProgramLaunch {
+        buffers: vec![zeros("buf", 4)],
+        globals: vec![],
+        extern_values: vec![],
+        launches: vec![fill(7, 0), fill(9, 1)],
+    };
+    let mut config = MachineConfig::default();
+    config.device.num_sms = 1;
+    config.device.max_blocks_per_sm = 1;
+    let m = Machine::from_program(program, &launch, &config).unwrap();
+    let observe = Observe {
+        buffers: vec![0],
+        variables: vec![],
+    };
+    let all = |v: i32| Outcome {
+        status: Status::Completed,
+        data: vec![[v; 4].iter().flat_map(|x| x.to_le_bytes()).collect()],
+    };
+    let want = vec![all(7), all(9)];
+    for folding in [Folding::Invisible, Folding::None] {
+        let limits = Limits {
+            folding,
+            ..Limits::default()
+        };
+        let x = explore(&m, Level::Blocks, &observe, limits).unwrap();
+        let found: Vec<Outcome> = x.outcomes.keys().cloned().collect();
+        assert_eq!(found, want, "{folding}");
+        for info in x.outcomes.values() {
+            let r = replay(&mut m.clone(), &info.witness, None, None, false);
+            assert_eq!(r.divergence, None, "{folding}");
+        }
+        let config = explore::dfs::DfsConfig {
+            reduction: explore::dfs::Reduction::SleepSets,
+            memo: explore::dfs::Memo::States,
+            max_transitions: 1_000_000,
+            folding,
+        };
+        let report = explore::dfs::outcomes(&m, &observe, config);
+        assert_eq!(report.bound_hit, None);
+        let found: Vec<Outcome> = report.outcomes.keys().cloned().collect();
+        assert_eq!(found, want, "{folding} (depth-first, sleep sets)");
+    }
+}
