@@ -24,7 +24,7 @@
 
 use super::fold::{self, Folding, TransactionFootprint};
 use super::keyed::FingerprintMap;
-use super::settle;
+use super::{branches, settle};
 use scheduler::Refused;
 use scheduler::Stop;
 use scheduler::outcome::{Observe, Outcome, Status};
@@ -227,7 +227,7 @@ pub(crate) fn search_from(
                         .filter(|(c, _)| asleep.contains(c))
                         .collect();
                     stack.push(Frame {
-                        enabled: m.enabled().to_vec(),
+                        enabled: branches(&m),
                         machine: Some(m),
                         sleep,
                         next: 0,

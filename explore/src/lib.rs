@@ -21,13 +21,15 @@
 //!   claimed ([`Exploration::verdict`] returns `None`).
 //!
 //! The set of final outcomes alone is cheaper by depth-first search with sleep sets
-//! ([`dfs`]), which prunes interleavings of independent steps.
+//! ([`dfs`]), which prunes interleavings of independent steps; [`coverage`] checks every
+//! execution it makes (`check --explore`) and says which schedules a check covered.
 //!
 //! Lassos come back as choice sequences ([`Lasso::stem`], [`Lasso::cycle`]) that replay on a
 //! fresh machine: the stem from the initial state (shortest, breadth-first), the cycle back to
 //! the stem's end state.
 
 pub mod axb_ptx;
+pub mod coverage;
 pub mod dfs;
 pub mod fold;
 pub mod keyed;
@@ -38,7 +40,9 @@ pub mod units;
 
 pub use fold::{Folding, UnknownFolding};
 
-pub use units::{Level, TooManyUnits, Units, UnknownLevel, is_system, settle};
+pub use units::{
+    Level, TooManyUnits, Units, UnknownLevel, branches, is_system, issues_compete, settle,
+};
 
 use crate::progress::{
     Counterexample, Lts, Node, NodeId, Oracle, ProgressModel, Reason, Transition, Unit, UnitSet,
@@ -206,200 +210,283 @@ pub fn explore_until(
     limits: Limits,
     stop: &Stop,
 ) -> Result<Exploration, ExploreFailure> {
-    let units = Units::new(machine, level)?;
-    let memory_units = units.memory_units();
-    let mut init = machine.clone();
-    let mut initial_choices = Vec::new();
-    if let Err(e) = settle(&mut init, &mut initial_choices) {
-        return Err(Refused::new(&initial_choices, init.steps(), e).into());
-    }
-
-    let mut states: FingerprintMap<StateKey, StateInfo> = FingerprintMap::default();
-    let mut graph: DiGraph<Node<StateKey>, Unit, u32> = DiGraph::default();
-    let mut index: FingerprintMap<(StateKey, UnitSet), NodeId> = FingerprintMap::default();
-    let mut edge_choices: Vec<ChoiceRange> = Vec::new();
-    let mut choice_arena: Vec<Choice> = Vec::new();
-    let mut outcomes: BTreeMap<Outcome, OutcomeInfo> = BTreeMap::new();
-    // Breadth-first parents, to name a witness for each outcome.
-    let mut parent: Vec<Option<(NodeId, ChoiceRange)>> = Vec::new();
-    // Every state's successors, back to back.
-    let mut succ_arena: Vec<Succ> = Vec::new();
-
-    let key0 = init.state_fingerprint();
-    states.insert(key0, state_info(init, &units, observe));
-    let done0 = states.get(&key0).map_or(UnitSet::EMPTY, |s| s.done);
-    let root = graph.add_node(Node {
-        state: key0,
-        stepped: UnitSet::EMPTY,
-        done: done0,
-        enabled: UnitSet::EMPTY,
-    });
-    parent.push(None);
-    index.insert((key0, UnitSet::EMPTY), root);
-    let mut bound_hit = None;
+    let mut search = Search::start(machine, level, observe, limits)?;
     let pool = worker_pool(limits.jobs);
     let mut next = 0usize;
-    'search: while next < graph.node_count() {
+    'search: while next < search.graph.node_count() {
         // A chunk of consecutive nodes: the successors of its machine states are computed in
         // parallel (phase 1), then entered into the graph in node order (phase 2), exactly as
         // one node after the other would: the result does not depend on `jobs`.
         // On one thread, one node at a time: every state recorded so far is known to `expand`,
         // which then drops every known successor's machine at once.
         let size = if pool.is_some() { CHUNK } else { 1 };
-        let chunk = next..graph.node_count().min(next + size);
+        let chunk = next..search.graph.node_count().min(next + size);
+        let mut expanded = search.expand_chunk(chunk.clone(), pool.as_ref());
+        for n in chunk {
+            if stop.requested() {
+                search.bound_hit = Some(Bound::Time);
+                break 'search;
+            }
+            let from = NodeIndex::new(n);
+            next = n + 1;
+            // Successors of the machine state, computed once.
+            if let Some(result) = expanded.remove(&search.graph[from].state) {
+                search.record(from, result)?;
+            }
+            search.add_edges(from);
+            if search.bound_hit.is_some() {
+                break 'search;
+            }
+        }
+    }
+    Ok(search.finish())
+}
+
+/// The stateful search under way: the state graph built so far and what it needs to grow.
+struct Search<'o> {
+    units: Units,
+    /// The memory system's units: their steps make no program unit have stepped.
+    memory_units: UnitSet,
+    limits: Limits,
+    observe: &'o Observe,
+    /// System choices folded before the initial node.
+    initial_choices: Vec<Choice>,
+    states: FingerprintMap<StateKey, StateInfo>,
+    graph: DiGraph<Node<StateKey>, Unit, u32>,
+    index: FingerprintMap<(StateKey, UnitSet), NodeId>,
+    /// Per edge: the choices it stands for.
+    edge_choices: Vec<ChoiceRange>,
+    choice_arena: Vec<Choice>,
+    /// Breadth-first parents, to name a witness for each outcome.
+    parent: Vec<Option<(NodeId, ChoiceRange)>>,
+    /// Every state's successors, back to back.
+    succ_arena: Vec<Succ>,
+    bound_hit: Option<Bound>,
+}
+
+impl<'o> Search<'o> {
+    /// The graph of the initial node alone: `machine`, settled.
+    fn start(
+        machine: &Machine,
+        level: Level,
+        observe: &'o Observe,
+        limits: Limits,
+    ) -> Result<Search<'o>, ExploreFailure> {
+        let units = Units::new(machine, level)?;
+        let mut init = machine.clone();
+        let mut initial_choices = Vec::new();
+        if let Err(e) = settle(&mut init, &mut initial_choices) {
+            return Err(Refused::new(&initial_choices, init.steps(), e).into());
+        }
+        let mut search = Search {
+            memory_units: units.memory_units(),
+            units,
+            limits,
+            observe,
+            initial_choices,
+            states: FingerprintMap::default(),
+            graph: DiGraph::default(),
+            index: FingerprintMap::default(),
+            edge_choices: Vec::new(),
+            choice_arena: Vec::new(),
+            parent: Vec::new(),
+            succ_arena: Vec::new(),
+            bound_hit: None,
+        };
+        let key0 = init.state_fingerprint();
+        let info = state_info(init, &search.units, observe);
+        let done0 = info.done;
+        search.states.insert(key0, info);
+        let root = search.graph.add_node(Node {
+            state: key0,
+            stepped: UnitSet::EMPTY,
+            done: done0,
+            enabled: UnitSet::EMPTY,
+        });
+        search.parent.push(None);
+        search.index.insert((key0, UnitSet::EMPTY), root);
+        Ok(search)
+    }
+
+    /// The successors of the machine states of the nodes `chunk` not expanded yet, on the
+    /// `pool`'s threads when there is one (phase 1: a pure function of each machine).
+    fn expand_chunk(
+        &mut self,
+        chunk: std::ops::Range<usize>,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> FingerprintMap<StateKey, Result<Expansion, Failed>> {
         let mut work: Vec<(StateKey, Box<Machine>)> = Vec::new();
-        for n in chunk.clone() {
-            let key = graph[NodeIndex::new(n)].state;
-            if let Some(s) = states.get_mut(&key)
+        for n in chunk {
+            let key = self.graph[NodeIndex::new(n)].state;
+            if let Some(s) = self.states.get_mut(&key)
                 && s.succ.is_none()
                 && let Some(m) = s.machine.take()
             {
                 work.push((key, m));
             }
         }
+        let (folding, units, observe, states) =
+            (self.limits.folding, &self.units, self.observe, &self.states);
         let expand_one = |(key, m): (StateKey, Box<Machine>)| {
-            (
-                key,
-                expand(m, key, limits.folding, &units, observe, &states),
-            )
+            (key, expand(m, key, folding, units, observe, states))
         };
-        let mut expanded: FingerprintMap<StateKey, Result<Expansion, Failed>> = match &pool {
+        match pool {
             Some(pool) => pool.install(|| work.into_par_iter().map(expand_one).collect()),
             None => work.into_iter().map(expand_one).collect(),
+        }
+    }
+
+    /// Enters the successors of node `from`'s machine state into the arenas (phase 2), and
+    /// the new states among them into the state map. A refused enabled choice is a cudasem
+    /// bug, never skipped (a skipped choice would hide states and make the verdict wrong).
+    fn record(
+        &mut self,
+        from: NodeId,
+        result: Result<Expansion, Failed>,
+    ) -> Result<(), ExploreFailure> {
+        let key = self.graph[from].state;
+        let list = match result {
+            Ok(list) => list,
+            Err(failed) => {
+                let mut prefix = path_to(
+                    from,
+                    &self.parent,
+                    &self.initial_choices,
+                    &self.choice_arena,
+                );
+                prefix.extend_from_slice(&failed.taken);
+                return Err(Refused::new(&prefix, failed.steps, failed.error).into());
+            }
         };
-        for n in chunk {
-            if stop.requested() {
-                bound_hit = Some(Bound::Time);
-                break 'search;
-            }
-            let from = NodeIndex::new(n);
-            next = n + 1;
-            let (key, stepped) = (graph[from].state, graph[from].stepped);
-            // Successors of the machine state, computed once.
-            if let Some(result) = expanded.remove(&key) {
-                let succ_start = succ_arena.len();
-                let list = match result {
-                    Ok(list) => list,
-                    Err(failed) => {
-                        // An enabled choice refused: a cudasem bug, never skipped (a skipped
-                        // choice would hide states and make the verdict wrong).
-                        let mut prefix = path_to(from, &parent, &initial_choices, &choice_arena);
-                        prefix.extend_from_slice(&failed.taken);
-                        return Err(Refused::new(&prefix, failed.steps, failed.error).into());
-                    }
-                };
-                let base = choice_arena.len();
-                choice_arena.extend_from_slice(&list.choices);
-                for e in list.succ {
-                    let choices = ChoiceRange {
-                        start: (base + e.choices.start) as u32,
-                        len: e.choices.len() as u32,
-                    };
-                    succ_arena.push(Succ {
-                        units: e.units,
-                        choices,
-                        to: e.to,
-                    });
-                    // The first machine found with a fingerprint is the one kept.
-                    if let Some(info) = e.info
-                        && !states.contains_key(&e.to)
-                    {
-                        states.insert(e.to, info);
-                    }
-                }
-                if let Some(s) = states.get_mut(&key) {
-                    s.succ = Some(SuccRange {
-                        start: succ_start as u32,
-                        len: (succ_arena.len() - succ_start) as u32,
-                    });
-                }
-            }
-            let succ = states.get(&key).and_then(|s| s.succ).map_or(&[][..], |r| {
-                let start = r.start as usize;
-                &succ_arena[start..start + r.len as usize]
+        let succ_start = self.succ_arena.len();
+        let base = self.choice_arena.len();
+        self.choice_arena.extend_from_slice(&list.choices);
+        for e in list.succ {
+            let choices = ChoiceRange {
+                start: (base + e.choices.start) as u32,
+                len: e.choices.len() as u32,
+            };
+            self.succ_arena.push(Succ {
+                units: e.units,
+                choices,
+                to: e.to,
             });
-            let mut enabled_units = UnitSet::EMPTY;
-            for s in succ {
-                let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
-                // The memory system's steps make no program unit have stepped.
-                let to_stepped = stepped.union(s.units.difference(memory_units));
-                let to_node = match index.entry((s.to, to_stepped)) {
-                    Entry::Occupied(e) => *e.get(),
-                    Entry::Vacant(e) => {
-                        if graph.node_count() >= limits.max_states {
-                            bound_hit = Some(Bound::States(limits.max_states));
-                            break;
-                        }
-                        let n = graph.add_node(Node {
-                            state: s.to,
-                            stepped: to_stepped,
-                            done: to_done,
-                            enabled: UnitSet::EMPTY,
-                        });
-                        e.insert(n);
-                        parent.push(Some((from, s.choices)));
-                        n
-                    }
-                };
-                // Every enabled choice steps at least one unit (memory choices the issuing unit
-                // or the memory system, [`units`]); should one step none, charge the lowest
-                // live unit rather than lose the transition.
-                let labels = if s.units.is_empty() {
-                    graph[from]
-                        .live(units.graph_units())
-                        .min()
-                        .map_or(UnitSet::EMPTY, UnitSet::single)
-                } else {
-                    s.units
-                };
-                for u in labels.iter() {
-                    enabled_units = enabled_units.with(u);
-                    graph.add_edge(from, to_node, u);
-                    edge_choices.push(s.choices);
-                }
-            }
-            graph[from].enabled = enabled_units;
-            if bound_hit.is_some() {
-                break 'search;
+            // The first machine found with a fingerprint is the one kept.
+            if let Some(info) = e.info
+                && !self.states.contains_key(&e.to)
+            {
+                self.states.insert(e.to, info);
             }
         }
+        if let Some(s) = self.states.get_mut(&key) {
+            s.succ = Some(SuccRange {
+                start: succ_start as u32,
+                len: (self.succ_arena.len() - succ_start) as u32,
+            });
+        }
+        Ok(())
     }
 
-    // Outcomes: terminal states in BFS order, each with the shortest run that reaches it.
-    let witness_of = |n: NodeId| path_to(n, &parent, &initial_choices, &choice_arena);
-    let mut counted: FingerprintMap<StateKey, ()> = FingerprintMap::default();
-    for n in graph.node_indices() {
-        let key = graph[n].state;
-        let Some(o) = states.get(&key).and_then(|s| s.outcome.as_ref()) else {
-            continue;
-        };
-        if counted.insert(key, ()).is_some() {
-            continue;
-        }
-        let e = outcomes.entry(o.clone()).or_insert_with(|| OutcomeInfo {
-            states: 0,
-            witness: witness_of(n),
+    /// The edges out of node `from`, one per successor and unit it steps, to the nodes
+    /// (machine state × stepped units) they reach, new ones appended; stops at the node bound.
+    fn add_edges(&mut self, from: NodeId) {
+        let Search {
+            units,
+            memory_units,
+            limits,
+            states,
+            graph,
+            index,
+            edge_choices,
+            parent,
+            succ_arena,
+            bound_hit,
+            ..
+        } = self;
+        let (key, stepped) = (graph[from].state, graph[from].stepped);
+        let succ = states.get(&key).and_then(|s| s.succ).map_or(&[][..], |r| {
+            let start = r.start as usize;
+            &succ_arena[start..start + r.len as usize]
         });
-        e.states += 1;
+        let mut enabled_units = UnitSet::EMPTY;
+        for s in succ {
+            let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
+            // The memory system's steps make no program unit have stepped.
+            let to_stepped = stepped.union(s.units.difference(*memory_units));
+            let to_node = match index.entry((s.to, to_stepped)) {
+                Entry::Occupied(e) => *e.get(),
+                Entry::Vacant(e) => {
+                    if graph.node_count() >= limits.max_states {
+                        *bound_hit = Some(Bound::States(limits.max_states));
+                        break;
+                    }
+                    let n = graph.add_node(Node {
+                        state: s.to,
+                        stepped: to_stepped,
+                        done: to_done,
+                        enabled: UnitSet::EMPTY,
+                    });
+                    e.insert(n);
+                    parent.push(Some((from, s.choices)));
+                    n
+                }
+            };
+            // Every enabled choice steps at least one unit (memory choices the issuing unit
+            // or the memory system, [`units`]); should one step none, charge the lowest
+            // live unit rather than lose the transition.
+            let labels = if s.units.is_empty() {
+                graph[from]
+                    .live(units.graph_units())
+                    .min()
+                    .map_or(UnitSet::EMPTY, UnitSet::single)
+            } else {
+                s.units
+            };
+            for u in labels.iter() {
+                enabled_units = enabled_units.with(u);
+                graph.add_edge(from, to_node, u);
+                edge_choices.push(s.choices);
+            }
+        }
+        graph[from].enabled = enabled_units;
     }
 
-    let machine_states = states.len();
-    let lts = Lts {
-        units: units.graph_units(),
-        owed: units.op_units(),
-        graph,
-    };
-    Ok(Exploration {
-        units,
-        oracle: Oracle::new(lts),
-        edge_choices,
-        choice_arena,
-        initial_choices,
-        outcomes,
-        machine_states,
-        bound_hit,
-        limits,
-    })
+    /// The exploration: outcomes are the terminal states in breadth-first order, each with
+    /// the shortest run that reaches it.
+    fn finish(self) -> Exploration {
+        let mut outcomes: BTreeMap<Outcome, OutcomeInfo> = BTreeMap::new();
+        let mut counted: FingerprintMap<StateKey, ()> = FingerprintMap::default();
+        for n in self.graph.node_indices() {
+            let key = self.graph[n].state;
+            let Some(o) = self.states.get(&key).and_then(|s| s.outcome.as_ref()) else {
+                continue;
+            };
+            if counted.insert(key, ()).is_some() {
+                continue;
+            }
+            let e = outcomes.entry(o.clone()).or_insert_with(|| OutcomeInfo {
+                states: 0,
+                witness: path_to(n, &self.parent, &self.initial_choices, &self.choice_arena),
+            });
+            e.states += 1;
+        }
+        let lts = Lts {
+            units: self.units.graph_units(),
+            owed: self.units.op_units(),
+            graph: self.graph,
+        };
+        Exploration {
+            units: self.units,
+            oracle: Oracle::new(lts),
+            edge_choices: self.edge_choices,
+            choice_arena: self.choice_arena,
+            initial_choices: self.initial_choices,
+            outcomes,
+            machine_states: self.states.len(),
+            bound_hit: self.bound_hit,
+            limits: self.limits,
+        }
+    }
 }
 
 /// Nodes whose successors are computed together when `jobs` > 1. Any size gives the same
@@ -478,7 +565,7 @@ fn expand(
     observe: &Observe,
     known: &FingerprintMap<StateKey, StateInfo>,
 ) -> Result<Expansion, Failed> {
-    let enabled: Vec<Choice> = m.enabled().to_vec();
+    let enabled: Vec<Choice> = branches(&m);
     let mut out = Expansion {
         choices: Vec::new(),
         succ: Vec::with_capacity(enabled.len()),

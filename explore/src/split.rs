@@ -24,7 +24,7 @@
 //! depend on the others'); a stateless search's `max_depth` counts from the initial state.
 
 use super::dfs::{DfsConfig, DfsReport, Memo, Sleeper, search_from, transition};
-use super::settle;
+use super::{branches, settle};
 use rayon::prelude::*;
 use scheduler::outcome::Observe;
 use scheduler::shard::{MergeError, Shard, check_complete};
@@ -168,7 +168,7 @@ fn walk(
         path,
         mut sleep,
     } = node;
-    let enabled = machine.enabled().to_vec();
+    let enabled = branches(&machine);
     for c in enabled {
         if sleep.iter().any(|(s, _)| *s == c) {
             prefix.slept += 1;

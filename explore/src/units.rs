@@ -4,7 +4,7 @@
 //! * `grids`: unit `g` = grid `g` of a program of several launches (thesis 5.7: the grids of
 //!   a context), a step of any of its warps is a step of the grid;
 //! * `blocks`: unit `b` = block `b` of the grid (the paper's workgroups; global block numbers
-//!   across a program's grids);
+//!   across a program's grids, named by grid and block in the grid: `grid 1 block 0`);
 //! * `warps`: unit `b * warps_per_block + w` = warp `w` of block `b`;
 //! * `lanes`: unit `b * threads_per_block + t` = thread `t` of block `b` (a lane; under `its`
 //!   and `threads` a `Lanes` choice steps its whole converged group, under `simt-stack` a warp
@@ -32,6 +32,11 @@
 //! the only behaviour folded away (it is observable through `%smid` alone). A block that can
 //! never be issued (the device is full of blocks that never finish) is a live unit that is
 //! never enabled, so weak fairness does not owe it a step.
+//!
+//! One exception: when the blocks of several grids compete for room (thesis 5.7: the grids of
+//! a context share the SMs), the grid whose block takes a free SM first decides which blocks
+//! become resident at all, so [`settle`] leaves those issues to the search, which branches
+//! over the grids ([`branches`]; [`issues_compete`] says when).
 
 use crate::progress::{MAX_UNITS, Unit, UnitSet};
 use semantics::machine::state_hash::BlockStatus;
@@ -92,7 +97,7 @@ impl FromStr for Level {
 }
 
 /// The machine's units at one level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Units {
     pub level: Level,
     /// Whether the machine has a memory system with choices of its own (cached memory): then
@@ -105,6 +110,9 @@ pub struct Units {
     warps_per_block: u32,
     threads_per_block: u32,
     warp_size: u32,
+    /// The global block number of each grid's block 0, for names, in a program of several
+    /// grids (empty for one: its names do not say the grid).
+    grid_bases: Vec<u32>,
 }
 
 /// More units than a progress model handles.
@@ -128,6 +136,7 @@ impl Units {
             warps_per_block: machine.warps_per_block(),
             threads_per_block: machine.threads_per_block(),
             warp_size: machine.warp_size(),
+            grid_bases: Vec::new(),
         };
         let count = u.count_u64();
         if count + u.memory as u64 > MAX_UNITS as u64 {
@@ -141,7 +150,17 @@ impl Units {
         } else {
             0
         };
-        Ok(Units { op_slots, ..u })
+        let grids = machine.grids();
+        let grid_bases = if grids.len() > 1 {
+            grids.iter().map(|g| g.base).collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Units {
+            op_slots,
+            grid_bases,
+            ..u
+        })
     }
 
     fn count_u64(&self) -> u64 {
@@ -297,7 +316,9 @@ impl Units {
         done
     }
 
-    /// A unit's name: `block 1`, `warp 0.1` (block.warp), `lane 0.0.1` (block.warp.lane).
+    /// A unit's name: `block 1`, `warp 0.1` (block.warp), `lane 0.0.1` (block.warp.lane); in a
+    /// program of several grids with the grid first and the block numbered in its grid
+    /// (`grid 1 block 0`, `grid 1 warp 0.1`, `grid 1 lane 0.0.1`).
     pub fn name(&self, unit: Unit) -> String {
         if Some(unit) == self.memory_unit() {
             return "the memory system".to_string();
@@ -306,20 +327,39 @@ impl Units {
             return format!("memory op slot {}", unit - self.count() - 1);
         }
         let u = unit as u32;
-        match self.level {
-            Level::Grids => format!("grid {u}"),
-            Level::Blocks => format!("block {u}"),
-            Level::Warps => format!(
-                "warp {}.{}",
+        let (block, rest) = match self.level {
+            Level::Grids => return format!("grid {u}"),
+            Level::Blocks => (u, String::new()),
+            Level::Warps => (
                 u / self.warps_per_block,
-                u % self.warps_per_block
+                format!(".{}", u % self.warps_per_block),
             ),
             Level::Lanes => {
-                let b = u / self.threads_per_block;
                 let t = u % self.threads_per_block;
-                format!("lane {b}.{}.{}", t / self.warp_size, t % self.warp_size)
+                (
+                    u / self.threads_per_block,
+                    format!(".{}.{}", t / self.warp_size, t % self.warp_size),
+                )
             }
+        };
+        let kind = match self.level {
+            Level::Blocks => "block",
+            Level::Warps => "warp",
+            _ => "lane",
+        };
+        match self.grid_of(block) {
+            Some((grid, local)) => format!("grid {grid} {kind} {local}{rest}"),
+            None => format!("{kind} {block}{rest}"),
         }
+    }
+
+    /// `(grid, block in the grid)` of global block `block` in a program of several grids.
+    fn grid_of(&self, block: u32) -> Option<(usize, u32)> {
+        let grid = self
+            .grid_bases
+            .partition_point(|&base| base <= block)
+            .checked_sub(1)?;
+        Some((grid, block - self.grid_bases[grid]))
     }
 
     /// `{block 0, block 1}`.
@@ -341,29 +381,110 @@ pub fn is_system(choice: &Choice) -> bool {
     )
 }
 
-/// Takes system choices until none is enabled, appending them to `taken`: the first `Issue`
-/// by lowest (grid, SM), else the first complete barrier by (block, barrier). Deterministic:
-/// two grids' blocks issuable on one SM do not tie (the earlier launch's goes first). The error
-/// is an enabled choice the machine refused (a cudasem bug, [`scheduler::Refused`]).
+/// Takes system choices until none is enabled that may be folded, appending them to `taken`:
+/// an `Issue` first, by lowest (grid, SM), else the first complete barrier by (block,
+/// barrier). The error is an enabled choice the machine refused (a cudasem bug,
+/// [`scheduler::Refused`]).
+///
+/// Issues are folded unless the blocks of several grids compete for room ([`issues_compete`]):
+/// then which grid takes a free SM first decides which blocks become resident (a consumer
+/// spinning on a flag whose producer never gets an SM), so the issues stay enabled and the
+/// search branches over them ([`branches`]). A grid's own blocks are issued in linear order
+/// (deviation D8) on the lowest-numbered SM with room: the choice of SM is folded away, as for
+/// one grid (it is observable through `%smid` alone).
 pub fn settle(machine: &mut Machine, taken: &mut Vec<Choice>) -> Result<(), StepError> {
     loop {
         if machine.termination().is_some() {
             return Ok(());
         }
-        let next = machine
-            .enabled()
+        let enabled = machine.enabled();
+        let release = enabled
             .iter()
-            .filter(|c| matches!(c, Choice::Issue { .. } | Choice::EndBarrier { .. }))
-            .min_by_key(|c| match **c {
-                Choice::Issue { grid, sm, .. } => (0u8, grid, sm, 0),
-                Choice::EndBarrier { block, barrier } => (1, 0, block, barrier),
-                _ => (2, 0, 0, 0),
+            .filter_map(|c| match *c {
+                Choice::EndBarrier { block, barrier } => Some(((block, barrier), *c)),
+                _ => None,
             })
-            .copied();
-        let Some(c) = next else {
+            .min_by_key(|(key, _)| *key)
+            .map(|(_, c)| c);
+        let issue = first_issue(enabled)
+            .filter(|_| !several_grids_issue(enabled) || !issues_compete(machine));
+        let Some(c) = issue.or(release) else {
             return Ok(());
         };
         machine.step(&c)?;
         taken.push(c);
     }
+}
+
+/// The enabled `Issue` of lowest (grid, SM).
+fn first_issue(enabled: &[Choice]) -> Option<Choice> {
+    enabled
+        .iter()
+        .filter_map(|c| match *c {
+            Choice::Issue { grid, sm, .. } => Some(((grid, sm), *c)),
+            _ => None,
+        })
+        .min_by_key(|(key, _)| *key)
+        .map(|(_, c)| c)
+}
+
+/// Whether blocks of more than one grid can be issued now.
+fn several_grids_issue(enabled: &[Choice]) -> bool {
+    let mut grids = enabled.iter().filter_map(|c| match *c {
+        Choice::Issue { grid, .. } => Some(grid),
+        _ => None,
+    });
+    grids
+        .next()
+        .is_some_and(|first| grids.any(|grid| grid != first))
+}
+
+/// Whether the order in which the grids' blocks are issued can change which blocks become
+/// resident: issuing every block that fits, lowest (grid, SM) first, leaves a started grid
+/// with blocks that found no room. When every waiting block fits, the order only permutes
+/// issues that commute (each block still finds room), and folding them loses nothing.
+pub fn issues_compete(machine: &Machine) -> bool {
+    let mut m = machine.clone();
+    while let Some(c) = first_issue(m.enabled()) {
+        if m.step(&c).is_err() {
+            // A refused enabled issue is a cudasem bug, reported by the search when it takes
+            // it: here, branch rather than fold.
+            return true;
+        }
+    }
+    m.grids()
+        .iter()
+        .any(|g| g.phase == GridPhase::Active && g.issued < g.blocks)
+}
+
+/// The choices a search takes from a settled state ([`settle`]): when issues of several grids
+/// compete for room, one per grid (its next block on the lowest-numbered SM with room, in grid
+/// order); otherwise every enabled choice, in the machine's order.
+pub fn branches(machine: &Machine) -> Vec<Choice> {
+    let enabled = machine.enabled();
+    if !enabled.iter().any(|c| matches!(c, Choice::Issue { .. })) {
+        return enabled.to_vec();
+    }
+    let mut per_grid: Vec<Choice> = Vec::new();
+    for c in enabled {
+        let Choice::Issue { grid, sm, .. } = *c else {
+            continue;
+        };
+        let same = per_grid
+            .iter_mut()
+            .find(|p| matches!(p, Choice::Issue { grid: g, .. } if *g == grid));
+        match same {
+            Some(p) => {
+                if matches!(p, Choice::Issue { sm: s, .. } if *s > sm) {
+                    *p = *c;
+                }
+            }
+            None => per_grid.push(*c),
+        }
+    }
+    per_grid.sort_by_key(|c| match *c {
+        Choice::Issue { grid, .. } => grid,
+        _ => u32::MAX,
+    });
+    per_grid
 }

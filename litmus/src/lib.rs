@@ -266,7 +266,7 @@ pub fn check_until(test: &LitmusTest, options: &Options, stop: &scheduler::Stop)
     let machine = match start(&t) {
         Ok(m) => m,
         Err(e) => {
-            report.status = Status::Unsupported(e);
+            report.status = Status::Unsupported(e.to_string());
             return report;
         }
     };
@@ -410,16 +410,42 @@ fn liveness(
     answer
 }
 
+/// Why a translated test does not run: a cudasem bug in the translation, reported as the
+/// test's status.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    #[error("the translated PTX does not load: {0}")]
+    Load(LoadError),
+    #[error("the translated launch does not start: {0}")]
+    Launch(semantics::machine::LaunchError),
+}
+
+/// PTX text that does not parse or load: its first diagnostic (errors first), with its line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    #[error("line {line}: {message}")]
+    At { line: usize, message: String },
+    /// A failure without a diagnostic.
+    #[error("unknown error")]
+    Unknown,
+}
+
+/// Callers whose errors are still text (the CLI's commands) take these with `?`.
+impl From<StartError> for String {
+    fn from(e: StartError) -> String {
+        e.to_string()
+    }
+}
+
 /// The machine of a translated test in its initial state: what [`check`] explores and a
 /// witness's choices replay on. The error says why the translation does not run.
-pub fn start(t: &translate::Translation) -> Result<Machine, String> {
-    let program = load(&t.ptx).map_err(|e| format!("the translated PTX does not load: {e}"))?;
-    Machine::new(Arc::new(program), &t.launch, &t.config)
-        .map_err(|e| format!("the translated launch does not start: {e}"))
+pub fn start(t: &translate::Translation) -> Result<Machine, StartError> {
+    let program = load(&t.ptx).map_err(StartError::Load)?;
+    Machine::new(Arc::new(program), &t.launch, &t.config).map_err(StartError::Launch)
 }
 
 /// Parses and loads PTX text; the error is the first diagnostic.
-pub fn load(ptx: &str) -> Result<semantics::Program, String> {
+pub fn load(ptx: &str) -> Result<semantics::Program, LoadError> {
     let parsed = ptx_parser::parse(ptx);
     if parsed.has_errors() {
         return Err(first_message(ptx, &parsed.diagnostics));
@@ -429,14 +455,15 @@ pub fn load(ptx: &str) -> Result<semantics::Program, String> {
         .map_err(|d| first_message(ptx, &d))
 }
 
-fn first_message(ptx: &str, d: &[ptx_parser::Diagnostic]) -> String {
+fn first_message(ptx: &str, d: &[ptx_parser::Diagnostic]) -> LoadError {
     d.iter()
         .find(|d| d.severity == ptx_parser::Severity::Error)
         .or(d.first())
-        .map(|d| {
+        .map_or(LoadError::Unknown, |d| {
             let start = (d.span.start as usize).min(ptx.len());
-            let line = ptx[..start].matches('\n').count() + 1;
-            format!("line {line}: {}", d.message)
+            LoadError::At {
+                line: ptx[..start].matches('\n').count() + 1,
+                message: d.message.clone(),
+            }
         })
-        .unwrap_or_else(|| "unknown error".to_string())
 }

@@ -30,22 +30,17 @@
 
 use super::parse::{
     BarrierMode, BranchCond, FenceKind, Init, InitValue, Instr, LitmusTest, LocalOp, Proxy, RmwOp,
-    Scope, Sem, Term, Value,
+    Scope, Sem, Term, Thread, Value,
 };
 use semantics::machine::{DeviceConfig, LaunchConfig, MachineConfig, MemoryKind, WarpModel};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 
 /// Why a test cannot be run (the result's status is then "unsupported").
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
 pub struct Unsupported {
     pub reason: String,
-}
-
-impl fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.reason)
-    }
 }
 
 fn unsupported<T>(reason: impl Into<String>) -> Result<T, Unsupported> {
@@ -90,24 +85,62 @@ pub fn location_variable(name: &str) -> String {
 /// Translates `test` for a machine whose memory system is `memory`.
 pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, Unsupported> {
     check_supported(test)?;
-    // Placement.
-    let ctas: BTreeSet<u32> = test.threads.iter().map(|t| t.cta).collect();
-    let block_of: BTreeMap<u32, u32> = ctas
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (*c, i as u32))
-        .collect();
-    let mut per_block = vec![0u32; ctas.len()];
-    let mut placement = Vec::new();
-    for t in &test.threads {
-        let b = block_of[&t.cta];
-        placement.push((b, per_block[b as usize]));
-        per_block[b as usize] += 1;
-    }
-    let block_dim = per_block.iter().copied().max().unwrap_or(1).max(1);
-    let blocks = ctas.len().max(1) as u32;
+    let place = Placement::of(test);
+    let (locations, reg_init) = initial_values(test)?;
+    let regs = registers(test, &reg_init);
+    let outputs = Outputs::of(test, &regs);
+    let barriers = barrier_plan(test)?;
+    let ptx = module(
+        test, &place, &locations, &reg_init, &regs, &outputs, &barriers,
+    )?;
+    Ok(Translation {
+        ptx,
+        launch: launch_config(&place),
+        config: machine_config(&place, memory),
+        observed: outputs.observed,
+        placement: place.of_thread,
+    })
+}
 
-    // Locations: initialised ones, then any other one named by an instruction or the condition.
+/// Where the litmus threads run (module header): CTAs are blocks in ascending CTA id, the
+/// threads of a CTA its warps in column order.
+struct Placement {
+    /// Litmus thread `i` runs as (block, warp) `of_thread[i]`.
+    of_thread: Vec<(u32, u32)>,
+    /// Threads per block: the largest CTA's.
+    block_dim: u32,
+    blocks: u32,
+}
+
+impl Placement {
+    fn of(test: &LitmusTest) -> Placement {
+        let ctas: BTreeSet<u32> = test.threads.iter().map(|t| t.cta).collect();
+        let block_of: BTreeMap<u32, u32> = ctas
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (*c, i as u32))
+            .collect();
+        let mut per_block = vec![0u32; ctas.len()];
+        let mut of_thread = Vec::new();
+        for t in &test.threads {
+            let b = block_of[&t.cta];
+            of_thread.push((b, per_block[b as usize]));
+            per_block[b as usize] += 1;
+        }
+        Placement {
+            of_thread,
+            block_dim: per_block.iter().copied().max().unwrap_or(1).max(1),
+            blocks: ctas.len().max(1) as u32,
+        }
+    }
+}
+
+/// Initial values per location and per (thread, register); every location an instruction or
+/// the condition names is in the map (0 unless the init section says otherwise).
+type InitialValues = (BTreeMap<String, i64>, BTreeMap<(usize, String), i64>);
+
+/// The init section's values: locations first, then registers; a pointer value is unsupported.
+fn initial_values(test: &LitmusTest) -> Result<InitialValues, Unsupported> {
     let mut locations: BTreeMap<String, i64> = BTreeMap::new();
     for i in &test.init {
         if let Init::Location { name, value, .. } = i {
@@ -141,6 +174,7 @@ pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, U
             }
         }
     }
+    // Locations named but not initialised start at 0.
     for t in &test.threads {
         for l in &t.instrs {
             if let Some(loc) = location_of(&l.instr) {
@@ -153,8 +187,14 @@ pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, U
             locations.entry(l).or_insert(0);
         }
     }
+    Ok((locations, reg_init))
+}
 
-    // Registers per thread (sorted), and the observed ones' output slots.
+/// Each thread's registers (sorted): those its instructions name and those initialised.
+fn registers(
+    test: &LitmusTest,
+    reg_init: &BTreeMap<(usize, String), i64>,
+) -> Vec<BTreeSet<String>> {
     let mut regs: Vec<BTreeSet<String>> = vec![BTreeSet::new(); test.threads.len()];
     for (i, t) in test.threads.iter().enumerate() {
         for l in &t.instrs {
@@ -164,28 +204,57 @@ pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, U
     for (thread, reg) in reg_init.keys() {
         regs[*thread].insert(reg.clone());
     }
-    let mut observed = Vec::new();
-    let mut outs: Vec<Vec<(String, usize)>> = vec![Vec::new(); test.threads.len()];
-    let mut n_out = 0;
-    for term in test.observed() {
-        let slot = match &term {
-            Term::Reg { thread, reg } => {
-                if regs[*thread].contains(reg) {
-                    outs[*thread].push((reg.clone(), n_out));
-                    n_out += 1;
-                    Slot::Out(n_out - 1)
-                } else {
-                    Slot::Const(0)
-                }
-            }
-            Term::Loc(l) => Slot::Variable(location_variable(l)),
-            Term::Int(v) => Slot::Const(*v),
+    regs
+}
+
+/// Where each observed term is read after the run, and which registers each thread stores
+/// into `litmus_out` at its end.
+struct Outputs {
+    observed: Vec<(Term, Slot)>,
+    /// Per thread: (register, slot of `litmus_out`).
+    stores: Vec<Vec<(String, usize)>>,
+    /// Slots of `litmus_out` in use.
+    slots: usize,
+}
+
+impl Outputs {
+    fn of(test: &LitmusTest, regs: &[BTreeSet<String>]) -> Outputs {
+        let mut out = Outputs {
+            observed: Vec::new(),
+            stores: vec![Vec::new(); test.threads.len()],
+            slots: 0,
         };
-        observed.push((term, slot));
+        for term in test.observed() {
+            let slot = match &term {
+                Term::Reg { thread, reg } => {
+                    if regs[*thread].contains(reg) {
+                        out.stores[*thread].push((reg.clone(), out.slots));
+                        out.slots += 1;
+                        Slot::Out(out.slots - 1)
+                    } else {
+                        Slot::Const(0)
+                    }
+                }
+                Term::Loc(l) => Slot::Variable(location_variable(l)),
+                Term::Int(v) => Slot::Const(*v),
+            };
+            out.observed.push((term, slot));
+        }
+        out
     }
+}
 
-    let barriers = barrier_plan(test)?;
-
+/// The PTX module: the locations, the output array and the kernel, which dispatches on the
+/// linear thread id to each litmus thread's code.
+fn module(
+    test: &LitmusTest,
+    place: &Placement,
+    locations: &BTreeMap<String, i64>,
+    reg_init: &BTreeMap<(usize, String), i64>,
+    regs: &[BTreeSet<String>],
+    outputs: &Outputs,
+    barriers: &Barriers,
+) -> Result<String, Unsupported> {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -193,7 +262,7 @@ pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, U
         test.name
     );
     s.push_str(".version 7.0\n.target sm_70\n.address_size 64\n\n");
-    for (name, v) in &locations {
+    for (name, v) in locations {
         let _ = writeln!(
             s,
             ".global .s32 {} = {};",
@@ -201,7 +270,7 @@ pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, U
             i32_of(*v)?
         );
     }
-    let _ = writeln!(s, ".global .s32 {OUT}[{}];", n_out.max(1));
+    let _ = writeln!(s, ".global .s32 {OUT}[{}];", outputs.slots.max(1));
     let _ = writeln!(s, "\n.visible .entry {ENTRY}()\n{{");
     s.push_str("\t.reg .pred %p;\n\t.reg .u32 %blk, %thr;\n\t.reg .s32 %scratch, %lhs;\n");
     for (i, rs) in regs.iter().enumerate() {
@@ -209,13 +278,24 @@ pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, U
             let _ = writeln!(s, "\t.reg .s32 {};", reg_name(i, r));
         }
     }
-    // Dispatch on the linear thread id: warp-uniform branches (warp size 1), no divergence,
-    // and few steps (every local step multiplies the interleavings the explorer visits).
+    dispatch(&mut s, place);
+    for (i, t) in test.threads.iter().enumerate() {
+        thread_code(&mut s, i, t, reg_init, &outputs.stores[i], barriers)?;
+    }
+    s.push_str("}\n");
+    Ok(s)
+}
+
+/// The kernel's prologue: a branch to each litmus thread's code on the linear thread id.
+/// Warp-uniform branches (warp size 1), no divergence, and few steps (every local step
+/// multiplies the interleavings the explorer visits).
+fn dispatch(s: &mut String, place: &Placement) {
+    let block_dim = place.block_dim;
     let _ = writeln!(
         s,
         "\tmov.u32 %blk, %ctaid.x;\n\tmov.u32 %thr, %tid.x;\n\tmad.lo.u32 %blk, %blk, {block_dim}, %thr;"
     );
-    for (i, (b, w)) in placement.iter().enumerate() {
+    for (i, (b, w)) in place.of_thread.iter().enumerate() {
         let _ = writeln!(
             s,
             "\tsetp.eq.u32 %p, %blk, {};\n\t@%p bra P{i};",
@@ -223,57 +303,67 @@ pub fn translate(test: &LitmusTest, memory: MemoryKind) -> Result<Translation, U
         );
     }
     s.push_str("\texit;\n");
-    for (i, t) in test.threads.iter().enumerate() {
-        let _ = writeln!(s, "P{i}:");
-        for (reg, v) in reg_init.range((i, String::new())..(i + 1, String::new())) {
-            if *v != 0 {
-                let _ = writeln!(s, "\tmov.s32 {}, {};", reg_name(i, &reg.1), i32_of(*v)?);
-            }
-        }
-        for (k, l) in t.instrs.iter().enumerate() {
-            emit(&mut s, i, k, &l.instr, &barriers)?;
-        }
-        let _ = writeln!(s, "END_P{i}:");
-        for (reg, slot) in &outs[i] {
-            let _ = writeln!(
-                s,
-                "\tst.global.s32 [{OUT}+{}], {};",
-                slot * 4,
-                reg_name(i, reg)
-            );
-        }
-        s.push_str("\texit;\n");
-    }
-    s.push_str("}\n");
+}
 
-    let config = MachineConfig {
+/// Litmus thread `i`'s code: its initial register values, its instructions, and the stores of
+/// the registers the condition reads.
+fn thread_code(
+    s: &mut String,
+    i: usize,
+    t: &Thread,
+    reg_init: &BTreeMap<(usize, String), i64>,
+    stores: &[(String, usize)],
+    barriers: &Barriers,
+) -> Result<(), Unsupported> {
+    let _ = writeln!(s, "P{i}:");
+    for (reg, v) in reg_init.range((i, String::new())..(i + 1, String::new())) {
+        if *v != 0 {
+            let _ = writeln!(s, "\tmov.s32 {}, {};", reg_name(i, &reg.1), i32_of(*v)?);
+        }
+    }
+    for (k, l) in t.instrs.iter().enumerate() {
+        emit(s, i, k, &l.instr, barriers)?;
+    }
+    let _ = writeln!(s, "END_P{i}:");
+    for (reg, slot) in stores {
+        let _ = writeln!(
+            s,
+            "\tst.global.s32 [{OUT}+{}], {};",
+            slot * 4,
+            reg_name(i, reg)
+        );
+    }
+    s.push_str("\texit;\n");
+    Ok(())
+}
+
+/// The device: warp size 1, one SM per block and one block per SM (module header).
+fn machine_config(place: &Placement, memory: MemoryKind) -> MachineConfig {
+    MachineConfig {
         warp_model: WarpModel::SimtStack,
         memory,
         device: DeviceConfig {
-            num_sms: blocks,
+            num_sms: place.blocks,
             max_blocks_per_sm: 1,
             warp_size: 1,
             ..DeviceConfig::default()
         },
         ..MachineConfig::default()
-    };
-    let launch = LaunchConfig {
+    }
+}
+
+/// The launch: one block per CTA, no arguments (locations and outputs are module variables).
+fn launch_config(place: &Placement) -> LaunchConfig {
+    LaunchConfig {
         kernel: Some(ENTRY.to_string()),
-        grid: [blocks, 1, 1],
-        block: [block_dim, 1, 1],
+        grid: [place.blocks, 1, 1],
+        block: [place.block_dim, 1, 1],
         dynamic_shared_bytes: 0,
         buffers: Vec::new(),
         args: Vec::new(),
         globals: Vec::new(),
         extern_values: Vec::new(),
-    };
-    Ok(Translation {
-        ptx: s,
-        launch,
-        config,
-        observed,
-        placement,
-    })
+    }
 }
 
 fn i32_of(v: i64) -> Result<i32, Unsupported> {

@@ -168,7 +168,7 @@ pub fn parse(file: &str, source: &str) -> Result<AxbTest, ParseError> {
             lines.push(Vec::new());
             continue;
         }
-        let instr = parse_instr(text).map_err(|m| err(line, m))?;
+        let instr = parse_instr(text).map_err(|m| err(line, m.to_string()))?;
         if usize::from(instr.loc()) >= MAX_LOCS {
             return Err(err(
                 line,
@@ -218,43 +218,73 @@ pub fn parse(file: &str, source: &str) -> Result<AxbTest, ParseError> {
     Ok(AxbTest { name, threads })
 }
 
+/// What is wrong with one instruction of a test.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InstrError {
+    #[error("expected `mnemonic(args)` or `THREAD<k>`, found `{0}`")]
+    NotACall(String),
+    #[error("missing `)` at the end of `{0}`")]
+    Unclosed(String),
+    #[error(
+        "unknown instruction `{0}` (expected atomic_exch_branch, atomic_chk_branch or atomic_store)"
+    )]
+    Unknown(String),
+    #[error("`{name}` takes {arity} arguments, found {found}")]
+    Arity {
+        name: String,
+        arity: usize,
+        found: usize,
+    },
+    #[error("`{name}`: bad {what} `{text}` (expected a number 0..=255)")]
+    BadNumber {
+        name: String,
+        what: &'static str,
+        text: String,
+    },
+    #[error("`{name}`: bad branch target `{text}` (expected an instruction index or END)")]
+    BadTarget { name: String, text: String },
+}
+
 /// `name(a, b, ...)` -> an instruction, or what is wrong with it.
-fn parse_instr(text: &str) -> Result<Instr, String> {
+fn parse_instr(text: &str) -> Result<Instr, InstrError> {
     let (name, rest) = text
         .split_once('(')
-        .ok_or_else(|| format!("expected `mnemonic(args)` or `THREAD<k>`, found `{text}`"))?;
+        .ok_or_else(|| InstrError::NotACall(text.to_string()))?;
     let args = rest
         .strip_suffix(')')
-        .ok_or_else(|| format!("missing `)` at the end of `{text}`"))?;
+        .ok_or_else(|| InstrError::Unclosed(text.to_string()))?;
     let args: Vec<&str> = args.split(',').map(str::trim).collect();
     let name = name.trim();
     let arity = match name {
         "atomic_exch_branch" => 4,
         "atomic_chk_branch" => 3,
         "atomic_store" => 2,
-        _ => {
-            return Err(format!(
-                "unknown instruction `{name}` (expected atomic_exch_branch, atomic_chk_branch or atomic_store)"
-            ));
-        }
+        _ => return Err(InstrError::Unknown(name.to_string())),
     };
     if args.len() != arity {
-        return Err(format!(
-            "`{name}` takes {arity} arguments, found {}",
-            args.len()
-        ));
+        return Err(InstrError::Arity {
+            name: name.to_string(),
+            arity,
+            found: args.len(),
+        });
     }
-    let num = |what: &str, s: &str| {
-        s.parse::<u8>()
-            .map_err(|_| format!("`{name}`: bad {what} `{s}` (expected a number 0..=255)"))
+    let num = |what: &'static str, s: &str| {
+        s.parse::<u8>().map_err(|_| InstrError::BadNumber {
+            name: name.to_string(),
+            what,
+            text: s.to_string(),
+        })
     };
     let target = |s: &str| {
         if s == "END" {
             Ok(Target::End)
         } else {
-            s.parse::<u8>().map(Target::Index).map_err(|_| {
-                format!("`{name}`: bad branch target `{s}` (expected an instruction index or END)")
-            })
+            s.parse::<u8>()
+                .map(Target::Index)
+                .map_err(|_| InstrError::BadTarget {
+                    name: name.to_string(),
+                    text: s.to_string(),
+                })
         }
     };
     Ok(match name {

@@ -35,19 +35,34 @@ pub struct ExpectedRow {
     pub sequential_in_order_hangs: bool,
 }
 
+/// What is wrong with `expected.csv` (lines are 1-based).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExpectedError {
+    #[error("expected.csv is empty")]
+    Empty,
+    #[error("expected.csv: no column `{0}`")]
+    NoColumn(String),
+    #[error("expected.csv:{line}: too few cells")]
+    TooFewCells { line: usize },
+    #[error("expected.csv:{line}: verdict `{cell}` is neither P nor F")]
+    BadVerdict { line: usize, cell: String },
+    #[error("expected.csv:{line}: `{cell}` is neither yes nor no")]
+    BadHangs { line: usize, cell: String },
+}
+
 /// Parses `expected.csv`: header `test,<11 model columns in any order>,sequential_in_order_hangs`.
-pub fn parse_expected(csv: &str) -> Result<Vec<ExpectedRow>, String> {
+pub fn parse_expected(csv: &str) -> Result<Vec<ExpectedRow>, ExpectedError> {
     let mut lines = csv
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines.next().ok_or("expected.csv is empty")?;
+    let (_, header) = lines.next().ok_or(ExpectedError::Empty)?;
     let columns: Vec<&str> = header.trim().split(',').collect();
     let find = |name: &str| {
         columns
             .iter()
             .position(|c| *c == name)
-            .ok_or(format!("expected.csv: no column `{name}`"))
+            .ok_or_else(|| ExpectedError::NoColumn(name.to_string()))
     };
     let test_col = find("test")?;
     let seq_col = find("sequential_in_order_hangs")?;
@@ -58,11 +73,12 @@ pub fn parse_expected(csv: &str) -> Result<Vec<ExpectedRow>, String> {
     let mut rows = Vec::new();
     for (i, line) in lines {
         let cells: Vec<&str> = line.trim().split(',').collect();
+        let line = i + 1;
         let cell = |c: usize| {
             cells
                 .get(c)
                 .copied()
-                .ok_or(format!("expected.csv:{}: too few cells", i + 1))
+                .ok_or(ExpectedError::TooFewCells { line })
         };
         let mut verdicts = [Verdict::Pass; 11];
         for (v, &c) in verdicts.iter_mut().zip(&model_cols) {
@@ -70,10 +86,10 @@ pub fn parse_expected(csv: &str) -> Result<Vec<ExpectedRow>, String> {
                 "P" => Verdict::Pass,
                 "F" => Verdict::Fail,
                 other => {
-                    return Err(format!(
-                        "expected.csv:{}: verdict `{other}` is neither P nor F",
-                        i + 1
-                    ));
+                    return Err(ExpectedError::BadVerdict {
+                        line,
+                        cell: other.to_string(),
+                    });
                 }
             };
         }
@@ -81,10 +97,10 @@ pub fn parse_expected(csv: &str) -> Result<Vec<ExpectedRow>, String> {
             "yes" => true,
             "no" => false,
             other => {
-                return Err(format!(
-                    "expected.csv:{}: `{other}` is neither yes nor no",
-                    i + 1
-                ));
+                return Err(ExpectedError::BadHangs {
+                    line,
+                    cell: other.to_string(),
+                });
             }
         };
         rows.push(ExpectedRow {
