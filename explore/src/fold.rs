@@ -218,7 +218,7 @@ pub fn invisible(fp: &Footprint, alone: bool) -> bool {
 /// in-flight operation whose micro steps interleave with everything, so it stays visible.
 pub fn alone_in_block(machine: &Machine, (block, warp): (u32, u32)) -> bool {
     machine.cache().is_none()
-        && (0..machine.warps_per_block()).all(|w| w == warp || machine.warp_completed(block, w))
+        && (0..machine.warps_in_block(block)).all(|w| w == warp || machine.warp_completed(block, w))
 }
 
 /// The release (`EndBarrier`) of the lowest-numbered complete barrier of `block` when releases
@@ -269,7 +269,7 @@ fn continuation(machine: &Machine, (block, warp): (u32, u32)) -> Option<Choice> 
     if let Choice::Lanes { mask, .. } = c {
         let ws = machine.warp_size();
         let real = machine
-            .threads_per_block()
+            .threads_in_block(block)
             .saturating_sub(warp * ws)
             .min(ws);
         let all = if real >= 64 {
