@@ -430,13 +430,6 @@ pub enum LoadError {
     Unknown,
 }
 
-/// Callers whose errors are still text (the CLI's commands) take these with `?`.
-impl From<StartError> for String {
-    fn from(e: StartError) -> String {
-        e.to_string()
-    }
-}
-
 /// The machine of a translated test in its initial state: what [`check`] explores and a
 /// witness's choices replay on. The error says why the translation does not run.
 pub fn start(t: &translate::Translation) -> Result<Machine, StartError> {

@@ -6,9 +6,7 @@
 //! folded search's lasso replays step by step and closes), and witnesses replaying to their
 //! outcomes. The reduction is printed (`--nocapture`).
 
-mod corpus_common;
-
-use corpus_common::{conformance, corpus, litmus_files, observe_globals, workspace};
+use corpus::{conformance_path, corpus_machines, litmus_files, observe_globals, workspace_root};
 
 use explore::dfs::{DfsConfig, Memo, Reduction, outcomes};
 use explore::progress::ProgressModel;
@@ -413,7 +411,8 @@ fn long_invisible_runs_are_cut_and_keep_their_outcomes() {
 
 #[test]
 fn thesis_spin_lock_keeps_verdicts_and_lassos() {
-    let text = std::fs::read_to_string(workspace().join("tests/thesis/listing_6_2.ptx")).unwrap();
+    let text =
+        std::fs::read_to_string(workspace_root().join("tests/thesis/listing_6_2.ptx")).unwrap();
     let mut tally = Tally::default();
     for (grid, block, model, level) in [
         (1, 2, WarpModel::SimtStack, Level::Lanes),
@@ -441,7 +440,7 @@ fn corpus_kernels_keep_outcomes_verdicts_and_lassos() {
         ..Tally::default()
     };
     let mut bounded = Vec::new();
-    for (name, m, observe) in corpus() {
+    for (name, m, observe) in corpus_machines() {
         let level = if m.total_blocks() > 1 {
             Level::Blocks
         } else {
@@ -461,7 +460,7 @@ fn corpus_kernels_keep_outcomes_verdicts_and_lassos() {
 /// The litmus explorer and the stateful search on every translated litmus test, flat memory.
 #[test]
 fn litmus_tests_keep_outcomes_and_verdicts() {
-    let dir = conformance().join("ptx-litmus");
+    let dir = conformance_path().join("ptx-litmus");
     let mut files = Vec::new();
     litmus_files(&dir, &mut files);
     assert!(
@@ -527,7 +526,7 @@ fn litmus_tests_keep_outcomes_and_verdicts() {
 fn progress_tests_keep_verdicts_and_lassos() {
     use explore::axb_ptx::{Layout, Read, translate};
     use explore::progress::{axb, suite};
-    let default = conformance().join("progress");
+    let default = conformance_path().join("progress");
     let Some(dir) = suite::locate(std::env::var_os(suite::ENV).as_deref(), &default) else {
         eprintln!("progress conformance suite not found; skipping");
         return;

@@ -4,9 +4,7 @@
 //! form (the state graph with its node and edge order, outcomes with their witnesses, counts),
 //! the verdict and the lasso under every progress model; for the outcomes search the report.
 
-mod corpus_common;
-
-use corpus_common::{corpus, workspace};
+use corpus::{corpus_machines, workspace_root};
 use explore::progress::ProgressModel;
 use explore::{Exploration, Folding, Level, Limits, explore};
 use litmus::parse::parse;
@@ -36,7 +34,7 @@ fn limits(jobs: usize, folding: Folding) -> Limits {
 }
 
 fn litmus_machines() -> Vec<(String, Machine)> {
-    let dir = workspace().join("tests/litmus/families");
+    let dir = workspace_root().join("tests/litmus/families");
     let mut out = Vec::new();
     for name in ["MP-2", "MP-3", "SB-2", "SB-3", "LB-2", "LB-3", "IRIW-4"] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.litmus"))).unwrap();
@@ -53,7 +51,7 @@ fn litmus_machines() -> Vec<(String, Machine)> {
 #[test]
 fn the_stateful_search_is_the_same_at_any_jobs() {
     let mut compared = 0;
-    let mut cases: Vec<(String, Machine, Observe, Level)> = corpus()
+    let mut cases: Vec<(String, Machine, Observe, Level)> = corpus_machines()
         .into_iter()
         .map(|(n, m, o)| (n, m, o, Level::Blocks))
         .collect();

@@ -6,6 +6,7 @@
 //! verdict under cached memory equals the expected one and the flat one, and a lasso, when
 //! there is one, replays and closes.
 
+use corpus::conformance_path;
 use explore::progress::{ProgressModel, Verdict};
 use explore::{Folding, Level, Limits, explore};
 use litmus::parse::parse;
@@ -13,20 +14,11 @@ use litmus::translate::translate;
 use scheduler::outcome::Observe;
 use scheduler::replay::{CycleCheck, replay};
 use semantics::machine::{Machine, MemoryKind};
-use std::path::PathBuf;
 use std::sync::Arc;
-
-fn conformance() -> PathBuf {
-    std::env::var_os(explore::progress::suite::ENV)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance")
-        })
-}
 
 /// The verdict under weak `fair` at warp level, with `memory`; `None` when bounded out.
 fn verdict(path: &str, memory: MemoryKind, folding: Folding) -> Option<Verdict> {
-    let text = std::fs::read_to_string(conformance().join("ptx-litmus").join(path)).unwrap();
+    let text = std::fs::read_to_string(conformance_path().join("ptx-litmus").join(path)).unwrap();
     let test = parse(&text).unwrap();
     let t = translate(&test, memory).unwrap();
     let program = litmus::load(&t.ptx).unwrap();
@@ -61,7 +53,7 @@ fn verdict(path: &str, memory: MemoryKind, folding: Folding) -> Option<Verdict> 
 #[test]
 fn cadp_4_simple_terminates_under_cached_memory() {
     let path = "CADP/2_threads_3_instructions/4_simple.litmus";
-    if !conformance().join("ptx-litmus").join(path).is_file() {
+    if !conformance_path().join("ptx-litmus").join(path).is_file() {
         eprintln!("ptx-litmus conformance suite not found; skipping");
         return;
     }
@@ -83,7 +75,7 @@ fn cadp_4_simple_terminates_under_cached_memory() {
 /// disagree under flat memory too: barrier counting, not memory.)
 #[test]
 fn cadp_programs_agree_with_dat3m() {
-    let csv = conformance().join("ptx-litmus/PTXv7_5-Liveness-expected.csv");
+    let csv = conformance_path().join("ptx-litmus/PTXv7_5-Liveness-expected.csv");
     let Ok(csv) = std::fs::read_to_string(csv) else {
         eprintln!("ptx-litmus conformance suite not found; skipping");
         return;

@@ -4,9 +4,7 @@
 //! breadth-first explorer's. Prints the reduction (transitions and executions) in numbers;
 //! run with `--nocapture` to see them.
 
-mod corpus_common;
-
-use corpus_common::{conformance, corpus, litmus_files, observe_globals, workspace};
+use corpus::{conformance_path, corpus_machines, litmus_files, observe_globals, workspace_root};
 
 use explore::dfs::{DfsConfig, DfsReport, Memo, Reduction, outcomes};
 use explore::{Level, Limits, explore};
@@ -111,7 +109,7 @@ impl Tally {
 
 #[test]
 fn litmus_outcomes_are_the_same_with_sleep_sets() {
-    let dir = conformance().join("ptx-litmus");
+    let dir = conformance_path().join("ptx-litmus");
     let mut files = Vec::new();
     litmus_files(&dir, &mut files);
     assert!(
@@ -153,7 +151,7 @@ fn litmus_outcomes_are_the_same_with_sleep_sets() {
 fn corpus_outcomes_are_the_same_with_sleep_sets() {
     let mut tally = Tally::default();
     let mut bounded = Vec::new();
-    for (name, m, observe) in corpus() {
+    for (name, m, observe) in corpus_machines() {
         if !tally.compare(&name, &m, &observe, Memo::States) {
             bounded.push(name);
         }
@@ -167,7 +165,8 @@ fn corpus_outcomes_are_the_same_with_sleep_sets() {
 /// loops), finite only with state caching; and a grid barrier.
 #[test]
 fn spin_loops_need_state_caching_and_keep_their_outcomes() {
-    let text = std::fs::read_to_string(workspace().join("tests/thesis/listing_6_2.ptx")).unwrap();
+    let text =
+        std::fs::read_to_string(workspace_root().join("tests/thesis/listing_6_2.ptx")).unwrap();
     let parsed = ptx_parser::parse(&text);
     let p = Arc::new(semantics::load(&parsed.module, &text).unwrap().0);
     let launch = LaunchConfig {

@@ -12,24 +12,15 @@
 //!   (`exists` with 1, `~exists`/`forall` with 0), whether cudasem reached that outcome. The
 //!   table goes to stdout and `target/litmus-report.md`.
 
+use corpus::{conformance_path, litmus_files, workspace_root};
 use litmus::parse::{Quantifier, parse};
 use litmus::{MemorySystem, Options, Status, check};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
-}
-
 fn suite() -> Option<PathBuf> {
-    let dir = match std::env::var_os("CUDASEM_CONFORMANCE") {
-        Some(d) => PathBuf::from(d).join("ptx-litmus"),
-        None => workspace().join("../shared/conformance/ptx-litmus"),
-    };
+    let dir = conformance_path().join("ptx-litmus");
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -38,21 +29,6 @@ fn suite() -> Option<PathBuf> {
             dir.display()
         );
         None
-    }
-}
-
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "litmus") {
-            out.push(p);
-        }
     }
 }
 
@@ -257,9 +233,9 @@ fn conformance(memory: MemorySystem, max_states: usize) {
     md.push_str("| test | quantifier | model (CSV) | cudasem | outcomes | states | deadlocks | note |\n|---|---|---|---|---|---|---|---|\n");
     md.push_str(&rows);
     println!("{md}");
-    let _ = std::fs::create_dir_all(workspace().join("target"));
+    let _ = std::fs::create_dir_all(workspace_root().join("target"));
     let _ = std::fs::write(
-        workspace().join(format!("target/litmus-report-{name}.md")),
+        workspace_root().join(format!("target/litmus-report-{name}.md")),
         &md,
     );
     assert!(run > 50, "only {run} tests ran");

@@ -4,9 +4,7 @@
 //! unsharded report; a fuzz campaign's shards merge into exactly the unsharded campaign.
 //! Incomplete or mixed sets of shards are refused.
 
-mod corpus_common;
-
-use corpus_common::{corpus, workspace};
+use corpus::{corpus_machines, workspace_root};
 use explore::Folding;
 use explore::dfs::{self, DfsConfig, DfsReport, Memo, Reduction};
 use explore::split::{self, OutcomesShard, Split};
@@ -34,8 +32,8 @@ fn keys(r: &DfsReport) -> BTreeSet<Outcome> {
 }
 
 fn cases() -> Vec<(String, Machine, Observe)> {
-    let mut out = corpus();
-    let dir = workspace().join("tests/litmus/families");
+    let mut out = corpus_machines();
+    let dir = workspace_root().join("tests/litmus/families");
     for name in ["MP-3", "SB-3", "LB-3", "IRIW-4"] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.litmus"))).unwrap();
         let t = translate(&parse(&text).unwrap(), MemoryKind::Flat).unwrap();

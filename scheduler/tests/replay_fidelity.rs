@@ -6,8 +6,6 @@
 //! identities (independent of the enabled sets' order), version 1 through the enabled-set
 //! indices. A schedule step the machine refuses is reported, not skipped.
 
-mod corpus_common;
-
 use scheduler::replay::{DivergenceKind, Recorder, indices_of, replay, resolve_indices};
 use scheduler::{Random, run};
 use semantics::machine::{Machine, WarpModel};
@@ -18,7 +16,7 @@ use traces::{Choice, Trace};
 
 /// The corpus under the three warp models.
 fn kernels() -> Vec<(String, Machine)> {
-    corpus_common::corpus_under(&[WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads])
+    corpus::corpus_machines_under(&[WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads])
         .into_iter()
         .map(|(name, m, _)| (name, m))
         .collect()

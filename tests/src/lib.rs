@@ -6,6 +6,11 @@
 
 pub use launch_file as launch;
 
+mod suites;
+pub use suites::{
+    conformance_path, corpus_machines, corpus_machines_under, litmus_files, observe_globals,
+};
+
 use launch::{Launch, LaunchError, Resolved};
 use ptx_parser::{Diagnostic, Severity};
 use scheduler::{Random, RoundRobin, Scheduler};
@@ -56,13 +61,7 @@ pub fn kernels_dir() -> PathBuf {
 /// The conformance data: `$CUDASEM_CONFORMANCE`, else `<workspace>/../shared/conformance`.
 /// `Err` says how to provide it.
 pub fn conformance_dir() -> Result<PathBuf, HarnessError> {
-    let dir = match std::env::var_os("CUDASEM_CONFORMANCE") {
-        Some(d) => PathBuf::from(d),
-        None => workspace_root()
-            .join("..")
-            .join("shared")
-            .join("conformance"),
-    };
+    let dir = conformance_path();
     if dir.is_dir() {
         Ok(dir)
     } else {

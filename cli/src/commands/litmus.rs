@@ -435,7 +435,7 @@ fn witness_page(
 ) -> Result<String, Error> {
     let t = litmus::translate::translate(test, options.memory.kind())
         .map_err(|u| Error::Input(u.reason))?;
-    let machine = litmus::start(&t).map_err(Error::Input)?;
+    let machine = litmus::start(&t).map_err(|e| Error::Input(e.to_string()))?;
     if let Some(dir) = page.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir.display(), e))?;
     }
