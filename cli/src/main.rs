@@ -6,6 +6,7 @@
 
 mod budget;
 mod commands;
+mod contexts;
 mod emit;
 mod expectations;
 mod kernel_source;

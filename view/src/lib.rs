@@ -78,7 +78,7 @@ pub enum ViewError {
 /// Records the run and renders the page. `machine` is the run's machine before its first
 /// step, of one launch or a program of several (`Machine::from_program`): each grid's shape
 /// is read from it, and a program's page names every block by its grid.
-pub fn program_page(
+pub fn page(
     machine: semantics::machine::Machine,
     choices: &[traces::Choice],
     sources: &Sources,
@@ -86,16 +86,4 @@ pub fn program_page(
 ) -> Result<String, ViewError> {
     let data = record::record(machine, choices, sources, options)?;
     Ok(html::page(&data))
-}
-
-/// [`program_page`] of a one-kernel launch; `_launch` is the machine's own launch, whose shape
-/// the machine gives (kept for the callers that pass it).
-pub fn page(
-    machine: semantics::machine::Machine,
-    _launch: &semantics::machine::LaunchConfig,
-    choices: &[traces::Choice],
-    sources: &Sources,
-    options: &ViewOptions,
-) -> Result<String, ViewError> {
-    program_page(machine, choices, sources, options)
 }

@@ -116,8 +116,17 @@ impl RaceModelArg {
     }
 }
 
-pub fn run(args: Args) -> Outcome {
-    check(&args).unwrap_or_else(Failure::report)
+pub fn run(mut args: Args) -> Outcome {
+    match crate::contexts::count(&args.run.run_options()) {
+        0 => check(&args).unwrap_or_else(Failure::report),
+        n => {
+            let json = args.run.format == Format::Json;
+            crate::contexts::each(n, json, |i| {
+                args.run.context = Some(i);
+                check(&args).unwrap_or_else(Failure::report)
+            })
+        }
+    }
 }
 
 /// Everything one checked schedule leaves.
@@ -287,10 +296,6 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
     crate::expectations::refuse_flag("check", &r.quick)?;
     let options = r.run_options();
     let base = options.setup(&r.file)?;
-    // The teaching page draws one kernel launch.
-    if r.html.is_some() {
-        base.one_launch_only("check --html")?;
-    }
     let uninit = Setup::uninit_buffers(&base, &args.uninit)?;
     let dependence = ScheduleDependence::of_launch(&base.program, &base.resolved.config);
     let setup = Setup {

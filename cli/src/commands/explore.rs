@@ -118,8 +118,17 @@ fn parse_level(s: &str) -> Result<Level, String> {
     s.parse().map_err(|e: explore::UnknownLevel| e.to_string())
 }
 
-pub fn run(args: Args) -> Outcome {
-    Failure::outcome(run_inner(&args))
+pub fn run(mut args: Args) -> Outcome {
+    match crate::contexts::count(&args.options) {
+        0 => Failure::outcome(run_inner(&args)),
+        n => {
+            let json = args.format == Format::Json;
+            crate::contexts::each(n, json, |i| {
+                args.options.context = Some(i);
+                Failure::outcome(run_inner(&args))
+            })
+        }
+    }
 }
 
 /// `fair (weak)`, `lobe (strong)`.
@@ -307,10 +316,6 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         ));
     }
     let setup = args.options.setup(&args.file)?;
-    // The teaching page draws one kernel launch (a saved trace records every launch).
-    if args.html.is_some() {
-        setup.one_launch_only("explore --html")?;
-    }
     if args.search == Search::Outcomes {
         let (text, outcome) = super::explore_outcomes::run(args, &setup)?;
         crate::emit::stdout(&text)?;

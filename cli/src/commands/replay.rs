@@ -814,7 +814,6 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, String> {
             launch_path: trace.launch.launch_file.clone(),
             config,
             machine,
-            launches: grids.len(),
             grids,
         },
         choices: trace.choices,

@@ -80,6 +80,10 @@ pub struct Args {
     /// Check the SIMT stack's safety invariants (thesis chapter 6) after every step (slower).
     #[arg(long)]
     pub check_invariants: bool,
+    /// Run only context N (from 0) of a launch file with `contexts: [...]` (thesis 5.8); without
+    /// it, `run`, `fuzz`, `explore` and `check` run every context in turn.
+    #[arg(long, value_name = "N")]
+    pub context: Option<usize>,
 }
 
 /// Flags that describe a launch or override a launch file's fields.
@@ -278,18 +282,23 @@ pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
     }
 }
 
-pub fn run(args: Args) -> Outcome {
-    run_inner(&args).unwrap_or_else(Failure::report)
+pub fn run(mut args: Args) -> Outcome {
+    match crate::contexts::count(&args.run_options()) {
+        0 => run_inner(&args).unwrap_or_else(Failure::report),
+        n => {
+            let json = args.format == Format::Json;
+            crate::contexts::each(n, json, |i| {
+                args.context = Some(i);
+                run_inner(&args).unwrap_or_else(Failure::report)
+            })
+        }
+    }
 }
 
 /// Runs the command; `Err` is bad input, already rendered for stderr.
 fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let options = args.run_options();
     let setup = options.setup(&args.file)?;
-    // The teaching page draws one kernel launch (a trace file records every launch).
-    if args.html.is_some() {
-        setup.one_launch_only("run --html")?;
-    }
     let result = execute(&setup, args)?;
     // Stopped or ended: what remains is the report (the watchdogs let it finish).
     crate::timeout::reporting();
@@ -402,6 +411,7 @@ impl Args {
             device: self.device.clone(),
             exited_warps_arrive: self.exited_warps_arrive,
             check_invariants: self.check_invariants,
+            context: self.context,
         }
     }
 }
@@ -738,10 +748,10 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
             };
         let ws = config.device.warp_size;
         if let Some(Show::Stack) = args.show {
-            crate::emit::stdout(&crate::teach::stack_tables(machine.program(), &rows, ws))?;
+            crate::emit::stdout(&crate::teach::stack_tables(&machine, &rows, ws))?;
         }
         if let (Some(path), TraceFormat::Perfetto) = (&args.trace, args.trace_format) {
-            let json = crate::teach::perfetto(machine.program(), &setup.text, &rows, ws);
+            let json = crate::teach::perfetto(&machine, &setup.text, &rows, ws);
             std::fs::write(path, json)
                 .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
         }
