@@ -761,7 +761,7 @@ impl Session {
                     program_hash: self.program.hash,
                     choices: self.history.choices().to_vec(),
                 };
-                self.host.save_trace(&path, &t).map_err(DebugError::Host)?;
+                self.host.save_trace(&path, &t)?;
                 Ok(format!(
                     "saved {} choice{} to {path}\n",
                     t.choices.len(),
@@ -769,7 +769,7 @@ impl Session {
                 ))
             }
             TraceOp::Load(path) => {
-                let t = self.host.load_trace(&path).map_err(DebugError::Host)?;
+                let t = self.host.load_trace(&path)?;
                 if t.program_hash != self.program.hash {
                     return Err(format!(
                         "{path} was recorded for another program (hash {:#x}, this one {:#x})",
