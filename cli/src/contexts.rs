@@ -43,6 +43,18 @@ pub fn count(options: &RunOptions) -> usize {
         .map_or(0, |l| l.contexts.len())
 }
 
+/// With `n` contexts, a flag that names one output file (`--html`, `--trace`, `--save`...)
+/// would have each context's file written over the last: refused (exit 2), saying to pick a
+/// context. `flags`: each flag and whether it was given. `None`: none was.
+pub fn refuse_files(n: usize, flags: &[(&str, bool)]) -> Option<Outcome> {
+    let (flag, _) = flags.iter().find(|(_, given)| *given)?;
+    eprint!(
+        "error: {flag} names one output, and the launch file holds {n} contexts\n  = help: add --context N to write context N's (0 to {})\n",
+        n - 1
+    );
+    Some(Outcome::BadInput)
+}
+
 /// Runs `one` for each of `n` contexts, heading each report, and gives the worst outcome.
 pub fn each(n: usize, json: bool, mut one: impl FnMut(usize) -> Outcome) -> Outcome {
     let mut worst = Outcome::Clean;

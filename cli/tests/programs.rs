@@ -592,6 +592,35 @@ fn commands_of_one_context_refuse_several() {
 }
 
 #[test]
+fn one_output_file_for_several_contexts_is_refused() {
+    let dir = Scratch::new("programs", "context-files");
+    let html = dir.join("p.html").display().to_string();
+    for args in [
+        vec!["run", "--html", &html],
+        vec!["check", "--html", &html],
+        vec!["explore", "--html", &html],
+        vec!["fuzz", "--html", &html],
+    ] {
+        let (code, out, err) = contexts(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("--html names one output, and the launch file holds 2 contexts"),
+            "{err}"
+        );
+        assert!(out.is_empty(), "{out}");
+    }
+    assert!(!std::path::Path::new(&html).exists());
+    // One context's page.
+    let (code, out, err) = contexts(&["check", "--context", "1", "--html", &html]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        page_data(&html)["grids"]
+            .as_array()
+            .is_some_and(|g| g.len() == 2)
+    );
+}
+
+#[test]
 fn the_debugger_shows_the_grids_of_a_program_and_saves_their_trace() {
     let dir = Scratch::new("programs", "debug");
     let trace = dir.join("d.jsonl").display().to_string();

@@ -120,6 +120,13 @@ pub fn run(mut args: Args) -> Outcome {
     match crate::contexts::count(&args.run.run_options()) {
         0 => check(&args).unwrap_or_else(Failure::report),
         n => {
+            let files = [
+                ("--html", args.run.html.is_some()),
+                ("--trace", args.run.trace.is_some()),
+            ];
+            if let Some(refused) = crate::contexts::refuse_files(n, &files) {
+                return refused;
+            }
             let json = args.run.format == Format::Json;
             crate::contexts::each(n, json, |i| {
                 args.run.context = Some(i);

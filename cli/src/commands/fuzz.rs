@@ -100,6 +100,13 @@ pub fn run(mut args: Args) -> Outcome {
     match crate::contexts::count(&args.options) {
         0 => Failure::outcome(run_inner(&args)),
         n => {
+            let files = [
+                ("--html", args.html.is_some()),
+                ("--save-failures", args.save_failures.is_some()),
+            ];
+            if let Some(refused) = crate::contexts::refuse_files(n, &files) {
+                return refused;
+            }
             let json = args.format == Format::Json;
             crate::contexts::each(n, json, |i| {
                 args.options.context = Some(i);

@@ -286,6 +286,13 @@ pub fn run(mut args: Args) -> Outcome {
     match crate::contexts::count(&args.run_options()) {
         0 => run_inner(&args).unwrap_or_else(Failure::report),
         n => {
+            let files = [
+                ("--html", args.html.is_some()),
+                ("--trace", args.trace.is_some()),
+            ];
+            if let Some(refused) = crate::contexts::refuse_files(n, &files) {
+                return refused;
+            }
             let json = args.format == Format::Json;
             crate::contexts::each(n, json, |i| {
                 args.context = Some(i);
