@@ -17,7 +17,7 @@
 #
 # The model's verdicts are Dat3M's expected CSVs (`exists`: 1 = the outcome is allowed;
 # `~exists`/`forall`: 1 = the condition holds in every execution), read as in
-# scheduler/tests/litmus_conformance.rs.
+# litmus/tests/litmus_conformance.rs.
 #
 # Usage: bench/litmus-cached.sh [--bin PATH] [--timeout SECONDS] [--max-states N] [--jobs J]
 #                               [--max-memory BYTES] [--suite DIR] [--tsv FILE] [--] [FOLDER...]

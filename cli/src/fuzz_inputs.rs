@@ -175,11 +175,11 @@ fn launch_file(text: &str) {
 }
 
 fn litmus_file(text: &str) {
-    let _ = scheduler::litmus::parse::parse(text);
+    let _ = litmus::parse::parse(text);
 }
 
 fn axb_test(text: &str) {
-    if let Ok(test) = scheduler::progress::axb::parse("fuzz.txt", text) {
+    if let Ok(test) = explore::progress::axb::parse("fuzz.txt", text) {
         let _ = test.oracle();
     }
 }

@@ -3,8 +3,8 @@
 //! test time (`$CUDASEM_CONFORMANCE/progress`, else `<workspace>/../shared/conformance/progress`;
 //! tests that need the suite print a note and pass without it).
 
-use scheduler::progress::suite::{self, ExpectedRow};
-use scheduler::progress::{ProgressModel, Verdict};
+use explore::progress::suite::{self, ExpectedRow};
+use explore::progress::{ProgressModel, Verdict};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

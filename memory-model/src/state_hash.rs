@@ -14,7 +14,7 @@
 //! [`StateHasher`] is the fingerprint hasher of the whole machine (`semantics` re-exports it);
 //! it lives here so that parts of the memory can memoize their own fingerprints.
 
-use super::{BlockMem, Flat, LocalMem, PAGE_SIZE, Page, Segment};
+use crate::flat::{BlockMem, Flat, LocalMem, PAGE_SIZE, Page, Segment};
 use std::hash::Hasher;
 
 /// A deterministic 128-bit hasher for state fingerprints (multiply-fold mixing, fixed keys).

@@ -4,19 +4,16 @@
 //!   enabled set; it may look at the machine.
 //! * [`RoundRobin`]: rotates through the enabled set, one step each.
 //! * [`Random`]: uniform choices from a seeded ChaCha8 generator (replayable by seed).
-//! * [`pct`], [`policy`]: PCT and the policies by name (progress-model policies included);
-//!   [`replay`]: strict replay with divergence reports; [`fuzz`]: parallel seeded campaigns;
-//!   [`explore`]: exhaustive exploration with verdicts and lassos; [`outcome`]: final outcomes.
+//! * [`pct`]: PCT; [`replay`]: strict replay with divergence reports; [`fuzz`]: parallel
+//!   seeded campaigns; [`shard`]: splitting a campaign and merging its reports; [`outcome`]:
+//!   final outcomes. Exhaustive exploration, the progress models and the policies by name
+//!   live in the `explore` crate above this one, litmus tests in `litmus` above that.
 //! * [`run`]: steps until the machine terminates or `max_steps` transitions were taken;
 //!   [`run_until`] also stops when a [`Stop`] flag is set (the CLI's `--timeout`).
 
-pub mod explore;
 pub mod fuzz;
-pub mod litmus;
 pub mod outcome;
 pub mod pct;
-pub mod policy;
-pub mod progress;
 pub mod refused;
 pub mod replay;
 pub mod shard;

@@ -221,7 +221,7 @@ pub fn implementation(rule: Rule) -> &'static str {
         R::IssueBlocks => "machine::context::issue",
         R::ScheduleWarps => "machine::device::warp_step",
         R::GridCompl => "machine::grid::grid_completed",
-        R::EndBar => "machine::device::end_barrier",
+        R::EndBar => "machine::block::barrier::end_bar",
         R::BlockCompl => "machine::context::complete_block",
         R::WarpBra => simt!("step"),
         R::WarpComm => simt!("bar"),

@@ -511,3 +511,39 @@ fn a_generic_address_of_a_parameter_is_the_grids_own() {
         assert_eq!(words(&m.buffer(0)), vec![second as u32; 32]);
     }
 }
+
+#[test]
+fn each_block_has_its_own_grids_shape() {
+    // fill: 4 blocks of 16 threads (one partial warp each); add_one: 1 block of 64 (two warps).
+    let p = load_file("stream_race.ptx");
+    let launch = program(
+        vec![zeros("buf", 64)],
+        vec![
+            grid("fill", 4, 16, vec![ArgValue::Buffer(0), s32(7)], 0),
+            grid("add_one", 1, 64, vec![ArgValue::Buffer(0)], 0),
+        ],
+    );
+    let mut m = Machine::from_program(p, &launch, &cfg()).expect("launch");
+    for b in 0..4 {
+        assert_eq!(
+            (m.warps_in_block(b), m.threads_in_block(b)),
+            (1, 16),
+            "block {b}"
+        );
+    }
+    assert_eq!((m.warps_in_block(4), m.threads_in_block(4)), (2, 64));
+    assert_eq!((m.warps_in_block(5), m.threads_in_block(5)), (0, 0));
+    // The old accessors give the largest grid's.
+    assert_eq!((m.warps_per_block(), m.threads_per_block()), (2, 64));
+    // Walking each block's own warps finds every warp of the program completed at the end.
+    let t = run(&mut m, &mut scheduler::RoundRobin::new(), 100_000);
+    assert_eq!(t, Termination::Completed);
+    let warps: u32 = (0..m.total_blocks()).map(|b| m.warps_in_block(b)).sum();
+    assert_eq!(warps, 6);
+    for b in 0..m.total_blocks() {
+        for w in 0..m.warps_in_block(b) {
+            assert!(m.warp_completed(b, w), "block {b} warp {w}");
+        }
+    }
+    assert_eq!(words(&m.buffer(0)), vec![8; 64]);
+}

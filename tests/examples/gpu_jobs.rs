@@ -40,7 +40,7 @@ fn arg_json(arg: &ArgValue) -> Json {
 fn outcomes(
     program: &Arc<semantics::Program>,
     launch: &LaunchConfig,
-) -> Result<Vec<Vec<String>>, String> {
+) -> Result<Vec<Vec<String>>, HarnessError> {
     let threads: u64 = launch
         .grid
         .iter()
@@ -57,7 +57,12 @@ fn outcomes(
         let run = run_launch(program, launch, &config_with(model), schedule, MAX_STEPS)?;
         match &run.termination {
             Termination::Completed => {}
-            other => return Err(format!("cudasem: {other:?} under {}", schedule.flag())),
+            other => {
+                return Err(HarnessError::Mismatch(format!(
+                    "cudasem: {other:?} under {}",
+                    schedule.flag()
+                )));
+            }
         }
         let buffers: Vec<String> = (0..launch.buffers.len())
             .map(|i| hex(&run.buffer(i)))
@@ -94,7 +99,7 @@ fn job(root: &Path, ron: &Path) -> Json {
     });
     let resolved = match launch.and_then(|l| resolve(&l, &program)) {
         Ok(r) => r,
-        Err(e) => return skip(e.lines().next().unwrap_or("").to_string()),
+        Err(e) => return skip(e.to_string().lines().next().unwrap_or("").to_string()),
     };
     let launch = &resolved.config;
     let kernel = match &launch.kernel {
@@ -119,7 +124,7 @@ fn job(root: &Path, ron: &Path) -> Json {
         .collect();
     let outcomes = match outcomes(&program, launch) {
         Ok(o) => json!(o),
-        Err(e) => return skip(e),
+        Err(e) => return skip(e.to_string()),
     };
     json!({
         "name": name,

@@ -14,6 +14,32 @@ use semantics::machine::{LaunchConfig, Machine, MachineConfig, Termination, Warp
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Why a harness could not set a case up, or why a result differs from the expected one.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    #[error(
+        "conformance data absent at {}: set CUDASEM_CONFORMANCE to the folder holding zluda/ (the shared conformance checkout)",
+        .0.display()
+    )]
+    ConformanceAbsent(PathBuf),
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A PTX file that does not parse or load: its diagnostics as `file:line:col: message`.
+    #[error("{0}")]
+    Load(String),
+    #[error("{0}")]
+    Launch(LaunchError),
+    /// A launch the machine refuses.
+    #[error("{0}")]
+    Refused(String),
+    /// A result that differs from the expected one (the first difference).
+    #[error("{0}")]
+    Mismatch(String),
+}
+
 /// The workspace root (this crate lives in `<root>/tests`).
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -29,7 +55,7 @@ pub fn kernels_dir() -> PathBuf {
 
 /// The conformance data: `$CUDASEM_CONFORMANCE`, else `<workspace>/../shared/conformance`.
 /// `Err` says how to provide it.
-pub fn conformance_dir() -> Result<PathBuf, String> {
+pub fn conformance_dir() -> Result<PathBuf, HarnessError> {
     let dir = match std::env::var_os("CUDASEM_CONFORMANCE") {
         Some(d) => PathBuf::from(d),
         None => workspace_root()
@@ -40,10 +66,7 @@ pub fn conformance_dir() -> Result<PathBuf, String> {
     if dir.is_dir() {
         Ok(dir)
     } else {
-        Err(format!(
-            "conformance data absent at {}: set CUDASEM_CONFORMANCE to the folder holding zluda/ (the shared conformance checkout)",
-            dir.display()
-        ))
+        Err(HarnessError::ConformanceAbsent(dir))
     }
 }
 
@@ -104,20 +127,22 @@ pub fn load_text(text: &str) -> Result<Program, LoadFailure> {
 }
 
 /// Reads, parses and loads a PTX file; `Err` is a readable message.
-pub fn load_file(path: &Path) -> Result<Program, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    load_text(&text).map_err(|f| f.render(&path.display().to_string()))
+pub fn load_file(path: &Path) -> Result<Program, HarnessError> {
+    let text = std::fs::read_to_string(path).map_err(|source| HarnessError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    load_text(&text).map_err(|f| HarnessError::Load(f.render(&path.display().to_string())))
 }
 
 /// Reads a launch file (as `cudasem run --launch` does).
-pub fn read_launch(path: &Path) -> Result<Launch, String> {
-    Launch::read(path).map_err(|e: LaunchError| e.to_string())
+pub fn read_launch(path: &Path) -> Result<Launch, HarnessError> {
+    Launch::read(path).map_err(HarnessError::Launch)
 }
 
 /// Resolves a launch against a program.
-pub fn resolve(launch: &Launch, program: &Program) -> Result<Resolved, String> {
-    launch.resolve(program).map_err(|e| e.to_string())
+pub fn resolve(launch: &Launch, program: &Program) -> Result<Resolved, HarnessError> {
+    launch.resolve(program).map_err(HarnessError::Launch)
 }
 
 /// A scheduling policy.
@@ -181,8 +206,9 @@ pub fn run_launch(
     config: &MachineConfig,
     schedule: Schedule,
     max_steps: u64,
-) -> Result<Run, String> {
-    let mut machine = Machine::new(Arc::clone(program), launch, config).map_err(|e| e.message)?;
+) -> Result<Run, HarnessError> {
+    let mut machine = Machine::new(Arc::clone(program), launch, config)
+        .map_err(|e| HarnessError::Refused(e.message))?;
     let mut scheduler = schedule.scheduler();
     let termination = scheduler::run(&mut machine, scheduler.as_mut(), max_steps);
     Ok(Run {
@@ -243,50 +269,50 @@ pub fn compare<T: PartialEq + std::fmt::Debug>(
     what: &str,
     got: &[T],
     want: &[T],
-) -> Result<(), String> {
+) -> Result<(), HarnessError> {
     if got.len() != want.len() {
-        return Err(format!(
+        return Err(HarnessError::Mismatch(format!(
             "{what}: {} elements, expected {}",
             got.len(),
             want.len()
-        ));
+        )));
     }
     match got.iter().zip(want).position(|(g, w)| g != w) {
         None => Ok(()),
         Some(i) => {
             let wrong = got.iter().zip(want).filter(|(g, w)| g != w).count();
-            Err(format!(
+            Err(HarnessError::Mismatch(format!(
                 "{what}[{i}] = {:?}, expected {:?} ({wrong} of {} elements differ)",
                 got[i],
                 want[i],
                 got.len()
-            ))
+            )))
         }
     }
 }
 
 /// Floats compared by bits (NaN payloads and signed zeros included).
-pub fn compare_f32_bits(what: &str, got: &[f32], want: &[f32]) -> Result<(), String> {
+pub fn compare_f32_bits(what: &str, got: &[f32], want: &[f32]) -> Result<(), HarnessError> {
     let g: Vec<u32> = got.iter().map(|x| x.to_bits()).collect();
     let w: Vec<u32> = want.iter().map(|x| x.to_bits()).collect();
     compare(what, &g, &w).map_err(|e| {
-        format!(
+        HarnessError::Mismatch(format!(
             "{e} (bits; got {:?}, want {:?} at the first difference)",
             first_diff(got, want).0,
             first_diff(got, want).1
-        )
+        ))
     })
 }
 
-pub fn compare_f64_bits(what: &str, got: &[f64], want: &[f64]) -> Result<(), String> {
+pub fn compare_f64_bits(what: &str, got: &[f64], want: &[f64]) -> Result<(), HarnessError> {
     let g: Vec<u64> = got.iter().map(|x| x.to_bits()).collect();
     let w: Vec<u64> = want.iter().map(|x| x.to_bits()).collect();
     compare(what, &g, &w).map_err(|e| {
-        format!(
+        HarnessError::Mismatch(format!(
             "{e} (bits; got {:?}, want {:?} at the first difference)",
             first_diff(got, want).0,
             first_diff(got, want).1
-        )
+        ))
     })
 }
 

@@ -71,6 +71,24 @@ fn every_program_resolves_with_its_streams() {
             "stream_race_ordered",
             vec![s("fill", 0, 2), s("add_one", 0, 2)],
         ),
+        (
+            "stream_handoff",
+            "stream_handoff_acquired",
+            vec![
+                s("write_and_signal", 1, 1),
+                s("wait_flag", 0, 1),
+                s("read_data", 0, 1),
+            ],
+        ),
+        (
+            "stream_handoff",
+            "stream_handoff_released",
+            vec![
+                s("write_data", 0, 1),
+                s("signal", 0, 1),
+                s("wait_then_read", 1, 1),
+            ],
+        ),
     ] {
         let (_, launches) = resolve_program(ptx, ron);
         assert_eq!(shape(&launches), want, "{ron}");

@@ -122,7 +122,7 @@ impl Ctx<'_> {
 struct Case {
     path: &'static str,
     adjust: fn() -> LaunchFlags,
-    check: fn(&Ctx) -> Result<(), String>,
+    check: fn(&Ctx) -> Result<(), HarnessError>,
 }
 
 fn as_is() -> LaunchFlags {
@@ -428,16 +428,16 @@ fn run_case(path: &str, memory: MemoryKind) {
             runs += 1;
             let outcome = match run_launch(&program, &resolved.config, &config, schedule, MAX_STEPS)
             {
-                Err(e) => Err(format!("launch refused: {e}")),
+                Err(e) => Err(HarnessError::Mismatch(format!("launch refused: {e}"))),
                 Ok(run) => match &run.termination {
                     Termination::Completed => (case.check)(&Ctx {
                         resolved: &resolved,
                         run: &run,
                     }),
-                    other => Err(format!(
+                    other => Err(HarnessError::Mismatch(format!(
                         "ended with {other:?} after {} steps",
                         run.machine.steps()
-                    )),
+                    ))),
                 },
             };
             if let Err(why) = outcome {
@@ -602,7 +602,7 @@ fn reference_vecadd(a: &[i32], b: &[i32], c: Vec<i32>, n: usize) -> Vec<i32> {
     updated(c, n, |i| a[i].wrapping_add(b[i]))
 }
 
-fn check_vecadd(c: &Ctx) -> Result<(), String> {
+fn check_vecadd(c: &Ctx) -> Result<(), HarnessError> {
     let want = reference_vecadd(
         &c.in_i32("a"),
         &c.in_i32("b"),
@@ -626,7 +626,7 @@ fn reference_bitops(x: u32, i: usize) -> [u32; 8] {
     ]
 }
 
-fn check_bitops(c: &Ctx) -> Result<(), String> {
+fn check_bitops(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_u32("in");
     let mut want = c.in_u32("out");
     for i in 0..n_covered(c, 2) {
@@ -648,7 +648,7 @@ fn reference_int24_half(x: i32, y: i32, i: i32, f: f32) -> ([i32; 4], u16, f32) 
     ([mul_s, mul_u, sad_s, sad_u], h.to_bits(), h.to_f32() * 0.5)
 }
 
-fn check_int24_half(c: &Ctx) -> Result<(), String> {
+fn check_int24_half(c: &Ctx) -> Result<(), HarnessError> {
     let (input, fin) = (c.in_i32("in"), c.in_f32("fin"));
     let n = n_covered(c, 5);
     let mut out = c.in_i32("out");
@@ -669,7 +669,7 @@ fn check_int24_half(c: &Ctx) -> Result<(), String> {
     compare_f32_bits("fout", &c.out_f32("fout"), &fout)
 }
 
-fn check_divergent_if_else(c: &Ctx) -> Result<(), String> {
+fn check_divergent_if_else(c: &Ctx) -> Result<(), HarnessError> {
     let (a, b) = (c.in_i32("a"), c.in_i32("b"));
     let bx = c.block()[0] as usize;
     let want = updated(c.in_i32("out"), n_covered(c, 3), |i| {
@@ -682,7 +682,7 @@ fn check_divergent_if_else(c: &Ctx) -> Result<(), String> {
     compare("out", &c.out_i32("out"), &want)
 }
 
-fn check_dynamic_shared(c: &Ctx) -> Result<(), String> {
+fn check_dynamic_shared(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i32("in");
     let n = c.scalar_i32(2) as usize;
     let bx = c.block()[0] as usize;
@@ -695,7 +695,7 @@ fn check_dynamic_shared(c: &Ctx) -> Result<(), String> {
 }
 
 /// Every thread reads what thread 0 of its block stored before the barrier.
-fn check_shared_broadcast(c: &Ctx) -> Result<(), String> {
+fn check_shared_broadcast(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i32("in");
     let bx = c.block()[0] as usize;
     let want: Vec<i32> = (0..c.threads())
@@ -708,7 +708,7 @@ fn check_shared_broadcast(c: &Ctx) -> Result<(), String> {
     compare("out", &c.out_i32("out"), &want)
 }
 
-fn check_float_math(c: &Ctx) -> Result<(), String> {
+fn check_float_math(c: &Ctx) -> Result<(), HarnessError> {
     let (x, y) = (c.in_f32("x"), c.in_f32("y"));
     let n = n_covered(c, 5);
     let mut out = c.in_f32("out");
@@ -738,7 +738,7 @@ fn check_float_math(c: &Ctx) -> Result<(), String> {
 /// bounds of the CUDA C++ Programming Guide's "Intrinsic Functions" table (2 ulp and a little for
 /// `__expf`/`__powf`, which scale the argument first; 2^-21.41 absolute for `__logf`, `__sinf`,
 /// `__cosf` in their ranges here); the others are exact.
-fn check_fast_math(c: &Ctx) -> Result<(), String> {
+fn check_fast_math(c: &Ctx) -> Result<(), HarnessError> {
     let (x, y) = (c.in_f32("x"), c.in_f32("y"));
     let n = n_covered(c, 5);
     let approx = c.out_f32("approx");
@@ -765,10 +765,10 @@ fn check_fast_math(c: &Ctx) -> Result<(), String> {
                 (got - w).abs()
             };
             if err > *bound {
-                return Err(format!(
+                return Err(HarnessError::Mismatch(format!(
                     "approx[{}] (thread {i}, function {k}): {got}, want {w} within {bound}",
                     6 * i + k
-                ));
+                )));
             }
         }
         exact[10 * i..10 * i + 10].copy_from_slice(&[
@@ -811,7 +811,7 @@ fn check_fast_math(c: &Ctx) -> Result<(), String> {
 /// Half precision, rounded as IEEE 754 binary16 arithmetic does: each reference computes the
 /// exact result in f64 (the inputs are halves, so products and these sums are exact there) and
 /// rounds it once to half; `a * x + y` rounds twice, as its two instructions do.
-fn check_half_axpy(c: &Ctx) -> Result<(), String> {
+fn check_half_axpy(c: &Ctx) -> Result<(), HarnessError> {
     use half::f16;
     let halves = |bytes: &[u8]| -> Vec<f16> {
         as_i16(bytes)
@@ -843,7 +843,7 @@ fn check_half_axpy(c: &Ctx) -> Result<(), String> {
     compare_f32_bits("f", &c.out_f32("f"), &f)
 }
 
-fn check_globals_const(c: &Ctx) -> Result<(), String> {
+fn check_globals_const(c: &Ctx) -> Result<(), HarnessError> {
     let scale = c.initial_i32s("scale")[0];
     let table = c.initial_i32s("table");
     let coeffs = c.initial_i32s("coeffs");
@@ -866,7 +866,7 @@ fn check_globals_const(c: &Ctx) -> Result<(), String> {
     )
 }
 
-fn check_grid_2d(c: &Ctx) -> Result<(), String> {
+fn check_grid_2d(c: &Ctx) -> Result<(), HarnessError> {
     let (width, height) = (c.scalar_i32(2) as usize, c.scalar_i32(3) as usize);
     let (g, b) = (c.grid(), c.block());
     let (nx, ny) = ((g[0] * b[0]) as usize, (g[1] * b[1]) as usize);
@@ -880,7 +880,7 @@ fn check_grid_2d(c: &Ctx) -> Result<(), String> {
     compare("dims", &c.out_i32("dims"), &[g[1] as i32, b[1] as i32])
 }
 
-fn check_grid_barrier(c: &Ctx) -> Result<(), String> {
+fn check_grid_barrier(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i32("in");
     let n = c.scalar_i32(4) as usize;
     let (blocks, bx) = (c.grid()[0] as usize, c.block()[0] as usize);
@@ -898,7 +898,7 @@ fn check_grid_barrier(c: &Ctx) -> Result<(), String> {
 }
 
 /// Atomic increments in any order: the counts do not depend on the schedule.
-fn check_histogram(c: &Ctx) -> Result<(), String> {
+fn check_histogram(c: &Ctx) -> Result<(), HarnessError> {
     let data = c.in_u32("data");
     let (n, nbins) = (n_covered(c, 2), c.scalar_i32(3) as u32);
     let mut want = c.in_i32("hist");
@@ -908,7 +908,7 @@ fn check_histogram(c: &Ctx) -> Result<(), String> {
     compare("hist", &c.out_i32("hist"), &want)
 }
 
-fn check_indirect_call(c: &Ctx) -> Result<(), String> {
+fn check_indirect_call(c: &Ctx) -> Result<(), HarnessError> {
     let (sel, input) = (c.in_i32("sel"), c.in_i32("in"));
     let want = updated(c.in_i32("out"), n_covered(c, 3), |i| {
         match (sel[i] as u32) % 3 {
@@ -937,7 +937,7 @@ fn reference_int64_arith(x: i32, y: i32) -> [u64; 8] {
     ]
 }
 
-fn check_int64_arith(c: &Ctx) -> Result<(), String> {
+fn check_int64_arith(c: &Ctx) -> Result<(), HarnessError> {
     let (a, b) = (c.in_i32("a"), c.in_i32("b"));
     let mut want = as_u64(c.input("out"));
     for i in 0..n_covered(c, 3) {
@@ -946,7 +946,7 @@ fn check_int64_arith(c: &Ctx) -> Result<(), String> {
     compare("out", &c.out_u64("out"), &want)
 }
 
-fn check_loop_break_continue(c: &Ctx) -> Result<(), String> {
+fn check_loop_break_continue(c: &Ctx) -> Result<(), HarnessError> {
     let trips = c.in_i32("trips");
     let limit = c.scalar_i32(3);
     let want = updated(c.in_i32("out"), n_covered(c, 2), |i| {
@@ -965,7 +965,7 @@ fn check_loop_break_continue(c: &Ctx) -> Result<(), String> {
     compare("out", &c.out_i32("out"), &want)
 }
 
-fn check_matmul_tiled(c: &Ctx) -> Result<(), String> {
+fn check_matmul_tiled(c: &Ctx) -> Result<(), HarnessError> {
     let (a, b) = (c.in_i32("A"), c.in_i32("B"));
     let n = c.scalar_i32(3) as usize;
     let mut want = c.in_i32("C");
@@ -979,7 +979,7 @@ fn check_matmul_tiled(c: &Ctx) -> Result<(), String> {
     compare("C", &c.out_i32("C"), &want)
 }
 
-fn check_nested_divergence(c: &Ctx) -> Result<(), String> {
+fn check_nested_divergence(c: &Ctx) -> Result<(), HarnessError> {
     let (trips, a, b) = (c.in_i32("trips"), c.in_i32("a"), c.in_i32("b"));
     let n = c.scalar_i32(4) as usize;
     let want = updated(c.in_i32("out"), n.min(c.threads()), |i| {
@@ -1006,7 +1006,7 @@ fn mix(x: i32, y: i32) -> i32 {
     r ^ (r >> 3)
 }
 
-fn check_noinline_func(c: &Ctx) -> Result<(), String> {
+fn check_noinline_func(c: &Ctx) -> Result<(), HarnessError> {
     let a = c.in_i32("a");
     let want = updated(c.in_i32("out"), n_covered(c, 2), |i| {
         let v = if a[i] & 1 != 0 {
@@ -1035,7 +1035,7 @@ fn fact(k: u32) -> u32 {
     }
 }
 
-fn check_recursion(c: &Ctx) -> Result<(), String> {
+fn check_recursion(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i32("n");
     let count = n_covered(c, 3);
     compare(
@@ -1051,7 +1051,7 @@ fn check_recursion(c: &Ctx) -> Result<(), String> {
 }
 
 /// `out[b]` = the sum of block `b`'s elements below `n` (integers: the tree order is irrelevant).
-fn check_reduce_blocks(c: &Ctx) -> Result<(), String> {
+fn check_reduce_blocks(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i32("in");
     let n = c.scalar_i32(2) as usize;
     let (blocks, bx) = (c.grid()[0] as usize, c.block()[0] as usize);
@@ -1064,7 +1064,7 @@ fn check_reduce_blocks(c: &Ctx) -> Result<(), String> {
     compare("out", &c.out_i32("out"), &want)
 }
 
-fn check_reduce_warp_shfl(c: &Ctx) -> Result<(), String> {
+fn check_reduce_warp_shfl(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i32("in");
     let n = c.scalar_i32(2) as usize;
     let mut want = c.in_i32("out");
@@ -1077,7 +1077,7 @@ fn check_reduce_warp_shfl(c: &Ctx) -> Result<(), String> {
 }
 
 /// `y[i] = fma(a, x[i], y[i])` (one rounding) for `i < covered`.
-fn reference_saxpy(c: &Ctx, covered: usize) -> Result<(), String> {
+fn reference_saxpy(c: &Ctx, covered: usize) -> Result<(), HarnessError> {
     let a = f32::from_bits(c.scalar(1) as u32);
     let (x, y) = (c.in_f32("x"), c.in_f32("y"));
     let want = updated(y.clone(), covered, |i| a.mul_add(x[i], y[i]));
@@ -1085,26 +1085,28 @@ fn reference_saxpy(c: &Ctx, covered: usize) -> Result<(), String> {
 }
 
 /// One element per thread.
-fn check_saxpy(c: &Ctx) -> Result<(), String> {
+fn check_saxpy(c: &Ctx) -> Result<(), HarnessError> {
     reference_saxpy(c, n_covered(c, 0))
 }
 
 /// A grid-stride loop: every `i < n`, whatever the thread count.
-fn check_saxpy_loop(c: &Ctx) -> Result<(), String> {
+fn check_saxpy_loop(c: &Ctx) -> Result<(), HarnessError> {
     reference_saxpy(c, c.scalar_i32(0) as usize)
 }
 
 /// The struct `{ const int *in; int n; float scale; short offset; }` by value: its fields are
 /// read back from the argument's bytes at their C offsets, so a wrong layout fails here.
-fn check_struct_arg(c: &Ctx) -> Result<(), String> {
+fn check_struct_arg(c: &Ctx) -> Result<(), HarnessError> {
     let ArgValue::Bytes { bytes, pointers } = &c.resolved.config.args[0] else {
-        return Err(format!(
+        return Err(HarnessError::Mismatch(format!(
             "argument 0 is {:?}, not a struct",
             c.resolved.config.args[0]
-        ));
+        )));
     };
     if pointers != &[(0, c.index("in"))] {
-        return Err(format!("the struct's pointer slots are {pointers:?}"));
+        return Err(HarnessError::Mismatch(format!(
+            "the struct's pointer slots are {pointers:?}"
+        )));
     }
     let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
     let n = (word(8) as i32).max(0) as usize;
@@ -1117,7 +1119,7 @@ fn check_struct_arg(c: &Ctx) -> Result<(), String> {
     compare_f32_bits("out", &c.out_f32("out"), &want)
 }
 
-fn check_scan_inclusive(c: &Ctx) -> Result<(), String> {
+fn check_scan_inclusive(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i32("in");
     let n = c.scalar_i32(3) as usize;
     let (blocks, bx) = (c.grid()[0] as usize, c.block()[0] as usize);
@@ -1137,7 +1139,7 @@ fn check_scan_inclusive(c: &Ctx) -> Result<(), String> {
     compare("block_sums", &c.out_i32("block_sums"), &sums)
 }
 
-fn check_spinlock(c: &Ctx) -> Result<(), String> {
+fn check_spinlock(c: &Ctx) -> Result<(), HarnessError> {
     let iters = c.scalar_i32(2);
     compare(
         "counter",
@@ -1147,7 +1149,7 @@ fn check_spinlock(c: &Ctx) -> Result<(), String> {
     compare("lock", &c.out_i32("lock"), &[0])
 }
 
-fn check_stencil_1d(c: &Ctx) -> Result<(), String> {
+fn check_stencil_1d(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i32("in");
     let n = c.scalar_i32(2) as i64;
     let want = updated(c.in_i32("out"), n_covered(c, 2), |i| {
@@ -1159,7 +1161,7 @@ fn check_stencil_1d(c: &Ctx) -> Result<(), String> {
     compare("out", &c.out_i32("out"), &want)
 }
 
-fn check_transpose_shared(c: &Ctx) -> Result<(), String> {
+fn check_transpose_shared(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_f32("in");
     let (rows, cols) = (c.scalar_i32(2) as usize, c.scalar_i32(3) as usize);
     let mut want = c.in_f32("out");
@@ -1171,7 +1173,7 @@ fn check_transpose_shared(c: &Ctx) -> Result<(), String> {
     compare_f32_bits("out", &c.out_f32("out"), &want)
 }
 
-fn check_vector_pack(c: &Ctx) -> Result<(), String> {
+fn check_vector_pack(c: &Ctx) -> Result<(), HarnessError> {
     let a = c.in_i32("a");
     let f = c.in_f32("f");
     let bytes = c.input("bytes").to_vec();
@@ -1208,7 +1210,7 @@ fn check_vector_pack(c: &Ctx) -> Result<(), String> {
     )
 }
 
-fn check_warp_vote(c: &Ctx) -> Result<(), String> {
+fn check_warp_vote(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i32("in");
     let n = c.scalar_i32(2) as usize;
     let pred = |i: usize| i < n && input[i] > 0;
@@ -1224,7 +1226,7 @@ fn check_warp_vote(c: &Ctx) -> Result<(), String> {
     compare("out", &c.out_u32("out"), &want)
 }
 
-fn check_extern_call(c: &Ctx) -> Result<(), String> {
+fn check_extern_call(c: &Ctx) -> Result<(), HarnessError> {
     // The value the launch file gives the body-less `nondet` (`extern_calls`), as resolved into
     // the initial value of its result slot.
     let v = c
@@ -1234,7 +1236,7 @@ fn check_extern_call(c: &Ctx) -> Result<(), String> {
         .iter()
         .find(|(name, _)| name == "nondet.extern")
         .map(|&(_, bits)| bits as u32 as i32)
-        .ok_or("the launch gives nondet no value")?;
+        .ok_or_else(|| HarnessError::Mismatch("the launch gives nondet no value".into()))?;
     assert_ne!(v, 0, "the launch file should give a value that shows");
     let n = n_covered(c, 1);
     compare(
@@ -1278,7 +1280,7 @@ fn to_f32(v: Vec<f64>) -> Vec<f32> {
     v.into_iter().map(|x| x as f32).collect()
 }
 
-fn check_mma_tiles(c: &Ctx) -> Result<(), String> {
+fn check_mma_tiles(c: &Ctx) -> Result<(), HarnessError> {
     let cf: Vec<f64> = c.in_f32("c").into_iter().map(f64::from).collect();
     let dims = (16, 8, 16);
     compare_f32_bits(
@@ -1327,7 +1329,7 @@ fn check_mma_tiles(c: &Ctx) -> Result<(), String> {
     compare_f32_bits("cv8", &c.out_f32("cv8"), &c.in_f32("c")[..8])
 }
 
-fn check_ldmatrix_mma(c: &Ctx) -> Result<(), String> {
+fn check_ldmatrix_mma(c: &Ctx) -> Result<(), HarnessError> {
     let a16 = as_i16(c.input("a"));
     let b16 = as_i16(c.input("b"));
     compare_f32_bits(
@@ -1371,7 +1373,7 @@ fn reference_bench_alu(mut x: u32) -> u32 {
     x
 }
 
-fn check_bench_alu(c: &Ctx) -> Result<(), String> {
+fn check_bench_alu(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_u32("in");
     compare(
         "out",
@@ -1384,7 +1386,7 @@ fn check_bench_alu(c: &Ctx) -> Result<(), String> {
 
 /// Tiled, in the kernel's order: per tile, `acc = fma(As[ty][k], Bs[k][tx], acc)` for k = 0..16,
 /// out-of-range elements read as 0.
-fn check_bench_matmul(c: &Ctx) -> Result<(), String> {
+fn check_bench_matmul(c: &Ctx) -> Result<(), HarnessError> {
     const TILE: usize = 16;
     let (a, b) = (c.in_f32("A"), c.in_f32("B"));
     let n = c.scalar_i32(3) as usize;
@@ -1408,7 +1410,7 @@ fn check_bench_matmul(c: &Ctx) -> Result<(), String> {
     compare_f32_bits("C", &c.out_f32("C"), &want)
 }
 
-fn check_apply_calls(c: &Ctx) -> Result<(), String> {
+fn check_apply_calls(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i32("in");
     let want = updated(c.in_i32("out"), n_covered(c, 2), |i| {
         let v = if i % 2 == 1 {
@@ -1421,7 +1423,7 @@ fn check_apply_calls(c: &Ctx) -> Result<(), String> {
     compare("out", &c.out_i32("out"), &want)
 }
 
-fn check_local_array(c: &Ctx) -> Result<(), String> {
+fn check_local_array(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i32("in");
     let want = updated(c.in_i32("out"), n_covered(c, 2), |i| {
         let v = input[i];
@@ -1432,7 +1434,7 @@ fn check_local_array(c: &Ctx) -> Result<(), String> {
 }
 
 /// One atomic add per block, in any order: the total does not depend on it.
-fn check_reduce_sum(c: &Ctx) -> Result<(), String> {
+fn check_reduce_sum(c: &Ctx) -> Result<(), HarnessError> {
     let input = c.in_i64("in");
     let n = n_covered(c, 2);
     let total = input[..n]

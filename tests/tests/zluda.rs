@@ -293,6 +293,7 @@ fn run_test(dir: &Path, test: &Json) -> (Verdict, String) {
             return (Verdict::Wrong, format!("panicked: {}", short(&msg)));
         }
         Ok(Err(e)) => {
+            let e = e.to_string();
             let verdict = if says_unsupported(&e) {
                 Verdict::Unsupported
             } else {

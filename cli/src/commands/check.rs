@@ -22,8 +22,8 @@ use crate::Outcome;
 use crate::failure::Failure;
 use crate::options::{self, RunOptions};
 use crate::output::{grid_prefix, lanes_text, shell_command, status_word};
+use explore::dfs::{self, DfsConfig, Memo, Reduction};
 use scheduler::Scheduler;
-use scheduler::explore::dfs::{self, DfsConfig, Memo, Reduction};
 use scheduler::outcome::Observe;
 use semantics::Program;
 use semantics::machine::{EventDetail, Machine, Termination};
@@ -69,7 +69,7 @@ pub struct Args {
         default_value = "fold",
         value_parser = super::explore::parse_folding
     )]
-    pub reduction: scheduler::explore::Folding,
+    pub reduction: explore::Folding,
     /// A launch buffer whose contents are undefined: reading an element before writing it is
     /// reported (repeatable).
     #[arg(long = "uninit", value_name = "BUFFER")]
@@ -147,7 +147,7 @@ struct Checked {
     cut: bool,
     /// The policy that made the schedule, when one did (not a schedule of `--explore`'s
     /// search): a schedule too long to keep is reproduced by it.
-    policy: Option<scheduler::policy::Policy>,
+    policy: Option<explore::policy::Policy>,
 }
 
 /// What the runs share: the loaded launch, the monitors' configuration, the bound.
@@ -271,7 +271,7 @@ impl Setup {
 /// How the schedules were chosen, for the report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Mode {
-    One(scheduler::policy::Policy),
+    One(explore::policy::Policy),
     Random(u64),
     Explore,
 }
@@ -342,7 +342,7 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
         }
         Mode::Random(n) => {
             for seed in 1..=*n {
-                let result = run_policy(&setup, &scheduler::policy::Policy::Random { seed })?;
+                let result = run_policy(&setup, &explore::policy::Policy::Random { seed })?;
                 runs += 1;
                 all_completed &= result.termination == Termination::Completed;
                 if setup.fails(&result) {
@@ -471,7 +471,7 @@ fn line_of(program: &Program, pc: u32) -> u32 {
     program.source.get(pc as usize).map_or(0, |s| s.ptx_line)
 }
 
-fn run_policy(setup: &Setup, schedule: &scheduler::policy::Policy) -> Result<Checked, Failure> {
+fn run_policy(setup: &Setup, schedule: &explore::policy::Policy) -> Result<Checked, Failure> {
     let (mut policy, diverged) =
         run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps, &setup.stop)?;
     let mut checked = setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))?;
@@ -506,7 +506,7 @@ struct Explored {
     exhausted: bool,
 }
 
-/// `--explore` through the shared explorer (`scheduler::explore::dfs`): a stateless depth-first
+/// `--explore` through the shared explorer (`explore::dfs`): a stateless depth-first
 /// search with sleep sets, and the monitors check every execution it makes (replayed), stopping
 /// at the first with a finding. Sleep sets make at least one execution per Mazurkiewicz trace of
 /// the footprints' independence, and the monitors' verdict depends only on the trace (their
@@ -517,10 +517,10 @@ fn explore(
     setup: &Setup,
     options: &RunOptions,
     bound: u64,
-    folding: scheduler::explore::Folding,
+    folding: explore::Folding,
 ) -> Result<Explored, Failure> {
     let machine = &setup.base.machine;
-    let first = run_policy(setup, &scheduler::policy::Policy::RoundRobin)?;
+    let first = run_policy(setup, &explore::policy::Policy::RoundRobin)?;
     if setup.fails(&first) {
         return Ok(Explored {
             result: first,

@@ -1,5 +1,5 @@
 //! `cudasem explore FILE.ptx --launch L [--progress MODEL] [--level blocks|warps|lanes]
-//! [--max-states N] [run options]`: exhaustive exploration (`scheduler::explore`).
+//! [--max-states N] [run options]`: exhaustive exploration (`explore`).
 //!
 //! Prints the bound and the state counts, the set of final outcomes, and the verdict:
 //! "terminates under MODEL" (every execution fair under the model at the level ends), or
@@ -19,8 +19,8 @@ use crate::commands::replay::{event_lines, reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
 use crate::failure::Failure;
 use crate::options::{RunOptions, Setup};
-use scheduler::explore::{self, Exploration, Folding, Lasso, Level, Limits};
-use scheduler::progress::{ProgressModel, Reason, Verdict};
+use explore::progress::{ProgressModel, Reason, Verdict};
+use explore::{self, Exploration, Folding, Lasso, Level, Limits};
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -105,7 +105,7 @@ pub enum Search {
 
 pub fn parse_model(s: &str) -> Result<ProgressModel, String> {
     s.parse()
-        .map_err(|e: scheduler::progress::UnknownModel| e.to_string())
+        .map_err(|e: explore::progress::UnknownModel| e.to_string())
 }
 
 /// `--reduction`, shared with `check` and `litmus`.

@@ -1,5 +1,5 @@
 //! `cudasem explore --search outcomes`: the set of final outcomes only, by depth-first search
-//! with sleep sets and state caching (`scheduler::explore::dfs::outcomes`; ARCHITECTURE.md
+//! with sleep sets and state caching (`explore::dfs::outcomes`; ARCHITECTURE.md
 //! section 4: "stateless DFS with sleep sets or DPOR for the set of final outcomes").
 //!
 //! Sleep sets skip the interleavings of independent steps that reach states already reached,
@@ -16,9 +16,9 @@ use crate::commands::replay::{reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
 use crate::failure::Failure;
 use crate::options::Setup;
-use scheduler::explore::Folding;
-use scheduler::explore::dfs::{DfsBound, DfsConfig, DfsReport, Memo, Reduction};
-use scheduler::explore::split::{self, Split};
+use explore::Folding;
+use explore::dfs::{DfsBound, DfsConfig, DfsReport, Memo, Reduction};
+use explore::split::{self, Split};
 use scheduler::shard::Shard;
 use serde_json::json;
 use std::time::Instant;

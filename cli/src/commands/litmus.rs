@@ -1,5 +1,5 @@
 //! `cudasem litmus FILE.litmus... [--memory flat|cached] [--format text|json] [--max-states N]
-//! [--emit-ptx DIR]`: herd-style PTX memory-model litmus tests (`scheduler::litmus`).
+//! [--emit-ptx DIR]`: herd-style PTX memory-model litmus tests (`litmus`).
 //!
 //! For each file: the final outcomes reached over every execution (herd-style `1:r0=1; x=2;`,
 //! with the number of distinct final machine states showing each), the condition's verdict
@@ -13,9 +13,9 @@
 //! `--memory cached`, which is not implemented yet.
 
 use crate::Outcome;
-use scheduler::litmus::parse::{self, LitmusTest};
-use scheduler::litmus::{self, Liveness, MemorySystem, Options, Report, Status};
-use scheduler::progress::Verdict;
+use explore::progress::Verdict;
+use litmus::parse::{self, LitmusTest};
+use litmus::{self, Liveness, MemorySystem, Options, Report, Status};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -42,7 +42,7 @@ pub struct Args {
         default_value = "fold",
         value_parser = super::explore::parse_folding
     )]
-    pub reduction: scheduler::explore::Folding,
+    pub reduction: explore::Folding,
     /// The time bound of each test's search (a test that hits it gets no verdict).
     #[command(flatten)]
     pub timeout: crate::timeout::Timeout,
@@ -55,7 +55,7 @@ pub struct Args {
     /// optionally -strong), each litmus thread a unit: the verdict, and for a program that may
     /// not terminate a lasso and its replay command.
     #[arg(long, value_name = "MODEL", value_parser = super::explore::parse_model)]
-    pub progress: Option<scheduler::progress::ProgressModel>,
+    pub progress: Option<explore::progress::ProgressModel>,
     /// Worker threads of the --progress search (0: one per core; default 1). Its verdict, lasso
     /// and state count are the same at any number: only the time changes.
     #[arg(long, value_name = "J", default_value_t = 1)]

@@ -17,8 +17,8 @@ use crate::commands::run::Format;
 use crate::commands::{explore, explore_outcomes, fuzz};
 use crate::failure::Failure;
 use crate::options::Setup;
+use ::explore::split::OutcomesShard;
 use clap::Parser;
-use scheduler::explore::split::OutcomesShard;
 use scheduler::fuzz::FuzzShard;
 use scheduler::shard::{BadShard, Shard};
 use serde::{Deserialize, Serialize};
@@ -185,7 +185,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
                 })
                 .collect::<Result<_, _>>()?;
             check_campaign(&shards[0].campaign, &argv, &setup)?;
-            let report = scheduler::explore::split::merge(&shards).map_err(bad)?;
+            let report = ::explore::split::merge(&shards).map_err(bad)?;
             let subtrees = shards[0].prefix.subtrees;
             explore_outcomes::render(&run, &setup, &report, subtrees, seconds)?
         }

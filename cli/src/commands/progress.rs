@@ -7,9 +7,9 @@
 //! not be read or parsed (`file:line: what`), the other files still being reported.
 
 use crate::Outcome;
-use scheduler::progress::axb::{self, AxbState, AxbTest};
-use scheduler::progress::lts::{ExploreError, Limits};
-use scheduler::progress::{
+use explore::progress::axb::{self, AxbState, AxbTest};
+use explore::progress::lts::{ExploreError, Limits};
+use explore::progress::{
     Counterexample, NodeId, Oracle, ProgressModel, Reason, Transition, UnitSet,
 };
 use serde_json::{Value, json};

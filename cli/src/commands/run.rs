@@ -13,8 +13,8 @@ use crate::launch::{DeviceFile, Launch, LaunchError, LaunchFlags};
 use crate::options::{RunOptions, Setup};
 use crate::output::{PrintedBuffer, RunReport, shell_command};
 use crate::render;
+use explore::policy::Policy;
 use scheduler::Scheduler;
-use scheduler::policy::Policy;
 use semantics::machine::Termination;
 use semantics::machine::{DeviceConfig, Machine, MachineConfig, MemoryKind, WarpModel};
 use std::io::Write;
@@ -261,10 +261,10 @@ pub enum Schedule {
     Random(u64),
 }
 
-/// `--schedule` of `run` (and `check`): every policy `scheduler::policy` names.
+/// `--schedule` of `run` (and `check`): every policy `explore::policy` names.
 pub fn parse_policy(text: &str) -> Result<Policy, String> {
     text.parse()
-        .map_err(|e: scheduler::policy::BadPolicy| e.to_string())
+        .map_err(|e: explore::policy::BadPolicy| e.to_string())
 }
 
 pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
@@ -514,7 +514,7 @@ fn policy_scheduler_of(
             }))
         }
         &Policy::Progress { model, level, seed } => {
-            scheduler::policy::ProgressPolicy::new(machine, model, level, seed)
+            explore::policy::ProgressPolicy::new(machine, model, level, seed)
                 .map(|p| Box::new(p) as Box<dyn Scheduler>)
                 .map_err(|e| format!("error: --schedule {policy}: {e}\n").into())
         }

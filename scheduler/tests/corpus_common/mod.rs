@@ -1,10 +1,10 @@
-//! What the exploration and replay tests share: the workspace, the corpus kernels as machines
+//! What the replay tests share: the workspace, the corpus kernels as machines
 //! under the warp models asked for, and the module variables the CLI observes.
 
 use launch_file as launch;
 use scheduler::outcome::Observe;
 use semantics::machine::{Machine, MachineConfig, WarpModel};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 pub fn workspace() -> PathBuf {
@@ -69,30 +69,4 @@ pub fn corpus_under(models: &[WarpModel]) -> Vec<(String, Machine, Observe)> {
         }
     }
     out
-}
-
-/// The conformance suites' root: `CUDASEM_CONFORMANCE`, else `../shared/conformance` beside the
-/// workspace.
-#[allow(dead_code)] // not every test crate including this module reads the suites
-pub fn conformance() -> PathBuf {
-    std::env::var_os(scheduler::progress::suite::ENV)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("../shared/conformance"))
-}
-
-/// Every `.litmus` file below `dir`, in path order (a missing folder gives none).
-#[allow(dead_code)]
-pub fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "litmus") {
-            out.push(p);
-        }
-    }
 }

@@ -9,15 +9,17 @@
 //! * [`decode`]: every instruction to an [`crate::program::Op`], validating operands and
 //!   modifiers (steps 1 and 4); anything outside the subset is an error naming a documented
 //!   [`Gap`] ([`unsupported`]);
-//! * here: the implicit `ret`/`exit` at the end of a body and `ret` to `exit` in kernels (step 5),
-//!   label and branch-target resolution (`load` step 3), the source map ([`source_text`] gives
-//!   the lines and the program hash);
+//! * [`lower`]: each body's instructions in order, the implicit `ret`/`exit` at the end of a
+//!   body and `ret` to `exit` in kernels (step 5), label and branch-target resolution (`load`
+//!   step 3), the source map ([`source_text`] gives the lines and the program hash);
+//! * here: the pipeline, indirect-call candidates and the result slots of body-less functions;
 //! * [`cfg`]: basic blocks and reconvergence points (the thesis's step 6 for ordinary PTX).
 
 mod cfg;
 pub(crate) mod consts;
 mod decode;
 pub(crate) mod layout;
+mod lower;
 pub(crate) mod scope;
 mod source_text;
 pub(crate) mod types;
@@ -27,11 +29,9 @@ pub use decode::SUPPORTED_OPCODES;
 pub use source_text::{LineIndex, fnv1a};
 pub use unsupported::Gap;
 
-use crate::program::{
-    CallTarget, FuncId, Function, FunctionKind, GuardPred, Instr, Op, Pc, Program, SourceInfo,
-};
+use crate::program::{CallTarget, FuncId, GuardPred, Op, Program};
 use decode::{FnCx, ModuleCtx};
-use ptx_parser::{Diagnostic, Item, Module, PerfDirective, ScalarType, Severity, Span};
+use ptx_parser::{Diagnostic, Item, Module, ScalarType, Severity};
 use scope::Local;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -39,49 +39,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// program; any error means no program.
 pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>), Vec<Diagnostic>> {
     let mut diags = Vec::new();
-
-    // Functions: those with bodies get ids in module order; declarations give signatures.
-    let mut functions: FastMap<&str, FuncId> = FastMap::default();
-    let mut signatures: FastMap<&str, &ptx_parser::Function> = FastMap::default();
-    let mut bodies = Vec::new();
-    for item in &module.items {
-        if let Item::Function(f) = item {
-            let name: &str = &f.name.name;
-            match &f.body {
-                Some(body) => {
-                    if let Some(&FuncId(earlier)) = functions.get(name) {
-                        let first = bodies
-                            .get(earlier as usize)
-                            .map(|(g, _): &(&ptx_parser::Function, _)| g.name.span)
-                            .unwrap_or_default();
-                        diags.push(
-                            Diagnostic::error(
-                                f.name.span,
-                                format!("function `{name}` is defined twice"),
-                            )
-                            .with_label("second definition")
-                            .with_secondary(first, "first defined here")
-                            .with_help("rename one of the functions"),
-                        );
-                        continue;
-                    }
-                    functions.insert(name, FuncId(bodies.len() as u32));
-                    signatures.insert(name, f);
-                    bodies.push((f, body));
-                }
-                None => {
-                    signatures.entry(name).or_insert(f);
-                }
-            }
-        }
-    }
-
+    let (functions, signatures, bodies) = collect_functions(module, &mut diags);
     let mut layout = layout::layout(module, &mut diags);
     layout::initialize(&mut layout, &functions, &mut diags);
     let extern_slots = extern_slots(module, &functions, layout.const_size);
 
     let (hash, lines) = source_text::hash_and_index_lines(source);
-    let mut line_cursor = 0;
     let mctx = ModuleCtx {
         layout: &layout,
         functions: &functions,
@@ -89,171 +52,14 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
         module,
         extern_slots: &extern_slots,
     };
-    let mut extern_called: BTreeSet<usize> = BTreeSet::new();
-    let mut instructions: Vec<Instr> = Vec::new();
-    let mut source_info: Vec<SourceInfo> = Vec::new();
-    let mut out_functions: Vec<Function> = Vec::with_capacity(bodies.len());
-    let mut label_pcs_of: Vec<Vec<Pc>> = Vec::with_capacity(bodies.len());
-    let mut address_taken = BTreeSet::new();
-    // Reused by every instruction's decoding (see `decode::decode`).
-    let mut ops: Vec<Op> = Vec::with_capacity(4);
-    let mut op_guards: Vec<(usize, Option<GuardPred>)> = Vec::new();
-
-    for (f, body) in &bodies {
-        let is_entry = f.kind == ptx_parser::FunctionKind::Entry;
-        let mut env = scope::build(f, body, &layout.statics, &layout.module_regs, &mut diags);
-        let flat = std::mem::take(&mut env.instrs);
-        let start = instructions.len() as Pc;
-        let mut stmt_pc: Vec<Pc> = Vec::with_capacity(flat.len() + 1);
-        {
-            let mut fcx = FnCx {
-                env: &mut env,
-                m: &mctx,
-                diags: &mut diags,
-                is_entry,
-                address_taken: &mut address_taken,
-                extern_called: &mut extern_called,
-            };
-            for (k, fi) in flat.iter().enumerate() {
-                stmt_pc.push(instructions.len() as Pc);
-                let guard = match &fi.ins.guard {
-                    None => None,
-                    Some(g) => match guard_reg(&fcx, fi.scope, k as u32, g) {
-                        Ok(r) => Some(r),
-                        Err(d) => {
-                            fcx.diags.push(d);
-                            continue;
-                        }
-                    },
-                };
-                if decode::decode(
-                    &mut fcx,
-                    fi.ins,
-                    (fi.scope, k as u32),
-                    guard,
-                    &mut ops,
-                    &mut op_guards,
-                ) {
-                    let info = SourceInfo {
-                        span: fi.ins.span,
-                        ptx_line: lines.line_near(fi.ins.span.start, &mut line_cursor),
-                        loc: fi.loc,
-                    };
-                    for (i, op) in ops.drain(..).enumerate() {
-                        let guard = op_guards
-                            .iter()
-                            .find(|(at, _)| *at == i)
-                            .map_or(guard, |&(_, g)| g);
-                        instructions.push(Instr { guard, op });
-                        source_info.push(info.clone());
-                    }
-                }
-            }
-        }
-        let body_end = instructions.len() as Pc;
-        stmt_pc.push(body_end);
-        // Thesis 5.1.3 step 5: every path ends in `ret` (`exit` in kernels); a trailing label
-        // names the appended instruction (`load` step 3).
-        let falls_off = match instructions.last() {
-            _ if body_end == start => true,
-            Some(Instr {
-                guard: None,
-                op:
-                    Op::Ret | Op::Exit | Op::Trap | Op::Bra { .. } | Op::BraIndirect { .. } | Op::Brk,
-            }) => false,
-            _ => true,
-        };
-        let trailing_label = env.labels.iter().any(|l| l.stmt as usize == flat.len());
-        if falls_off || trailing_label {
-            let close = Span {
-                start: body.span.end.saturating_sub(1),
-                end: body.span.end,
-            };
-            instructions.push(Instr {
-                guard: None,
-                op: if is_entry { Op::Exit } else { Op::Ret },
-            });
-            source_info.push(SourceInfo {
-                span: close,
-                ptx_line: lines.line_near(close.start, &mut line_cursor),
-                loc: None,
-            });
-        }
-        let end = instructions.len() as Pc;
-        let label_pcs: Vec<Pc> = env
-            .labels
-            .iter()
-            .map(|l| stmt_pc.get(l.stmt as usize).copied().unwrap_or(body_end))
-            .collect();
-        let mut explicit = false;
-        for ins in &mut instructions[start as usize..end as usize] {
-            match &mut ins.op {
-                Op::Bra { target, .. }
-                | Op::Ssy { target }
-                | Op::PreBrk { target }
-                | Op::PreRet { target } => {
-                    *target = label_pcs.get(*target as usize).copied().unwrap_or(end);
-                }
-                Op::BraIndirect { targets, .. } => {
-                    for t in targets.iter_mut() {
-                        *t = label_pcs.get(*t as usize).copied().unwrap_or(end);
-                    }
-                }
-                _ => {}
-            }
-            explicit |= matches!(
-                ins.op,
-                Op::Ssy { .. } | Op::Sync | Op::Brk | Op::PreBrk { .. } | Op::PreRet { .. }
-            );
-        }
-        let ntid = |d: &[u32]| {
-            [
-                d.first().copied().unwrap_or(1),
-                d.get(1).copied().unwrap_or(1),
-                d.get(2).copied().unwrap_or(1),
-            ]
-        };
-        let mut reqntid = None;
-        let mut maxntid = None;
-        for p in &f.performance {
-            match p {
-                PerfDirective::ReqNtid(d, _) => reqntid = Some(ntid(d)),
-                PerfDirective::MaxNtid(d, _) => maxntid = Some(ntid(d)),
-                _ => {}
-            }
-        }
-        let labels = std::mem::take(&mut env.labels)
-            .into_iter()
-            .zip(&label_pcs)
-            .map(|(l, &pc)| (l.name, pc))
-            .collect();
-        out_functions.push(Function {
-            name: f.name.name.as_str().to_owned(),
-            kind: if is_entry {
-                FunctionKind::Entry
-            } else {
-                FunctionKind::Func
-            },
-            start,
-            end,
-            params: std::mem::take(&mut env.params),
-            return_params: std::mem::take(&mut env.return_params),
-            registers: {
-                env.rename_shadowed();
-                std::mem::take(&mut env.registers)
-            },
-            frame_size: env.frame_size,
-            frame: std::mem::take(&mut env.frame),
-            param_size: env.param_size,
-            labels,
-            reqntid,
-            maxntid,
-            cfg: Default::default(),
-            explicit_reconvergence: explicit,
-            span: f.span,
-        });
-        label_pcs_of.push(label_pcs);
-    }
+    let lower::Lowered {
+        mut instructions,
+        source_info,
+        functions: mut out_functions,
+        label_pcs,
+        address_taken,
+        extern_called,
+    } = lower::lower_bodies(&bodies, &layout, &mctx, &lines, &mut diags);
 
     // Indirect-call candidates: every function whose address the program takes.
     let candidates: Box<[FuncId]> = address_taken.iter().copied().collect();
@@ -270,7 +76,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
 
     let mut reconvergence = vec![None; instructions.len()];
     let mut cfg_scratch = cfg::Scratch::default();
-    for (f, labels) in out_functions.iter_mut().zip(&label_pcs_of) {
+    for (f, labels) in out_functions.iter_mut().zip(&label_pcs) {
         f.cfg = cfg::build(
             &instructions,
             f.start,
@@ -296,11 +102,90 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
             }
         })
         .collect();
-    // The result slot of every body-less function the program calls (`.const`, after the
-    // module's own constants): the launch gives its value (`extern_calls`).
     let mut variables = layout.variables;
-    let mut const_size = layout.const_size;
-    for &k in &extern_called {
+    let const_size = extern_slot_variables(
+        &extern_called,
+        &extern_slots,
+        layout.const_size,
+        &mut variables,
+    );
+    let program = Program {
+        instructions,
+        source: source_info,
+        functions: out_functions,
+        global_size: layout.global_size,
+        const_size,
+        shared_size: layout.shared_size,
+        global_registers: module_register_slots(&layout.module_regs),
+        variables,
+        files,
+        reconvergence,
+        hash,
+    };
+    Ok((program, diags))
+}
+
+/// The functions of a module with bodies and their definitions.
+type Bodies<'a> = Vec<(&'a ptx_parser::Function, &'a ptx_parser::Block)>;
+
+/// The module's functions: those with bodies get ids in module order (a second definition is
+/// an error); every declaration gives a signature.
+fn collect_functions<'a>(
+    module: &'a Module,
+    diags: &mut Vec<Diagnostic>,
+) -> (
+    FastMap<&'a str, FuncId>,
+    FastMap<&'a str, &'a ptx_parser::Function>,
+    Bodies<'a>,
+) {
+    let mut functions: FastMap<&str, FuncId> = FastMap::default();
+    let mut signatures: FastMap<&str, &ptx_parser::Function> = FastMap::default();
+    let mut bodies: Bodies<'a> = Vec::new();
+    for item in &module.items {
+        if let Item::Function(f) = item {
+            let name: &str = &f.name.name;
+            match &f.body {
+                Some(body) => {
+                    if let Some(&FuncId(earlier)) = functions.get(name) {
+                        let first = bodies
+                            .get(earlier as usize)
+                            .map(|(g, _)| g.name.span)
+                            .unwrap_or_default();
+                        diags.push(
+                            Diagnostic::error(
+                                f.name.span,
+                                format!("function `{name}` is defined twice"),
+                            )
+                            .with_label("second definition")
+                            .with_secondary(first, "first defined here")
+                            .with_help("rename one of the functions"),
+                        );
+                        continue;
+                    }
+                    functions.insert(name, FuncId(bodies.len() as u32));
+                    signatures.insert(name, f);
+                    bodies.push((f, body));
+                }
+                None => {
+                    signatures.entry(name).or_insert(f);
+                }
+            }
+        }
+    }
+    (functions, signatures, bodies)
+}
+
+/// The result slot of every body-less function the program calls (`.const`, after the
+/// module's own constants): the launch gives its value (`extern_calls`). Returns the `.const`
+/// size with them.
+fn extern_slot_variables(
+    extern_called: &BTreeSet<usize>,
+    extern_slots: &[ExternSlot<'_>],
+    const_size: u64,
+    variables: &mut Vec<crate::program::Variable>,
+) -> u64 {
+    let mut const_size = const_size;
+    for &k in extern_called {
         if let Some(slot) = extern_slots.get(k) {
             variables.push(crate::program::Variable {
                 name: extern_slot_name(slot.name),
@@ -316,20 +201,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
             const_size = const_size.max(slot.address + 8);
         }
     }
-    let program = Program {
-        instructions,
-        source: source_info,
-        functions: out_functions,
-        global_size: layout.global_size,
-        const_size,
-        shared_size: layout.shared_size,
-        global_registers: module_register_slots(&layout.module_regs),
-        variables,
-        files,
-        reconvergence,
-        hash,
-    };
-    Ok((program, diags))
+    const_size
 }
 
 /// The `.const` variable holding the value a call to the body-less function `function` returns

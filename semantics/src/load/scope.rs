@@ -371,6 +371,32 @@ pub(crate) fn build<'a>(
     // Scope 0 holds the module-scope registers (ids 0..n, the same in every function) and the
     // parameters; the body is scope 1, its child.
     env.scopes.push(Scope::default());
+    module_registers(&mut env, module_regs);
+    let frame_end = if f.kind == ptx_parser::FunctionKind::Entry {
+        kernel_params(&mut env, f, diags);
+        0
+    } else {
+        func_params(&mut env, f, diags)
+    };
+    let mut walk = Walk {
+        env,
+        frame_end,
+        statics,
+        loc: None,
+        diags,
+    };
+    // Most statements of a body are instructions: size the flat list once.
+    walk.env.instrs.reserve(body.statements.len());
+    walk.block(body, 0, 0);
+    let Walk {
+        mut env, frame_end, ..
+    } = walk;
+    env.frame_size = u32::try_from(align_up(frame_end, 8)).unwrap_or(u32::MAX);
+    env
+}
+
+/// The module-scope registers in scope 0 (a later one of the same name replaces the earlier).
+fn module_registers<'a>(env: &mut FnEnv<'a>, module_regs: &[&'a VariableDecl]) {
     for v in module_regs {
         let vector = v.ty.vector.max(1);
         if let Ok(id) = env.new_register(&v.name.name, v.ty.scalar, vector, v.name.span) {
@@ -390,163 +416,166 @@ pub(crate) fn build<'a>(
             decls.push(decl);
         }
     }
-    let is_entry = f.kind == ptx_parser::FunctionKind::Entry;
-    let mut frame_end = 0u64;
-    if is_entry {
-        let mut offset = 0u64;
-        for p in &f.params {
-            let (size, align) = param_size_align(p);
-            offset = align_up(offset, align);
-            let loc = ParamLoc::Frame {
-                offset: offset as u32,
-                size: size as u32,
-            };
-            let local = Local::KernelParam {
-                offset: offset as u32,
-                size: size as u32,
-                ty: p.ty.scalar,
-            };
-            if p.space != StateSpace::Param {
-                diags.push(
-                    Diagnostic::error(
-                        p.span,
-                        "kernel parameters must be in the `.param` state space",
-                    )
-                    .with_label("not `.param`")
-                    .with_help("declare the parameter as `.param .TYPE name`"),
-                );
-            }
-            declare(
-                &mut env.names,
-                0,
-                &p.name.name,
-                local,
-                p.name.span,
-                0,
-                diags,
-            );
-            env.params.push(ParamInfo {
-                name: p.name.name.as_str().to_owned(),
-                ty: p.ty.scalar,
-                size: size as u32,
-                align,
-                loc,
-            });
-            offset += size;
-        }
-        env.param_size = offset as u32;
-        if !f.return_params.is_empty() {
+}
+
+/// A kernel's parameters: `.param` only, at offsets in the parameter buffer; no return values.
+fn kernel_params<'a>(env: &mut FnEnv<'a>, f: &'a Function, diags: &mut Vec<Diagnostic>) {
+    let mut offset = 0u64;
+    for p in &f.params {
+        let (size, align) = param_size_align(p);
+        offset = align_up(offset, align);
+        let loc = ParamLoc::Frame {
+            offset: offset as u32,
+            size: size as u32,
+        };
+        let local = Local::KernelParam {
+            offset: offset as u32,
+            size: size as u32,
+            ty: p.ty.scalar,
+        };
+        if p.space != StateSpace::Param {
             diags.push(
-                Diagnostic::error(f.name.span, "a kernel cannot return values")
-                    .with_label("`.entry` with return parameters")
-                    .with_help("remove the return parameter list, or make this a `.func`"),
+                Diagnostic::error(
+                    p.span,
+                    "kernel parameters must be in the `.param` state space",
+                )
+                .with_label("not `.param`")
+                .with_help("declare the parameter as `.param .TYPE name`"),
             );
+        }
+        declare(
+            &mut env.names,
+            0,
+            &p.name.name,
+            local,
+            p.name.span,
+            0,
+            diags,
+        );
+        env.params.push(ParamInfo {
+            name: p.name.name.as_str().to_owned(),
+            ty: p.ty.scalar,
+            size: size as u32,
+            align,
+            loc,
+        });
+        offset += size;
+    }
+    env.param_size = offset as u32;
+    if !f.return_params.is_empty() {
+        diags.push(
+            Diagnostic::error(f.name.span, "a kernel cannot return values")
+                .with_label("`.entry` with return parameters")
+                .with_help("remove the return parameter list, or make this a `.func`"),
+        );
+    }
+}
+
+/// A `.func`'s return parameters then parameters: registers, or frame slots; returns the end of
+/// the frame they take.
+fn func_params<'a>(env: &mut FnEnv<'a>, f: &'a Function, diags: &mut Vec<Diagnostic>) -> u64 {
+    let mut frame_end = 0u64;
+    for (is_ret, p) in f
+        .return_params
+        .iter()
+        .map(|p| (true, p))
+        .chain(f.params.iter().map(|p| (false, p)))
+    {
+        func_param(env, p, is_ret, &mut frame_end, diags);
+    }
+    frame_end
+}
+
+/// One parameter of a `.func`: a `.reg` parameter is a register, any other a slot of the frame
+/// at `frame_end`.
+fn func_param<'a>(
+    env: &mut FnEnv<'a>,
+    p: &'a Param,
+    is_ret: bool,
+    frame_end: &mut u64,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let (size, align) = param_size_align(p);
+    let (local, loc) = if p.space == StateSpace::Reg {
+        match env.new_register(&p.name.name, p.ty.scalar, p.ty.vector, p.name.span) {
+            Ok(id) => (
+                Local::Reg {
+                    id,
+                    ty: p.ty.scalar,
+                    vector: p.ty.vector.max(1),
+                },
+                ParamLoc::Reg(id),
+            ),
+            Err(d) => {
+                diags.push(d);
+                return;
+            }
         }
     } else {
-        for (is_ret, p) in f
-            .return_params
-            .iter()
-            .map(|p| (true, p))
-            .chain(f.params.iter().map(|p| (false, p)))
-        {
-            let (size, align) = param_size_align(p);
-            let (local, loc) = if p.space == StateSpace::Reg {
-                match env.new_register(&p.name.name, p.ty.scalar, p.ty.vector, p.name.span) {
-                    Ok(id) => (
-                        Local::Reg {
-                            id,
-                            ty: p.ty.scalar,
-                            vector: p.ty.vector.max(1),
-                        },
-                        ParamLoc::Reg(id),
-                    ),
-                    Err(d) => {
-                        diags.push(d);
-                        continue;
-                    }
-                }
-            } else {
-                frame_end = align_up(frame_end, align);
-                let offset = frame_end as u32;
-                frame_end += size;
-                env.frame.push(FrameVariable {
-                    name: p.name.name.as_str().to_owned(),
-                    offset,
-                    size: size as u32,
-                });
-                // `.local` parameters are the thesis's lowered form (Listing 5.2, step 3).
-                let space = if p.space == StateSpace::Local {
-                    Space::Local
-                } else {
-                    Space::Param
-                };
+        *frame_end = align_up(*frame_end, align);
+        let offset = *frame_end as u32;
+        *frame_end += size;
+        env.frame.push(FrameVariable {
+            name: p.name.name.as_str().to_owned(),
+            offset,
+            size: size as u32,
+        });
+        // `.local` parameters are the thesis's lowered form (Listing 5.2, step 3).
+        let space = if p.space == StateSpace::Local {
+            Space::Local
+        } else {
+            Space::Param
+        };
+        (
+            Local::Frame {
+                offset,
+                size: size as u32,
+                space,
+                ty: p.ty.scalar,
+            },
+            ParamLoc::Frame {
+                offset,
+                size: size as u32,
+            },
+        )
+    };
+    declare(
+        &mut env.names,
+        0,
+        &p.name.name,
+        local,
+        p.name.span,
+        0,
+        diags,
+    );
+    // A `.reg .vN` parameter is passed as its N components, each a register of its own
+    // (consecutive ids); the caller passes a `.vN` register or `{a, b, ...}` likewise.
+    let parts = match loc {
+        ParamLoc::Reg(id) if p.ty.vector > 1 => (0..p.ty.vector as u16)
+            .map(|k| {
                 (
-                    Local::Frame {
-                        offset,
-                        size: size as u32,
-                        space,
-                        ty: p.ty.scalar,
-                    },
-                    ParamLoc::Frame {
-                        offset,
-                        size: size as u32,
-                    },
+                    format!("{}.{k}", p.name.name),
+                    size as u32 / p.ty.vector as u32,
+                    ParamLoc::Reg(RegId(id.0 + k)),
                 )
-            };
-            declare(
-                &mut env.names,
-                0,
-                &p.name.name,
-                local,
-                p.name.span,
-                0,
-                diags,
-            );
-            // A `.reg .vN` parameter is passed as its N components, each a register of its own
-            // (consecutive ids); the caller passes a `.vN` register or `{a, b, ...}` likewise.
-            let parts = match loc {
-                ParamLoc::Reg(id) if p.ty.vector > 1 => (0..p.ty.vector as u16)
-                    .map(|k| {
-                        (
-                            format!("{}.{k}", p.name.name),
-                            size as u32 / p.ty.vector as u32,
-                            ParamLoc::Reg(RegId(id.0 + k)),
-                        )
-                    })
-                    .collect(),
-                _ => vec![(p.name.name.as_str().to_owned(), size as u32, loc)],
-            };
-            for (name, size, loc) in parts {
-                let info = ParamInfo {
-                    name,
-                    ty: p.ty.scalar,
-                    size,
-                    align,
-                    loc,
-                };
-                if is_ret {
-                    env.return_params.push(info)
-                } else {
-                    env.params.push(info)
-                }
-            }
+            })
+            .collect(),
+        _ => vec![(p.name.name.as_str().to_owned(), size as u32, loc)],
+    };
+    for (name, size, loc) in parts {
+        let info = ParamInfo {
+            name,
+            ty: p.ty.scalar,
+            size,
+            align,
+            loc,
+        };
+        if is_ret {
+            env.return_params.push(info)
+        } else {
+            env.params.push(info)
         }
     }
-    let mut walk = Walk {
-        env,
-        frame_end,
-        statics,
-        loc: None,
-        diags,
-    };
-    // Most statements of a body are instructions: size the flat list once.
-    walk.env.instrs.reserve(body.statements.len());
-    walk.block(body, 0, 0);
-    let Walk {
-        mut env, frame_end, ..
-    } = walk;
-    env.frame_size = u32::try_from(align_up(frame_end, 8)).unwrap_or(u32::MAX);
-    env
 }
 
 fn param_size_align(p: &Param) -> (u64, u32) {
@@ -667,157 +696,9 @@ impl<'a> Walk<'a, '_> {
     }
 
     fn variable(&mut self, v: &'a VariableDecl, scope: u32) {
-        let vector = v.ty.vector.max(1);
         match v.space {
-            StateSpace::Reg => {
-                if v.ty.scalar == ScalarType::Pred && vector > 1 {
-                    self.diags.push(
-                        Diagnostic::error(v.span, "predicate registers cannot be vectors")
-                            .with_label("`.pred` vector")
-                            .with_help("declare scalar `.pred` registers"),
-                    );
-                    return;
-                }
-                if !v.array.is_empty() {
-                    self.diags.push(
-                        Diagnostic::error(v.span, "register arrays are not allowed")
-                            .with_label("array of registers")
-                            .with_help("use a parameterized name `%r<N>` to declare N registers"),
-                    );
-                    return;
-                }
-                if scope >= 2
-                    || self
-                        .env
-                        .names
-                        .get(&*v.name.name)
-                        .is_some_and(|ds| ds.iter().any(|d| d.scope == 0))
-                {
-                    self.env.shadow_candidates.push(if v.range.is_some() {
-                        None
-                    } else {
-                        Some(&v.name.name)
-                    });
-                }
-                match v.range {
-                    None => {
-                        match self
-                            .env
-                            .new_register(&v.name.name, v.ty.scalar, vector, v.name.span)
-                        {
-                            Ok(id) => {
-                                let l = Local::Reg {
-                                    id,
-                                    ty: v.ty.scalar,
-                                    vector,
-                                };
-                                declare(
-                                    &mut self.env.names,
-                                    scope,
-                                    &v.name.name,
-                                    l,
-                                    v.name.span,
-                                    self.env.instrs.len() as u32,
-                                    self.diags,
-                                );
-                            }
-                            Err(d) => self.diags.push(d),
-                        }
-                    }
-                    Some(count) => {
-                        let base = self.env.registers.len() as u32;
-                        if base as u64 + count as u64 * vector as u64 > u16::MAX as u64 {
-                            self.diags.push(
-                                Diagnostic::error(v.span, "too many registers in one function")
-                                    .with_label("register limit exceeded here")
-                                    .with_help(format!(
-                                        "cudasem allows at most {} registers per function",
-                                        u16::MAX
-                                    )),
-                            );
-                            return;
-                        }
-                        self.env.registers.reserve(count as usize * vector as usize);
-                        let prefix: &str = &v.name.name;
-                        // The names `prefix0`, `prefix1`, ... are spelled in one buffer by
-                        // counting in decimal, and each copied into a `Name` (inline when
-                        // short): no allocation and no number formatting per register.
-                        let mut spelled = String::with_capacity(prefix.len() + 10);
-                        spelled.push_str(prefix);
-                        spelled.push('0');
-                        for k in 0..count {
-                            if k > 0 {
-                                increment_decimal(&mut spelled, prefix.len());
-                            }
-                            let name = Name::from(spelled.as_str());
-                            if vector == 1 {
-                                self.env.registers.push(RegisterInfo {
-                                    name,
-                                    ty: v.ty.scalar,
-                                });
-                            } else {
-                                // Cannot fail: the total was checked above.
-                                let _ =
-                                    self.env
-                                        .new_register(&name, v.ty.scalar, vector, v.name.span);
-                            }
-                        }
-                        let position = self.env.instrs.len() as u32;
-                        self.env.scopes[scope as usize].ranges.push(RangeDecl {
-                            prefix: &v.name.name,
-                            position,
-                            base,
-                            count,
-                            ty: v.ty.scalar,
-                            vector,
-                        });
-                    }
-                }
-            }
-            StateSpace::Local | StateSpace::Param => {
-                let (size, align) = size_align(v.ty.scalar, vector, &v.array, v.align, 0);
-                self.frame_end = align_up(self.frame_end, align);
-                let offset = u32::try_from(self.frame_end).unwrap_or(u32::MAX);
-                self.frame_end = self.frame_end.saturating_add(size);
-                let size = u32::try_from(size).unwrap_or(u32::MAX);
-                let space = if v.space == StateSpace::Local {
-                    Space::Local
-                } else {
-                    Space::Param
-                };
-                self.env.frame.push(FrameVariable {
-                    name: v.name.name.as_str().to_owned(),
-                    offset,
-                    size,
-                });
-                let l = Local::Frame {
-                    offset,
-                    size,
-                    space,
-                    ty: v.ty.scalar,
-                };
-                declare(
-                    &mut self.env.names,
-                    scope,
-                    &v.name.name,
-                    l,
-                    v.name.span,
-                    self.env.instrs.len() as u32,
-                    self.diags,
-                );
-                if v.init.is_some() {
-                    self.diags.push(
-                        Diagnostic::warning(
-                            v.span,
-                            "initializer of a function-scope `.local`/`.param` variable is ignored",
-                        )
-                        .with_label("ignored")
-                        .with_help(
-                            "PTX does not allow initializing these; store the value explicitly",
-                        ),
-                    );
-                }
-            }
+            StateSpace::Reg => self.register_decl(v, scope),
+            StateSpace::Local | StateSpace::Param => self.frame_variable(v, scope),
             _ => {
                 if let Some(&index) = self.statics.get(&layout::static_key(v)) {
                     declare(
@@ -831,6 +712,162 @@ impl<'a> Walk<'a, '_> {
                     );
                 }
             }
+        }
+    }
+
+    /// A `.reg` declaration: one register, or `%r<N>`, a range of N.
+    fn register_decl(&mut self, v: &'a VariableDecl, scope: u32) {
+        let vector = v.ty.vector.max(1);
+        if v.ty.scalar == ScalarType::Pred && vector > 1 {
+            self.diags.push(
+                Diagnostic::error(v.span, "predicate registers cannot be vectors")
+                    .with_label("`.pred` vector")
+                    .with_help("declare scalar `.pred` registers"),
+            );
+            return;
+        }
+        if !v.array.is_empty() {
+            self.diags.push(
+                Diagnostic::error(v.span, "register arrays are not allowed")
+                    .with_label("array of registers")
+                    .with_help("use a parameterized name `%r<N>` to declare N registers"),
+            );
+            return;
+        }
+        if scope >= 2
+            || self
+                .env
+                .names
+                .get(&*v.name.name)
+                .is_some_and(|ds| ds.iter().any(|d| d.scope == 0))
+        {
+            self.env.shadow_candidates.push(if v.range.is_some() {
+                None
+            } else {
+                Some(&v.name.name)
+            });
+        }
+        match v.range {
+            None => match self
+                .env
+                .new_register(&v.name.name, v.ty.scalar, vector, v.name.span)
+            {
+                Ok(id) => {
+                    let l = Local::Reg {
+                        id,
+                        ty: v.ty.scalar,
+                        vector,
+                    };
+                    declare(
+                        &mut self.env.names,
+                        scope,
+                        &v.name.name,
+                        l,
+                        v.name.span,
+                        self.env.instrs.len() as u32,
+                        self.diags,
+                    );
+                }
+                Err(d) => self.diags.push(d),
+            },
+            Some(count) => self.register_range(v, scope, count),
+        }
+    }
+
+    /// `%r<count>`: the registers `%r0 .. %r{count-1}`, declared as one range of the scope.
+    fn register_range(&mut self, v: &'a VariableDecl, scope: u32, count: u32) {
+        let vector = v.ty.vector.max(1);
+        let base = self.env.registers.len() as u32;
+        if base as u64 + count as u64 * vector as u64 > u16::MAX as u64 {
+            self.diags.push(
+                Diagnostic::error(v.span, "too many registers in one function")
+                    .with_label("register limit exceeded here")
+                    .with_help(format!(
+                        "cudasem allows at most {} registers per function",
+                        u16::MAX
+                    )),
+            );
+            return;
+        }
+        self.env.registers.reserve(count as usize * vector as usize);
+        let prefix: &str = &v.name.name;
+        // The names `prefix0`, `prefix1`, ... are spelled in one buffer by counting in decimal,
+        // and each copied into a `Name` (inline when short): no allocation and no number
+        // formatting per register.
+        let mut spelled = String::with_capacity(prefix.len() + 10);
+        spelled.push_str(prefix);
+        spelled.push('0');
+        for k in 0..count {
+            if k > 0 {
+                increment_decimal(&mut spelled, prefix.len());
+            }
+            let name = Name::from(spelled.as_str());
+            if vector == 1 {
+                self.env.registers.push(RegisterInfo {
+                    name,
+                    ty: v.ty.scalar,
+                });
+            } else {
+                // Cannot fail: the total was checked above.
+                let _ = self
+                    .env
+                    .new_register(&name, v.ty.scalar, vector, v.name.span);
+            }
+        }
+        let position = self.env.instrs.len() as u32;
+        self.env.scopes[scope as usize].ranges.push(RangeDecl {
+            prefix: &v.name.name,
+            position,
+            base,
+            count,
+            ty: v.ty.scalar,
+            vector,
+        });
+    }
+
+    /// A function-scope `.local`/`.param` variable: a slot of the frame (an initializer is
+    /// ignored, with a warning).
+    fn frame_variable(&mut self, v: &'a VariableDecl, scope: u32) {
+        let vector = v.ty.vector.max(1);
+        let (size, align) = size_align(v.ty.scalar, vector, &v.array, v.align, 0);
+        self.frame_end = align_up(self.frame_end, align);
+        let offset = u32::try_from(self.frame_end).unwrap_or(u32::MAX);
+        self.frame_end = self.frame_end.saturating_add(size);
+        let size = u32::try_from(size).unwrap_or(u32::MAX);
+        let space = if v.space == StateSpace::Local {
+            Space::Local
+        } else {
+            Space::Param
+        };
+        self.env.frame.push(FrameVariable {
+            name: v.name.name.as_str().to_owned(),
+            offset,
+            size,
+        });
+        let l = Local::Frame {
+            offset,
+            size,
+            space,
+            ty: v.ty.scalar,
+        };
+        declare(
+            &mut self.env.names,
+            scope,
+            &v.name.name,
+            l,
+            v.name.span,
+            self.env.instrs.len() as u32,
+            self.diags,
+        );
+        if v.init.is_some() {
+            self.diags.push(
+                Diagnostic::warning(
+                    v.span,
+                    "initializer of a function-scope `.local`/`.param` variable is ignored",
+                )
+                .with_label("ignored")
+                .with_help("PTX does not allow initializing these; store the value explicitly"),
+            );
         }
     }
 }

@@ -5,7 +5,7 @@
 //! the machine completes warps and blocks (block (compl), grid (compl)), refreshes the enabled set
 //! and decides termination: every block completed, or nothing enabled (a deadlock, explained).
 
-use super::block::Block;
+use super::block::{Block, barrier};
 use super::exec::{Ctx, Fault};
 use super::thread::SpecialCtx;
 use super::warp::{Warp, its, lanes, simt_stack};
@@ -316,22 +316,7 @@ impl Machine {
         if let Some(pre) = pre
             && let Err(msg) = super::invariants::check(&pre, &out, w)
         {
-            let e = MachineError {
-                kind: ErrorKind::Stuck,
-                grid: named_grid,
-                block: ctaid,
-                thread: [0; 3],
-                pc: out.pc,
-                ptx_line: program
-                    .source
-                    .get(out.pc as usize)
-                    .map(|s| s.ptx_line)
-                    .unwrap_or(0),
-                source_line: None,
-                message: format!(
-                    "safety invariant violated (thesis chapter 6) in warp {warp}: {msg}"
-                ),
-            };
+            let e = invariant_violation(program, (named_grid, ctaid, warp), out.pc, &msg);
             self.termination = Some(Termination::Error(e));
             self.enabled.clear();
             return;
@@ -348,24 +333,16 @@ impl Machine {
             .saturating_sub((out.exited & real).count_ones());
         let mut barriers_changed = out.arrived != 0;
         if completed {
-            shared.live_warps = shared.live_warps.saturating_sub(1);
-            shared.exited_warps.push(warp);
-            if config.exited_warps_arrive {
-                let weight = if model == WarpModel::SimtStack {
+            // The exited-warps option: a warp that exits counts as arrived at every barrier in
+            // use (with its weight: a whole warp under the SIMT stack, its real lanes else).
+            let arrives = config.exited_warps_arrive.then(|| {
+                if model == WarpModel::SimtStack {
                     info.warp_size
                 } else {
                     real.count_ones()
-                };
-                for bar in Arc::make_mut(&mut shared.bars)
-                    .iter_mut()
-                    .filter(|b| b.in_use)
-                {
-                    if !bar.has_arrived(warp) {
-                        bar.ac += weight;
-                        barriers_changed = true;
-                    }
                 }
-            }
+            });
+            barriers_changed |= barrier::exited_warp(shared, warp, arrives);
             if let Some(ev) = events.as_deref_mut() {
                 ev.push(Event::WarpCompleted {
                     block,
@@ -392,6 +369,21 @@ impl Machine {
             || new_targets != was_targets
             // A call whose lanes pick their results may be next (see `pick`).
             || !self.info.picks.is_empty();
+        self.refresh_after_step(block, warp, changed, barriers_changed, completed);
+    }
+
+    /// The enabled set after a warp step: the warp's choices when its state changed, the
+    /// block's barriers when an arrival changed them, issuing when the warp's completion freed
+    /// room on its SM.
+    #[inline]
+    fn refresh_after_step(
+        &mut self,
+        block: u32,
+        warp: u32,
+        changed: bool,
+        barriers_changed: bool,
+        completed: bool,
+    ) {
         if changed {
             self.refresh_warp(block, warp);
         }
@@ -415,39 +407,7 @@ impl Machine {
             // before the barrier may serve a read after it (digest T3's stale line).
             c.flush_l1(b.sm);
         }
-        let bar = &mut Arc::make_mut(&mut b.shared.bars)[barrier as usize];
-        let result = bar.result();
-        let participants = std::mem::take(&mut bar.participants);
-        bar.in_use = false;
-        for &(wi, lanes_m, dst, level) in &participants {
-            if let Some(w) = b.warps.get_mut(wi as usize) {
-                let w = Arc::make_mut(w);
-                if let Some(lvl) = w.levels.get_mut(level as usize) {
-                    for l in lanes(lanes_m) {
-                        if let Some(r) = lvl.regs.get_mut(dst.0 as usize * ws + l) {
-                            *r = result;
-                        }
-                    }
-                }
-            }
-        }
-        let bar = &mut Arc::make_mut(&mut b.shared.bars)[barrier as usize];
-        bar.participants = participants;
-        bar.participants.clear();
-        let bit = 1u16 << barrier;
-        let mut released = Vec::new();
-        for (i, w) in b.warps.iter_mut().enumerate() {
-            if w.waiting & bit != 0 || w.lane_wait.iter().any(|m| m & bit != 0) {
-                let w = Arc::make_mut(w);
-                w.waiting &= !bit;
-                if w.lane_wait.iter().any(|m| m & bit != 0) {
-                    for m in Arc::make_mut(&mut w.lane_wait).iter_mut() {
-                        *m &= !bit;
-                    }
-                }
-                released.push(i as u32);
-            }
-        }
+        let released = barrier::end_bar(b, barrier, ws);
         if let Some(ev) = events {
             ev.push(Event::BarrierCompleted {
                 block,
@@ -488,27 +448,12 @@ impl Machine {
     fn deadlock_info(&self) -> Vec<WaitInfo> {
         let mut out = Vec::new();
         for b in self.blocks.values() {
-            let exited = &b.shared.exited_warps;
             for w in &b.warps {
                 if w.completed {
                     continue;
                 }
                 let describe = |mask: u16| {
-                    let mut parts = Vec::new();
-                    for i in 0..16 {
-                        if mask >> i & 1 == 1 {
-                            let bar = &b.shared.bars[i];
-                            let mut s =
-                                format!("barrier {i} ({} of {} threads arrived)", bar.ac, bar.tc);
-                            if !exited.is_empty() && !self.config.exited_warps_arrive {
-                                s.push_str(&format!(
-                                    "; warp(s) {exited:?} exited without arriving (the thesis does not count exited warps as arrived, thesis section 5.5.2; hardware does: --exited-warps-arrive)"
-                                ));
-                            }
-                            parts.push(s);
-                        }
-                    }
-                    parts.join(", ")
+                    barrier::describe_wait(&b.shared, mask, self.config.exited_warps_arrive)
                 };
                 let loc = |pc: u32| {
                     let s = self.program.source.get(pc as usize);
@@ -584,5 +529,30 @@ impl Machine {
             }
         }
         out
+    }
+}
+
+/// The error of a step after which a safety invariant of the branching algorithm (thesis
+/// chapter 6) does not hold: a bug in cudasem's SIMT stack, reported at the warp's pc.
+#[cold]
+fn invariant_violation(
+    program: &crate::program::Program,
+    (grid, ctaid, warp): (Option<u32>, [u32; 3], u32),
+    pc: crate::program::Pc,
+    msg: &super::invariants::InvariantViolation,
+) -> MachineError {
+    MachineError {
+        kind: ErrorKind::Stuck,
+        grid,
+        block: ctaid,
+        thread: [0; 3],
+        pc,
+        ptx_line: program
+            .source
+            .get(pc as usize)
+            .map(|s| s.ptx_line)
+            .unwrap_or(0),
+        source_line: None,
+        message: format!("safety invariant violated (thesis chapter 6) in warp {warp}: {msg}"),
     }
 }

@@ -3,6 +3,7 @@
 //! removing the owner's choices and appending its current ones. The order is therefore a
 //! deterministic function of the history of choices, not a sorted order.
 
+use super::block::barrier;
 use super::grid::GridPhase;
 use super::warp::{its, simt_stack};
 use super::{Machine, WarpModel};
@@ -136,12 +137,7 @@ impl Machine {
     /// Replaces the block's `EndBarrier` choices.
     pub(crate) fn refresh_barriers(&mut self, block: u32) {
         if let Some(b) = self.blocks.get(block) {
-            let ready = b
-                .shared
-                .bars
-                .iter()
-                .enumerate()
-                .fold(0u16, |m, (i, bar)| m | (bar.ready() as u16) << i);
+            let ready = barrier::ready_mask(&b.shared.bars);
             // Nothing to remove and nothing to add: the set stays as it is (O(16), not O(|enabled|)).
             if ready == 0 && b.shared.end_choices == 0 {
                 return;

@@ -110,14 +110,10 @@ impl Machine {
             .collect()
     }
 
-    /// The largest dynamic shared memory of any grid, in bytes (the monitors' shadow of a
-    /// block's shared memory covers every grid's).
-    pub(crate) fn max_dynamic_shared_bytes(&self) -> u32 {
-        self.grids
-            .iter()
-            .map(|g| g.info.dynamic_shared)
-            .max()
-            .unwrap_or(0)
+    /// The dynamic shared memory of each grid, in bytes, in launch order (the monitors' shadow
+    /// of a block's shared memory has its own grid's size).
+    pub(crate) fn dynamic_shared_bytes_per_grid(&self) -> Vec<u32> {
+        self.grids.iter().map(|g| g.info.dynamic_shared).collect()
     }
 
     /// `(grid, linear block in the grid)` of global block number `block`.

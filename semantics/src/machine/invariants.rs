@@ -16,6 +16,7 @@
 
 use super::warp::simt_stack::{Flow, Outcome};
 use super::warp::{Warp, lanes};
+use crate::program::Pc;
 use traces::{Disable, TokenKind};
 
 /// What the monitor needs from before the step.
@@ -38,8 +39,48 @@ impl Pre {
     }
 }
 
+/// A safety invariant of the branching algorithm (thesis 6.4) that does not hold after a step,
+/// named as the thesis names it (inv1-inv6, and the consistency of active and parked lanes'
+/// pcs with their shadow pcs).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum InvariantViolation {
+    #[error("inv6: token ({kind}, 0, {pc}) has an empty mask")]
+    EmptyToken { kind: &'static str, pc: Pc },
+    #[error("inv5: active lanes {0:#x} are disabled")]
+    ActiveDisabled(u64),
+    #[error("inv2: no lane is active but the warp has not completed")]
+    NoActiveLane,
+    #[error("act-cons: active lane {lane} should be at pc {shadow:?}, the warp is at {pc}")]
+    ActiveElsewhere {
+        lane: usize,
+        shadow: Option<Pc>,
+        pc: Pc,
+    },
+    #[error("inv3: active lane {lane} is missing from token ({kind}, {mask:#x}, {pc})")]
+    MissingFromToken {
+        lane: usize,
+        kind: &'static str,
+        mask: u64,
+        pc: Pc,
+    },
+    #[error("exited lane {0} still has a pc")]
+    ExitedWithPc(usize),
+    #[error("inv1: parked lane {lane} ({disable:?}) has no activation token")]
+    NoActivationToken { lane: usize, disable: Disable },
+    #[error(
+        "inact-cons: parked lane {lane} is at pc {shadow:?}, its activation token ({kind}, {mask:#x}, {pc}) resumes at {pc}"
+    )]
+    ParkedElsewhere {
+        lane: usize,
+        shadow: Option<Pc>,
+        kind: &'static str,
+        mask: u64,
+        pc: Pc,
+    },
+}
+
 /// Moves the shadow pcs (→Θpc, `reset`) and checks the invariants.
-pub(crate) fn check(pre: &Pre, out: &Outcome, w: &mut Warp) -> Result<(), String> {
+pub(crate) fn check(pre: &Pre, out: &Outcome, w: &mut Warp) -> Result<(), InvariantViolation> {
     if w.shadow.is_empty() {
         return Ok(());
     }
@@ -82,47 +123,44 @@ pub(crate) fn check(pre: &Pre, out: &Outcome, w: &mut Warp) -> Result<(), String
     // Invariants.
     for tok in &w.stack {
         if tok.mask == 0 {
-            return Err(format!(
-                "inv6: token ({}, 0, {}) has an empty mask",
-                tok.kind.name(),
-                tok.pc
-            ));
+            return Err(InvariantViolation::EmptyToken {
+                kind: tok.kind.name(),
+                pc: tok.pc,
+            });
         }
     }
     if w.active & w.dis.any() != 0 {
-        return Err(format!(
-            "inv5: active lanes {:#x} are disabled",
-            w.active & w.dis.any()
-        ));
+        return Err(InvariantViolation::ActiveDisabled(w.active & w.dis.any()));
     }
     if w.active == 0 && !w.completed {
-        return Err("inv2: no lane is active but the warp has not completed".to_string());
+        return Err(InvariantViolation::NoActiveLane);
     }
     for l in lanes(w.active) {
         if w.shadow[l] != Some(w.pc) {
-            return Err(format!(
-                "act-cons: active lane {l} should be at pc {:?}, the warp is at {}",
-                w.shadow[l], w.pc
-            ));
+            return Err(InvariantViolation::ActiveElsewhere {
+                lane: l,
+                shadow: w.shadow[l],
+                pc: w.pc,
+            });
         }
         if let Some(t) = w
             .stack
             .iter()
             .find(|t| t.kind != TokenKind::Diverge && t.mask >> l & 1 == 0)
         {
-            return Err(format!(
-                "inv3: active lane {l} is missing from token ({}, {:#x}, {})",
-                t.kind.name(),
-                t.mask,
-                t.pc
-            ));
+            return Err(InvariantViolation::MissingFromToken {
+                lane: l,
+                kind: t.kind.name(),
+                mask: t.mask,
+                pc: t.pc,
+            });
         }
     }
     for l in lanes(w.real & !w.active) {
         match w.dis.of(l as u32) {
             Disable::Exit => {
                 if w.shadow[l].is_some() {
-                    return Err(format!("exited lane {l} still has a pc"));
+                    return Err(InvariantViolation::ExitedWithPc(l));
                 }
             }
             d => {
@@ -133,19 +171,19 @@ pub(crate) fn check(pre: &Pre, out: &Outcome, w: &mut Warp) -> Result<(), String
                 });
                 match tok {
                     None => {
-                        return Err(format!(
-                            "inv1: parked lane {l} ({d:?}) has no activation token"
-                        ));
+                        return Err(InvariantViolation::NoActivationToken {
+                            lane: l,
+                            disable: d,
+                        });
                     }
                     Some(t) if w.shadow[l] != Some(t.pc) => {
-                        return Err(format!(
-                            "inact-cons: parked lane {l} is at pc {:?}, its activation token ({}, {:#x}, {}) resumes at {}",
-                            w.shadow[l],
-                            t.kind.name(),
-                            t.mask,
-                            t.pc,
-                            t.pc
-                        ));
+                        return Err(InvariantViolation::ParkedElsewhere {
+                            lane: l,
+                            shadow: w.shadow[l],
+                            kind: t.kind.name(),
+                            mask: t.mask,
+                            pc: t.pc,
+                        });
                     }
                     Some(_) => {}
                 }

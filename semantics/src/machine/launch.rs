@@ -178,20 +178,10 @@ fn build(
     if n == 0 {
         return Err(err("the program has no launch"));
     }
-    // One launch: its errors as they always were; several: each names its launch.
-    let located = |i: usize| {
-        move |e: LaunchError| {
-            if n == 1 {
-                e
-            } else {
-                err(format!("launch {} of {n}: {}", i + 1, e.message))
-            }
-        }
-    };
     let shapes = launches
         .iter()
         .enumerate()
-        .map(|(i, l)| shape(&program, l, config).map_err(located(i)))
+        .map(|(i, l)| shape(&program, l, config).map_err(located(i, n)))
         .collect::<Result<Vec<_>, _>>()?;
     let total_blocks = shapes.iter().map(|s| s.blocks as u64).sum::<u64>();
     if total_blocks > u32::MAX as u64 {
@@ -200,130 +190,23 @@ fn build(
         )));
     }
     let dev = &config.device;
-    let ws = dev.warp_size;
-
     // Memory: module variables, buffers, parameters.
-    let mut mem = Flat::new(config.local_bytes_per_thread as u64);
-    let mut local_static = 0u64;
-    for v in &program.variables {
-        let init = relocated_init(v);
-        match v.space {
-            Space::Global => mem.add_global_variable(&v.name, v.address, &init, v.size),
-            Space::Const => mem.add_const_variable(&v.name, v.address, &init, v.size),
-            Space::Local => local_static = local_static.max(v.address + v.size),
-            _ => {}
-        }
-    }
-    for (name, value) in launch.globals {
-        let v = program
-            .variables
-            .iter()
-            .find(|v| &v.name == name && matches!(v.space, Space::Global | Space::Const))
-            .ok_or_else(|| {
-                err(format!(
-                    "`globals` names `{name}`, which is not a module .global/.const variable"
-                ))
-            })?;
-        let n = (type_size(v.ty) as usize).min(8);
-        let bytes = value.to_le_bytes();
-        let seg = if v.space == Space::Global {
-            mem.global_named_mut(name)
-        } else {
-            mem.const_named_mut(name)
-        };
-        if let Some(seg) = seg {
-            seg.write_bytes(0, &bytes[..n]);
-        }
-    }
-    let mut picks: Vec<(u64, Arc<[u64]>)> = Vec::new();
-    for (name, values) in launch.extern_values {
-        let v = program
-            .variables
-            .iter()
-            .find(|v| &v.name == name && v.space == Space::Const && v.name.ends_with(crate::load::EXTERN_SLOT_SUFFIX))
-            .ok_or_else(|| {
-                err(format!(
-                    "`extern_values` names `{name}`, which is not the result slot of a body-less function the program calls"
-                ))
-            })?;
-        if values.is_empty() {
-            return Err(err(format!("`extern_values` gives `{name}` no value")));
-        }
-        if picks.iter().any(|(a, _)| *a == v.address) {
-            return Err(err(format!("`extern_values` names `{name}` twice")));
-        }
-        picks.push((v.address, values.as_slice().into()));
-    }
+    let (mut mem, local_static) = module_memory(&program, config);
+    set_globals(&program, &mut mem, launch.globals)?;
+    let picks = extern_picks(&program, launch.extern_values)?;
     let buffers: Vec<u64> = launch
         .buffers
         .iter()
         .map(|b| mem.alloc_global(&b.name, &b.bytes))
         .collect();
-    let mut all_params = Vec::new();
-    let mut param_bases = Vec::with_capacity(n);
-    for (i, (l, s)) in launches.iter().zip(&shapes).enumerate() {
-        let f = program.function(s.entry);
-        let params = parameter_buffer(f, &l.args, &buffers).map_err(located(i))?;
-        let base = (all_params.len() as u64).next_multiple_of(PARAM_GRID_ALIGN);
-        all_params.resize(base as usize, 0);
-        all_params.extend_from_slice(&params);
-        param_bases.push(base);
-    }
-    mem.set_params(&all_params);
-
-    if config.memory == super::MemoryKind::Cached {
-        let lb = config.cache.line_bytes;
-        if !(8..=64).contains(&lb) || !lb.is_power_of_two() {
-            return Err(err(format!(
-                "cache line size {lb} is not a power of two between 8 and 64 bytes"
-            )));
-        }
-        if config.cache.l1_lines == 0 || config.cache.l2_lines == 0 {
-            return Err(err("the L1 and L2 caches need at least one line each"));
-        }
-    }
-    let kernel_frame_base = local_static.next_multiple_of(16) as u32;
-    let mut grids = Vec::with_capacity(n);
-    let mut base = 0u32;
-    for (i, ((l, s), param_base)) in launches.iter().zip(&shapes).zip(param_bases).enumerate() {
-        let f = program.function(s.entry);
-        if kernel_frame_base as u64 + f.frame_size as u64 > config.local_bytes_per_thread as u64 {
-            return Err(located(i)(err(format!(
-                "the kernel's frame ({} bytes) does not fit in {} bytes of local memory per thread",
-                f.frame_size, config.local_bytes_per_thread
-            ))));
-        }
-        let info = LaunchInfo {
-            entry: s.entry,
-            entry_start: f.start,
-            grid: l.grid,
-            block: l.block,
-            warp_size: ws,
-            threads_per_block: s.threads_per_block,
-            warps_per_block: s.warps_per_block,
-            total_blocks: s.blocks,
-            shared_bytes: s.shared_bytes,
-            dynamic_shared: l.dynamic_shared_bytes,
-            kernel_frame_base,
-            buffers: buffers.clone(),
-            param_base,
-            picks: picks.clone(),
-        };
-        grids.push(Grid {
-            info: Arc::new(info),
-            base,
-            stream: l.stream,
-            next_block: 0,
-            completed_blocks: 0,
-            // One grid is the launch itself; several start as `schedule_Grids` lets them.
-            phase: if n == 1 {
-                GridPhase::Active
-            } else {
-                GridPhase::Waiting
-            },
-        });
-        base += s.blocks;
-    }
+    let param_bases = parameters(&program, &mut mem, launches, &shapes, &buffers)?;
+    check_cache(config)?;
+    let context = GridContext {
+        kernel_frame_base: local_static.next_multiple_of(16) as u32,
+        buffers,
+        picks,
+    };
+    let grids = grids(&program, config, launches, &shapes, &param_bases, context)?;
     let mut m = Machine {
         program,
         info: grids[0].info.clone(),
@@ -349,6 +232,201 @@ fn build(
     m.schedule_grids();
     m.refresh_issue();
     Ok(m)
+}
+
+/// An error of launch `i` of `n`: as it always was for one launch; with several, naming its
+/// launch.
+fn located(i: usize, n: usize) -> impl Fn(LaunchError) -> LaunchError {
+    move |e: LaunchError| {
+        if n == 1 {
+            e
+        } else {
+            err(format!("launch {} of {n}: {}", i + 1, e.message))
+        }
+    }
+}
+
+/// The memory with the module's `.global` and `.const` variables (initialised, relocated), and
+/// the end of its static `.local` variables.
+fn module_memory(program: &Program, config: &MachineConfig) -> (Flat, u64) {
+    let mut mem = Flat::new(config.local_bytes_per_thread as u64);
+    let mut local_static = 0u64;
+    for v in &program.variables {
+        let init = relocated_init(v);
+        match v.space {
+            Space::Global => mem.add_global_variable(&v.name, v.address, &init, v.size),
+            Space::Const => mem.add_const_variable(&v.name, v.address, &init, v.size),
+            Space::Local => local_static = local_static.max(v.address + v.size),
+            _ => {}
+        }
+    }
+    (mem, local_static)
+}
+
+/// The launch's `globals`: values of module `.global`/`.const` variables.
+fn set_globals(
+    program: &Program,
+    mem: &mut Flat,
+    globals: &[(String, u64)],
+) -> Result<(), LaunchError> {
+    for (name, value) in globals {
+        let v = program
+            .variables
+            .iter()
+            .find(|v| &v.name == name && matches!(v.space, Space::Global | Space::Const))
+            .ok_or_else(|| {
+                err(format!(
+                    "`globals` names `{name}`, which is not a module .global/.const variable"
+                ))
+            })?;
+        let n = (type_size(v.ty) as usize).min(8);
+        let bytes = value.to_le_bytes();
+        let seg = if v.space == Space::Global {
+            mem.global_named_mut(name)
+        } else {
+            mem.const_named_mut(name)
+        };
+        if let Some(seg) = seg {
+            seg.write_bytes(0, &bytes[..n]);
+        }
+    }
+    Ok(())
+}
+
+/// The launch's `extern_values`: for each result slot of a body-less function, the values a
+/// call may return (`Choice::Pick` chooses among several).
+fn extern_picks(
+    program: &Program,
+    extern_values: &[(String, Vec<u64>)],
+) -> Result<Vec<(u64, Arc<[u64]>)>, LaunchError> {
+    let mut picks: Vec<(u64, Arc<[u64]>)> = Vec::new();
+    for (name, values) in extern_values {
+        let v = program
+            .variables
+            .iter()
+            .find(|v| &v.name == name && v.space == Space::Const && v.name.ends_with(crate::load::EXTERN_SLOT_SUFFIX))
+            .ok_or_else(|| {
+                err(format!(
+                    "`extern_values` names `{name}`, which is not the result slot of a body-less function the program calls"
+                ))
+            })?;
+        if values.is_empty() {
+            return Err(err(format!("`extern_values` gives `{name}` no value")));
+        }
+        if picks.iter().any(|(a, _)| *a == v.address) {
+            return Err(err(format!("`extern_values` names `{name}` twice")));
+        }
+        picks.push((v.address, values.as_slice().into()));
+    }
+    Ok(picks)
+}
+
+/// Every launch's parameter buffer, one after the other in the parameter space (each at a
+/// multiple of [`PARAM_GRID_ALIGN`]); returns each launch's base.
+fn parameters(
+    program: &Program,
+    mem: &mut Flat,
+    launches: &[GridLaunch],
+    shapes: &[Shape],
+    buffers: &[u64],
+) -> Result<Vec<u64>, LaunchError> {
+    let n = launches.len();
+    let mut all_params = Vec::new();
+    let mut param_bases = Vec::with_capacity(n);
+    for (i, (l, s)) in launches.iter().zip(shapes).enumerate() {
+        let f = program.function(s.entry);
+        let params = parameter_buffer(f, &l.args, buffers).map_err(located(i, n))?;
+        let base = (all_params.len() as u64).next_multiple_of(PARAM_GRID_ALIGN);
+        all_params.resize(base as usize, 0);
+        all_params.extend_from_slice(&params);
+        param_bases.push(base);
+    }
+    mem.set_params(&all_params);
+    Ok(param_bases)
+}
+
+/// The cache geometry of `--memory cached`: lines of 8 to 64 bytes (a power of two), at least
+/// one line per cache.
+fn check_cache(config: &MachineConfig) -> Result<(), LaunchError> {
+    if config.memory == super::MemoryKind::Cached {
+        let lb = config.cache.line_bytes;
+        if !(8..=64).contains(&lb) || !lb.is_power_of_two() {
+            return Err(err(format!(
+                "cache line size {lb} is not a power of two between 8 and 64 bytes"
+            )));
+        }
+        if config.cache.l1_lines == 0 || config.cache.l2_lines == 0 {
+            return Err(err("the L1 and L2 caches need at least one line each"));
+        }
+    }
+    Ok(())
+}
+
+/// What every grid of a program shares: where kernel frames start in local memory, the
+/// buffers' addresses and the body-less functions' values.
+struct GridContext {
+    kernel_frame_base: u32,
+    buffers: Vec<u64>,
+    picks: Vec<(u64, Arc<[u64]>)>,
+}
+
+/// The grids of the launches, their blocks numbered one after the other; one grid is the
+/// launch itself (active), several wait for `schedule_Grids` (thesis 5.7).
+fn grids(
+    program: &Program,
+    config: &MachineConfig,
+    launches: &[GridLaunch],
+    shapes: &[Shape],
+    param_bases: &[u64],
+    context: GridContext,
+) -> Result<Vec<Grid>, LaunchError> {
+    let n = launches.len();
+    let GridContext {
+        kernel_frame_base,
+        buffers,
+        picks,
+    } = context;
+    let mut grids = Vec::with_capacity(n);
+    let mut base = 0u32;
+    for (i, ((l, s), &param_base)) in launches.iter().zip(shapes).zip(param_bases).enumerate() {
+        let f = program.function(s.entry);
+        if kernel_frame_base as u64 + f.frame_size as u64 > config.local_bytes_per_thread as u64 {
+            return Err(located(i, n)(err(format!(
+                "the kernel's frame ({} bytes) does not fit in {} bytes of local memory per thread",
+                f.frame_size, config.local_bytes_per_thread
+            ))));
+        }
+        let info = LaunchInfo {
+            entry: s.entry,
+            entry_start: f.start,
+            grid: l.grid,
+            block: l.block,
+            warp_size: config.device.warp_size,
+            threads_per_block: s.threads_per_block,
+            warps_per_block: s.warps_per_block,
+            total_blocks: s.blocks,
+            shared_bytes: s.shared_bytes,
+            dynamic_shared: l.dynamic_shared_bytes,
+            kernel_frame_base,
+            buffers: buffers.clone(),
+            param_base,
+            picks: picks.clone(),
+        };
+        grids.push(Grid {
+            info: Arc::new(info),
+            base,
+            stream: l.stream,
+            next_block: 0,
+            completed_blocks: 0,
+            phase: if n == 1 {
+                GridPhase::Active
+            } else {
+                GridPhase::Waiting
+            },
+        });
+        base += s.blocks;
+    }
+    Ok(grids)
 }
 
 /// The kernel parameter buffer of one launch (thesis 5.7.3: the arguments written at the

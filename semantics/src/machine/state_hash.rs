@@ -124,8 +124,8 @@ impl Machine {
         self.grids.iter().map(|g| g.info.total_blocks).sum()
     }
 
-    /// Warps per block (the last one may have fewer real lanes); with several grids, the most
-    /// of any grid ([`Machine::grids`] has each grid's).
+    /// Warps per block (the last one may have fewer real lanes): the largest grid's, with
+    /// several grids. A tool that walks one block's warps wants [`Machine::warps_in_block`].
     pub fn warps_per_block(&self) -> u32 {
         self.grids
             .iter()
@@ -134,13 +134,31 @@ impl Machine {
             .unwrap_or(0)
     }
 
-    /// Threads per block; with several grids, the most of any grid.
+    /// Threads per block: the largest grid's, with several grids. A tool that walks one
+    /// block's threads wants [`Machine::threads_in_block`].
     pub fn threads_per_block(&self) -> u32 {
         self.grids
             .iter()
             .map(|g| g.info.threads_per_block)
             .max()
             .unwrap_or(0)
+    }
+
+    /// The warps of global block `block`: its grid's (each grid of a program has its own block
+    /// shape, thesis 5.7); 0 for a block number no grid has.
+    pub fn warps_in_block(&self, block: u32) -> u32 {
+        if block >= self.total_blocks() {
+            return 0;
+        }
+        self.grid_info(block).warps_per_block
+    }
+
+    /// The threads of global block `block`: its grid's; 0 for a block number no grid has.
+    pub fn threads_in_block(&self, block: u32) -> u32 {
+        if block >= self.total_blocks() {
+            return 0;
+        }
+        self.grid_info(block).threads_per_block
     }
 
     /// Lanes per warp.

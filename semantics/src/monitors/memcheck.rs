@@ -13,7 +13,9 @@
 //!   once per pc. `ld.param`/`st.param` are skipped: `call` copies arguments into frames without
 //!   events.
 
-use super::{AccessOp, Location, MemoryErrorKind, MemoryFinding, Monitors, RawAccess, elem_size};
+use super::{
+    AccessOp, Location, MemoryErrorKind, MemoryFinding, Monitors, RawAccess, Shape, elem_size,
+};
 use crate::machine::{LaunchConfig, Machine};
 use crate::program::{Program, Space};
 use std::collections::{BTreeMap, HashMap};
@@ -38,9 +40,9 @@ pub(crate) struct MemState {
     regions: Vec<Region>,
     /// Uninitialised launch buffers: `(region index, init bits)`.
     global_init: Vec<(usize, Vec<u64>)>,
-    shared_bytes: u64,
-    /// One bit per shared byte: inside some `.shared` variable (the out-of-bounds test).
-    shared_covered: Vec<u64>,
+    /// Per grid (in launch order), one bit per byte of a block's shared memory: inside some
+    /// `.shared` variable (the out-of-bounds test). Grids differ in their dynamic shared memory.
+    shared_covered: Vec<Vec<u64>>,
     shared_init: Vec<Option<Vec<u64>>>,
     /// `(global thread, page) -> bits`.
     local_init: HashMap<(u32, u64), Box<[u64; (LOCAL_PAGE / 64) as usize]>>,
@@ -51,12 +53,14 @@ pub(crate) struct MemState {
 }
 
 impl MemState {
-    pub fn new(machine: &Machine, launch: &LaunchConfig, program: &Program) -> MemState {
-        // A program's grids may each have their own dynamic shared memory: a block may use the
-        // largest (finer: per grid; all grids of the corpus agree).
-        let dynamic_shared = machine
-            .max_dynamic_shared_bytes()
-            .max(launch.dynamic_shared_bytes) as u64;
+    /// The regions of `launch`'s buffers and `program`'s variables; `shapes` are the grids',
+    /// each with its shared memory size.
+    pub fn new(
+        machine: &Machine,
+        launch: &LaunchConfig,
+        program: &Program,
+        shapes: &[Shape],
+    ) -> MemState {
         let mut regions = Vec::new();
         for (i, b) in launch.buffers.iter().enumerate() {
             if let Some(base) = machine.buffer_address(i) {
@@ -70,6 +74,9 @@ impl MemState {
                 });
             }
         }
+        // The dynamic shared variable is named up to the end of the largest grid's shared
+        // memory; whether an access is inside it is each grid's own (`shared_covered`).
+        let largest = shapes.iter().map(|s| s.shared_bytes).max().unwrap_or(0);
         for v in &program.variables {
             let space = match v.space {
                 Space::Global => MemSpace::Global,
@@ -77,7 +84,11 @@ impl MemState {
                 Space::Const => MemSpace::Const,
                 _ => continue,
             };
-            let size = if v.dynamic { dynamic_shared } else { v.size };
+            let size = if v.dynamic {
+                largest.saturating_sub(program.shared_size)
+            } else {
+                v.size
+            };
             regions.push(Region {
                 name: v.name.clone(),
                 space,
@@ -88,19 +99,24 @@ impl MemState {
             });
         }
         regions.sort_by_key(|r| (r.space as u8, r.base));
-        let shared_bytes = program.shared_size + dynamic_shared;
-        let mut shared_covered = vec![0u64; shared_bytes.div_ceil(64) as usize];
-        for r in regions.iter().filter(|r| r.space == MemSpace::Shared) {
-            let hi = (r.base + r.size).min(shared_bytes);
-            if r.base < hi {
-                bits(&mut shared_covered, r.base, hi, true);
-            }
-        }
+        let shared_covered = shapes
+            .iter()
+            .map(|shape| {
+                let shared_bytes = shape.shared_bytes;
+                let mut covered = vec![0u64; shared_bytes.div_ceil(64) as usize];
+                for r in regions.iter().filter(|r| r.space == MemSpace::Shared) {
+                    let hi = (r.base + r.size).min(shared_bytes);
+                    if r.base < hi {
+                        bits(&mut covered, r.base, hi, true);
+                    }
+                }
+                covered
+            })
+            .collect();
         MemState {
             shared_covered,
             regions,
             global_init: Vec::new(),
-            shared_bytes,
             shared_init: Vec::new(),
             local_init: HashMap::new(),
             seen: BTreeMap::new(),
@@ -117,12 +133,14 @@ impl MemState {
         }
     }
 
-    pub fn issue(&mut self, block: u32) {
+    /// Block `block` of the grid of `shape` became resident: its shared memory (its grid's
+    /// size) starts undefined.
+    pub fn issue(&mut self, block: u32, shape: &Shape) {
         let i = block as usize;
         if self.shared_init.len() <= i {
             self.shared_init.resize_with(i + 1, || None);
         }
-        self.shared_init[i] = Some(vec![0; self.shared_bytes.div_ceil(64) as usize]);
+        self.shared_init[i] = Some(vec![0; shape.shared_bytes.div_ceil(64) as usize]);
     }
 
     pub fn retire(&mut self, block: u32) {
@@ -206,6 +224,7 @@ impl Monitors {
         let writes = a.op != AccessOp::Read;
         // Lanes found at fault, reported after the pass (rare: the vector is empty).
         let mut faults = std::mem::take(&mut self.mem.faults);
+        let grid = self.shape(a.block).index;
         {
             let MemState {
                 shared_covered,
@@ -215,6 +234,7 @@ impl Monitors {
             let mut init = shared_init
                 .get_mut(a.block as usize)
                 .and_then(Option::as_mut);
+            let shared_covered = &mut shared_covered[grid];
             for (lane, address) in lanes {
                 if !bits(shared_covered, address, address + size, false) {
                     faults.push((MemoryErrorKind::OutOfBounds, lane, address));
@@ -242,8 +262,9 @@ impl Monitors {
         let mut oob = false;
         match a.space {
             MemSpace::Shared => {
+                let grid = self.shape(a.block).index;
                 oob = !bits(
-                    &mut self.mem.shared_covered,
+                    &mut self.mem.shared_covered[grid],
                     a.address,
                     a.address + size,
                     false,

@@ -489,6 +489,11 @@ pub(crate) struct Shape {
     /// The grid's index in the program, `None` for a one-kernel launch (reports then name no
     /// grid).
     pub grid_index: Option<u32>,
+    /// The grid's position in [`Monitors::shapes`] (0 for a one-kernel launch).
+    pub index: usize,
+    /// Bytes of shared memory of each of the grid's blocks: the module's static `.shared`
+    /// variables and the grid's own dynamic shared memory.
+    pub shared_bytes: u64,
 }
 
 impl Shape {
@@ -574,11 +579,18 @@ impl Monitors {
             .map(|g| g.threads_per_block.max(1))
             .max()
             .unwrap_or(1);
+        // Each grid has its own dynamic shared memory; a one-kernel launch's is the launch's.
+        let dynamic_shared = machine.dynamic_shared_bytes_per_grid();
         let shapes: Vec<Shape> = grids
             .iter()
             .enumerate()
             .map(|(i, g)| {
                 let tpb = g.threads_per_block.max(1);
+                let dynamic = if several {
+                    dynamic_shared[i]
+                } else {
+                    dynamic_shared[i].max(launch.dynamic_shared_bytes)
+                };
                 Shape {
                     grid: g.grid_dim.map(|d| d.max(1)),
                     block: g.block_dim.map(|d| d.max(1)),
@@ -590,6 +602,8 @@ impl Monitors {
                     stride,
                     first_block: g.base,
                     grid_index: several.then_some(i as u32),
+                    index: i,
+                    shared_bytes: program.shared_size + dynamic as u64,
                 }
             })
             .collect();
@@ -610,19 +624,13 @@ impl Monitors {
             .map(|i| classify(&i.op))
             .collect();
         let loops = Loops::of(&program);
-        let mem = memcheck::MemState::new(machine, launch, &program);
-        let dynamic_shared = if several {
-            machine.max_dynamic_shared_bytes()
-        } else {
-            launch.dynamic_shared_bytes
-        };
-        let shared_bytes = program.shared_size + dynamic_shared as u64;
+        let mem = memcheck::MemState::new(machine, launch, &program, &shapes);
         Monitors {
             config,
             shapes,
             preds,
             classes,
-            race: race::RaceState::new(shared_bytes, config.race_model),
+            race: race::RaceState::new(config.race_model),
             barrier: barrier::BarrierState::new(),
             mem,
             loops,
@@ -691,9 +699,10 @@ impl Monitors {
             match e {
                 Event::BlockIssued { block, .. } => {
                     let shape = self.shape(*block);
-                    self.race.issue(*block, &shape);
+                    let preds = race::stream_preds(&self.shapes, &self.preds, *block);
+                    self.race.issue(*block, &shape, preds);
                     self.barrier.issue(*block, &shape, self.loops.count());
-                    self.mem.issue(*block);
+                    self.mem.issue(*block, &shape);
                 }
                 Event::Memory {
                     block,
@@ -790,7 +799,7 @@ impl Monitors {
                 }
                 Event::WarpCompleted { .. } | Event::MemoryStep { .. } => {}
                 Event::BlockCompleted { block, .. } => {
-                    self.race.retire(*block);
+                    self.race.retire(*block, &self.shape(*block));
                     self.barrier.retire(*block);
                     self.mem.retire(*block);
                 }

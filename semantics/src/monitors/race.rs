@@ -45,6 +45,9 @@ use std::collections::{BTreeMap, HashMap};
 use traces::MemSpace;
 
 mod report;
+mod sync;
+
+use sync::{ThreadRef, sync_access};
 
 const STRONG: u8 = 1;
 const RMW: u8 = 2;
@@ -114,6 +117,9 @@ pub(crate) struct Knowledge {
     /// `global thread -> warp instruction index`: that thread's accesses made at its warp's
     /// instruction indices up to this (a thread's accesses are in the order of those indices).
     threads: Vec<(u32, u32)>,
+    /// `first thread -> end thread`: global thread ranges of completed grids, all of whose
+    /// accesses happened before (a grid's stream predecessors, passed on by a release).
+    grids: Vec<(u32, u32)>,
 }
 
 fn join_sorted<K: Ord + Copy>(dst: &mut Vec<(K, u32)>, src: &[(K, u32)]) {
@@ -159,6 +165,10 @@ impl Knowledge {
     fn join(&mut self, other: &Knowledge) {
         join_sorted(&mut self.warps, &other.warps);
         join_sorted(&mut self.threads, &other.threads);
+        join_sorted(&mut self.grids, &other.grids);
+    }
+    fn is_empty(&self) -> bool {
+        self.warps.is_empty() && self.threads.is_empty() && self.grids.is_empty()
     }
     /// Whether access `a` (made in `block`, `warp`) happened before the thread that knows this.
     #[inline]
@@ -166,7 +176,11 @@ impl Knowledge {
         if lookup(&self.warps, (block as u64) << 32 | warp as u64).is_some_and(|c| a.clock <= c) {
             return true;
         }
-        lookup(&self.threads, a.g()).is_some_and(|i| a.wi <= i)
+        if lookup(&self.threads, a.g()).is_some_and(|i| a.wi <= i) {
+            return true;
+        }
+        let g = a.g();
+        self.grids.iter().any(|&(lo, hi)| (lo..hi).contains(&g))
     }
 }
 
@@ -235,11 +249,13 @@ struct RawRace {
 
 pub(crate) struct RaceState {
     model: RaceModel,
-    shared_words: usize,
     global: Paged,
     blocks: Vec<Option<Box<BlockSync>>>,
     /// Releases published per location `(space, block for shared, word)`.
     sync: HashMap<(u8, u32, u64), Vec<Published>>,
+    /// What the threads of each completed grid knew when they exited, by the grid's first
+    /// global thread: the launches of its stream that follow it start knowing it.
+    completed: BTreeMap<u32, Knowledge>,
     /// Reported pairs `(first pc, second pc, kind)` -> index in `findings.races`.
     seen: BTreeMap<(u32, u32, u8), usize>,
     /// Races found by the access being processed (reused: no allocation per access).
@@ -248,36 +264,47 @@ pub(crate) struct RaceState {
 }
 
 impl RaceState {
-    pub fn new(shared_bytes: u64, model: RaceModel) -> RaceState {
+    pub fn new(model: RaceModel) -> RaceState {
         RaceState {
             model,
-            shared_words: shared_bytes.div_ceil(4) as usize,
             global: Paged::default(),
             blocks: Vec::new(),
             sync: HashMap::new(),
+            completed: BTreeMap::new(),
             seen: BTreeMap::new(),
             pending: Vec::new(),
             found: Found::default(),
         }
     }
 
-    pub fn issue(&mut self, block: u32, shape: &Shape) {
+    /// Block `block` of a grid of `shape`, whose stream predecessors are the grids with the
+    /// global thread ranges `preds`, became resident: its threads start knowing what those
+    /// grids' threads knew when they exited (happens-before is transitive through the stream
+    /// order, thesis 5.7).
+    pub fn issue(&mut self, block: u32, shape: &Shape, preds: &[(u32, u32)]) {
         let w = shape.warps_per_block as usize;
         let mut vc = vec![0u32; w * w];
         for i in 0..w {
             vc[i * w + i] = 1;
         }
-        let b = BlockSync {
+        let mut b = BlockSync {
             vc,
             wi: vec![0; w],
             full: vec![0; w],
             joint: vec![None; w],
             threads: vec![ThreadSync::default(); shape.tpb as usize],
             bars: vec![Gather::default(); 16],
-            shared: vec![Cell::default(); self.shared_words],
+            shared: vec![Cell::default(); shape.shared_bytes.div_ceil(4) as usize],
             shared_bytes: Bytes::default(),
             knows: false,
         };
+        let inherited = self.inherited(preds);
+        if !inherited.is_empty() {
+            for t in &mut b.threads {
+                t.knowledge = Some(Box::new(inherited.clone()));
+            }
+            b.knows = true;
+        }
         let i = block as usize;
         if self.blocks.len() <= i {
             self.blocks.resize_with(i + 1, || None);
@@ -285,8 +312,35 @@ impl RaceState {
         self.blocks[i] = Some(Box::new(b));
     }
 
-    pub fn retire(&mut self, block: u32) {
+    /// What the stream predecessors with thread ranges `preds` knew when they completed.
+    fn inherited(&self, preds: &[(u32, u32)]) -> Knowledge {
+        let mut k = Knowledge::default();
+        if !self.completed.is_empty() {
+            for (lo, _) in preds {
+                if let Some(c) = self.completed.get(lo) {
+                    k.join(c);
+                }
+            }
+        }
+        k
+    }
+
+    /// Block `block` of a grid of `shape` exited; in a program of several launches, what its
+    /// threads knew joins what its grid passes on to its stream successors.
+    pub fn retire(&mut self, block: u32, shape: &Shape) {
         if let Some(b) = self.blocks.get_mut(block as usize) {
+            if shape.grid_index.is_some()
+                && let Some(b) = b.as_deref()
+                && b.knows
+            {
+                let c = self
+                    .completed
+                    .entry(shape.first_block * shape.stride)
+                    .or_default();
+                for k in b.threads.iter().filter_map(|t| t.knowledge.as_deref()) {
+                    c.join(k);
+                }
+            }
             *b = None;
         }
         // Shared-memory releases of the block die with it.
@@ -507,16 +561,7 @@ impl Monitors {
     ) {
         let (block, warp) = (a.block, a.warp);
         let shape = self.shape(block);
-        let preds = if self.shapes.len() == 1 {
-            &[][..]
-        } else {
-            // (Only for programs of several launches: a lookup per warp step.)
-            let i = self
-                .shapes
-                .partition_point(|s| s.first_block <= block)
-                .saturating_sub(1);
-            &self.preds[i][..]
-        };
+        let preds = stream_preds(&self.shapes, &self.preds, block);
         let RaceState {
             blocks,
             global,
@@ -597,43 +642,19 @@ impl Monitors {
                 },
             };
             let first_word = address >> 2;
-            let end_word = ((address + size - 1) >> 2) + 1;
-            // (`..=` iterates measurably slower on this path.)
-            for word in first_word..end_word {
-                // The bytes of the word the access touches (all four for aligned words).
-                let mask = if address & 3 == 0 && word < first_word + size / 4 {
-                    0xF
-                } else {
-                    let lo = (word << 2).max(address);
-                    let hi = ((word << 2) + 4).min(address + size);
-                    (((1u32 << (hi - lo)) - 1) << (lo & 3)) as u8
-                };
-                let cur = Acc {
-                    off: (address as i64 - (word << 2) as i64) as i8,
-                    ..cur_base
-                };
-                let (cell, bytes) = if a.space == MemSpace::Shared {
-                    match shared.get_mut(word as usize) {
-                        Some(c) => (c, &mut *shared_bytes),
-                        None => continue,
-                    }
-                } else {
-                    global.cell(word)
-                };
-                word_access::<SIMPLE>(cell, bytes, mask, &cur, write, &ctx, found);
-                if !found.0.is_empty() {
-                    for (prev, prev_write) in found.0.drain(..) {
-                        pending.push(RawRace {
-                            prev,
-                            prev_write,
-                            cur,
-                            cur_write: write,
-                            space: a.space,
-                            word,
-                        });
-                    }
-                }
-            }
+            let cells = Cells {
+                space: a.space,
+                shared: &mut shared[..],
+                shared_bytes: &mut *shared_bytes,
+                global: &mut *global,
+            };
+            let lane_access = LaneAccess {
+                address,
+                size,
+                cur: cur_base,
+                write,
+            };
+            lane_words::<SIMPLE>(cells, lane_access, &ctx, found, pending);
             // Synchronisation through this location (strong accesses only); only the first
             // word of an access names it (accesses are aligned).
             if strong || !sync.is_empty() {
@@ -648,6 +669,7 @@ impl Monitors {
                     knows: &mut *knows,
                     g,
                     wi,
+                    preds,
                 };
                 sync_access(
                     sync,
@@ -660,6 +682,105 @@ impl Monitors {
                     thread,
                     view.vc,
                 );
+            }
+        }
+    }
+}
+
+/// The global thread ranges of the grids ordered before global block `block`'s by stream order
+/// (none for a one-kernel launch): `preds` per grid of `shapes`.
+#[inline(always)]
+pub(super) fn stream_preds<'a>(
+    shapes: &[Shape],
+    preds: &'a [Box<[(u32, u32)]>],
+    block: u32,
+) -> &'a [(u32, u32)] {
+    if shapes.len() == 1 {
+        &[][..]
+    } else {
+        // (Only for programs of several launches: a lookup per warp step.)
+        let i = shapes
+            .partition_point(|s| s.first_block <= block)
+            .saturating_sub(1);
+        &preds[i][..]
+    }
+}
+
+/// Where the words of an access live: the block's shared cells or the global ones.
+struct Cells<'a> {
+    space: MemSpace,
+    shared: &'a mut [Cell],
+    shared_bytes: &'a mut Bytes,
+    global: &'a mut Paged,
+}
+
+/// One lane's access: its address, its size in bytes, the access as the cells record it (the
+/// offset in the word is set per word) and whether it writes.
+#[derive(Clone, Copy)]
+struct LaneAccess {
+    address: u64,
+    size: u64,
+    cur: Acc,
+    write: bool,
+}
+
+/// The words one lane's access touches, each checked against (and entered into) its cell; the
+/// races found go to `pending`.
+#[inline(always)]
+fn lane_words<const SIMPLE: bool>(
+    cells: Cells<'_>,
+    acc: LaneAccess,
+    ctx: &Ctx,
+    found: &mut Found,
+    pending: &mut Vec<RawRace>,
+) {
+    let LaneAccess {
+        address,
+        size,
+        cur: cur_base,
+        write,
+    } = acc;
+    let Cells {
+        space,
+        shared,
+        shared_bytes,
+        global,
+    } = cells;
+    let first_word = address >> 2;
+    let end_word = ((address + size - 1) >> 2) + 1;
+    // (`..=` iterates measurably slower on this path.)
+    for word in first_word..end_word {
+        // The bytes of the word the access touches (all four for aligned words).
+        let mask = if address & 3 == 0 && word < first_word + size / 4 {
+            0xF
+        } else {
+            let lo = (word << 2).max(address);
+            let hi = ((word << 2) + 4).min(address + size);
+            (((1u32 << (hi - lo)) - 1) << (lo & 3)) as u8
+        };
+        let cur = Acc {
+            off: (address as i64 - (word << 2) as i64) as i8,
+            ..cur_base
+        };
+        let (cell, bytes) = if space == MemSpace::Shared {
+            match shared.get_mut(word as usize) {
+                Some(c) => (c, &mut *shared_bytes),
+                None => continue,
+            }
+        } else {
+            global.cell(word)
+        };
+        word_access::<SIMPLE>(cell, bytes, mask, &cur, write, ctx, found);
+        if !found.0.is_empty() {
+            for (prev, prev_write) in found.0.drain(..) {
+                pending.push(RawRace {
+                    prev,
+                    prev_write,
+                    cur,
+                    cur_write: write,
+                    space,
+                    word,
+                });
             }
         }
     }
@@ -835,105 +956,5 @@ fn cell_access<const SIMPLE: bool>(
         // another thread.
         cell.r1 = cell.r0;
         cell.r0 = *cur;
-    }
-}
-
-/// The synchronisation state of the thread making an access: thread `g` of the grid at warp
-/// instruction index `wi`.
-struct ThreadRef<'a> {
-    sync: &'a mut ThreadSync,
-    /// The block's `knows`.
-    knows: &'a mut bool,
-    g: u32,
-    wi: u32,
-}
-
-/// Release/acquire through location `key` (PTX ISA 8.x §8.8 patterns); `vc` is the accessing
-/// warp's row of its block's clock matrix.
-fn sync_access(
-    sync: &mut HashMap<(u8, u32, u64), Vec<Published>>,
-    key: (u8, u32, u64),
-    a: &RawAccess,
-    thread: ThreadRef,
-    vc: &[u32],
-) {
-    let c = a.class;
-    let reads = a.op != AccessOp::Write;
-    let writes = a.op != AccessOp::Read;
-    if reads
-        && c.strong
-        && let Some(list) = sync.get(&key)
-    {
-        {
-            let t = &mut *thread.sync;
-            if c.acquire {
-                let k = t.knowledge.get_or_insert_with(Default::default);
-                for p in list {
-                    if p.block == a.block || (p.scope >= SCOPE_GPU && c.scope >= SCOPE_GPU) {
-                        k.join(&p.knowledge);
-                    }
-                }
-                *thread.knows = true;
-            } else {
-                for p in list {
-                    t.pending.push((p.clone(), c.scope));
-                }
-            }
-        }
-    }
-    if !writes {
-        return;
-    }
-    // Release: a `.release` write, or a strong write after a fence.
-    let t = &*thread.sync;
-    let release = if !c.strong {
-        None
-    } else if c.release {
-        Some((c.scope, thread.wi))
-    } else if t.fence != 0 {
-        Some(((t.fence - 1).min(c.scope), t.fence_wi))
-    } else {
-        None
-    };
-    let published = release.map(|(scope, upto)| {
-        let w = a.warp as usize;
-        let mut k = Knowledge::default();
-        for (v, &clock) in vc.iter().enumerate() {
-            let clock = if v == w { clock - 1 } else { clock };
-            if clock > 0 {
-                k.warps.push(((a.block as u64) << 32 | v as u64, clock));
-            }
-        }
-        k.threads.push((thread.g, upto));
-        if let Some(tk) = &t.knowledge {
-            k.join(tk);
-        }
-        Published {
-            block: a.block,
-            scope,
-            knowledge: k,
-        }
-    });
-    if a.op == AccessOp::Atomic {
-        // A read-modify-write continues the release sequence.
-        if let Some(p) = published {
-            let list = sync.entry(key).or_default();
-            match list
-                .iter_mut()
-                .find(|q| q.block == p.block && q.scope == p.scope)
-            {
-                Some(q) => q.knowledge.join(&p.knowledge),
-                None => list.push(p),
-            }
-        }
-    } else {
-        match published {
-            Some(p) => {
-                sync.insert(key, vec![p]);
-            }
-            None => {
-                sync.remove(&key);
-            }
-        }
     }
 }

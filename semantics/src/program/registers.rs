@@ -42,6 +42,49 @@ impl Op {
     /// Calls `f` with every register the operation reads or writes.
     pub fn for_each_register(&self, f: &mut impl FnMut(RegId)) {
         match self {
+            Op::Unary { .. }
+            | Op::Cvt { .. }
+            | Op::Cvta { .. }
+            | Op::IsSpace { .. }
+            | Op::Binary { .. }
+            | Op::Ternary { .. }
+            | Op::Prmt { .. }
+            | Op::Slct { .. }
+            | Op::Bfi { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. }
+            | Op::Setp { .. }
+            | Op::Set { .. } => self.arith_registers(f),
+            Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => self.memory_registers(f),
+            Op::Barrier { .. }
+            | Op::WarpSync { .. }
+            | Op::Vote { .. }
+            | Op::Shfl { .. }
+            | Op::Match { .. }
+            | Op::Redux { .. }
+            | Op::ActiveMask { .. }
+            | Op::Extern { .. }
+            | Op::Mma { .. }
+            | Op::LdMatrix { .. } => self.warp_registers(f),
+            Op::BraIndirect { .. }
+            | Op::Call { .. }
+            | Op::Fence { .. }
+            | Op::Bra { .. }
+            | Op::Ret { .. }
+            | Op::Exit { .. }
+            | Op::Trap { .. }
+            | Op::Nop { .. }
+            | Op::Ssy { .. }
+            | Op::Sync { .. }
+            | Op::Brk { .. }
+            | Op::PreBrk { .. }
+            | Op::PreRet { .. } => self.control_registers(f),
+        }
+    }
+
+    /// [`Op::for_each_register`] of the arithmetic, comparison and conversion operations.
+    fn arith_registers(&self, f: &mut impl FnMut(RegId)) {
+        match self {
             Op::Unary { dst, a, .. } | Op::Cvt { dst, a, .. } | Op::Cvta { dst, a, .. } => {
                 f(*dst);
                 src(a, f);
@@ -112,6 +155,13 @@ impl Op {
                     pred(p, f);
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// [`Op::for_each_register`] of the memory operations (`ld`, `st`, `atom`).
+    fn memory_registers(&self, f: &mut impl FnMut(RegId)) {
+        match self {
             Op::Ld { dst, addr: a, .. } => {
                 dst.iter().flatten().for_each(|d| f(*d));
                 addr(a, f);
@@ -138,6 +188,13 @@ impl Op {
                     src(b, f);
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// [`Op::for_each_register`] of the barriers and warp-collective operations.
+    fn warp_registers(&self, f: &mut impl FnMut(RegId)) {
+        match self {
             Op::Barrier {
                 kind, id, count, ..
             } => {
@@ -211,6 +268,13 @@ impl Op {
                 dst.iter().take(*num as usize).for_each(|r| f(*r));
                 rows.iter().for_each(|r| f(*r));
             }
+            _ => {}
+        }
+    }
+
+    /// [`Op::for_each_register`] of the control transfers and fences (registers only in an indirect branch or call).
+    fn control_registers(&self, f: &mut impl FnMut(RegId)) {
+        match self {
             Op::BraIndirect { index, .. } => src(index, f),
             Op::Call {
                 target, args, rets, ..
@@ -220,17 +284,7 @@ impl Op {
                 }
                 args.iter().chain(rets.iter()).for_each(|p| param(p, f));
             }
-            Op::Fence { .. }
-            | Op::Bra { .. }
-            | Op::Ret
-            | Op::Exit
-            | Op::Trap
-            | Op::Nop
-            | Op::Ssy { .. }
-            | Op::Sync
-            | Op::Brk
-            | Op::PreBrk { .. }
-            | Op::PreRet { .. } => {}
+            _ => {}
         }
     }
 

@@ -200,7 +200,18 @@ pub(super) fn simple(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
     cx.emit(op);
 }
 
-/// `call{.uni} (rets), f, (args)`; `call (rets), %rd, (args), prototype`.
+/// The callee of a `call` as resolved: where control goes, the parameters it declares, and
+/// how diagnostics name it.
+struct Callee<'a> {
+    target: CallTarget,
+    ret_params: &'a [Param],
+    params: &'a [Param],
+    name: String,
+}
+
+/// `call (rets), f, (args);` and `call (rets), %rd, (args), proto;` (PTX ISA 9.7.13.4): the
+/// operands, the callee, the arity against its declaration, then each argument's and return
+/// value's locations.
 pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
     let Some(mods) = cx.mods(|n| m_word(n, &["uni"])) else {
         return;
@@ -242,6 +253,41 @@ pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
         );
         return;
     }
+    let Some(c) = callee_of(cx, callee, proto_op, rets) else {
+        return;
+    };
+    if !call_arity_ok(cx, &c, args, rets) {
+        return;
+    }
+    let mut out_args = Vec::with_capacity(args.len());
+    for (a, p) in args.iter().zip(c.params) {
+        if !param_locs(cx, a, p, false, &mut out_args) {
+            return;
+        }
+    }
+    let mut out_rets = Vec::with_capacity(rets.len());
+    for (r, p) in rets.iter().zip(c.ret_params) {
+        if !param_locs(cx, r, p, true, &mut out_rets) {
+            return;
+        }
+    }
+    cx.emit(Op::Call {
+        target: c.target,
+        args: out_args.into(),
+        rets: out_rets.into(),
+        uni: mods.has("uni"),
+    });
+}
+
+/// The callee operand resolved: a function with a body, a register holding a function's
+/// address (with its prototype or `.calltargets`), or a body-less function (whose call is
+/// emitted here: `None` then, as after a diagnostic).
+fn callee_of<'a>(
+    cx: &mut Cx<'a, '_, '_>,
+    callee: &'a Operand,
+    proto_op: Option<&'a Operand>,
+    rets: &'a [Operand],
+) -> Option<Callee<'a>> {
     let Operand::Symbol {
         name,
         component: None,
@@ -257,138 +303,162 @@ pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
             "not a function",
             "write the name of a `.func`, or a register holding its address",
         );
-        return;
+        return None;
     };
-    let (target, ret_params, params, callee_name): (CallTarget, &[Param], &[Param], String) =
-        match cx.resolve(name, None) {
-            Named::Func(id) => {
-                if proto_op.is_some() {
-                    cx.error(
-                        ins.span,
-                        "a direct call takes no prototype",
-                        "unexpected prototype",
-                        "drop the prototype operand",
-                    );
-                    return;
-                }
-                let Some(sig) = cx.f.m.signatures.get(&*name.name).copied() else {
-                    return;
-                };
-                if sig.kind == ptx_parser::FunctionKind::Entry {
-                    cx.error(
-                        *span,
-                        format!("`{}` is a kernel and cannot be called", name.name),
-                        "`.entry`",
-                        "call a `.func`; kernels are launched from the host (thesis 5.1.3 step 3)",
-                    );
-                    return;
-                }
-                (
-                    CallTarget::Direct(id),
-                    &sig.return_params[..],
-                    &sig.params[..],
-                    name.name.as_str().to_owned(),
-                )
-            }
-            Named::Bodiless => {
-                extern_call(cx, &name.name, *span, rets);
-                return;
-            }
-            Named::Local(Local::Reg { id, ty, vector: 1 })
-                if types::is_int(ty) && matches!(types::size(ty), 4 | 8) =>
-            {
-                let Some(Operand::Symbol { name: pname, .. }) = proto_op else {
-                    cx.error(ins.span, "an indirect call needs a `.callprototype` label as its last operand", "missing prototype", "declare `proto: .callprototype (...) _ (...);` and write `call (rets), %rd, (args), proto;`");
-                    return;
-                };
-                if let Some(proto) = cx.f.env.prototype(cx.scope, &pname.name) {
-                    // Candidates are filled in once every function's address-taking is known.
-                    (
-                        CallTarget::Indirect {
-                            reg: id,
-                            candidates: Box::new([]),
-                        },
-                        &proto.return_params[..],
-                        &proto.params[..],
-                        format!("prototype `{}`", pname.name),
-                    )
-                } else if let Some((list, true)) = cx.f.env.target_list(cx.scope, &pname.name) {
-                    // `.calltargets f, g`: the listed functions are the candidates; they share the
-                    // first one's signature.
-                    let mut cands = Vec::new();
-                    for t in &list.targets {
-                        match cx.f.m.functions.get(&*t.name) {
-                            Some(&f) => cands.push(f),
-                            None => {
-                                cx.error(
-                                    t.span,
-                                    format!("undefined function `{}` in `.calltargets`", t.name),
-                                    "no such function",
-                                    "list `.func`s with bodies in this module",
-                                );
-                                return;
-                            }
-                        }
-                    }
-                    let Some(sig) = list
-                        .targets
-                        .first()
-                        .and_then(|t| cx.f.m.signatures.get(&*t.name).copied())
-                    else {
-                        cx.error(
-                            list.span,
-                            "empty `.calltargets` list",
-                            "no targets",
-                            "list at least one function",
-                        );
-                        return;
-                    };
-                    (
-                        CallTarget::Indirect {
-                            reg: id,
-                            candidates: cands.into(),
-                        },
-                        &sig.return_params[..],
-                        &sig.params[..],
-                        format!("call targets `{}`", pname.name),
-                    )
-                } else {
-                    cx.error(
-                        pname.span,
-                        format!("undefined call prototype `{}`", pname.name),
-                        "no `.callprototype` of that name",
-                        format!(
-                            "declare `{}: .callprototype (...) _ (...);` in this function",
-                            pname.name
-                        ),
-                    );
-                    return;
-                }
-            }
-            Named::Undefined => {
+    match cx.resolve(name, None) {
+        Named::Func(id) => direct_callee(cx, id, name, *span, proto_op),
+        Named::Bodiless => {
+            extern_call(cx, &name.name, *span, rets);
+            None
+        }
+        Named::Local(Local::Reg { id, ty, vector: 1 })
+            if types::is_int(ty) && matches!(types::size(ty), 4 | 8) =>
+        {
+            indirect_callee(cx, id, proto_op)
+        }
+        Named::Undefined => {
+            cx.error(
+                *span,
+                format!("undefined function `{}`", name.name),
+                "no such function",
+                format!(
+                    "declare `.func {}` in this module (or fix the name)",
+                    name.name
+                ),
+            );
+            None
+        }
+        _ => {
+            cx.error(
+                *span,
+                format!("`{}` is not a function", name.name),
+                "not a function",
+                "call a `.func` or a register holding a function address",
+            );
+            None
+        }
+    }
+}
+
+/// A direct call of function `id`: no prototype, and not a kernel.
+fn direct_callee<'a>(
+    cx: &mut Cx<'a, '_, '_>,
+    id: crate::program::FuncId,
+    name: &'a ptx_parser::Ident,
+    span: ptx_parser::Span,
+    proto_op: Option<&'a Operand>,
+) -> Option<Callee<'a>> {
+    if proto_op.is_some() {
+        cx.error(
+            cx.ins.span,
+            "a direct call takes no prototype",
+            "unexpected prototype",
+            "drop the prototype operand",
+        );
+        return None;
+    }
+    let sig = cx.f.m.signatures.get(&*name.name).copied()?;
+    if sig.kind == ptx_parser::FunctionKind::Entry {
+        cx.error(
+            span,
+            format!("`{}` is a kernel and cannot be called", name.name),
+            "`.entry`",
+            "call a `.func`; kernels are launched from the host (thesis 5.1.3 step 3)",
+        );
+        return None;
+    }
+    Some(Callee {
+        target: CallTarget::Direct(id),
+        ret_params: &sig.return_params[..],
+        params: &sig.params[..],
+        name: name.name.as_str().to_owned(),
+    })
+}
+
+/// An indirect call through register `reg`: its last operand names a `.callprototype` (the
+/// candidates are filled in once every function's address-taking is known) or a
+/// `.calltargets` list (the listed functions, sharing the first one's signature).
+fn indirect_callee<'a>(
+    cx: &mut Cx<'a, '_, '_>,
+    reg: RegId,
+    proto_op: Option<&'a Operand>,
+) -> Option<Callee<'a>> {
+    let Some(Operand::Symbol { name: pname, .. }) = proto_op else {
+        cx.error(cx.ins.span, "an indirect call needs a `.callprototype` label as its last operand", "missing prototype", "declare `proto: .callprototype (...) _ (...);` and write `call (rets), %rd, (args), proto;`");
+        return None;
+    };
+    if let Some(proto) = cx.f.env.prototype(cx.scope, &pname.name) {
+        return Some(Callee {
+            target: CallTarget::Indirect {
+                reg,
+                candidates: Box::new([]),
+            },
+            ret_params: &proto.return_params[..],
+            params: &proto.params[..],
+            name: format!("prototype `{}`", pname.name),
+        });
+    }
+    let Some((list, true)) = cx.f.env.target_list(cx.scope, &pname.name) else {
+        cx.error(
+            pname.span,
+            format!("undefined call prototype `{}`", pname.name),
+            "no `.callprototype` of that name",
+            format!(
+                "declare `{}: .callprototype (...) _ (...);` in this function",
+                pname.name
+            ),
+        );
+        return None;
+    };
+    let mut cands = Vec::new();
+    for t in &list.targets {
+        match cx.f.m.functions.get(&*t.name) {
+            Some(&f) => cands.push(f),
+            None => {
                 cx.error(
-                    *span,
-                    format!("undefined function `{}`", name.name),
+                    t.span,
+                    format!("undefined function `{}` in `.calltargets`", t.name),
                     "no such function",
-                    format!(
-                        "declare `.func {}` in this module (or fix the name)",
-                        name.name
-                    ),
+                    "list `.func`s with bodies in this module",
                 );
-                return;
+                return None;
             }
-            _ => {
-                cx.error(
-                    *span,
-                    format!("`{}` is not a function", name.name),
-                    "not a function",
-                    "call a `.func` or a register holding a function address",
-                );
-                return;
-            }
-        };
-    // The thesis's lowered form (Listings 5.2, 5.3 after step 3): `call f;` to a function whose
-    // parameters are `.local` frame slots the caller filled through `%stackBase`.
+        }
+    }
+    let Some(sig) = list
+        .targets
+        .first()
+        .and_then(|t| cx.f.m.signatures.get(&*t.name).copied())
+    else {
+        cx.error(
+            list.span,
+            "empty `.calltargets` list",
+            "no targets",
+            "list at least one function",
+        );
+        return None;
+    };
+    Some(Callee {
+        target: CallTarget::Indirect {
+            reg,
+            candidates: cands.into(),
+        },
+        ret_params: &sig.return_params[..],
+        params: &sig.params[..],
+        name: format!("call targets `{}`", pname.name),
+    })
+}
+
+/// As many arguments and return values as the callee declares, except in the thesis's lowered
+/// form (Listings 5.2, 5.3 after step 3): `call f;` to a function whose parameters are
+/// `.local` frame slots the caller filled through `%stackBase`.
+fn call_arity_ok(
+    cx: &mut Cx<'_, '_, '_>,
+    c: &Callee<'_>,
+    args: &[Operand],
+    rets: &[Operand],
+) -> bool {
+    let (params, ret_params) = (c.params, c.ret_params);
     let lowered = args.is_empty()
         && rets.is_empty()
         && params
@@ -397,9 +467,10 @@ pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
             .all(|p| p.space == ptx_parser::StateSpace::Local);
     if !lowered && (rets.len() != ret_params.len() || args.len() != params.len()) {
         cx.error(
-            ins.span,
+            cx.ins.span,
             format!(
-                "call arity mismatch: {callee_name} takes {} argument(s) and returns {} value(s), but the call passes {} and receives {}",
+                "call arity mismatch: {} takes {} argument(s) and returns {} value(s), but the call passes {} and receives {}",
+                c.name,
                 params.len(),
                 ret_params.len(),
                 args.len(),
@@ -408,26 +479,9 @@ pub(super) fn call(cx: &mut Cx<'_, '_, '_>) {
             "wrong number of arguments",
             format!("pass {} argument(s) and receive {} return value(s), as the declaration says", params.len(), ret_params.len()),
         );
-        return;
+        return false;
     }
-    let mut out_args = Vec::with_capacity(args.len());
-    for (a, p) in args.iter().zip(params) {
-        if !param_locs(cx, a, p, false, &mut out_args) {
-            return;
-        }
-    }
-    let mut out_rets = Vec::with_capacity(rets.len());
-    for (r, p) in rets.iter().zip(ret_params) {
-        if !param_locs(cx, r, p, true, &mut out_rets) {
-            return;
-        }
-    }
-    cx.emit(Op::Call {
-        target,
-        args: out_args.into(),
-        rets: out_rets.into(),
-        uni: mods.has("uni"),
-    });
+    true
 }
 
 /// A call to a function declared without a body (`.extern .func` or a prototype only): PTX

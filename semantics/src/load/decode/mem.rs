@@ -9,7 +9,7 @@
 //! variable's own space: the generic address of `x` and its address in its space denote the same
 //! location (PTX ISA 6.4.1.1), and the machine then needs no generic mapping for it.
 
-use super::alu::Elem;
+use super::moves::Elem;
 use super::{Cx, M, Named, m_order, m_scope, m_space, m_ty, m_word};
 use crate::load::scope::Local;
 use crate::load::types;
@@ -188,7 +188,21 @@ pub(crate) fn space_name(s: Space) -> &'static str {
     }
 }
 
-/// `ld ldu st` (PTX ISA 9.7.9.8-9.7.9.10).
+/// The qualifiers of an `ld`/`ldu`/`st` as its modifiers give them.
+#[derive(Clone, Copy)]
+struct Access {
+    is_st: bool,
+    ty: ScalarType,
+    space: Space,
+    order: MemOrder,
+    scope: Option<Scope>,
+    cache: Option<CacheOp>,
+    vector: u8,
+    nc: bool,
+}
+
+/// `ld`, `ldu`, `st` (PTX ISA 9.7.9.8-9.7.9.10): the qualifiers, their combinations the
+/// instruction admits, then the address and the data operands.
 pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
     let is_st = opcode == "st";
     let Some(mods) = cx.mods(|n| {
@@ -226,12 +240,54 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
             |m| if let M::Vector(n) = m { Some(*n) } else { None },
         )
         .unwrap_or(1);
-    let nc = mods.has("nc");
-    let span = cx.ins.span;
-    // `.v8` (PTX ISA 9.7.9.8): at most 256 bits, so elements of at most 32 bits.
-    if vector == 8 && types::size(ty) > 4 {
+    let a = Access {
+        is_st,
+        ty,
+        space,
+        order,
+        scope,
+        cache,
+        vector,
+        nc: mods.has("nc"),
+    };
+    if !vector_ok(cx, a)
+        || !order_ok(cx, opcode, a)
+        || !cache_ok(cx, a)
+        || !space_ok(cx, opcode, a)
+        || !cx.arity(&[2])
+    {
+        return;
+    }
+    let ins = cx.ins;
+    let (data, addr_op) = if is_st {
+        (&ins.operands[1], &ins.operands[0])
+    } else {
+        (&ins.operands[0], &ins.operands[1])
+    };
+    let Some((addr, space)) = cx.address(addr_op, space) else {
+        return;
+    };
+    let elems: Vec<Elem<'_>> = if vector == 1 {
+        vec![Elem::Op(data)]
+    } else {
+        match super::moves::vector_elems(cx, data, vector, ty) {
+            Some(e) => e,
+            None => return,
+        }
+    };
+    let a = Access { space, ..a };
+    if is_st {
+        emit_st(cx, a, &elems, addr);
+    } else {
+        emit_ld(cx, a, &elems, addr);
+    }
+}
+
+/// `.v8` (PTX ISA 9.7.9.8): at most 256 bits, so elements of at most 32 bits.
+fn vector_ok(cx: &mut Cx<'_, '_, '_>, a: Access) -> bool {
+    if a.vector == 8 && types::size(a.ty) > 4 {
         cx.error(
-            span,
+            cx.ins.span,
             format!(
                 "`{full}`: `.v8` takes elements of at most 32 bits",
                 full = cx.full_name()
@@ -239,11 +295,16 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
             "vector too wide",
             "use `.v4` for 64-bit elements (a vector access moves at most 256 bits)",
         );
-        return;
+        return false;
     }
-    // Orders and scopes each instruction admits (PTX ISA 9.7.9.8, 9.7.9.10).
+    true
+}
+
+/// Orders and scopes each instruction admits (PTX ISA 9.7.9.8, 9.7.9.10).
+fn order_ok(cx: &mut Cx<'_, '_, '_>, opcode: &str, a: Access) -> bool {
+    let span = cx.ins.span;
     let order_ok = matches!(
-        (is_st, order),
+        (a.is_st, a.order),
         (_, MemOrder::Weak | MemOrder::Volatile | MemOrder::Relaxed)
             | (false, MemOrder::Acquire)
             | (true, MemOrder::Release)
@@ -256,17 +317,17 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
                 full = cx.full_name()
             ),
             "wrong memory order",
-            if is_st {
+            if a.is_st {
                 "`st` takes `.weak .volatile .relaxed .release`"
             } else {
                 "`ld` takes `.weak .volatile .relaxed .acquire`"
             },
         );
-        return;
+        return false;
     }
-    if scope.is_some()
+    if a.scope.is_some()
         && !matches!(
-            order,
+            a.order,
             MemOrder::Relaxed | MemOrder::Acquire | MemOrder::Release
         )
     {
@@ -279,40 +340,53 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
             "scope without a strong order",
             "add `.relaxed` (or `.acquire`/`.release`), or drop the scope",
         );
-        return;
+        return false;
     }
-    if let Some(c) = cache {
-        let ok = if is_st {
-            matches!(c, CacheOp::Wb | CacheOp::Cg | CacheOp::Cs | CacheOp::Wt)
-        } else {
-            matches!(
-                c,
-                CacheOp::Ca | CacheOp::Cg | CacheOp::Cs | CacheOp::Lu | CacheOp::Cv
-            )
-        };
-        if !ok || order != MemOrder::Weak {
-            cx.error(
-                span,
-                format!(
-                    "`{full}` combines a cache operator with {}",
-                    if ok {
-                        "a memory order"
-                    } else {
-                        "the wrong instruction"
-                    },
-                    full = cx.full_name()
-                ),
-                "cache operator not allowed here",
-                if is_st {
-                    "`st` takes `.wb .cg .cs .wt` on weak stores"
+    true
+}
+
+/// Cache operators (PTX ISA 9.7.9.1): `ld` and `st` each have their own, on weak accesses only.
+fn cache_ok(cx: &mut Cx<'_, '_, '_>, a: Access) -> bool {
+    let Some(c) = a.cache else {
+        return true;
+    };
+    let ok = if a.is_st {
+        matches!(c, CacheOp::Wb | CacheOp::Cg | CacheOp::Cs | CacheOp::Wt)
+    } else {
+        matches!(
+            c,
+            CacheOp::Ca | CacheOp::Cg | CacheOp::Cs | CacheOp::Lu | CacheOp::Cv
+        )
+    };
+    if !ok || a.order != MemOrder::Weak {
+        cx.error(
+            cx.ins.span,
+            format!(
+                "`{full}` combines a cache operator with {}",
+                if ok {
+                    "a memory order"
                 } else {
-                    "`ld` takes `.ca .cg .cs .lu .cv` on weak loads"
+                    "the wrong instruction"
                 },
-            );
-            return;
-        }
+                full = cx.full_name()
+            ),
+            "cache operator not allowed here",
+            if a.is_st {
+                "`st` takes `.wb .cg .cs .wt` on weak stores"
+            } else {
+                "`ld` takes `.ca .cg .cs .lu .cv` on weak loads"
+            },
+        );
+        return false;
     }
-    if nc && (is_st || !matches!(space, Space::Global) || order != MemOrder::Weak) {
+    true
+}
+
+/// State spaces against `.nc` (weak `ld.global` only), `ldu` (`.global`) and `.volatile`
+/// (not `.const`/`.param`).
+fn space_ok(cx: &mut Cx<'_, '_, '_>, opcode: &str, a: Access) -> bool {
+    let span = cx.ins.span;
+    if a.nc && (a.is_st || !matches!(a.space, Space::Global) || a.order != MemOrder::Weak) {
         cx.error(
             span,
             format!(
@@ -322,9 +396,9 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
             "`.nc` not allowed here",
             "drop `.nc`",
         );
-        return;
+        return false;
     }
-    if opcode == "ldu" && !matches!(space, Space::Global | Space::Generic) {
+    if opcode == "ldu" && !matches!(a.space, Space::Global | Space::Generic) {
         cx.error(
             span,
             format!(
@@ -334,11 +408,11 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
             "wrong space",
             "use `ld` for other state spaces",
         );
-        return;
+        return false;
     }
     // `st.const` loads: ptxas takes it at -O0 and the store faults when it runs ("const address
     // ... is read-only", as the hardware's), so a kernel that never executes it is valid.
-    if order == MemOrder::Volatile && matches!(space, Space::Const | Space::Param) {
+    if a.order == MemOrder::Volatile && matches!(a.space, Space::Const | Space::Param) {
         cx.error(
             span,
             format!(
@@ -348,78 +422,68 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
             "wrong space",
             "`.volatile` applies to `.global .shared .local` and generic",
         );
-        return;
+        return false;
     }
-    if !cx.arity(&[2]) {
-        return;
+    true
+}
+
+/// The qualifiers an access carries into its op.
+fn qualifiers(a: Access) -> MemQualifiers {
+    MemQualifiers {
+        order: a.order,
+        scope: a.scope,
+        cache: a.cache,
+        non_coherent: a.nc,
     }
-    let ins = cx.ins;
-    let (data, addr_op) = if is_st {
-        (&ins.operands[1], &ins.operands[0])
-    } else {
-        (&ins.operands[0], &ins.operands[1])
-    };
-    let Some((addr, space)) = cx.address(addr_op, space) else {
-        return;
-    };
-    let qual = MemQualifiers {
-        order,
-        scope,
-        cache,
-        non_coherent: nc,
-    };
-    let elems: Vec<Elem<'_>> = if vector == 1 {
-        vec![Elem::Op(data)]
-    } else {
-        match super::alu::vector_elems(cx, data, vector, ty) {
-            Some(e) => e,
-            None => return,
-        }
-    };
-    if is_st {
-        let mut src = Vec::with_capacity(elems.len());
-        for e in &elems {
-            src.push(match e {
-                Elem::Reg(r) => Src::Reg(*r),
-                Elem::Op(op) => match cx.src_with(op, ty, true) {
-                    Some(s) => s,
-                    None => return,
-                },
-            });
-        }
-        let src = src.into_boxed_slice();
-        cx.emit(Op::St {
-            space,
-            qual,
-            ty,
-            vector,
-            src,
-            addr,
-        });
-    } else {
-        let mut dst: VecDst = [None; 8];
-        for (k, e) in elems.iter().enumerate() {
-            dst[k] = match e {
-                Elem::Reg(r) => Some(*r),
-                Elem::Op(op @ Operand::Sink(_)) if vector > 1 => {
-                    let _ = op;
-                    None
-                }
-                Elem::Op(op) => match cx.reg_operand(op, Some(ty), true, true) {
-                    Some(r) => Some(r),
-                    None => return,
-                },
-            };
-        }
-        cx.emit(Op::Ld {
-            space,
-            qual,
-            ty,
-            vector,
-            dst,
-            addr,
+}
+
+/// `st`: each element a source.
+fn emit_st(cx: &mut Cx<'_, '_, '_>, a: Access, elems: &[Elem<'_>], addr: Address) {
+    let mut src = Vec::with_capacity(elems.len());
+    for e in elems {
+        src.push(match e {
+            Elem::Reg(r) => Src::Reg(*r),
+            Elem::Op(op) => match cx.src_with(op, a.ty, true) {
+                Some(s) => s,
+                None => return,
+            },
         });
     }
+    let src = src.into_boxed_slice();
+    cx.emit(Op::St {
+        space: a.space,
+        qual: qualifiers(a),
+        ty: a.ty,
+        vector: a.vector,
+        src,
+        addr,
+    });
+}
+
+/// `ld`/`ldu`: each element a destination register (`_` drops a vector element).
+fn emit_ld(cx: &mut Cx<'_, '_, '_>, a: Access, elems: &[Elem<'_>], addr: Address) {
+    let mut dst: VecDst = [None; 8];
+    for (k, e) in elems.iter().enumerate() {
+        dst[k] = match e {
+            Elem::Reg(r) => Some(*r),
+            Elem::Op(op @ Operand::Sink(_)) if a.vector > 1 => {
+                let _ = op;
+                None
+            }
+            Elem::Op(op) => match cx.reg_operand(op, Some(a.ty), true, true) {
+                Some(r) => Some(r),
+                None => return,
+            },
+        };
+    }
+    cx.emit(Op::Ld {
+        space: a.space,
+        qual: qualifiers(a),
+        ty: a.ty,
+        vector: a.vector,
+        dst,
+        addr,
+    });
 }
 
 /// `cvta[.to].space.size d, a` and `isspacep.space p, a` (PTX ISA 9.7.9.19, 9.7.9.18).
@@ -491,7 +555,8 @@ pub(super) fn cvta(cx: &mut Cx<'_, '_, '_>, isspacep: bool) {
     }
 }
 
-/// `atom` and `red` (PTX ISA 9.7.12.3, 9.7.12.4).
+/// `atom` and `red` (PTX ISA 9.7.12.3, 9.7.12.4): the operation, the space and order, the type
+/// the operation takes, then the operands.
 pub(super) fn atom(cx: &mut Cx<'_, '_, '_>, is_red: bool) {
     let ops_words = [
         "add", "inc", "dec", "exch", "cas", "min", "max", "and", "or", "xor",
@@ -509,8 +574,33 @@ pub(super) fn atom(cx: &mut Cx<'_, '_, '_>, is_red: bool) {
     }) else {
         return;
     };
-    let Some(op) = cx.required(
-        &mods,
+    let Some(op) = atom_op(cx, &mods) else {
+        return;
+    };
+    let Some(ty) = cx.ty(&mods) else { return };
+    let space = cx
+        .one(&mods, |m| if let M::Space(s) = m { Some(*s) } else { None })
+        .unwrap_or(Space::Generic);
+    let order = cx
+        .one(&mods, |m| if let M::Order(o) = m { Some(*o) } else { None })
+        .unwrap_or(MemOrder::Relaxed);
+    let scope = cx.one(&mods, |m| if let M::Scope(s) = m { Some(*s) } else { None });
+    if !atom_space_order_ok(cx, is_red, space, order) || !atom_type_ok(cx, op, ty) {
+        return;
+    }
+    let qual = MemQualifiers {
+        order,
+        scope,
+        cache: None,
+        non_coherent: false,
+    };
+    atom_operands(cx, is_red, op, ty, space, qual);
+}
+
+/// The operation word of an `atom`/`red` (required).
+fn atom_op(cx: &mut Cx<'_, '_, '_>, mods: &super::Mods<'_>) -> Option<AtomOp> {
+    cx.required(
+        mods,
         "an operation",
         "add one of `.add .inc .dec .exch .cas .min .max .and .or .xor`",
         |m| {
@@ -528,17 +618,17 @@ pub(super) fn atom(cx: &mut Cx<'_, '_, '_>, is_red: bool) {
                 _ => return None,
             })
         },
-    ) else {
-        return;
-    };
-    let Some(ty) = cx.ty(&mods) else { return };
-    let space = cx
-        .one(&mods, |m| if let M::Space(s) = m { Some(*s) } else { None })
-        .unwrap_or(Space::Generic);
-    let order = cx
-        .one(&mods, |m| if let M::Order(o) = m { Some(*o) } else { None })
-        .unwrap_or(MemOrder::Relaxed);
-    let scope = cx.one(&mods, |m| if let M::Scope(s) = m { Some(*s) } else { None });
+    )
+}
+
+/// Atomics work on `.global`, `.shared` and generic addresses, with the strong orders (`red`
+/// without an acquire).
+fn atom_space_order_ok(
+    cx: &mut Cx<'_, '_, '_>,
+    is_red: bool,
+    space: Space,
+    order: MemOrder,
+) -> bool {
     if !matches!(space, Space::Global | Space::Shared | Space::Generic) {
         cx.error(
             cx.ins.span,
@@ -549,7 +639,7 @@ pub(super) fn atom(cx: &mut Cx<'_, '_, '_>, is_red: bool) {
             "wrong state space",
             "use `.global` or `.shared`, or a generic address",
         );
-        return;
+        return false;
     }
     if !matches!(
         order,
@@ -565,8 +655,14 @@ pub(super) fn atom(cx: &mut Cx<'_, '_, '_>, is_red: bool) {
             "wrong memory order",
             "atomics take `.relaxed .acquire .release .acq_rel` (`red`: `.relaxed .release`)",
         );
-        return;
+        return false;
     }
+    true
+}
+
+/// The types each atomic operation takes (PTX ISA 9.7.12.3); half precision is outside the
+/// subset.
+fn atom_type_ok(cx: &mut Cx<'_, '_, '_>, op: AtomOp, ty: ScalarType) -> bool {
     let type_ok = match op {
         AtomOp::And | AtomOp::Or | AtomOp::Xor => {
             matches!(types::size(ty), 4 | 8) && types::is_int(ty)
@@ -596,7 +692,7 @@ pub(super) fn atom(cx: &mut Cx<'_, '_, '_>, is_red: bool) {
         } else {
             Gap::HalfFloat
         });
-        return;
+        return false;
     }
     if !type_ok {
         cx.error(
@@ -609,8 +705,20 @@ pub(super) fn atom(cx: &mut Cx<'_, '_, '_>, is_red: bool) {
             "wrong type",
             "see PTX ISA 9.7.12.3 for the types each atomic operation takes",
         );
-        return;
+        return false;
     }
+    true
+}
+
+/// `atom d, [a], b (, c)` / `red [a], b`: the operands, and the op.
+fn atom_operands(
+    cx: &mut Cx<'_, '_, '_>,
+    is_red: bool,
+    op: AtomOp,
+    ty: ScalarType,
+    space: Space,
+    qual: MemQualifiers,
+) {
     let n = if is_red { 2 } else { 3 } + usize::from(op == AtomOp::Cas);
     if !cx.arity(&[n]) {
         return;
@@ -649,12 +757,6 @@ pub(super) fn atom(cx: &mut Cx<'_, '_, '_>, is_red: bool) {
             None => return,
         },
         None => None,
-    };
-    let qual = MemQualifiers {
-        order,
-        scope,
-        cache: None,
-        non_coherent: false,
     };
     cx.emit(Op::Atom {
         space,

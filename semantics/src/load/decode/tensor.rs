@@ -38,60 +38,88 @@ fn frag_ty(e: MmaElem) -> ScalarType {
     }
 }
 
-/// `mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c`.
+/// The modifier words `mma` takes.
+const MMA_WORDS: &[&str] = &[
+    "sync",
+    "aligned",
+    "row",
+    "col",
+    "satfinite",
+    "m16n8k8",
+    "m16n8k16",
+    "m16n8k32",
+    "m8n8k4",
+    "f16",
+    "bf16",
+    "f32",
+    "f64",
+    "s8",
+    "u8",
+    "s32",
+];
+
+/// `mma` forms outside the subset: one diagnostic for the instruction when it names one (not
+/// one per modifier).
+const MMA_OUTSIDE: &[&str] = &[
+    "m16n8k4",
+    "m8n8k16",
+    "m8n8k32",
+    "m16n8k64",
+    "m16n8k128",
+    "m16n8k256",
+    "m8n8k128",
+    "tf32",
+    "e4m3",
+    "e5m2",
+    "e2m1",
+    "e3m2",
+    "e2m3",
+    "s4",
+    "u4",
+    "b1",
+    "and",
+    "popc",
+    "xor",
+    "sp",
+    "kind::f8f6f4",
+    "block_scale",
+];
+
+/// The shape and types of an `mma`: `[d, a, b, c]`.
+#[derive(Clone, Copy)]
+struct MmaForm {
+    shape: MmaShape,
+    types: [MmaElem; 4],
+    satfinite: bool,
+}
+
+/// `mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype d, a, b, c` (PTX ISA 9.7.14.5.14):
+/// the form, the combination of shape and types the ISA defines, then the fragments.
 pub(super) fn mma(cx: &mut Cx<'_, '_, '_>) {
-    const WORDS: &[&str] = &[
-        "sync",
-        "aligned",
-        "row",
-        "col",
-        "satfinite",
-        "m16n8k8",
-        "m16n8k16",
-        "m16n8k32",
-        "m8n8k4",
-        "f16",
-        "bf16",
-        "f32",
-        "f64",
-        "s8",
-        "u8",
-        "s32",
-    ];
-    // One diagnostic for the instruction when it names a form outside the subset (not one per
-    // modifier).
-    const OUTSIDE: &[&str] = &[
-        "m16n8k4",
-        "m8n8k16",
-        "m8n8k32",
-        "m16n8k64",
-        "m16n8k128",
-        "m16n8k256",
-        "m8n8k128",
-        "tf32",
-        "e4m3",
-        "e5m2",
-        "e2m1",
-        "e3m2",
-        "e2m3",
-        "s4",
-        "u4",
-        "b1",
-        "and",
-        "popc",
-        "xor",
-        "sp",
-        "kind::f8f6f4",
-        "block_scale",
-    ];
-    if cx.ins.modifiers.iter().any(|m| OUTSIDE.contains(&&*m.name)) {
+    if cx
+        .ins
+        .modifiers
+        .iter()
+        .any(|m| MMA_OUTSIDE.contains(&&*m.name))
+    {
         cx.unsupported(Gap::Mma);
         return;
     }
-    let Some(mods) = cx.mods(|n| m_word(n, WORDS)) else {
+    let Some(mods) = cx.mods(|n| m_word(n, MMA_WORDS)) else {
         return;
     };
     let full = cx.full_name();
+    let Some(form) = mma_form(cx, &mods, &full) else {
+        return;
+    };
+    if !mma_types_ok(cx, form, &full) || !cx.arity(&[4]) {
+        return;
+    }
+    mma_operands(cx, form);
+}
+
+/// `.sync.aligned`, the shape, the layouts `.row.col` and the four types.
+fn mma_form(cx: &mut Cx<'_, '_, '_>, mods: &super::Mods<'_>, full: &str) -> Option<MmaForm> {
     let span = cx.ins.span;
     if !mods.has("sync") || !mods.has("aligned") {
         cx.error(
@@ -100,10 +128,10 @@ pub(super) fn mma(cx: &mut Cx<'_, '_, '_>) {
             "missing `.sync.aligned`",
             "write `mma.sync.aligned.m16n8k16.row.col...` (PTX ISA 9.7.14.5.14)",
         );
-        return;
+        return None;
     }
     let shape = cx.required(
-        &mods,
+        mods,
         "a shape",
         "add `.m16n8k16`, `.m16n8k8`, `.m16n8k32` or `.m8n8k4`",
         |m| match m {
@@ -113,8 +141,7 @@ pub(super) fn mma(cx: &mut Cx<'_, '_, '_>) {
             M::Word("m8n8k4") => Some(MmaShape::M8N8K4),
             _ => None,
         },
-    );
-    let Some(shape) = shape else { return };
+    )?;
     // `.alayout.blayout`: these shapes admit only `.row.col`.
     let layouts: Vec<&str> = mods
         .list
@@ -131,7 +158,7 @@ pub(super) fn mma(cx: &mut Cx<'_, '_, '_>) {
             "wrong layouts",
             "the shapes m16n8k8, m16n8k16, m16n8k32 and m8n8k4 (.f64) take `.row.col` (PTX ISA 9.7.14.5.14)",
         );
-        return;
+        return None;
     }
     let types: Vec<MmaElem> = mods
         .list
@@ -148,11 +175,24 @@ pub(super) fn mma(cx: &mut Cx<'_, '_, '_>) {
             "wrong number of types",
             "e.g. `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`",
         );
-        return;
+        return None;
     };
-    let satfinite = mods.has("satfinite");
+    Some(MmaForm {
+        shape,
+        types: [d_ty, a_ty, b_ty, c_ty],
+        satfinite: mods.has("satfinite"),
+    })
+}
+
+/// The combinations of shape and types the ISA defines (PTX ISA 9.7.14.5.14).
+fn mma_types_ok(cx: &mut Cx<'_, '_, '_>, form: MmaForm, full: &str) -> bool {
     use MmaElem as E;
     use MmaShape as S;
+    let MmaForm {
+        shape,
+        types: [d_ty, a_ty, b_ty, c_ty],
+        satfinite,
+    } = form;
     let ok = match shape {
         S::M16N8K8 | S::M16N8K16
             if a_ty == b_ty && matches!(a_ty, E::F16 | E::Bf16) && !satfinite =>
@@ -175,19 +215,27 @@ pub(super) fn mma(cx: &mut Cx<'_, '_, '_>) {
     if !ok {
         if shape == S::M8N8K4 && a_ty == E::F16 {
             cx.unsupported(Gap::Mma);
-            return;
+            return false;
         }
         cx.error(
-            span,
+            cx.ins.span,
             format!("`{full}`: the ISA has no such combination of shape and types"),
             "invalid type combination",
             "m16n8k8/m16n8k16 take .f16 or .bf16 inputs (.f32 or, for .f16, .f16 accumulators), m16n8k16/m16n8k32 .s8/.u8 with .s32, m8n8k4 .f64 (PTX ISA 9.7.14.5.14)",
         );
-        return;
+        return false;
     }
-    if !cx.arity(&[4]) {
-        return;
-    }
+    true
+}
+
+/// The fragments `{d..}, {a..}, {b..}, {c..}`, each as many registers as its shape and type
+/// give a thread.
+fn mma_operands(cx: &mut Cx<'_, '_, '_>, form: MmaForm) {
+    let MmaForm {
+        shape,
+        types: [d_ty, a_ty, b_ty, c_ty],
+        satfinite,
+    } = form;
     let (m, n, k) = shape.dims();
     let ops = &cx.ins.operands;
     let counts = [
@@ -274,7 +322,8 @@ fn vector_items<'a>(
     }
 }
 
-/// `ldmatrix.sync.aligned.m8n8.xN{.trans}{.shared{::cta}}.b16 d, [a]`.
+/// `ldmatrix.sync.aligned.m8n8.num{.trans}.shared.b16 d, [a]` (PTX ISA 9.7.14.5.15): the form,
+/// the destinations and the shared address, then each lane's row load and the row shuffle.
 pub(super) fn ldmatrix(cx: &mut Cx<'_, '_, '_>) {
     const WORDS: &[&str] = &[
         "sync",
@@ -299,10 +348,9 @@ pub(super) fn ldmatrix(cx: &mut Cx<'_, '_, '_>) {
         return;
     };
     let full = cx.full_name();
-    let span = cx.ins.span;
     if !(mods.has("sync") && mods.has("aligned") && mods.has("m8n8") && mods.has("b16")) {
         cx.error(
-            span,
+            cx.ins.span,
             format!("`{full}` needs `.sync.aligned.m8n8` and `.b16`"),
             "missing modifiers",
             "write `ldmatrix.sync.aligned.m8n8.x4.shared.b16 {d0, d1, d2, d3}, [addr]` (PTX ISA 9.7.14.5.15)",
@@ -320,7 +368,44 @@ pub(super) fn ldmatrix(cx: &mut Cx<'_, '_, '_>) {
     if !cx.arity(&[2]) {
         return;
     }
-    let ops = &cx.ins.operands;
+    let Some(dst) = ldmatrix_destinations(cx, num, &full) else {
+        return;
+    };
+    // Without `.shared` the address is generic (and must point into shared memory).
+    let space = if mods.has("shared") || mods.has("shared::cta") {
+        Space::Shared
+    } else {
+        Space::Generic
+    };
+    let ins = cx.ins;
+    let Some((addr, space)) = cx.address(&ins.operands[1], space) else {
+        return;
+    };
+    if !matches!(space, Space::Shared | Space::Generic) {
+        cx.error(
+            ins.operands[1].span(),
+            format!("`{full}` reads shared memory only"),
+            "not a shared address",
+            "give the address of a `.shared` variable or a shared-window address",
+        );
+        return;
+    }
+    let Some(rows) = ldmatrix_rows(cx, num, space, addr) else {
+        return;
+    };
+    cx.emit(Op::LdMatrix {
+        num,
+        trans: mods.has("trans"),
+        dst,
+        rows,
+        mask: Src::Imm(0xffff_ffff),
+    });
+}
+
+/// The `num` destination registers `{d0, ..}` (a single register for `.x1`).
+fn ldmatrix_destinations(cx: &mut Cx<'_, '_, '_>, num: u8, full: &str) -> Option<[RegId; 4]> {
+    let ins = cx.ins;
+    let ops = &ins.operands;
     let items: &[Operand] = match &ops[0] {
         Operand::Vector(items, _) => items,
         single @ Operand::Symbol { .. } if num == 1 => std::slice::from_ref(single),
@@ -333,37 +418,25 @@ pub(super) fn ldmatrix(cx: &mut Cx<'_, '_, '_>) {
             "wrong number of destinations",
             format!("write {num} `.b32` registers in braces"),
         );
-        return;
+        return None;
     }
     let mut dst = [RegId(0); 4];
     for (slot, item) in dst.iter_mut().zip(items) {
-        match cx.dst(item, Some(ScalarType::B32)) {
-            Some(r) => *slot = r,
-            None => return,
-        }
+        *slot = cx.dst(item, Some(ScalarType::B32))?;
     }
-    // Without `.shared` the address is generic (and must point into shared memory).
-    let space = if mods.has("shared") || mods.has("shared::cta") {
-        Space::Shared
-    } else {
-        Space::Generic
-    };
-    let Some((addr, space)) = cx.address(&ops[1], space) else {
-        return;
-    };
-    if !matches!(space, Space::Shared | Space::Generic) {
-        cx.error(
-            ops[1].span(),
-            format!("`{full}` reads shared memory only"),
-            "not a shared address",
-            "give the address of a `.shared` variable or a shared-window address",
-        );
-        return;
-    }
-    // Each lane loads its row into four fresh registers with an ordinary vector load (so that
-    // every memory system, monitor and footprint sees a plain `ld.shared.v4.b32`); with `.x1` and
-    // `.x2` only lanes 0-7 / 0-15 load (the other lanes' addresses are unused: PTX ISA
-    // 9.7.14.5.15), under a fresh predicate `laneid < 8·num` (and the instruction's guard).
+    Some(dst)
+}
+
+/// Each lane loads its row into four fresh registers with an ordinary vector load (so that
+/// every memory system, monitor and footprint sees a plain `ld.shared.v4.b32`); with `.x1` and
+/// `.x2` only lanes 0-7 / 0-15 load (the other lanes' addresses are unused: PTX ISA
+/// 9.7.14.5.15), under a fresh predicate `laneid < 8·num` (and the instruction's guard).
+fn ldmatrix_rows(
+    cx: &mut Cx<'_, '_, '_>,
+    num: u8,
+    space: Space,
+    addr: Address,
+) -> Option<[RegId; 4]> {
     let span = cx.ins.span;
     let mut rows = [RegId(0); 4];
     for (k, r) in rows.iter_mut().enumerate() {
@@ -375,7 +448,7 @@ pub(super) fn ldmatrix(cx: &mut Cx<'_, '_, '_>) {
             Ok(r) => r,
             Err(d) => {
                 cx.push_diag(d);
-                return;
+                return None;
             }
         };
     }
@@ -404,60 +477,55 @@ pub(super) fn ldmatrix(cx: &mut Cx<'_, '_, '_>) {
     };
     if num == 4 {
         cx.emit(load);
-    } else {
-        let p = match cx
-            .f
-            .env
-            .new_register("%ldmatrix.lanes", ScalarType::Pred, 1, span)
-        {
-            Ok(p) => p,
-            Err(d) => {
-                cx.push_diag(d);
-                return;
-            }
-        };
-        // Unguarded: the predicate combines the guard itself, so it is never stale.
-        let guard = cx.guard;
-        cx.emit_guarded(
-            Op::Setp {
-                cmp: Compare::Lt,
-                ty: ScalarType::U32,
-                ftz: false,
-                dst: p,
-                dst_neg: None,
-                a: Src::Special(SpecialReg::LaneId),
-                b: Src::Imm(8 * num as u64),
-                combine: guard.map(|g| {
-                    (
-                        BoolOp::And,
-                        PredSrc {
-                            src: Src::Reg(g.reg),
-                            negated: g.negated,
-                        },
-                    )
-                }),
-            },
-            None,
-        );
-        cx.emit_guarded(
-            load,
-            Some(GuardPred {
-                reg: p,
-                negated: false,
-            }),
-        );
+        return Some(rows);
     }
-    cx.emit(Op::LdMatrix {
-        num,
-        trans: mods.has("trans"),
-        dst,
-        rows,
-        mask: Src::Imm(0xffff_ffff),
-    });
+    let p = match cx
+        .f
+        .env
+        .new_register("%ldmatrix.lanes", ScalarType::Pred, 1, span)
+    {
+        Ok(p) => p,
+        Err(d) => {
+            cx.push_diag(d);
+            return None;
+        }
+    };
+    // Unguarded: the predicate combines the guard itself, so it is never stale.
+    let guard = cx.guard;
+    cx.emit_guarded(
+        Op::Setp {
+            cmp: Compare::Lt,
+            ty: ScalarType::U32,
+            ftz: false,
+            dst: p,
+            dst_neg: None,
+            a: Src::Special(SpecialReg::LaneId),
+            b: Src::Imm(8 * num as u64),
+            combine: guard.map(|g| {
+                (
+                    BoolOp::And,
+                    PredSrc {
+                        src: Src::Reg(g.reg),
+                        negated: g.negated,
+                    },
+                )
+            }),
+        },
+        None,
+    );
+    cx.emit_guarded(
+        load,
+        Some(GuardPred {
+            reg: p,
+            negated: false,
+        }),
+    );
+    Some(rows)
 }
 
-/// `cp.async.ca/.cg.shared{::cta}.global [dst], [src], cp-size{, src-size}`,
-/// `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`.
+/// `cp.async` (PTX ISA 9.7.9.25): the group operations are no-ops (the copies are made at
+/// issue); a copy checks its cache operator, state spaces and sizes, then becomes loads and
+/// stores through temporary registers.
 pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
     const WORDS: &[&str] = &[
         "async",
@@ -489,10 +557,9 @@ pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
         return;
     };
     let full = cx.full_name();
-    let span = cx.ins.span;
     if !mods.has("async") {
         cx.error(
-            span,
+            cx.ins.span,
             format!("`{full}` needs `.async`"),
             "missing `.async`",
             "cudasem decodes `cp.async` (PTX ISA 9.7.9.25)",
@@ -500,28 +567,57 @@ pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
         return;
     }
     if mods.has("commit_group") || mods.has("wait_group") || mods.has("wait_all") {
-        // The copies are made at issue: every group is complete when committed.
-        let n = if mods.has("wait_group") { 1 } else { 0 };
-        if !cx.arity(&[n]) {
-            return;
-        }
-        if n == 1 {
-            let ins = cx.ins;
-            if let Operand::Immediate(e) = &ins.operands[0] {
-                let _ = cx.imm(e, ScalarType::U32);
-            } else {
-                cx.error(
-                    ins.operands[0].span(),
-                    format!("`{full}` takes an integer constant"),
-                    "not a constant",
-                    "write `cp.async.wait_group 0;`",
-                );
-                return;
-            }
-        }
-        cx.emit(Op::Nop);
+        cp_async_group(cx, &mods, &full);
         return;
     }
+    let Some(cache) = cp_async_form(cx, &mods, &full) else {
+        return;
+    };
+    if !cx.arity(&[3, 4]) {
+        return;
+    }
+    let Some((cp_size, src_size)) = cp_async_sizes(cx, cache, &full) else {
+        return;
+    };
+    let ins = cx.ins;
+    let ops = &ins.operands;
+    let Some((dst, _)) = cx.address(&ops[0], Space::Shared) else {
+        return;
+    };
+    let Some((src, _)) = cx.address(&ops[1], Space::Global) else {
+        return;
+    };
+    cp_async_copy(cx, cache, (dst, src), (cp_size, src_size));
+}
+
+/// `cp.async.commit_group`, `.wait_group N`, `.wait_all`: the copies are made at issue, so
+/// every group is complete when committed.
+fn cp_async_group(cx: &mut Cx<'_, '_, '_>, mods: &super::Mods<'_>, full: &str) {
+    let n = if mods.has("wait_group") { 1 } else { 0 };
+    if !cx.arity(&[n]) {
+        return;
+    }
+    if n == 1 {
+        let ins = cx.ins;
+        if let Operand::Immediate(e) = &ins.operands[0] {
+            let _ = cx.imm(e, ScalarType::U32);
+        } else {
+            cx.error(
+                ins.operands[0].span(),
+                format!("`{full}` takes an integer constant"),
+                "not a constant",
+                "write `cp.async.wait_group 0;`",
+            );
+            return;
+        }
+    }
+    cx.emit(Op::Nop);
+}
+
+/// A copy's cache operator (`.ca` or `.cg`) and its state spaces `.shared{::cta}.global` (the
+/// destination's, then the source's).
+fn cp_async_form(cx: &mut Cx<'_, '_, '_>, mods: &super::Mods<'_>, full: &str) -> Option<CacheOp> {
+    let span = cx.ins.span;
     let cache = if mods.has("cg") {
         CacheOp::Cg
     } else if mods.has("ca") {
@@ -533,9 +629,8 @@ pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
             "missing cache operator",
             "write `cp.async.ca.shared.global` (4, 8 or 16 bytes) or `cp.async.cg.shared.global` (16 bytes)",
         );
-        return;
+        return None;
     };
-    // `.shared{::cta}.global`: the destination's space, then the source's.
     let at = |w: &str| {
         mods.list
             .iter()
@@ -549,11 +644,14 @@ pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
             "missing state spaces",
             "cp.async copies from `.global` to `.shared` (PTX ISA 9.7.9.25)",
         );
-        return;
+        return None;
     }
-    if !cx.arity(&[3, 4]) {
-        return;
-    }
+    Some(cache)
+}
+
+/// The copy size and the source size (constants): `.ca` copies 4, 8 or 16 bytes, `.cg` 16; the
+/// source size is at most the copy size.
+fn cp_async_sizes(cx: &mut Cx<'_, '_, '_>, cache: CacheOp, full: &str) -> Option<(u64, u64)> {
     let ins = cx.ins;
     let ops = &ins.operands;
     let constant = |cx: &mut Cx<'_, '_, '_>, op: &Operand| -> Option<u64> {
@@ -569,14 +667,9 @@ pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
             }
         }
     };
-    let Some(cp_size) = constant(cx, &ops[2]) else {
-        return;
-    };
+    let cp_size = constant(cx, &ops[2])?;
     let src_size = match ops.get(3) {
-        Some(op) => match constant(cx, op) {
-            Some(s) => s,
-            None => return,
-        },
+        Some(op) => constant(cx, op)?,
         None => cp_size,
     };
     let sizes_ok = if cache == CacheOp::Cg {
@@ -591,14 +684,20 @@ pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
             "wrong size",
             "`.ca` copies 4, 8 or 16 bytes, `.cg` 16; the source size is at most the copy size",
         );
-        return;
+        return None;
     }
-    let Some((dst, _)) = cx.address(&ops[0], Space::Shared) else {
-        return;
-    };
-    let Some((src, _)) = cx.address(&ops[1], Space::Global) else {
-        return;
-    };
+    Some((cp_size, src_size))
+}
+
+/// The copy as loads into temporary registers and stores from them, whole words when the
+/// source size allows (bytes otherwise), then a zero fill of the bytes past the source size.
+fn cp_async_copy(
+    cx: &mut Cx<'_, '_, '_>,
+    cache: CacheOp,
+    (dst, src): (Address, Address),
+    (cp_size, src_size): (u64, u64),
+) {
+    let span = cx.ins.span;
     let qual = |cache| MemQualifiers {
         order: MemOrder::Weak,
         scope: None,
@@ -609,7 +708,6 @@ pub(super) fn cp(cx: &mut Cx<'_, '_, '_>) {
         offset: a.offset + off as i64,
         ..a
     };
-    // Whole words when the source size allows; bytes otherwise.
     let word = if src_size.is_multiple_of(4) { 4 } else { 1 };
     let (ty, count) = if src_size == cp_size {
         (ScalarType::B32, (cp_size / 4) as u8)

@@ -37,6 +37,8 @@ fn split_select(op: &Operand) -> (Operand, Option<VideoSelect>) {
     (op.clone(), None)
 }
 
+/// The scalar video instructions `vadd vsub vabsdiff vmin vmax vshl vshr vset` (PTX ISA
+/// 9.7.16.1): the types, the operation, then the operands with their byte/half selectors.
 pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
     let is_set = opcode == "vset";
     let is_shift = matches!(opcode, "vshl" | "vshr");
@@ -57,7 +59,23 @@ pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
         _ => None,
     });
     let sat = mods.has("sat");
-    // The operand types: (d, a, b), or (a, b) for `vset` whose result is unsigned.
+    let Some(tys) = video_types(cx, &mods, is_set, is_shift) else {
+        return;
+    };
+    let Some(op) = video_op(cx, &mods, opcode) else {
+        return;
+    };
+    video_operands(cx, op, tys, sat, secondary);
+}
+
+/// The operand types: (d, a, b), or (a, b) for `vset` whose result is unsigned; each `.u32` or
+/// `.s32`, a shift amount `.u32`.
+fn video_types(
+    cx: &mut Cx<'_, '_, '_>,
+    mods: &super::Mods<'_>,
+    is_set: bool,
+    is_shift: bool,
+) -> Option<[ScalarType; 3]> {
     let tys = mods.types();
     let want = if is_set { 2 } else { 3 };
     if tys.len() != want {
@@ -75,7 +93,7 @@ pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
                 "write e.g. `vadd.s32.u32.s32`"
             },
         );
-        return;
+        return None;
     }
     for (t, _) in &tys {
         if !cx.require_ty(
@@ -83,7 +101,7 @@ pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
             |t| matches!(t, ScalarType::U32 | ScalarType::S32),
             "`.u32` or `.s32` operands",
         ) {
-            return;
+            return None;
         }
     }
     let (d_ty, a_ty, b_ty) = if is_set {
@@ -98,9 +116,14 @@ pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
             "wrong type",
             "write the third type as `.u32`",
         );
-        return;
+        return None;
     }
-    let op = match opcode {
+    Some([d_ty, a_ty, b_ty])
+}
+
+/// The primary operation: shifts need a mode `.clamp`/`.wrap`, `vset` a comparison.
+fn video_op(cx: &mut Cx<'_, '_, '_>, mods: &super::Mods<'_>, opcode: &str) -> Option<VideoOp> {
+    Some(match opcode {
         "vadd" => VideoOp::Add,
         "vsub" => VideoOp::Sub,
         "vabsdiff" => VideoOp::AbsDiff,
@@ -108,7 +131,7 @@ pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
         "vmax" => VideoOp::Max,
         "vshl" | "vshr" => {
             let clamp = cx.required(
-                &mods,
+                mods,
                 "a mode `.clamp` or `.wrap`",
                 "write e.g. `vshr.u32.u32.u32.clamp`",
                 |m| match m {
@@ -116,8 +139,7 @@ pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
                     M::Word("wrap") => Some(false),
                     _ => None,
                 },
-            );
-            let Some(clamp) = clamp else { return };
+            )?;
             if opcode == "vshl" {
                 VideoOp::Shl { clamp }
             } else {
@@ -126,7 +148,7 @@ pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
         }
         _ => {
             let cmp = cx.required(
-                &mods,
+                mods,
                 "a comparison",
                 "add one of `.eq .ne .lt .le .gt .ge`",
                 |m| {
@@ -140,18 +162,27 @@ pub(super) fn video(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
                         _ => return None,
                     })
                 },
-            );
-            let Some(cmp) = cmp else { return };
+            )?;
             VideoOp::Set(cmp)
         }
-    };
+    })
+}
+
+/// `d{.dsel}, a{.asel}, b{.bsel}{, c}`: a third source comes with a secondary operation or with
+/// a data merge, never both.
+fn video_operands(
+    cx: &mut Cx<'_, '_, '_>,
+    op: VideoOp,
+    [d_ty, a_ty, b_ty]: [ScalarType; 3],
+    sat: bool,
+    secondary: Option<VideoSecondary>,
+) {
     let ins = cx.ins;
     let ops = &ins.operands;
     let (d_op, d_select) = match ops.first() {
         Some(d) => split_select(d),
         None => (Operand::Sink(ins.span), None),
     };
-    // A third source comes with a secondary operation or with a data merge, never both.
     let problem = match (secondary.is_some(), d_select.is_some(), ops.len()) {
         (true, true, _) => Some("has both a secondary operation and a data merge `d.dsel`"),
         (false, false, 4) => Some("takes a third source only with `.add .min .max` or `d.dsel`"),

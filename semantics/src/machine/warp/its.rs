@@ -12,12 +12,12 @@
 //! pops and jumps to. Barriers count arrivals per thread (see `block`).
 
 use super::super::ErrorKind;
-use super::super::block::{BlockShared, arrive};
+use super::super::block::{BlockShared, arrive, barrier};
 use super::super::exec::{Ctx, Fault, data_rule, exec_data, read_pred, read_src, sync_mask};
 use super::calls::{enter, leave};
-use super::simt_stack::target_groups;
+use super::simt_stack::{Flow, Outcome, target_groups};
 use super::{Warp, lanes};
-use crate::program::{BarrierKind, Op, Pc, Program};
+use crate::program::{BarrierKind, Op, Pc, Program, Src};
 use std::sync::Arc;
 use traces::{DisableMask, Event, Rule};
 
@@ -89,14 +89,14 @@ pub(crate) fn groups(
     out.sort_unstable_by_key(|m| m.trailing_zeros());
 }
 
-/// One step of the converged group `group` (ITS / threads).
+/// One step of the converged group `group` (ITS / threads): the group's guard, then the rule of
+/// its instruction, each lane moving its own pc.
 pub(crate) fn step(
     cx: &mut Ctx,
     bk: &mut BlockShared,
     w: &mut Warp,
     group: u64,
-) -> Result<super::simt_stack::Outcome, Fault> {
-    use super::simt_stack::{Flow, Outcome};
+) -> Result<Outcome, Fault> {
     let ws = cx.info.warp_size as usize;
     let lead = group.trailing_zeros() as usize;
     let pc = w.lane_pc[lead];
@@ -126,185 +126,239 @@ pub(crate) fn step(
         arrived: 0,
         exited: 0,
     };
-    let skip = group & !exec;
-    for l in lanes(skip) {
-        Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
-    }
-    let rule: Rule;
-    match &instr.op {
-        op @ (Op::Bra { .. } | Op::BraIndirect { .. }) => {
-            let mut gs = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
-            target_groups(program, w, level, exec, op, ws, &mut gs)
-                .map_err(|(l, m)| Fault::new(ErrorKind::Stuck, Some(l), m))?;
-            for (t, m) in gs {
-                for l in lanes(m) {
-                    Arc::make_mut(&mut w.lane_pc)[l] = t;
-                }
-            }
-            rule = Rule::Bra;
-        }
-        op @ Op::Call { args, .. } => {
-            let mut gs = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
-            target_groups(program, w, level, exec, op, ws, &mut gs)
-                .map_err(|(l, m)| Fault::new(ErrorKind::Stuck, Some(l), m))?;
-            for (t, m) in gs {
-                let callee = program.function_of(t).ok_or_else(|| {
-                    Fault::new(
-                        ErrorKind::Stuck,
-                        None,
-                        format!("call target {t} is not a function"),
-                    )
-                })?;
-                for l in lanes(m) {
-                    enter(cx, w, l, callee, pc, args)?;
-                    Arc::make_mut(&mut w.lane_pc)[l] = t;
-                }
-            }
-            rule = Rule::Call;
-        }
-        Op::Ret | Op::Exit => {
-            for l in lanes(exec) {
-                if matches!(instr.op, Op::Exit) || w.depth[l] == 0 {
-                    w.exited |= 1 << l;
-                    out.exited |= 1 << l;
-                } else {
-                    let r = leave(cx, w, l)?;
-                    Arc::make_mut(&mut w.lane_pc)[l] = r;
-                }
-            }
-            rule = if out.exited != 0 {
-                Rule::ExitThread
-            } else {
-                Rule::Ret
-            };
-        }
+    // Lanes whose guard is false move on.
+    advance(w, group & !exec, pc);
+    let here = Here { level, exec, pc };
+    let rule = match &instr.op {
+        op @ (Op::Bra { .. } | Op::BraIndirect { .. }) => bra(program, w, here, op, ws)?,
+        op @ Op::Call { args, .. } => call(cx, w, here, op, args)?,
+        Op::Ret | Op::Exit => ret_exit(cx, w, exec, matches!(instr.op, Op::Exit), &mut out)?,
         Op::Ssy { .. } | Op::Sync | Op::PreRet { .. } => {
-            for l in lanes(exec) {
-                Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
-            }
-            rule = Rule::Nop;
+            advance(w, exec, pc);
+            Rule::Nop
         }
-        Op::PreBrk { target } => {
-            for l in lanes(exec) {
-                Arc::make_mut(&mut w.lane_breaks)[l].push(*target);
-                Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
-            }
-            rule = Rule::PreBrk;
-        }
-        Op::Brk => {
-            for l in lanes(exec) {
-                match Arc::make_mut(&mut w.lane_breaks)[l].pop() {
-                    Some(t) => Arc::make_mut(&mut w.lane_pc)[l] = t,
-                    None => {
-                        return Err(Fault::new(
-                            ErrorKind::Stuck,
-                            Some(l),
-                            "brk without a preceding preBrk",
-                        ));
-                    }
-                }
-            }
-            rule = Rule::Break;
-        }
+        Op::PreBrk { target } => pre_brk(w, here, *target),
+        Op::Brk => brk(w, exec)?,
         Op::Barrier {
             kind, id, count, ..
-        } => {
-            let regs = &w.levels[level].regs;
-            let fb = &w.levels[level].frame_base;
-            let sp = cx.special;
-            let red = match kind {
-                BarrierKind::Red { op, .. } => Some(*op),
-                _ => None,
-            };
-            for l in lanes(exec) {
-                let b = read_src(regs, ws, id, l, &sp, fb);
-                if b >= 16 {
-                    return Err(Fault::new(
-                        ErrorKind::Barrier,
-                        Some(l),
-                        format!("barrier index {b} is not in 0..16"),
-                    ));
-                }
-                let c = count
-                    .as_ref()
-                    .map(|c| read_src(regs, ws, c, l, &sp, fb) as u32);
-                let bar = &mut Arc::make_mut(&mut bk.bars)[b as usize];
-                arrive(
-                    bar,
-                    b as u32,
-                    w.index,
-                    c,
-                    bk.live_threads,
-                    1,
-                    red,
-                    cx.info.warp_size,
-                )
-                .map_err(|mut f| {
-                    f.lane = Some(l);
-                    f
-                })?;
-                if let BarrierKind::Red { dst, pred, .. } = kind {
-                    let p = read_pred(regs, ws, pred, l, &sp, fb);
-                    bar.popc += p as u32;
-                    bar.and &= p;
-                    bar.or |= p;
-                    bar.participants.push((w.index, 1 << l, *dst, level as u16));
-                }
-                if let Some(ev) = cx.events.as_deref_mut() {
-                    let d =
-                        traces::Derivation::with_prefix(cx.prefix, &[Rule::ItsStep, Rule::BarSync]);
-                    ev.push(Event::BarrierArrived {
-                        block: cx.block,
-                        warp: w.index,
-                        barrier: b as u32,
-                        arrived: bar.ac,
-                        expected: bar.tc,
-                        derivation: d,
-                    });
-                }
-                out.arrived |= 1 << b;
-                if !matches!(kind, BarrierKind::Arrive) {
-                    Arc::make_mut(&mut w.lane_wait)[l] |= 1 << b;
-                }
-                Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
-            }
-            rule = Rule::BarSync;
-        }
+        } => barrier(cx, bk, w, here, (kind, id, count.as_ref()), &mut out)?,
         op => {
             if exec != 0 {
                 exec_data(cx, w, level, exec, group, pc, func, op)?;
             }
-            for l in lanes(exec) {
-                Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
-            }
-            rule = data_rule(op).1;
+            advance(w, exec, pc);
+            data_rule(op).1
         }
-    }
+    };
     if w.exited | !w.real == u64::MAX || (w.real & !w.exited) == 0 {
         w.completed = true;
     }
     if cx.observing() {
-        let derivation = cx.derivation(&[Rule::ItsStep, rule]);
-        let next_pc = w.lane_pc[lead];
-        let ev = Event::Executed {
-            block: cx.block,
-            warp: w.index,
-            pc,
-            lanes: exec,
-            active: group,
-            disabled: DisableMask {
-                brk: 0,
-                ret: 0,
-                exit: w.exited,
-            },
-            stack: Vec::new(),
-            next_pc,
-            derivation,
-            unspecified: std::mem::take(&mut cx.unspecified),
-        };
-        if let Some(v) = cx.events.as_deref_mut() {
-            v.push(ev);
-        }
+        executed(cx, w, (pc, exec, group), lead, rule);
     }
     Ok(out)
+}
+
+/// Where a group's step happens: its call level, its executing lanes and its pc.
+#[derive(Clone, Copy)]
+struct Here {
+    level: usize,
+    exec: u64,
+    pc: Pc,
+}
+
+/// Lanes `m` move to the next instruction.
+fn advance(w: &mut Warp, m: u64, pc: Pc) {
+    for l in lanes(m) {
+        Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
+    }
+}
+
+/// `bra` (and `brx.idx`) under ITS: each executing lane goes to its own target; no token, no
+/// divergence to record (the lanes' pcs are the state).
+fn bra(program: &Program, w: &mut Warp, h: Here, op: &Op, ws: usize) -> Result<Rule, Fault> {
+    let mut gs = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
+    target_groups(program, w, h.level, h.exec, op, ws, &mut gs)
+        .map_err(|(l, m)| Fault::new(ErrorKind::Stuck, Some(l), m))?;
+    for (t, m) in gs {
+        for l in lanes(m) {
+            Arc::make_mut(&mut w.lane_pc)[l] = t;
+        }
+    }
+    Ok(Rule::Bra)
+}
+
+/// `call` under ITS: each executing lane enters its own target's frame (thesis 5.3.2 frames,
+/// per lane).
+fn call(
+    cx: &mut Ctx,
+    w: &mut Warp,
+    h: Here,
+    op: &Op,
+    args: &[crate::program::ParamLoc],
+) -> Result<Rule, Fault> {
+    let program = cx.program;
+    let ws = cx.info.warp_size as usize;
+    let mut gs = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
+    target_groups(program, w, h.level, h.exec, op, ws, &mut gs)
+        .map_err(|(l, m)| Fault::new(ErrorKind::Stuck, Some(l), m))?;
+    for (t, m) in gs {
+        let callee = program.function_of(t).ok_or_else(|| {
+            Fault::new(
+                ErrorKind::Stuck,
+                None,
+                format!("call target {t} is not a function"),
+            )
+        })?;
+        for l in lanes(m) {
+            enter(cx, w, l, callee, h.pc, args)?;
+            Arc::make_mut(&mut w.lane_pc)[l] = t;
+        }
+    }
+    Ok(Rule::Call)
+}
+
+/// `ret` and `exit` under ITS: a lane at call depth 0 (or executing `exit`) exits; any other
+/// returns to its caller.
+fn ret_exit(
+    cx: &mut Ctx,
+    w: &mut Warp,
+    exec: u64,
+    is_exit: bool,
+    out: &mut Outcome,
+) -> Result<Rule, Fault> {
+    for l in lanes(exec) {
+        if is_exit || w.depth[l] == 0 {
+            w.exited |= 1 << l;
+            out.exited |= 1 << l;
+        } else {
+            let r = leave(cx, w, l)?;
+            Arc::make_mut(&mut w.lane_pc)[l] = r;
+        }
+    }
+    Ok(if out.exited != 0 {
+        Rule::ExitThread
+    } else {
+        Rule::Ret
+    })
+}
+
+/// `preBrk` under ITS: each executing lane pushes the break target on its own list.
+fn pre_brk(w: &mut Warp, h: Here, target: Pc) -> Rule {
+    for l in lanes(h.exec) {
+        Arc::make_mut(&mut w.lane_breaks)[l].push(target);
+        Arc::make_mut(&mut w.lane_pc)[l] = h.pc + 1;
+    }
+    Rule::PreBrk
+}
+
+/// `brk` under ITS: each executing lane pops its break target and jumps there.
+fn brk(w: &mut Warp, exec: u64) -> Result<Rule, Fault> {
+    for l in lanes(exec) {
+        match Arc::make_mut(&mut w.lane_breaks)[l].pop() {
+            Some(t) => Arc::make_mut(&mut w.lane_pc)[l] = t,
+            None => {
+                return Err(Fault::new(
+                    ErrorKind::Stuck,
+                    Some(l),
+                    "brk without a preceding preBrk",
+                ));
+            }
+        }
+    }
+    Ok(Rule::Break)
+}
+
+/// A barrier instruction under ITS: every executing lane arrives on its own (barriers count
+/// threads, see `block`), and waits unless the instruction is `bar.arrive`.
+fn barrier(
+    cx: &mut Ctx,
+    bk: &mut BlockShared,
+    w: &mut Warp,
+    h: Here,
+    (kind, id, count): (&BarrierKind, &Src, Option<&Src>),
+    out: &mut Outcome,
+) -> Result<Rule, Fault> {
+    let ws = cx.info.warp_size as usize;
+    let regs = &w.levels[h.level].regs;
+    let fb = &w.levels[h.level].frame_base;
+    let sp = cx.special;
+    let red = match kind {
+        BarrierKind::Red { op, .. } => Some(*op),
+        _ => None,
+    };
+    for l in lanes(h.exec) {
+        let b = read_src(regs, ws, id, l, &sp, fb);
+        if b >= 16 {
+            return Err(Fault::new(
+                ErrorKind::Barrier,
+                Some(l),
+                format!("barrier index {b} is not in 0..16"),
+            ));
+        }
+        let c = count.map(|c| read_src(regs, ws, c, l, &sp, fb) as u32);
+        let bar = &mut Arc::make_mut(&mut bk.bars)[b as usize];
+        arrive(
+            bar,
+            b as u32,
+            w.index,
+            c,
+            bk.live_threads,
+            1,
+            red,
+            cx.info.warp_size,
+        )
+        .map_err(|mut f| {
+            f.lane = Some(l);
+            f
+        })?;
+        if let BarrierKind::Red { dst, pred, .. } = kind {
+            let p = read_pred(regs, ws, pred, l, &sp, fb);
+            barrier::vote(bar, p);
+            bar.participants
+                .push((w.index, 1 << l, *dst, h.level as u16));
+        }
+        if let Some(ev) = cx.events.as_deref_mut() {
+            let d = traces::Derivation::with_prefix(cx.prefix, &[Rule::ItsStep, Rule::BarSync]);
+            ev.push(Event::BarrierArrived {
+                block: cx.block,
+                warp: w.index,
+                barrier: b as u32,
+                arrived: bar.ac,
+                expected: bar.tc,
+                derivation: d,
+            });
+        }
+        out.arrived |= 1 << b;
+        if !matches!(kind, BarrierKind::Arrive) {
+            Arc::make_mut(&mut w.lane_wait)[l] |= 1 << b;
+        }
+        Arc::make_mut(&mut w.lane_pc)[l] = h.pc + 1;
+    }
+    Ok(Rule::BarSync)
+}
+
+/// The `Executed` event of a group's step.
+fn executed(cx: &mut Ctx, w: &Warp, (pc, exec, group): (Pc, u64, u64), lead: usize, rule: Rule) {
+    let derivation = cx.derivation(&[Rule::ItsStep, rule]);
+    let next_pc = w.lane_pc[lead];
+    let ev = Event::Executed {
+        block: cx.block,
+        warp: w.index,
+        pc,
+        lanes: exec,
+        active: group,
+        disabled: DisableMask {
+            brk: 0,
+            ret: 0,
+            exit: w.exited,
+        },
+        stack: Vec::new(),
+        next_pc,
+        derivation,
+        unspecified: std::mem::take(&mut cx.unspecified),
+    };
+    if let Some(v) = cx.events.as_deref_mut() {
+        v.push(ev);
+    }
 }

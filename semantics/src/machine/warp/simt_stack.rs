@@ -22,7 +22,7 @@
 //!   `membar`/`bar.sync` membar levels complete at once (`updMemBar` is immediate).
 
 use super::super::ErrorKind;
-use super::super::block::{BlockShared, arrive};
+use super::super::block::{BlockShared, arrive, barrier};
 use super::super::exec::{Ctx, Fault, data_rule, exec_data, read_src};
 use super::calls::{enter, leave};
 use super::{SimtToken, Warp, lanes};
@@ -60,9 +60,17 @@ pub(crate) struct Outcome {
     pub exited: u64,
 }
 
+/// The SIMT stack ran out of tokens while lanes still wait for a break or return target: the
+/// branching algorithm's invariant inv1 (thesis 6.4) does not hold, a bug in cudasem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("stack underflow: lanes {lanes:#x} wait for break/return with an empty token stack")]
+pub(crate) struct StackUnderflow {
+    pub lanes: u64,
+}
+
 /// `enable(α, δ, s)` then `α \ δ` (thesis 5.4.1 `updExecState`): pops tokens until one activates
 /// a lane (`unwind`). Returns whether the warp completed.
-pub(crate) fn unwind(w: &mut Warp) -> Result<bool, String> {
+pub(crate) fn unwind(w: &mut Warp) -> Result<bool, StackUnderflow> {
     loop {
         let Some(tok) = w.stack.pop() else {
             let all = w.real | w.dis.exit;
@@ -71,10 +79,9 @@ pub(crate) fn unwind(w: &mut Warp) -> Result<bool, String> {
                 w.completed = true;
                 Ok(true)
             } else {
-                Err(format!(
-                    "stack underflow: lanes {:#x} wait for break/return with an empty token stack",
-                    (w.dis.brk | w.dis.ret) & !w.dis.exit
-                ))
+                Err(StackUnderflow {
+                    lanes: (w.dis.brk | w.dis.ret) & !w.dis.exit,
+                })
             };
         };
         let mut dis = w.dis;
@@ -412,7 +419,7 @@ fn next(w: &mut Warp, h: &Here, thread: Rule) -> Rules {
 /// thesis's compiler would inject.
 fn sync_ipdom(w: &mut Warp, out: &mut Outcome) -> Result<(), Fault> {
     let alpha = w.active;
-    unwind(w).map_err(|m| stuck(None, m))?;
+    unwind(w).map_err(|e| stuck(None, e.to_string()))?;
     out.flow = Flow::VirtualSync;
     out.exec = alpha;
     Ok(())
@@ -603,7 +610,7 @@ fn call_target(w: &mut Warp, h: &Here, groups: &[(Pc, u64)]) -> Result<(Pc, u64)
 fn uni_or_div(w: &mut Warp, h: &Here, [uni, div, thread]: Rules) -> Result<Rules, Fault> {
     w.active &= !h.exec;
     if h.uni {
-        unwind(w).map_err(|m| stuck(None, m))?;
+        unwind(w).map_err(|e| stuck(None, e.to_string()))?;
         Ok([Rule::WarpBra, uni, thread])
     } else {
         w.pc = h.pc + 1;
@@ -692,14 +699,14 @@ fn sync(w: &mut Warp, h: &Here) -> Result<Rules, Fault> {
         }
     }
     w.pc = h.pc + 1;
-    unwind(w).map_err(|m| stuck(None, m))?;
+    unwind(w).map_err(|e| stuck(None, e.to_string()))?;
     Ok([Rule::WarpBra, Rule::Sync, Rule::Sync])
 }
 
 /// The warp rule (comm) for `bar.sync`/`bar.arrive`/`bar.red` (thesis 5.4.3): `comm(bar.sync _,
 /// t⃗) = (⋃ t_barid, bar .sync ε t⃗)`, `comm(bar.red br _, t⃗) = (⋃ t_barid, bar .red br t⃗)`,
 /// `comm(bar.arrive _, t⃗) = (ε, bar .arrive ε t⃗)`: the warp arrives at every barrier its lanes
-/// name (the block's counting, `updArrCnt` of thesis 5.5.1, is `block::arrive`) and, except for
+/// name (the block's counting, `updArrCnt` of thesis 5.5.1, is `block::barrier::arrive`) and, except for
 /// `bar.arrive`, waits for them.
 fn bar(
     cx: &mut Ctx,
@@ -763,9 +770,7 @@ fn bar(
                 if read_src(regs, ws, id, l, &sp, fb) == b as u64 {
                     lanes_b |= 1 << l;
                     let p = super::super::exec::read_pred(regs, ws, pred, l, &sp, fb);
-                    bar.popc += p as u32;
-                    bar.and &= p;
-                    bar.or |= p;
+                    barrier::vote(bar, p);
                 }
             }
             bar.participants

@@ -1,0 +1,355 @@
+//! The set of final outcomes by depth-first search with sleep sets (ARCHITECTURE.md section 5;
+//! Godefroid, "Partial-Order Methods for the Verification of Concurrent Systems", ch. 5).
+//!
+//! The search runs over the same transition system as the breadth-first explorer
+//! ([`super::explore`]): a transition is one enabled choice, with the invisible steps of its
+//! warp up to the next visible one ([`super::fold`], per [`DfsConfig::folding`]) and the
+//! system choices that follow ([`super::settle`]) folded in. With [`Reduction::SleepSets`],
+//! after exploring choice `a` from a state, every later sibling `b` whose transaction is
+//! independent of `a`'s ([`fold::TransactionFootprint::independent`], from
+//! [`semantics::machine::Footprint::independent`]) starts with `a` asleep: the runs that take
+//! `a` after `b` reach the states the runs that took `a` first already reached, so they are not
+//! repeated. A choice whose step faults ends the run, commutes with nothing, and never sleeps.
+//!
+//! Two memories, [`Memo`]:
+//! * `Stateless`: a plain DFS over schedules, cut at a depth bound (spin loops never end);
+//! * `States`: states already explored are not explored again, which makes cyclic state spaces
+//!   finite. With sleep sets a state is revisited only with the choices asleep on *both* visits
+//!   (the state-caching rule that keeps sleep sets sound, Godefroid §5.3), so no terminal
+//!   state is lost.
+//!
+//! Counting: `transitions` (steps computed), `executions` (arrivals at a final state),
+//! `states` (distinct states, with `States`), `slept` (choices skipped because asleep).
+//! Bounds are reported; a bounded search claims no completeness.
+
+use super::fold::{self, Folding, TransactionFootprint};
+use super::keyed::FingerprintMap;
+use super::settle;
+use scheduler::Refused;
+use scheduler::Stop;
+use scheduler::outcome::{Observe, Outcome, Status};
+use semantics::machine::Machine;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use traces::Choice;
+
+/// Whether to prune with sleep sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduction {
+    /// Every interleaving.
+    None,
+    SleepSets,
+}
+
+/// What the search remembers of explored states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Memo {
+    /// Nothing: a schedule tree, cut at `max_depth` transitions.
+    Stateless { max_depth: usize },
+    /// Canonical state fingerprints (with the sleep set of their last visit).
+    States,
+}
+
+/// A search's parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DfsConfig {
+    pub reduction: Reduction,
+    pub memo: Memo,
+    /// Stop after this many transitions.
+    pub max_transitions: u64,
+    /// Which steps are scheduling points ([`fold`]).
+    pub folding: Folding,
+}
+
+/// Which bound cut a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DfsBound {
+    /// `max_transitions` was reached.
+    Transitions(u64),
+    /// Some schedule was longer than `max_depth` (stateless search only).
+    Depth(usize),
+    /// The time bound: a [`Stop`] was requested (`--timeout`).
+    Time,
+    /// The caller stopped the search ([`outcomes_each`]'s callback said so: e.g. a finding).
+    Halted,
+}
+
+/// The result: the final outcomes with a witness each, and what the search cost.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DfsReport {
+    /// Each outcome with the choices of the first run found to reach it (replayable from the
+    /// fresh machine: initial system choices included).
+    #[serde(with = "scheduler::shard::pairs")]
+    pub outcomes: BTreeMap<Outcome, Vec<Choice>>,
+    pub transitions: u64,
+    pub executions: u64,
+    pub states: u64,
+    pub slept: u64,
+    pub bound_hit: Option<DfsBound>,
+    /// The search stopped because the machine refused one of its enabled choices: a cudasem
+    /// bug, with the schedule that shows it (never skipped: a skipped choice would hide
+    /// schedules and make the search's answer wrong).
+    pub refused: Option<Refused>,
+}
+
+/// One state on the search stack.
+struct Frame {
+    /// `None` once the last child took it (no clone for the last child).
+    machine: Option<Machine>,
+    enabled: Vec<Choice>,
+    /// Choices asleep here, with the footprints of their transactions in this state; explored
+    /// siblings are added.
+    sleep: Vec<(Choice, TransactionFootprint)>,
+    next: usize,
+    /// Length of the path (choices) up to this state.
+    path_len: usize,
+}
+
+/// Explores every schedule of `machine` (usually fresh) and collects the final outcomes.
+pub fn outcomes(machine: &Machine, observe: &Observe, config: DfsConfig) -> DfsReport {
+    outcomes_until(machine, observe, config, &Stop::never())
+}
+
+/// [`outcomes`], cut short (with [`DfsBound::Time`]) when `stop` is requested.
+pub fn outcomes_until(
+    machine: &Machine,
+    observe: &Observe,
+    config: DfsConfig,
+    stop: &Stop,
+) -> DfsReport {
+    outcomes_each(machine, observe, config, stop, &mut |_| true)
+}
+
+/// [`outcomes_until`], calling `each` with every execution the search makes (its choices,
+/// replayable from the fresh machine) as it reaches a final state; `each`
+/// returning `false` ends the search ([`DfsBound::Halted`]). With sleep sets the executions are
+/// at least one per Mazurkiewicz trace of the independence of footprints (Godefroid ch. 5), so a
+/// property that depends only on the trace (such as the race monitors' happens-before) is
+/// decided for every schedule by checking these.
+pub fn outcomes_each(
+    machine: &Machine,
+    observe: &Observe,
+    config: DfsConfig,
+    stop: &Stop,
+    each: &mut dyn FnMut(&[Choice]) -> bool,
+) -> DfsReport {
+    let mut root = machine.clone();
+    let mut path = Vec::new();
+    if let Err(e) = settle(&mut root, &mut path) {
+        let mut report = DfsReport::empty();
+        report.refused = Some(Refused::new(&path, root.steps(), e));
+        return report;
+    }
+    search_from(root, path, Vec::new(), observe, config, stop, each)
+}
+
+/// A choice asleep in a state, with the footprint of its transaction there.
+pub(crate) type Sleeper = (Choice, TransactionFootprint);
+
+impl DfsReport {
+    /// Nothing found, nothing computed.
+    pub fn empty() -> DfsReport {
+        DfsReport {
+            outcomes: BTreeMap::new(),
+            transitions: 0,
+            executions: 0,
+            states: 0,
+            slept: 0,
+            bound_hit: None,
+            refused: None,
+        }
+    }
+}
+
+/// The search below `root` (settled, reached by the choices `path` from the fresh machine),
+/// with the choices of `sleep` asleep there: the whole search from the fresh machine, or one
+/// subtree of a split one ([`super::split`]). Witnesses and `each` get whole paths.
+pub(crate) fn search_from(
+    root: Machine,
+    path: Vec<Choice>,
+    sleep: Vec<Sleeper>,
+    observe: &Observe,
+    config: DfsConfig,
+    stop: &Stop,
+    each: &mut dyn FnMut(&[Choice]) -> bool,
+) -> DfsReport {
+    let mut report = DfsReport::empty();
+    let mut path = path;
+    let mut memo: FingerprintMap<u128, Vec<Choice>> = FingerprintMap::default();
+
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut pending = Some((root, sleep));
+    loop {
+        // Enter the pending state: a final one is an outcome, a known one may be cut.
+        if let Some((m, sleep)) = pending.take() {
+            if let Some(t) = m.termination() {
+                report.executions += 1;
+                report
+                    .outcomes
+                    .entry(Outcome::of(&m, t, observe))
+                    .or_insert_with(|| path.clone());
+                if !each(&path) {
+                    report.bound_hit.get_or_insert(DfsBound::Halted);
+                    break;
+                }
+            } else {
+                let sleep_choices = match config.memo {
+                    Memo::States => {
+                        let key = m.state_fingerprint();
+                        let now: Vec<Choice> = sleep.iter().map(|(c, _)| *c).collect();
+                        match memo.get_mut(&key) {
+                            // Explored before with no more asleep: nothing new below.
+                            Some(before) if before.iter().all(|c| now.contains(c)) => None,
+                            Some(before) => {
+                                before.retain(|c| now.contains(c));
+                                Some(before.clone())
+                            }
+                            None => {
+                                report.states += 1;
+                                memo.insert(key, now.clone());
+                                Some(now)
+                            }
+                        }
+                    }
+                    Memo::Stateless { max_depth } => {
+                        if stack.len() >= max_depth {
+                            report.bound_hit.get_or_insert(DfsBound::Depth(max_depth));
+                            None
+                        } else {
+                            report.states += 1;
+                            Some(sleep.iter().map(|(c, _)| *c).collect())
+                        }
+                    }
+                };
+                if let Some(asleep) = sleep_choices {
+                    let sleep: Vec<(Choice, TransactionFootprint)> = sleep
+                        .into_iter()
+                        .filter(|(c, _)| asleep.contains(c))
+                        .collect();
+                    stack.push(Frame {
+                        enabled: m.enabled().to_vec(),
+                        machine: Some(m),
+                        sleep,
+                        next: 0,
+                        path_len: path.len(),
+                    });
+                }
+            }
+        }
+        if report.transitions >= config.max_transitions {
+            report
+                .bound_hit
+                .get_or_insert(DfsBound::Transitions(config.max_transitions));
+            break;
+        }
+        if stop.requested() {
+            report.bound_hit.get_or_insert(DfsBound::Time);
+            break;
+        }
+        let Some(top) = stack.last_mut() else {
+            break;
+        };
+        path.truncate(top.path_len);
+        // The next choice that is awake.
+        let mut pick = None;
+        while top.next < top.enabled.len() {
+            let c = top.enabled[top.next];
+            top.next += 1;
+            if top.sleep.iter().any(|(s, _)| *s == c) {
+                report.slept += 1;
+                continue;
+            }
+            pick = Some(c);
+            break;
+        }
+        let Some(c) = pick else {
+            stack.pop();
+            continue;
+        };
+        let last = !top.enabled[top.next..]
+            .iter()
+            .any(|e| !top.sleep.iter().any(|(s, _)| s == e));
+        if top.machine.is_none() {
+            stack.pop();
+            continue;
+        }
+        let mut child = match (last, top.machine.take()) {
+            (true, Some(m)) => m,
+            (false, Some(m)) => {
+                let child = m.clone();
+                top.machine = Some(m);
+                child
+            }
+            (_, None) => continue,
+        };
+        report.transitions += 1;
+        match transition(&mut child, c, &mut top.sleep, config, &mut path) {
+            Ok(child_sleep) => pending = Some((child, child_sleep)),
+            Err(refused) => {
+                report.refused = Some(refused);
+                break;
+            }
+        }
+    }
+    report
+}
+
+/// Takes the transaction of choice `c` on `child` (a copy of the state whose sleep set is
+/// `sleep`), appending its choices to `path`; returns the child's sleep set and adds `c` to
+/// `sleep` (unless it faulted). Err: the machine refused an enabled choice (a cudasem bug).
+pub(crate) fn transition(
+    child: &mut Machine,
+    c: Choice,
+    sleep: &mut Vec<Sleeper>,
+    config: DfsConfig,
+    path: &mut Vec<Choice>,
+) -> Result<Vec<Sleeper>, Refused> {
+    let sleeping = config.reduction == Reduction::SleepSets;
+    // The state before the step is known only to the state cache; a transaction that comes
+    // back to it is cut by the step bound instead.
+    let fp = match fold::step_folded(child, &c, config.folding, None, None, sleeping, path) {
+        Ok(fp) => fp.filter(|_| sleeping),
+        Err(e) => return Err(Refused::new(path.iter(), child.steps(), e)),
+    };
+    if let Err(e) = settle(child, path) {
+        return Err(Refused::new(path.iter(), child.steps(), e));
+    }
+    let faulted = matches!(
+        child.termination().map(Status::of),
+        Some(Status::Error { .. })
+    );
+    let child_sleep = match fp {
+        Some(fp) => {
+            let inherited: Vec<Sleeper> = sleep
+                .iter()
+                .filter(|(_, f)| f.independent(&fp))
+                .copied()
+                .collect();
+            if !faulted {
+                sleep.push((c, fp));
+            }
+            inherited
+        }
+        None => Vec::new(),
+    };
+    // Footprints of the inherited sleepers are recomputed in the child's state, where the
+    // next siblings' independence is judged. A folded transaction's footprint is kept: the
+    // child's transaction is the same one, since what was independent of it did not touch
+    // its warp (and its cut points depend on its warp alone, [`fold`]).
+    Ok(match config.folding {
+        Folding::None => child_sleep
+            .into_iter()
+            .map(|(s, _)| {
+                let last = child.footprint(&s);
+                (
+                    s,
+                    TransactionFootprint {
+                        last,
+                        invisible_before: false,
+                    },
+                )
+            })
+            .collect(),
+        Folding::Invisible => child_sleep,
+    })
+}

@@ -1,0 +1,241 @@
+//! Exhaustive exploration of a translated litmus test: depth-first search over the machine's
+//! enabled choices with a visited set of canonical state fingerprints
+//! ([`Machine::state_fingerprint`]: the step counter is not part of the state, so spin loops
+//! close and independent steps in different orders meet again).
+//!
+//! * System choices (block issue, barrier completion) are folded into the step before them
+//!   ([`explore::settle`]): with flat memory neither when a block is issued nor when a
+//!   complete barrier releases its warps adds behaviour (the released warps need not run at
+//!   once). Cached memory's `Choice::Mem` steps are *not* system choices that can be folded:
+//!   they stay branching points (`settle` leaves them alone).
+//! * Invisible steps (a thread's register-only instructions) are folded into the thread's next
+//!   visible one unless `folding` is [`Folding::None`] ([`explore::fold`]).
+//! * Final outcomes are the observed terms' values in *completed* terminal states. Deadlocked
+//!   and faulting states are counted but give no outcome (herd conditions speak of complete
+//!   executions). Counts are the number of distinct final machine states with that outcome, not
+//!   the number of paths (the visited set merges paths).
+//! * Bounds: `max_states` distinct states, and a [`Stop`] (the time bound); when one cuts the
+//!   search the result says so and no verdict is claimed.
+
+use super::parse::{Quantifier, Term};
+use super::translate::{OUT, Slot, Translation};
+use explore::fold::{self, Folding};
+use explore::keyed::FingerprintSet;
+use explore::settle;
+use scheduler::Refused;
+use scheduler::Stop;
+use semantics::machine::{Machine, Termination};
+use std::collections::BTreeMap;
+use traces::Choice;
+
+/// One final outcome: the observed terms' values, in the order of [`Translation::observed`].
+pub type Values = Vec<i64>;
+
+/// What the search found.
+#[derive(Debug, Clone)]
+pub struct Exploration {
+    /// Distinct states visited.
+    pub states: usize,
+    /// Outcome → number of distinct completed final states reaching it.
+    pub outcomes: BTreeMap<Values, usize>,
+    /// A path (all choices from the initial state, system choices included) to a completed
+    /// final state, for each outcome: the first one found.
+    pub paths: BTreeMap<Values, Vec<Choice>>,
+    /// Distinct deadlocked final states (e.g. a barrier that never fills).
+    pub deadlocks: usize,
+    /// Distinct faulting final states, with the first fault's message.
+    pub faults: usize,
+    pub first_fault: Option<String>,
+    /// The `max_states` bound cut the search.
+    pub bounded: bool,
+    /// The time bound (a [`Stop`]) cut the search.
+    pub timed_out: bool,
+    /// The machine refused one of its enabled choices (a cudasem bug): the search stopped
+    /// there, its outcomes are incomplete.
+    pub refused: Option<Refused>,
+}
+
+/// Reads the observed terms of a completed machine.
+pub fn observe(machine: &Machine, t: &Translation) -> Values {
+    let out = machine.variable(OUT).unwrap_or_default();
+    let word = |bytes: &[u8], i: usize| -> i64 {
+        bytes
+            .get(i * 4..i * 4 + 4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map_or(0, |b| i32::from_le_bytes(b) as i64)
+    };
+    t.observed
+        .iter()
+        .map(|(_, slot)| match slot {
+            Slot::Out(i) => word(&out, *i),
+            Slot::Variable(v) => machine.variable(v).map_or(0, |b| word(&b, 0)),
+            Slot::Const(c) => *c,
+        })
+        .collect()
+}
+
+struct Frame {
+    machine: Machine,
+    /// The choices that led here from the parent (the picked one, then settled system ones).
+    taken: Vec<Choice>,
+    next: usize,
+}
+
+/// Explores every execution of `initial` (a fresh machine of `t`).
+pub fn explore(initial: Machine, t: &Translation, max_states: usize) -> Exploration {
+    explore_until(initial, t, max_states, Folding::Invisible, &Stop::never())
+}
+
+/// [`explore`], cut short (`timed_out`) when `stop` is requested.
+pub fn explore_until(
+    initial: Machine,
+    t: &Translation,
+    max_states: usize,
+    folding: Folding,
+    stop: &Stop,
+) -> Exploration {
+    let mut result = Exploration {
+        states: 0,
+        outcomes: BTreeMap::new(),
+        paths: BTreeMap::new(),
+        deadlocks: 0,
+        faults: 0,
+        first_fault: None,
+        bounded: false,
+        timed_out: false,
+        refused: None,
+    };
+    let mut root = initial;
+    let mut taken = Vec::new();
+    if let Err(e) = settle(&mut root, &mut taken) {
+        result.refused = Some(Refused::new(&taken, root.steps(), e));
+        return result;
+    }
+    let mut visited: FingerprintSet<u128> = FingerprintSet::default();
+    visited.insert(root.state_fingerprint());
+    result.states = 1;
+    let mut stack: Vec<Frame> = Vec::new();
+    if classify(&root, t, &mut result, &[&taken]) {
+        return result;
+    }
+    stack.push(Frame {
+        machine: root,
+        taken,
+        next: 0,
+    });
+    while let Some(top) = stack.last_mut() {
+        if stop.requested() {
+            result.timed_out = true;
+            break;
+        }
+        let Some(choice) = top.machine.enabled().get(top.next).copied() else {
+            stack.pop();
+            continue;
+        };
+        top.next += 1;
+        let mut m = top.machine.clone();
+        let mut taken = Vec::new();
+        // The choice came from the enabled set: a refusal is a cudasem bug, never skipped.
+        let refused =
+            match fold::step_folded(&mut m, &choice, folding, None, None, false, &mut taken) {
+                Ok(_) => settle(&mut m, &mut taken).err(),
+                Err(e) => Some(e),
+            };
+        if let Some(e) = refused {
+            let prefix: Vec<Choice> = stack
+                .iter()
+                .flat_map(|f| f.taken.iter().copied())
+                .chain(taken.iter().copied())
+                .collect();
+            result.refused = Some(Refused::new(&prefix, m.steps(), e));
+            break;
+        }
+        if !visited.insert(m.state_fingerprint()) {
+            continue;
+        }
+        result.states += 1;
+        if result.states > max_states {
+            result.bounded = true;
+            break;
+        }
+        let path: Vec<&[Choice]> = stack
+            .iter()
+            .map(|f| f.taken.as_slice())
+            .chain(std::iter::once(taken.as_slice()))
+            .collect();
+        if classify(&m, t, &mut result, &path) {
+            continue;
+        }
+        stack.push(Frame {
+            machine: m,
+            taken,
+            next: 0,
+        });
+    }
+    result
+}
+
+/// Records a terminal state; false when `m` has not terminated.
+fn classify(m: &Machine, t: &Translation, r: &mut Exploration, path: &[&[Choice]]) -> bool {
+    match m.termination() {
+        None => {
+            if m.enabled().is_empty() {
+                // Not terminated yet nothing enabled: treat as a deadlock (never expected).
+                r.deadlocks += 1;
+                return true;
+            }
+            false
+        }
+        Some(Termination::Completed) => {
+            let v = observe(m, t);
+            *r.outcomes.entry(v.clone()).or_insert(0) += 1;
+            r.paths
+                .entry(v)
+                .or_insert_with(|| path.iter().flat_map(|p| p.iter().copied()).collect());
+            true
+        }
+        Some(Termination::Deadlock(_)) => {
+            r.deadlocks += 1;
+            true
+        }
+        Some(other) => {
+            r.faults += 1;
+            r.first_fault.get_or_insert_with(|| other.to_string());
+            true
+        }
+    }
+}
+
+/// The verdict of `quantifier expr` over the reached outcomes: whether the condition as written
+/// holds, and the outcome that witnesses it (exists) or refutes it (~exists, forall), if any.
+pub fn verdict<'a>(
+    quantifier: Quantifier,
+    outcomes: impl Iterator<Item = &'a Values>,
+    satisfies: impl Fn(&Values) -> bool,
+) -> (bool, Option<&'a Values>) {
+    let mut outcomes = outcomes;
+    match quantifier {
+        Quantifier::Exists => {
+            let w = outcomes.find(|v| satisfies(v));
+            (w.is_some(), w)
+        }
+        Quantifier::NotExists => {
+            let w = outcomes.find(|v| satisfies(v));
+            (w.is_none(), w)
+        }
+        Quantifier::Forall => {
+            let w = outcomes.find(|v| !satisfies(v));
+            (w.is_none(), w)
+        }
+    }
+}
+
+/// Formats an outcome herd-style: `1:r0=1; x=2;`.
+pub fn format_outcome(terms: &[Term], values: &Values) -> String {
+    terms
+        .iter()
+        .zip(values)
+        .map(|(t, v)| format!("{t}={v};"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,80 @@
+//! `litmus --progress MODEL` (issue 14, Build 7; Dat3M's liveness mode): the termination
+//! verdict of a litmus program under a progress model, with a lasso that replays step by step
+//! and closes its cycle.
+
+use explore::Folding;
+use explore::progress::{ProgressModel, Verdict};
+use litmus::parse::parse;
+use litmus::translate::translate;
+use litmus::{Options, check, start};
+use scheduler::replay::{CycleCheck, replay};
+use semantics::machine::MemoryKind;
+
+/// P0 spins until P1's store is visible.
+const SPIN: &str = "PTX spin
+{ x=0; }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0      ;
+ LC00:                | st.relaxed.gpu x, 1 ;
+ ld.relaxed.gpu r0, x | mov r1, 1           ;
+ beq r0, 0, LC00      | mov r2, 1           ;
+exists (P0:r0 == 1)
+";
+
+/// No loop: every execution ends under every model.
+const SB: &str = "PTX SB
+{ x=0; y=0; }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1  | st.relaxed.gpu y, 1  ;
+ ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, x ;
+exists (P0:r0 == 0 /\\ P1:r0 == 0)
+";
+
+fn options(model: &str, folding: Folding) -> Options {
+    Options {
+        progress: Some(model.parse::<ProgressModel>().unwrap()),
+        folding,
+        ..Options::default()
+    }
+}
+
+#[test]
+fn a_spin_loop_terminates_under_fairness_only() {
+    let test = parse(SPIN).unwrap();
+    let t = translate(&test, MemoryKind::Flat).unwrap();
+    for folding in [Folding::Invisible, Folding::None] {
+        let fair = check(&test, &options("fair", folding));
+        let l = fair.liveness.as_ref().unwrap();
+        assert_eq!(l.verdict, Some(Verdict::Pass), "{folding}: fair");
+        assert!(l.lasso.is_none() && l.replay.is_none());
+        // The condition's answer is unchanged by the liveness question.
+        assert_eq!(fair.holds, Some(true));
+
+        let unfair = check(&test, &options("unfair", folding));
+        let l = unfair.liveness.as_ref().unwrap();
+        assert_eq!(l.verdict, Some(Verdict::Fail), "{folding}: unfair");
+        let lasso = l.lasso.as_ref().expect("a lasso");
+        assert!(!lasso.cycle.is_empty(), "a spin, not a deadlock");
+        assert!(l.replay.as_ref().unwrap().starts_with("cudasem2:"));
+        let mut m = start(&t).unwrap();
+        let mut all = lasso.stem.clone();
+        all.extend_from_slice(&lasso.cycle);
+        let r = replay(&mut m, &all, None, Some(lasso.stem.len()), false);
+        assert!(r.divergence.is_none(), "{folding}: the lasso replays");
+        assert!(
+            matches!(r.cycle, Some(CycleCheck::Closed { .. })),
+            "{folding}: the cycle closes"
+        );
+    }
+}
+
+#[test]
+fn loop_free_tests_terminate_and_no_progress_asked_gives_none() {
+    let test = parse(SB).unwrap();
+    for model in ["unfair", "fair", "obe-strong"] {
+        let r = check(&test, &options(model, Folding::Invisible));
+        let l = r.liveness.unwrap();
+        assert_eq!(l.verdict, Some(Verdict::Pass), "{model}");
+        assert!(l.states > 0);
+    }
+    assert!(check(&test, &Options::default()).liveness.is_none());
+}
