@@ -36,18 +36,14 @@ impl Session {
     }
 
     /// Threads in global block `b`: its own grid's block shape (the grids of a program may
-    /// have blocks of different sizes).
+    /// have blocks of different sizes); 0 for a block no grid has.
     pub(super) fn threads_in_block(&self, b: u32) -> u32 {
-        let (g, _) = self.grid_of(b);
-        self.launch
-            .launches
-            .get(g as usize)
-            .map_or(0, |l| l.block.iter().product())
+        self.machine.threads_in_block(b)
     }
 
-    /// Warps in global block `b` (its grid's).
+    /// Warps in global block `b` (its grid's); 0 for a block no grid has.
     pub(super) fn warps_in_block(&self, b: u32) -> u32 {
-        self.threads_in_block(b).div_ceil(self.warp_size().max(1))
+        self.machine.warps_in_block(b)
     }
 
     /// Blocks of every grid (blocks are numbered across grids).
@@ -393,11 +389,12 @@ impl Session {
         if self.machine.termination().is_some() {
             return "the kernel has ended".to_string();
         }
-        if b >= self.total_blocks() || w >= self.warps_in_block(b) {
+        let blocks = self.total_blocks();
+        // A block past the last is described by the last grid's shape.
+        let warps = self.warps_in_block(b.min(blocks.saturating_sub(1)));
+        if b >= blocks || w >= warps {
             return format!(
-                "there is no warp {w} in block {b} (grid of {} blocks, {} warps per block)",
-                self.total_blocks(),
-                self.warps_in_block(b)
+                "there is no warp {w} in block {b} (grid of {blocks} blocks, {warps} warps per block)"
             );
         }
         let block = self.block_name(b);
