@@ -166,13 +166,16 @@ fn kernels_in_one_stream_see_each_others_writes() {
 fn each_context_resolves_as_its_program_alone() {
     let program =
         load_file(&programs_dir().join("stream_race.ptx")).unwrap_or_else(|e| panic!("{e}"));
-    let launch = read_launch(&programs_dir().join("two_contexts.ron"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let launch =
+        read_launch(&programs_dir().join("two_contexts.ron")).unwrap_or_else(|e| panic!("{e}"));
     let contexts = launch
         .resolve_contexts(&program, u64::MAX)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(contexts.len(), 2);
-    for (context, alone) in contexts.iter().zip(["stream_race_ordered", "stream_race_concurrent"]) {
+    for (context, alone) in contexts
+        .iter()
+        .zip(["stream_race_ordered", "stream_race_concurrent"])
+    {
         let (_, launches) = resolve_program("stream_race", alone);
         assert_eq!(context, &launches, "{alone}");
     }
