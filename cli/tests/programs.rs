@@ -652,3 +652,30 @@ fn the_debugger_shows_the_grids_of_a_program_and_saves_their_trace() {
     assert!(text.contains("\"launches\""), "{text}");
     assert!(text.contains("producer"), "{text}");
 }
+
+#[test]
+fn a_bad_context_is_null_in_json_and_exits_2() {
+    let dir = Scratch::new("programs", "bad-context");
+    let text = std::fs::read_to_string(workspace().join(file("two_contexts.ron")))
+        .expect("the corpus file");
+    // The second context launches a kernel the module lacks.
+    let at = text
+        .rfind("(kernel: \"add_one\"")
+        .expect("context 1's add_one");
+    let bad = format!(
+        "{}(kernel: \"zz\"{}",
+        &text[..at],
+        &text[at + "(kernel: \"add_one\"".len()..]
+    );
+    let ron = dir.join("bad.ron").display().to_string();
+    std::fs::write(&ron, bad).expect("written");
+    let ptx = file("stream_race.ptx");
+    let (code, out, err) = cudasem(&["run", &ptx, "--launch", &ron, "--format", "json"]);
+    assert_eq!(code, 2, "{out}{err}");
+    let reports: serde_json::Value = serde_json::from_str(&out).expect("one JSON array");
+    assert!(reports[0].is_object() && reports[1].is_null(), "{out}");
+    assert!(
+        err.contains("context 2 of 2: launch 2 of 2: the module has no kernel (.entry) named `zz`"),
+        "{err}"
+    );
+}

@@ -89,7 +89,9 @@ impl Launch {
                     )),
                 ));
             }
-            contexts.push(Launch::from_raw(c, text, path, base_dir, start).map_err(named)?);
+            let mut launch = Launch::from_raw(c, text, path, base_dir, start).map_err(named)?;
+            launch.context = Some((i, n));
+            contexts.push(launch);
         }
         Ok(Launch {
             contexts,
@@ -120,21 +122,26 @@ impl Launch {
         if self.contexts.is_empty() {
             return Ok(vec![self.resolve_program(program, budget)?]);
         }
-        let n = self.contexts.len();
+        // Each context's errors name it (`Launch::context`).
         self.contexts
             .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                c.resolve_program(program, budget)
-                    .map_err(|e| in_context(e, i, n, c.own_location()))
-            })
+            .map(|c| c.resolve_program(program, budget))
             .collect()
     }
 
-    /// Where the launch's own text starts (a context's opening parenthesis).
-    pub(crate) fn own_location(&self) -> Option<Location> {
-        let (path, text) = self.source.as_ref()?;
-        Some(location_of(path, text, self.start))
+    /// `e` named by the context this launch is (and pointing at it when it has no place of its
+    /// own); `e` itself for a launch that is no context.
+    pub(crate) fn in_own_context(&self, e: LaunchError) -> LaunchError {
+        match self.context {
+            None => e,
+            Some((i, n)) => {
+                let at = self
+                    .source
+                    .as_ref()
+                    .map(|(path, text)| location_of(path, text, self.start));
+                in_context(e, i, n, at)
+            }
+        }
     }
 
     /// The refusal of a file with `contexts` by what runs one context's program (`what`).

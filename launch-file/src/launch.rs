@@ -51,6 +51,9 @@ pub struct Launch {
     /// Where the launch's own text starts in the file (a context's opening parenthesis; 0 for
     /// the file's launch): errors are located from there on.
     pub(crate) start: usize,
+    /// A context of `contexts: [...]`: its index and the number of contexts, which its
+    /// resolution errors name (`context 2 of 2: ...`).
+    pub(crate) context: Option<(usize, usize)>,
 }
 
 /// An expectation as written in the launch file or given with `--expect`.
@@ -198,6 +201,7 @@ impl Launch {
             contexts: Vec::new(),
             source: Some((path.to_string(), text.to_string())),
             start,
+            context: None,
         };
         // Each expectation's text starts one past its opening quote.
         let starts = find_top_field_from(text, start, "expect")

@@ -24,6 +24,15 @@ impl Launch {
     /// [`Launch::resolve`], refusing before anything is allocated a launch whose memory
     /// (buffers and their copies, printed text) would exceed `budget` bytes (`--max-memory`).
     pub fn resolve_within(&self, program: &Program, budget: u64) -> Result<Resolved, LaunchError> {
+        self.resolve_within_context(program, budget)
+            .map_err(|e| self.in_own_context(e))
+    }
+
+    fn resolve_within_context(
+        &self,
+        program: &Program,
+        budget: u64,
+    ) -> Result<Resolved, LaunchError> {
         self.refuse_contexts("this command runs one kernel launch")?;
         if !self.launches.is_empty() {
             return Err(LaunchError::new(format!(
@@ -40,6 +49,15 @@ impl Launch {
     /// stream 0) against `program`, refusing one whose memory would exceed `budget` bytes
     /// (each launch is checked alone). Errors in a launch of several name it and point at it.
     pub fn resolve_program(
+        &self,
+        program: &Program,
+        budget: u64,
+    ) -> Result<Vec<ResolvedLaunch>, LaunchError> {
+        self.resolve_program_in_context(program, budget)
+            .map_err(|e| self.in_own_context(e))
+    }
+
+    fn resolve_program_in_context(
         &self,
         program: &Program,
         budget: u64,
