@@ -3,6 +3,7 @@
 //! `/proc/meminfo`; 4 GiB where that cannot be read), so an absurd launch is refused with a
 //! clear message and exit code 2 instead of being killed by the operating system.
 
+use crate::error::Error;
 use std::sync::OnceLock;
 
 static BUDGET: OnceLock<u64> = OnceLock::new();
@@ -31,7 +32,7 @@ fn machine_memory() -> Option<u64> {
 }
 
 /// `--max-memory 512M`: bytes, with an optional K, M, G or T suffix (powers of 1024).
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub fn parse_size(text: &str) -> Result<u64, Error> {
     let t = text.trim();
     let (digits, shift) = match t.char_indices().last() {
         Some((i, c)) if c.is_ascii_alphabetic() => {
@@ -41,21 +42,25 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
                 'G' => 30,
                 'T' => 40,
                 _ => {
-                    return Err(format!(
+                    return Err(Error::Usage(format!(
                         "`{text}`: write a number of bytes with an optional K, M, G or T suffix (e.g. 512M)"
-                    ));
+                    )));
                 }
             };
             (&t[..i], shift)
         }
         _ => (t, 0),
     };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("`{text}` is not a size: write e.g. 4096, 512M or 2G"))?;
-    n.checked_mul(1 << shift)
-        .filter(|&b| b > 0)
-        .ok_or_else(|| format!("`{text}`: the size must be positive and below 16 EiB"))
+    let n: u64 = digits.parse().map_err(|_| {
+        Error::Usage(format!(
+            "`{text}` is not a size: write e.g. 4096, 512M or 2G"
+        ))
+    })?;
+    n.checked_mul(1 << shift).filter(|&b| b > 0).ok_or_else(|| {
+        Error::Usage(format!(
+            "`{text}`: the size must be positive and below 16 EiB"
+        ))
+    })
 }
 
 pub use launch_file::size_text;
@@ -66,12 +71,22 @@ mod tests {
 
     #[test]
     fn sizes_parse_with_suffixes_and_bad_ones_say_why() {
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert_eq!(parse_size("512M"), Ok(512 << 20));
-        assert_eq!(parse_size("2g"), Ok(2 << 30));
+        assert_eq!(parse_size("4096").ok(), Some(4096));
+        assert_eq!(parse_size("512M").ok(), Some(512 << 20));
+        assert_eq!(parse_size("2g").ok(), Some(2 << 30));
         assert!(parse_size("0").is_err());
-        assert!(parse_size("12X").unwrap_err().contains("suffix"));
-        assert!(parse_size("x5").unwrap_err().contains("not a size"));
+        assert!(
+            parse_size("12X")
+                .unwrap_err()
+                .to_string()
+                .contains("suffix")
+        );
+        assert!(
+            parse_size("x5")
+                .unwrap_err()
+                .to_string()
+                .contains("not a size")
+        );
         assert!(parse_size("99999999999T").is_err());
     }
 }

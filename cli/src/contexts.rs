@@ -9,22 +9,23 @@
 //! context whose input was bad has `null`); the exit code is the worst of the contexts'.
 
 use crate::Outcome;
+use crate::error::Error;
 use crate::options::RunOptions;
 use launch_file::Launch;
 
 /// The launch of context `context` (`--context N`) of a file with `contexts`; the launch as
 /// read without `--context` (resolution then refuses a file of several contexts with a located
 /// error, in the commands that do not run each context).
-pub fn select(launch: Launch, context: Option<usize>) -> Result<Launch, String> {
+pub fn select(launch: Launch, context: Option<usize>) -> Result<Launch, Error> {
     let Some(i) = context else { return Ok(launch) };
     match launch.contexts.len() {
-        0 => Err(format!(
+        0 => Err(Error::Refused(format!(
             "error: --context {i}: the launch file has no `contexts: [...]` (it is one context)\n  = help: leave out --context\n"
-        )),
-        n if i >= n => Err(format!(
+        ))),
+        n if i >= n => Err(Error::Refused(format!(
             "error: --context {i}: the launch file holds {n} contexts, 0 to {}\n",
             n - 1
-        )),
+        ))),
         _ => Ok(launch.contexts[i].clone()),
     }
 }
@@ -33,11 +34,12 @@ pub fn select(launch: Launch, context: Option<usize>) -> Result<Launch, String> 
 /// its launch file's `contexts`; 0 (the command runs once) for a file without them, with
 /// `--context N`, or without a readable launch file (the command then reports that itself).
 pub fn count(options: &RunOptions) -> usize {
-    if options.context.is_some() {
+    if options.launch.context.is_some() {
         return 0;
     }
     options
         .launch
+        .file
         .as_deref()
         .and_then(|path| Launch::read(path).ok())
         .map_or(0, |l| l.contexts.len())

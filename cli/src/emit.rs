@@ -18,7 +18,7 @@ pub fn closed() -> bool {
 
 /// Writes `text` to stdout and flushes it. `Err` is the message for stderr when the write
 /// failed for another reason than a closed pipe.
-pub fn stdout(text: &str) -> Result<(), String> {
+pub fn stdout(text: &str) -> Result<(), crate::error::Error> {
     crate::timeout::reporting();
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
@@ -27,7 +27,11 @@ pub fn stdout(text: &str) -> Result<(), String> {
             CLOSED.store(true, Ordering::Relaxed);
             Ok(())
         }
-        Err(e) => Err(format!("error: cannot write the output to stdout: {e}\n")),
+        Err(e) => Err(crate::error::Error::io(
+            "cannot write the output to",
+            "stdout",
+            e,
+        )),
     }
 }
 
@@ -36,9 +40,6 @@ pub fn stdout(text: &str) -> Result<(), String> {
 pub fn report(text: &str, outcome: crate::Outcome) -> crate::Outcome {
     match stdout(text) {
         Ok(()) => outcome,
-        Err(message) => {
-            eprint!("{message}");
-            crate::Outcome::BadInput
-        }
+        Err(error) => crate::failure::Failure::from(error).report(),
     }
 }

@@ -30,13 +30,16 @@ pub fn check<'a>(
 /// `--expect` on a command that checks no expectations (`check`, `debug`, `view`): refused,
 /// rather than silently ignored. (A launch file's `expect:` section is fine: one launch file
 /// serves every command.)
-pub fn refuse_flag(command: &str, quick: &crate::commands::run::QuickLaunch) -> Result<(), String> {
+pub fn refuse_flag(
+    command: &str,
+    quick: &crate::flags::QuickLaunch,
+) -> Result<(), crate::error::Error> {
     if quick.expect.is_empty() {
         return Ok(());
     }
-    Err(format!(
+    Err(crate::error::Error::Refused(format!(
         "error: `cudasem {command}` does not check expectations (--expect)\n  = help: `cudasem run`, `fuzz`, `explore` and `replay` check them: run one of those with --expect\n"
-    ))
+    )))
 }
 
 impl Setup {

@@ -4,17 +4,19 @@
 //! the `cudasem replay` command of the schedule that shows it when there is one. (A program
 //! that misbehaves is no failure of the command: its report exits 1.)
 //!
-//! Plain `String` errors convert into [`Failure::BadInput`] (`?` works on the helpers that
-//! return them); only [`Failure::internal`] makes the other kind.
+//! An [`Error`] converts into a [`Failure`] (`?` works on the helpers that return one): its
+//! [`Error::Internal`] kind into [`Failure::Internal`], every other kind into
+//! [`Failure::BadInput`].
 
 use crate::Outcome;
+use crate::error::Error;
 
 /// A command's failure.
 #[derive(Debug)]
 pub enum Failure {
-    /// The input or usage is wrong: the message (already in `error: ...` form) says why. Empty
-    /// when it was already rendered (PTX diagnostics).
-    BadInput(String),
+    /// The input or usage is wrong: the error says why (nothing more when it was already
+    /// rendered, as PTX diagnostics are).
+    BadInput(Error),
     /// An invariant of cudasem broke: what broke, and the replay command of the schedule that
     /// shows it, when one is known.
     Internal {
@@ -68,7 +70,8 @@ impl Failure {
     /// Prints the failure to stderr and gives the outcome it maps to.
     pub fn report(self) -> Outcome {
         match self {
-            Failure::BadInput(message) => {
+            Failure::BadInput(error) => {
+                let message = error.rendered();
                 if !message.is_empty() {
                     eprint!("{message}");
                     if !message.ends_with('\n') {
@@ -92,9 +95,12 @@ impl Failure {
     }
 }
 
-impl From<String> for Failure {
-    fn from(message: String) -> Failure {
-        Failure::BadInput(message)
+impl From<Error> for Failure {
+    fn from(error: Error) -> Failure {
+        match error {
+            Error::Internal(what) => Failure::internal(what),
+            other => Failure::BadInput(other),
+        }
     }
 }
 
@@ -112,14 +118,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn internal_errors_get_their_own_exit_code_and_strings_are_bad_input() {
+    fn internal_errors_get_their_own_exit_code_and_the_others_are_bad_input() {
         assert!(matches!(
             Failure::internal("an invariant").report(),
             Outcome::Internal
         ));
-        let f: Failure = "error: no such file\n".to_string().into();
-        assert!(matches!(f, Failure::BadInput(_)));
-        assert!(matches!(f.report(), Outcome::BadInput));
+        let internal: Failure = Error::Internal("an invariant".to_string()).into();
+        assert!(matches!(internal.report(), Outcome::Internal));
+        for error in [
+            Error::Usage("`x` is not a number".to_string()),
+            Error::Input("error: no such file\n".to_string()),
+            Error::Refused("error: one launch only\n".to_string()),
+            Error::Load {
+                file: "k.ptx".to_string(),
+            },
+            Error::io("cannot read", "k.ptx", std::io::Error::other("gone")),
+        ] {
+            let f: Failure = error.into();
+            assert!(matches!(f, Failure::BadInput(_)));
+            assert!(matches!(f.report(), Outcome::BadInput));
+        }
         let with_replay = Failure::Internal {
             what: "the machine refused its own enabled choice".to_string(),
             replay: Some("cudasem replay cudasem2:... k.ptx".to_string()),

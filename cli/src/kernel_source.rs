@@ -4,6 +4,7 @@
 //!
 //! The compiler is `--clang PATH` (a global flag), else `$CUDASEM_CLANG`, else `clang` on PATH.
 
+use crate::error::Error;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -40,14 +41,11 @@ pub fn ptx_name(path: &Path) -> String {
 }
 
 /// The PTX text of `path`: the file itself, or for a `.cu` file the PTX clang compiles from it
-/// (clang's warnings go to stderr). `Err` is the message for the user, ready to print; a PTX
-/// file that cannot be read is described by `io_message`, as each command words it.
-pub fn read_kernel(
-    path: &Path,
-    io_message: impl FnOnce(std::io::Error) -> String,
-) -> Result<String, String> {
+/// (clang's warnings go to stderr). `Err` is a file that cannot be read, or clang's failure.
+pub fn read_kernel(path: &Path) -> Result<String, Error> {
     if !cuda_front::is_cuda_source(path) {
-        return std::fs::read_to_string(path).map_err(io_message);
+        return std::fs::read_to_string(path)
+            .map_err(|e| Error::io("cannot read", path.display(), e));
     }
     match cuda_front::compile(&clang(), path) {
         Ok(compiled) => {
@@ -56,6 +54,6 @@ pub fn read_kernel(
             }
             Ok(compiled.ptx)
         }
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(Error::Input(e.to_string())),
     }
 }

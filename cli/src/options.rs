@@ -1,42 +1,32 @@
-//! Run options shared by `fuzz`, `explore` and `replay`: the launch (file and flags), the warp
-//! model, the memory system and the device, built from `run`'s own flag groups
-//! ([`QuickLaunch`], [`DeviceArgs`], [`WarpModelArg`], [`MemoryArg`]) so every command spells
-//! them the same way. [`RunOptions::setup`] turns them and a PTX file into a ready machine;
-//! [`RunOptions::argv`] writes them back as flags for the replay commands printed on failures.
+//! Run options shared by `run`, `check`, `fuzz`, `explore` and `replay`: the launch (file and
+//! flags), the model (warp model, memory system) and the machine, the flag groups of
+//! [`crate::flags`], so every command spells them the same way. [`RunOptions::setup`] turns
+//! them and a PTX file into a ready machine; [`RunOptions::argv`] writes them back as flags
+//! for the replay commands printed on failures.
 
-use crate::commands::run::{DeviceArgs, MemoryArg, QuickLaunch, WarpModelArg, load_program};
+use crate::commands::run::load_program;
+use crate::error::Error;
+use crate::flags::{LaunchArgs, MachineArgs, ModelArgs};
 use crate::launch::{Elem, Resolved};
 use semantics::machine::{Machine, MachineConfig, MemoryKind, WarpModel};
 use semantics::program::Space;
-use std::path::{Path, PathBuf};
+use serde::Serialize;
+use std::path::Path;
 use std::sync::Arc;
 
-/// Everything but the PTX file that `run` takes to describe a launch and its machine.
-#[derive(clap::Args)]
+/// Everything but the PTX file that `run` takes to describe a launch and its machine: the
+/// shared flag groups, which `fuzz`, `explore` and `replay` flatten as they are.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RunOptions {
-    /// The launch file (RON): kernel, grid, block, buffers, args, globals, print (docs/run.md).
-    #[arg(long, value_name = "FILE.ron")]
-    pub launch: Option<PathBuf>,
     #[command(flatten)]
-    pub quick: Box<QuickLaunch>,
-    /// How warps execute divergent code.
-    #[arg(long, value_enum, default_value_t = WarpModelArg::SimtStack)]
-    pub warp_model: WarpModelArg,
-    /// The memory system.
-    #[arg(long, value_enum, default_value_t = MemoryArg::Flat)]
-    pub memory: MemoryArg,
+    #[serde(flatten)]
+    pub launch: LaunchArgs,
     #[command(flatten)]
-    pub device: Box<DeviceArgs>,
-    /// Hardware behaviour: an exited warp counts as arrived at its block's barriers.
-    #[arg(long)]
-    pub exited_warps_arrive: bool,
-    /// Check the SIMT stack's safety invariants (thesis chapter 6) after every step (slower).
-    #[arg(long)]
-    pub check_invariants: bool,
-    /// Run only context N (from 0) of a launch file with `contexts: [...]` (thesis 5.8); without
-    /// it, `run`, `fuzz`, `explore` and `check` run every context in turn.
-    #[arg(long, value_name = "N")]
-    pub context: Option<usize>,
+    #[serde(flatten)]
+    pub model: ModelArgs,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub machine: MachineArgs,
 }
 
 /// A loaded program, its resolved launch and configuration, and the fresh machine.
@@ -164,22 +154,19 @@ pub fn warp_model_name(m: WarpModel) -> &'static str {
 impl RunOptions {
     /// Loads `file`, resolves the launch and builds the machine. `Err` is bad input, already
     /// rendered for stderr (empty when PTX diagnostics were printed).
-    pub fn setup(&self, file: &Path) -> Result<Setup, String> {
+    pub fn setup(&self, file: &Path) -> Result<Setup, Error> {
         let ptx_path = file.display().to_string();
-        let text = crate::kernel_source::read_kernel(file, |e| {
-            format!("error: cannot read {ptx_path}: {e}")
-        })?;
+        let text = crate::kernel_source::read_kernel(file)?;
         let ptx_name = crate::kernel_source::ptx_name(file);
         let program = load_program(&ptx_name, &text)?;
-        let launch =
-            crate::commands::run::read_launch(self.launch.as_deref(), &self.quick, &program)?;
-        let launch = crate::contexts::select(launch, self.context)?;
+        let launch = crate::commands::run::read_launch(&self.launch, &program)?;
+        let launch = crate::contexts::select(launch, self.launch.context)?;
         let config = self.machine_config()?;
         let does_not_fit = |e: semantics::machine::LaunchError| {
-            format!(
+            Error::Input(format!(
                 "error: the launch does not fit the machine: {}\n",
                 e.message
-            )
+            ))
         };
         // A program of several launches (thesis 5.7: grids of one context, in streams) runs as
         // one machine of several grids; the buffers and what to print are the program's, which
@@ -199,7 +186,7 @@ impl RunOptions {
             ),
         };
         let resolved = resolution.first;
-        let launch_path = self.launch.as_deref().map(|p| {
+        let launch_path = self.launch.file.as_deref().map(|p| {
             std::fs::canonicalize(p)
                 .unwrap_or_else(|_| p.to_path_buf())
                 .display()
@@ -219,93 +206,14 @@ impl RunOptions {
     }
 
     /// The machine configuration the flags describe.
-    pub fn machine_config(&self) -> Result<MachineConfig, String> {
-        crate::commands::run::machine_config_of(
-            &self.device,
-            self.warp_model,
-            self.memory,
-            self.exited_warps_arrive,
-            self.check_invariants,
-        )
+    pub fn machine_config(&self) -> Result<MachineConfig, Error> {
+        self.machine.config(self.model)
     }
 
-    /// The options as command-line flags (defaults left out), for printed replay commands.
+    /// The options as command-line flags (defaults left out), for printed replay commands:
+    /// written from the flags' own declaration ([`crate::flags::argv`]).
     pub fn argv(&self) -> Vec<String> {
-        let mut v: Vec<String> = Vec::new();
-        let mut flag = |name: &str, value: String| {
-            v.push(format!("--{name}"));
-            v.push(value);
-        };
-        if let Some(l) = &self.launch {
-            flag("launch", l.display().to_string());
-        }
-        let q = &self.quick;
-        if let Some(k) = &q.kernel {
-            flag("kernel", k.clone());
-        }
-        if let Some(g) = &q.grid {
-            flag("grid", g.clone());
-        }
-        if let Some(b) = &q.block {
-            flag("block", b.clone());
-        }
-        if let Some(s) = q.shared {
-            flag("shared", s.to_string());
-        }
-        for b in &q.buffers {
-            flag("buffer", b.clone());
-        }
-        for a in &q.args {
-            flag("arg", a.clone());
-        }
-        for g in &q.globals {
-            flag("global", g.clone());
-        }
-        if let Some(p) = &q.print {
-            flag("print", p.join(","));
-        }
-        for e in &q.expect {
-            flag("expect", e.clone());
-        }
-        if self.warp_model != WarpModelArg::SimtStack {
-            flag("warp-model", self.warp_model.name().to_string());
-        }
-        if self.memory != MemoryArg::Flat {
-            flag("memory", self.memory.name().to_string());
-        }
-        if let Some(c) = self.context {
-            flag("context", c.to_string());
-        }
-        let d = &self.device;
-        if let Some(p) = &d.device {
-            flag("device", p.display().to_string());
-        }
-        for (name, value) in [
-            ("sms", d.sms),
-            ("warp-size", d.warp_size),
-            ("max-blocks-per-sm", d.max_blocks_per_sm),
-            ("max-threads-per-sm", d.max_threads_per_sm),
-            ("max-warps-per-sm", d.max_warps_per_sm),
-            ("shared-mem-per-sm", d.shared_mem_per_sm),
-            ("max-threads-per-block", d.max_threads_per_block),
-            ("line-bytes", d.line_bytes),
-            ("l1-lines", d.l1_lines),
-            ("l2-lines", d.l2_lines),
-        ] {
-            if let Some(x) = value {
-                flag(name, x.to_string());
-            }
-        }
-        if let Some(s) = d.silent {
-            flag("silent", s.name().to_string());
-        }
-        if self.exited_warps_arrive {
-            v.push("--exited-warps-arrive".to_string());
-        }
-        if self.check_invariants {
-            v.push("--check-invariants".to_string());
-        }
-        v
+        crate::flags::argv(self)
     }
 }
 

@@ -174,16 +174,19 @@ pub struct Timeout {
     pub timeout: Option<Duration>,
 }
 
-fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let seconds: f64 = text
-        .parse()
-        .map_err(|_| format!("`{text}` is not a number of seconds (e.g. 10 or 0.5)"))?;
+fn parse_seconds(text: &str) -> Result<Duration, crate::error::Error> {
+    use crate::error::Error;
+    let seconds: f64 = text.parse().map_err(|_| {
+        Error::Usage(format!(
+            "`{text}` is not a number of seconds (e.g. 10 or 0.5)"
+        ))
+    })?;
     if !(seconds > 0.0 && seconds.is_finite()) {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "`{text}`: the timeout must be a positive number of seconds"
-        ));
+        )));
     }
-    Duration::try_from_secs_f64(seconds).map_err(|e| format!("`{text}`: {e}"))
+    Duration::try_from_secs_f64(seconds).map_err(|e| Error::Usage(format!("`{text}`: {e}")))
 }
 
 impl Timeout {
@@ -211,11 +214,31 @@ mod tests {
 
     #[test]
     fn seconds_parse_and_bad_values_say_why() {
-        assert_eq!(parse_seconds("2.5"), Ok(Duration::from_millis(2500)));
-        assert!(parse_seconds("0").unwrap_err().contains("positive"));
-        assert!(parse_seconds("-1").unwrap_err().contains("positive"));
-        assert!(parse_seconds("ten").unwrap_err().contains("not a number"));
-        assert!(parse_seconds("inf").unwrap_err().contains("positive"));
+        assert_eq!(parse_seconds("2.5").ok(), Some(Duration::from_millis(2500)));
+        assert!(
+            parse_seconds("0")
+                .unwrap_err()
+                .to_string()
+                .contains("positive")
+        );
+        assert!(
+            parse_seconds("-1")
+                .unwrap_err()
+                .to_string()
+                .contains("positive")
+        );
+        assert!(
+            parse_seconds("ten")
+                .unwrap_err()
+                .to_string()
+                .contains("not a number")
+        );
+        assert!(
+            parse_seconds("inf")
+                .unwrap_err()
+                .to_string()
+                .contains("positive")
+        );
     }
 
     #[test]

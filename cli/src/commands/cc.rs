@@ -32,10 +32,10 @@ pub fn run(args: Args) -> Outcome {
                 );
                 return Outcome::BadInput;
             }
-            match crate::kernel_source::read_kernel(file, |e| e.to_string()) {
+            match crate::kernel_source::read_kernel(file) {
                 Ok(ptx) => ptx,
-                Err(message) => {
-                    eprint!("{message}");
+                Err(error) => {
+                    eprint!("{}", error.rendered());
                     return Outcome::BadInput;
                 }
             }

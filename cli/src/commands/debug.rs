@@ -14,9 +14,9 @@
 
 use crate::Outcome;
 use crate::commands::replay::TraceLaunch;
-use crate::commands::run::{
-    DeviceArgs, MemoryArg, QuickLaunch, Schedule, WarpModelArg, load_program,
-};
+use crate::commands::run::{Schedule, load_program};
+use crate::error::Error;
+use crate::flags::{LaunchArgs, MachineArgs, ModelArgs};
 use debugger::{self, Host, HostError, Options, Policy, Session, TraceRecord};
 use semantics::machine::{GridLaunch, LaunchConfig, MachineConfig};
 use std::io::{BufRead, IsTerminal, Write};
@@ -33,17 +33,10 @@ pub const DEFAULT_DEBUG_MAX_STEPS: u64 = 10_000_000;
 pub struct Args {
     /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
-    /// The launch file (RON), as for `cudasem run`.
-    #[arg(long, value_name = "FILE.ron")]
-    pub launch: Option<PathBuf>,
     #[command(flatten)]
-    pub quick: Box<QuickLaunch>,
-    /// How warps execute divergent code.
-    #[arg(long, value_enum, default_value_t = WarpModelArg::SimtStack)]
-    pub warp_model: WarpModelArg,
-    /// The memory system.
-    #[arg(long, value_enum, default_value_t = MemoryArg::Flat)]
-    pub memory: MemoryArg,
+    pub launch: LaunchArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// The policy of `step` and `continue`: round-robin or random:SEED (`choose` overrides it).
     #[arg(long, value_name = "POLICY", default_value = "round-robin", value_parser = crate::commands::run::parse_schedule)]
     pub schedule: Schedule,
@@ -51,13 +44,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_DEBUG_MAX_STEPS)]
     pub max_steps: u64,
     #[command(flatten)]
-    pub device: Box<DeviceArgs>,
-    /// Hardware behaviour: an exited warp counts as arrived at its block's barriers.
-    #[arg(long)]
-    pub exited_warps_arrive: bool,
-    /// Check the SIMT stack's safety invariants after every step.
-    #[arg(long)]
-    pub check_invariants: bool,
+    pub machine: MachineArgs,
     /// Run the commands of this file (`-`: standard input) and exit: plain text, each command
     /// echoed after the prompt. Without it, a terminal gets the interactive REPL and other
     /// standard input is read as a script.
@@ -68,27 +55,17 @@ pub struct Args {
 pub fn run(args: Args) -> Outcome {
     match start(&args) {
         Ok(session) => drive(session, &args),
-        Err(message) => {
-            if !message.is_empty() {
-                eprint!("{message}");
-                if !message.ends_with('\n') {
-                    eprintln!();
-                }
-            }
-            Outcome::BadInput
-        }
+        Err(error) => crate::failure::Failure::from(error).report(),
     }
 }
 
 /// Loads the program and the launch and starts the session; `Err` is bad input.
-fn start(args: &Args) -> Result<Session, String> {
-    crate::expectations::refuse_flag("debug", &args.quick)?;
+fn start(args: &Args) -> Result<Session, Error> {
+    crate::expectations::refuse_flag("debug", &args.launch.quick)?;
     let ptx_path = args.file.display().to_string();
-    let text = crate::kernel_source::read_kernel(&args.file, |e| {
-        format!("error: cannot read {ptx_path}: {e}")
-    })?;
+    let text = crate::kernel_source::read_kernel(&args.file)?;
     let program = load_program(&crate::kernel_source::ptx_name(&args.file), &text)?;
-    let launch = crate::commands::run::read_launch(args.launch.as_deref(), &args.quick, &program)?;
+    let launch = crate::commands::run::read_launch(&args.launch, &program)?;
     let config = machine_config(args)?;
     let options = Options {
         source: Some(Arc::from(text.as_str())),
@@ -100,10 +77,10 @@ fn start(args: &Args) -> Result<Session, String> {
         ..Options::default()
     };
     let does_not_fit = |e: semantics::machine::LaunchError| {
-        format!(
+        Error::Input(format!(
             "error: the launch does not fit the machine: {}\n",
             e.message
-        )
+        ))
     };
     let resolution = crate::commands::run::resolve(&launch, &program)?;
     let program = Arc::new(program);
@@ -131,14 +108,8 @@ fn start(args: &Args) -> Result<Session, String> {
     Ok(session)
 }
 
-fn machine_config(args: &Args) -> Result<MachineConfig, String> {
-    crate::commands::run::machine_config_of(
-        &args.device,
-        args.warp_model,
-        args.memory,
-        args.exited_warps_arrive,
-        args.check_invariants,
-    )
+fn machine_config(args: &Args) -> Result<MachineConfig, Error> {
+    args.machine.config(args.model)
 }
 
 /// `trace save/load`: JSON Lines files as `cudasem run --trace` writes them.
@@ -156,12 +127,12 @@ impl Files {
         &self,
         t: &TraceRecord,
         launch: &L,
-    ) -> Result<String, String> {
+    ) -> Result<String, Error> {
         let mut trace = traces::Trace::new(t.program_hash, launch, &self.config, None);
         trace.choices = t.choices.clone();
         trace.policy = Some("debug".to_string());
         trace.program_path = Some(self.ptx_path.clone());
-        traces::format::to_json_lines(&trace).map_err(|e| e.to_string())
+        traces::format::to_json_lines(&trace).map_err(|e| Error::Input(e.to_string()))
     }
 }
 
@@ -176,9 +147,9 @@ impl Host for Files {
                 &TraceLaunch::of(&self.launch, None, None).with_grids(&self.grids),
             )
         }
-        .map_err(|reason| HostError::Format {
+        .map_err(|e| HostError::Format {
             path: path.to_string(),
-            reason,
+            reason: e.to_string(),
         })?;
         std::fs::write(path, text).map_err(|e| HostError::Write {
             path: path.to_string(),

@@ -17,6 +17,7 @@
 use crate::Outcome;
 use crate::commands::replay::{event_lines, reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
+use crate::error::Error;
 use crate::failure::Failure;
 use crate::options::{RunOptions, Setup};
 use explore::progress::{ProgressModel, Reason, Verdict};
@@ -103,19 +104,20 @@ pub enum Search {
     Outcomes,
 }
 
-pub fn parse_model(s: &str) -> Result<ProgressModel, String> {
+pub fn parse_model(s: &str) -> Result<ProgressModel, Error> {
     s.parse()
-        .map_err(|e: explore::progress::UnknownModel| e.to_string())
+        .map_err(|e: explore::progress::UnknownModel| Error::Usage(e.to_string()))
 }
 
 /// `--reduction`, shared with `check` and `litmus`.
-pub fn parse_folding(s: &str) -> Result<Folding, String> {
+pub fn parse_folding(s: &str) -> Result<Folding, Error> {
     s.parse()
-        .map_err(|e: explore::UnknownFolding| e.to_string())
+        .map_err(|e: explore::UnknownFolding| Error::Usage(e.to_string()))
 }
 
-fn parse_level(s: &str) -> Result<Level, String> {
-    s.parse().map_err(|e: explore::UnknownLevel| e.to_string())
+fn parse_level(s: &str) -> Result<Level, Error> {
+    s.parse()
+        .map_err(|e: explore::UnknownLevel| Error::Usage(e.to_string()))
 }
 
 pub fn run(mut args: Args) -> Outcome {
@@ -131,7 +133,7 @@ pub fn run(mut args: Args) -> Outcome {
             }
             let json = args.format == Format::Json;
             crate::contexts::each(n, json, |i| {
-                args.options.context = Some(i);
+                args.options.launch.context = Some(i);
                 Failure::outcome(run_inner(&args))
             })
         }
@@ -317,10 +319,10 @@ fn reason_text(x: &Exploration, lasso: &Lasso) -> String {
 
 fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     if args.search == Search::Full && (args.shard.is_some() || args.split_depth > 0) {
-        return Err(Failure::BadInput(
+        return Err(Failure::BadInput(Error::Refused(
             "error: --shard and --split-depth cut the outcomes search: add --search outcomes (the full search's verdict needs the whole state graph on one machine)\n"
                 .to_string(),
-        ));
+        )));
     }
     let setup = args.options.setup(&args.file)?;
     if args.search == Search::Outcomes {
@@ -328,16 +330,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         crate::emit::stdout(&text)?;
         return Ok(outcome);
     }
-    let level = args.level.unwrap_or_else(|| {
-        let m = &setup.machine;
-        if m.total_blocks() > 1 {
-            Level::Blocks
-        } else if m.warps_per_block() > 1 {
-            Level::Warps
-        } else {
-            Level::Lanes
-        }
-    });
+    let level = args.level.unwrap_or_else(|| default_level(&setup));
     let limits = Limits {
         max_states: args.max_states,
         folding: args.reduction,
@@ -349,261 +342,379 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         .map_err(|e| match e {
             explore::ExploreFailure::Refused(r) => Failure::refused(&setup, &args.options, &r),
             units @ explore::ExploreFailure::TooManyUnits(_) => {
-                Failure::BadInput(format!("error: {units}\n"))
+                Failure::BadInput(Error::Input(format!("error: {units}\n")))
             }
         })?;
     crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     let model = args.progress;
-    let verdict = x.verdict(model);
     let lasso = x.lasso(model);
-
-    // Every outcome's witness replay; failing outcomes (deadlocks, faults) with theirs.
-    let mut witnesses = Vec::new();
-    let mut failing = Vec::new();
-    for (o, info) in &x.outcomes {
-        let cmd = reproduce(
-            &setup,
-            &args.options,
-            &info.witness,
-            None,
-            format!("explore {}", model.name()),
-            None,
-        )?;
-        if o.status.is_failure() {
-            failing.push((o, cmd.clone()));
-        }
-        witnesses.push(cmd);
-    }
-    let violations: Vec<Vec<String>> = x
-        .outcomes
-        .keys()
-        .map(|o| super::explore_outcomes::violations(&setup, o))
-        .collect();
-    let violated = violations.iter().any(|v| !v.is_empty());
-    let lasso_replay = match &lasso {
-        Some(l) => {
-            let mut all = l.stem.clone();
-            all.extend_from_slice(&l.cycle);
-            Some(reproduce(
-                &setup,
-                &args.options,
-                &all,
-                Some(l.stem.len()),
-                format!("explore {}", model.name()),
-                None,
-            )?)
-        }
-        None => None,
+    let report = Report {
+        args,
+        setup: &setup,
+        x: &x,
+        level,
+        model,
+        limits,
+        seconds,
+        verdict: x.verdict(model),
+        lasso: lasso.as_ref(),
+        witnesses: Witnesses::of(args, &setup, &x, lasso.as_ref(), model)?,
     };
-    // What `--save` and `--html` write: the lasso, else the first failing outcome's run.
-    let shown = match (
-        &lasso,
-        x.outcomes.iter().find(|(o, _)| o.status.is_failure()),
-    ) {
-        (Some(l), _) => {
-            let mut all = l.stem.clone();
-            all.extend_from_slice(&l.cycle);
-            Some((all, Some(l.stem.len())))
-        }
-        (None, Some((_, info))) => Some((info.witness.clone(), None)),
-        (None, None) => None,
-    };
-    let policy = format!("explore {}", model.name());
-    if let (Some(path), Some((choices, cycle_start))) = (&args.save, &shown) {
-        let mut t = trace_of(&setup, choices.clone(), policy.clone(), None);
-        t.cycle_start = *cycle_start;
-        let mut m = setup.machine.clone();
-        let r = scheduler::replay::replay(&mut m, &t.choices, None, None, true);
-        t.events = r.events;
-        save_trace(path, &t)?;
-    }
-    if let (Some(path), Some((choices, cycle_start))) = (&args.html, &shown) {
-        let fairness = lasso.as_ref().map(|l| {
-            format!(
-                "Why the cycle is fair under {} at level {level}: {}.",
-                model_text(model),
-                reason_text(&x, l)
-            )
-        });
-        crate::commands::view::write_html_flag(
-            &setup,
-            choices,
-            *cycle_start,
-            policy,
-            fairness,
-            path,
-        )?;
-    }
-    let rate = if seconds > 0.0 {
-        x.states() as f64 / seconds
-    } else {
-        0.0
-    };
-    let terminates = verdict.map(|v| v == Verdict::Pass);
+    report.write_shown()?;
     let out = if args.dot {
+        report.dot()
+    } else {
+        match args.format {
+            Format::Text => report.text(),
+            Format::Json => report.json(),
+        }
+    };
+    crate::emit::stdout(&out)?;
+    Ok(report.outcome())
+}
+
+/// The level a search runs at when `--level` is not given: the coarsest unit the launch has
+/// several of.
+fn default_level(setup: &Setup) -> Level {
+    let m = &setup.machine;
+    if m.total_blocks() > 1 {
+        Level::Blocks
+    } else if m.warps_per_block() > 1 {
+        Level::Warps
+    } else {
+        Level::Lanes
+    }
+}
+
+/// The replay commands a search's report prints: every outcome's witness, the failing outcomes
+/// (deadlocks, faults) with theirs, the lasso's; and each outcome's violated expectations.
+struct Witnesses {
+    each: Vec<String>,
+    /// A failing outcome's status, and its witness's replay command.
+    failing: Vec<(String, String)>,
+    violations: Vec<Vec<String>>,
+    lasso: Option<String>,
+}
+
+impl Witnesses {
+    fn of(
+        args: &Args,
+        setup: &Setup,
+        x: &Exploration,
+        lasso: Option<&Lasso>,
+        model: ProgressModel,
+    ) -> Result<Witnesses, Failure> {
+        let policy = format!("explore {}", model.name());
+        let mut each = Vec::new();
+        let mut failing = Vec::new();
+        for (o, info) in &x.outcomes {
+            let cmd = reproduce(
+                setup,
+                &args.options,
+                &info.witness,
+                None,
+                policy.clone(),
+                None,
+            )?;
+            if o.status.is_failure() {
+                failing.push((o.status.to_string(), cmd.clone()));
+            }
+            each.push(cmd);
+        }
+        let violations = x
+            .outcomes
+            .keys()
+            .map(|o| super::explore_outcomes::violations(setup, o))
+            .collect();
+        let lasso = match lasso {
+            Some(l) => {
+                let mut all = l.stem.clone();
+                all.extend_from_slice(&l.cycle);
+                Some(reproduce(
+                    setup,
+                    &args.options,
+                    &all,
+                    Some(l.stem.len()),
+                    policy,
+                    None,
+                )?)
+            }
+            None => None,
+        };
+        Ok(Witnesses {
+            each,
+            failing,
+            violations,
+            lasso,
+        })
+    }
+}
+
+/// A finished search and what its report shows.
+struct Report<'a> {
+    args: &'a Args,
+    setup: &'a Setup,
+    x: &'a Exploration,
+    level: Level,
+    model: ProgressModel,
+    limits: Limits,
+    seconds: f64,
+    verdict: Option<Verdict>,
+    lasso: Option<&'a Lasso>,
+    witnesses: Witnesses,
+}
+
+impl Report<'_> {
+    /// Clean when the launch terminates under the model, no outcome fails and no expectation
+    /// is violated.
+    fn outcome(&self) -> Outcome {
+        let violated = self.witnesses.violations.iter().any(|v| !v.is_empty());
+        if self.terminates() == Some(true) && self.witnesses.failing.is_empty() && !violated {
+            Outcome::Clean
+        } else {
+            Outcome::Misbehaved
+        }
+    }
+
+    fn terminates(&self) -> Option<bool> {
+        self.verdict.map(|v| v == Verdict::Pass)
+    }
+
+    fn rate(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.x.states() as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// What `--save` and `--html` write: the lasso, else the first failing outcome's run.
+    fn write_shown(&self) -> Result<(), Failure> {
+        let (args, setup, x, level, model) =
+            (self.args, self.setup, self.x, self.level, self.model);
+        let shown = match (
+            self.lasso,
+            x.outcomes.iter().find(|(o, _)| o.status.is_failure()),
+        ) {
+            (Some(l), _) => {
+                let mut all = l.stem.clone();
+                all.extend_from_slice(&l.cycle);
+                Some((all, Some(l.stem.len())))
+            }
+            (None, Some((_, info))) => Some((info.witness.clone(), None)),
+            (None, None) => None,
+        };
+        let Some((choices, cycle_start)) = &shown else {
+            return Ok(());
+        };
+        let policy = format!("explore {}", model.name());
+        if let Some(path) = &args.save {
+            let mut t = trace_of(setup, choices.clone(), policy.clone(), None);
+            t.cycle_start = *cycle_start;
+            let mut m = setup.machine.clone();
+            let r = scheduler::replay::replay(&mut m, &t.choices, None, None, true);
+            t.events = r.events;
+            save_trace(path, &t)?;
+        }
+        if let Some(path) = &args.html {
+            let fairness = self.lasso.map(|l| {
+                format!(
+                    "Why the cycle is fair under {} at level {level}: {}.",
+                    model_text(model),
+                    reason_text(x, l)
+                )
+            });
+            crate::commands::view::write_html_flag(
+                setup,
+                choices,
+                *cycle_start,
+                policy,
+                fairness,
+                path,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// `--dot`: the lasso drawn on the kernel's control-flow graph.
+    fn dot(&self) -> String {
+        let (model, level) = (self.model, self.level);
         // The PTX (compiled, for a `.cu` file) that the program's spans point into.
-        let text = setup.text.clone();
-        let title = match (verdict, &lasso) {
-            (None, _) => format!("no verdict (bounded out) under {}", model_text(model)),
-            (Some(Verdict::Pass), _) => format!("terminates under {}", model_text(model)),
-            (Some(Verdict::Fail), _) => format!(
+        let text = self.setup.text.clone();
+        let title = match self.verdict {
+            None => format!("no verdict (bounded out) under {}", model_text(model)),
+            Some(Verdict::Pass) => format!("terminates under {}", model_text(model)),
+            Some(Verdict::Fail) => format!(
                 "may not terminate under {} at level {level}",
                 model_text(model)
             ),
         };
-        lasso_dot(&setup, &text, &title, lasso.as_ref())
-    } else {
-        match args.format {
-            Format::Text => {
-                let mut s = format!(
-                    "explored `{}` ({}, {} at level {}): {} states ({} machine states), {} transitions in {:.3} s ({:.0} states/s)\n",
-                    cuda_front::demangle(&setup.kernel_title()),
-                    setup.setup_text(),
-                    model_text(model),
-                    level,
-                    x.states(),
-                    x.machine_states,
-                    x.transitions(),
-                    seconds,
-                    rate
-                );
-                match x.bound_hit {
-                Some(explore::Bound::States(b)) => s.push_str(&format!(
-                    "bound: --max-states {b} REACHED: the exploration is incomplete, nothing is proven\n"
-                )),
-                Some(explore::Bound::Time) => s.push_str(&format!(
-                    "bound: {} after {} states: the exploration is incomplete, nothing is proven\n",
-                    args.timeout.flag_text(),
-                    x.states()
-                )),
-                None => s.push_str(&format!(
-                    "bound: --max-states {} not reached: the exploration is complete\n",
-                    limits.max_states
-                )),
-            }
-                s.push_str(&format!("outcomes ({}):\n", x.outcomes.len()));
-                for (((o, info), witness), violated) in
-                    x.outcomes.iter().zip(&witnesses).zip(&violations)
-                {
-                    let data: Vec<String> = setup
-                        .data_text(&o.data)
-                        .into_iter()
-                        .map(|(n, v)| format!("{n}=[{}]", v.join(", ")))
-                        .collect();
+        lasso_dot(self.setup, &text, &title, self.lasso)
+    }
+
+    /// The text report: the search's size and bound, the outcomes, the verdict.
+    fn text(&self) -> String {
+        let mut s = self.header_text();
+        s.push_str(&self.outcomes_text());
+        s.push_str(&self.verdict_text());
+        s
+    }
+
+    /// What was explored, how fast, and whether a bound cut it.
+    fn header_text(&self) -> String {
+        let (args, setup, x, level, model) =
+            (self.args, self.setup, self.x, self.level, self.model);
+        let mut s = format!(
+            "explored `{}` ({}, {} at level {}): {} states ({} machine states), {} transitions in {:.3} s ({:.0} states/s)\n",
+            cuda_front::demangle(&setup.kernel_title()),
+            setup.setup_text(),
+            model_text(model),
+            level,
+            x.states(),
+            x.machine_states,
+            x.transitions(),
+            self.seconds,
+            self.rate()
+        );
+        match x.bound_hit {
+            Some(explore::Bound::States(b)) => s.push_str(&format!(
+                "bound: --max-states {b} REACHED: the exploration is incomplete, nothing is proven\n"
+            )),
+            Some(explore::Bound::Time) => s.push_str(&format!(
+                "bound: {} after {} states: the exploration is incomplete, nothing is proven\n",
+                args.timeout.flag_text(),
+                x.states()
+            )),
+            None => s.push_str(&format!(
+                "bound: --max-states {} not reached: the exploration is complete\n",
+                self.limits.max_states
+            )),
+        }
+        s
+    }
+
+    /// Every final outcome with its witness, then how to reproduce the failing ones.
+    fn outcomes_text(&self) -> String {
+        let (setup, x, w) = (self.setup, self.x, &self.witnesses);
+        let mut s = format!("outcomes ({}):\n", x.outcomes.len());
+        for (((o, info), witness), violated) in x.outcomes.iter().zip(&w.each).zip(&w.violations) {
+            let data: Vec<String> = setup
+                .data_text(&o.data)
+                .into_iter()
+                .map(|(n, v)| format!("{n}=[{}]", v.join(", ")))
+                .collect();
+            s.push_str(&format!(
+                "  {}  {}  ({} terminal state{})\n",
+                o.status,
+                data.join(" "),
+                info.states,
+                if info.states == 1 { "" } else { "s" }
+            ));
+            super::explore_outcomes::outcome_details(&mut s, violated, witness);
+        }
+        for (status, cmd) in &w.failing {
+            s.push_str(&format!("{status} is reachable; to reproduce:\n  {cmd}\n"));
+        }
+        s
+    }
+
+    /// The verdict, and for a lasso its stem, cycle, why it is fair and how to replay it.
+    fn verdict_text(&self) -> String {
+        let (setup, x, level, model) = (self.setup, self.x, self.level, self.model);
+        let mut s = String::new();
+        match (self.verdict, self.lasso) {
+            (None, _) => s.push_str(&format!(
+                "verdict: none (bounded out) under {} at level {level}\n",
+                model_text(model)
+            )),
+            (Some(Verdict::Pass), _) => s.push_str(&format!(
+                "verdict: terminates under {} at level {level}\n",
+                model_text(model)
+            )),
+            (Some(Verdict::Fail), lasso) => {
+                s.push_str(&format!(
+                    "verdict: may not terminate under {} at level {level}\n",
+                    model_text(model)
+                ));
+                if let Some(l) = lasso {
+                    let (stem, cycle) = steps_text(setup, &l.stem, &l.cycle);
                     s.push_str(&format!(
-                        "  {}  {}  ({} terminal state{})\n",
-                        o.status,
-                        data.join(" "),
-                        info.states,
-                        if info.states == 1 { "" } else { "s" }
+                        "lasso: a stem of {} steps, then a cycle of {} steps repeated forever\n",
+                        l.stem.len(),
+                        l.cycle.len()
                     ));
-                    super::explore_outcomes::outcome_details(&mut s, violated, witness);
-                }
-                for (o, cmd) in &failing {
-                    s.push_str(&format!(
-                        "{} is reachable; to reproduce:\n  {cmd}\n",
-                        o.status
-                    ));
-                }
-                match (verdict, &lasso) {
-                    (None, _) => s.push_str(&format!(
-                        "verdict: none (bounded out) under {} at level {level}\n",
-                        model_text(model)
-                    )),
-                    (Some(Verdict::Pass), _) => s.push_str(&format!(
-                        "verdict: terminates under {} at level {level}\n",
-                        model_text(model)
-                    )),
-                    (Some(Verdict::Fail), lasso) => {
+                    s.push_str(&format!("why it is fair: {}\n", reason_text(x, l)));
+                    for wait in never_resident(setup, &l.stem, &l.cycle) {
+                        s.push_str(&format!("never resident on the cycle: {wait}\n"));
+                    }
+                    s.push_str("stem:\n");
+                    for line in stem {
+                        s.push_str(&format!("{line}\n"));
+                    }
+                    s.push_str("cycle:\n");
+                    for line in cycle {
+                        s.push_str(&format!("{line}\n"));
+                    }
+                    if let Some(cmd) = &self.witnesses.lasso {
                         s.push_str(&format!(
-                            "verdict: may not terminate under {} at level {level}\n",
-                            model_text(model)
+                            "to replay it (checks that the cycle closes):\n  {cmd}\n"
                         ));
-                        if let Some(l) = lasso {
-                            let (stem, cycle) = steps_text(&setup, &l.stem, &l.cycle);
-                            s.push_str(&format!(
-                            "lasso: a stem of {} steps, then a cycle of {} steps repeated forever\n",
-                            l.stem.len(),
-                            l.cycle.len()
-                        ));
-                            s.push_str(&format!("why it is fair: {}\n", reason_text(&x, l)));
-                            for wait in never_resident(&setup, &l.stem, &l.cycle) {
-                                s.push_str(&format!("never resident on the cycle: {wait}\n"));
-                            }
-                            s.push_str("stem:\n");
-                            for line in stem {
-                                s.push_str(&format!("{line}\n"));
-                            }
-                            s.push_str("cycle:\n");
-                            for line in cycle {
-                                s.push_str(&format!("{line}\n"));
-                            }
-                            if let Some(cmd) = &lasso_replay {
-                                s.push_str(&format!(
-                                    "to replay it (checks that the cycle closes):\n  {cmd}\n"
-                                ));
-                            }
-                        }
                     }
                 }
-                s
-            }
-            Format::Json => {
-                let lasso_json = lasso.as_ref().map(|l| {
-                    let (stepping, reason) = (x.units.names(l.stepping), reason_text(&x, l));
-                    json!({
-                        "stem": l.stem.iter().map(Choice::to_string).collect::<Vec<_>>(),
-                        "cycle": l.cycle.iter().map(Choice::to_string).collect::<Vec<_>>(),
-                        "stepping": stepping,
-                        "why": reason,
-                        "replay": lasso_replay,
-                    })
-                });
-                let outcomes: Vec<_> = x
-                    .outcomes
-                    .iter()
-                    .zip(&witnesses)
-                    .zip(&violations)
-                    .map(|(((o, info), witness), violated)| {
-                        json!({
-                            "status": o.status.to_string(),
-                            "terminal_states": info.states,
-                            "data": setup.data_values(&o.data),
-                            "violations": violated,
-                            "replay": witness,
-                        })
-                    })
-                    .collect();
-                let j = json!({
-                    "kernel": setup.kernel_title(),
-                    "setup": setup.setup_text(),
-                    "model": model.name(),
-                    "level": level.name(),
-                    "terminates": terminates,
-                    "states": x.states(),
-                    "machine_states": x.machine_states,
-                    "transitions": x.transitions(),
-                    "bound": {
-                        "max_states": limits.max_states,
-                        "hit": x.bound_hit.is_some(),
-                        "time_limit_hit": x.bound_hit == Some(explore::Bound::Time),
-                    },
-                    "outcomes": outcomes,
-                    "lasso": lasso_json,
-                    "seconds": seconds,
-                    "states_per_second": rate,
-                });
-                j.to_string() + "\n"
             }
         }
-    };
-    crate::emit::stdout(&out)?;
-    Ok(
-        if terminates == Some(true) && failing.is_empty() && !violated {
-            Outcome::Clean
-        } else {
-            Outcome::Misbehaved
-        },
-    )
+        s
+    }
+
+    /// The JSON report: one object.
+    fn json(&self) -> String {
+        let (setup, x, level, model, w) =
+            (self.setup, self.x, self.level, self.model, &self.witnesses);
+        let lasso_json = self.lasso.map(|l| {
+            let (stepping, reason) = (x.units.names(l.stepping), reason_text(x, l));
+            json!({
+                "stem": l.stem.iter().map(Choice::to_string).collect::<Vec<_>>(),
+                "cycle": l.cycle.iter().map(Choice::to_string).collect::<Vec<_>>(),
+                "stepping": stepping,
+                "why": reason,
+                "replay": w.lasso,
+            })
+        });
+        let outcomes: Vec<_> = x
+            .outcomes
+            .iter()
+            .zip(&w.each)
+            .zip(&w.violations)
+            .map(|(((o, info), witness), violated)| {
+                json!({
+                    "status": o.status.to_string(),
+                    "terminal_states": info.states,
+                    "data": setup.data_values(&o.data),
+                    "violations": violated,
+                    "replay": witness,
+                })
+            })
+            .collect();
+        let j = json!({
+            "kernel": setup.kernel_title(),
+            "setup": setup.setup_text(),
+            "model": model.name(),
+            "level": level.name(),
+            "terminates": self.terminates(),
+            "states": x.states(),
+            "machine_states": x.machine_states,
+            "transitions": x.transitions(),
+            "bound": {
+                "max_states": self.limits.max_states,
+                "hit": x.bound_hit.is_some(),
+                "time_limit_hit": x.bound_hit == Some(explore::Bound::Time),
+            },
+            "outcomes": outcomes,
+            "lasso": lasso_json,
+            "seconds": self.seconds,
+            "states_per_second": self.rate(),
+        });
+        j.to_string() + "\n"
+    }
 }

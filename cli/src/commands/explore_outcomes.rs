@@ -26,10 +26,10 @@ use std::time::Instant;
 /// Runs the search and renders its report.
 pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
     if args.dot {
-        return Err(Failure::BadInput(
+        return Err(Failure::BadInput(crate::error::Error::Refused(
             "error: --dot draws a lasso, and --search outcomes decides no termination (use --search full)\n"
                 .to_string(),
-        ));
+        )));
     }
     let config = DfsConfig {
         reduction: match args.reduction {

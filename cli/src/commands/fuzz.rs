@@ -14,6 +14,7 @@
 use crate::Outcome;
 use crate::commands::replay::{reproduce, save_trace, trace_of};
 use crate::commands::run::Format;
+use crate::error::Error;
 use crate::failure::Failure;
 use crate::options::{RunOptions, Setup};
 use scheduler::fuzz::{self, FuzzConfig, FuzzPolicy, FuzzReport};
@@ -83,16 +84,18 @@ pub struct Args {
     pub fail_on_divergence: bool,
 }
 
-fn parse_policy(text: &str) -> Result<FuzzPolicy, String> {
+fn parse_policy(text: &str) -> Result<FuzzPolicy, Error> {
     match text.split_once(':') {
         None if text == "random" => Ok(FuzzPolicy::Random),
         Some(("pct", d)) => match d.parse::<u32>() {
             Ok(depth) if (1..=1000).contains(&depth) => Ok(FuzzPolicy::Pct { depth }),
-            _ => Err(format!("`{d}` is not a PCT depth (1 to 1000)")),
+            _ => Err(Error::Usage(format!(
+                "`{d}` is not a PCT depth (1 to 1000)"
+            ))),
         },
-        _ => Err(format!(
+        _ => Err(Error::Usage(format!(
             "unknown fuzzing schedule `{text}`: write random or pct:DEPTH (seeds come from --seed)"
-        )),
+        ))),
     }
 }
 
@@ -109,7 +112,7 @@ pub fn run(mut args: Args) -> Outcome {
             }
             let json = args.format == Format::Json;
             crate::contexts::each(n, json, |i| {
-                args.options.context = Some(i);
+                args.options.launch.context = Some(i);
                 Failure::outcome(run_inner(&args))
             })
         }
@@ -199,7 +202,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
             Failure::refused(&setup, &args.options, &refused)
         }
         threads @ fuzz::CampaignError::Threads { .. } => {
-            Failure::BadInput(format!("error: {threads}\n"))
+            Failure::BadInput(Error::Input(format!("error: {threads}\n")))
         }
     };
     if let (Some(shard), Some(path)) = (args.shard, &args.report) {
@@ -363,7 +366,7 @@ fn failure_details(
         }
         if let Some(dir) = &args.save_failures {
             std::fs::create_dir_all(dir)
-                .map_err(|e| format!("error: cannot create {}: {e}\n", dir.display()))?;
+                .map_err(|e| Error::io("cannot create", dir.display(), e))?;
             let trace = trace_of(
                 setup,
                 choices.clone(),

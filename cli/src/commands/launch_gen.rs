@@ -13,6 +13,7 @@
 //! Exit codes: 0 written, 2 bad input (unreadable or invalid kernel file, no such kernel).
 
 use crate::Outcome;
+use crate::error::Error;
 use crate::failure::Failure;
 use crate::launch::Launch;
 use cuda_front::launch_gen::{CudaSource, Hint, LaunchPlan};
@@ -55,9 +56,7 @@ pub fn run(args: Args) -> Outcome {
 
 fn run_inner(args: &Args) -> Result<(), Failure> {
     let path = args.file.display().to_string();
-    let ptx = crate::kernel_source::read_kernel(&args.file, |e| {
-        format!("error: cannot read {path}: {e}")
-    })?;
+    let ptx = crate::kernel_source::read_kernel(&args.file)?;
     let ptx_name = crate::kernel_source::ptx_name(&args.file);
     let program = crate::commands::run::load_program(&ptx_name, &ptx)?;
     // The C++ parameter names come from the `.cu` text at the kernel's line.
@@ -76,7 +75,7 @@ fn run_inner(args: &Args) -> Result<(), Failure> {
     };
     let mut plan =
         cuda_front::launch_gen::plan_launch(&program, args.kernel.as_deref(), &hint, &path, source)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| Error::Input(e.to_string()))?;
     if !args.no_trial {
         let program = Arc::new(program);
         let note = try_and_repair(&program, &mut plan, &path);
@@ -84,8 +83,9 @@ fn run_inner(args: &Args) -> Result<(), Failure> {
     }
     let ron = plan.render();
     match &args.output {
-        Some(out) => std::fs::write(out, ron)
-            .map_err(|e| format!("error: cannot write {}: {e}", out.display()).into()),
+        Some(out) => {
+            std::fs::write(out, ron).map_err(|e| Error::io("cannot write", out.display(), e).into())
+        }
         None => {
             let mut stdout = std::io::stdout().lock();
             match stdout
@@ -93,7 +93,7 @@ fn run_inner(args: &Args) -> Result<(), Failure> {
                 .and_then(|()| stdout.flush())
             {
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(format!("error: cannot write the launch file: {e}").into())
+                    Err(Error::Input(format!("error: cannot write the launch file: {e}")).into())
                 }
                 _ => Ok(()),
             }
@@ -108,7 +108,7 @@ fn try_and_repair(program: &Arc<semantics::Program>, plan: &mut LaunchPlan, path
     loop {
         let ended = match trial(program, plan, path) {
             Ok(t) => t,
-            Err(message) => return format!("not tried: {}", message.trim()),
+            Err(error) => return format!("not tried: {}", error.to_string().trim()),
         };
         let (termination, steps) = ended;
         let described = match &termination {
@@ -152,15 +152,18 @@ fn trial(
     program: &Arc<semantics::Program>,
     plan: &LaunchPlan,
     path: &str,
-) -> Result<(Termination, u64), String> {
-    let launch = Launch::from_ron(&plan.render(), path, Path::new(".")).map_err(|e| e.message)?;
-    let resolved = launch.resolve(program).map_err(|e| e.message)?;
+) -> Result<(Termination, u64), Error> {
+    let launch = Launch::from_ron(&plan.render(), path, Path::new("."))
+        .map_err(|e| Error::Input(e.message))?;
+    let resolved = launch
+        .resolve(program)
+        .map_err(|e| Error::Input(e.message))?;
     let mut machine = Machine::new(
         Arc::clone(program),
         &resolved.config,
         &MachineConfig::default(),
     )
-    .map_err(|e| e.message)?;
+    .map_err(|e| Error::Input(e.message))?;
     let mut rr = scheduler::RoundRobin::new();
     let termination = scheduler::run_until(
         &mut machine,

@@ -13,6 +13,7 @@
 //! `--memory cached`, which is not implemented yet.
 
 use crate::Outcome;
+use crate::error::Error;
 use explore::progress::Verdict;
 use litmus::parse::{self, LitmusTest};
 use litmus::{self, Liveness, MemorySystem, Options, Report, Status};
@@ -161,8 +162,8 @@ pub fn run(args: Args) -> Outcome {
                 json_report(&path, &test, &report, ptx_path.as_deref())
             ),
         };
-        if let Err(message) = crate::emit::stdout(&text) {
-            eprint!("{message}");
+        if let Err(error) = crate::emit::stdout(&text) {
+            eprint!("{}", error.rendered());
             return Outcome::BadInput;
         }
         if let (Some(out), Some(witness)) = (&args.html, &report.witness) {
@@ -431,12 +432,12 @@ fn witness_page(
     witness: &litmus::Witness,
     ptx_name: &str,
     page: &Path,
-) -> Result<String, String> {
-    let t = litmus::translate::translate(test, options.memory.kind()).map_err(|u| u.reason)?;
-    let machine = litmus::start(&t)?;
+) -> Result<String, Error> {
+    let t = litmus::translate::translate(test, options.memory.kind())
+        .map_err(|u| Error::Input(u.reason))?;
+    let machine = litmus::start(&t).map_err(Error::Input)?;
     if let Some(dir) = page.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::io("cannot create", dir.display(), e))?;
     }
     let sources = view::Sources {
         kernel: litmus::translate::ENTRY.to_string(),
@@ -454,8 +455,8 @@ fn witness_page(
         ..Default::default()
     };
     let html = view::page(machine, &witness.choices, &sources, &view_options)
-        .map_err(|e| e.to_string())?;
-    std::fs::write(page, &html).map_err(|e| format!("cannot write {}: {e}", page.display()))?;
+        .map_err(|e| Error::Input(e.to_string()))?;
+    std::fs::write(page, &html).map_err(|e| Error::io("cannot write", page.display(), e))?;
     Ok(format!(
         "wrote {} ({} KiB): the witness, {} steps; open it in a browser (it works offline)",
         page.display(),

@@ -15,6 +15,7 @@
 use crate::Outcome;
 use crate::commands::run::Format;
 use crate::commands::{explore, explore_outcomes, fuzz};
+use crate::error::Error;
 use crate::failure::Failure;
 use crate::options::Setup;
 use ::explore::split::OutcomesShard;
@@ -36,8 +37,8 @@ pub struct Args {
 }
 
 /// `--shard I/N`.
-pub fn parse_shard(s: &str) -> Result<Shard, String> {
-    s.parse().map_err(|e: BadShard| e.to_string())
+pub fn parse_shard(s: &str) -> Result<Shard, Error> {
+    s.parse().map_err(|e: BadShard| Error::Usage(e.to_string()))
 }
 
 /// What identifies a shard report file (and its version).
@@ -104,17 +105,22 @@ pub fn write(
     argv: Vec<String>,
     seconds: f64,
     report: ShardReport,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let file = ReportFile {
         format: FORMAT.to_string(),
         argv,
         seconds,
         report,
     };
-    let text = serde_json::to_string(&file)
-        .map_err(|e| format!("error: cannot write the report {}: {e}\n", path.display()))?;
+    let text = serde_json::to_string(&file).map_err(|e| {
+        Error::io(
+            "cannot write the report",
+            path.display(),
+            std::io::Error::other(e),
+        )
+    })?;
     std::fs::write(path, text + "\n")
-        .map_err(|e| format!("error: cannot write the report {}: {e}\n", path.display()))
+        .map_err(|e| Error::io("cannot write the report", path.display(), e))
 }
 
 /// The commands whose shards merge, parsed from a report's command line.
@@ -129,20 +135,20 @@ pub fn run(args: Args) -> Outcome {
     Failure::outcome(run_inner(&args))
 }
 
-fn read(path: &Path) -> Result<ReportFile, String> {
+fn read(path: &Path) -> Result<ReportFile, Error> {
     let p = path.display();
     let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("error: cannot read the report {p}: {e}\n"))?;
+        .map_err(|e| Error::io("cannot read the report", path.display(), e))?;
     let file: ReportFile = serde_json::from_str(&text).map_err(|e| {
-        format!(
+        Error::Input(format!(
             "error: {p} is not a cudasem shard report ({e}): pass the files written by `--shard I/N --report FILE`\n"
-        )
+        ))
     })?;
     if file.format != FORMAT {
-        return Err(format!(
+        return Err(Error::Input(format!(
             "error: {p} is a report of another format (`{}`; this cudasem reads `{FORMAT}`): merge with the cudasem that wrote it\n",
             file.format
-        ));
+        )));
     }
     Ok(file)
 }
@@ -155,23 +161,25 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         .collect::<Result<_, _>>()?;
     let argv = files[0].argv.clone();
     if let Some((i, _)) = files.iter().enumerate().find(|(_, f)| f.argv != argv) {
-        return Err(Failure::BadInput(format!(
+        return Err(Failure::BadInput(Error::Input(format!(
             "error: {} and {} are reports of different runs (`cudasem {}` and `cudasem {}`): merge only the shards of one run\n",
             args.reports[0].display(),
             args.reports[i].display(),
             argv.join(" "),
             files[i].argv.join(" ")
-        )));
+        ))));
     }
     let seconds: f64 = files.iter().map(|f| f.seconds).sum();
     let recorded = Recorded::try_parse_from(&argv).map_err(|e| {
-        format!(
+        Error::Input(format!(
             "error: {}: the report's command line does not parse ({}): a damaged report?\n",
             args.reports[0].display(),
             e.to_string().lines().next().unwrap_or("")
-        )
+        ))
     })?;
-    let bad = |e: scheduler::shard::MergeError| Failure::BadInput(format!("error: merge: {e}\n"));
+    let bad = |e: scheduler::shard::MergeError| {
+        Failure::BadInput(Error::Input(format!("error: merge: {e}\n")))
+    };
     let (text, outcome) = match recorded {
         Recorded::Explore(mut run) => {
             run.format = args.format;
@@ -216,18 +224,19 @@ fn load(
     argv: &[String],
 ) -> Result<Setup, Failure> {
     options.setup(file).map_err(|e| {
-        Failure::BadInput(format!(
-            "{e}error: merge loads the kernel and launch of the shards' run (`cudasem {}`): run it where their paths resolve\n",
+        Failure::BadInput(Error::Input(format!(
+            "{}error: merge loads the kernel and launch of the shards' run (`cudasem {}`): run it where their paths resolve\n",
+            e.rendered(),
             argv.join(" ")
-        ))
+        )))
     })
 }
 
 fn mixed(p: &Path) -> Failure {
-    Failure::BadInput(format!(
+    Failure::BadInput(Error::Input(format!(
         "error: {} is a report of another command: merge the shards of one `fuzz` or one `explore --search outcomes` run\n",
         p.display()
-    ))
+    )))
 }
 
 /// Refuses to merge when the kernel or launch file changed since the shards ran.
@@ -235,8 +244,8 @@ fn check_campaign(recorded: &str, argv: &[String], setup: &Setup) -> Result<(), 
     if campaign(argv, setup) == recorded {
         return Ok(());
     }
-    Err(Failure::BadInput(format!(
+    Err(Failure::BadInput(Error::Input(format!(
         "error: the kernel or launch file is not the one the shards ran (`cudasem {}`): it changed since, or merge runs in another directory; run the shards again or merge where they ran\n",
         argv.join(" ")
-    )))
+    ))))
 }

@@ -40,11 +40,16 @@ impl Loaded {
 /// Reads, parses and loads `file`; `None` (after printing why) when it cannot be read.
 pub fn load_path(file: &Path) -> Option<Loaded> {
     let path = crate::kernel_source::ptx_name(file);
-    let source = match crate::kernel_source::read_kernel(file, |e| {
-        format!("error: cannot read `{path}`: {e}")
-    }) {
+    let source = match crate::kernel_source::read_kernel(file) {
         Ok(s) => s,
-        Err(message) => {
+        Err(error) => {
+            // `parse` quotes the file's name, as its diagnostics do.
+            let message = match error {
+                crate::error::Error::Io { source, .. } => {
+                    format!("error: cannot read `{path}`: {source}")
+                }
+                other => other.rendered(),
+            };
             eprint!("{message}");
             if !message.ends_with('\n') {
                 eprintln!();
@@ -90,8 +95,8 @@ pub fn run(args: Args) -> Outcome {
             serde_json::to_string_pretty(&json_summary(&loaded)).unwrap_or_default()
         ),
     };
-    if let Err(message) = crate::emit::stdout(&text) {
-        eprint!("{message}");
+    if let Err(error) = crate::emit::stdout(&text) {
+        eprint!("{}", error.rendered());
         return Outcome::BadInput;
     }
     if loaded.has_errors() {

@@ -120,8 +120,8 @@ pub fn run(args: Args) -> Outcome {
                 json_line(&test, &oracle, &models, sequential, args.lasso)
             ),
         };
-        if let Err(message) = crate::emit::stdout(&text) {
-            eprint!("{message}");
+        if let Err(error) = crate::emit::stdout(&text) {
+            eprint!("{}", error.rendered());
             return Outcome::BadInput;
         }
         if crate::emit::closed() {

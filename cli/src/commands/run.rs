@@ -8,15 +8,17 @@
 //! `fuzz` and `explore` use too (`commands::replay::reproduce`).
 
 use crate::Outcome;
+use crate::error::Error;
 use crate::failure::Failure;
-use crate::launch::{DeviceFile, Launch, LaunchError, LaunchFlags};
+use crate::flags::{LaunchArgs, MachineArgs, ModelArgs};
+use crate::launch::{Launch, LaunchFlags};
 use crate::options::{RunOptions, Setup};
 use crate::output::{PrintedBuffer, RunReport, shell_command};
 use crate::render;
 use explore::policy::Policy;
 use scheduler::Scheduler;
+use semantics::machine::Machine;
 use semantics::machine::Termination;
-use semantics::machine::{DeviceConfig, Machine, MachineConfig, MemoryKind, WarpModel};
 use std::io::Write;
 use std::path::PathBuf;
 use traces::Choice;
@@ -28,19 +30,10 @@ pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
 pub struct Args {
     /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
-    /// The launch file (RON): kernel, grid, block, buffers, args, globals, print (docs/run.md).
-    #[arg(long, value_name = "FILE.ron")]
-    pub launch: Option<PathBuf>,
-
     #[command(flatten)]
-    pub quick: Box<QuickLaunch>,
-
-    /// How warps execute divergent code.
-    #[arg(long, value_enum, default_value_t = WarpModelArg::SimtStack)]
-    pub warp_model: WarpModelArg,
-    /// The memory system.
-    #[arg(long, value_enum, default_value_t = MemoryArg::Flat)]
-    pub memory: MemoryArg,
+    pub launch: LaunchArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// The scheduling policy: round-robin, random:SEED, pct:SEED:DEPTH, replay:FILE (a trace
     /// file's choices, then round-robin) or MODEL@LEVEL[:SEED] (only schedules fair under a
     /// progress model: fair@blocks, obe-strong@warps:7).
@@ -73,160 +66,7 @@ pub struct Args {
     pub html: Option<PathBuf>,
 
     #[command(flatten)]
-    pub device: Box<DeviceArgs>,
-    /// Hardware behaviour: an exited warp counts as arrived at its block's barriers.
-    #[arg(long)]
-    pub exited_warps_arrive: bool,
-    /// Check the SIMT stack's safety invariants (thesis chapter 6) after every step (slower).
-    #[arg(long)]
-    pub check_invariants: bool,
-    /// Run only context N (from 0) of a launch file with `contexts: [...]` (thesis 5.8); without
-    /// it, `run`, `fuzz`, `explore` and `check` run every context in turn.
-    #[arg(long, value_name = "N")]
-    pub context: Option<usize>,
-}
-
-/// Flags that describe a launch or override a launch file's fields.
-#[derive(clap::Args, Clone)]
-#[command(next_help_heading = "Launch flags (override the launch file's fields)")]
-pub struct QuickLaunch {
-    /// The kernel (.entry) to launch (overrides the launch file's `kernel`).
-    #[arg(long, value_name = "NAME")]
-    pub kernel: Option<String>,
-    /// Grid dimensions (overrides `grid`).
-    #[arg(long, value_name = "X[,Y,Z]")]
-    pub grid: Option<String>,
-    /// Block dimensions (overrides `block`).
-    #[arg(long, value_name = "X[,Y,Z]")]
-    pub block: Option<String>,
-    /// Bytes of dynamic shared memory (`.extern .shared`; overrides `shared`).
-    #[arg(long, value_name = "BYTES")]
-    pub shared: Option<u32>,
-    /// A buffer: INIT is zeros, range:START:STEP, values:V1,V2,..., random:SEED:MIN:MAX or
-    /// file:PATH. Replaces the launch file's buffer of the same name.
-    #[arg(long = "buffer", value_name = "NAME:TYPE:LEN[:INIT]")]
-    pub buffers: Vec<String>,
-    /// A kernel argument: buffer:NAME, TYPE:VALUE (s32:100, f32:2.5) or null. Given at all,
-    /// these replace the launch file's `args`.
-    #[arg(long = "arg", value_name = "ARG")]
-    pub args: Vec<String>,
-    /// Initial value of a module variable (overrides `globals`).
-    #[arg(long = "global", value_name = "NAME=VALUE")]
-    pub globals: Vec<String>,
-    /// Buffers to print, comma separated (overrides `print`; default all).
-    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
-    pub print: Option<Vec<String>>,
-    /// An expectation on the final buffers (repeatable; adds to the launch file's `expect`):
-    /// `out == [1, 2, 3]`, `sum(out) == 8256`, `out[i] == 2*a[i]` (an index variable ranges
-    /// over the buffer it indexes). A run that violates one fails (docs/run.md).
-    #[arg(long = "expect", value_name = "EXPR")]
-    pub expect: Vec<String>,
-}
-
-/// The device's shape.
-#[derive(clap::Args, Clone)]
-#[command(next_help_heading = "Device")]
-pub struct DeviceArgs {
-    /// The device's shape (RON, any subset of the fields below).
-    #[arg(long, value_name = "FILE.ron")]
-    pub device: Option<PathBuf>,
-    /// Number of SMs.
-    #[arg(long, value_name = "N")]
-    pub sms: Option<u32>,
-    /// Threads per warp (32 on NVIDIA GPUs; small values reproduce the thesis's figures).
-    #[arg(long, value_name = "N")]
-    pub warp_size: Option<u32>,
-    #[arg(long, value_name = "N")]
-    pub max_blocks_per_sm: Option<u32>,
-    #[arg(long, value_name = "N")]
-    pub max_threads_per_sm: Option<u32>,
-    #[arg(long, value_name = "N")]
-    pub max_warps_per_sm: Option<u32>,
-    #[arg(long, value_name = "BYTES")]
-    pub shared_mem_per_sm: Option<u32>,
-    #[arg(long, value_name = "N")]
-    pub max_threads_per_block: Option<u32>,
-    /// The memory budget of the command (bytes, or with a K, M, G or T suffix): a launch whose
-    /// buffers exceed it is refused before anything is allocated. Default: half of the
-    /// machine's memory.
-    #[arg(long, value_name = "BYTES", value_parser = crate::budget::parse_size)]
-    pub max_memory: Option<u64>,
-    /// `--memory cached`: bytes per cache line (a power of two, 8 to 64; default 32).
-    #[arg(long, value_name = "BYTES")]
-    pub line_bytes: Option<u32>,
-    /// `--memory cached`: lines per L1 (one L1 per SM; default 1024).
-    #[arg(long, value_name = "N")]
-    pub l1_lines: Option<u32>,
-    /// `--memory cached`: lines of the L2 (default 16384).
-    #[arg(long, value_name = "N")]
-    pub l2_lines: Option<u32>,
-    /// `--memory cached`: which silent cache actions the scheduler may take (thesis 4.6):
-    /// none, observable (L1 evictions and flushes, the default) or all.
-    #[arg(long, value_enum, value_name = "WHICH")]
-    pub silent: Option<SilentArg>,
-}
-
-/// `--silent`: which silent rules of the cached memory are choices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SilentArg {
-    None,
-    Observable,
-    All,
-}
-
-impl SilentArg {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            SilentArg::None => "none",
-            SilentArg::Observable => "observable",
-            SilentArg::All => "all",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum WarpModelArg {
-    /// The thesis's SIMT stack (lock-step, reconvergence at post-dominators).
-    SimtStack,
-    /// Independent thread scheduling (Volta+).
-    Its,
-    /// Every thread alone, interleaved.
-    Threads,
-}
-
-impl WarpModelArg {
-    pub(crate) fn model(self) -> WarpModel {
-        match self {
-            WarpModelArg::SimtStack => WarpModel::SimtStack,
-            WarpModelArg::Its => WarpModel::Its,
-            WarpModelArg::Threads => WarpModel::Threads,
-        }
-    }
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            WarpModelArg::SimtStack => "simt-stack",
-            WarpModelArg::Its => "its",
-            WarpModelArg::Threads => "threads",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum MemoryArg {
-    /// Sequentially consistent memory; an access completes inside its step.
-    Flat,
-    /// Thesis chapter 4: per-SM L1s (not coherent), one L2, DRAM; accesses are memory programs
-    /// whose micro steps the scheduler interleaves.
-    Cached,
-}
-
-impl MemoryArg {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            MemoryArg::Flat => "flat",
-            MemoryArg::Cached => "cached",
-        }
-    }
+    pub machine: MachineArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -262,23 +102,25 @@ pub enum Schedule {
 }
 
 /// `--schedule` of `run` (and `check`): every policy `explore::policy` names.
-pub fn parse_policy(text: &str) -> Result<Policy, String> {
+pub fn parse_policy(text: &str) -> Result<Policy, Error> {
     text.parse()
-        .map_err(|e: explore::policy::BadPolicy| e.to_string())
+        .map_err(|e: explore::policy::BadPolicy| Error::Usage(e.to_string()))
 }
 
-pub fn parse_schedule(text: &str) -> Result<Schedule, String> {
+pub fn parse_schedule(text: &str) -> Result<Schedule, Error> {
     match text.split_once(':') {
         None if text == "round-robin" => Ok(Schedule::RoundRobin),
         Some(("random", seed)) => seed.parse().map(Schedule::Random).map_err(|_| {
-            format!("`{seed}` is not a seed: write random:SEED with SEED a number up to 2^64-1")
+            Error::Usage(format!(
+                "`{seed}` is not a seed: write random:SEED with SEED a number up to 2^64-1"
+            ))
         }),
-        _ if text == "random" => {
-            Err("random needs a seed: write random:SEED, e.g. random:7".to_string())
-        }
-        _ => Err(format!(
-            "unknown schedule `{text}`: write round-robin or random:SEED"
+        _ if text == "random" => Err(Error::Usage(
+            "random needs a seed: write random:SEED, e.g. random:7".to_string(),
         )),
+        _ => Err(Error::Usage(format!(
+            "unknown schedule `{text}`: write round-robin or random:SEED"
+        ))),
     }
 }
 
@@ -295,7 +137,7 @@ pub fn run(mut args: Args) -> Outcome {
             }
             let json = args.format == Format::Json;
             crate::contexts::each(n, json, |i| {
-                args.context = Some(i);
+                args.launch.context = Some(i);
                 run_inner(&args).unwrap_or_else(Failure::report)
             })
         }
@@ -372,7 +214,7 @@ fn reproduce_command(
     options: &RunOptions,
     args: &Args,
     result: &RunResult,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     if result.termination == Termination::TimeLimit {
         // Cut by time: the same run bounded by the steps it made reproduces it.
         return Ok(crate::options::own_command(
@@ -412,13 +254,8 @@ impl Args {
     pub(crate) fn run_options(&self) -> RunOptions {
         RunOptions {
             launch: self.launch.clone(),
-            quick: self.quick.clone(),
-            warp_model: self.warp_model,
-            memory: self.memory,
-            device: self.device.clone(),
-            exited_warps_arrive: self.exited_warps_arrive,
-            check_invariants: self.check_invariants,
-            context: self.context,
+            model: self.model,
+            machine: self.machine.clone(),
         }
     }
 }
@@ -463,11 +300,11 @@ impl Scheduler for StrictReplay {
 
 /// The error of a `--schedule replay:FILE` run that diverged from its trace (bad input: the
 /// trace does not belong to this launch and configuration).
-pub(crate) fn divergence_error(policy: &Policy, diverged: &Diverged) -> Result<(), String> {
+pub(crate) fn divergence_error(policy: &Policy, diverged: &Diverged) -> Result<(), Error> {
     match diverged.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        Some(d) => Err(format!(
+        Some(d) => Err(Error::Input(format!(
             "error: --schedule {policy}: replay diverged at {d}\n  = the trace does not belong to this program, launch and configuration\n"
-        )),
+        ))),
         None => Ok(()),
     }
 }
@@ -499,10 +336,10 @@ fn policy_scheduler_of(
             let trace = crate::commands::replay::read_trace_file(file)?;
             let hash = machine.program().hash;
             if trace.program_hash != hash {
-                return Err(format!(
+                return Err(Error::Input(format!(
                     "error: --schedule replay:{file}: the trace was recorded from program {:016x}, this one is {hash:016x}\n",
                     trace.program_hash
-                )
+                ))
                 .into());
             }
             Ok(Box::new(StrictReplay {
@@ -516,28 +353,33 @@ fn policy_scheduler_of(
         &Policy::Progress { model, level, seed } => {
             explore::policy::ProgressPolicy::new(machine, model, level, seed)
                 .map(|p| Box::new(p) as Box<dyn Scheduler>)
-                .map_err(|e| format!("error: --schedule {policy}: {e}\n").into())
+                .map_err(|e| Error::Input(format!("error: --schedule {policy}: {e}\n")).into())
         }
         Policy::Pct { .. } => {
             let horizon = scheduler::fuzz::horizon(machine, max_steps);
-            policy
-                .scheduler(machine, horizon)
-                .ok_or_else(|| Failure::internal("the PCT policy made no scheduler"))
+            policy.scheduler(machine, horizon).ok_or_else(|| {
+                Error::Internal("the PCT policy made no scheduler".to_string()).into()
+            })
         }
-        Policy::RoundRobin | Policy::Random { .. } => policy
-            .scheduler(machine, 0)
-            .ok_or_else(|| Failure::internal(format!("the policy {policy} made no scheduler"))),
+        Policy::RoundRobin | Policy::Random { .. } => {
+            policy.scheduler(machine, 0).ok_or_else(|| {
+                Error::Internal(format!("the policy {policy} made no scheduler")).into()
+            })
+        }
     }
 }
 
 /// Parses and loads. Diagnostics (errors and warnings) are rendered to stderr by `render`
 /// (`file:line:col` with the line and a caret); `Err` then carries nothing more to print.
-pub fn load_program(path: &str, text: &str) -> Result<semantics::Program, String> {
+pub fn load_program(path: &str, text: &str) -> Result<semantics::Program, Error> {
+    let not_loaded = || Error::Load {
+        file: path.to_string(),
+    };
     let parsed = ptx_parser::parse(text);
     if parsed.has_errors() {
         // Loading a module with syntax errors would report their consequences again.
         render::diagnostics(path, text, &parsed.diagnostics);
-        return Err(String::new());
+        return Err(not_loaded());
     }
     match semantics::load(&parsed.module, text) {
         Ok((program, warnings)) => {
@@ -546,7 +388,7 @@ pub fn load_program(path: &str, text: &str) -> Result<semantics::Program, String
         }
         Err(diagnostics) => {
             render::diagnostics(path, text, &diagnostics);
-            Err(String::new())
+            Err(not_loaded())
         }
     }
 }
@@ -560,20 +402,16 @@ pub(crate) struct Resolution {
     pub program: Option<semantics::machine::ProgramLaunch>,
 }
 
-pub(crate) fn resolve(launch: &Launch, program: &semantics::Program) -> Result<Resolution, String> {
+pub(crate) fn resolve(launch: &Launch, program: &semantics::Program) -> Result<Resolution, Error> {
     let budget = crate::budget::bytes();
     if launch.launches.is_empty() {
-        let first = launch
-            .resolve_within(program, budget)
-            .map_err(|e: LaunchError| e.to_string())?;
+        let first = launch.resolve_within(program, budget)?;
         return Ok(Resolution {
             first,
             program: None,
         });
     }
-    let mut grids = launch
-        .resolve_program(program, budget)
-        .map_err(|e: LaunchError| e.to_string())?;
+    let mut grids = launch.resolve_program(program, budget)?;
     let launches = semantics::machine::ProgramLaunch::from_launches(
         grids.iter().map(|g| (g.stream, &g.resolved.config)),
     )
@@ -587,12 +425,12 @@ pub(crate) fn resolve(launch: &Launch, program: &semantics::Program) -> Result<R
 /// The launch file (or the quick flags alone) with the flags applied and a C++ kernel name
 /// resolved; not yet checked against the program.
 pub(crate) fn read_launch(
-    launch_file: Option<&std::path::Path>,
-    q: &QuickLaunch,
+    args: &LaunchArgs,
     program: &semantics::Program,
-) -> Result<Launch, String> {
+) -> Result<Launch, Error> {
+    let (launch_file, q) = (args.file.as_deref(), &args.quick);
     let mut launch = match launch_file {
-        Some(path) => Launch::read(path).map_err(|e| e.to_string())?,
+        Some(path) => Launch::read(path)?,
         None => Launch::default(),
     };
     let flags = LaunchFlags {
@@ -607,9 +445,9 @@ pub(crate) fn read_launch(
         expect: q.expect.clone(),
     };
     if launch_file.is_none() && flags.is_empty() {
-        return Err("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md); `cudasem launch KERNEL -o FILE.ron` writes a launch file from the kernel's signature\n".to_string());
+        return Err(Error::Input("error: no launch given\n  = help: pass --launch FILE.ron, or --grid, --block, --buffer and --arg flags (docs/run.md); `cudasem launch KERNEL -o FILE.ron` writes a launch file from the kernel's signature\n".to_string()));
     }
-    launch.apply_flags(&flags).map_err(|e| e.to_string())?;
+    launch.apply_flags(&flags)?;
     // A C++ kernel may be named as written in the source (`reduce` for `_Z6reducePKfPfi`).
     if let Some(name) = &launch.kernel
         && let Ok(f) = cuda_front::launch_gen::select_kernel(program, Some(name))
@@ -617,99 +455,6 @@ pub(crate) fn read_launch(
         launch.kernel = Some(f.name.clone());
     }
     Ok(launch)
-}
-
-/// The machine configuration that the shared run flags describe (`run`, `debug`, `check`,
-/// `fuzz`, `explore`, `replay` all spell them the same way): device file, then device flags.
-pub(crate) fn machine_config_of(
-    d: &DeviceArgs,
-    warp_model: WarpModelArg,
-    memory: MemoryArg,
-    exited_warps_arrive: bool,
-    check_invariants: bool,
-) -> Result<MachineConfig, String> {
-    let mut device = DeviceConfig::default();
-    if let Some(path) = &d.device {
-        DeviceFile::read(path)
-            .map_err(|e| e.to_string())?
-            .apply(&mut device);
-    }
-    DeviceFile {
-        num_sms: d.sms,
-        max_blocks_per_sm: d.max_blocks_per_sm,
-        max_threads_per_sm: d.max_threads_per_sm,
-        max_warps_per_sm: d.max_warps_per_sm,
-        shared_mem_per_sm: d.shared_mem_per_sm,
-        max_threads_per_block: d.max_threads_per_block,
-        warp_size: d.warp_size,
-    }
-    .apply(&mut device);
-    if device.warp_size == 0 || device.warp_size > 64 {
-        return Err(format!(
-            "error: warp size {} is not supported\n  = help: warps have 1 to 64 lanes",
-            device.warp_size
-        ));
-    }
-    check_device_limits(&device)?;
-    let mut cache = memory_model::cached::CacheConfig::default();
-    if let Some(b) = d.line_bytes {
-        cache.line_bytes = b;
-    }
-    if let Some(n) = d.l1_lines {
-        cache.l1_lines = n;
-    }
-    if let Some(n) = d.l2_lines {
-        cache.l2_lines = n;
-    }
-    if let Some(s) = d.silent {
-        cache.silent = match s {
-            SilentArg::None => memory_model::cached::SilentActions::None,
-            SilentArg::Observable => memory_model::cached::SilentActions::Observable,
-            SilentArg::All => memory_model::cached::SilentActions::All,
-        };
-    }
-    Ok(MachineConfig {
-        warp_model: warp_model.model(),
-        memory: match memory {
-            MemoryArg::Flat => MemoryKind::Flat,
-            MemoryArg::Cached => MemoryKind::Cached,
-        },
-        cache,
-        device,
-        exited_warps_arrive,
-        check_invariants,
-        ..MachineConfig::default()
-    })
-}
-
-/// The largest device cudasem models, far beyond any GPU (an H100 has 132 SMs of 2048 threads
-/// and 228 KiB of shared memory): the machine allocates per SM and per resident block, so an
-/// absurd `--sms 1000000000` must be refused before anything is allocated rather than abort.
-const DEVICE_LIMITS: [(&str, u32); 5] = [
-    ("sms", 4096),
-    ("max-blocks-per-sm", 1024),
-    ("max-threads-per-sm", 65_536),
-    ("max-warps-per-sm", 2048),
-    ("shared-mem-per-sm", 1 << 24),
-];
-
-/// Refuses a device beyond [`DEVICE_LIMITS`].
-fn check_device_limits(device: &DeviceConfig) -> Result<(), String> {
-    let values = [
-        device.num_sms,
-        device.max_blocks_per_sm,
-        device.max_threads_per_sm,
-        device.max_warps_per_sm,
-        device.shared_mem_per_sm,
-    ];
-    for ((flag, limit), value) in DEVICE_LIMITS.iter().zip(values) {
-        if value > *limit {
-            return Err(format!(
-                "error: --{flag} {value} is beyond what cudasem models (at most {limit})\n  = help: real GPUs stay far below it; the device is allocated up front"
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Choices a failing run keeps for a compact replay string (a few MB at most); a longer run is
@@ -760,7 +505,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
         if let (Some(path), TraceFormat::Perfetto) = (&args.trace, args.trace_format) {
             let json = crate::teach::perfetto(&machine, &setup.text, &rows, ws);
             std::fs::write(path, json)
-                .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
+                .map_err(|e| Error::io("cannot write trace", path.display(), e))?;
         }
         termination
     } else {
@@ -780,7 +525,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
             }
             Some(path) => {
                 let file = std::fs::File::create(path)
-                    .map_err(|e| format!("error: cannot write trace {}: {e}\n", path.display()))?;
+                    .map_err(|e| Error::io("cannot write trace", path.display(), e))?;
                 let mut writer = TraceWriter {
                     inner: &mut recorder,
                     out: std::io::BufWriter::new(file),
@@ -813,9 +558,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
                     writer.error.get_or_insert(e);
                 }
                 if let Some(e) = writer.error {
-                    return Err(
-                        format!("error: cannot write trace {}: {e}\n", path.display()).into(),
-                    );
+                    return Err(Error::io("cannot write trace", path.display(), e).into());
                 }
                 termination
             }

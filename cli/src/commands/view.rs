@@ -13,6 +13,7 @@
 
 use crate::Outcome;
 use crate::commands::replay;
+use crate::error::Error;
 use crate::failure::Failure;
 use crate::options::{RunOptions, Setup};
 use std::collections::BTreeMap;
@@ -76,7 +77,7 @@ pub(crate) fn write_page(
     choices: &[Choice],
     options: &view::ViewOptions,
     output: &Path,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     let sources = view::Sources {
         // A program of several launches is named by its kernels (`fill, add_one`).
         kernel: setup.kernel_title(),
@@ -85,9 +86,9 @@ pub(crate) fn write_page(
         cu: cuda_sources(&setup.program, &setup.ptx_path),
         setup: setup.setup_text(),
     };
-    let html =
-        view::page(setup.machine.clone(), choices, &sources, options).map_err(|e| e.to_string())?;
-    std::fs::write(output, &html).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    let html = view::page(setup.machine.clone(), choices, &sources, options)
+        .map_err(|e| Error::Input(e.to_string()))?;
+    std::fs::write(output, &html).map_err(|e| Error::io("cannot write", output.display(), e))?;
     let total = choices.len() as u64;
     let from = options.from.min(total);
     let to = from.saturating_add(options.window).min(total);
@@ -115,7 +116,7 @@ pub(crate) fn write_html_flag(
     policy: String,
     fairness: Option<String>,
     output: &Path,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let options = view::ViewOptions {
         from: 0,
         window: view::DEFAULT_WINDOW,
@@ -124,18 +125,18 @@ pub(crate) fn write_html_flag(
         fairness,
     };
     let wrote = write_page(setup, choices, &options, output)
-        .map_err(|e| format!("error: --html {}: {e}\n", output.display()))?;
+        .map_err(|e| Error::Input(format!("error: --html {}: {e}\n", output.display())))?;
     eprintln!("{wrote}");
     Ok(())
 }
 
 fn run_inner(args: Args) -> Result<Outcome, Failure> {
-    crate::expectations::refuse_flag("view", &args.options.quick)?;
+    crate::expectations::refuse_flag("view", &args.options.launch.quick)?;
     if args.window == 0 {
-        return Err("error: --window must be at least 1\n".to_string().into());
+        return Err(Error::Usage("error: --window must be at least 1\n".to_string()).into());
     }
     if args.from == 0 {
-        return Err("error: --from counts steps from 1\n".to_string().into());
+        return Err(Error::Usage("error: --from counts steps from 1\n".to_string()).into());
     }
     let replay_args = replay::Args {
         trace: args.trace.clone(),
@@ -165,7 +166,7 @@ fn run_inner(args: Args) -> Result<Outcome, Failure> {
         fairness: None,
     };
     let wrote = write_page(setup, &loaded.choices, &options, &args.output)
-        .map_err(|e| format!("error: {}: {e}\n", args.trace))?;
+        .map_err(|e| Error::Input(format!("error: {}: {e}\n", args.trace)))?;
     println!("{wrote}");
     Ok(Outcome::Clean)
 }

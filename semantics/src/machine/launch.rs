@@ -298,8 +298,8 @@ fn set_globals(
 fn extern_picks(
     program: &Program,
     extern_values: &[(String, Vec<u64>)],
-) -> Result<Vec<(u64, Arc<[u64]>)>, LaunchError> {
-    let mut picks: Vec<(u64, Arc<[u64]>)> = Vec::new();
+) -> Result<Picks, LaunchError> {
+    let mut picks: Picks = Vec::new();
     for (name, values) in extern_values {
         let v = program
             .variables
@@ -362,12 +362,15 @@ fn check_cache(config: &MachineConfig) -> Result<(), LaunchError> {
     Ok(())
 }
 
+/// The values a call of each body-less function may return: `(result slot address, values)`.
+type Picks = Vec<(u64, Arc<[u64]>)>;
+
 /// What every grid of a program shares: where kernel frames start in local memory, the
 /// buffers' addresses and the body-less functions' values.
 struct GridContext {
     kernel_frame_base: u32,
     buffers: Vec<u64>,
-    picks: Vec<(u64, Arc<[u64]>)>,
+    picks: Picks,
 }
 
 /// The grids of the launches, their blocks numbered one after the other; one grid is the

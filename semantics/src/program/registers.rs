@@ -64,19 +64,19 @@ impl Op {
             | Op::Redux { .. }
             | Op::ActiveMask { .. }
             | Op::Extern { .. }
-            | Op::Mma { .. }
+            | Op::Mma(_)
             | Op::LdMatrix { .. } => self.warp_registers(f),
             Op::BraIndirect { .. }
             | Op::Call { .. }
             | Op::Fence { .. }
             | Op::Bra { .. }
-            | Op::Ret { .. }
-            | Op::Exit { .. }
-            | Op::Trap { .. }
-            | Op::Nop { .. }
+            | Op::Ret
+            | Op::Exit
+            | Op::Trap
+            | Op::Nop
             | Op::Ssy { .. }
-            | Op::Sync { .. }
-            | Op::Brk { .. }
+            | Op::Sync
+            | Op::Brk
             | Op::PreBrk { .. }
             | Op::PreRet { .. } => self.control_registers(f),
         }

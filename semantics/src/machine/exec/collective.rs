@@ -16,6 +16,21 @@ struct Lanes<'a> {
     exec: u64,
 }
 
+impl Lanes<'_> {
+    /// Each executing lane's value of `a`, and the executing lanes its own membermask `mask`
+    /// names (`match.sync` and `redux.sync` work among those).
+    fn members(&self, a: &Src, mask: &Src) -> ([u64; 64], [u64; 64]) {
+        let (regs, ws, sp, fb) = (&*self.regs, self.ws, &self.sp, self.fb);
+        let mut vals = [0u64; 64];
+        let mut parts = [0u64; 64];
+        for l in lanes(self.exec) {
+            vals[l] = read_src(regs, ws, a, l, sp, fb);
+            parts[l] = self.exec & read_src(regs, ws, mask, l, sp, fb);
+        }
+        (vals, parts)
+    }
+}
+
 /// (vote) and the other communication rules, thesis 5.4.2-5.4.3: `comm(vote vm _, t⃗) = (ε,
 /// ⋃ t_regAddr ← vote(vm, t⃗))`, and alike for `shfl`, `match`, `redux`, `activemask`; `group`:
 /// the lanes stepping together (the warp's active lanes under the SIMT stack).
@@ -183,24 +198,12 @@ fn match_sync(
     a: &Src,
     mask: &Src,
 ) {
-    let Lanes {
-        regs,
-        ws,
-        sp,
-        fb,
-        exec,
-    } = ln;
-    lane_macros!($, regs, ws, sp, fb, exec);
     // Each lane compares among the lanes its own membermask names (PTX ISA
     // `match.sync`).
-    let mut vals = [0u64; 64];
-    let mut parts = [0u64; 64];
-    each!(|l| {
-        vals[l] = rd!(a, l);
-        parts[l] = exec & rd!(mask, l);
-    });
+    let (vals, parts) = ln.members(a, mask);
+    let Lanes { regs, ws, exec, .. } = ln;
     let mut res = [(0u64, false); 64];
-    each!(|l| {
+    for l in lanes(exec) {
         let part = parts[l];
         let first = vals[part.trailing_zeros().min(63) as usize];
         let all_eq = lanes(part).all(|k| vals[k] == first);
@@ -212,44 +215,34 @@ fn match_sync(
                 .fold(0u64, |m, k| m | 1 << k)
         };
         res[l] = (v, all_eq);
-    });
-    each!(|l| {
-        wr!(dst, l, res[l].0);
+    }
+    for l in lanes(exec) {
+        regs[dst.0 as usize * ws + l] = res[l].0;
         if let Some(p) = dst_pred {
-            wr!(p, l, res[l].1 as u64);
+            regs[p.0 as usize * ws + l] = res[l].1 as u64;
         }
-    });
+    }
 }
 
 /// `redux.sync` (PTX ISA 9.7.13.10).
 fn redux(ln: Lanes<'_>, (op, ty): (&ReduxOp, &ScalarType), dst: &RegId, a: &Src, mask: &Src) {
-    let Lanes {
-        regs,
-        ws,
-        sp,
-        fb,
-        exec,
-    } = ln;
-    lane_macros!($, regs, ws, sp, fb, exec);
     // Each lane reduces over the lanes its own membermask names (PTX ISA
     // `redux.sync`).
-    let mut vals = [0u64; 64];
-    let mut parts = [0u64; 64];
-    each!(|l| {
-        vals[l] = rd!(a, l);
-        parts[l] = exec & rd!(mask, l);
-    });
+    let (vals, parts) = ln.members(a, mask);
+    let Lanes { regs, ws, exec, .. } = ln;
     let mut out = [0u64; 64];
     let mut buf = [0u64; 64];
-    each!(|l| {
+    for l in lanes(exec) {
         let mut n = 0;
         for k in lanes(parts[l]) {
             buf[n] = vals[k];
             n += 1;
         }
         out[l] = alu::redux(*op, *ty, &buf[..n]);
-    });
-    each!(|l| wr!(dst, l, out[l]));
+    }
+    for l in lanes(exec) {
+        regs[dst.0 as usize * ws + l] = out[l];
+    }
 }
 
 /// `mma.sync.aligned` (PTX ISA 9.7.14.5.14): the fragments of every lane in, `d` out.

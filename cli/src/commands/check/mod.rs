@@ -1,0 +1,372 @@
+//! `cudasem check`: run a launch with the monitors on (data races, barrier divergence,
+//! out-of-bounds and uninitialised accesses; `semantics::monitors`) over one schedule, `N`
+//! random schedules, or a bounded exploration, and say how far a clean result reaches.
+//!
+//! **Coverage** (digest `seeds_gpuverify.md` §2.1 R3/R5/R6, §2.4): for a kernel without atomics
+//! (nor other strong accesses) and without warp-level communication, one terminating schedule
+//! decides race freedom and barrier divergence for this input and launch (seed 004 §3.2, the
+//! barrier-interval / earliest-race argument); the result is then `complete`. Otherwise a clean
+//! result covers only the schedules run, unless `--explore` exhausted its search.
+//!
+//! **Exploration** (`--explore`): the shared explorer of `scheduler` (`explore::dfs`, stateless
+//! depth-first search with sleep sets over the footprints of steps) makes at least one execution
+//! per order of dependent steps, and the monitors check every one of them (the first finding
+//! ends the search). The result is `complete` when the search was exhausted. Bounded by
+//! `--max-schedules` round-robin runs' worth of transitions.
+//!
+//! The command is modules of one job: [`schedules`] runs and explores the schedules with the
+//! monitors on, [`reproduce`] writes the replay commands and checks a replayed trace, [`render`]
+//! (with [`text`] and [`json`]) writes the report.
+//!
+//! Exit codes: 0 clean, 1 a finding (or the kernel misbehaved, or a bound cut it short), 2 bad
+//! input, 3 an internal error (docs/reliability.md).
+
+mod json;
+mod render;
+mod reproduce;
+mod schedules;
+mod text;
+
+use super::run;
+use crate::Outcome;
+use crate::error::Error;
+use crate::failure::Failure;
+use render::{Render, Report};
+pub(crate) use reproduce::replay_checked;
+use reproduce::{html_page, reproduce};
+use schedules::{Checked, Setup, apply_benign, explore, line_of, run_policy};
+use semantics::machine::Termination;
+use semantics::monitors::{MonitorConfig, RaceModel, ScheduleDependence};
+
+#[derive(clap::Args)]
+#[group(id = "check_args")]
+pub struct Args {
+    /// Every `cudasem run` option (file, launch, schedule, warp model, device, format...).
+    #[command(flatten)]
+    pub run: run::Args,
+    /// Which accesses of one warp are ordered: `interleaving` (every thread separately; only
+    /// barriers and __syncwarp order) or `warp-sync` (lanes of a warp synchronise at every
+    /// instruction both execute: Bardsley and Donaldson, "Warps and Atomics: Beyond Barrier
+    /// Synchronization in the Verification of GPU Kernels", NFM 2014, Definition 2.2).
+    #[arg(long, value_enum, default_value_t = RaceModelArg::Interleaving)]
+    pub race_model: RaceModelArg,
+    /// Check N random schedules (seeds 1..=N) instead of the one `--schedule` names; stops at
+    /// the first with a finding.
+    #[arg(long, value_name = "N", conflicts_with = "explore")]
+    pub schedules: Option<u64>,
+    /// Check every schedule up to the order of independent steps (a depth-first search with
+    /// sleep sets over the steps' memory footprints): the monitors run over every execution the
+    /// search makes and the first finding stops it; bounded by --max-schedules.
+    #[arg(long)]
+    pub explore: bool,
+    /// Bound of --explore: the search may take as many transitions as this many round-robin
+    /// runs of the launch.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_schedules: u64,
+    /// Which steps --explore schedules: `fold` (visible operations only; a warp's
+    /// register-only steps run with its next visible one) or `none` (every step).
+    #[arg(
+        long,
+        value_name = "R",
+        default_value = "fold",
+        value_parser = super::explore::parse_folding
+    )]
+    pub reduction: explore::Folding,
+    /// A launch buffer whose contents are undefined: reading an element before writing it is
+    /// reported (repeatable).
+    #[arg(long = "uninit", value_name = "BUFFER")]
+    pub uninit: Vec<String>,
+    /// Benign races (every occurrence wrote the value memory already held, so no order changes
+    /// memory): `report` them as races, marked benign, or `ignore` them (the report says how
+    /// many were left out). Still races under the PTX memory model.
+    #[arg(long, value_enum, default_value_t = BenignArg::Report)]
+    pub benign: BenignArg,
+}
+
+/// What `check` does with a benign race.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenignArg {
+    /// Report it with the other races, marked benign.
+    Report,
+    /// Leave it out of the findings, counting how many were left out.
+    Ignore,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RaceModelArg {
+    /// Every thread separately (portable; Volta+ independent thread scheduling).
+    Interleaving,
+    /// Lanes of one warp are ordered by every instruction they execute together (pre-Volta
+    /// warp-synchronous programming; Bardsley and Donaldson, "Warps and Atomics", NFM 2014,
+    /// Definition 2.2).
+    WarpSync,
+}
+
+impl RaceModelArg {
+    fn name(self) -> &'static str {
+        match self {
+            RaceModelArg::Interleaving => "interleaving",
+            RaceModelArg::WarpSync => "warp-sync",
+        }
+    }
+
+    fn model(self) -> RaceModel {
+        match self {
+            RaceModelArg::Interleaving => RaceModel::Interleaving,
+            RaceModelArg::WarpSync => RaceModel::WarpSync,
+        }
+    }
+}
+
+pub fn run(mut args: Args) -> Outcome {
+    match crate::contexts::count(&args.run.run_options()) {
+        0 => check(&args).unwrap_or_else(Failure::report),
+        n => {
+            let files = [
+                ("--html", args.run.html.is_some()),
+                ("--trace", args.run.trace.is_some()),
+            ];
+            if let Some(refused) = crate::contexts::refuse_files(n, &files) {
+                return refused;
+            }
+            let json = args.run.format == run::Format::Json;
+            crate::contexts::each(n, json, |i| {
+                args.run.launch.context = Some(i);
+                check(&args).unwrap_or_else(Failure::report)
+            })
+        }
+    }
+}
+
+/// How the schedules were chosen, for the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Mode {
+    One(explore::policy::Policy),
+    Random(u64),
+    Explore,
+}
+
+fn check(args: &Args) -> Result<Outcome, Failure> {
+    let r = &args.run;
+    crate::expectations::refuse_flag("check", &r.launch.quick)?;
+    let options = r.run_options();
+    let base = options.setup(&r.file)?;
+    let uninit = Setup::uninit_buffers(&base, &args.uninit)?;
+    let dependence = ScheduleDependence::of_launch(&base.program, &base.resolved.config);
+    let setup = Setup {
+        base,
+        monitors: MonitorConfig {
+            race_model: args.race_model.model(),
+            ..MonitorConfig::default()
+        },
+        uninit,
+        max_steps: r.max_steps,
+        stop: r.timeout.start(),
+        benign: args.benign,
+    };
+
+    let mode = if args.explore {
+        Mode::Explore
+    } else if let Some(n) = args.schedules {
+        Mode::Random(n)
+    } else {
+        Mode::One(r.schedule.clone())
+    };
+    let Ran {
+        result,
+        seed,
+        runs,
+        exhausted,
+        all_completed,
+    } = run_schedules(&setup, &mode, args, &options)?;
+    if let Some(path) = &r.html {
+        html_page(&setup.base, &result, path)?;
+    }
+    let (result, benign_left_out) = apply_benign(result, args.benign);
+    let (complete, coverage) = coverage(
+        &setup,
+        &result,
+        &dependence,
+        &mode,
+        Reach {
+            runs,
+            exhausted,
+            all_completed,
+            max_schedules: args.max_schedules,
+        },
+    );
+    let replay = if result.findings.is_clean() && result.termination == Termination::Completed {
+        Vec::new()
+    } else {
+        vec![reproduce(&setup, &options, args, &result, &mode, seed)?]
+    };
+    let ctx = Render::of(&setup.base);
+    let title = setup.base.kernel_title();
+    let report = Report {
+        kernel: &title,
+        race_model: args.race_model.model(),
+        result: &result,
+        complete,
+        coverage,
+        schedules: runs,
+        seed,
+        replay,
+        benign_left_out,
+    };
+    Ok(report.print(&ctx, r.format))
+}
+
+/// What the schedules of a check left: the schedule the report describes (the first that
+/// failed, else the last one checked) with its seed, and how far the check reached.
+struct Ran {
+    result: Checked,
+    seed: Option<u64>,
+    runs: u64,
+    exhausted: bool,
+    all_completed: bool,
+}
+
+/// Checks the schedules `mode` names until one fails.
+fn run_schedules(
+    setup: &Setup,
+    mode: &Mode,
+    args: &Args,
+    options: &crate::options::RunOptions,
+) -> Result<Ran, Failure> {
+    let mut runs = 0u64;
+    let mut exhausted = false;
+    let mut failing: Option<(Checked, Option<u64>)> = None;
+    let mut last: Option<Checked> = None;
+    let mut all_completed = true;
+    match mode {
+        Mode::One(schedule) => {
+            let result = run_policy(setup, schedule)?;
+            runs = 1;
+            all_completed = result.termination == Termination::Completed;
+            if setup.fails(&result) {
+                failing = Some((result, schedule.seed()));
+            } else {
+                last = Some(result);
+            }
+        }
+        Mode::Random(n) => {
+            for seed in 1..=*n {
+                let result = run_policy(setup, &explore::policy::Policy::Random { seed })?;
+                runs += 1;
+                all_completed &= result.termination == Termination::Completed;
+                if setup.fails(&result) {
+                    failing = Some((result, Some(seed)));
+                    break;
+                }
+                last = Some(result);
+            }
+        }
+        Mode::Explore => {
+            let x = explore(setup, options, args.max_schedules, args.reduction)?;
+            runs = x.checked;
+            exhausted = x.exhausted;
+            all_completed = x.result.termination == Termination::Completed;
+            if setup.fails(&x.result) {
+                failing = Some((x.result, None));
+            } else {
+                last = Some(x.result);
+            }
+        }
+    }
+    // Stopped or ended: what remains is the report (the watchdogs let it finish).
+    crate::timeout::reporting();
+    let (result, seed) = match (failing, last) {
+        (Some((f, seed)), _) => (f, seed),
+        (None, Some(l)) => (l, None),
+        (None, None) => {
+            return Err(Error::Input("error: no schedule was run\n".to_string()).into());
+        }
+    };
+    Ok(Ran {
+        result,
+        seed,
+        runs,
+        exhausted,
+        all_completed,
+    })
+}
+
+/// How far the schedules of a check reached (for [`coverage`]).
+struct Reach {
+    runs: u64,
+    exhausted: bool,
+    all_completed: bool,
+    max_schedules: u64,
+}
+
+/// Whether a clean result covers every schedule, and the coverage line that says how far it
+/// reaches (module doc: one terminating schedule decides a kernel without atomics nor
+/// warp-level communication; otherwise only an exhausted `--explore` covers every schedule).
+fn coverage(
+    setup: &Setup,
+    result: &Checked,
+    dependence: &ScheduleDependence,
+    mode: &Mode,
+    reach: Reach,
+) -> (bool, String) {
+    let Reach {
+        runs,
+        exhausted,
+        all_completed,
+        max_schedules,
+    } = reach;
+    let independent = dependence.schedule_independent();
+    let complete = all_completed && (independent || exhausted);
+    let coverage = if result.termination == Termination::TimeLimit {
+        format!(
+            "stopped during schedule {runs} ({}): other schedules were not covered",
+            crate::timeout::cause_text(None)
+        )
+    } else if !all_completed {
+        "the kernel did not complete under this schedule: other schedules were not covered"
+            .to_string()
+    } else if independent {
+        "all schedules: no atomics and no warp-level communication, so one schedule decides races and divergence for this input (barrier-interval argument: Donaldson, \"The GPUVerify Method: a Tutorial Overview\", AVoCS 2014, section 3.2)".to_string()
+    } else if exhausted {
+        format!(
+            "all schedules: --explore exhausted the schedules (sleep sets: one per order of dependent steps) and checked every one of the {runs} executions it made"
+        )
+    } else {
+        let why = if !dependence.atomics.is_empty() {
+            format!(
+                "the kernel has atomics or strong accesses (first at PTX line {})",
+                line_of(&setup.base.program, dependence.atomics[0])
+            )
+        } else if !dependence.warp_level.is_empty() {
+            format!(
+                "the kernel has warp-level communication (first at PTX line {})",
+                line_of(&setup.base.program, dependence.warp_level[0])
+            )
+        } else {
+            format!(
+                "each thread's call of a function without a body returns one of several values, a choice of the schedule (`extern_calls` `Values`, first at PTX line {})",
+                line_of(&setup.base.program, dependence.picks[0])
+            )
+        };
+        match mode {
+            Mode::Explore => format!(
+                "only the {runs} schedule(s) checked (bound --max-schedules {} reached, or a finding stopped the search): {why}",
+                max_schedules
+            ),
+            _ => format!("only the {runs} schedule(s) run: {why}; try --schedules N or --explore"),
+        }
+    };
+    // Under cached memory an access is seen when its warp issues it; the caches may perform
+    // strong accesses of different blocks in another order than they were issued, and the race
+    // monitor matches releases with acquires in issue order.
+    let coverage = if setup.base.config.memory == semantics::machine::MemoryKind::Cached
+        && !dependence.atomics.is_empty()
+    {
+        format!(
+            "{coverage}; under --memory cached release/acquire between blocks is matched in the order accesses were issued, which the caches may not keep: a race between blocks that synchronise through memory may be a false positive (compare with --memory flat)"
+        )
+    } else {
+        coverage
+    };
+    (complete, coverage)
+}

@@ -1,0 +1,316 @@
+//! The schedules `check` runs with the monitors on: one policy's, seeded random ones, or the
+//! executions of a bounded exploration; what each leaves ([`Checked`]).
+
+use super::{BenignArg, run};
+use crate::error::Error;
+use crate::failure::Failure;
+use crate::options::{self, RunOptions};
+use explore::dfs::{self, DfsConfig, Memo, Reduction};
+use scheduler::Scheduler;
+use scheduler::outcome::Observe;
+use semantics::Program;
+use semantics::machine::{EventDetail, Machine, Termination};
+use semantics::monitors::{Findings, MonitorConfig, Monitors};
+use traces::{Choice, Event};
+
+/// Everything one checked schedule leaves.
+pub(super) struct Checked {
+    pub(super) findings: Findings,
+    pub(super) termination: Termination,
+    pub(super) steps: u64,
+    /// The schedule's first [`KEEP_CHOICES`] choices.
+    pub(super) choices: Vec<Choice>,
+    /// The picker stopped the run before it ended (a replayed trace ran out of choices).
+    pub(super) cut: bool,
+    /// The policy that made the schedule, when one did (not a schedule of `--explore`'s
+    /// search): a schedule too long to keep is reproduced by it.
+    pub(super) policy: Option<explore::policy::Policy>,
+}
+
+/// What the runs share: the loaded launch, the monitors' configuration, the bound.
+pub(super) struct Setup {
+    pub(super) base: options::Setup,
+    pub(super) monitors: MonitorConfig,
+    pub(super) uninit: Vec<usize>,
+    pub(super) max_steps: u64,
+    /// The time bound (`--timeout`): every schedule stops when it is set.
+    pub(super) stop: scheduler::Stop,
+    /// `--benign`: under `ignore`, a schedule whose only findings are benign races passes, so
+    /// the schedule loops and `--explore` go on to the next schedule.
+    pub(super) benign: BenignArg,
+}
+
+/// Choices a schedule keeps for its replay command (at most a few MB).
+pub(super) const KEEP_CHOICES: usize = 100_000;
+
+impl Setup {
+    /// Whether a schedule's result ends the check: it did not complete, or it has a finding
+    /// (benign races count only under `--benign report`).
+    pub(super) fn fails(&self, result: &Checked) -> bool {
+        if result.termination != Termination::Completed {
+            return true;
+        }
+        match self.benign {
+            BenignArg::Report => !result.findings.is_clean(),
+            BenignArg::Ignore => {
+                let f = &result.findings;
+                f.races.iter().any(|r| !r.benign)
+                    || !f.divergences.is_empty()
+                    || !f.memory.is_empty()
+                    || !f.unspecified.is_empty()
+            }
+        }
+    }
+
+    /// Runs one schedule with the monitors; `pick` chooses among the enabled choices, or
+    /// stops the run (`None`).
+    pub(super) fn check(
+        &self,
+        pick: &mut dyn FnMut(&Machine, &[Choice]) -> Option<usize>,
+    ) -> Result<Checked, Failure> {
+        let mut machine = self.base.machine.clone();
+        let mut monitors = Monitors::new(&machine, &self.base.resolved.config, self.monitors);
+        for &i in &self.uninit {
+            monitors.mark_buffer_uninitialised(i);
+        }
+        let mut events: Vec<Event> = Vec::new();
+        let mut choices = Vec::new();
+        let mut taken = 0u64;
+        let mut cut = false;
+        let termination = loop {
+            if let Some(t) = machine.termination() {
+                break t.clone();
+            }
+            if taken >= self.max_steps {
+                machine.stop_at_step_limit();
+                break Termination::StepLimit;
+            }
+            if self.stop.requested() {
+                machine.stop_at_time_limit();
+                break Termination::TimeLimit;
+            }
+            let enabled = machine.enabled();
+            if enabled.is_empty() {
+                break machine
+                    .termination()
+                    .cloned()
+                    .unwrap_or(Termination::Completed);
+            }
+            let Some(i) = pick(&machine, enabled) else {
+                cut = true;
+                break Termination::StepLimit;
+            };
+            let choice = enabled[i.min(enabled.len() - 1)];
+            events.clear();
+            // The monitors read no SIMT stack except at barriers: `EventDetail::Monitors`.
+            if let Err(e) = machine.step_observed_with(&choice, &mut events, EventDetail::Monitors)
+            {
+                return Err(Failure::internal(format!(
+                    "step {taken} (`{choice}`) was enabled but failed: {e}"
+                )));
+            }
+            monitors.observe(&events);
+            // Kept for the replay command while short; a longer schedule is reproduced by
+            // the command line itself (a few bytes per step instead of a growing log).
+            if choices.len() < KEEP_CHOICES {
+                choices.push(choice);
+            }
+            taken += 1;
+        };
+        Ok(Checked {
+            findings: monitors.finish(),
+            termination,
+            steps: machine.steps(),
+            choices,
+            cut,
+            policy: None,
+        })
+    }
+
+    /// Indices of the `--uninit` buffers.
+    pub(super) fn uninit_buffers(
+        base: &options::Setup,
+        names: &[String],
+    ) -> Result<Vec<usize>, Error> {
+        names
+            .iter()
+            .map(|name| {
+                base.resolved
+                    .config
+                    .buffers
+                    .iter()
+                    .position(|b| &b.name == name)
+                    .ok_or_else(|| {
+                        Error::Input(format!(
+                            "error: --uninit {name}: the launch has no buffer `{name}`\n"
+                        ))
+                    })
+            })
+            .collect()
+    }
+}
+
+/// `--benign ignore`: the result without its benign races, and how many were left out.
+pub(super) fn apply_benign(mut result: Checked, benign: BenignArg) -> (Checked, usize) {
+    match benign {
+        BenignArg::Report => (result, 0),
+        BenignArg::Ignore => {
+            let before = result.findings.races.len();
+            result.findings.races.retain(|r| !r.benign);
+            let left_out = before - result.findings.races.len();
+            (result, left_out)
+        }
+    }
+}
+
+pub(super) fn line_of(program: &Program, pc: u32) -> u32 {
+    program.source.get(pc as usize).map_or(0, |s| s.ptx_line)
+}
+
+pub(super) fn run_policy(
+    setup: &Setup,
+    schedule: &explore::policy::Policy,
+) -> Result<Checked, Failure> {
+    let (mut policy, diverged) =
+        run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps, &setup.stop)?;
+    let mut checked = setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))?;
+    run::divergence_error(schedule, &diverged)?;
+    checked.policy = Some(schedule.clone());
+    Ok(checked)
+}
+
+/// What distinguishes final outcomes for `--explore`: every launch buffer and every scalar
+/// module `.global` variable (more outcomes, more witness schedules checked).
+pub(super) fn observe_all(setup: &Setup) -> Observe {
+    Observe {
+        buffers: (0..setup.base.resolved.config.buffers.len()).collect(),
+        variables: setup
+            .base
+            .program
+            .variables
+            .iter()
+            .filter(|v| v.space == semantics::program::Space::Global && v.size <= 8)
+            .map(|v| v.name.clone())
+            .collect(),
+    }
+}
+
+/// What `--explore` found.
+pub(super) struct Explored {
+    /// The first execution with a finding (or that misbehaved), else the last clean one.
+    pub(super) result: Checked,
+    /// Executions checked (every one the search made, up to a finding).
+    pub(super) checked: u64,
+    /// The search exhausted the schedules with every execution clean.
+    pub(super) exhausted: bool,
+}
+
+/// `--explore` through the shared explorer (`explore::dfs`): a stateless depth-first
+/// search with sleep sets, and the monitors check every execution it makes (replayed), stopping
+/// at the first with a finding. Sleep sets make at least one execution per Mazurkiewicz trace of
+/// the footprints' independence, and the monitors' verdict depends only on the trace (their
+/// happens-before orders nothing that independence could reorder), so an exhausted clean search
+/// covers every schedule. `bound` (`--max-schedules`) is turned into a transition budget of that
+/// many round-robin runs' length.
+pub(super) fn explore(
+    setup: &Setup,
+    options: &RunOptions,
+    bound: u64,
+    folding: explore::Folding,
+) -> Result<Explored, Failure> {
+    let machine = &setup.base.machine;
+    let first = run_policy(setup, &explore::policy::Policy::RoundRobin)?;
+    if setup.fails(&first) {
+        return Ok(Explored {
+            result: first,
+            checked: 1,
+            exhausted: false,
+        });
+    }
+    let config = DfsConfig {
+        reduction: Reduction::SleepSets,
+        memo: Memo::Stateless {
+            max_depth: usize::try_from(setup.max_steps).unwrap_or(usize::MAX),
+        },
+        max_transitions: bound.saturating_mul(first.steps.max(1)),
+        folding,
+    };
+    // Every execution the search makes is checked as it is found (replayed with the monitors);
+    // the first with a finding ends the search.
+    let mut last = first;
+    let mut checked = 0u64;
+    let mut failed: Option<Checked> = None;
+    let mut error: Option<Failure> = None;
+    let report = dfs::outcomes_each(
+        machine,
+        &observe_all(setup),
+        config,
+        &setup.stop,
+        &mut |path| {
+            let mut at = 0usize;
+            let mut lost = false;
+            let result = setup.check(&mut |_, enabled| {
+                let i = path
+                    .get(at)
+                    .and_then(|c| enabled.iter().position(|e| e == c));
+                at += 1;
+                lost |= i.is_none();
+                Some(i.unwrap_or(0))
+            });
+            match result {
+                Ok(_) if lost => {
+                    let what = "a schedule of the search does not replay with the monitors";
+                    error = Some(
+                        match crate::commands::replay::reproduce(
+                            &setup.base,
+                            options,
+                            path,
+                            None,
+                            "explore".to_string(),
+                            None,
+                        ) {
+                            Ok(replay) => Failure::Internal {
+                                what: what.to_string(),
+                                replay: Some(replay),
+                            },
+                            Err(_) => Failure::internal(what),
+                        },
+                    );
+                    false
+                }
+                Ok(result) => {
+                    checked += 1;
+                    if setup.fails(&result) {
+                        failed = Some(result);
+                        false
+                    } else {
+                        last = result;
+                        true
+                    }
+                }
+                Err(e) => {
+                    error = Some(e);
+                    false
+                }
+            }
+        },
+    );
+    if let Some(e) = error {
+        return Err(e);
+    }
+    if let Some(r) = &report.refused {
+        return Err(Failure::refused(&setup.base, options, r));
+    }
+    if let Some(result) = failed {
+        return Ok(Explored {
+            result,
+            checked,
+            exhausted: false,
+        });
+    }
+    Ok(Explored {
+        result: last,
+        checked: checked.max(1),
+        exhausted: report.bound_hit.is_none(),
+    })
+}
