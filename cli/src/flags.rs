@@ -23,6 +23,10 @@ pub struct LaunchArgs {
     #[command(flatten)]
     #[serde(flatten)]
     pub quick: Box<QuickLaunch>,
+    /// Run only context N (from 0) of a launch file with `contexts: [...]` (thesis 5.8); without
+    /// it, `run`, `fuzz`, `explore` and `check` run every context in turn.
+    #[arg(long, value_name = "N")]
+    pub context: Option<usize>,
 }
 
 /// Flags that describe a launch or override a launch file's fields.
@@ -382,6 +386,7 @@ mod tests {
                     print: Some(vec!["a".into(), "b".into()]),
                     expect: vec!["a[i] == i".into(), "sum(b) == 0".into()],
                 }),
+                context: Some(1),
             },
             model: ModelArgs {
                 warp_model: WarpModelArg::Its,

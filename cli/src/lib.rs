@@ -7,6 +7,7 @@
 
 mod budget;
 mod commands;
+mod contexts;
 mod emit;
 mod error;
 mod expectations;

@@ -44,29 +44,12 @@ pub struct Setup {
     pub launch_path: Option<String>,
     pub config: MachineConfig,
     pub machine: Machine,
-    /// The number of launches of a program of several launches (`launches:` in the launch
-    /// file), 0 for the one-kernel form; `resolved` is the first launch, whose buffers and print
-    /// list are the program's.
-    pub launches: usize,
     /// Every launch of a program of several launches, in launch order (traces record them);
     /// empty for the one-kernel form.
     pub grids: Vec<semantics::machine::GridLaunch>,
 }
 
 impl Setup {
-    /// Refuses a program of several launches in a command that runs one kernel launch
-    /// (`what` names the command or flag), with what to do instead.
-    pub fn one_launch_only(&self, what: &str) -> Result<(), Error> {
-        if self.launches <= 1 {
-            return Ok(());
-        }
-        Err(Error::Refused(format!(
-            "error: {what} takes one kernel launch; {} is a program of {} launches (`launches: [...]`)\n  = help: `run`, `fuzz`, `explore`, `check`, `replay` and their traces take programs of several launches; give {what} one kernel's launch (top-level `kernel`, `grid`, `block`, `args`)\n",
-            self.launch_path.as_deref().unwrap_or("the launch"),
-            self.launches
-        )))
-    }
-
     /// What reports call the launch: its kernel, or for a program of several launches its
     /// kernels in launch order (`fill, add_one`).
     pub fn kernel_title(&self) -> String {
@@ -177,6 +160,7 @@ impl RunOptions {
         let ptx_name = crate::kernel_source::ptx_name(file);
         let program = load_program(&ptx_name, &text)?;
         let launch = crate::commands::run::read_launch(&self.launch, &program)?;
+        let launch = crate::contexts::select(launch, self.launch.context)?;
         let config = self.machine_config()?;
         let does_not_fit = |e: semantics::machine::LaunchError| {
             Error::Input(format!(
@@ -187,7 +171,6 @@ impl RunOptions {
         // A program of several launches (thesis 5.7: grids of one context, in streams) runs as
         // one machine of several grids; the buffers and what to print are the program's, which
         // every launch's resolution carries.
-        let launches = launch.launches.len();
         let resolution = crate::commands::run::resolve(&launch, &program)?;
         let program = Arc::new(program);
         let (machine, grids) = match resolution.program {
@@ -218,7 +201,6 @@ impl RunOptions {
             launch_path,
             config,
             machine,
-            launches,
             grids,
         })
     }

@@ -65,6 +65,17 @@ pub fn run_observed(
     }
 }
 
+/// How a block is named: `block 3`, or `grid 1 block 0` in a program of several launches
+/// (the block's index in its grid, thesis 5.7).
+pub fn block_name(machine: &Machine, block: u32) -> String {
+    if machine.grids().len() > 1 {
+        let (g, b) = machine.grid_of_block(block);
+        format!("grid {g} block {b}")
+    } else {
+        format!("block {block}")
+    }
+}
+
 /// The warps that executed something, in order.
 fn warps(rows: &[Executed]) -> BTreeSet<(u32, u32)> {
     rows.iter()
@@ -76,7 +87,8 @@ fn warps(rows: &[Executed]) -> BTreeSet<(u32, u32)> {
 }
 
 /// `--show stack`: one table per warp, pcs and token pcs named by their PTX line.
-pub fn stack_tables(program: &Program, rows: &[Executed], warp_size: u32) -> String {
+pub fn stack_tables(machine: &Machine, rows: &[Executed], warp_size: u32) -> String {
+    let program = machine.program();
     let events: Vec<Event> = rows.iter().map(|r| r.event.clone()).collect();
     let label = |pc: u32| {
         Some(
@@ -89,7 +101,8 @@ pub fn stack_tables(program: &Program, rows: &[Executed], warp_size: u32) -> Str
     let mut s = String::new();
     for (b, w) in warps(rows) {
         s.push_str(&format!(
-            "block {b} warp {w}: PTX line executed, then α, δ and τ after the step\n"
+            "{} warp {w}: PTX line executed, then α, δ and τ after the step\n",
+            block_name(machine, b)
         ));
         s.push_str(&stack_table(
             &stack_rows(&events, b, w),
@@ -114,13 +127,14 @@ fn instruction(program: &Program, text: &str, pc: u32) -> String {
 }
 
 /// `--trace-format perfetto`: Chrome trace JSON. One step is one microsecond.
-pub fn perfetto(program: &Program, text: &str, rows: &[Executed], warp_size: u32) -> String {
+pub fn perfetto(machine: &Machine, text: &str, rows: &[Executed], warp_size: u32) -> String {
+    let program = machine.program();
     let mut trace = Vec::new();
     let blocks: BTreeSet<u32> = warps(rows).iter().map(|(b, _)| *b).collect();
     for b in &blocks {
         trace.push(
             json!({"name": "process_name", "ph": "M", "pid": b, "tid": 0,
-            "args": {"name": format!("block {b}")}}),
+            "args": {"name": block_name(machine, *b)}}),
         );
     }
     for (b, w) in warps(rows) {

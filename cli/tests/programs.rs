@@ -4,8 +4,8 @@
 //! prints the lasso in which the producer is never resident with two (2 SMs of one block each),
 //! kernels in two streams interleave and in one stream do not, `check` reports the race between
 //! kernels of two streams (and none between launches of one stream) naming each access's grid,
-//! outputs name a block by its grid, and the commands that record one launch refuse a program
-//! plainly.
+//! outputs name a block by its grid, the teaching page draws a program's grids, and a launch
+//! file of several contexts (thesis 5.8) runs each context in turn.
 
 mod common;
 use common::{Scratch, cudasem_in, workspace};
@@ -397,17 +397,227 @@ fn traces_of_programs_record_every_launch_and_replay() {
     );
 }
 
+/// The page's data blob.
+fn page_data(html: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(html).expect("the page");
+    let open = r#"<script type="application/json" id="data">"#;
+    let start = text.find(open).expect("the data blob") + open.len();
+    let end = start + text[start..].find("</script>").expect("its end");
+    serde_json::from_str(&text[start..end]).expect("the data is JSON")
+}
+
+/// Every event text of the page's steps.
+fn event_texts(data: &serde_json::Value) -> Vec<String> {
+    data["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .flat_map(|s| s["e"].as_array().expect("events").iter())
+        .map(|e| e["text"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
 #[test]
-fn commands_that_draw_one_launch_refuse_a_program() {
-    let (ptx, ron) = (file("stream_race.ptx"), file("stream_race_concurrent.ron"));
-    for args in [
-        vec!["run", &ptx, "--launch", &ron, "--html", "t.html"],
-        vec!["check", &ptx, "--launch", &ron, "--html", "t.html"],
-    ] {
-        let (code, out, err) = cudasem(&args);
-        assert_eq!(code, 2, "{args:?}: {out}{err}");
-        assert!(err.contains("launches"), "{args:?}: {err}");
+fn the_teaching_page_of_a_program_names_grids() {
+    let dir = Scratch::new("programs", "html");
+    let (ptx, ron) = (file("stream_race.ptx"), file("stream_race_ordered.ron"));
+    let html = dir.join("run.html").display().to_string();
+    let trace = dir.join("t.jsonl").display().to_string();
+    let (code, out, err) = cudasem(&[
+        "run", &ptx, "--launch", &ron, "--html", &html, "--trace", &trace,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let data = page_data(&html);
+    assert_eq!(data["meta"]["kernel"], "fill, add_one");
+    let grids: Vec<(String, u64)> = data["grids"]
+        .as_array()
+        .expect("the program's grids")
+        .iter()
+        .map(|g| {
+            (
+                g["kernel"].as_str().unwrap().to_string(),
+                g["stream"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(grids, [("fill".to_string(), 0), ("add_one".to_string(), 0)]);
+    let texts = event_texts(&data);
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("grid 1 block 1 warp 0 executed line")),
+        "{texts:?}"
+    );
+    // The second launch waits for the first, and the page says why.
+    let start = &data["start"]["g"][1];
+    assert_eq!(start["phase"], "waiting");
+    assert!(
+        start["why"].as_str().unwrap().contains("waits for grid 0"),
+        "{start}"
+    );
+    // `view` of the run's trace draws the same steps.
+    let viewed = dir.join("view.html").display().to_string();
+    let (code, out, err) = cudasem(&["view", &trace, &ptx, "-o", &viewed]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(page_data(&viewed)["steps"], data["steps"]);
+    // `explore --html` of the producer/consumer lasso: the producer is never resident.
+    let lasso = dir.join("lasso.html").display().to_string();
+    let (code, out, err) = cudasem(&[
+        "explore",
+        &file("producer_consumer.ptx"),
+        "--launch",
+        &file("producer_consumer_2.ron"),
+        "--device",
+        &file("two_sms.ron"),
+        "--progress",
+        "fair",
+        "--html",
+        &lasso,
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let why = page_data(&lasso)["lasso"]["why"].to_string();
+    assert!(
+        why.contains("In the cycle, grid 1 (`producer`): 1 block not resident"),
+        "{why}"
+    );
+}
+
+/// `two_contexts.ron`: `stream_race` in one stream (context 0) and in two (context 1).
+fn contexts(command: &[&str]) -> (i32, String, String) {
+    let (ptx, ron) = (file("stream_race.ptx"), file("two_contexts.ron"));
+    let mut args = vec![command[0], &ptx, "--launch", &ron];
+    args.extend(&command[1..]);
+    cudasem(&args)
+}
+
+/// The text of each context's report (`context N:` heads it).
+fn per_context(out: &str) -> Vec<String> {
+    let mut parts: Vec<String> = Vec::new();
+    for line in out.lines() {
+        if line.starts_with("context ") && line.ends_with(':') {
+            assert_eq!(line, format!("context {}:", parts.len()), "{out}");
+            parts.push(String::new());
+        } else if let Some(p) = parts.last_mut() {
+            p.push_str(line);
+            p.push('\n');
+        }
     }
+    parts
+}
+
+#[test]
+fn run_reports_each_context() {
+    let (code, out, err) = contexts(&["run"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let parts = per_context(&out);
+    assert_eq!(parts.len(), 2, "{out}");
+    // Context 0 runs its launches in one stream: every element is 8.
+    let values: Vec<&str> = parts[0]
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix('['))
+        .flat_map(|l| l.split(']').nth(1).unwrap_or("").split_whitespace())
+        .collect();
+    assert_eq!(values, vec!["8"; 64], "{}", parts[0]);
+    let (code, out, err) = contexts(&["run", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let reports: serde_json::Value = serde_json::from_str(&out).expect("one JSON array");
+    assert_eq!(reports.as_array().map(Vec::len), Some(2), "{out}");
+    // One context alone.
+    let (code, alone, err) = contexts(&["run", "--context", "0"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(alone, parts[0]);
+    let (code, _, err) = contexts(&["run", "--context", "2"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--context 2: the launch file holds 2 contexts, 0 to 1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn check_reports_each_context_and_exits_with_the_worst() {
+    let (code, out, err) = contexts(&["check"]);
+    assert_eq!(code, 1, "context 1 races: {out}{err}");
+    let parts = per_context(&out);
+    assert_eq!(parts.len(), 2, "{out}");
+    assert!(parts[0].contains("fill, add_one: clean"), "{}", parts[0]);
+    assert!(parts[1].contains("2 data race(s)"), "{}", parts[1]);
+    // The reproduce line names the context, and replays.
+    let line = parts[1]
+        .lines()
+        .find_map(|l| l.strip_prefix("reproduce: cudasem "))
+        .expect("a reproduce line");
+    assert!(line.contains("--context 1"), "{line}");
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (code, out, err) = cudasem(&words);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("2 data race(s)"), "{out}");
+    let (code, out, _) = contexts(&["check", "--format", "json"]);
+    assert_eq!(code, 1);
+    let reports: serde_json::Value = serde_json::from_str(&out).expect("one JSON array");
+    assert_eq!(reports.as_array().map(Vec::len), Some(2), "{out}");
+}
+
+#[test]
+fn fuzz_and_explore_report_each_context() {
+    let (code, out, err) = contexts(&["fuzz", "--runs", "4"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let parts = per_context(&out);
+    assert_eq!(parts.len(), 2, "{out}");
+    assert!(parts[0].contains("outcomes (1 distinct)"), "{}", parts[0]);
+    let (code, out, err) = contexts(&["explore"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let parts = per_context(&out);
+    assert_eq!(parts.len(), 2, "{out}");
+    // Alone, context 0 has one outcome; context 1's streams race: more than one.
+    assert!(parts[0].contains("outcomes (1):"), "{}", parts[0]);
+    assert!(!parts[1].contains("outcomes (1):"), "{}", parts[1]);
+    assert!(
+        parts[0].contains("--context 0"),
+        "its witness names it: {}",
+        parts[0]
+    );
+    let (code, out, _) = contexts(&["explore", "--format", "json"]);
+    assert_eq!(code, 0);
+    let reports: serde_json::Value = serde_json::from_str(&out).expect("one JSON array");
+    assert_eq!(reports.as_array().map(Vec::len), Some(2), "{out}");
+}
+
+#[test]
+fn commands_of_one_context_refuse_several() {
+    let (code, out, err) = contexts(&["debug"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("the launch file holds 2 contexts"), "{err}");
+    assert!(err.contains("two_contexts.ron:6:5"), "{err}");
+}
+
+#[test]
+fn one_output_file_for_several_contexts_is_refused() {
+    let dir = Scratch::new("programs", "context-files");
+    let html = dir.join("p.html").display().to_string();
+    for args in [
+        vec!["run", "--html", &html],
+        vec!["check", "--html", &html],
+        vec!["explore", "--html", &html],
+        vec!["fuzz", "--html", &html],
+    ] {
+        let (code, out, err) = contexts(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("--html names one output, and the launch file holds 2 contexts"),
+            "{err}"
+        );
+        assert!(out.is_empty(), "{out}");
+    }
+    assert!(!std::path::Path::new(&html).exists());
+    // One context's page.
+    let (code, out, err) = contexts(&["check", "--context", "1", "--html", &html]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        page_data(&html)["grids"]
+            .as_array()
+            .is_some_and(|g| g.len() == 2)
+    );
 }
 
 #[test]
@@ -441,4 +651,31 @@ fn the_debugger_shows_the_grids_of_a_program_and_saves_their_trace() {
     let text = std::fs::read_to_string(&trace).unwrap();
     assert!(text.contains("\"launches\""), "{text}");
     assert!(text.contains("producer"), "{text}");
+}
+
+#[test]
+fn a_bad_context_is_null_in_json_and_exits_2() {
+    let dir = Scratch::new("programs", "bad-context");
+    let text = std::fs::read_to_string(workspace().join(file("two_contexts.ron")))
+        .expect("the corpus file");
+    // The second context launches a kernel the module lacks.
+    let at = text
+        .rfind("(kernel: \"add_one\"")
+        .expect("context 1's add_one");
+    let bad = format!(
+        "{}(kernel: \"zz\"{}",
+        &text[..at],
+        &text[at + "(kernel: \"add_one\"".len()..]
+    );
+    let ron = dir.join("bad.ron").display().to_string();
+    std::fs::write(&ron, bad).expect("written");
+    let ptx = file("stream_race.ptx");
+    let (code, out, err) = cudasem(&["run", &ptx, "--launch", &ron, "--format", "json"]);
+    assert_eq!(code, 2, "{out}{err}");
+    let reports: serde_json::Value = serde_json::from_str(&out).expect("one JSON array");
+    assert!(reports[0].is_object() && reports[1].is_null(), "{out}");
+    assert!(
+        err.contains("context 2 of 2: launch 2 of 2: the module has no kernel (.entry) named `zz`"),
+        "{err}"
+    );
 }

@@ -40,9 +40,9 @@ pub enum DebugError {
     /// `undisplay ID` of an id no display has.
     #[error("no display {0} (`info display` lists them)")]
     NoDisplay(u32),
-    /// The host could not save or load a trace (its message).
-    #[error("{0}")]
-    Host(String),
+    /// The host could not save or load a trace.
+    #[error(transparent)]
+    Host(#[from] HostError),
     /// Anything else the session cannot do in its state: a name it does not know, a line
     /// outside a file, a step out of reach, a model without the thing asked for.
     #[error("{0}")]
@@ -50,6 +50,27 @@ pub enum DebugError {
     /// An invariant of cudasem broke (a recorded schedule the machine no longer takes).
     #[error("internal error: {0}")]
     Internal(String),
+}
+
+/// Why the session's host (the caller that reads and writes files for it) could not save or
+/// load a trace.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostError {
+    /// The session was started without file access.
+    #[error("this session has no file access")]
+    NoFiles,
+    /// No trace is kept under that name (a host that keeps traces in memory).
+    #[error("no trace `{0}`")]
+    NoTrace(String),
+    /// The file could not be read: the system's reason.
+    #[error("cannot read {path}: {reason}")]
+    Read { path: String, reason: String },
+    /// The file could not be written: the system's reason.
+    #[error("cannot write {path}: {reason}")]
+    Write { path: String, reason: String },
+    /// The file was read but holds no trace, or the trace could not be written out: why.
+    #[error("{path}: {reason}")]
+    Format { path: String, reason: String },
 }
 
 impl From<String> for DebugError {

@@ -186,10 +186,10 @@ impl Session {
                 let w = at.warp.unwrap_or(self.focus.warp);
                 let l = at.lane.unwrap_or(self.focus.lane);
                 let thread = w * self.warp_size() + l;
-                if thread >= self.threads_per_block() {
+                if thread >= self.threads_in_block(b) {
                     return Err(format!(
                         "block {b} has {} threads: warp {w} lane {l} is not one",
-                        self.threads_per_block()
+                        self.threads_in_block(b)
                     )
                     .into());
                 }

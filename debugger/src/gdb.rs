@@ -32,17 +32,19 @@ impl Session {
         }
         let depth = self.call_depth(b, w);
         if depth == 0 {
+            let bn = self.block_name(b);
             return Err(format!(
-                "block {b} warp {w} is in the kernel itself, not in a call: `finish` has nothing to return from (`continue` runs to the end)"
+                "{bn} warp {w} is in the kernel itself, not in a call: `finish` has nothing to return from (`continue` runs to the end)"
             ).into());
         }
         self.resume_from = None;
         let (stop, taken) = self.run_warp_until(b, w, move |d| d < depth);
         let mut s = String::new();
         if matches!(stop, Stop::Done) {
+            let bn = self.block_name(b);
             let _ = writeln!(
                 s,
-                "block {b} warp {w} returned to call depth {} after {taken} step{}",
+                "{bn} warp {w} returned to call depth {} after {taken} step{}",
                 self.call_depth(b, w),
                 super::plural(taken)
             );

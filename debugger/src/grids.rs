@@ -23,7 +23,7 @@ impl Session {
     }
 
     /// The kernel grid `g` runs.
-    fn grid_kernel(&self, g: usize) -> String {
+    pub(super) fn grid_kernel(&self, g: usize) -> String {
         let entries = self
             .program
             .functions
@@ -45,6 +45,18 @@ impl Session {
         }
         let (g, b) = self.grid_of(block);
         format!(" (grid {g} block {b})")
+    }
+
+    /// A block in a step line or a message: `block 2`, and ` (grid 1 block 0)` after it in a
+    /// program of several grids (commands take the global number, so it is printed first).
+    pub(super) fn block_name(&self, block: u32) -> String {
+        format!("block {block}{}", self.grid_note(block))
+    }
+
+    /// A warp in a step line or a message: `warp 2.0`, and ` (grid 1 block 0)` after it in a
+    /// program of several grids.
+    pub(super) fn warp_name(&self, block: u32, warp: u32) -> String {
+        format!("warp {block}.{warp}{}", self.grid_note(block))
     }
 
     /// `info grids`: each grid of the program with its kernel, stream, phase, global block

@@ -27,10 +27,12 @@ impl Session {
         let depth = *v.depth.get(lane as usize).unwrap_or(&0);
         let active_depth = self.call_depth(b, w);
         let f = if depth == 0 {
+            // The kernel of the block's own grid (a program's grids run different kernels).
+            let kernel = self.grid_kernel(self.grid_of(b).0 as usize);
             self.program
                 .functions
                 .iter()
-                .position(|f| f.name == self.kernel_name())
+                .position(|f| f.name == kernel)
                 .map(|i| semantics::program::FuncId(i as u32))
         } else if depth == active_depth
             || self.config.warp_model != semantics::machine::WarpModel::SimtStack
@@ -52,12 +54,13 @@ impl Session {
         w: u32,
         lane: u32,
     ) -> Result<(ScalarType, u64), DebugError> {
-        if lane >= self.lanes_in_warp(w) {
+        let lanes = self.lanes_in_warp(b, w);
+        if lane >= lanes {
             return Err(format!(
                 "warp {w} has {} lane{} (0 to {})",
-                self.lanes_in_warp(w),
-                plural(self.lanes_in_warp(w) as u64),
-                self.lanes_in_warp(w).saturating_sub(1)
+                lanes,
+                plural(lanes as u64),
+                lanes.saturating_sub(1)
             )
             .into());
         }
@@ -110,8 +113,9 @@ impl Session {
             Some(radix) => radix.text(bits, semantics::machine::type_size(ty)),
             None => view::value_text(ty, bits),
         };
+        let bn = self.block_name(b);
         Ok(format!(
-            "{reg} = {value} ({}, block {b} warp {w} lane {l}{})\n",
+            "{reg} = {value} ({}, {bn} warp {w} lane {l}{})\n",
             ty.directive(),
             if active { "" } else { ", inactive" }
         ))
@@ -123,7 +127,7 @@ impl Session {
             .machine
             .warp_view(b, w)
             .ok_or_else(|| self.why_not(b, w))?;
-        let lanes = self.lanes_in_warp(w);
+        let lanes = self.lanes_in_warp(b, w);
         let mut columns: Vec<(String, Vec<String>)> = Vec::new();
         let mut function_name = String::new();
         let mut per_lane: Vec<Option<&semantics::program::Function>> = Vec::new();
@@ -145,8 +149,9 @@ impl Session {
                 columns.push((r.name.to_string(), vals));
             }
         }
+        let bn = self.block_name(b);
         let mut s = format!(
-            "registers of block {b} warp {w} in `{function_name}` (lane marks: * active, b/r/x disabled by break/return/exit)\n"
+            "registers of {bn} warp {w} in `{function_name}` (lane marks: * active, b/r/x disabled by break/return/exit)\n"
         );
         s.push_str(&view::lane_table(&columns, lanes, &v));
         Ok(s)
@@ -163,8 +168,9 @@ impl Session {
             .machine
             .warp_view(b, w)
             .ok_or_else(|| self.why_not(b, w))?;
+        let bn = self.block_name(b);
         let mut s = format!(
-            "block {b} warp {w} lane {} at step {}\n",
+            "{bn} warp {w} lane {} at step {}\n",
             self.focus.lane,
             self.history.len()
         );
@@ -175,7 +181,7 @@ impl Session {
             }
         } else {
             let mut groups: BTreeMap<u32, u64> = BTreeMap::new();
-            for l in 0..self.lanes_in_warp(w) {
+            for l in 0..self.lanes_in_warp(b, w) {
                 if v.exited >> l & 1 == 0 {
                     *groups.entry(v.lane_pcs[l as usize]).or_default() |= 1 << l;
                 }
@@ -192,7 +198,7 @@ impl Session {
         let Some(v) = self.machine.warp_view(b, w) else {
             return format!("  {}\n", self.why_not(b, w));
         };
-        let n = self.lanes_in_warp(w);
+        let n = self.lanes_in_warp(b, w);
         let ws = self.warp_size();
         let mut s = format!("  {}\n", self.pc_text(v.pc));
         if let Some(src) = view::source_text(&self.program, v.pc) {
@@ -240,8 +246,9 @@ impl Session {
             .warp_view(b, w)
             .ok_or_else(|| self.why_not(b, w))?;
         if self.config.warp_model != semantics::machine::WarpModel::SimtStack {
+            let bn = self.block_name(b);
             return Ok(format!(
-                "block {b} warp {w}: the {} model has no token stack; `where` shows the lanes' pcs\n",
+                "{bn} warp {w}: the {} model has no token stack; `where` shows the lanes' pcs\n",
                 view::model_name(self.config.warp_model)
             ));
         }
@@ -254,10 +261,8 @@ impl Session {
         };
         let program = &self.program;
         let label = |pc: u32| Some(view::line_label(program, pc));
-        let mut s = format!(
-            "block {b} warp {w}, next instruction {}\n",
-            self.pc_text(v.pc)
-        );
+        let bn = self.block_name(b);
+        let mut s = format!("{bn} warp {w}, next instruction {}\n", self.pc_text(v.pc));
         s.push_str(&semantics::machine::render::stack_table(
             &[row],
             ws,
@@ -305,8 +310,9 @@ impl Session {
         }
         let program = &self.program;
         let label = |pc: u32| Some(view::line_label(program, pc));
+        let bn = self.block_name(b);
         let mut s = format!(
-            "block {b} warp {w}: per step the PTX line executed, then α, δ and τ after it (tokens name PTX lines)\n"
+            "{bn} warp {w}: per step the PTX line executed, then α, δ and τ after it (tokens name PTX lines)\n"
         );
         s.push_str(&semantics::machine::render::stack_table(
             &all,
@@ -335,7 +341,7 @@ impl Session {
             "state".into(),
         ]];
         for b in 0..self.total_blocks() {
-            for w in 0..self.warps_per_block() {
+            for w in 0..self.warps_in_block(b) {
                 let Some(v) = self.machine.warp_view(b, w) else {
                     continue;
                 };
@@ -396,13 +402,13 @@ impl Session {
                 Some(sm) => {
                     let resident = self.machine.warp_view(b, 0).is_some();
                     if resident {
-                        let done = (0..self.warps_per_block())
+                        let done = (0..self.warps_in_block(b))
                             .filter(|w| self.machine.warp_view(b, *w).is_some_and(|v| v.completed))
                             .count();
                         let _ = writeln!(
                             s,
                             "  block {b}: resident on SM {sm}, {done} of {} warps completed",
-                            self.warps_per_block()
+                            self.warps_in_block(b)
                         );
                     } else {
                         let _ = writeln!(s, "  block {b}: completed (ran on SM {sm})");
@@ -543,7 +549,7 @@ impl Session {
                 continue;
             };
             for bar in bars {
-                let waiting: Vec<String> = (0..self.warps_per_block())
+                let waiting: Vec<String> = (0..self.warps_in_block(b))
                     .filter(|w| {
                         self.machine
                             .warp_view(b, *w)
@@ -582,10 +588,13 @@ impl Session {
     pub(super) fn choice_text(&self, c: &Choice) -> String {
         match c {
             Choice::Issue { block, sm, .. } => {
-                format!("issue block {block} on SM {sm} (issueBlocks)")
+                format!("issue {} on SM {sm} (issueBlocks)", self.block_name(*block))
             }
             Choice::EndBarrier { block, barrier } => {
-                format!("end barrier {barrier} of block {block} (endBar)")
+                format!(
+                    "end barrier {barrier} of {} (endBar)",
+                    self.block_name(*block)
+                )
             }
             Choice::Warp { block, warp }
             | Choice::Target { block, warp, .. }
@@ -594,14 +603,13 @@ impl Session {
                     .choice_pc(c)
                     .map(|(_, _, pc, _)| self.pc_text(pc))
                     .unwrap_or_default();
+                let name = self.warp_name(*block, *warp);
                 match c {
-                    Choice::Target { k, .. } => {
-                        format!("warp {block}.{warp} target group {k}: {at}")
-                    }
+                    Choice::Target { k, .. } => format!("{name} target group {k}: {at}"),
                     Choice::Lanes { mask, .. } => {
-                        format!("warp {block}.{warp} lanes {}: {at}", view::bits_text(*mask))
+                        format!("{name} lanes {}: {at}", view::bits_text(*mask))
                     }
-                    _ => format!("warp {block}.{warp}: {at}"),
+                    _ => format!("{name}: {at}"),
                 }
             }
             Choice::Mem(_) | Choice::Pick { .. } => c.to_string(),
@@ -626,7 +634,12 @@ impl Session {
                     derivation,
                     ..
                 } => {
-                    let _ = writeln!(s, "[{step}] warp {block}.{warp} {}", self.pc_text(*pc));
+                    let _ = writeln!(
+                        s,
+                        "[{step}] {} {}",
+                        self.warp_name(*block, *warp),
+                        self.pc_text(*pc)
+                    );
                     if self.config.warp_model == semantics::machine::WarpModel::SimtStack {
                         let _ = writeln!(
                             s,
@@ -645,7 +658,7 @@ impl Session {
                     }
                 }
                 Event::BlockIssued { block, sm, .. } => {
-                    let _ = writeln!(s, "[{step}] block {block} issued on SM {sm}");
+                    let _ = writeln!(s, "[{step}] {} issued on SM {sm}", self.block_name(*block));
                 }
                 Event::MemoryStep {
                     choice,
@@ -657,14 +670,16 @@ impl Session {
                     if let Some((block, warp, lane, value)) = delivered {
                         let _ = writeln!(
                             s,
-                            "      delivered {value:#x} to warp {block}.{warp} lane {lane}"
+                            "      delivered {value:#x} to {} lane {lane}",
+                            self.warp_name(*block, *warp)
                         );
                     }
                 }
                 Event::BarrierCompleted { block, barrier, .. } => {
                     let _ = writeln!(
                         s,
-                        "[{step}] barrier {barrier} of block {block} completed (endBar)"
+                        "[{step}] barrier {barrier} of {} completed (endBar)",
+                        self.block_name(*block)
                     );
                 }
                 Event::BarrierArrived {
@@ -677,14 +692,15 @@ impl Session {
                 } => {
                     let _ = writeln!(
                         s,
-                        "      warp {block}.{warp} arrived at barrier {barrier}: {arrived} of {expected} threads"
+                        "      {} arrived at barrier {barrier}: {arrived} of {expected} threads",
+                        self.warp_name(*block, *warp)
                     );
                 }
                 Event::WarpCompleted { block, warp, .. } => {
-                    let _ = writeln!(s, "      warp {block}.{warp} completed");
+                    let _ = writeln!(s, "      {} completed", self.warp_name(*block, *warp));
                 }
                 Event::BlockCompleted { block, .. } => {
-                    let _ = writeln!(s, "      block {block} completed");
+                    let _ = writeln!(s, "      {} completed", self.block_name(*block));
                 }
                 Event::Memory { .. } | Event::WarpMemory { .. } => {}
             }
@@ -745,7 +761,7 @@ impl Session {
                     program_hash: self.program.hash,
                     choices: self.history.choices().to_vec(),
                 };
-                self.host.save_trace(&path, &t).map_err(DebugError::Host)?;
+                self.host.save_trace(&path, &t)?;
                 Ok(format!(
                     "saved {} choice{} to {path}\n",
                     t.choices.len(),
@@ -753,7 +769,7 @@ impl Session {
                 ))
             }
             TraceOp::Load(path) => {
-                let t = self.host.load_trace(&path).map_err(DebugError::Host)?;
+                let t = self.host.load_trace(&path)?;
                 if t.program_hash != self.program.hash {
                     return Err(format!(
                         "{path} was recorded for another program (hash {:#x}, this one {:#x})",

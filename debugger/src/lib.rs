@@ -29,7 +29,7 @@ mod source;
 mod stepping;
 mod view;
 
-pub use error::{DebugError, SyntaxError};
+pub use error::{DebugError, HostError, SyntaxError};
 
 use command::{Command, Condition, Location, Operand, ThreadSel, TraceOp, WatchTarget};
 use history::History;
@@ -90,8 +90,8 @@ pub struct TraceRecord {
 /// What the session needs from its caller: files. The CLI writes JSON Lines traces (the format
 /// of `cudasem run --trace`); tests keep them in memory.
 pub trait Host {
-    fn save_trace(&mut self, path: &str, trace: &TraceRecord) -> Result<(), String>;
-    fn load_trace(&mut self, path: &str) -> Result<TraceRecord, String>;
+    fn save_trace(&mut self, path: &str, trace: &TraceRecord) -> Result<(), HostError>;
+    fn load_trace(&mut self, path: &str) -> Result<TraceRecord, HostError>;
     /// The text of a source file the PTX's `.file` directive names (for `list`); `None` when
     /// the host cannot read it.
     fn source_text(&mut self, _path: &str) -> Option<String> {
@@ -104,11 +104,11 @@ pub trait Host {
 pub struct NoFiles;
 
 impl Host for NoFiles {
-    fn save_trace(&mut self, _: &str, _: &TraceRecord) -> Result<(), String> {
-        Err("this session has no file access".into())
+    fn save_trace(&mut self, _: &str, _: &TraceRecord) -> Result<(), HostError> {
+        Err(HostError::NoFiles)
     }
-    fn load_trace(&mut self, _: &str) -> Result<TraceRecord, String> {
-        Err("this session has no file access".into())
+    fn load_trace(&mut self, _: &str) -> Result<TraceRecord, HostError> {
+        Err(HostError::NoFiles)
     }
 }
 
@@ -121,15 +121,15 @@ pub struct MemoryFiles {
 }
 
 impl Host for MemoryFiles {
-    fn save_trace(&mut self, path: &str, trace: &TraceRecord) -> Result<(), String> {
+    fn save_trace(&mut self, path: &str, trace: &TraceRecord) -> Result<(), HostError> {
         self.traces.insert(path.to_string(), trace.clone());
         Ok(())
     }
-    fn load_trace(&mut self, path: &str) -> Result<TraceRecord, String> {
+    fn load_trace(&mut self, path: &str) -> Result<TraceRecord, HostError> {
         self.traces
             .get(path)
             .cloned()
-            .ok_or_else(|| format!("no trace `{path}`"))
+            .ok_or_else(|| HostError::NoTrace(path.to_string()))
     }
     fn source_text(&mut self, path: &str) -> Option<String> {
         self.sources.get(path).cloned()

@@ -35,18 +35,15 @@ impl Session {
         self.config.device.warp_size
     }
 
-    /// Threads per block: the largest of any grid's (one grid: its blocks').
-    pub(super) fn threads_per_block(&self) -> u32 {
-        self.launch
-            .launches
-            .iter()
-            .map(|l| l.block.iter().product())
-            .max()
-            .unwrap_or(0)
+    /// Threads in global block `b`: its own grid's block shape (the grids of a program may
+    /// have blocks of different sizes); 0 for a block no grid has.
+    pub(super) fn threads_in_block(&self, b: u32) -> u32 {
+        self.machine.threads_in_block(b)
     }
 
-    pub(super) fn warps_per_block(&self) -> u32 {
-        self.threads_per_block().div_ceil(self.warp_size().max(1))
+    /// Warps in global block `b` (its grid's); 0 for a block no grid has.
+    pub(super) fn warps_in_block(&self, b: u32) -> u32 {
+        self.machine.warps_in_block(b)
     }
 
     /// Blocks of every grid (blocks are numbered across grids).
@@ -58,10 +55,11 @@ impl Session {
             .sum()
     }
 
-    /// Lanes of warp `w` that are threads (the last warp of a block may be underpopulated).
-    pub(super) fn lanes_in_warp(&self, w: u32) -> u32 {
+    /// Lanes of warp `w` of block `b` that are threads (the last warp of a block may be
+    /// underpopulated).
+    pub(super) fn lanes_in_warp(&self, b: u32, w: u32) -> u32 {
         let ws = self.warp_size();
-        self.threads_per_block().saturating_sub(w * ws).min(ws)
+        self.threads_in_block(b).saturating_sub(w * ws).min(ws)
     }
 
     /// Takes one choice, recording it.
@@ -77,7 +75,10 @@ impl Session {
                 self.focus = Focus {
                     block: b,
                     warp: w,
-                    lane: self.focus.lane.min(self.lanes_in_warp(w).saturating_sub(1)),
+                    lane: self
+                        .focus
+                        .lane
+                        .min(self.lanes_in_warp(b, w).saturating_sub(1)),
                 };
             }
             if self
@@ -136,7 +137,7 @@ impl Session {
     /// The lanes of `lanes` in which `cond` holds (a register unknown to a lane: false there).
     pub(super) fn condition_lanes(&self, cond: &Condition, b: u32, w: u32, lanes: u64) -> u64 {
         let mut out = 0;
-        for lane in 0..self.lanes_in_warp(w) {
+        for lane in 0..self.lanes_in_warp(b, w) {
             if lanes >> lane & 1 == 0 {
                 continue;
             }
@@ -259,13 +260,14 @@ impl Session {
                 let bp = self.breakpoints.iter().find(|b| b.id == *id);
                 let _ = writeln!(
                     s,
-                    "{} {id} at {}: block {block} warp {warp}, after {taken} step{}{}",
+                    "{} {id} at {}: {} warp {warp}, after {taken} step{}{}",
                     if bp.is_some_and(|b| b.temporary) {
                         "temporary breakpoint"
                     } else {
                         "breakpoint"
                     },
                     bp.map_or("?", |b| b.name.as_str()),
+                    self.block_name(*block),
                     plural(taken),
                     if bp.is_some_and(|b| b.temporary) {
                         " (deleted)"
@@ -357,9 +359,9 @@ impl Session {
         if until.is_some() && matches!(stop, Stop::Done) {
             let _ = writeln!(
                 s,
-                "reached after {taken} step{}: block {} warp {}",
+                "reached after {taken} step{}: {} warp {}",
                 plural(taken),
-                self.focus.block,
+                self.block_name(self.focus.block),
                 self.focus.warp
             );
             s.push_str(&self.warp_summary(self.focus.block, self.focus.warp, None));
@@ -387,22 +389,24 @@ impl Session {
         if self.machine.termination().is_some() {
             return "the kernel has ended".to_string();
         }
-        if b >= self.total_blocks() || w >= self.warps_per_block() {
+        let blocks = self.total_blocks();
+        // A block past the last is described by the last grid's shape.
+        let warps = self.warps_in_block(b.min(blocks.saturating_sub(1)));
+        if b >= blocks || w >= warps {
             return format!(
-                "there is no warp {w} in block {b} (grid of {} blocks, {} warps per block)",
-                self.total_blocks(),
-                self.warps_per_block()
+                "there is no warp {w} in block {b} (grid of {blocks} blocks, {warps} warps per block)"
             );
         }
+        let block = self.block_name(b);
         match self.machine.warp_view(b, w) {
-            None => format!("block {b} is not resident (not issued yet, or completed)"),
-            Some(v) if v.completed => format!("warp {w} of block {b} has completed"),
+            None => format!("{block} is not resident (not issued yet, or completed)"),
+            Some(v) if v.completed => format!("warp {w} of {block} has completed"),
             Some(v) if v.waiting != 0 => format!(
-                "warp {w} of block {b} waits at barrier{} {}",
+                "warp {w} of {block} waits at barrier{} {}",
                 if v.waiting.count_ones() == 1 { "" } else { "s" },
                 view::bits_text(v.waiting as u64)
             ),
-            Some(_) => format!("warp {w} of block {b} is not enabled"),
+            Some(_) => format!("warp {w} of {block} is not enabled"),
         }
     }
 
@@ -424,7 +428,8 @@ impl Session {
                 return Err(match lane {
                     Some(l) if self.machine.warp_view(b, w).is_some() => {
                         format!(
-                            "no group of warp {b}.{w} holding lane {l} is enabled; {}",
+                            "no group of {} holding lane {l} is enabled; {}",
+                            self.warp_name(b, w),
                             self.why_not(b, w)
                         )
                     }
@@ -435,7 +440,8 @@ impl Session {
             [c] => *c,
             many => {
                 let mut s = format!(
-                    "warp {b}.{w} has {} enabled choices; pick one with `choose N`:\n",
+                    "{} has {} enabled choices; pick one with `choose N`:\n",
+                    self.warp_name(b, w),
                     many.len()
                 );
                 for (i, c) in self.machine.enabled().iter().enumerate() {

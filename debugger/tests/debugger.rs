@@ -544,6 +544,44 @@ fn typed_errors_keep_their_text() {
     }
 }
 
+/// The host's errors are types (`HostError`) whose text the user reads after `error: `.
+#[test]
+fn host_errors_keep_their_text() {
+    use debugger::HostError;
+    let mut s = listing_5_5();
+    let r = s.handle("trace load nowhere.jsonl");
+    assert_eq!(r.outcome, Outcome::Error);
+    assert_eq!(r.text, "error: no trace `nowhere.jsonl`\n");
+    s.set_host(Box::new(debugger::NoFiles));
+    let r = s.handle("trace save t.jsonl");
+    assert_eq!(r.text, "error: this session has no file access\n");
+    for (e, want) in [
+        (
+            HostError::Read {
+                path: "t.jsonl".into(),
+                reason: "gone".into(),
+            },
+            "cannot read t.jsonl: gone",
+        ),
+        (
+            HostError::Write {
+                path: "t.jsonl".into(),
+                reason: "full".into(),
+            },
+            "cannot write t.jsonl: full",
+        ),
+        (
+            HostError::Format {
+                path: "t.jsonl".into(),
+                reason: "line 1: not a trace".into(),
+            },
+            "t.jsonl: line 1: not a trace",
+        ),
+    ] {
+        assert_eq!(debugger::DebugError::from(e).to_string(), want);
+    }
+}
+
 /// A C++ kernel's PTX name is mangled (`_Z5shiftPi`): the banner shows it as the source names
 /// it, with its parameter types, as every other cudasem report does.
 #[test]

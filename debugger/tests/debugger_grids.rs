@@ -158,3 +158,137 @@ fn one_grid_prints_as_before() {
     assert_eq!(info.lines().count(), 2, "{info}");
     assert!(!ok(&mut s, "info warps").contains("grid"));
 }
+
+/// Issues the lowest-numbered block that can be issued, by `choices`' index.
+fn issue_one(s: &mut Session) -> String {
+    let i = s
+        .machine()
+        .enabled()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| match c {
+            traces::Choice::Issue { block, .. } => Some((*block, i)),
+            _ => None,
+        })
+        .min()
+        .expect("a block to issue")
+        .1;
+    ok(s, &format!("choose {i}"))
+}
+
+#[test]
+fn step_lines_and_choices_name_the_grid_of_a_block() {
+    let mut s = producer_consumer(1);
+    let choices = ok(&mut s, "choices");
+    assert!(
+        choices.contains("issue block 1 (grid 1 block 0) on SM "),
+        "{choices}"
+    );
+    assert!(
+        issue_one(&mut s).starts_with("[1] block 0 (grid 0 block 0) issued on SM "),
+        "the consumer's block"
+    );
+    let line = issue_one(&mut s);
+    assert!(
+        line.starts_with("[2] block 1 (grid 1 block 0) issued on SM "),
+        "{line}"
+    );
+    let choices = ok(&mut s, "choices");
+    assert!(
+        choices.contains("warp 1.0 (grid 1 block 0): pc "),
+        "{choices}"
+    );
+    // Stepping the producer's warp: the step line names its grid.
+    let step = ok(&mut s, "warp 1 0");
+    assert!(
+        step.starts_with("[3] warp 1.0 (grid 1 block 0) pc "),
+        "{step}"
+    );
+    let regs = ok(&mut s, "regs");
+    assert!(
+        regs.starts_with("registers of block 1 (grid 1 block 0) warp 0 in `producer`"),
+        "{regs}"
+    );
+    // `continue` to the end: every block completes, each named by its grid.
+    let end = ok(&mut s, "continue");
+    assert!(end.contains("the kernel ended"), "{end}");
+    assert!(end.contains("the kernel ended"), "{end}");
+}
+
+/// `fill(buf, 7)` with one block of 64 threads, then `add_one(buf)` with 2 blocks of 16 in
+/// another stream: blocks of different shapes.
+fn two_shapes() -> Session {
+    let ptx = workspace_file("tests/kernels/programs/stream_race.ptx");
+    let mut add_one = grid("add_one", 2, vec![ArgValue::Buffer(0)], 1);
+    add_one.block = [16, 1, 1];
+    let mut fill = grid(
+        "fill",
+        1,
+        vec![
+            ArgValue::Buffer(0),
+            ArgValue::Scalar {
+                ty: ptx_parser::ScalarType::S32,
+                bits: 7,
+            },
+        ],
+        0,
+    );
+    fill.block = [64, 1, 1];
+    let launch = ProgramLaunch {
+        buffers: vec![u32_buffer("buf", &[0; 64])],
+        globals: vec![],
+        extern_values: vec![],
+        launches: vec![fill, add_one],
+    };
+    let options = Options {
+        source: Some(Arc::from(ptx.as_str())),
+        ..Options::default()
+    };
+    let mut s = Session::from_program(
+        load(&ptx),
+        launch,
+        config(WarpModel::SimtStack, 32),
+        options,
+    )
+    .expect("the launch fits");
+    s.set_host(Box::new(MemoryFiles::default()));
+    s
+}
+
+#[test]
+fn each_block_has_its_own_grids_shape() {
+    let mut s = two_shapes();
+    issue_all(&mut s);
+    // Block 0 (64 threads) has warps 0 and 1; block 1 (16 threads) only warp 0, of 16 lanes.
+    let warps = ok(&mut s, "info warps");
+    assert!(warps.contains("0.1 (grid 0 block 0)"), "{warps}");
+    assert!(!warps.contains("1.1 "), "{warps}");
+    ok(&mut s, "focus 1 0 0");
+    let regs = ok(&mut s, "regs");
+    let lanes: Vec<&str> = regs
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| {
+            w.trim_end_matches(['*', 'x', 'b', 'r'])
+                .parse::<u32>()
+                .is_ok()
+        })
+        .collect();
+    assert_eq!(
+        lanes.len(),
+        16,
+        "a lane row per thread of the block: {regs}"
+    );
+    ok(&mut s, "focus 0 1 0");
+    let regs = ok(&mut s, "regs");
+    assert!(
+        regs.contains("\n31"),
+        "block 0's warp 1 has 32 lanes: {regs}"
+    );
+    let r = s.handle("warp 1 1");
+    assert_eq!(
+        r.text,
+        "error: there is no warp 1 in block 1 (grid of 3 blocks, 1 warps per block)\n"
+    );
+}

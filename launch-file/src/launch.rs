@@ -3,7 +3,9 @@
 
 use crate::buffers::check_init;
 use crate::layout::lay_out;
-use crate::locate::{find_field, find_top_field, line_text, list_item_starts, location_of};
+use crate::locate::{
+    find_field_from, find_top_field_from, line_text, list_item_starts, location_of,
+};
 use crate::syntax::RawLaunch;
 use crate::{Arg, Dim, Elem, ExternCall, Init, KernelLaunch, LaunchError, Location, Num, expect};
 use semantics::machine::LaunchConfig;
@@ -40,8 +42,18 @@ pub struct Launch {
     pub launches: Vec<KernelLaunch>,
     /// What the final buffers must satisfy (`expect: [...]`, then `--expect` flags).
     pub expect: Vec<ExpectSource>,
+    /// The contexts of a file with `contexts: [...]` (thesis 5.8), each a launch of its own
+    /// buffers, launches and print list; empty otherwise (the file is one context). The
+    /// launch holding them has nothing else.
+    pub contexts: Vec<Launch>,
     /// The file it came from and its text, for locating errors found later.
     pub(crate) source: Option<(String, String)>,
+    /// Where the launch's own text starts in the file (a context's opening parenthesis; 0 for
+    /// the file's launch): errors are located from there on.
+    pub(crate) start: usize,
+    /// A context of `contexts: [...]`: its index and the number of contexts, which its
+    /// resolution errors name (`context 2 of 2: ...`).
+    pub(crate) context: Option<(usize, usize)>,
 }
 
 /// An expectation as written in the launch file or given with `--expect`.
@@ -115,11 +127,27 @@ impl Launch {
                 "a launch file is `(kernel: \"name\", grid: (x, y, z), block: (x, y, z), buffers: {...}, args: [...])`; see docs/run.md",
             )
         })?;
+        match raw.contexts {
+            Some(_) => Launch::from_contexts(raw, text, path, base_dir),
+            None => Launch::from_raw(raw, text, path, base_dir, 0),
+        }
+    }
+
+    /// The launch `raw` read from `text`, whose own text starts at byte `start` (a context's
+    /// opening parenthesis, or 0): fields are located in it.
+    pub(crate) fn from_raw(
+        raw: RawLaunch,
+        text: &str,
+        path: &str,
+        base_dir: &Path,
+        start: usize,
+    ) -> Result<Launch, LaunchError> {
         let launches = match raw.launches {
             None => Vec::new(),
             Some(list) => {
-                let at =
-                    |field: &str| find_top_field(text, field).map(|at| location_of(path, text, at));
+                let at = |field: &str| {
+                    find_top_field_from(text, start, field).map(|at| location_of(path, text, at))
+                };
                 let top = [
                     ("kernel", raw.kernel.is_some()),
                     ("grid", raw.grid.is_some()),
@@ -141,7 +169,7 @@ impl Launch {
                         .at(at("launches"))
                         .help("give at least one `(kernel: \"NAME\", grid: ..., block: ..., args: [...])`, or use the one-kernel form"));
                 }
-                let starts = find_top_field(text, "launches")
+                let starts = find_top_field_from(text, start, "launches")
                     .map(|from| list_item_starts(text, from, b'('))
                     .unwrap_or_default();
                 list.into_iter()
@@ -170,10 +198,13 @@ impl Launch {
             print: raw.print,
             launches,
             expect: Vec::new(),
+            contexts: Vec::new(),
             source: Some((path.to_string(), text.to_string())),
+            start,
+            context: None,
         };
         // Each expectation's text starts one past its opening quote.
-        let starts = find_top_field(text, "expect")
+        let starts = find_top_field_from(text, start, "expect")
             .map(|from| list_item_starts(text, from, b'"'))
             .unwrap_or_default();
         for (i, e) in raw.expect.iter().enumerate() {
@@ -190,7 +221,7 @@ impl Launch {
                 location,
             });
         }
-        let buffers_at = find_field(text, "buffers");
+        let buffers_at = find_field_from(text, start, "buffers");
         for (name, b) in raw.buffers {
             let location = launch.locate_key(&format!("\"{name}\""), buffers_at);
             launch.buffers.push(BufferDesc {

@@ -26,6 +26,7 @@
 //! I/O layer with the CLI, not to the libraries below it.
 
 mod buffers;
+mod contexts;
 mod device;
 mod elem;
 mod error;

@@ -13,10 +13,12 @@ pub(crate) fn line_text(text: &str, line: usize) -> String {
 }
 
 impl Launch {
-    /// The first occurrence of `needle` at or after byte `from`, outside comments.
+    /// The first occurrence of `needle` at or after byte `from` (and after the start of the
+    /// launch's own text: a context's), outside comments.
     pub(crate) fn locate(&self, needle: &str, from: usize) -> Option<Location> {
         let (path, text) = self.source.as_ref()?;
         let masked = mask_comments(text);
+        let from = from.max(self.start);
         let at = masked.get(from..)?.find(needle)? + from;
         Some(location_of(path, text, at))
     }
@@ -25,7 +27,7 @@ impl Launch {
     pub(crate) fn locate_key(&self, needle: &str, from: Option<usize>) -> Option<Location> {
         let (path, text) = self.source.as_ref()?;
         let masked = mask_comments(text);
-        let mut start = from.unwrap_or(0);
+        let mut start = from.unwrap_or(0).max(self.start);
         while let Some(i) = masked.get(start..).and_then(|s| s.find(needle)) {
             let at = start + i;
             let after = masked[at + needle.len()..].trim_start();
@@ -37,18 +39,18 @@ impl Launch {
         None
     }
 
-    /// The `name:` field of the top-level launch.
+    /// The `name:` field of the launch (the first after the start of its own text).
     pub(crate) fn locate_field(&self, name: &str) -> Option<Location> {
         let (path, text) = self.source.as_ref()?;
-        find_field(text, name).map(|at| location_of(path, text, at))
+        find_field_from(text, self.start, name).map(|at| location_of(path, text, at))
     }
 }
 
-/// Byte offset of `name:` as an identifier outside comments, if present.
-pub(crate) fn find_field(text: &str, name: &str) -> Option<usize> {
+/// Byte offset of `name:` as an identifier outside comments at or after byte `from`, if present.
+pub(crate) fn find_field_from(text: &str, from: usize, name: &str) -> Option<usize> {
     let masked = mask_comments(text);
     let bytes = masked.as_bytes();
-    let mut start = 0;
+    let mut start = from.min(masked.len());
     while let Some(i) = masked[start..].find(name) {
         let at = start + i;
         let before_ok = at == 0
@@ -113,9 +115,20 @@ pub(crate) fn mask_comments(text: &str) -> String {
 /// Byte offset of `name:` at the top level of the outer `( ... )` (not inside a launch of
 /// `launches` or a buffer), outside comments and strings.
 pub(crate) fn find_top_field(text: &str, name: &str) -> Option<usize> {
+    find_top_field_from(text, 0, name)
+}
+
+/// [`find_top_field`] of the `( ... )` that opens at byte `from` (a context of `contexts`).
+pub(crate) fn find_top_field_from(text: &str, from: usize, name: &str) -> Option<usize> {
     let masked = mask_comments(text);
     let b = masked.as_bytes();
-    outside_strings(&masked, 0)
+    // Up to the parenthesis that closes the one opened first.
+    let mut opened = false;
+    outside_strings(&masked, from)
+        .take_while(|&(_, _, depth)| {
+            opened |= depth > 0;
+            !(opened && depth <= 0)
+        })
         .find(|&(i, c, depth)| {
             depth == 1
                 && !b"\"([{)]}".contains(&c)

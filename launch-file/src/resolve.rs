@@ -5,7 +5,7 @@
 use crate::BufferDesc;
 use crate::buffers::{BUFFER_COPIES, PRINTED_BYTES_PER_ELEMENT, build_bytes, size_text};
 use crate::layout::lay_out;
-use crate::locate::find_field;
+use crate::locate::find_field_from;
 use crate::{
     Arg, Dim, Elem, ExternCall, Launch, LaunchError, Num, Resolved, ResolvedLaunch, ValueError,
 };
@@ -24,6 +24,16 @@ impl Launch {
     /// [`Launch::resolve`], refusing before anything is allocated a launch whose memory
     /// (buffers and their copies, printed text) would exceed `budget` bytes (`--max-memory`).
     pub fn resolve_within(&self, program: &Program, budget: u64) -> Result<Resolved, LaunchError> {
+        self.resolve_within_context(program, budget)
+            .map_err(|e| self.in_own_context(e))
+    }
+
+    fn resolve_within_context(
+        &self,
+        program: &Program,
+        budget: u64,
+    ) -> Result<Resolved, LaunchError> {
+        self.refuse_contexts("this command runs one kernel launch")?;
         if !self.launches.is_empty() {
             return Err(LaunchError::new(format!(
                 "the launch file is a program of {} launches (`launches: [...]`); this command runs one kernel launch",
@@ -43,6 +53,16 @@ impl Launch {
         program: &Program,
         budget: u64,
     ) -> Result<Vec<ResolvedLaunch>, LaunchError> {
+        self.resolve_program_in_context(program, budget)
+            .map_err(|e| self.in_own_context(e))
+    }
+
+    fn resolve_program_in_context(
+        &self,
+        program: &Program,
+        budget: u64,
+    ) -> Result<Vec<ResolvedLaunch>, LaunchError> {
+        self.refuse_contexts("this command runs one context's program")?;
         if self.launches.is_empty() {
             return Ok(vec![ResolvedLaunch {
                 stream: 0,
@@ -379,7 +399,7 @@ impl Launch {
                         &format!("\"{name}\""),
                         self.source
                             .as_ref()
-                            .and_then(|(_, t)| find_field(t, "globals")),
+                            .and_then(|(_, t)| find_field_from(t, self.start, "globals")),
                     ))
                     .help(if names.is_empty() {
                         "the module declares no variables".to_string()
@@ -397,7 +417,7 @@ impl Launch {
                     &format!("\"{name}\""),
                     self.source
                         .as_ref()
-                        .and_then(|(_, t)| find_field(t, "globals")),
+                        .and_then(|(_, t)| find_field_from(t, self.start, "globals")),
                 ))
             })?;
             globals.push((name.clone(), bits));
@@ -415,7 +435,7 @@ impl Launch {
         let extern_at = || {
             self.source
                 .as_ref()
-                .and_then(|(_, t)| find_field(t, "extern_calls"))
+                .and_then(|(_, t)| find_field_from(t, self.start, "extern_calls"))
         };
         let slots: Vec<&semantics::program::Variable> = program
             .variables

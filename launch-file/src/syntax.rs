@@ -135,6 +135,9 @@ pub(crate) struct RawLaunch {
     pub(crate) print: Option<Vec<String>>,
     #[serde(default)]
     pub(crate) expect: Vec<String>,
+    /// Several contexts (thesis 5.8), each a launch of its own (buffers, launches, print...).
+    #[serde(default)]
+    pub(crate) contexts: Option<Vec<RawLaunch>>,
 }
 
 /// One entry of `launches: [...]` as written.

@@ -255,6 +255,163 @@ fn program_errors_name_the_launch_and_its_line() {
     assert!(e.message.contains("steam"), "{e}");
 }
 
+const CONTEXTS: &str = r#"(
+    contexts: [
+        (
+            buffers: { "x": (type: "s32", len: 4), "y": (type: "s32", len: 4) },
+            launches: [
+                (kernel: "a", grid: 2, block: 32, args: [Buffer("x")]),
+                (kernel: "b", grid: 1, block: 8, args: [Buffer("y"), Scalar(type: "u32", value: 4)], stream: 1),
+            ],
+            print: ["y"],
+        ),
+        // the second context: its own "x", a one-kernel launch
+        (
+            buffers: { "x": (type: "u32", len: 8, init: Range(start: 1, step: 1)) },
+            kernel: "a", grid: 1, block: 4, args: [Buffer("x")],
+        ),
+    ],
+)"#;
+
+#[test]
+fn reads_contexts_each_with_its_own_buffers_and_launches() {
+    let l = parse(CONTEXTS).unwrap();
+    assert_eq!(l.contexts.len(), 2);
+    assert_eq!(l.contexts().len(), 2);
+    let (c0, c1) = (&l.contexts[0], &l.contexts[1]);
+    assert_eq!(c0.launches.len(), 2);
+    assert_eq!(c0.buffers.len(), 2);
+    assert_eq!(c0.print.as_deref(), Some(&["y".to_string()][..]));
+    // The launches are located in their context.
+    let lines: Vec<usize> = c0
+        .launches
+        .iter()
+        .map(|k| k.location.as_ref().unwrap().line)
+        .collect();
+    assert_eq!(lines, [6, 7]);
+    assert!(c1.launches.is_empty());
+    assert_eq!((c1.buffers.len(), c1.buffers[0].len), (1, 8));
+
+    let program = two_kernels();
+    let programs = l.resolve_contexts(&program, u64::MAX).unwrap();
+    let shape: Vec<Vec<(u32, &str)>> = programs
+        .iter()
+        .map(|p| {
+            p.iter()
+                .map(|r| (r.stream, r.resolved.kernel.as_str()))
+                .collect()
+        })
+        .collect();
+    assert_eq!(shape, [vec![(0, "a"), (1, "b")], vec![(0, "a")]]);
+    // Each context has its own buffers: the second's `x` is 8 u32 from 1.
+    let x = &programs[1][0].resolved.config.buffers[0];
+    assert_eq!((x.bytes.len(), x.bytes[4]), (32, 2));
+    assert_eq!(programs[0][0].resolved.config.buffers.len(), 2);
+    // A file without contexts is one context.
+    let one = parse(PROGRAM).unwrap();
+    assert_eq!(one.contexts().len(), 1);
+    assert_eq!(one.resolve_contexts(&program, u64::MAX).unwrap().len(), 1);
+    // What runs one program refuses contexts, pointing at `contexts`.
+    let e = l.resolve_program(&program, u64::MAX).unwrap_err();
+    assert!(e.message.contains("holds 2 contexts"), "{e}");
+    assert_eq!(e.location.as_ref().unwrap().line, 2, "{e}");
+    let e = l.resolve(&program).unwrap_err();
+    assert!(e.message.contains("holds 2 contexts"), "{e}");
+}
+
+#[test]
+fn bad_contexts_are_named_and_located() {
+    let program = two_kernels();
+    // A buffer of one context named by another.
+    let text = CONTEXTS.replace(
+        r#"kernel: "a", grid: 1, block: 4, args: [Buffer("x")]"#,
+        r#"kernel: "a", grid: 1, block: 4, args: [Buffer("y")]"#,
+    );
+    let e = parse(&text).unwrap_err();
+    assert_eq!(
+        e.message,
+        "context 2 of 2: `y` is a buffer of context 1, not of this one"
+    );
+    assert_eq!(e.location.as_ref().unwrap().line, 14, "{e}");
+    assert!(e.help.as_deref().unwrap().contains("thesis 5.8"), "{e}");
+    // ... also in `print`.
+    let text = CONTEXTS.replace(
+        r#"args: [Buffer("x")],
+        ),"#,
+        r#"args: [Buffer("x")],
+            print: ["x", "y"],
+        ),"#,
+    );
+    let e = parse(&text).unwrap_err();
+    assert_eq!(
+        e.message,
+        "context 2 of 2: `y` is a buffer of context 1, not of this one"
+    );
+    assert_eq!(e.location.as_ref().unwrap().line, 15, "{e}");
+    // An empty context.
+    let text = CONTEXTS.replace(
+        r#"kernel: "a", grid: 1, block: 4, args: [Buffer("x")],"#,
+        "",
+    );
+    let e = parse(&text).unwrap_err();
+    assert_eq!(e.message, "context 2 of 2: the context launches no kernel");
+    assert_eq!(e.location.as_ref().unwrap().line, 12, "{e}");
+    // `contexts` beside a top-level `launches` (or any field of a context).
+    let text = CONTEXTS.replacen(
+        "(\n    contexts:",
+        "(\n    launches: [(kernel: \"a\", grid: 1, block: 1, args: [])],\n    contexts:",
+        1,
+    );
+    let e = parse(&text).unwrap_err();
+    assert_eq!(
+        e.message,
+        "the launch file has both `contexts: [...]` and a top-level `launches:`"
+    );
+    assert_eq!(e.location.as_ref().unwrap().line, 2, "{e}");
+    let e = parse("(contexts: [])").unwrap_err();
+    assert!(e.message.contains("`contexts` is empty"), "{e}");
+    // A context's own errors name it and point inside it.
+    let text = CONTEXTS.replace("grid: 1, block: 4", "grid: 0, block: 4");
+    let e = parse(&text).unwrap_err();
+    assert_eq!(
+        e.message,
+        "context 2 of 2: grid dimension is zero: [0, 1, 1]"
+    );
+    assert_eq!(e.location.as_ref().unwrap().line, 14, "{e}");
+    let text = CONTEXTS.replace("Buffer(\"y\"), Scalar", "Buffer(\"q\"), Scalar");
+    let e = parse(&text).unwrap_err();
+    assert!(
+        e.message
+            .starts_with("context 1 of 2: argument refers to unknown buffer `q`"),
+        "{e}"
+    );
+    assert_eq!(e.location.as_ref().unwrap().line, 7, "{e}");
+    // Resolution errors name the context and the launch.
+    let text = CONTEXTS.replace(", Scalar(type: \"u32\", value: 4)", "");
+    let e = parse(&text)
+        .unwrap()
+        .resolve_contexts(&program, u64::MAX)
+        .unwrap_err();
+    assert!(
+        e.message
+            .starts_with("context 1 of 2: launch 2 of 2: kernel `b` takes 2 parameters"),
+        "{e}"
+    );
+    assert_eq!(e.location.as_ref().unwrap().line, 7, "{e}");
+    // A kernel the module lacks, in the second context: located at its `kernel:`.
+    let text = CONTEXTS.replace(r#"kernel: "a", grid: 1"#, r#"kernel: "zz", grid: 1"#);
+    let e = parse(&text)
+        .unwrap()
+        .resolve_contexts(&program, u64::MAX)
+        .unwrap_err();
+    assert!(
+        e.message
+            .starts_with("context 2 of 2: the module has no kernel (.entry) named `zz`"),
+        "{e}"
+    );
+    assert_eq!(e.location.as_ref().unwrap().line, 14, "{e}");
+}
+
 /// A kernel taking a 16-byte struct by value (`.param .align 8 .b8 s[16]`) and a pointer.
 fn struct_param() -> Program {
     module(".visible .entry k(.param .align 8 .b8 s[16], .param .u64 p)\n{\n\tret;\n}\n")

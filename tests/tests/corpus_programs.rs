@@ -159,3 +159,24 @@ fn kernels_in_one_stream_see_each_others_writes() {
         assert_eq!(as_i32(&buffers[0]), vec![8; 64]);
     }
 }
+
+/// `two_contexts.ron` holds `stream_race_ordered` and `stream_race_concurrent` as two contexts
+/// (thesis 5.8): each context resolves to exactly the program its one-context file gives.
+#[test]
+fn each_context_resolves_as_its_program_alone() {
+    let program =
+        load_file(&programs_dir().join("stream_race.ptx")).unwrap_or_else(|e| panic!("{e}"));
+    let launch =
+        read_launch(&programs_dir().join("two_contexts.ron")).unwrap_or_else(|e| panic!("{e}"));
+    let contexts = launch
+        .resolve_contexts(&program, u64::MAX)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(contexts.len(), 2);
+    for (context, alone) in contexts
+        .iter()
+        .zip(["stream_race_ordered", "stream_race_concurrent"])
+    {
+        let (_, launches) = resolve_program("stream_race", alone);
+        assert_eq!(context, &launches, "{alone}");
+    }
+}

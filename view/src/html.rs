@@ -72,6 +72,7 @@ mod tests {
             },
             rules: BTreeMap::new(),
             warps: Vec::new(),
+            grids: Vec::new(),
             start: Snapshot::default(),
             steps: Vec::new(),
             overview: Overview {

@@ -75,14 +75,15 @@ pub enum ViewError {
     Diverged { step: u64, message: String },
 }
 
-/// Records the run and renders the page.
+/// Records the run and renders the page. `machine` is the run's machine before its first
+/// step, of one launch or a program of several (`Machine::from_program`): each grid's shape
+/// is read from it, and a program's page names every block by its grid.
 pub fn page(
     machine: semantics::machine::Machine,
-    launch: &semantics::machine::LaunchConfig,
     choices: &[traces::Choice],
     sources: &Sources,
     options: &ViewOptions,
 ) -> Result<String, ViewError> {
-    let data = record::record(machine, launch, choices, sources, options)?;
+    let data = record::record(machine, choices, sources, options)?;
     Ok(html::page(&data))
 }

@@ -26,6 +26,35 @@ pub struct PageData {
     pub overview: Overview,
     /// For a lasso: stem and cycle, and the fairness of the cycle.
     pub lasso: Option<Lasso>,
+    /// A program of several launches: its grids in launch order (thesis 5.7); absent for one
+    /// launch. `warps` holds global block numbers, grid `g`'s being `base..base + blocks`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub grids: Vec<GridInfo>,
+}
+
+/// One grid of a program of several launches: its launch.
+#[derive(Debug, Clone, Serialize)]
+pub struct GridInfo {
+    pub kernel: String,
+    pub stream: u32,
+    /// The global block number of its block 0.
+    pub base: u32,
+    pub blocks: u32,
+    /// Grid and block dimensions.
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+}
+
+/// A grid's phase and progress (thesis 5.7): `waiting` (for its stream predecessor, or for one
+/// of the 16 grids a context runs at once), `active`, `completed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GridState {
+    pub phase: &'static str,
+    /// Blocks issued so far (resident or completed), and completed.
+    pub issued: u32,
+    pub completed: u32,
+    /// Why its next block cannot become resident now, when it cannot.
+    pub why: Option<String>,
 }
 
 /// What the run was and what the page holds of it.
@@ -153,6 +182,9 @@ pub struct Snapshot {
     /// `[block, barriers in use]` for resident blocks.
     pub b: Vec<(u32, Vec<Barrier>)>,
     pub c: Option<CacheState>,
+    /// A program of several grids: every grid's state, by grid, when any changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub g: Option<Vec<GridState>>,
 }
 
 /// One transition of the window.

@@ -6,7 +6,15 @@ const D = JSON.parse(document.getElementById("data").textContent);
 const N = D.steps.length;
 const M = D.meta;
 const W = D.warps;
-const wname = (i) => W[i] ? W[i][0] + "." + W[i][1] : "?";
+// A program of several launches names blocks by grid (D.grids, thesis 5.7): W holds global
+// block numbers, grid g's being G[g].base.. G[g].base + G[g].blocks - 1.
+const G = D.grids || [];
+const gridOf = (b) => { let g = 0; while (g + 1 < G.length && G[g + 1].base <= b) g++; return g; };
+const bname = (b) => G.length ? `grid ${gridOf(b)} block ${b - G[gridOf(b)].base}` : "block " + b;
+const wkey = (i) => W[i] ? W[i][0] + "." + W[i][1] : "?";
+const wname = (i) => !W[i] ? "?" : G.length ? `${bname(W[i][0])} warp ${W[i][1]}` : wkey(i);
+const wtitle = (i) => G.length ? wname(i) : "warp " + wname(i);
+const wbadge = (i) => G.length ? `g${gridOf(W[i][0])} ${W[i][0] - G[gridOf(W[i][0])].base}.${W[i][1]}` : wkey(i);
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 const abs = (p) => M.from + p; // absolute step number of window position p
 
@@ -14,7 +22,9 @@ const abs = (p) => M.from + p; // absolute step number of window position p
 const warpHist = W.map(() => []);
 const barHist = new Map();
 const cacheHist = [];
+const gridHist = [];
 function addSnap(p, s) {
+  if (s.g) gridHist.push([p, s.g]);
   for (const [i, st] of s.w) { (warpHist[i] = warpHist[i] || []).push([p, st]); }
   for (const [b, bars] of s.b) { if (!barHist.has(b)) barHist.set(b, []); barHist.get(b).push([p, bars]); }
   if (s.c) cacheHist.push([p, s.c]);
@@ -36,7 +46,7 @@ const tokenLabel = (pc, listingOnly) => listingOnly ? (D.source.pc_listing[pc] |
 const app = document.getElementById("app");
 app.innerHTML = `
 <header><h1>${esc(M.kernel)} <span class="muted" style="color:#cfd8e6">(${esc(M.ptx_path)})</span></h1>
-<div class="meta">${esc(M.setup)}, warp size ${M.warp_size}${M.policy ? ", schedule " + esc(M.policy) : ""}; ${M.total_steps} steps in the trace${M.termination ? "; ended: " + esc(M.termination) : ""}${D.lasso ? "; a lasso: the cycle from step " + (D.lasso.cycle_start + 1) + " repeats forever" : ""}.
+<div class="meta">${G.length ? `a program of ${G.length} launches; ` : ""}${esc(M.setup)}, warp size ${M.warp_size}${M.policy ? ", schedule " + esc(M.policy) : ""}; ${M.total_steps} steps in the trace${M.termination ? "; ended: " + esc(M.termination) : ""}${D.lasso ? "; a lasso: the cycle from step " + (D.lasso.cycle_start + 1) + " repeats forever" : ""}.
 Rule names are the thesis's (Habermaier, <i>The Model of Computation of CUDA and its Formal Semantics</i>); hover one for its text.</div></header>
 <div class="notes" id="notes">${M.notes.map(esc).join("<br>")} Page data: ${(document.getElementById("data").textContent.length / 1024).toFixed(0)} KiB.</div>
 <div class="controls">
@@ -52,6 +62,7 @@ Rule names are the thesis's (Habermaier, <i>The Model of Computation of CUDA and
 <div class="timeline"><canvas id="tl" height="40"></canvas><canvas id="ov" height="14"></canvas>
 <div class="legend" id="legend"></div></div>
 <main>
+ <section id="grids" class="wide" style="display:none"><h2>Grids (thesis 5.7: launches of one stream run one after the other, grids of different streams concurrently)</h2><div id="gridsbody"></div></section>
  <section id="step"><h2>Step</h2><div id="stepbody"></div><div id="ruletext"></div></section>
  <section id="warps"><h2>Warps (SIMT state after the step)</h2><div id="warpsbody"></div></section>
  <section id="srcsec"><h2>PTX source <span class="muted">(badges: each warp's next instruction; yellow: executed in this step)</span></h2><div class="src" id="src"></div></section>
@@ -87,7 +98,7 @@ function clearMarks() { for (const [el, cls] of marked) { if (cls) el.classList.
 
 // ---- warp selector ----
 const sel = $("warpsel");
-sel.innerHTML = W.map((w, i) => `<option value="${i}">${w[0]}.${w[1]}</option>`).join("");
+sel.innerHTML = W.map((w, i) => `<option value="${i}">${esc(wname(i))}</option>`).join("");
 let selWarp = 0;
 
 // ---- rules ----
@@ -177,7 +188,7 @@ function render(p) {
     const s = at(warpHist[i] || [], p);
     if (!s) return;
     const stepped = st && st.u === i;
-    wh += `<div class="warp-title${stepped ? " stepped" : ""}" id="warp-${w[0]}-${w[1]}">warp ${w[0]}.${w[1]}${stepped ? " (stepped)" : ""}${s.done ? " — completed" : ""}${s.wait ? " — waiting at a barrier" : ""}</div>`;
+    wh += `<div class="warp-title${stepped ? " stepped" : ""}" id="warp-${w[0]}-${w[1]}">${esc(wtitle(i))}${stepped ? " (stepped)" : ""}${s.done ? " — completed" : ""}${s.wait ? " — waiting at a barrier" : ""}</div>`;
     // Under independent thread scheduling there is no warp pc or stack: the lane groups are
     // the state.
     if (!s.g.length) {
@@ -190,7 +201,7 @@ function render(p) {
     if (!s.done) {
       const groups = s.g.length ? s.g : [[s.pc, null]];
       for (const [pc, lanes] of groups) {
-        const name = `${w[0]}.${w[1]}` + (lanes ? ":" + lanes : "");
+        const name = wbadge(i) + (lanes ? ":" + lanes : "");
         badge($("ptx" + ptxLine(pc)), name, i === selWarp);
         mark($("ptx" + ptxLine(pc)), "at");
         const cu = D.source.pc_cu[pc];
@@ -216,8 +227,8 @@ function render(p) {
   for (const [b, hist] of barHist) {
     const bars = at(hist, p) || [];
     if (!bars.length) continue;
-    const waiting = W.map((w, i) => [w, at(warpHist[i] || [], p)]).filter(([w, s]) => w[0] === b && s && s.wait).map(([w]) => w[0] + "." + w[1]);
-    bh += `<div>block ${b}: ` + bars.map((x) => `barrier ${x.id}: ${x.ac} of ${x.tc} threads arrived`).join("; ") +
+    const waiting = W.map((w, i) => [w, i, at(warpHist[i] || [], p)]).filter(([w, , s]) => w[0] === b && s && s.wait).map(([, i]) => wname(i));
+    bh += `<div>${bname(b)}: ` + bars.map((x) => `barrier ${x.id}: ${x.ac} of ${x.tc} threads arrived`).join("; ") +
       `; waiting: ${waiting.length ? waiting.join(", ") : "none"}</div>`;
   }
   $("barsbody").innerHTML = bh || `<p class="muted">No barrier in use.</p>`;
@@ -238,9 +249,17 @@ function render(p) {
     }
     $("membody").innerHTML = mh;
   }
+  // Grids.
+  if (G.length) {
+    $("grids").style.display = "";
+    const gs = at(gridHist, p) || [];
+    $("gridsbody").innerHTML = `<table class="state"><tr><th>grid</th><th>kernel</th><th>stream</th><th>grid, block</th><th>blocks</th><th>phase</th><th>issued</th><th>completed</th></tr>` +
+      G.map((g, k) => { const s = gs[k] || {}; return `<tr><td>${k}</td><td>${esc(g.kernel)}</td><td>${g.stream}</td><td>(${g.grid.join(",")}), (${g.block.join(",")})</td><td>${g.blocks}</td><td>${esc(s.phase || "?")}</td><td>${s.issued ?? "?"}</td><td>${s.completed ?? "?"}</td></tr>`; }).join("") + "</table>" +
+      gs.filter((s) => s.why).map((s) => `<div class="muted">${esc(s.why)}</div>`).join("");
+  }
   drawFigure(p);
   drawTimeline(p);
-  if (history.replaceState) history.replaceState(null, "", `#step=${abs(p)}&warp=${wname(selWarp)}`);
+  if (history.replaceState) history.replaceState(null, "", `#step=${abs(p)}&warp=${wkey(selWarp)}`);
 }
 let figListingOnly = hasListing;
 // The figure's rows are built once per warp and mode; a step only moves the marks.

@@ -17,7 +17,7 @@ use crate::commands::replay::TraceLaunch;
 use crate::commands::run::{Schedule, load_program};
 use crate::error::Error;
 use crate::flags::{LaunchArgs, MachineArgs, ModelArgs};
-use debugger::{self, Host, Options, Policy, Session, TraceRecord};
+use debugger::{self, Host, HostError, Options, Policy, Session, TraceRecord};
 use semantics::machine::{GridLaunch, LaunchConfig, MachineConfig};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -137,7 +137,7 @@ impl Files {
 }
 
 impl Host for Files {
-    fn save_trace(&mut self, path: &str, t: &TraceRecord) -> Result<(), String> {
+    fn save_trace(&mut self, path: &str, t: &TraceRecord) -> Result<(), HostError> {
         let text = if self.grids.is_empty() {
             self.json_lines(t, &self.launch)
         } else {
@@ -147,15 +147,26 @@ impl Host for Files {
                 &TraceLaunch::of(&self.launch, None, None).with_grids(&self.grids),
             )
         }
-        .map_err(|e| e.to_string())?;
-        std::fs::write(path, text).map_err(|e| Error::io("cannot write", path, e).to_string())
+        .map_err(|e| HostError::Format {
+            path: path.to_string(),
+            reason: e.to_string(),
+        })?;
+        std::fs::write(path, text).map_err(|e| HostError::Write {
+            path: path.to_string(),
+            reason: e.to_string(),
+        })
     }
 
-    fn load_trace(&mut self, path: &str) -> Result<TraceRecord, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::io("cannot read", path, e).to_string())?;
+    fn load_trace(&mut self, path: &str) -> Result<TraceRecord, HostError> {
+        let text = std::fs::read_to_string(path).map_err(|e| HostError::Read {
+            path: path.to_string(),
+            reason: e.to_string(),
+        })?;
         let trace: traces::Trace<serde_json::Value, serde_json::Value> =
-            traces::format::from_json_lines(&text).map_err(|e| format!("{path}: {e}"))?;
+            traces::format::from_json_lines(&text).map_err(|e| HostError::Format {
+                path: path.to_string(),
+                reason: e.to_string(),
+            })?;
         Ok(TraceRecord {
             program_hash: trace.program_hash,
             choices: trace.choices,

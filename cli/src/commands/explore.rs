@@ -120,8 +120,24 @@ fn parse_level(s: &str) -> Result<Level, Error> {
         .map_err(|e: explore::UnknownLevel| Error::Usage(e.to_string()))
 }
 
-pub fn run(args: Args) -> Outcome {
-    Failure::outcome(run_inner(&args))
+pub fn run(mut args: Args) -> Outcome {
+    match crate::contexts::count(&args.options) {
+        0 => Failure::outcome(run_inner(&args)),
+        n => {
+            let files = [
+                ("--html", args.html.is_some()),
+                ("--save", args.save.is_some()),
+            ];
+            if let Some(refused) = crate::contexts::refuse_files(n, &files) {
+                return refused;
+            }
+            let json = args.format == Format::Json;
+            crate::contexts::each(n, json, |i| {
+                args.options.launch.context = Some(i);
+                Failure::outcome(run_inner(&args))
+            })
+        }
+    }
 }
 
 /// `fair (weak)`, `lobe (strong)`.
@@ -309,10 +325,6 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         )));
     }
     let setup = args.options.setup(&args.file)?;
-    // The teaching page draws one kernel launch (a saved trace records every launch).
-    if args.html.is_some() {
-        setup.one_launch_only("explore --html")?;
-    }
     if args.search == Search::Outcomes {
         let (text, outcome) = super::explore_outcomes::run(args, &setup)?;
         crate::emit::stdout(&text)?;

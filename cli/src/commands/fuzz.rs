@@ -99,8 +99,24 @@ fn parse_policy(text: &str) -> Result<FuzzPolicy, Error> {
     }
 }
 
-pub fn run(args: Args) -> Outcome {
-    Failure::outcome(run_inner(&args))
+pub fn run(mut args: Args) -> Outcome {
+    match crate::contexts::count(&args.options) {
+        0 => Failure::outcome(run_inner(&args)),
+        n => {
+            let files = [
+                ("--html", args.html.is_some()),
+                ("--save-failures", args.save_failures.is_some()),
+            ];
+            if let Some(refused) = crate::contexts::refuse_files(n, &files) {
+                return refused;
+            }
+            let json = args.format == Format::Json;
+            crate::contexts::each(n, json, |i| {
+                args.options.launch.context = Some(i);
+                Failure::outcome(run_inner(&args))
+            })
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -155,10 +171,6 @@ struct JsonReport<'a> {
 
 fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let setup = args.options.setup(&args.file)?;
-    // The teaching page draws one kernel launch (saved traces record every launch).
-    if args.html.is_some() {
-        setup.one_launch_only("fuzz --html")?;
-    }
     let config = FuzzConfig {
         runs: args.runs,
         seed: args.seed,

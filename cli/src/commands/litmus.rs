@@ -454,14 +454,8 @@ fn witness_page(
         policy: Some("the litmus witness".to_string()),
         ..Default::default()
     };
-    let html = view::page(
-        machine,
-        &t.launch,
-        &witness.choices,
-        &sources,
-        &view_options,
-    )
-    .map_err(|e| Error::Input(e.to_string()))?;
+    let html = view::page(machine, &witness.choices, &sources, &view_options)
+        .map_err(|e| Error::Input(e.to_string()))?;
     std::fs::write(page, &html).map_err(|e| Error::io("cannot write", page.display(), e))?;
     Ok(format!(
         "wrote {} ({} KiB): the witness, {} steps; open it in a browser (it works offline)",

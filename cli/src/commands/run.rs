@@ -124,18 +124,30 @@ pub fn parse_schedule(text: &str) -> Result<Schedule, Error> {
     }
 }
 
-pub fn run(args: Args) -> Outcome {
-    run_inner(&args).unwrap_or_else(Failure::report)
+pub fn run(mut args: Args) -> Outcome {
+    match crate::contexts::count(&args.run_options()) {
+        0 => run_inner(&args).unwrap_or_else(Failure::report),
+        n => {
+            let files = [
+                ("--html", args.html.is_some()),
+                ("--trace", args.trace.is_some()),
+            ];
+            if let Some(refused) = crate::contexts::refuse_files(n, &files) {
+                return refused;
+            }
+            let json = args.format == Format::Json;
+            crate::contexts::each(n, json, |i| {
+                args.launch.context = Some(i);
+                run_inner(&args).unwrap_or_else(Failure::report)
+            })
+        }
+    }
 }
 
 /// Runs the command; `Err` is bad input, already rendered for stderr.
 fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let options = args.run_options();
     let setup = options.setup(&args.file)?;
-    // The teaching page draws one kernel launch (a trace file records every launch).
-    if args.html.is_some() {
-        setup.one_launch_only("run --html")?;
-    }
     let result = execute(&setup, args)?;
     // Stopped or ended: what remains is the report (the watchdogs let it finish).
     crate::timeout::reporting();
@@ -488,10 +500,10 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
             };
         let ws = config.device.warp_size;
         if let Some(Show::Stack) = args.show {
-            crate::emit::stdout(&crate::teach::stack_tables(machine.program(), &rows, ws))?;
+            crate::emit::stdout(&crate::teach::stack_tables(&machine, &rows, ws))?;
         }
         if let (Some(path), TraceFormat::Perfetto) = (&args.trace, args.trace_format) {
-            let json = crate::teach::perfetto(machine.program(), &setup.text, &rows, ws);
+            let json = crate::teach::perfetto(&machine, &setup.text, &rows, ws);
             std::fs::write(path, json)
                 .map_err(|e| Error::io("cannot write trace", path.display(), e))?;
         }

@@ -79,20 +79,15 @@ pub(crate) fn write_page(
     output: &Path,
 ) -> Result<String, Error> {
     let sources = view::Sources {
-        kernel: setup.resolved.kernel.clone(),
+        // A program of several launches is named by its kernels (`fill, add_one`).
+        kernel: setup.kernel_title(),
         ptx_path: setup.ptx_path.clone(),
         ptx: setup.text.clone(),
         cu: cuda_sources(&setup.program, &setup.ptx_path),
         setup: setup.setup_text(),
     };
-    let html = view::page(
-        setup.machine.clone(),
-        &setup.resolved.config,
-        choices,
-        &sources,
-        options,
-    )
-    .map_err(|e| Error::Input(e.to_string()))?;
+    let html = view::page(setup.machine.clone(), choices, &sources, options)
+        .map_err(|e| Error::Input(e.to_string()))?;
     std::fs::write(output, &html).map_err(|e| Error::io("cannot write", output.display(), e))?;
     let total = choices.len() as u64;
     let from = options.from.min(total);

@@ -67,7 +67,7 @@ pub(super) fn stale_read(m: &Machine, op: u32) -> Option<String> {
     None
 }
 
-pub(super) fn cache_state(m: &Machine) -> Option<CacheState> {
+pub(super) fn cache_state(m: &Machine, grids: &Grids) -> Option<CacheState> {
     let c = m.cache()?;
     let l2 = c.l2_lines();
     let below = |line: &LineView, i: usize| -> Option<u8> {
@@ -110,11 +110,16 @@ pub(super) fn cache_state(m: &Machine) -> Option<CacheState> {
             .take(CACHE_SHOWN)
             .map(|l| line_state(l, false))
             .collect(),
-        ops: c.ops().iter().take(CACHE_SHOWN).map(op_state).collect(),
+        ops: c
+            .ops()
+            .iter()
+            .take(CACHE_SHOWN)
+            .map(|o| op_state(o, grids))
+            .collect(),
     })
 }
 
-pub(super) fn op_state(o: &OpView) -> OpState {
+pub(super) fn op_state(o: &OpView, grids: &Grids) -> OpState {
     let r = &o.request;
     let verb = match r.kind {
         RequestKind::Load { .. } => "ld",
@@ -123,11 +128,11 @@ pub(super) fn op_state(o: &OpView) -> OpState {
         RequestKind::Fence => "fence",
     };
     let what = if matches!(r.kind, RequestKind::Fence) {
-        format!("block {} thread {} fence", r.who.block, r.who.thread)
+        format!("{} thread {} fence", grids.block(r.who.block), r.who.thread)
     } else {
         format!(
-            "block {} thread {} {verb} {} {:#x} ({} bytes)",
-            r.who.block,
+            "{} thread {} {verb} {} {:#x} ({} bytes)",
+            grids.block(r.who.block),
             r.who.thread,
             space_word(r.space),
             r.addr,

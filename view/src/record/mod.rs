@@ -5,6 +5,7 @@
 //! `register`, `cache`), so the page shows what the debugger shows, never an inner detail.
 
 mod caches;
+mod grids;
 mod recorder;
 mod registers;
 mod summary;
@@ -13,10 +14,10 @@ mod words;
 use crate::model::*;
 use crate::{Sources, ViewError, ViewOptions};
 use caches::*;
+use grids::*;
 use memory_model::cached::{LineView, OpView, RequestKind};
 use recorder::*;
 use registers::*;
-use semantics::machine::LaunchConfig;
 use semantics::machine::render::{disable_string, mask_string};
 use semantics::machine::{Machine, WarpModel, WarpView};
 use semantics::program::RegId;
@@ -32,26 +33,25 @@ pub(super) const CACHE_SHOWN: usize = 64;
 /// The overview of the whole run has at most this many buckets.
 pub(super) const OVERVIEW_BUCKETS: u64 = 1000;
 
-/// Replays `choices` on `machine` and records the window the options ask for.
+/// Replays `choices` on `machine` (a program of one launch or several: each grid's shape is
+/// read from the machine) and records the window the options ask for.
 pub fn record(
     mut machine: Machine,
-    launch: &LaunchConfig,
     choices: &[Choice],
     sources: &Sources,
     options: &ViewOptions,
 ) -> Result<crate::model::PageData, ViewError> {
     let ws = machine.config().device.warp_size;
     let model = machine.config().warp_model;
-    let threads = launch.block.iter().product::<u32>();
-    let blocks = launch.grid.iter().product::<u32>();
+    let grids = Grids::of(&machine);
+    let blocks = grids.total_blocks();
     let total = choices.len() as u64;
     let from = options.from.min(total);
     let to = from.saturating_add(options.window).min(total);
 
     let mut rec = Recorder {
         ws,
-        threads,
-        warps_per_block: threads.div_ceil(ws.max(1)),
+        grids,
         model,
         index: BTreeMap::new(),
         warps: Vec::new(),
@@ -59,6 +59,7 @@ pub fn record(
         last_warp: BTreeMap::new(),
         last_bars: BTreeMap::new(),
         last_cache: None,
+        last_grids: None,
     };
     // Warp indices in (block, warp) order over the whole run, so the overview can name them.
     let stepping: BTreeSet<(u32, u32)> = choices.iter().filter_map(Choice::warp).collect();
@@ -100,13 +101,29 @@ pub fn record(
 
     let notes = notes(from, to, total, options.window, overview.size);
     let lasso = window.cycle.map(|cs| {
-        let mut l = lasso_of(choices, cs, &window.enabled_log, &window.rec.index, from);
+        let rec = &window.rec;
+        let mut l = lasso_of(
+            choices,
+            cs,
+            &window.enabled_log,
+            &rec.index,
+            from,
+            &rec.grids,
+        );
         if let Some(fairness) = &options.fairness {
             l.why.insert(0, fairness.clone());
         }
         if to == total {
             l.why
-                .extend(starved_lanes(&machine, &window.cycle_lanes, threads, ws));
+                .extend(starved_lanes(&machine, &window.cycle_lanes, &rec.grids, ws));
+            // A grid whose blocks never become resident in the cycle, and why (thesis 5.7).
+            l.why.extend(
+                machine
+                    .grids_not_resident()
+                    .iter()
+                    .filter(|_| rec.grids.several())
+                    .map(|w| format!("In the cycle, {w}.")),
+            );
         }
         l
     });
@@ -127,6 +144,7 @@ pub fn record(
         },
         source,
         rules: window.rules,
+        grids: window.rec.grids.infos(),
         warps: window.rec.warps,
         start,
         steps,
@@ -197,7 +215,7 @@ impl Window<'_> {
         i: u64,
         c: &Choice,
     ) -> Result<Step, ViewError> {
-        let (ws, threads) = (self.rec.ws, self.rec.threads);
+        let ws = self.rec.ws;
         let in_cycle = self.cycle.is_some_and(|cs| i as usize >= cs);
         let enabled = machine.enabled();
         if in_cycle {
@@ -206,10 +224,10 @@ impl Window<'_> {
         let offered: Vec<String> = enabled
             .iter()
             .take(OFFERED_SHOWN)
-            .map(ToString::to_string)
+            .map(|c| self.rec.grids.choice(c))
             .collect();
         let offered_n = enabled.len();
-        let watched = watched_registers(machine, c, ws, threads);
+        let watched = watched_registers(machine, c, ws, &self.rec.grids);
         let before: Vec<Option<u64>> = watched
             .iter()
             .map(|&(b, w, l, r)| machine.register(b, w, l, r))
@@ -258,7 +276,7 @@ impl Window<'_> {
         }
         let s = self.rec.changes(machine, &touched);
         Ok(Step {
-            c: c.to_string(),
+            c: self.rec.grids.choice(c),
             u: c.warp().map(|(b, w)| self.rec.warp_index(b, w)),
             k: kind_of(c),
             o: offered,
@@ -280,7 +298,7 @@ impl Window<'_> {
         div: &mut bool,
         touched: &mut BTreeSet<u32>,
     ) -> EventView {
-        let (ws, threads) = (self.rec.ws, self.rec.threads);
+        let ws = self.rec.ws;
         match e {
             Event::BlockIssued { block, .. } => {
                 self.rec.resident.insert(*block);
@@ -314,7 +332,7 @@ impl Window<'_> {
                 if self.cycle.is_some_and(|cs| at.i as usize >= cs) {
                     *self.cycle_lanes.entry((*block, *warp)).or_default() |= *lanes;
                 }
-                let n = lanes_of(threads, ws, *warp);
+                let n = lanes_of(self.rec.grids.threads(*block), ws, *warp);
                 Some(Executed {
                     w: self.rec.warp_index(*block, *warp),
                     pc: *pc,
@@ -344,7 +362,7 @@ impl Window<'_> {
         let program = self.program;
         let line = |pc: u32| program.source.get(pc as usize).map_or(0, |s| s.ptx_line);
         EventView {
-            text: event_text(e, ws, threads, self.cached, &line),
+            text: event_text(e, ws, &self.rec.grids, self.cached, &line),
             rules: rule_names,
             x,
             wa,

@@ -1,13 +1,12 @@
-//! The recorder's running knowledge: warp indices, resident blocks and the last recorded
-//! states, from which each step's changes are computed.
+//! The recorder's running knowledge: the grids, warp indices, resident blocks and the last
+//! recorded states (of warps, barriers, caches and grids), from which each step's changes are computed.
 
 use super::*;
 
 /// The recorder's running knowledge: warp indices, resident blocks and last recorded states.
 pub(super) struct Recorder {
     pub(super) ws: u32,
-    pub(super) threads: u32,
-    pub(super) warps_per_block: u32,
+    pub(super) grids: Grids,
     pub(super) model: WarpModel,
     pub(super) index: BTreeMap<(u32, u32), usize>,
     pub(super) warps: Vec<[u32; 2]>,
@@ -15,6 +14,7 @@ pub(super) struct Recorder {
     pub(super) last_warp: BTreeMap<usize, WarpState>,
     pub(super) last_bars: BTreeMap<u32, Vec<Barrier>>,
     pub(super) last_cache: Option<CacheState>,
+    pub(super) last_grids: Option<Vec<GridState>>,
 }
 
 impl Recorder {
@@ -30,10 +30,11 @@ impl Recorder {
     pub(super) fn changes(&mut self, m: &Machine, blocks: &BTreeSet<u32>) -> Snapshot {
         let mut s = Snapshot::default();
         for &b in blocks {
-            for w in 0..self.warps_per_block {
+            let threads = self.grids.threads(b);
+            for w in 0..self.grids.warps(b) {
                 let i = self.warp_index(b, w);
                 let state = match m.warp_view(b, w) {
-                    Some(v) => warp_state(&v, lanes_of(self.threads, self.ws, w), self.model),
+                    Some(v) => warp_state(&v, lanes_of(threads, self.ws, w), self.model),
                     // The block completed and left its SM: the warp's last state, completed.
                     None => match self.last_warp.get(&i) {
                         Some(last) if !last.done => WarpState {
@@ -64,7 +65,12 @@ impl Recorder {
                 s.b.push((b, bars));
             }
         }
-        let cache = cache_state(m);
+        let grids = grid_states(m, &self.grids);
+        if grids != self.last_grids {
+            self.last_grids.clone_from(&grids);
+            s.g = grids;
+        }
+        let cache = cache_state(m, &self.grids);
         if cache != self.last_cache {
             self.last_cache.clone_from(&cache);
             s.c = cache;

@@ -7,7 +7,7 @@ pub(super) fn watched_registers(
     m: &Machine,
     c: &Choice,
     ws: u32,
-    threads: u32,
+    grids: &Grids,
 ) -> Vec<(u32, u32, u32, RegId)> {
     let mut out = Vec::new();
     let program = m.program();
@@ -27,7 +27,7 @@ pub(super) fn watched_registers(
                 regs.insert(r.0);
             });
         }
-        for lane in 0..lanes_of(threads, ws, warp) {
+        for lane in 0..lanes_of(grids.threads(block), ws, warp) {
             for r in &regs {
                 out.push((block, warp, lane, RegId(*r)));
             }

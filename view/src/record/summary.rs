@@ -38,6 +38,7 @@ pub(super) fn lasso_of(
     enabled_log: &[Vec<Choice>],
     index: &BTreeMap<(u32, u32), usize>,
     from: u64,
+    grids: &Grids,
 ) -> Lasso {
     let cycle = &choices[cycle_start..];
     let stepping: BTreeSet<usize> = cycle
@@ -63,7 +64,7 @@ pub(super) fn lasso_of(
         index
             .iter()
             .find(|(_, v)| *v == i)
-            .map_or_else(String::new, |((b, w), _)| format!("{b}.{w}"))
+            .map_or_else(String::new, |((b, w), _)| grids.warp(*b, *w))
     };
     let list = |s: &BTreeSet<usize>| {
         if s.is_empty() {
@@ -127,13 +128,13 @@ pub(super) fn lasso_of(
 pub(super) fn starved_lanes(
     m: &Machine,
     cycle_lanes: &BTreeMap<(u32, u32), u64>,
-    threads: u32,
+    grids: &Grids,
     ws: u32,
 ) -> Vec<String> {
     let mut out = Vec::new();
     for (&(b, w), &ran) in cycle_lanes {
         let Some(v) = m.warp_view(b, w) else { continue };
-        let n = lanes_of(threads, ws, w);
+        let n = lanes_of(grids.threads(b), ws, w);
         let all = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
         let starved = all & !v.exited & !ran;
         if starved == 0 {
@@ -154,7 +155,8 @@ pub(super) fn starved_lanes(
             .collect();
         let model = m.config().warp_model;
         out.push(format!(
-            "Warp {b}.{w}: lanes {} never execute in the cycle although they have not exited{}. {}",
+            "{}: lanes {} never execute in the cycle although they have not exited{}. {}",
+            capitalized(&grids.warp_titled(b, w)),
             mask_string(starved, n),
             if holding.is_empty() {
                 String::new()
@@ -172,6 +174,14 @@ pub(super) fn starved_lanes(
         ));
     }
     out
+}
+
+/// `s` with its first letter in upper case (a sentence that starts with a warp's name).
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 /// The PTX listing with per-pc lines, `.cu` lines from the line tables, and listing-line

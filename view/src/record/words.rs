@@ -99,32 +99,36 @@ pub(super) fn space_word(s: traces::MemSpace) -> &'static str {
 
 /// An event in words. Under cached memory a load's or atomic's value is not known when the warp
 /// issues it (the event records 0, docs/deviations.md, D25): it is left out, and the memory
-/// program's step that delivers it says it.
+/// program's step that delivers it says it. Blocks and warps are named by `grids`.
 pub(super) fn event_text(
     e: &Event,
     ws: u32,
-    threads: u32,
+    grids: &Grids,
     cached: bool,
     line: &dyn Fn(u32) -> u32,
 ) -> String {
+    let warp = |b: u32, w: u32| grids.warp_titled(b, w);
     match e {
-        Event::BlockIssued { block, sm, .. } => format!("block {block} issued on SM {sm}"),
+        Event::BlockIssued { block, sm, .. } => {
+            format!("{} issued on SM {sm}", grids.block(*block))
+        }
         Event::Executed {
             block,
-            warp,
+            warp: w,
             pc,
             lanes,
             next_pc,
             ..
         } => format!(
-            "warp {block}.{warp} executed line {} with lanes {}; next line {}",
+            "{} executed line {} with lanes {}; next line {}",
+            warp(*block, *w),
             line(*pc),
-            mask_string(*lanes, lanes_of(threads, ws, *warp)),
+            mask_string(*lanes, lanes_of(grids.threads(*block), ws, *w)),
             line(*next_pc)
         ),
         Event::Memory {
             block,
-            warp,
+            warp: w,
             lane,
             kind,
             space,
@@ -147,28 +151,35 @@ pub(super) fn event_text(
                 format!("value {value:#x}")
             };
             format!(
-                "warp {block}.{warp} lane {lane}: {verb} {} {address:#x} ({size} bytes) {value}",
+                "{} lane {lane}: {verb} {} {address:#x} ({size} bytes) {value}",
+                warp(*block, *w),
                 space_word(*space)
             )
         }
         Event::WarpMemory {
-            block, warp, kind, ..
-        } => format!("warp {block}.{warp}: memory accesses ({kind:?})"),
+            block,
+            warp: w,
+            kind,
+            ..
+        } => format!("{}: memory accesses ({kind:?})", warp(*block, *w)),
         Event::BarrierArrived {
             block,
-            warp,
+            warp: w,
             barrier,
             arrived,
             expected,
             ..
         } => format!(
-            "warp {block}.{warp} arrived at barrier {barrier} ({arrived} of {expected} threads)"
+            "{} arrived at barrier {barrier} ({arrived} of {expected} threads)",
+            warp(*block, *w)
         ),
         Event::BarrierCompleted { block, barrier, .. } => {
-            format!("barrier {barrier} of block {block} completed")
+            format!("barrier {barrier} of {} completed", grids.block(*block))
         }
-        Event::WarpCompleted { block, warp, .. } => format!("warp {block}.{warp} completed"),
-        Event::BlockCompleted { block, .. } => format!("block {block} completed"),
+        Event::WarpCompleted { block, warp: w, .. } => {
+            format!("{} completed", warp(*block, *w))
+        }
+        Event::BlockCompleted { block, .. } => format!("{} completed", grids.block(*block)),
         Event::MemoryStep {
             choice,
             operations,
@@ -177,7 +188,7 @@ pub(super) fn event_text(
         } => {
             let mut s = format!("{choice}: {operations}");
             if let Some((b, w, l, v)) = delivered {
-                s.push_str(&format!("; delivers {v:#x} to warp {b}.{w} lane {l}"));
+                s.push_str(&format!("; delivers {v:#x} to {} lane {l}", warp(*b, *w)));
             }
             s
         }

@@ -118,8 +118,24 @@ impl RaceModelArg {
     }
 }
 
-pub fn run(args: Args) -> Outcome {
-    check(&args).unwrap_or_else(Failure::report)
+pub fn run(mut args: Args) -> Outcome {
+    match crate::contexts::count(&args.run.run_options()) {
+        0 => check(&args).unwrap_or_else(Failure::report),
+        n => {
+            let files = [
+                ("--html", args.run.html.is_some()),
+                ("--trace", args.run.trace.is_some()),
+            ];
+            if let Some(refused) = crate::contexts::refuse_files(n, &files) {
+                return refused;
+            }
+            let json = args.run.format == run::Format::Json;
+            crate::contexts::each(n, json, |i| {
+                args.run.launch.context = Some(i);
+                check(&args).unwrap_or_else(Failure::report)
+            })
+        }
+    }
 }
 
 /// How the schedules were chosen, for the report.
@@ -135,10 +151,6 @@ fn check(args: &Args) -> Result<Outcome, Failure> {
     crate::expectations::refuse_flag("check", &r.launch.quick)?;
     let options = r.run_options();
     let base = options.setup(&r.file)?;
-    // The teaching page draws one kernel launch.
-    if r.html.is_some() {
-        base.one_launch_only("check --html")?;
-    }
     let uninit = Setup::uninit_buffers(&base, &args.uninit)?;
     let dependence = ScheduleDependence::of_launch(&base.program, &base.resolved.config);
     let setup = Setup {

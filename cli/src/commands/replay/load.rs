@@ -162,7 +162,6 @@ fn load_file(args: &Args) -> Result<Loaded, Error> {
             launch_path: trace.launch.launch_file.clone(),
             config,
             machine,
-            launches: grids.len(),
             grids,
         },
         choices: trace.choices,

@@ -1,0 +1,87 @@
+//! Launch files of several contexts (`contexts: [...]`, thesis 5.8): `run`, `fuzz`, `explore`
+//! and `check` run each context in turn, as its own program.
+//!
+//! The thesis's device steps one context at a time and contexts share no memory (separate
+//! virtual address spaces), so every interleaving of the contexts' steps gives each context the
+//! results it gets alone, and the device terminates iff every context does: running them one
+//! after the other loses nothing (docs/run.md, "Several contexts"). Text output heads each
+//! context's report with `context N:`; JSON output is an array with one report per context (a
+//! context whose input was bad has `null`); the exit code is the worst of the contexts'.
+
+use crate::Outcome;
+use crate::error::Error;
+use crate::options::RunOptions;
+use launch_file::Launch;
+
+/// The launch of context `context` (`--context N`) of a file with `contexts`; the launch as
+/// read without `--context` (resolution then refuses a file of several contexts with a located
+/// error, in the commands that do not run each context).
+pub fn select(launch: Launch, context: Option<usize>) -> Result<Launch, Error> {
+    let Some(i) = context else { return Ok(launch) };
+    match launch.contexts.len() {
+        0 => Err(Error::Refused(format!(
+            "error: --context {i}: the launch file has no `contexts: [...]` (it is one context)\n  = help: leave out --context\n"
+        ))),
+        n if i >= n => Err(Error::Refused(format!(
+            "error: --context {i}: the launch file holds {n} contexts, 0 to {}\n",
+            n - 1
+        ))),
+        _ => Ok(launch.contexts[i].clone()),
+    }
+}
+
+/// How many contexts `run`, `fuzz`, `explore` and `check` run in turn for `options`: those of
+/// its launch file's `contexts`; 0 (the command runs once) for a file without them, with
+/// `--context N`, or without a readable launch file (the command then reports that itself).
+pub fn count(options: &RunOptions) -> usize {
+    if options.launch.context.is_some() {
+        return 0;
+    }
+    options
+        .launch
+        .file
+        .as_deref()
+        .and_then(|path| Launch::read(path).ok())
+        .map_or(0, |l| l.contexts.len())
+}
+
+/// With `n` contexts, a flag that names one output file (`--html`, `--trace`, `--save`...)
+/// would have each context's file written over the last: refused (exit 2), saying to pick a
+/// context. `flags`: each flag and whether it was given. `None`: none was.
+pub fn refuse_files(n: usize, flags: &[(&str, bool)]) -> Option<Outcome> {
+    let (flag, _) = flags.iter().find(|(_, given)| *given)?;
+    eprint!(
+        "error: {flag} names one output, and the launch file holds {n} contexts\n  = help: add --context N to write context N's (0 to {})\n",
+        n - 1
+    );
+    Some(Outcome::BadInput)
+}
+
+/// Runs `one` for each of `n` contexts, heading each report, and gives the worst outcome.
+pub fn each(n: usize, json: bool, mut one: impl FnMut(usize) -> Outcome) -> Outcome {
+    let mut worst = Outcome::Clean;
+    let print = |text: &str| crate::emit::stdout(text).is_ok();
+    if json && !print("[") {
+        return Outcome::BadInput;
+    }
+    for i in 0..n {
+        let head = match (json, i) {
+            (true, 0) => String::new(),
+            (true, _) => ",".to_string(),
+            (false, _) => format!("context {i}:\n"),
+        };
+        if !print(&head) {
+            return Outcome::BadInput;
+        }
+        let outcome = one(i);
+        // A context whose input was bad printed nothing on stdout (its error is on stderr).
+        if json && matches!(outcome, Outcome::BadInput) && !print("null") {
+            return Outcome::BadInput;
+        }
+        worst = worst.worst(outcome);
+    }
+    if json && !print("]\n") {
+        return Outcome::BadInput;
+    }
+    worst
+}
