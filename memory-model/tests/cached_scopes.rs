@@ -290,3 +290,22 @@ fn an_acq_rel_fence_still_orders_earlier_accesses_before_later_writes() {
     assert!(!gpu.contains(&STALE), "{gpu:?}");
     assert!(gpu.contains(&(1, 1)));
 }
+
+/// `.cluster` reaches the cached memory as the program wrote it (one vocabulary, no mapping on
+/// the way) and acts as `.gpu` there: no cache is shared by a cluster and by nothing wider, so
+/// message passing between two CTAs is never stale at `.cluster` scope, whichever way the
+/// reader acquires, and every scenario has the outcomes it has at `.gpu` scope.
+#[test]
+fn cluster_scope_acts_as_gpu_scope() {
+    for acquire in [Acquire::Load, Acquire::Atomic, Acquire::Fence] {
+        for same_cta in [false, true] {
+            let cluster = mp(acquire, Scope::Cluster, same_cta);
+            assert!(!cluster.contains(&STALE), "{cluster:?}");
+            assert_eq!(cluster, mp(acquire, Scope::Gpu, same_cta));
+        }
+    }
+    assert_eq!(
+        sb(MemOrder::AcqRel, Scope::Cluster),
+        sb(MemOrder::AcqRel, Scope::Gpu)
+    );
+}
