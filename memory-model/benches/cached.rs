@@ -10,7 +10,7 @@
 //! in `semantics/benches/machine.rs` and `bench/cached_vs_flat.sh`.
 
 use memory_model::cached::{
-    CacheConfig, Cached, Dest, MemChoice, Order, Request, RequestKind, Rmw,
+    CacheConfig, Cached, Dest, MemChoice, MemOrder, Request, RequestKind, Rmw,
 };
 use memory_model::{Flat, MemSpace, Who};
 
@@ -46,7 +46,7 @@ fn setup(blocks: u32) -> (Cached, Flat) {
             space: MemSpace::Global,
             addr,
             size: 4,
-            order: Order::Weak,
+            order: MemOrder::Weak,
             scope: None,
         };
         c.issue(access(RequestKind::Load {

@@ -11,6 +11,8 @@
 //!   - `.const`: module constants (read-only); `.param`: the kernel parameter buffer (read-only).
 //! * [`cached`]: the cached memory of thesis chapter 4 (per-SM L1s, one L2, DRAM), memory
 //!   programs in micro steps, over a [`Flat`] as its DRAM.
+//! * [`vocabulary`]: the memory-model order, scope and cache operator of an access, shared with
+//!   the program (`semantics::program` re-exports them).
 //! * Generic addressing (PTX ISA 5.1, `cvta`; the thesis leaves it out, 5.1.1 item 8): `.global`
 //!   addresses are generic addresses as they are; the other spaces live in disjoint windows high
 //!   in the address space ([`to_generic`], [`from_generic`]).
@@ -27,12 +29,14 @@ pub mod cached;
 mod fingerprinted;
 pub mod flat;
 mod state_hash;
+pub mod vocabulary;
 
 pub use block_table::BlockTable;
 pub use fingerprinted::Fingerprinted;
 pub use flat::{Flat, PAGE_SIZE, Segment};
 pub use state_hash::StateHasher;
 use std::fmt;
+pub use vocabulary::{CacheOp, MemOrder, Scope};
 
 pub use traces::MemSpace;
 
@@ -84,14 +88,6 @@ pub struct Who {
     pub thread: u32,
 }
 
-/// Fence scopes (`membar.cta/gl/sys`, `fence.*.cta/gpu/sys`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-pub enum FenceScope {
-    Cta,
-    Gpu,
-    Sys,
-}
-
 /// Why an access failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemErrorKind {
@@ -137,7 +133,7 @@ pub trait MemorySystem {
         update: F,
     ) -> Result<(u64, u64), MemError>;
     /// `membar`/`fence`: ordering only; a no-op under sequential consistency.
-    fn fence(&mut self, who: Who, scope: FenceScope);
+    fn fence(&mut self, who: Who, scope: Scope);
 }
 
 /// The PTX name of a space.

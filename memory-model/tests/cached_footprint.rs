@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use memory_model::cached::{Cached, MemChoice, Order, Place, SilentActions};
+use memory_model::cached::{Cached, MemChoice, MemOrder, Place, SilentActions};
 use memory_model::{MemSpace, Who};
 
 const G: MemSpace = MemSpace::Global;
@@ -21,10 +21,10 @@ fn footprints_separate_sms_lines_and_threads() {
         thread: 0,
     };
     let mut c = Cached::new(config(SilentActions::Observable));
-    let la = c.issue(ld(a, 0, G, x, None, Order::Weak, 1));
-    let lb = c.issue(ld(b, 1, G, x + 64, None, Order::Weak, 1));
-    let sa = c.issue(st(a, 0, G, x + 128, 5, Order::Weak));
-    let sb = c.issue(st(b, 1, G, x + 128, 6, Order::Weak));
+    let la = c.issue(ld(a, 0, G, x, None, MemOrder::Weak, 1));
+    let lb = c.issue(ld(b, 1, G, x + 64, None, MemOrder::Weak, 1));
+    let sa = c.issue(st(a, 0, G, x + 128, 5, MemOrder::Weak));
+    let sb = c.issue(st(b, 1, G, x + 128, 6, MemOrder::Weak));
     let step = |op| MemChoice::Step { op };
     // Loads of different lines on different SMs by different threads: independent.
     assert!(c.independent(step(la), step(lb)));

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use memory_model::cached::{
-    CacheConfig, CacheOperator, Cached, MemChoice, Order, Request, SilentActions,
+    CacheConfig, CacheOp, Cached, MemChoice, MemOrder, Request, SilentActions,
 };
 use memory_model::{MemSpace, Who};
 use proptest::prelude::*;
@@ -21,7 +21,12 @@ fn hash(c: &Cached) -> u64 {
 
 fn request(kind: u8, who: Who, sm: u32, base: u64, slot: u8, v: u64) -> Request {
     let addr = base + (slot as u64 % 6) * 12 / 4 * 4;
-    let order = [Order::Weak, Order::Relaxed, Order::Acquire, Order::Release][v as usize % 4];
+    let order = [
+        MemOrder::Weak,
+        MemOrder::Relaxed,
+        MemOrder::Acquire,
+        MemOrder::Release,
+    ][v as usize % 4];
     match kind % 10 {
         0 => ld(
             who,
@@ -29,27 +34,11 @@ fn request(kind: u8, who: Who, sm: u32, base: u64, slot: u8, v: u64) -> Request 
             MemSpace::Global,
             addr,
             None,
-            Order::Weak,
+            MemOrder::Weak,
             slot as u32,
         ),
-        1 => ld(
-            who,
-            sm,
-            MemSpace::Global,
-            addr,
-            Some(CacheOperator::Cs),
-            order,
-            1,
-        ),
-        2 => ld(
-            who,
-            sm,
-            MemSpace::Global,
-            addr,
-            Some(CacheOperator::Cg),
-            order,
-            2,
-        ),
+        1 => ld(who, sm, MemSpace::Global, addr, Some(CacheOp::Cs), order, 1),
+        2 => ld(who, sm, MemSpace::Global, addr, Some(CacheOp::Cg), order, 2),
         3 => st(who, sm, MemSpace::Global, addr, v, order),
         4 => atom(who, sm, MemSpace::Global, addr, v, 3),
         5 => fence(who, sm),
@@ -60,7 +49,7 @@ fn request(kind: u8, who: Who, sm: u32, base: u64, slot: u8, v: u64) -> Request 
             MemSpace::Shared,
             (slot as u64 % 4) * 4,
             v,
-            Order::Weak,
+            MemOrder::Weak,
         ),
         8 => st(
             who,
@@ -68,7 +57,7 @@ fn request(kind: u8, who: Who, sm: u32, base: u64, slot: u8, v: u64) -> Request 
             MemSpace::Local,
             (slot as u64 % 6) * 8,
             v,
-            Order::Weak,
+            MemOrder::Weak,
         ),
         _ => ld(
             who,
@@ -76,7 +65,7 @@ fn request(kind: u8, who: Who, sm: u32, base: u64, slot: u8, v: u64) -> Request 
             MemSpace::Local,
             (slot as u64 % 6) * 8,
             None,
-            Order::Weak,
+            MemOrder::Weak,
             5,
         ),
     }

@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use memory_model::cached::{CacheConfig, Cached, MemChoice, Order, SilentActions};
+use memory_model::cached::{CacheConfig, Cached, MemChoice, MemOrder, SilentActions};
 use memory_model::{Flat, MemSpace, Who};
 
 const A: Who = Who {
@@ -59,11 +59,11 @@ fn a_full_l2_of_dirty_lines_is_written_back_to_make_room() {
     ] {
         let (mut dram, x) = dram_with(&[0; 32]);
         let mut c = Cached::new(tiny(silent));
-        let first = c.issue(st(A, 0, MemSpace::Global, x, 7, Order::Weak));
+        let first = c.issue(st(A, 0, MemSpace::Global, x, 7, MemOrder::Weak));
         finish(&mut c, &mut dram, first);
         assert_eq!(word(&dram, x), 0, "the store sits dirty in L2");
         // Another line: the only L2 line is dirty, so the write makes room by writing it back.
-        let second = c.issue(st(A, 0, MemSpace::Global, x + 32, 9, Order::Weak));
+        let second = c.issue(st(A, 0, MemSpace::Global, x + 32, 9, MemOrder::Weak));
         finish(&mut c, &mut dram, second);
         assert_eq!(word(&dram, x), 7, "{silent:?}: the victim went to DRAM");
         assert_eq!(
@@ -72,7 +72,7 @@ fn a_full_l2_of_dirty_lines_is_written_back_to_make_room() {
             "{silent:?}: the new line is dirty in L2"
         );
         // A load of the first line reads it back from DRAM (L2 room made again).
-        let load = c.issue(ld(A, 0, MemSpace::Global, x, None, Order::Weak, 1));
+        let load = c.issue(ld(A, 0, MemSpace::Global, x, None, MemOrder::Weak, 1));
         assert_eq!(finish(&mut c, &mut dram, load), Some(7), "{silent:?}");
         assert!(c.indexes_consistent());
     }
@@ -88,11 +88,11 @@ fn a_full_l1_of_dirty_local_lines_is_written_back_to_l2() {
     });
     // Two local lines through a one-line L1: the first becomes dirty in L1 (write-back L1, no
     // `wb_L1` choice under `observable`) and must go to L2 when the second needs the room.
-    let a = c.issue(st(A, 0, MemSpace::Local, 0, 5, Order::Weak));
+    let a = c.issue(st(A, 0, MemSpace::Local, 0, 5, MemOrder::Weak));
     finish(&mut c, &mut dram, a);
-    let b = c.issue(st(A, 0, MemSpace::Local, 64, 6, Order::Weak));
+    let b = c.issue(st(A, 0, MemSpace::Local, 64, 6, MemOrder::Weak));
     finish(&mut c, &mut dram, b);
-    let load = c.issue(ld(A, 0, MemSpace::Local, 0, None, Order::Weak, 2));
+    let load = c.issue(ld(A, 0, MemSpace::Local, 0, None, MemOrder::Weak, 2));
     assert_eq!(finish(&mut c, &mut dram, load), Some(5));
     assert!(c.idle());
     assert!(c.indexes_consistent());

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use memory_model::cached::{CacheOperator, Cached, MemChoice, Order, SilentActions};
+use memory_model::cached::{CacheOp, Cached, MemChoice, MemOrder, SilentActions};
 use memory_model::{MemSpace, Who};
 use std::collections::BTreeSet;
 
@@ -21,16 +21,16 @@ fn thread(w: Who, instrs: Vec<Instr>) -> Thread {
 
 /// T2 (Ch. 2.3.2): B on SM 1 read `x` through `.ca` (its L1 holds the old value); A on SM 0
 /// stores 5; after the store ended, B reads again.
-fn t2(second: (Option<CacheOperator>, Order), silent: SilentActions) -> BTreeSet<(u64, u64)> {
+fn t2(second: (Option<CacheOp>, MemOrder), silent: SilentActions) -> BTreeSet<(u64, u64)> {
     let (dram, x) = dram_with(&[0; 64]);
     let a = who(0, 0);
     let b = who(1, 0);
     let threads = vec![
-        thread(a, vec![issue(st(a, 0, G, x, 5, Order::Weak))]),
+        thread(a, vec![issue(st(a, 0, G, x, 5, MemOrder::Weak))]),
         thread(
             b,
             vec![
-                issue(ld(b, 1, G, x, Some(CacheOperator::Ca), Order::Weak, 1)),
+                issue(ld(b, 1, G, x, Some(CacheOp::Ca), MemOrder::Weak, 1)),
                 Instr::WaitSelf,
                 Instr::Join(0),
                 issue(ld(b, 1, G, x, second.0, second.1, 2)),
@@ -45,7 +45,7 @@ fn t2(second: (Option<CacheOperator>, Order), silent: SilentActions) -> BTreeSet
 
 #[test]
 fn t2_other_sm_reads_stale_through_ca_only() {
-    let ca = (Some(CacheOperator::Ca), Order::Weak);
+    let ca = (Some(CacheOp::Ca), MemOrder::Weak);
     // Stale (0, 0): the L1 line survived the store; (0, 5): it was evicted or flushed first.
     assert_eq!(
         t2(ca, SilentActions::Observable),
@@ -54,9 +54,9 @@ fn t2_other_sm_reads_stale_through_ca_only() {
     // Without silent evictions the line stays: the new value never reaches B through `.ca`.
     assert_eq!(t2(ca, SilentActions::None), set(&[(0, 0), (5, 5)]));
     // `.cg` and `.volatile` read L2, the coherence point: never stale.
-    let cg = (Some(CacheOperator::Cg), Order::Weak);
+    let cg = (Some(CacheOp::Cg), MemOrder::Weak);
     assert_eq!(t2(cg, SilentActions::Observable), set(&[(0, 5), (5, 5)]));
-    let volatile = (None, Order::Volatile);
+    let volatile = (None, MemOrder::Volatile);
     assert_eq!(
         t2(volatile, SilentActions::Observable),
         set(&[(0, 5), (5, 5)])
@@ -72,14 +72,14 @@ fn t3_same_sm_stale_line_after_store() {
     let w = who(0, 0);
     let r = who(0, 1);
     let threads = vec![
-        thread(w, vec![issue(st(w, 0, G, x, 5, Order::Weak))]),
+        thread(w, vec![issue(st(w, 0, G, x, 5, MemOrder::Weak))]),
         thread(
             r,
             vec![
-                issue(ld(r, 0, G, x, None, Order::Weak, 1)),
+                issue(ld(r, 0, G, x, None, MemOrder::Weak, 1)),
                 Instr::WaitSelf,
                 Instr::AwaitL2(x, 5),
-                issue(ld(r, 0, G, x, None, Order::Weak, 2)),
+                issue(ld(r, 0, G, x, None, MemOrder::Weak, 2)),
             ],
         ),
     ];
@@ -100,16 +100,16 @@ fn a_thread_reads_its_own_store_even_after_a_same_sm_refill() {
         thread(
             w,
             vec![
-                issue(st(w, 0, G, x, 5, Order::Weak)),
-                issue(ld(w, 0, G, x, None, Order::Weak, 1)),
+                issue(st(w, 0, G, x, 5, MemOrder::Weak)),
+                issue(ld(w, 0, G, x, None, MemOrder::Weak, 1)),
             ],
         ),
         thread(
             r,
             vec![
-                issue(ld(r, 0, G, x, None, Order::Weak, 1)),
+                issue(ld(r, 0, G, x, None, MemOrder::Weak, 1)),
                 Instr::WaitSelf,
-                issue(ld(r, 0, G, x, None, Order::Weak, 2)),
+                issue(ld(r, 0, G, x, None, MemOrder::Weak, 2)),
             ],
         ),
     ];
@@ -131,7 +131,7 @@ fn t5_shared_atomic_racing_plain_store() {
     let b = who(0, 1);
     let threads = vec![
         thread(a, vec![issue(atom(a, 0, S, 0, 1, 1))]),
-        thread(b, vec![issue(st(b, 0, S, 0, 5, Order::Weak))]),
+        thread(b, vec![issue(st(b, 0, S, 0, 5, MemOrder::Weak))]),
     ];
     let sys = Sys::new(Cached::new(config(SilentActions::All)), dram, threads);
     let e = explore(sys, |s| {
@@ -199,7 +199,7 @@ fn t8_global_atomic_racing_store_never_loses_it() {
     let b = who(1, 0);
     let threads = vec![
         thread(a, vec![issue(atom(a, 0, G, x, 1, 1))]),
-        thread(b, vec![issue(st(b, 1, G, x, 5, Order::Weak))]),
+        thread(b, vec![issue(st(b, 1, G, x, 5, MemOrder::Weak))]),
     ];
     for silent in [SilentActions::None, SilentActions::All] {
         let sys = Sys::new(Cached::new(config(silent)), dram.clone(), threads.clone());
@@ -218,12 +218,15 @@ fn t9_pinned_line_blocks_discard_and_eviction() {
     let mut s = Sys::new(
         Cached::new(config(SilentActions::Observable)),
         dram,
-        vec![thread(r, vec![issue(ld(r, 0, G, x, None, Order::Weak, 1))])],
+        vec![thread(
+            r,
+            vec![issue(ld(r, 0, G, x, None, MemOrder::Weak, 1))],
+        )],
     );
     let read = MemChoice::Step { op: 0 };
     let rep = s.take(read);
     assert_eq!(rep.operations.as_slice(), ["reserveL1"]);
-    let store = s.cached.issue(st(w, 0, G, x, 9, Order::Weak));
+    let store = s.cached.issue(st(w, 0, G, x, 9, MemOrder::Weak));
     let evict = MemChoice::EvictL1 { sm: 0, line: x };
     // Steps the read until its readL1 unpins the line; the store is never offered before.
     while s.cached.l1_lines(0).iter().any(|l| !l.pins.is_empty()) {
@@ -286,9 +289,9 @@ fn d1_same_location_program_order() {
     let same = vec![thread(
         a,
         vec![
-            issue(st(a, 0, G, x, 1, Order::Weak)),
-            issue(st(a, 0, G, x, 2, Order::Weak)),
-            issue(ld(a, 0, G, x, Some(CacheOperator::Cg), Order::Weak, 1)),
+            issue(st(a, 0, G, x, 1, MemOrder::Weak)),
+            issue(st(a, 0, G, x, 2, MemOrder::Weak)),
+            issue(ld(a, 0, G, x, Some(CacheOp::Cg), MemOrder::Weak, 1)),
         ],
     )];
     let sys = Sys::new(Cached::new(config(SilentActions::All)), dram.clone(), same);
@@ -296,8 +299,8 @@ fn d1_same_location_program_order() {
     assert_eq!(e.outcomes, set(&[(2, 2)]));
     // Two threads: nothing orders them (the check above can fail).
     let two = vec![
-        thread(a, vec![issue(st(a, 0, G, x, 1, Order::Weak))]),
-        thread(b, vec![issue(st(b, 1, G, x, 2, Order::Weak))]),
+        thread(a, vec![issue(st(a, 0, G, x, 1, MemOrder::Weak))]),
+        thread(b, vec![issue(st(b, 1, G, x, 2, MemOrder::Weak))]),
     ];
     let sys = Sys::new(Cached::new(config(SilentActions::None)), dram, two);
     let e = explore(sys, |s| s.global(x));
@@ -307,28 +310,28 @@ fn d1_same_location_program_order() {
 /// Message passing: A writes data then flag; B (another SM, with data in its L1) reads flag
 /// then data. Returns the (flag, data) pairs B can see.
 fn mp(
-    flag_store: Order,
-    flag_load: (Option<CacheOperator>, Order),
+    flag_store: MemOrder,
+    flag_load: (Option<CacheOp>, MemOrder),
     fences: bool,
 ) -> BTreeSet<(u64, u64)> {
     let (dram, data) = dram_with(&[0; 64]);
     let flag = data + 64;
     let a = who(0, 0);
     let b = who(1, 0);
-    let mut wa = vec![issue(st(a, 0, G, data, 1, Order::Weak))];
+    let mut wa = vec![issue(st(a, 0, G, data, 1, MemOrder::Weak))];
     if fences {
         wa.push(issue(fence(a, 0)));
     }
     wa.push(issue(st(a, 0, G, flag, 1, flag_store)));
     let mut rb = vec![
-        issue(ld(b, 1, G, data, None, Order::Weak, 9)),
+        issue(ld(b, 1, G, data, None, MemOrder::Weak, 9)),
         Instr::WaitSelf,
         issue(ld(b, 1, G, flag, flag_load.0, flag_load.1, 1)),
     ];
     if fences {
         rb.push(issue(fence(b, 1)));
     }
-    rb.push(issue(ld(b, 1, G, data, None, Order::Weak, 2)));
+    rb.push(issue(ld(b, 1, G, data, None, MemOrder::Weak, 2)));
     let threads = vec![thread(a, wa), thread(b, rb)];
     let sys = Sys::new(
         Cached::new(config(SilentActions::Observable)),
@@ -342,19 +345,19 @@ fn mp(
 
 #[test]
 fn d2_d3_release_acquire_forbid_stale_message() {
-    let acquire = (None, Order::Acquire);
-    let weak = (None, Order::Weak);
+    let acquire = (None, MemOrder::Acquire);
+    let weak = (None, MemOrder::Weak);
     // Release store + acquire load: (1, 0) is forbidden.
-    let ra = mp(Order::Release, acquire, false);
+    let ra = mp(MemOrder::Release, acquire, false);
     assert!(!ra.contains(&(1, 0)), "{ra:?}");
     assert!(ra.contains(&(1, 1)) && ra.contains(&(0, 0)));
     // A weak flag store may overtake the data store (O2 is what forbids it above).
-    assert!(mp(Order::Weak, acquire, false).contains(&(1, 0)));
+    assert!(mp(MemOrder::Weak, acquire, false).contains(&(1, 0)));
     // A weak flag load leaves the stale data line in B's L1 (O3 + flush forbid it above).
-    assert!(mp(Order::Release, weak, false).contains(&(1, 0)));
+    assert!(mp(MemOrder::Release, weak, false).contains(&(1, 0)));
     // Volatile flag accesses with fences on both sides (membar.gl): forbidden too.
-    let fenced = mp(Order::Volatile, (None, Order::Volatile), true);
+    let fenced = mp(MemOrder::Volatile, (None, MemOrder::Volatile), true);
     assert!(!fenced.contains(&(1, 0)), "{fenced:?}");
     // ... and without the fences, allowed.
-    assert!(mp(Order::Volatile, (None, Order::Volatile), false).contains(&(1, 0)));
+    assert!(mp(MemOrder::Volatile, (None, MemOrder::Volatile), false).contains(&(1, 0)));
 }

@@ -11,7 +11,7 @@
 mod common;
 
 use common::*;
-use memory_model::cached::{Cached, Order, Request, Scope, SilentActions};
+use memory_model::cached::{Cached, MemOrder, Request, Scope, SilentActions};
 use memory_model::{MemSpace, Who};
 use std::collections::BTreeSet;
 
@@ -28,7 +28,7 @@ fn fence_at(w: Who, sm: u32, scope: Scope) -> Request {
 
 fn acquire_rmw(w: Who, sm: u32, addr: u64, reg: u32, scope: Scope) -> Request {
     let mut r = atom(w, sm, G, addr, 0, reg);
-    r.order = Order::Acquire;
+    r.order = MemOrder::Acquire;
     scoped(r, scope)
 }
 
@@ -63,35 +63,39 @@ fn mp_at(acquire: Acquire, scope: Scope, same_cta: bool, flag_offset: u64) -> BT
     } else {
         (who(1, 0), 1)
     };
-    let mut wa = vec![issue(st(a, 0, G, data, 1, Order::Weak))];
+    let mut wa = vec![issue(st(a, 0, G, data, 1, MemOrder::Weak))];
     match acquire {
         Acquire::Fence => {
             wa.push(issue(fence_at(a, 0, scope)));
-            wa.push(issue(scoped(st(a, 0, G, flag, 1, Order::Relaxed), scope)));
+            wa.push(issue(scoped(
+                st(a, 0, G, flag, 1, MemOrder::Relaxed),
+                scope,
+            )));
         }
-        Acquire::Load | Acquire::Atomic => {
-            wa.push(issue(scoped(st(a, 0, G, flag, 1, Order::Release), scope)))
-        }
+        Acquire::Load | Acquire::Atomic => wa.push(issue(scoped(
+            st(a, 0, G, flag, 1, MemOrder::Release),
+            scope,
+        ))),
     }
     let mut rb = vec![
-        issue(ld(b, sm_b, G, data, None, Order::Weak, 9)),
+        issue(ld(b, sm_b, G, data, None, MemOrder::Weak, 9)),
         Instr::WaitSelf,
     ];
     match acquire {
         Acquire::Load => rb.push(issue(scoped(
-            ld(b, sm_b, G, flag, None, Order::Acquire, 1),
+            ld(b, sm_b, G, flag, None, MemOrder::Acquire, 1),
             scope,
         ))),
         Acquire::Atomic => rb.push(issue(acquire_rmw(b, sm_b, flag, 1, scope))),
         Acquire::Fence => {
             rb.push(issue(scoped(
-                ld(b, sm_b, G, flag, None, Order::Relaxed, 1),
+                ld(b, sm_b, G, flag, None, MemOrder::Relaxed, 1),
                 scope,
             )));
             rb.push(issue(fence_at(b, sm_b, scope)));
         }
     }
-    rb.push(issue(ld(b, sm_b, G, data, None, Order::Weak, 2)));
+    rb.push(issue(ld(b, sm_b, G, data, None, MemOrder::Weak, 2)));
     let threads = vec![Thread { who: a, instrs: wa }, Thread { who: b, instrs: rb }];
     // No silent actions: the stale line stays unless a rule of a program removes it.
     let sys = Sys::new(Cached::new(config(SilentActions::None)), dram, threads);
@@ -164,15 +168,15 @@ fn strong_then_weak(scope: Scope, same_cta: bool) -> BTreeSet<(u64, u64)> {
     let threads = vec![
         Thread {
             who: a,
-            instrs: vec![issue(scoped(st(a, 0, G, x, 1, Order::Relaxed), scope))],
+            instrs: vec![issue(scoped(st(a, 0, G, x, 1, MemOrder::Relaxed), scope))],
         },
         Thread {
             who: b,
             instrs: vec![
-                issue(ld(b, sm_b, G, x, None, Order::Weak, 9)),
+                issue(ld(b, sm_b, G, x, None, MemOrder::Weak, 9)),
                 Instr::WaitSelf,
-                issue(scoped(ld(b, sm_b, G, x, None, Order::Relaxed, 1), scope)),
-                issue(ld(b, sm_b, G, x, None, Order::Weak, 2)),
+                issue(scoped(ld(b, sm_b, G, x, None, MemOrder::Relaxed, 1), scope)),
+                issue(ld(b, sm_b, G, x, None, MemOrder::Weak, 2)),
             ],
         },
     ];
@@ -211,16 +215,16 @@ fn a_cta_fence_keeps_the_threads_own_order() {
         Thread {
             who: a,
             instrs: vec![
-                issue(ld(a, 0, G, x, None, Order::Weak, 9)),
+                issue(ld(a, 0, G, x, None, MemOrder::Weak, 9)),
                 Instr::WaitSelf,
-                issue(st(a, 0, G, x, 1, Order::Weak)),
+                issue(st(a, 0, G, x, 1, MemOrder::Weak)),
                 issue(fence_at(a, 0, Scope::Cta)),
-                issue(ld(a, 0, G, x, None, Order::Weak, 1)),
+                issue(ld(a, 0, G, x, None, MemOrder::Weak, 1)),
             ],
         },
         Thread {
             who: b,
-            instrs: vec![issue(ld(b, 1, G, x, None, Order::Weak, 1))],
+            instrs: vec![issue(ld(b, 1, G, x, None, MemOrder::Weak, 1))],
         },
     ];
     let sys = Sys::new(Cached::new(config(SilentActions::None)), dram, threads);
@@ -230,7 +234,7 @@ fn a_cta_fence_keeps_the_threads_own_order() {
 
 /// Store buffering with a fence between each thread's store and load, in one CTA (SM 0):
 /// returns the (r1, r2) pairs.
-fn sb(fence_order: Order, scope: Scope) -> BTreeSet<(u64, u64)> {
+fn sb(fence_order: MemOrder, scope: Scope) -> BTreeSet<(u64, u64)> {
     let (dram, x) = dram_with(&[0; 64]);
     let y = x + 64;
     let a = who(0, 0);
@@ -239,9 +243,12 @@ fn sb(fence_order: Order, scope: Scope) -> BTreeSet<(u64, u64)> {
         let mut f = fence_at(w, 0, scope);
         f.order = fence_order;
         vec![
-            issue(scoped(st(w, 0, G, mine, 1, Order::Release), scope)),
+            issue(scoped(st(w, 0, G, mine, 1, MemOrder::Release), scope)),
             issue(f),
-            issue(scoped(ld(w, 0, G, other, None, Order::Acquire, 1), scope)),
+            issue(scoped(
+                ld(w, 0, G, other, None, MemOrder::Acquire, 1),
+                scope,
+            )),
         ]
     };
     let threads = vec![
@@ -266,9 +273,9 @@ fn sb(fence_order: Order, scope: Scope) -> BTreeSet<(u64, u64)> {
 #[test]
 fn an_acq_rel_fence_lets_a_later_load_pass_an_earlier_store() {
     for scope in [Scope::Cta, Scope::Gpu] {
-        let acq_rel = sb(Order::AcqRel, scope);
+        let acq_rel = sb(MemOrder::AcqRel, scope);
         assert!(acq_rel.contains(&(0, 0)), "{scope:?}: {acq_rel:?}");
-        let sc = sb(Order::Sc, scope);
+        let sc = sb(MemOrder::Sc, scope);
         assert!(!sc.contains(&(0, 0)), "{scope:?}: {sc:?}");
         assert!(sc.contains(&(1, 1)) && sc.contains(&(0, 1)) && sc.contains(&(1, 0)));
     }
@@ -282,4 +289,23 @@ fn an_acq_rel_fence_still_orders_earlier_accesses_before_later_writes() {
     let gpu = mp(Acquire::Fence, Scope::Gpu, false);
     assert!(!gpu.contains(&STALE), "{gpu:?}");
     assert!(gpu.contains(&(1, 1)));
+}
+
+/// `.cluster` reaches the cached memory as the program wrote it (one vocabulary, no mapping on
+/// the way) and acts as `.gpu` there: no cache is shared by a cluster and by nothing wider, so
+/// message passing between two CTAs is never stale at `.cluster` scope, whichever way the
+/// reader acquires, and every scenario has the outcomes it has at `.gpu` scope.
+#[test]
+fn cluster_scope_acts_as_gpu_scope() {
+    for acquire in [Acquire::Load, Acquire::Atomic, Acquire::Fence] {
+        for same_cta in [false, true] {
+            let cluster = mp(acquire, Scope::Cluster, same_cta);
+            assert!(!cluster.contains(&STALE), "{cluster:?}");
+            assert_eq!(cluster, mp(acquire, Scope::Gpu, same_cta));
+        }
+    }
+    assert_eq!(
+        sb(MemOrder::AcqRel, Scope::Cluster),
+        sb(MemOrder::AcqRel, Scope::Gpu)
+    );
 }

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use memory_model::cached::{
-    CacheOperator, Cached, EvClass, MemChoice, Order, Request, RequestKind, SilentActions,
+    CacheOp, Cached, EvClass, MemChoice, MemOrder, Request, RequestKind, SilentActions,
 };
 use memory_model::{Flat, MemSpace, Who};
 
@@ -63,7 +63,7 @@ const A: Who = Who {
 fn t13_load_paths() {
     let (mut c, mut d, x) = setup();
     // Listing 4.2: both miss 6, L2 hit 4 (another SM's L1 is empty), L1 hit 2.
-    let steps = run(&mut c, &mut d, ld(A, 0, G, x, None, Order::Weak, 1));
+    let steps = run(&mut c, &mut d, ld(A, 0, G, x, None, MemOrder::Weak, 1));
     assert_eq!(
         steps,
         vec![
@@ -76,30 +76,30 @@ fn t13_load_paths() {
         ]
     );
     assert_eq!(
-        counts(&mut c, &mut d, ld(A, 1, G, x, None, Order::Weak, 1)),
+        counts(&mut c, &mut d, ld(A, 1, G, x, None, MemOrder::Weak, 1)),
         4
     );
     assert_eq!(
-        counts(&mut c, &mut d, ld(A, 0, G, x, None, Order::Weak, 1)),
+        counts(&mut c, &mut d, ld(A, 0, G, x, None, MemOrder::Weak, 1)),
         2
     );
     // L2 only (.cg, strong): hit 2, miss 4.
-    let cg = Some(CacheOperator::Cg);
+    let cg = Some(CacheOp::Cg);
     assert_eq!(
-        counts(&mut c, &mut d, ld(A, 0, G, x, cg, Order::Weak, 1)),
+        counts(&mut c, &mut d, ld(A, 0, G, x, cg, MemOrder::Weak, 1)),
         2
     );
     assert_eq!(
         counts(
             &mut c,
             &mut d,
-            ld(A, 0, G, x + 128, None, Order::Relaxed, 1)
+            ld(A, 0, G, x + 128, None, MemOrder::Relaxed, 1)
         ),
         4
     );
     // .cs: the lines are classified evict-first.
-    let cs = Some(CacheOperator::Cs);
-    let steps = run(&mut c, &mut d, ld(A, 0, G, x + 64, cs, Order::Weak, 1));
+    let cs = Some(CacheOp::Cs);
+    let steps = run(&mut c, &mut d, ld(A, 0, G, x + 64, cs, MemOrder::Weak, 1));
     assert_eq!(steps[0], ["reserveL1", "classifyFirstL1"]);
     assert_eq!(steps.len(), 6);
     assert!(
@@ -112,7 +112,7 @@ fn t13_load_paths() {
 #[test]
 fn t13_store_atomic_shared_fence_paths() {
     let (mut c, mut d, x) = setup();
-    let steps = run(&mut c, &mut d, st(A, 0, G, x, 7, Order::Weak));
+    let steps = run(&mut c, &mut d, st(A, 0, G, x, 7, MemOrder::Weak));
     assert_eq!(
         steps,
         vec![
@@ -129,17 +129,20 @@ fn t13_store_atomic_shared_fence_paths() {
     // Listing 4.5: 5; shared load 2, shared store 1; fence 1; local store (4.3) 2.
     assert_eq!(counts(&mut c, &mut d, atom(A, 0, S, 0, 1, 1)), 5);
     assert_eq!(
-        counts(&mut c, &mut d, ld(A, 0, S, 0, None, Order::Weak, 1)),
+        counts(&mut c, &mut d, ld(A, 0, S, 0, None, MemOrder::Weak, 1)),
         2
     );
-    assert_eq!(counts(&mut c, &mut d, st(A, 0, S, 0, 3, Order::Weak)), 1);
+    assert_eq!(counts(&mut c, &mut d, st(A, 0, S, 0, 3, MemOrder::Weak)), 1);
     assert_eq!(run(&mut c, &mut d, fence(A, 0)), vec![vec!["flushL1"]]);
-    assert_eq!(counts(&mut c, &mut d, st(A, 0, L, 16, 3, Order::Weak)), 2);
+    assert_eq!(
+        counts(&mut c, &mut d, st(A, 0, L, 16, 3, MemOrder::Weak)),
+        2
+    );
     assert!(c.idle());
 }
 
-fn local_store(cop: Option<CacheOperator>, addr: u64, value: u64) -> Request {
-    let mut r = st(A, 0, L, addr, value, Order::Weak);
+fn local_store(cop: Option<CacheOp>, addr: u64, value: u64) -> Request {
+    let mut r = st(A, 0, L, addr, value, MemOrder::Weak);
     r.kind = RequestKind::Store { cop, value };
     r
 }
@@ -149,7 +152,7 @@ fn local_store(cop: Option<CacheOperator>, addr: u64, value: u64) -> Request {
 #[test]
 fn t10_local_write_back_chain() {
     let (mut c, mut d, _) = setup();
-    run(&mut c, &mut d, local_store(Some(CacheOperator::Cs), 16, 9));
+    run(&mut c, &mut d, local_store(Some(CacheOp::Cs), 16, 9));
     let l1 = c.l1_lines(0);
     assert_eq!(l1.len(), 1);
     let line = l1[0].key;
@@ -183,7 +186,7 @@ fn t10_local_write_back_chain() {
     c.step(MemChoice::EvictL2 { line }, &mut d, &apply).unwrap();
     // The value comes back from DRAM through both levels.
     let mut reads = Vec::new();
-    let op = c.issue(ld(A, 0, L, 16, None, Order::Weak, 1));
+    let op = c.issue(ld(A, 0, L, 16, None, MemOrder::Weak, 1));
     loop {
         let rep = c.step(MemChoice::Step { op }, &mut d, &apply).unwrap();
         reads.extend(rep.delivered.map(|d| d.value));
@@ -199,20 +202,20 @@ fn t10_local_write_back_chain() {
 #[test]
 fn t11_flush_keeps_local_lines() {
     let (mut c, mut d, x) = setup();
-    run(&mut c, &mut d, ld(A, 0, G, x, None, Order::Weak, 1));
+    run(&mut c, &mut d, ld(A, 0, G, x, None, MemOrder::Weak, 1));
     run(&mut c, &mut d, local_store(None, 8, 4));
     // Another SM's store updates L2; SM 0's L1 keeps the old line.
-    run(&mut c, &mut d, st(A, 1, G, x, 6, Order::Weak));
+    run(&mut c, &mut d, st(A, 1, G, x, 6, MemOrder::Weak));
     assert_eq!(c.l1_lines(0).len(), 2);
     let rep = c.step(MemChoice::Flush { sm: 0 }, &mut d, &apply).unwrap();
     assert_eq!(rep.operations.as_slice(), ["flush"]);
     let l1 = c.l1_lines(0);
     assert_eq!(l1.len(), 1);
     assert_eq!((l1[0].space, l1[0].dirty), (L, 0xF << 8));
-    let steps = run(&mut c, &mut d, ld(A, 0, G, x, None, Order::Weak, 1));
+    let steps = run(&mut c, &mut d, ld(A, 0, G, x, None, MemOrder::Weak, 1));
     assert_eq!(steps.len(), 4, "L1 miss, L2 hit");
     let mut c2 = c.clone();
-    let op = c2.issue(ld(A, 0, G, x, None, Order::Weak, 1));
+    let op = c2.issue(ld(A, 0, G, x, None, MemOrder::Weak, 1));
     let v = (0..2)
         .filter_map(|_| {
             c2.step(MemChoice::Step { op }, &mut d, &apply)
@@ -229,7 +232,7 @@ fn t11_flush_keeps_local_lines() {
 #[test]
 fn flush_during_fill_dooms_the_line() {
     let (mut c, mut d, x) = setup();
-    let op = c.issue(ld(A, 0, G, x, None, Order::Weak, 1));
+    let op = c.issue(ld(A, 0, G, x, None, MemOrder::Weak, 1));
     c.step(MemChoice::Step { op }, &mut d, &apply).unwrap(); // reserveL1
     c.flush_l1(0);
     let l1 = c.l1_lines(0);
@@ -262,7 +265,7 @@ fn bad_requests_and_choices_are_errors() {
         c.step(MemChoice::Flush { sm: 0 }, &mut d, &apply).is_err(),
         "nothing to flush"
     );
-    let mut bad = ld(A, 9, G, x, None, Order::Weak, 1);
+    let mut bad = ld(A, 9, G, x, None, MemOrder::Weak, 1);
     let op = c.issue(bad);
     assert!(
         c.step(MemChoice::Step { op }, &mut d, &apply).is_err(),
@@ -275,7 +278,7 @@ fn bad_requests_and_choices_are_errors() {
         c.step(MemChoice::Step { op }, &mut d, &apply).is_err(),
         "misaligned"
     );
-    let mut konst = ld(A, 0, MemSpace::Const, 0, None, Order::Weak, 1);
+    let mut konst = ld(A, 0, MemSpace::Const, 0, None, MemOrder::Weak, 1);
     konst.size = 4;
     let op = c.issue(konst);
     assert!(

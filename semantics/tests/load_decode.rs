@@ -1063,21 +1063,21 @@ fn memory_family() {
         (
             "membar.gl;",
             Op::Fence {
-                level: FenceLevel::Gpu,
+                level: Scope::Gpu,
                 order: MemOrder::Sc,
             },
         ),
         (
             "fence.acq_rel.cta;",
             Op::Fence {
-                level: FenceLevel::Cta,
+                level: Scope::Cta,
                 order: MemOrder::AcqRel,
             },
         ),
         (
             "fence.sc.sys;",
             Op::Fence {
-                level: FenceLevel::Sys,
+                level: Scope::Sys,
                 order: MemOrder::Sc,
             },
         ),

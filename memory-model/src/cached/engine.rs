@@ -33,8 +33,8 @@ use super::index::Watch;
 use super::l1s::L1s;
 use super::line::{Cache, Flow, Key, L1, WrittenBack};
 use super::program::{Cond, OpName, ProgramId, Stm, cta_scoped, program_for};
-use super::{Cached, MemChoice, OpId, Order, Request, RequestKind, Rmw, StepReport, Stuck};
-use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemSpace, Who};
+use super::{Cached, MemChoice, OpId, Request, RequestKind, Rmw, StepReport, Stuck};
+use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemOrder, MemSpace, Who};
 use smallvec::SmallVec;
 
 /// An in-flight memory op (thesis `MemOp` minus the priority): request, program position and
@@ -139,8 +139,11 @@ pub(super) fn size_mask(size: u32) -> u64 {
 pub(super) fn acquires(req: &Request) -> bool {
     match req.kind {
         // The release half of an acq_rel fence acquires nothing.
-        RequestKind::Fence => req.order != Order::Release,
-        _ => matches!(req.order, Order::Acquire | Order::AcqRel | Order::Sc),
+        RequestKind::Fence => req.order != MemOrder::Release,
+        _ => matches!(
+            req.order,
+            MemOrder::Acquire | MemOrder::AcqRel | MemOrder::Sc
+        ),
     }
 }
 
@@ -159,12 +162,12 @@ fn writes_or_fences(req: &Request) -> bool {
 
 /// The release half of an acq_rel fence (O4).
 fn release_half(req: &Request) -> bool {
-    matches!(req.kind, RequestKind::Fence) && req.order == Order::Release
+    matches!(req.kind, RequestKind::Fence) && req.order == MemOrder::Release
 }
 
 /// The acquire half of an acq_rel fence (O4).
 fn acquire_half(req: &Request) -> bool {
-    matches!(req.kind, RequestKind::Fence) && req.order == Order::Acquire
+    matches!(req.kind, RequestKind::Fence) && req.order == MemOrder::Acquire
 }
 
 /// Whether the op's end flushes its SM's L1 (the acquire half of an acquiring load or atomic).
@@ -185,9 +188,12 @@ fn orders_all_earlier(req: &Request) -> bool {
     match req.kind {
         RequestKind::Fence => !acquire_half(req),
         RequestKind::Store { .. } | RequestKind::Atomic { .. } => {
-            matches!(req.order, Order::Release | Order::AcqRel | Order::Sc)
+            matches!(
+                req.order,
+                MemOrder::Release | MemOrder::AcqRel | MemOrder::Sc
+            )
         }
-        RequestKind::Load { .. } => req.order == Order::Sc,
+        RequestKind::Load { .. } => req.order == MemOrder::Sc,
     }
 }
 
@@ -301,7 +307,7 @@ impl Cached {
     /// with fewer interleavings.
     pub(super) fn fence_halves(&self, req: Request) -> (Request, Option<Request>) {
         let split = matches!(req.kind, RequestKind::Fence)
-            && req.order == Order::AcqRel
+            && req.order == MemOrder::AcqRel
             && self.index.of_thread(req.who).iter().any(|&j| {
                 self.ops
                     .get(j as usize)
@@ -310,7 +316,7 @@ impl Cached {
             });
         if split {
             let half = |order| Request { order, ..req };
-            (half(Order::Acquire), Some(half(Order::Release)))
+            (half(MemOrder::Acquire), Some(half(MemOrder::Release)))
         } else {
             (req, None)
         }

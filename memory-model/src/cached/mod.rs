@@ -38,7 +38,9 @@ mod program;
 mod state_hash;
 mod view;
 
-use crate::{FenceScope, Fingerprinted, Flat, Who};
+/// The vocabulary of a [`Request`] (defined in [`crate::vocabulary`], shared with the program).
+pub use crate::{CacheOp, MemOrder, Scope};
+use crate::{Fingerprinted, Flat, Who};
 pub use enabled::EnabledEdit;
 pub use footprint::{Footprint, Place};
 use imbl::OrdMap;
@@ -97,35 +99,6 @@ impl Default for CacheConfig {
     }
 }
 
-/// PTX cache operators (PTX ISA 9.7.9.1; thesis `CacheOp`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum CacheOperator {
-    Ca,
-    Cg,
-    Cs,
-    Lu,
-    Cv,
-    Wb,
-    Wt,
-}
-
-/// PTX memory-model strength and order of an access (PTX ISA 8, memory consistency model).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Order {
-    /// No qualifier or `.weak`.
-    Weak,
-    /// `.volatile` (= `.relaxed.sys` since PTX ISA 6.0).
-    Volatile,
-    Relaxed,
-    Acquire,
-    Release,
-    AcqRel,
-    Sc,
-}
-
-/// The scope of a strong access or fence (`.cta`, `.gpu`, `.sys`; `.cluster` reads as `.gpu`).
-pub type Scope = FenceScope;
-
 /// A read-modify-write, opaque to this crate: `code` names the operation and type for the
 /// caller's `apply` function passed to [`Cached::step`]; `a`, `b` are its operands (`b`: cas's
 /// new value).
@@ -156,15 +129,12 @@ pub struct Dest {
 pub enum RequestKind {
     /// `ld`; the value goes to `dest` (None: a `_` sink, the load still happens).
     Load {
-        cop: Option<CacheOperator>,
+        cop: Option<CacheOp>,
         dest: Option<Dest>,
     },
     /// `st`: the value is captured at issue (cudasem deviation: the thesis blocks the source
     /// register until the memory system picked it up; nothing can observe the difference).
-    Store {
-        cop: Option<CacheOperator>,
-        value: u64,
-    },
+    Store { cop: Option<CacheOp>, value: u64 },
     /// `atom` (dest Some) / `red` (dest None): the old value goes to `dest`.
     Atomic { rmw: Rmw, dest: Option<Dest> },
     /// `membar`/`fence`: ends once every earlier op of the thread has ended; its end invalidates
@@ -188,7 +158,9 @@ pub struct Request {
     pub addr: u64,
     /// 1, 2, 4 or 8 bytes.
     pub size: u32,
-    pub order: Order,
+    pub order: MemOrder,
+    /// `None`: not written. Only `.cta` is told apart from the wider scopes (`.cluster` acts as
+    /// `.gpu`: no cache is shared by a cluster and by nothing wider).
     pub scope: Option<Scope>,
 }
 

@@ -13,8 +13,9 @@
 //! registers, and the thread cannot read the destination before `releaseRegs`, so the split
 //! only adds interleavings nobody can observe.
 
-use super::{CacheOperator, Order, Request, RequestKind};
+use super::{Request, RequestKind};
 use crate::MemSpace;
+use crate::{CacheOp, MemOrder, Scope};
 use serde::Serialize;
 
 /// The operations of 𝔒⟦−⟧ (digest §3.9), plus the fence's `flushL1`.
@@ -363,24 +364,24 @@ impl ProgramId {
 
 /// Whether a load of this order must be coherent (PTX strong loads): `.volatile` is
 /// `.relaxed.sys` since PTX ISA 6.0.
-fn strong(order: Order) -> bool {
-    !matches!(order, Order::Weak | Order::Release)
+fn strong(order: MemOrder) -> bool {
+    !matches!(order, MemOrder::Weak | MemOrder::Release)
 }
 
 /// Whether a strong access or fence is scoped to the issuing thread's CTA (`.cta`). No scope
 /// reads as `.sys` (PTX ISA 8: a strong operation without a scope qualifier is `.sys`).
 pub(super) fn cta_scoped(req: &Request) -> bool {
-    req.scope == Some(super::Scope::Cta)
+    req.scope == Some(Scope::Cta)
 }
 
 /// The request -> program table (ARCHITECTURE.md lists it). `None`: no program (an atomic on a
 /// space other than `.global`/`.shared`, any access to `.const`/`.param`); the op is stuck at
 /// its first step.
 pub fn program_for(req: &Request) -> Option<ProgramId> {
-    use CacheOperator as C;
+    use CacheOp as C;
     Some(match (req.kind, req.space) {
         // The release half of an acq_rel fence only orders (ordering rule O4): no flush.
-        (RequestKind::Fence, _) if cta_scoped(req) || req.order == Order::Release => {
+        (RequestKind::Fence, _) if cta_scoped(req) || req.order == MemOrder::Release => {
             ProgramId::FenceCta
         }
         (RequestKind::Fence, _) => ProgramId::Fence,

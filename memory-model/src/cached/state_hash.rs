@@ -17,10 +17,10 @@
 
 use super::engine::Op;
 use super::line::{Cache, EvClass, Key, L1, Line};
-use super::{CacheOperator, Cached, Dest, Order, Request, RequestKind, Rmw};
+use super::{Cached, Dest, Request, RequestKind, Rmw};
 #[cfg(doc)]
 use crate::Fingerprinted;
-use crate::{FenceScope, MemSpace, StateHasher, Who};
+use crate::{CacheOp, MemOrder, MemSpace, Scope, StateHasher, Who};
 use std::hash::Hasher;
 
 /// Byte `i` of the result is 0xff when bit `i` of the index is set: a byte mask made a word
@@ -88,37 +88,39 @@ fn space_code(s: MemSpace) -> u64 {
     }
 }
 
-fn order_code(o: Order) -> u64 {
+fn order_code(o: MemOrder) -> u64 {
     match o {
-        Order::Weak => 0,
-        Order::Volatile => 1,
-        Order::Relaxed => 2,
-        Order::Acquire => 3,
-        Order::Release => 4,
-        Order::AcqRel => 5,
-        Order::Sc => 6,
+        MemOrder::Weak => 0,
+        MemOrder::Volatile => 1,
+        MemOrder::Relaxed => 2,
+        MemOrder::Acquire => 3,
+        MemOrder::Release => 4,
+        MemOrder::AcqRel => 5,
+        MemOrder::Sc => 6,
     }
 }
 
-fn scope_code(s: Option<FenceScope>) -> u64 {
+/// `.cluster` hashes as `.gpu`: the engine does the same for both (see [`Request::scope`]), so
+/// the two states are one.
+fn scope_code(s: Option<Scope>) -> u64 {
     match s {
         None => 0,
-        Some(FenceScope::Cta) => 1,
-        Some(FenceScope::Gpu) => 2,
-        Some(FenceScope::Sys) => 3,
+        Some(Scope::Cta) => 1,
+        Some(Scope::Cluster | Scope::Gpu) => 2,
+        Some(Scope::Sys) => 3,
     }
 }
 
-fn cache_operator_code(c: Option<CacheOperator>) -> u64 {
+fn cache_operator_code(c: Option<CacheOp>) -> u64 {
     match c {
         None => 0,
-        Some(CacheOperator::Ca) => 1,
-        Some(CacheOperator::Cg) => 2,
-        Some(CacheOperator::Cs) => 3,
-        Some(CacheOperator::Lu) => 4,
-        Some(CacheOperator::Cv) => 5,
-        Some(CacheOperator::Wb) => 6,
-        Some(CacheOperator::Wt) => 7,
+        Some(CacheOp::Ca) => 1,
+        Some(CacheOp::Cg) => 2,
+        Some(CacheOp::Cs) => 3,
+        Some(CacheOp::Lu) => 4,
+        Some(CacheOp::Cv) => 5,
+        Some(CacheOp::Wb) => 6,
+        Some(CacheOp::Wt) => 7,
     }
 }
 

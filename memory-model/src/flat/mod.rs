@@ -12,8 +12,8 @@ mod segment;
 mod warp;
 
 use crate::{
-    BUFFER_ALIGN, BlockTable, FenceScope, Fingerprinted, GLOBAL_HEAP_BASE, MemError, MemErrorKind,
-    MemSpace, MemorySystem, Who, space_name,
+    BUFFER_ALIGN, BlockTable, Fingerprinted, GLOBAL_HEAP_BASE, MemError, MemErrorKind, MemSpace,
+    MemorySystem, Scope, Who, space_name,
 };
 pub(crate) use segment::{PAGE_SHIFT, Page, read_le, write_le, zero_page};
 pub use segment::{PAGE_SIZE, Segment};
@@ -496,7 +496,7 @@ impl MemorySystem for Flat {
         Ok((old, new))
     }
 
-    fn fence(&mut self, _who: Who, _scope: FenceScope) {}
+    fn fence(&mut self, _who: Who, _scope: Scope) {}
 }
 
 #[cfg(test)]

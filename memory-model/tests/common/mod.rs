@@ -10,7 +10,7 @@
 #![allow(dead_code)]
 
 use memory_model::cached::{
-    CacheConfig, CacheOperator, Cached, Dest, MemChoice, Order, Request, RequestKind, Rmw,
+    CacheConfig, CacheOp, Cached, Dest, MemChoice, MemOrder, Request, RequestKind, Rmw,
     SilentActions, StepReport,
 };
 use memory_model::{Flat, MemSpace, Who};
@@ -59,8 +59,8 @@ pub fn ld(
     sm: u32,
     space: MemSpace,
     addr: u64,
-    cop: Option<CacheOperator>,
-    order: Order,
+    cop: Option<CacheOp>,
+    order: MemOrder,
     reg: u32,
 ) -> Request {
     Request {
@@ -78,7 +78,7 @@ pub fn ld(
     }
 }
 
-pub fn st(w: Who, sm: u32, space: MemSpace, addr: u64, value: u64, order: Order) -> Request {
+pub fn st(w: Who, sm: u32, space: MemSpace, addr: u64, value: u64, order: MemOrder) -> Request {
     Request {
         who: w,
         sm,
@@ -106,7 +106,7 @@ pub fn atom(w: Who, sm: u32, space: MemSpace, addr: u64, add: u64, reg: u32) -> 
         space,
         addr,
         size: 4,
-        order: Order::Relaxed,
+        order: MemOrder::Relaxed,
         scope: None,
     }
 }
@@ -119,7 +119,7 @@ pub fn fence(w: Who, sm: u32) -> Request {
         space: MemSpace::Global,
         addr: 0,
         size: 4,
-        order: Order::AcqRel,
+        order: MemOrder::AcqRel,
         scope: None,
     }
 }

@@ -9,11 +9,9 @@
 
 use super::exec::extend;
 use super::{ErrorKind, Machine, MachineError, Termination, WarpModel};
-use crate::program::{CacheOp, FenceLevel, MemOrder, MemQualifiers, Op, Scope};
-use memory_model::cached::{
-    CacheOperator, Dest, EnabledEdit, MemChoice, Order, Request, RequestKind, Rmw, StepReport,
-};
-use memory_model::{FenceScope, MemSpace, Who};
+use crate::program::{MemOrder, MemQualifiers, Op, Scope};
+use memory_model::cached::{Dest, EnabledEdit, MemChoice, Request, RequestKind, Rmw, StepReport};
+use memory_model::{MemSpace, Who};
 use smallvec::SmallVec;
 use std::sync::Arc;
 use traces::{Choice, Derivation, Event, Rule};
@@ -22,39 +20,6 @@ use traces::{Choice, Derivation, Event, Rule};
 #[inline]
 pub(super) fn cached_space(space: MemSpace) -> bool {
     matches!(space, MemSpace::Global | MemSpace::Shared)
-}
-
-fn order(o: MemOrder) -> Order {
-    match o {
-        MemOrder::Weak => Order::Weak,
-        MemOrder::Volatile => Order::Volatile,
-        MemOrder::Relaxed => Order::Relaxed,
-        MemOrder::Acquire => Order::Acquire,
-        MemOrder::Release => Order::Release,
-        MemOrder::AcqRel => Order::AcqRel,
-        MemOrder::Sc => Order::Sc,
-    }
-}
-
-fn scope(s: Option<Scope>) -> Option<FenceScope> {
-    s.map(|s| match s {
-        Scope::Cta => FenceScope::Cta,
-        // A cluster is a set of CTAs on one GPU: `.gpu` is the nearest scope the model has.
-        Scope::Cluster | Scope::Gpu => FenceScope::Gpu,
-        Scope::Sys => FenceScope::Sys,
-    })
-}
-
-fn cache_operator(c: Option<CacheOp>) -> Option<CacheOperator> {
-    c.map(|c| match c {
-        CacheOp::Ca => CacheOperator::Ca,
-        CacheOp::Cg => CacheOperator::Cg,
-        CacheOp::Cs => CacheOperator::Cs,
-        CacheOp::Lu => CacheOperator::Lu,
-        CacheOp::Cv => CacheOperator::Cv,
-        CacheOp::Wb => CacheOperator::Wb,
-        CacheOp::Wt => CacheOperator::Wt,
-    })
 }
 
 pub(super) fn load_request(
@@ -67,15 +32,12 @@ pub(super) fn load_request(
     Request {
         who,
         sm,
-        kind: RequestKind::Load {
-            cop: cache_operator(q.cache),
-            dest,
-        },
+        kind: RequestKind::Load { cop: q.cache, dest },
         space,
         addr,
         size,
-        order: order(q.order),
-        scope: scope(q.scope),
+        order: q.order,
+        scope: q.scope,
     }
 }
 
@@ -95,14 +57,14 @@ pub(super) fn store_request(
         who,
         sm,
         kind: RequestKind::Store {
-            cop: cache_operator(q.cache),
+            cop: q.cache,
             value: value & mask,
         },
         space,
         addr,
         size,
-        order: order(q.order),
-        scope: scope(q.scope),
+        order: q.order,
+        scope: q.scope,
     }
 }
 
@@ -121,17 +83,12 @@ pub(super) fn atomic_request(
         space,
         addr,
         size,
-        order: order(q.order),
-        scope: scope(q.scope),
+        order: q.order,
+        scope: q.scope,
     }
 }
 
-pub(super) fn fence_request(who: Who, sm: u32, level: FenceLevel, o: MemOrder) -> Request {
-    let scope = match level {
-        FenceLevel::Cta => FenceScope::Cta,
-        FenceLevel::Gpu => FenceScope::Gpu,
-        FenceLevel::Sys => FenceScope::Sys,
-    };
+pub(super) fn fence_request(who: Who, sm: u32, level: Scope, order: MemOrder) -> Request {
     Request {
         who,
         sm,
@@ -139,8 +96,8 @@ pub(super) fn fence_request(who: Who, sm: u32, level: FenceLevel, o: MemOrder) -
         space: MemSpace::Global,
         addr: 0,
         size: 1,
-        order: order(o),
-        scope: Some(scope),
+        order,
+        scope: Some(level),
     }
 }
 

@@ -447,11 +447,7 @@ fn classify(op: &Op) -> PcClass {
         Op::Atom { qual, .. } => order(&mut c, qual.order, qual.scope, true),
         Op::Fence { level, .. } => {
             c.fence = true;
-            c.scope = match level {
-                crate::program::FenceLevel::Cta => SCOPE_CTA,
-                crate::program::FenceLevel::Gpu => SCOPE_GPU,
-                crate::program::FenceLevel::Sys => SCOPE_SYS,
-            };
+            c.scope = scope_rank(Some(*level), SCOPE_SYS);
         }
         Op::WarpSync { .. } => c.warp_sync = true,
         Op::Barrier { kind, count, .. } => {

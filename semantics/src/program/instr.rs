@@ -107,38 +107,9 @@ pub struct Address {
     pub offset: i64,
 }
 
-/// Memory-model qualifiers of `ld`/`st`/`atom`/`red`/`fence` (PTX ISA 8, "Memory Consistency Model").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum MemOrder {
-    /// No qualifier, or `.weak`.
-    Weak,
-    Volatile,
-    Relaxed,
-    Acquire,
-    Release,
-    AcqRel,
-    Sc,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Scope {
-    Cta,
-    Cluster,
-    Gpu,
-    Sys,
-}
-
-/// Cache operators (PTX ISA 9.7.9.1); the flat memory ignores them, the cached model honours them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum CacheOp {
-    Ca,
-    Cg,
-    Cs,
-    Lu,
-    Cv,
-    Wb,
-    Wt,
-}
+/// The memory vocabulary (memory-model order, scope, cache operator) is the memory crate's, so
+/// that a decoded qualifier reaches the memory environment as it is.
+pub use memory_model::vocabulary::{CacheOp, MemOrder, Scope};
 
 /// Memory access attributes shared by loads, stores and atomics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -524,14 +495,6 @@ pub enum BarrierKind {
     },
 }
 
-/// `membar` levels (thesis `MemBarLevel`) and `fence` scopes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum FenceLevel {
-    Cta,
-    Gpu,
-    Sys,
-}
-
 /// Where a call argument or return value lives, in the caller or the callee.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum ParamLoc {
@@ -707,8 +670,10 @@ pub enum Op {
     },
     /// `bar.warp.sync mask` (PTX ISA 9.7.13.3).
     WarpSync { mask: Src },
-    /// `membar.level` / `fence.sc|acq_rel.scope` (PTX ISA 9.7.13.4).
-    Fence { level: FenceLevel, order: MemOrder },
+    /// `membar.level` / `fence.sc|acq_rel.scope` (PTX ISA 9.7.13.4). `level` is the membar level
+    /// (thesis `MemBarLevel`: `.gl` is `Gpu`) or the fence scope; the loader never gives it
+    /// `Cluster`.
+    Fence { level: Scope, order: MemOrder },
     /// `vote[.sync].mode.pred/b32 d, {!}p[, mask]` (PTX ISA 9.7.13.6).
     Vote {
         mode: VoteMode,

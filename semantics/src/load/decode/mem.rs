@@ -15,8 +15,7 @@ use crate::load::scope::Local;
 use crate::load::types;
 use crate::load::unsupported::Gap;
 use crate::program::{
-    AddrBase, Address, AtomOp, CacheOp, FenceLevel, MemOrder, MemQualifiers, Op, Scope, Space, Src,
-    VecDst,
+    AddrBase, Address, AtomOp, CacheOp, MemOrder, MemQualifiers, Op, Scope, Space, Src, VecDst,
 };
 use ptx_parser::{Operand, ScalarType};
 
@@ -813,9 +812,7 @@ pub(super) fn fence(cx: &mut Cx<'_, '_, '_>, is_fence: bool) {
             return;
         }
         let level = match scope {
-            Some(Scope::Cta) => FenceLevel::Cta,
-            Some(Scope::Sys) => FenceLevel::Sys,
-            Some(Scope::Gpu) => FenceLevel::Gpu,
+            Some(level @ (Scope::Cta | Scope::Gpu | Scope::Sys)) => level,
             Some(Scope::Cluster) | None => {
                 cx.error(
                     cx.ins.span,
@@ -832,9 +829,9 @@ pub(super) fn fence(cx: &mut Cx<'_, '_, '_>, is_fence: bool) {
     } else {
         let level = cx.one(&mods, |m| {
             Some(match m {
-                M::Word("cta") => FenceLevel::Cta,
-                M::Word("gl") => FenceLevel::Gpu,
-                M::Word("sys") => FenceLevel::Sys,
+                M::Word("cta") => Scope::Cta,
+                M::Word("gl") => Scope::Gpu,
+                M::Word("sys") => Scope::Sys,
                 _ => return None,
             })
         });

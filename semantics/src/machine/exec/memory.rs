@@ -476,12 +476,7 @@ pub(super) fn membar(cx: &mut Ctx, w: &mut Warp, exec: u64, op: &Op) -> Result<(
                     *order,
                 )));
             } else if let Op::Fence { level, .. } = op {
-                let scope = match level {
-                    crate::program::FenceLevel::Cta => memory_model::FenceScope::Cta,
-                    crate::program::FenceLevel::Gpu => memory_model::FenceScope::Gpu,
-                    crate::program::FenceLevel::Sys => memory_model::FenceScope::Sys,
-                };
-                each!(|l| cx.mem.fence(who(cx, w, l), scope));
+                each!(|l| cx.mem.fence(who(cx, w, l), *level));
             }
         }
         _ => return Err(misrouted(op)),
