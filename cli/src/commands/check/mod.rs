@@ -31,10 +31,11 @@ use super::run;
 use crate::Outcome;
 use crate::error::Error;
 use crate::failure::Failure;
+use explore::coverage::{Coverage, Dependence, Runs, Sampling, cached_memory_caveat};
 use render::{Render, Report};
 pub(crate) use reproduce::replay_checked;
 use reproduce::{html_page, reproduce};
-use schedules::{Checked, Setup, apply_benign, explore, line_of, run_policy};
+use schedules::{Checked, Setup, apply_benign, explore, run_policy};
 use semantics::machine::Termination;
 use semantics::monitors::{MonitorConfig, RaceModel, ScheduleDependence};
 
@@ -315,58 +316,21 @@ fn coverage(
         all_completed,
         max_schedules,
     } = reach;
-    let independent = dependence.schedule_independent();
-    let complete = all_completed && (independent || exhausted);
-    let coverage = if result.termination == Termination::TimeLimit {
-        format!(
-            "stopped during schedule {runs} ({}): other schedules were not covered",
-            crate::timeout::cause_text(None)
-        )
-    } else if !all_completed {
-        "the kernel did not complete under this schedule: other schedules were not covered"
-            .to_string()
-    } else if independent {
-        "all schedules: no atomics and no warp-level communication, so one schedule decides races and divergence for this input (barrier-interval argument: Donaldson, \"The GPUVerify Method: a Tutorial Overview\", AVoCS 2014, section 3.2)".to_string()
-    } else if exhausted {
-        format!(
-            "all schedules: --explore exhausted the schedules (sleep sets: one per order of dependent steps) and checked every one of the {runs} executions it made"
-        )
-    } else {
-        let why = if !dependence.atomics.is_empty() {
-            format!(
-                "the kernel has atomics or strong accesses (first at PTX line {})",
-                line_of(&setup.base.program, dependence.atomics[0])
-            )
-        } else if !dependence.warp_level.is_empty() {
-            format!(
-                "the kernel has warp-level communication (first at PTX line {})",
-                line_of(&setup.base.program, dependence.warp_level[0])
-            )
-        } else {
-            format!(
-                "each thread's call of a function without a body returns one of several values, a choice of the schedule (`extern_calls` `Values`, first at PTX line {})",
-                line_of(&setup.base.program, dependence.picks[0])
-            )
-        };
-        match mode {
-            Mode::Explore => format!(
-                "only the {runs} schedule(s) checked (bound --max-schedules {} reached, or a finding stopped the search): {why}",
-                max_schedules
-            ),
-            _ => format!("only the {runs} schedule(s) run: {why}; try --schedules N or --explore"),
-        }
+    let sampling = match mode {
+        Mode::Explore => Sampling::Explore { max_schedules },
+        _ => Sampling::Policy,
     };
-    // Under cached memory an access is seen when its warp issues it; the caches may perform
-    // strong accesses of different blocks in another order than they were issued, and the race
-    // monitor matches releases with acquires in issue order.
-    let coverage = if setup.base.config.memory == semantics::machine::MemoryKind::Cached
-        && !dependence.atomics.is_empty()
-    {
-        format!(
-            "{coverage}; under --memory cached release/acquire between blocks is matched in the order accesses were issued, which the caches may not keep: a race between blocks that synchronise through memory may be a false positive (compare with --memory flat)"
-        )
-    } else {
-        coverage
+    let runs = Runs {
+        schedules: runs,
+        timed_out: result.termination == Termination::TimeLimit,
+        all_completed,
+        exhausted,
+        sampling,
     };
-    (complete, coverage)
+    let coverage = Coverage::of(&runs, Dependence::of(dependence, &setup.base.program));
+    let mut text = coverage.text(&crate::timeout::cause_text(None));
+    if let Some(caveat) = cached_memory_caveat(setup.base.config.memory, dependence) {
+        text = format!("{text}; {caveat}");
+    }
+    (coverage.complete(), text)
 }

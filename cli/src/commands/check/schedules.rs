@@ -5,10 +5,9 @@ use super::{BenignArg, run};
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::options::{self, RunOptions};
-use explore::dfs::{self, DfsConfig, Memo, Reduction};
+use explore::coverage::{CheckError, Explored, Judged, check_config, check_every_execution};
 use scheduler::Scheduler;
 use scheduler::outcome::Observe;
-use semantics::Program;
 use semantics::machine::{EventDetail, Machine, Termination};
 use semantics::monitors::{Findings, MonitorConfig, Monitors};
 use traces::{Choice, Event};
@@ -163,10 +162,6 @@ pub(super) fn apply_benign(mut result: Checked, benign: BenignArg) -> (Checked, 
     }
 }
 
-pub(super) fn line_of(program: &Program, pc: u32) -> u32 {
-    program.source.get(pc as usize).map_or(0, |s| s.ptx_line)
-}
-
 pub(super) fn run_policy(
     setup: &Setup,
     schedule: &explore::policy::Policy,
@@ -195,30 +190,17 @@ pub(super) fn observe_all(setup: &Setup) -> Observe {
     }
 }
 
-/// What `--explore` found.
-pub(super) struct Explored {
-    /// The first execution with a finding (or that misbehaved), else the last clean one.
-    pub(super) result: Checked,
-    /// Executions checked (every one the search made, up to a finding).
-    pub(super) checked: u64,
-    /// The search exhausted the schedules with every execution clean.
-    pub(super) exhausted: bool,
-}
-
-/// `--explore` through the shared explorer (`explore::dfs`): a stateless depth-first
-/// search with sleep sets, and the monitors check every execution it makes (replayed), stopping
-/// at the first with a finding. Sleep sets make at least one execution per Mazurkiewicz trace of
-/// the footprints' independence, and the monitors' verdict depends only on the trace (their
-/// happens-before orders nothing that independence could reorder), so an exhausted clean search
-/// covers every schedule. `bound` (`--max-schedules`) is turned into a transition budget of that
-/// many round-robin runs' length.
+/// `--explore` through the shared explorer's check of every execution
+/// (`explore::coverage::check_every_execution`: a stateless depth-first search with sleep sets);
+/// the monitors check every execution it makes (replayed), stopping at the first with a
+/// finding. `bound` (`--max-schedules`) is turned into a transition budget of that many
+/// round-robin runs' length.
 pub(super) fn explore(
     setup: &Setup,
     options: &RunOptions,
     bound: u64,
     folding: explore::Folding,
-) -> Result<Explored, Failure> {
-    let machine = &setup.base.machine;
+) -> Result<Explored<Checked>, Failure> {
     let first = run_policy(setup, &explore::policy::Policy::RoundRobin)?;
     if setup.fails(&first) {
         return Ok(Explored {
@@ -227,25 +209,13 @@ pub(super) fn explore(
             exhausted: false,
         });
     }
-    let config = DfsConfig {
-        reduction: Reduction::SleepSets,
-        memo: Memo::Stateless {
-            max_depth: usize::try_from(setup.max_steps).unwrap_or(usize::MAX),
-        },
-        max_transitions: bound.saturating_mul(first.steps.max(1)),
-        folding,
-    };
-    // Every execution the search makes is checked as it is found (replayed with the monitors);
-    // the first with a finding ends the search.
-    let mut last = first;
-    let mut checked = 0u64;
-    let mut failed: Option<Checked> = None;
-    let mut error: Option<Failure> = None;
-    let report = dfs::outcomes_each(
-        machine,
+    let config = check_config(setup.max_steps, bound, first.steps, folding);
+    let found = check_every_execution(
+        &setup.base.machine,
         &observe_all(setup),
         config,
         &setup.stop,
+        first,
         &mut |path| {
             let mut at = 0usize;
             let mut lost = false;
@@ -256,61 +226,35 @@ pub(super) fn explore(
                 at += 1;
                 lost |= i.is_none();
                 Some(i.unwrap_or(0))
-            });
-            match result {
-                Ok(_) if lost => {
-                    let what = "a schedule of the search does not replay with the monitors";
-                    error = Some(
-                        match crate::commands::replay::reproduce(
-                            &setup.base,
-                            options,
-                            path,
-                            None,
-                            "explore".to_string(),
-                            None,
-                        ) {
-                            Ok(replay) => Failure::Internal {
-                                what: what.to_string(),
-                                replay: Some(replay),
-                            },
-                            Err(_) => Failure::internal(what),
-                        },
-                    );
-                    false
-                }
-                Ok(result) => {
-                    checked += 1;
-                    if setup.fails(&result) {
-                        failed = Some(result);
-                        false
-                    } else {
-                        last = result;
-                        true
-                    }
-                }
-                Err(e) => {
-                    error = Some(e);
-                    false
-                }
-            }
+            })?;
+            Ok(if lost {
+                Judged::Lost
+            } else if setup.fails(&result) {
+                Judged::Failing(result)
+            } else {
+                Judged::Clean(result)
+            })
         },
     );
-    if let Some(e) = error {
-        return Err(e);
-    }
-    if let Some(r) = &report.refused {
-        return Err(Failure::refused(&setup.base, options, r));
-    }
-    if let Some(result) = failed {
-        return Ok(Explored {
-            result,
-            checked,
-            exhausted: false,
-        });
-    }
-    Ok(Explored {
-        result: last,
-        checked: checked.max(1),
-        exhausted: report.bound_hit.is_none(),
+    found.map_err(|e| match e {
+        CheckError::Check(e) => e,
+        CheckError::Lost { path } => {
+            let what = "a schedule of the search does not replay with the monitors";
+            match crate::commands::replay::reproduce(
+                &setup.base,
+                options,
+                &path,
+                None,
+                "explore".to_string(),
+                None,
+            ) {
+                Ok(replay) => Failure::Internal {
+                    what: what.to_string(),
+                    replay: Some(replay),
+                },
+                Err(_) => Failure::internal(what),
+            }
+        }
+        CheckError::Refused(r) => Failure::refused(&setup.base, options, &r),
     })
 }
