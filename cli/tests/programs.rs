@@ -76,6 +76,11 @@ fn a_consumer_of_two_blocks_keeps_the_producer_out_forever() {
         ),
         "{out}"
     );
+    // The lasso's steps name each warp's grid and its block in that grid: the consumer's
+    // second block is global block 1, block 1 of grid 0.
+    let cycle = out.split("cycle:").nth(1).expect("a cycle");
+    assert!(cycle.contains("(grid 0 block "), "{out}");
+    assert!(!cycle.contains("(grid 1 "), "{out}");
     // The printed replay closes the cycle.
     let replay = out
         .lines()

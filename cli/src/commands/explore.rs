@@ -150,24 +150,38 @@ pub fn model_text(m: ProgressModel) -> String {
     }
 }
 
+/// A step's choice as the lasso prints it: with several grids, a warp's step also names its
+/// grid and its block in that grid (`warp 1.0 (grid 0 block 1)`; the choice itself numbers
+/// blocks across grids, as replay strings do).
+fn choice_label(m: &semantics::machine::Machine, c: &Choice) -> String {
+    match c.warp() {
+        Some((block, _)) if m.grids().len() > 1 => {
+            let (grid, local) = m.grid_of_block(block);
+            format!("{c} (grid {grid} block {local})")
+        }
+        _ => c.to_string(),
+    }
+}
+
 /// The lasso's steps with what each executed.
 fn steps_text(setup: &Setup, stem: &[Choice], cycle: &[Choice]) -> (Vec<String>, Vec<String>) {
     let mut m = setup.machine.clone();
     let mut lines = |choices: &[Choice], offset: usize| {
         let mut out = Vec::new();
         for (i, c) in choices.iter().enumerate() {
+            let label = choice_label(&m, c);
             let mut ev = Vec::new();
             if m.step_observed(c, &mut ev).is_err() {
                 out.push(format!(
-                    "{:>6}  {c}  (not enabled: internal error)",
+                    "{:>6}  {label}  (not enabled: internal error)",
                     offset + i
                 ));
                 break;
             }
             let ev = event_lines(&ev);
             match ev.first() {
-                Some(first) => out.push(format!("{:>6}  {c:<24} {first}", offset + i)),
-                None => out.push(format!("{:>6}  {c}", offset + i)),
+                Some(first) => out.push(format!("{:>6}  {label:<24} {first}", offset + i)),
+                None => out.push(format!("{:>6}  {label}", offset + i)),
             }
             for more in ev.iter().skip(1) {
                 out.push(format!("{:>6}  {:<24} {more}", "", ""));
