@@ -57,6 +57,28 @@ pub fn refuse_files(n: usize, flags: &[(&str, bool)]) -> Option<Outcome> {
     Some(Outcome::BadInput)
 }
 
+/// Runs a command (`one`, given its arguments): once when `n` is 0, else once per context with
+/// `context(args)` set to it (after refusing `files`, the flags that name one output file).
+pub fn per_context<A>(
+    args: &mut A,
+    n: usize,
+    files: &[(&str, bool)],
+    json: bool,
+    context: fn(&mut A) -> &mut Option<usize>,
+    one: impl Fn(&A) -> Outcome,
+) -> Outcome {
+    if n == 0 {
+        return one(args);
+    }
+    if let Some(refused) = refuse_files(n, files) {
+        return refused;
+    }
+    each(n, json, |i| {
+        *context(args) = Some(i);
+        one(args)
+    })
+}
+
 /// Runs `one` for each of `n` contexts, heading each report, and gives the worst outcome.
 pub fn each(n: usize, json: bool, mut one: impl FnMut(usize) -> Outcome) -> Outcome {
     let mut worst = Outcome::Clean;

@@ -121,23 +121,20 @@ fn parse_level(s: &str) -> Result<Level, Error> {
 }
 
 pub fn run(mut args: Args) -> Outcome {
-    match crate::contexts::count(&args.options) {
-        0 => Failure::outcome(run_inner(&args)),
-        n => {
-            let files = [
-                ("--html", args.html.is_some()),
-                ("--save", args.save.is_some()),
-            ];
-            if let Some(refused) = crate::contexts::refuse_files(n, &files) {
-                return refused;
-            }
-            let json = args.format == Format::Json;
-            crate::contexts::each(n, json, |i| {
-                args.options.launch.context = Some(i);
-                Failure::outcome(run_inner(&args))
-            })
-        }
-    }
+    let n = crate::contexts::count(&args.options);
+    let files = [
+        ("--html", args.html.is_some()),
+        ("--save", args.save.is_some()),
+    ];
+    let json = args.format == Format::Json;
+    crate::contexts::per_context(
+        &mut args,
+        n,
+        &files,
+        json,
+        |a| &mut a.options.launch.context,
+        |a| Failure::outcome(run_inner(a)),
+    )
 }
 
 /// `fair (weak)`, `lobe (strong)`.

@@ -125,23 +125,20 @@ pub fn parse_schedule(text: &str) -> Result<Schedule, Error> {
 }
 
 pub fn run(mut args: Args) -> Outcome {
-    match crate::contexts::count(&args.run_options()) {
-        0 => run_inner(&args).unwrap_or_else(Failure::report),
-        n => {
-            let files = [
-                ("--html", args.html.is_some()),
-                ("--trace", args.trace.is_some()),
-            ];
-            if let Some(refused) = crate::contexts::refuse_files(n, &files) {
-                return refused;
-            }
-            let json = args.format == Format::Json;
-            crate::contexts::each(n, json, |i| {
-                args.launch.context = Some(i);
-                run_inner(&args).unwrap_or_else(Failure::report)
-            })
-        }
-    }
+    let n = crate::contexts::count(&args.run_options());
+    let files = [
+        ("--html", args.html.is_some()),
+        ("--trace", args.trace.is_some()),
+    ];
+    let json = args.format == Format::Json;
+    crate::contexts::per_context(
+        &mut args,
+        n,
+        &files,
+        json,
+        |a| &mut a.launch.context,
+        |a| run_inner(a).unwrap_or_else(Failure::report),
+    )
 }
 
 /// Runs the command; `Err` is bad input, already rendered for stderr.

@@ -120,23 +120,20 @@ impl RaceModelArg {
 }
 
 pub fn run(mut args: Args) -> Outcome {
-    match crate::contexts::count(&args.run.run_options()) {
-        0 => check(&args).unwrap_or_else(Failure::report),
-        n => {
-            let files = [
-                ("--html", args.run.html.is_some()),
-                ("--trace", args.run.trace.is_some()),
-            ];
-            if let Some(refused) = crate::contexts::refuse_files(n, &files) {
-                return refused;
-            }
-            let json = args.run.format == run::Format::Json;
-            crate::contexts::each(n, json, |i| {
-                args.run.launch.context = Some(i);
-                check(&args).unwrap_or_else(Failure::report)
-            })
-        }
-    }
+    let n = crate::contexts::count(&args.run.run_options());
+    let files = [
+        ("--html", args.run.html.is_some()),
+        ("--trace", args.run.trace.is_some()),
+    ];
+    let json = args.run.format == run::Format::Json;
+    crate::contexts::per_context(
+        &mut args,
+        n,
+        &files,
+        json,
+        |a| &mut a.run.launch.context,
+        |a| check(a).unwrap_or_else(Failure::report),
+    )
 }
 
 /// How the schedules were chosen, for the report.
