@@ -2,11 +2,11 @@
 //! on litmus-size kernels), and the whole translated AXB suite (483 tests explored in the
 //! blocks layout, all 11 verdicts each: 5313 verdicts).
 
-use explore::axb_ptx::{Layout, Read, translate};
+use explore::axb_ptx::{Layout, Read, launch, translate};
 use explore::progress::{ProgressModel, axb, suite};
 use explore::{Level, Limits, explore};
 use scheduler::outcome::Observe;
-use semantics::machine::{LaunchConfig, Machine, MachineConfig, WarpModel};
+use semantics::machine::{Machine, MachineConfig, WarpModel};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -18,21 +18,7 @@ fn machine(test: &axb::AxbTest, layout: Layout, model: WarpModel) -> Machine {
     let text = translate(test, layout, Read::Volatile);
     let parsed = ptx_parser::parse(&text);
     let program = semantics::load(&parsed.module, &text).expect("loads").0;
-    let n = test.thread_count() as u32;
-    let (grid, block) = match layout {
-        Layout::Blocks => (n, 1),
-        Layout::Lanes => (1, n),
-    };
-    let launch = LaunchConfig {
-        kernel: Some("axb".to_string()),
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        dynamic_shared_bytes: 0,
-        buffers: Vec::new(),
-        args: Vec::new(),
-        globals: Vec::new(),
-        extern_values: Vec::new(),
-    };
+    let launch = launch(test, layout);
     let config = MachineConfig {
         warp_model: model,
         ..MachineConfig::default()

@@ -19,6 +19,7 @@
 //! `END` jumps to the end of the thread's region.
 
 use crate::progress::axb::{AxbTest, Instr, Target};
+use semantics::machine::LaunchConfig;
 use std::fmt::Write as _;
 
 /// Which id selects a test thread.
@@ -37,6 +38,27 @@ pub enum Read {
     Volatile,
     /// `atom.global.add.u32 r, [cell], 0`.
     Atomic,
+}
+
+/// The launch of [`translate`]'s kernel for `test` under `layout`: entry `axb`, no buffers or
+/// parameters, one block of one thread per test thread ([`Layout::Blocks`]) or one block of one
+/// lane per test thread ([`Layout::Lanes`]).
+pub fn launch(test: &AxbTest, layout: Layout) -> LaunchConfig {
+    let n = test.thread_count() as u32;
+    let (grid, block) = match layout {
+        Layout::Blocks => (n, 1),
+        Layout::Lanes => (1, n),
+    };
+    LaunchConfig {
+        kernel: Some("axb".to_string()),
+        grid: [grid, 1, 1],
+        block: [block, 1, 1],
+        dynamic_shared_bytes: 0,
+        buffers: Vec::new(),
+        args: Vec::new(),
+        globals: Vec::new(),
+        extern_values: Vec::new(),
+    }
 }
 
 /// The PTX module of `test` (entry `axb`, no parameters).

@@ -10,12 +10,12 @@
 //! The whole suite runs (483 tests, three layouts); reads are `ld.volatile.global` in the
 //! blocks layout and atomics in the lanes layouts, so both translations are exercised.
 
-use explore::axb_ptx::{Layout, Read, translate};
+use explore::axb_ptx::{Layout, Read, launch, translate};
 use explore::progress::suite::{self, ExpectedRow};
 use explore::progress::{ModelKind, ProgressModel, Strength, Verdict, axb};
 use explore::{Level, Limits, explore};
 use scheduler::outcome::Observe;
-use semantics::machine::{LaunchConfig, Machine, MachineConfig, WarpModel};
+use semantics::machine::{Machine, MachineConfig, WarpModel};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -43,21 +43,7 @@ fn machine(test: &axb::AxbTest, layout: Layout, read: Read, model: WarpModel) ->
     let program = semantics::load(&parsed.module, &text)
         .unwrap_or_else(|d| panic!("{}: {d:?}\n{text}", test.name))
         .0;
-    let n = test.thread_count() as u32;
-    let (grid, block) = match layout {
-        Layout::Blocks => (n, 1),
-        Layout::Lanes => (1, n),
-    };
-    let launch = LaunchConfig {
-        kernel: Some("axb".to_string()),
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        dynamic_shared_bytes: 0,
-        buffers: Vec::new(),
-        args: Vec::new(),
-        globals: Vec::new(),
-        extern_values: Vec::new(),
-    };
+    let launch = launch(test, layout);
     let config = MachineConfig {
         warp_model: model,
         ..MachineConfig::default()

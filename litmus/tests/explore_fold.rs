@@ -524,7 +524,7 @@ fn litmus_tests_keep_outcomes_and_verdicts() {
 /// unreduced search.
 #[test]
 fn progress_tests_keep_verdicts_and_lassos() {
-    use explore::axb_ptx::{Layout, Read, translate};
+    use explore::axb_ptx::{Layout, Read, launch, translate};
     use explore::progress::{axb, suite};
     let default = conformance_path().join("progress");
     let Some(dir) = suite::locate(std::env::var_os(suite::ENV).as_deref(), &default) else {
@@ -539,38 +539,19 @@ fn progress_tests_keep_verdicts_and_lassos() {
         let src =
             std::fs::read_to_string(dir.join("tests").join(format!("{}.txt", row.test))).unwrap();
         let test = axb::parse(&row.test, &src).unwrap();
-        let n = test.thread_count() as u32;
-        for (layout, read, model, level, grid, block) in [
+        for (layout, read, model, level) in [
             (
                 Layout::Blocks,
                 Read::Volatile,
                 WarpModel::SimtStack,
                 Level::Blocks,
-                n,
-                1,
             ),
-            (
-                Layout::Lanes,
-                Read::Atomic,
-                WarpModel::Its,
-                Level::Lanes,
-                1,
-                n,
-            ),
+            (Layout::Lanes, Read::Atomic, WarpModel::Its, Level::Lanes),
         ] {
             let text = translate(&test, layout, read);
             let parsed = ptx_parser::parse(&text);
             let p = semantics::load(&parsed.module, &text).unwrap().0;
-            let launch = LaunchConfig {
-                kernel: Some("axb".to_string()),
-                grid: [grid, 1, 1],
-                block: [block, 1, 1],
-                dynamic_shared_bytes: 0,
-                buffers: Vec::new(),
-                args: Vec::new(),
-                globals: Vec::new(),
-                extern_values: Vec::new(),
-            };
+            let launch = launch(&test, layout);
             let config = MachineConfig {
                 warp_model: model,
                 ..MachineConfig::default()
