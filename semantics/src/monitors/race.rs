@@ -18,7 +18,13 @@
 //!   does not order threads of different blocks (issue: "scope-aware"). Read-modify-writes
 //!   continue release sequences. Without such a pattern, *any* conflicting pair of accesses from
 //!   two blocks races (seed 004: "inter-group synchronisation within a kernel invocation is not
-//!   possible"; GPUVerify's inter-group check).
+//!   possible"; GPUVerify's inter-group check);
+//! * in a program of several launches, stream order (thesis 5.7: a launch starts when the
+//!   previous launch of its stream has completed): every access of an earlier grid of the
+//!   stream happens before the later grid's, which also starts knowing what the earlier grid's
+//!   threads knew when they exited; a release publishes its stream predecessors' accesses with
+//!   its own, so the order composes with release/acquire between streams. Grids of different
+//!   streams are ordered by nothing else.
 //!
 //! **Which accesses are atomic** (digest §7 item 2, decided): `atom`/`red`, `ld/st.relaxed`,
 //! `.acquire`, `.release` and `ld/st.volatile` (PTX ISA 8.x: `volatile` is `relaxed.sys` for the
