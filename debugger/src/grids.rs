@@ -6,11 +6,6 @@ use super::*;
 use semantics::machine::{GridLaunch, GridPhase, GridView};
 
 impl Session {
-    /// Whether the program has more than one grid (only then do outputs name grids).
-    pub(super) fn several_grids(&self) -> bool {
-        self.launch.launches.len() > 1
-    }
-
     /// The grid global block `block` belongs to, and the block's index in it.
     pub(super) fn grid_of(&self, block: u32) -> (u32, u32) {
         self.machine.grid_of_block(block)
@@ -40,11 +35,7 @@ impl Session {
     /// ` (grid G block B)` after a global block number when the program has several grids;
     /// empty for one grid.
     pub(super) fn grid_note(&self, block: u32) -> String {
-        if !self.several_grids() {
-            return String::new();
-        }
-        let (g, b) = self.grid_of(block);
-        format!(" (grid {g} block {b})")
+        self.machine.grid_note(block)
     }
 
     /// A block in a step line or a message: `block 2`, and ` (grid 1 block 0)` after it in a

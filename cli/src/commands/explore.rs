@@ -152,11 +152,8 @@ pub fn model_text(m: ProgressModel) -> String {
 /// blocks across grids, as replay strings do).
 fn choice_label(m: &semantics::machine::Machine, c: &Choice) -> String {
     match c.warp() {
-        Some((block, _)) if m.grids().len() > 1 => {
-            let (grid, local) = m.grid_of_block(block);
-            format!("{c} (grid {grid} block {local})")
-        }
-        _ => c.to_string(),
+        Some((block, _)) => format!("{c}{}", m.grid_note(block)),
+        None => c.to_string(),
     }
 }
 

@@ -122,6 +122,17 @@ impl Machine {
         (g as u32, block - self.grids[g].base)
     }
 
+    /// ` (grid G block B)` to print after global block number `block` (which commands and
+    /// replay strings take) when the machine runs several grids: its grid and its number in
+    /// that grid. Empty for one grid, so single-kernel output is unchanged.
+    pub fn grid_note(&self, block: u32) -> String {
+        if self.grids.len() <= 1 {
+            return String::new();
+        }
+        let (g, b) = self.grid_of_block(block);
+        format!(" (grid {g} block {b})")
+    }
+
     /// `schedule_Grids` (thesis 5.7): every active grid whose blocks have all completed
     /// completes (its threads exited, and an exiting thread waits for its memory operations:
     /// the grid's memory operations are performed); then, in launch order, every waiting grid
