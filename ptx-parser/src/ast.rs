@@ -8,7 +8,7 @@
 //! Every node carries a [`Span`] of byte offsets into the source; equality of ASTs "ignoring spans"
 //! is [`crate::strip_spans`] followed by `==`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A half-open range of byte offsets `start..end` into the parsed source text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord, Serialize)]
@@ -242,7 +242,7 @@ pub enum StateSpace {
 }
 
 /// Fundamental types (PTX ISA 5.2.1), plus `.pred`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum ScalarType {
     S8,
     S16,

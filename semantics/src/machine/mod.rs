@@ -45,13 +45,13 @@ use crate::program::{FuncId, Pc, Program};
 use memory_model::Flat;
 use memory_model::cached::{CacheConfig, Cached};
 use ptx_parser::ScalarType;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
 use traces::{Choice, Event};
 
 /// A kernel launch, resolved from a launch file or flags (the CLI reads files; this is plain data).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LaunchConfig {
     /// Entry name; `None` when the module has exactly one entry.
     pub kernel: Option<String>,
@@ -76,7 +76,7 @@ pub struct LaunchConfig {
 
 /// One launch of a program of several (thesis 5.7.3 (start)): a kernel, its grid and block,
 /// its arguments, and the stream it is launched in.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GridLaunch {
     /// Entry name; `None` when the module has exactly one entry.
     pub kernel: Option<String>,
@@ -145,7 +145,7 @@ impl ProgramLaunch {
 }
 
 /// A named global-memory buffer with its initial contents.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BufferSpec {
     pub name: String,
     pub elem: ScalarType,
@@ -154,7 +154,7 @@ pub struct BufferSpec {
 }
 
 /// A kernel argument.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ArgValue {
     /// The global address of `buffers[i]`.
     Buffer(usize),
@@ -172,7 +172,7 @@ pub enum ArgValue {
 }
 
 /// How a warp executes divergent code (`--warp-model`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub enum WarpModel {
     /// The thesis's branching algorithm (5.4.1): active/disable masks and a token stack.
     #[default]
@@ -184,7 +184,7 @@ pub enum WarpModel {
 }
 
 /// Which memory system the device links to (`--memory`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub enum MemoryKind {
     /// Sequentially consistent, an access completes inside its warp step.
     #[default]
@@ -195,7 +195,7 @@ pub enum MemoryKind {
 }
 
 /// The device's shape (thesis Fig. 3.2 constants); `--device FILE.ron` or flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DeviceConfig {
     pub num_sms: u32,
     pub max_blocks_per_sm: u32,
@@ -208,7 +208,7 @@ pub struct DeviceConfig {
 }
 
 /// Everything that configures a machine besides the program and the launch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct MachineConfig {
     pub warp_model: WarpModel,
     pub memory: MemoryKind,
