@@ -178,3 +178,27 @@ fn a_trace_names_its_launch_file_instead_of_dumping_buffers() {
         "{err}"
     );
 }
+
+/// Traces written before the trace's launch and configuration were the semantics' own types
+/// (cli/tests/fixtures/old_traces/README.md) still replay, every choice enabled, to the
+/// buffers they recorded.
+#[test]
+fn traces_written_before_still_replay() {
+    let (code, out, err) = cudasem(&["replay", "cli/tests/fixtures/old_traces/program_cached.ron"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("every choice was enabled"), "{out}");
+    assert!(
+        out.contains("completed after 49 steps (simt-stack, cached memory"),
+        "{out}"
+    );
+    assert!(out.contains("buf: s32[2]\n  [0] 1 1"), "{out}");
+
+    let (code, out, err) = cudasem(&["replay", "cli/tests/fixtures/old_traces/flags_its.jsonl"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("every choice was enabled"), "{out}");
+    assert!(
+        out.contains("completed after 23 steps (its, flat memory"),
+        "{out}"
+    );
+    assert!(out.contains("b: f32[2]\n  [0] 5.0 6.0"), "{out}");
+}

@@ -537,7 +537,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
                         setup.launch_path.as_deref(),
                     )
                     .with_grids(&setup.grids),
-                    crate::commands::replay::TraceConfig::of(config),
+                    crate::commands::replay::TraceConfig(*config),
                     args.schedule.seed(),
                 );
                 // `cudasem replay t.jsonl` finds the program from the trace alone (the hash

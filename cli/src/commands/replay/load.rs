@@ -96,19 +96,13 @@ fn load_file(args: &Args) -> Result<Loaded, Error> {
         .launch
         .to_launch(&program)
         .map_err(|e| Error::Input(format!("error: {}: {e}\n", args.trace)))?;
-    let config = trace
-        .config
-        .to_config()
-        .map_err(|e| Error::Input(format!("error: {}: {e}\n", args.trace)))?;
+    let config = trace.config.0;
     let kernel = launch
         .kernel
         .clone()
         .unwrap_or_else(|| "kernel".to_string());
     // A program of several launches: its launches share the first's buffers and globals.
-    let grids = trace
-        .launch
-        .to_grids()
-        .map_err(|e| Error::Input(format!("error: {}: {e}\n", args.trace)))?;
+    let grids = trace.launch.launches.clone();
     let machine = if grids.is_empty() {
         Machine::new(Arc::clone(&program), &launch, &config)
     } else {

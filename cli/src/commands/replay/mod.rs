@@ -215,7 +215,7 @@ fn save_replayed(path: &std::path::Path, loaded: &Loaded, r: &Replayed) -> Resul
             setup.launch_path.as_deref(),
         )
         .with_grids(&setup.grids),
-        TraceConfig::of(&setup.config),
+        TraceConfig(setup.config),
         None,
     );
     t.choices = loaded.choices[..r.taken].to_vec();

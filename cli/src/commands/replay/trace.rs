@@ -1,15 +1,18 @@
-//! The trace file of a run: its launch and configuration, mirrored ([`TraceLaunch`],
-//! [`TraceConfig`]) with exactly the serialized shape of
-//! `semantics::machine::{LaunchConfig, MachineConfig}`, so the JSON Lines that
-//! `cudasem run --trace` writes read back; reading and writing trace files.
+//! The trace file of a run: the launch as a trace records it ([`TraceLaunch`]: buffers of a
+//! launch file named by length and content hash instead of copied, the buffers to print, every
+//! launch of a program) and the machine's configuration ([`TraceConfig`], a `MachineConfig`);
+//! reading and writing trace files.
+//!
+//! Everything else is the semantics' own types (`ArgValue`, `GridLaunch`, `MachineConfig`) as
+//! serde writes them, with two exceptions that keep trace files byte for byte what they have
+//! always been: a flat run's trace carries no cache shape, and the words of an element type,
+//! a warp model and a memory kind are written as strings (`"S32"` in RON, where serde's own
+//! spelling of an enum would be `S32`): see [`word`] and [`in_trace`].
 
 use crate::error::Error;
 use crate::options::Setup;
 use ptx_parser::ScalarType;
-use semantics::machine::{
-    ArgValue, BufferSpec, DeviceConfig, GridLaunch, LaunchConfig, MachineConfig, MemoryKind,
-    WarpModel,
-};
+use semantics::machine::{ArgValue, BufferSpec, GridLaunch, LaunchConfig, MachineConfig};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use traces::format::{self, CompactTrace, Format};
@@ -19,8 +22,8 @@ use traces::{Choice, Trace};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceBuffer {
     pub name: String,
-    /// The element type as `ScalarType` serializes it (`S32`).
-    pub elem: String,
+    #[serde(with = "word")]
+    pub elem: ScalarType,
     /// The initial contents, when the trace carries them (a launch given by flags); empty when
     /// they come from the launch file ([`TraceBuffer::from_launch`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -48,55 +51,8 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
     })
 }
 
-/// An argument of a trace's launch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum TraceArg {
-    Buffer(usize),
-    Scalar {
-        ty: String,
-        bits: u64,
-    },
-    Null,
-    /// A by-value struct or byte array, with buffer addresses patched in at byte offsets.
-    Bytes {
-        bytes: Vec<u8>,
-        pointers: Vec<(u32, usize)>,
-    },
-}
-
-impl TraceArg {
-    fn to_arg(&self) -> Result<ArgValue, Error> {
-        Ok(match self {
-            TraceArg::Buffer(i) => ArgValue::Buffer(*i),
-            TraceArg::Scalar { ty, bits } => ArgValue::Scalar {
-                ty: scalar_of(ty)?,
-                bits: *bits,
-            },
-            TraceArg::Null => ArgValue::Null,
-            TraceArg::Bytes { bytes, pointers } => ArgValue::Bytes {
-                bytes: bytes.clone(),
-                pointers: pointers.clone(),
-            },
-        })
-    }
-
-    fn of(a: &ArgValue) -> TraceArg {
-        match a {
-            ArgValue::Buffer(i) => TraceArg::Buffer(*i),
-            ArgValue::Scalar { ty, bits } => TraceArg::Scalar {
-                ty: scalar_name(*ty),
-                bits: *bits,
-            },
-            ArgValue::Null => TraceArg::Null,
-            ArgValue::Bytes { bytes, pointers } => TraceArg::Bytes {
-                bytes: bytes.clone(),
-                pointers: pointers.clone(),
-            },
-        }
-    }
-}
-
-/// A trace's launch: `LaunchConfig`'s serialized shape.
+/// A trace's launch: a `LaunchConfig` whose buffers may name a launch file's bytes instead of
+/// holding them, with the buffers to print and every launch of a program of several launches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceLaunch {
     pub kernel: Option<String>,
@@ -104,7 +60,8 @@ pub struct TraceLaunch {
     pub block: [u32; 3],
     pub dynamic_shared_bytes: u32,
     pub buffers: Vec<TraceBuffer>,
-    pub args: Vec<TraceArg>,
+    #[serde(with = "in_trace::args")]
+    pub args: Vec<ArgValue>,
     pub globals: Vec<(String, u64)>,
     /// The value sets of body-less functions' calls (`LaunchConfig::extern_values`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -117,97 +74,167 @@ pub struct TraceLaunch {
     pub print: Option<Vec<String>>,
     /// Every launch of a program of several launches, in launch order (the first is also the
     /// top-level `kernel`, `grid`, `block`, `args`); absent for one kernel launch.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub launches: Vec<TraceGrid>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        with = "in_trace::grids"
+    )]
+    pub launches: Vec<GridLaunch>,
 }
 
-/// One launch of a program of several launches in a trace: `GridLaunch`'s serialized shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TraceGrid {
-    pub kernel: Option<String>,
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub dynamic_shared_bytes: u32,
-    pub args: Vec<TraceArg>,
-    pub stream: u32,
-}
-
-/// A trace's device: `DeviceConfig`'s serialized shape.
+/// A trace's machine configuration. It is written as `MachineConfig` serializes, except that
+/// the caches' shape is left out for a flat run (which has no caches); reading a trace without
+/// one takes the default shape.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct TraceDevice {
-    pub num_sms: u32,
-    pub max_blocks_per_sm: u32,
-    pub max_threads_per_sm: u32,
-    pub max_warps_per_sm: u32,
-    pub shared_mem_per_sm: u32,
-    pub max_threads_per_block: u32,
-    pub warp_size: u32,
-}
-
-/// A trace's configuration: `MachineConfig`'s serialized shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TraceConfig {
-    pub warp_model: String,
-    pub memory: String,
-    /// The caches' shape (`--memory cached`); absent in traces of flat runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache: Option<memory_model::cached::CacheConfig>,
-    pub device: TraceDevice,
-    pub exited_warps_arrive: bool,
-    pub local_bytes_per_thread: u32,
-    pub check_invariants: bool,
-}
+#[serde(from = "in_trace::Config", into = "in_trace::Config")]
+pub struct TraceConfig(pub MachineConfig);
 
 /// The trace type the CLI reads and writes.
 pub type CliTrace = Trace<TraceLaunch, TraceConfig>;
 
-const SCALARS: [ScalarType; 24] = [
-    ScalarType::S8,
-    ScalarType::S16,
-    ScalarType::S32,
-    ScalarType::S64,
-    ScalarType::U8,
-    ScalarType::U16,
-    ScalarType::U32,
-    ScalarType::U64,
-    ScalarType::F16,
-    ScalarType::F16x2,
-    ScalarType::Bf16,
-    ScalarType::Bf16x2,
-    ScalarType::Tf32,
-    ScalarType::F32,
-    ScalarType::F64,
-    ScalarType::B8,
-    ScalarType::B16,
-    ScalarType::B32,
-    ScalarType::B64,
-    ScalarType::B128,
-    ScalarType::Pred,
-    ScalarType::TexRef,
-    ScalarType::SamplerRef,
-    ScalarType::SurfRef,
-];
+/// A unit-variant enum (`ScalarType`, `WarpModel`, `MemoryKind`) written as the string of serde's
+/// name for it (`"S32"`), as trace files have always written these words; read back from it.
+mod word {
+    use serde::de::{DeserializeOwned, Error as _, value::StrDeserializer};
+    use serde::ser::Error as _;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-fn scalar_name(t: ScalarType) -> String {
-    serde_json::to_value(t)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+    pub fn serialize<T: Serialize, S: Serializer>(value: &T, s: S) -> Result<S::Ok, S::Error> {
+        match serde_json::to_value(value).map_err(S::Error::custom)? {
+            serde_json::Value::String(name) => s.serialize_str(&name),
+            other => Err(S::Error::custom(format!("{other} is not a word"))),
+        }
+    }
+
+    pub fn deserialize<'de, T: DeserializeOwned, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<T, D::Error> {
+        let name = String::deserialize(d)?;
+        T::deserialize(StrDeserializer::<D::Error>::new(&name))
+            .map_err(|e| D::Error::custom(format!("`{name}` in the trace: {e}")))
+    }
 }
 
-fn scalar_of(name: &str) -> Result<ScalarType, Error> {
-    SCALARS
-        .iter()
-        .copied()
-        .find(|t| scalar_name(*t) == name)
-        .ok_or_else(|| Error::Input(format!("unknown element type `{name}` in the trace")))
-}
+/// How a trace writes the semantics' launch types: serde's own shape of each (serde's `remote`
+/// definitions, which the compiler checks field by field against the real type), with the
+/// [`word`]s written as strings.
+mod in_trace {
+    use super::word;
+    use memory_model::cached::CacheConfig;
+    use ptx_parser::ScalarType;
+    use semantics::machine::{
+        ArgValue, DeviceConfig, GridLaunch, MachineConfig, MemoryKind, WarpModel,
+    };
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-fn warp_model_word(m: WarpModel) -> String {
-    serde_json::to_value(m)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+    #[derive(Serialize, Deserialize)]
+    #[serde(remote = "ArgValue")]
+    enum Arg {
+        Buffer(usize),
+        Scalar {
+            #[serde(with = "word")]
+            ty: ScalarType,
+            bits: u64,
+        },
+        Null,
+        Bytes {
+            bytes: Vec<u8>,
+            pointers: Vec<(u32, usize)>,
+        },
+    }
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(remote = "GridLaunch")]
+    struct Grid {
+        kernel: Option<String>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        dynamic_shared_bytes: u32,
+        #[serde(with = "args")]
+        args: Vec<ArgValue>,
+        stream: u32,
+    }
+
+    /// A list of values of a remote definition, written as a sequence of it.
+    macro_rules! list_of {
+        ($module:ident, $ty:ty, $remote:ident) => {
+            pub mod $module {
+                use super::*;
+
+                struct Out<'a>(&'a $ty);
+
+                impl Serialize for Out<'_> {
+                    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                        $remote::serialize(self.0, s)
+                    }
+                }
+
+                struct In($ty);
+
+                impl<'de> Deserialize<'de> for In {
+                    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<In, D::Error> {
+                        $remote::deserialize(d).map(In)
+                    }
+                }
+
+                pub fn serialize<S: Serializer>(list: &[$ty], s: S) -> Result<S::Ok, S::Error> {
+                    s.collect_seq(list.iter().map(Out))
+                }
+
+                pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<$ty>, D::Error> {
+                    Ok(Vec::<In>::deserialize(d)?
+                        .into_iter()
+                        .map(|x| x.0)
+                        .collect())
+                }
+            }
+        };
+    }
+    list_of!(args, ArgValue, Arg);
+    list_of!(grids, GridLaunch, Grid);
+
+    /// `MachineConfig`'s fields as a trace writes them (see [`super::TraceConfig`]).
+    #[derive(Serialize, Deserialize)]
+    pub struct Config {
+        #[serde(with = "word")]
+        warp_model: WarpModel,
+        #[serde(with = "word")]
+        memory: MemoryKind,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cache: Option<CacheConfig>,
+        device: DeviceConfig,
+        exited_warps_arrive: bool,
+        local_bytes_per_thread: u32,
+        check_invariants: bool,
+    }
+
+    impl From<super::TraceConfig> for Config {
+        fn from(super::TraceConfig(c): super::TraceConfig) -> Config {
+            Config {
+                warp_model: c.warp_model,
+                memory: c.memory,
+                cache: (c.memory == MemoryKind::Cached).then_some(c.cache),
+                device: c.device,
+                exited_warps_arrive: c.exited_warps_arrive,
+                local_bytes_per_thread: c.local_bytes_per_thread,
+                check_invariants: c.check_invariants,
+            }
+        }
+    }
+
+    impl From<Config> for super::TraceConfig {
+        fn from(c: Config) -> super::TraceConfig {
+            super::TraceConfig(MachineConfig {
+                warp_model: c.warp_model,
+                memory: c.memory,
+                cache: c.cache.unwrap_or_default(),
+                device: c.device,
+                exited_warps_arrive: c.exited_warps_arrive,
+                local_bytes_per_thread: c.local_bytes_per_thread,
+                check_invariants: c.check_invariants,
+            })
+        }
+    }
 }
 
 impl TraceLaunch {
@@ -227,7 +254,7 @@ impl TraceLaunch {
                 .iter()
                 .map(|b| TraceBuffer {
                     name: b.name.clone(),
-                    elem: scalar_name(b.elem),
+                    elem: b.elem,
                     bytes: if launch_file.is_some() {
                         Vec::new()
                     } else {
@@ -239,7 +266,7 @@ impl TraceLaunch {
                     }),
                 })
                 .collect(),
-            args: launch.args.iter().map(TraceArg::of).collect(),
+            args: launch.args.clone(),
             globals: launch.globals.clone(),
             extern_values: launch.extern_values.clone(),
             launch_file: launch_file.map(str::to_string),
@@ -251,40 +278,9 @@ impl TraceLaunch {
     /// With every launch of a program of several launches (`grids`; empty for one launch).
     pub fn with_grids(self, grids: &[GridLaunch]) -> TraceLaunch {
         TraceLaunch {
-            launches: grids
-                .iter()
-                .map(|g| TraceGrid {
-                    kernel: g.kernel.clone(),
-                    grid: g.grid,
-                    block: g.block,
-                    dynamic_shared_bytes: g.dynamic_shared_bytes,
-                    args: g.args.iter().map(TraceArg::of).collect(),
-                    stream: g.stream,
-                })
-                .collect(),
+            launches: grids.to_vec(),
             ..self
         }
-    }
-
-    /// The program's launches (empty for one kernel launch).
-    pub fn to_grids(&self) -> Result<Vec<GridLaunch>, Error> {
-        self.launches
-            .iter()
-            .map(|g| {
-                Ok(GridLaunch {
-                    kernel: g.kernel.clone(),
-                    grid: g.grid,
-                    block: g.block,
-                    dynamic_shared_bytes: g.dynamic_shared_bytes,
-                    args: g
-                        .args
-                        .iter()
-                        .map(TraceArg::to_arg)
-                        .collect::<Result<_, Error>>()?,
-                    stream: g.stream,
-                })
-            })
-            .collect()
     }
 
     /// The launch this trace ran; buffers named by the launch file are read from it again
@@ -308,16 +304,12 @@ impl TraceLaunch {
                     };
                     Ok(BufferSpec {
                         name: b.name.clone(),
-                        elem: scalar_of(&b.elem)?,
+                        elem: b.elem,
                         bytes,
                     })
                 })
                 .collect::<Result<_, Error>>()?,
-            args: self
-                .args
-                .iter()
-                .map(TraceArg::to_arg)
-                .collect::<Result<_, Error>>()?,
+            args: self.args.clone(),
             globals: self.globals.clone(),
             extern_values: self.extern_values.clone(),
         })
@@ -382,72 +374,6 @@ fn file_bytes(
     Ok(b.bytes.clone())
 }
 
-impl TraceConfig {
-    pub fn of(c: &MachineConfig) -> TraceConfig {
-        let d = c.device;
-        TraceConfig {
-            warp_model: warp_model_word(c.warp_model),
-            memory: match c.memory {
-                MemoryKind::Flat => "Flat",
-                MemoryKind::Cached => "Cached",
-            }
-            .to_string(),
-            cache: (c.memory == MemoryKind::Cached).then_some(c.cache),
-            device: TraceDevice {
-                num_sms: d.num_sms,
-                max_blocks_per_sm: d.max_blocks_per_sm,
-                max_threads_per_sm: d.max_threads_per_sm,
-                max_warps_per_sm: d.max_warps_per_sm,
-                shared_mem_per_sm: d.shared_mem_per_sm,
-                max_threads_per_block: d.max_threads_per_block,
-                warp_size: d.warp_size,
-            },
-            exited_warps_arrive: c.exited_warps_arrive,
-            local_bytes_per_thread: c.local_bytes_per_thread,
-            check_invariants: c.check_invariants,
-        }
-    }
-
-    pub fn to_config(&self) -> Result<MachineConfig, Error> {
-        let warp_model = [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads]
-            .into_iter()
-            .find(|m| warp_model_word(*m) == self.warp_model)
-            .ok_or_else(|| {
-                Error::Input(format!(
-                    "unknown warp model `{}` in the trace",
-                    self.warp_model
-                ))
-            })?;
-        let memory = match self.memory.as_str() {
-            "Flat" => MemoryKind::Flat,
-            "Cached" => MemoryKind::Cached,
-            other => {
-                return Err(Error::Input(format!(
-                    "unknown memory `{other}` in the trace"
-                )));
-            }
-        };
-        let d = self.device;
-        Ok(MachineConfig {
-            warp_model,
-            memory,
-            cache: self.cache.unwrap_or_default(),
-            device: DeviceConfig {
-                num_sms: d.num_sms,
-                max_blocks_per_sm: d.max_blocks_per_sm,
-                max_threads_per_sm: d.max_threads_per_sm,
-                max_warps_per_sm: d.max_warps_per_sm,
-                shared_mem_per_sm: d.shared_mem_per_sm,
-                max_threads_per_block: d.max_threads_per_block,
-                warp_size: d.warp_size,
-            },
-            exited_warps_arrive: self.exited_warps_arrive,
-            local_bytes_per_thread: self.local_bytes_per_thread,
-            check_invariants: self.check_invariants,
-        })
-    }
-}
-
 /// A trace of `setup`'s launch with these choices.
 pub fn trace_of(
     setup: &Setup,
@@ -469,7 +395,7 @@ pub fn trace_of(
             setup.launch_path.as_deref(),
         )
         .with_grids(&setup.grids),
-        TraceConfig::of(&setup.config),
+        TraceConfig(setup.config),
         seed,
     );
     t.choices = choices;
@@ -517,4 +443,108 @@ pub fn save_trace(path: &Path, trace: &CliTrace) -> Result<(), Error> {
     }
     .map_err(|e| Error::Input(format!("error: cannot encode trace: {e}\n")))?;
     std::fs::write(path, text).map_err(|e| Error::io("cannot write trace", path.display(), e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use semantics::machine::{MemoryKind, WarpModel};
+
+    /// Traces written before the trace's launch and configuration were the semantics' types
+    /// (cli/tests/fixtures/old_traces/README.md) read, and write back byte for byte.
+    #[test]
+    fn traces_written_before_read_and_write_back_the_same() {
+        let ron = include_str!("../../../tests/fixtures/old_traces/program_cached.ron");
+        let t: CliTrace = format::from_ron(ron).unwrap();
+        assert_eq!(t.config.0.memory, MemoryKind::Cached);
+        assert_eq!(t.launch.launches.len(), 2);
+        assert_eq!(format::to_ron(&t).unwrap(), ron);
+
+        let jsonl = include_str!("../../../tests/fixtures/old_traces/flags_its.jsonl");
+        let t: CliTrace = format::from_json_lines(jsonl).unwrap();
+        assert_eq!(t.config.0.warp_model, WarpModel::Its);
+        assert_eq!(
+            t.launch.args[3],
+            ArgValue::Scalar {
+                ty: ScalarType::S32,
+                bits: 2
+            }
+        );
+        assert_eq!(format::to_json_lines(&t).unwrap(), jsonl);
+    }
+
+    /// A flat run's trace has no cache shape; a cached run's has one, and both read back to
+    /// the configuration they were written from.
+    #[test]
+    fn the_cache_shape_is_written_for_cached_runs_only() {
+        for memory in [MemoryKind::Flat, MemoryKind::Cached] {
+            let config = MachineConfig {
+                memory,
+                warp_model: WarpModel::Threads,
+                ..MachineConfig::default()
+            };
+            let json = serde_json::to_string(&TraceConfig(config)).unwrap();
+            assert_eq!(
+                json.contains("\"cache\""),
+                memory == MemoryKind::Cached,
+                "{json}"
+            );
+            assert!(json.contains(r#""warp_model":"Threads""#), "{json}");
+            let back: TraceConfig = serde_json::from_str(&json).unwrap();
+            assert_eq!(back.0, config);
+        }
+    }
+
+    /// The element types and warp models are written as quoted words in RON (as they always
+    /// were), and an unknown one is refused, naming it.
+    #[test]
+    fn words_are_quoted_in_ron_and_an_unknown_one_is_refused() {
+        let b = TraceBuffer {
+            name: "x".to_string(),
+            elem: ScalarType::F16x2,
+            bytes: vec![1],
+            from_launch: None,
+        };
+        let launch = LaunchConfig {
+            kernel: None,
+            grid: [1, 1, 1],
+            block: [1, 1, 1],
+            dynamic_shared_bytes: 0,
+            buffers: vec![BufferSpec {
+                name: b.name.clone(),
+                elem: b.elem,
+                bytes: b.bytes.clone(),
+            }],
+            args: Vec::new(),
+            globals: Vec::new(),
+            extern_values: Vec::new(),
+        };
+        let launch = TraceLaunch::of(&launch, None, None);
+        assert_eq!(launch.buffers, [b.clone()]);
+        let t: CliTrace = Trace::new(1, launch, TraceConfig(MachineConfig::default()), None);
+        let ron = format::to_ron(&t).unwrap();
+        assert!(ron.contains(r#"elem: "F16x2""#), "{ron}");
+        assert!(ron.contains(r#"warp_model: "SimtStack""#), "{ron}");
+        assert_eq!(
+            format::from_ron::<TraceLaunch, TraceConfig>(&ron).unwrap(),
+            t
+        );
+        let bad = r#"{"name":"x","elem":"S33"}"#;
+        let e = serde_json::from_str::<TraceBuffer>(bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`S33` in the trace"), "{e}");
+    }
+
+    /// The traces of the fuzzing corpus (written by `cudasem run --trace`) still read.
+    #[test]
+    fn the_fuzz_corpus_traces_read() {
+        for text in [
+            include_str!("../../../fuzz-corpus/trace/two_blocks.jsonl"),
+            include_str!("../../../fuzz-corpus/trace/spin.jsonl"),
+        ] {
+            let t: CliTrace = format::from_json_lines(text).unwrap();
+            assert!(!t.choices.is_empty());
+        }
+    }
 }
