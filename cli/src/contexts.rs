@@ -8,7 +8,7 @@
 //! context's report with `context N:`; JSON output is an array with one report per context (a
 //! context whose input was bad has `null`); the exit code is the worst of the contexts'.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::error::Error;
 use crate::options::RunOptions;
 use launch_file::Launch;
@@ -48,43 +48,70 @@ pub fn count(options: &RunOptions) -> usize {
 /// With `n` contexts, a flag that names one output file (`--html`, `--trace`, `--save`...)
 /// would have each context's file written over the last: refused (exit 2), saying to pick a
 /// context. `flags`: each flag and whether it was given. `None`: none was.
-pub fn refuse_files(n: usize, flags: &[(&str, bool)]) -> Option<Outcome> {
+pub fn refuse_files(n: usize, flags: &[(&str, bool)]) -> Option<Exit> {
     let (flag, _) = flags.iter().find(|(_, given)| *given)?;
     eprint!(
         "error: {flag} names one output, and the launch file holds {n} contexts\n  = help: add --context N to write context N's (0 to {})\n",
         n - 1
     );
-    Some(Outcome::BadInput)
+    Some(Exit::BadInput)
 }
 
-/// Runs a command (`one`, given its arguments): once when `n` is 0, else once per context with
-/// `context(args)` set to it (after refusing `files`, the flags that name one output file).
-pub fn per_context<A>(
-    args: &mut A,
-    n: usize,
-    files: &[(&str, bool)],
-    json: bool,
-    context: fn(&mut A) -> &mut Option<usize>,
-    one: impl Fn(&A) -> Outcome,
-) -> Outcome {
+/// What [`per_context`] needs of a command's arguments (`run`, `fuzz`, `explore`, `check`).
+pub trait PerContext {
+    /// The launch, model and machine flags (`--context` among them).
+    fn options(&mut self) -> &mut RunOptions;
+    /// The flags that name one output file, each with whether it was given.
+    fn output_files(&self) -> Vec<(&'static str, bool)>;
+    /// Whether the report is JSON (then an array of one report per context).
+    fn json(&self) -> bool;
+}
+
+/// `impl PerContext for ARGS`, whose fields are `options` (the [`RunOptions`]), `format` (text
+/// or JSON) and these output-file flags: `per_context_args!(RunArgs, "--html" => html)`.
+#[macro_export]
+macro_rules! per_context_args {
+    ($args:ty, $($flag:literal => $field:ident),+) => {
+        impl $crate::contexts::PerContext for $args {
+            fn options(&mut self) -> &mut $crate::options::RunOptions {
+                &mut self.options
+            }
+
+            fn output_files(&self) -> Vec<(&'static str, bool)> {
+                vec![$(($flag, self.$field.is_some())),+]
+            }
+
+            fn json(&self) -> bool {
+                self.format == $crate::flags::OutputFormat::Json
+            }
+        }
+    };
+}
+
+/// Runs a command (`one`, given its arguments): once for a launch file of one context or
+/// with `--context N`, else once per context with `--context` set to it (after refusing the
+/// flags that name one output file).
+pub fn per_context<A: PerContext>(args: &mut A, one: impl Fn(&A) -> Exit) -> Exit {
+    let n = count(args.options());
     if n == 0 {
         return one(args);
     }
-    if let Some(refused) = refuse_files(n, files) {
+    if let Some(refused) = refuse_files(n, &args.output_files()) {
         return refused;
     }
+    let json = args.json();
     each(n, json, |i| {
-        *context(args) = Some(i);
+        args.options().launch.context = Some(i);
         one(args)
     })
 }
 
 /// Runs `one` for each of `n` contexts, heading each report, and gives the worst outcome.
-pub fn each(n: usize, json: bool, mut one: impl FnMut(usize) -> Outcome) -> Outcome {
-    let mut worst = Outcome::Clean;
+pub fn each(n: usize, json: bool, mut one: impl FnMut(usize) -> Exit) -> Exit {
+    let mut worst = Exit::Clean;
     let print = |text: &str| crate::emit::stdout(text).is_ok();
     if json && !print("[") {
-        return Outcome::BadInput;
+        return Exit::BadInput;
     }
     for i in 0..n {
         let head = match (json, i) {
@@ -93,17 +120,17 @@ pub fn each(n: usize, json: bool, mut one: impl FnMut(usize) -> Outcome) -> Outc
             (false, _) => format!("context {i}:\n"),
         };
         if !print(&head) {
-            return Outcome::BadInput;
+            return Exit::BadInput;
         }
         let outcome = one(i);
         // A context whose input was bad printed nothing on stdout (its error is on stderr).
-        if json && matches!(outcome, Outcome::BadInput) && !print("null") {
-            return Outcome::BadInput;
+        if json && matches!(outcome, Exit::BadInput) && !print("null") {
+            return Exit::BadInput;
         }
         worst = worst.worst(outcome);
     }
     if json && !print("]\n") {
-        return Outcome::BadInput;
+        return Exit::BadInput;
     }
     worst
 }

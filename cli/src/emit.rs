@@ -35,9 +35,9 @@ pub fn stdout(text: &str) -> Result<(), crate::error::Error> {
     }
 }
 
-/// [`stdout`] for commands that return an [`crate::Outcome`] directly: a write error is
-/// reported here and turns the outcome into [`crate::Outcome::BadInput`].
-pub fn report(text: &str, outcome: crate::Outcome) -> crate::Outcome {
+/// [`stdout`] for commands that return an [`crate::Exit`] directly: a write error is
+/// reported here and turns the outcome into [`crate::Exit::BadInput`].
+pub fn report(text: &str, outcome: crate::Exit) -> crate::Exit {
     match stdout(text) {
         Ok(()) => outcome,
         Err(error) => crate::failure::Failure::from(error).report(),

@@ -69,4 +69,16 @@ impl Setup {
         .filter_map(|(_, v)| v)
         .collect()
     }
+
+    /// The violated expectations of an explored or fuzzed outcome, as text; none for an
+    /// outcome that did not complete (a failing run's buffers are not checked).
+    pub fn outcome_violations(&self, o: &scheduler::outcome::Outcome) -> Vec<String> {
+        if o.status != scheduler::outcome::Status::Completed {
+            return Vec::new();
+        }
+        self.violations(&o.data)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
 }

@@ -8,7 +8,7 @@
 //! [`Error::Internal`] kind into [`Failure::Internal`], every other kind into
 //! [`Failure::BadInput`].
 
-use crate::Outcome;
+use crate::Exit;
 use crate::error::Error;
 
 /// A command's failure.
@@ -63,12 +63,12 @@ impl Failure {
     }
 
     /// Runs a command body and reports its failure: the outcome to exit with.
-    pub fn outcome(result: Result<Outcome, Failure>) -> Outcome {
+    pub fn outcome(result: Result<Exit, Failure>) -> Exit {
         result.unwrap_or_else(Failure::report)
     }
 
     /// Prints the failure to stderr and gives the outcome it maps to.
-    pub fn report(self) -> Outcome {
+    pub fn report(self) -> Exit {
         match self {
             Failure::BadInput(error) => {
                 let message = error.rendered();
@@ -78,7 +78,7 @@ impl Failure {
                         eprintln!();
                     }
                 }
-                Outcome::BadInput
+                Exit::BadInput
             }
             Failure::Internal { what, replay } => {
                 eprintln!("error: internal error: {}", what.trim_end());
@@ -89,7 +89,7 @@ impl Failure {
                 if let Some(replay) = replay {
                     eprintln!("  = the schedule that shows it: {replay}");
                 }
-                Outcome::Internal
+                Exit::Internal
             }
         }
     }
@@ -121,10 +121,10 @@ mod tests {
     fn internal_errors_get_their_own_exit_code_and_the_others_are_bad_input() {
         assert!(matches!(
             Failure::internal("an invariant").report(),
-            Outcome::Internal
+            Exit::Internal
         ));
         let internal: Failure = Error::Internal("an invariant".to_string()).into();
-        assert!(matches!(internal.report(), Outcome::Internal));
+        assert!(matches!(internal.report(), Exit::Internal));
         for error in [
             Error::Usage("`x` is not a number".to_string()),
             Error::Input("error: no such file\n".to_string()),
@@ -136,12 +136,12 @@ mod tests {
         ] {
             let f: Failure = error.into();
             assert!(matches!(f, Failure::BadInput(_)));
-            assert!(matches!(f.report(), Outcome::BadInput));
+            assert!(matches!(f.report(), Exit::BadInput));
         }
         let with_replay = Failure::Internal {
             what: "the machine refused its own enabled choice".to_string(),
             replay: Some("cudasem replay cudasem2:... k.ptx".to_string()),
         };
-        assert!(matches!(with_replay.report(), Outcome::Internal));
+        assert!(matches!(with_replay.report(), Exit::Internal));
     }
 }

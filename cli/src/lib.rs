@@ -44,44 +44,44 @@ pub struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Parse and load (validate) a PTX module and summarise it.
-    Parse(commands::parse::Args),
+    Parse(commands::parse::ParseArgs),
     /// Print a kernel's control-flow graph with reconvergence points.
-    Cfg(commands::cfg::Args),
+    Cfg(commands::cfg::CfgArgs),
     /// Run a kernel launch to completion (or to a bound) and print the buffers.
-    Run(commands::run::Args),
+    Run(commands::run::RunArgs),
     /// Run a launch with the data race, barrier divergence and memory monitors on, over one,
     /// several or all schedules.
-    Check(commands::check::Args),
+    Check(commands::check::CheckArgs),
     /// Verdicts of the GPU forward-progress models on AXB litmus tests (termination oracle).
-    Progress(commands::progress::Args),
+    Progress(commands::progress::ProgressArgs),
     /// Step a kernel launch interactively (or from a script): breakpoints, watchpoints, the SIMT
     /// stack, choosing the schedule, stepping backwards, the rules behind each step.
-    Debug(commands::debug::Args),
+    Debug(commands::debug::DebugArgs),
     /// The rules of the semantics: thesis section and lines, text, cudasem's deviations.
-    Rules(commands::rules::Args),
+    Rules(commands::rules::RulesArgs),
     /// Re-execute a recorded trace (file or compact string) and check every choice.
-    Replay(commands::replay::Args),
+    Replay(commands::replay::ReplayArgs),
     /// Run many seeded random (or PCT) schedules in parallel; histogram of outcomes.
-    Fuzz(commands::fuzz::Args),
+    Fuzz(commands::fuzz::FuzzArgs),
     /// Explore every schedule: outcomes, and termination under a progress model (lassos).
-    Explore(commands::explore::Args),
+    Explore(commands::explore::ExploreArgs),
     /// PTX memory-model litmus tests (herd format): every execution's outcome, the
     /// condition's verdict and a replayable witness.
-    Litmus(commands::litmus::Args),
+    Litmus(commands::litmus::LitmusArgs),
     /// Combine the reports of every shard of one `fuzz` or `explore --search outcomes` run
     /// (`--shard I/N --report FILE`) into what the unsharded run prints.
-    Merge(commands::merge::Args),
+    Merge(commands::merge::MergeArgs),
     /// Write a recorded run as a teaching page: one self-contained HTML file that steps
     /// through it as the thesis's figures draw it.
-    View(commands::view::Args),
+    View(commands::view::ViewArgs),
     /// Compile a CUDA file (.cu) to PTX with clang and cudasem's CUDA header.
-    Cc(commands::cc::Args),
+    Cc(commands::cc::CcArgs),
     /// Write a launch file (RON) for a kernel from its signature.
-    Launch(commands::launch_gen::Args),
+    Launch(commands::launch_gen::LaunchGenArgs),
 }
 
 /// The outcome of a command, mapped to the process exit code.
-pub enum Outcome {
+pub enum Exit {
     /// 0: everything ran clean.
     Clean,
     /// 1: the program misbehaved (deadlock, step limit, error in the kernel, race...).
@@ -95,15 +95,15 @@ pub enum Outcome {
 /// Exit code of an internal error (a bug in cudasem).
 const INTERNAL_EXIT: u8 = 3;
 
-impl Outcome {
+impl Exit {
     /// Of two outcomes (of the files of one command), the one that says more: an internal
     /// error over bad input over misbehaviour over clean.
-    pub fn worst(self, other: Outcome) -> Outcome {
-        let rank = |o: &Outcome| match o {
-            Outcome::Clean => 0,
-            Outcome::Misbehaved => 1,
-            Outcome::BadInput => 2,
-            Outcome::Internal => 3,
+    pub fn worst(self, other: Exit) -> Exit {
+        let rank = |o: &Exit| match o {
+            Exit::Clean => 0,
+            Exit::Misbehaved => 1,
+            Exit::BadInput => 2,
+            Exit::Internal => 3,
         };
         if rank(&other) > rank(&self) {
             other
@@ -152,12 +152,12 @@ impl Command {
     /// The `--max-memory` of a command that launches kernels.
     fn max_memory(&self) -> Option<u64> {
         match self {
-            Command::Run(a) => a.machine.device.max_memory,
-            Command::Check(a) => a.run.machine.device.max_memory,
+            Command::Run(a) => a.options.machine.device.max_memory,
+            Command::Check(a) => a.run.options.machine.device.max_memory,
             Command::Fuzz(a) => a.options.machine.device.max_memory,
             Command::Explore(a) => a.options.machine.device.max_memory,
             Command::Replay(a) => a.options.machine.device.max_memory,
-            Command::Debug(a) => a.machine.device.max_memory,
+            Command::Debug(a) => a.options.machine.device.max_memory,
             Command::Litmus(a) => a.max_memory,
             Command::Progress(a) => a.max_memory,
             Command::Parse(_)
@@ -172,7 +172,7 @@ impl Command {
 }
 
 /// Runs the parsed command line: arms the watchdogs, runs the command and maps its
-/// [`Outcome`] (or an interruption) to the process exit code.
+/// [`Exit`] (or an interruption) to the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     // From the start: `--timeout` bounds set-up (loading, building buffers) too.
     timeout::arm(cli.command.timeout());
@@ -207,9 +207,9 @@ pub fn run(cli: Cli) -> ExitCode {
         return ExitCode::from(timeout::INTERRUPTED_EXIT);
     }
     match outcome {
-        Outcome::Clean => ExitCode::SUCCESS,
-        Outcome::Misbehaved => ExitCode::from(1),
-        Outcome::BadInput => ExitCode::from(2),
-        Outcome::Internal => ExitCode::from(INTERNAL_EXIT),
+        Exit::Clean => ExitCode::SUCCESS,
+        Exit::Misbehaved => ExitCode::from(1),
+        Exit::BadInput => ExitCode::from(2),
+        Exit::Internal => ExitCode::from(INTERNAL_EXIT),
     }
 }

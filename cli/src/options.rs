@@ -29,6 +29,27 @@ pub struct RunOptions {
     pub machine: MachineArgs,
 }
 
+/// A loaded program, its resolved launch and the machine's configuration ([`RunOptions::prepare`]):
+/// what `setup` builds a machine from and `debug` a session.
+pub struct Prepared {
+    /// The kernel file as given.
+    pub ptx_path: String,
+    /// What reports call the PTX ([`crate::kernel_source::ptx_name`]).
+    pub ptx_name: String,
+    pub text: String,
+    pub program: Arc<semantics::Program>,
+    pub resolution: crate::commands::run::Resolution,
+    pub config: MachineConfig,
+}
+
+/// A launch the machine cannot hold (too many threads, too much shared memory), as bad input.
+pub fn does_not_fit(e: semantics::machine::LaunchError) -> Error {
+    Error::Input(format!(
+        "error: the launch does not fit the machine: {}\n",
+        e.message
+    ))
+}
+
 /// A loaded program, its resolved launch and configuration, and the fresh machine.
 pub struct Setup {
     /// The kernel file as given (PTX or `.cu`): what replay commands and traces name.
@@ -104,6 +125,22 @@ impl Setup {
         )
     }
 
+    /// An explored outcome in JSON: its status, observed data, violated expectations and the
+    /// replay command of its witness.
+    pub fn outcome_json(
+        &self,
+        o: &scheduler::outcome::Outcome,
+        violations: &[String],
+        witness: &str,
+    ) -> serde_json::Value {
+        serde_json::json!({
+            "status": o.status.to_string(),
+            "data": self.data_values(&o.data),
+            "violations": violations,
+            "replay": witness,
+        })
+    }
+
     /// Observed data (printed buffers, then variables; the buffers only expectations read are
     /// left out) as names with their decoded values.
     pub fn data_values(&self, data: &[Vec<u8>]) -> Vec<(String, Vec<crate::output::Value>)> {
@@ -152,9 +189,10 @@ pub fn warp_model_name(m: WarpModel) -> &'static str {
 }
 
 impl RunOptions {
-    /// Loads `file`, resolves the launch and builds the machine. `Err` is bad input, already
-    /// rendered for stderr (empty when PTX diagnostics were printed).
-    pub fn setup(&self, file: &Path) -> Result<Setup, Error> {
+    /// Loads `file`, resolves the launch (context `--context` of a file of several) and
+    /// the machine's configuration, builds no machine. `Err` is bad input, already rendered
+    /// for stderr (empty when PTX diagnostics were printed).
+    pub fn prepare(&self, file: &Path) -> Result<Prepared, Error> {
         let ptx_path = file.display().to_string();
         let text = crate::kernel_source::read_kernel(file)?;
         let ptx_name = crate::kernel_source::ptx_name(file);
@@ -162,17 +200,31 @@ impl RunOptions {
         let launch = crate::commands::run::read_launch(&self.launch, &program)?;
         let launch = crate::contexts::select(launch, self.launch.context)?;
         let config = self.machine_config()?;
-        let does_not_fit = |e: semantics::machine::LaunchError| {
-            Error::Input(format!(
-                "error: the launch does not fit the machine: {}\n",
-                e.message
-            ))
-        };
         // A program of several launches (thesis 5.7: grids of one context, in streams) runs as
         // one machine of several grids; the buffers and what to print are the program's, which
         // every launch's resolution carries.
         let resolution = crate::commands::run::resolve(&launch, &program)?;
-        let program = Arc::new(program);
+        Ok(Prepared {
+            ptx_path,
+            ptx_name,
+            text,
+            program: Arc::new(program),
+            resolution,
+            config,
+        })
+    }
+
+    /// Loads `file`, resolves the launch and builds the machine. `Err` is bad input, already
+    /// rendered for stderr (empty when PTX diagnostics were printed).
+    pub fn setup(&self, file: &Path) -> Result<Setup, Error> {
+        let Prepared {
+            ptx_path,
+            ptx_name,
+            text,
+            program,
+            resolution,
+            config,
+        } = self.prepare(file)?;
         let (machine, grids) = match resolution.program {
             None => (
                 Machine::new(Arc::clone(&program), &resolution.first.config, &config)

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use traces::Event;
 
 /// One executed instruction and the step it was executed at (steps count from 1).
-pub struct Executed {
+pub struct ExecutedStep {
     pub step: u64,
     pub event: Event,
 }
@@ -26,7 +26,7 @@ pub fn run_observed(
     policy: &mut dyn Scheduler,
     max_steps: u64,
     stop: &scheduler::Stop,
-) -> Result<(Termination, Vec<Executed>), scheduler::Refused> {
+) -> Result<(Termination, Vec<ExecutedStep>), scheduler::Refused> {
     let mut out = Vec::new();
     let mut events = Vec::new();
     let mut taken = 0u64;
@@ -60,7 +60,7 @@ pub fn run_observed(
             events
                 .drain(..)
                 .filter(|e| matches!(e, Event::Executed { .. }))
-                .map(|event| Executed { step, event }),
+                .map(|event| ExecutedStep { step, event }),
         );
     }
 }
@@ -77,7 +77,7 @@ pub fn block_name(machine: &Machine, block: u32) -> String {
 }
 
 /// The warps that executed something, in order.
-fn warps(rows: &[Executed]) -> BTreeSet<(u32, u32)> {
+fn warps(rows: &[ExecutedStep]) -> BTreeSet<(u32, u32)> {
     rows.iter()
         .filter_map(|r| match r.event {
             Event::Executed { block, warp, .. } => Some((block, warp)),
@@ -87,7 +87,7 @@ fn warps(rows: &[Executed]) -> BTreeSet<(u32, u32)> {
 }
 
 /// `--show stack`: one table per warp, pcs and token pcs named by their PTX line.
-pub fn stack_tables(machine: &Machine, rows: &[Executed], warp_size: u32) -> String {
+pub fn stack_tables(machine: &Machine, rows: &[ExecutedStep], warp_size: u32) -> String {
     let program = machine.program();
     let events: Vec<Event> = rows.iter().map(|r| r.event.clone()).collect();
     let label = |pc: u32| {
@@ -127,7 +127,7 @@ fn instruction(program: &Program, text: &str, pc: u32) -> String {
 }
 
 /// `--trace-format perfetto`: Chrome trace JSON. One step is one microsecond.
-pub fn perfetto(machine: &Machine, text: &str, rows: &[Executed], warp_size: u32) -> String {
+pub fn perfetto(machine: &Machine, text: &str, rows: &[ExecutedStep], warp_size: u32) -> String {
     let program = machine.program();
     let mut trace = Vec::new();
     let blocks: BTreeSet<u32> = warps(rows).iter().map(|(b, _)| *b).collect();

@@ -4,12 +4,12 @@
 //!
 //! Exit codes: 0 compiled, 2 bad input (no clang, a compile error, an unwritable output).
 
-use crate::Outcome;
+use crate::Exit;
 use std::io::Write;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct CcArgs {
     /// The CUDA file.
     #[arg(required_unless_present = "header")]
     pub file: Option<PathBuf>,
@@ -21,7 +21,7 @@ pub struct Args {
     pub header: bool,
 }
 
-pub fn run(args: Args) -> Outcome {
+pub fn run(args: CcArgs) -> Exit {
     let text = match (&args.file, args.header) {
         (_, true) => cuda_front::HEADER.to_string(),
         (Some(file), false) => {
@@ -30,13 +30,13 @@ pub fn run(args: Args) -> Outcome {
                     "error: {} is not a CUDA file\n  = help: `cudasem cc` compiles .cu files to PTX",
                     file.display()
                 );
-                return Outcome::BadInput;
+                return Exit::BadInput;
             }
             match crate::kernel_source::read_kernel(file) {
                 Ok(ptx) => ptx,
                 Err(error) => {
                     eprint!("{}", error.rendered());
-                    return Outcome::BadInput;
+                    return Exit::BadInput;
                 }
             }
         }
@@ -57,10 +57,10 @@ pub fn run(args: Args) -> Outcome {
         }
     };
     match written {
-        Ok(()) => Outcome::Clean,
+        Ok(()) => Exit::Clean,
         Err(message) => {
             eprintln!("{message}");
-            Outcome::BadInput
+            Exit::BadInput
         }
     }
 }

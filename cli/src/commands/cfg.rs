@@ -4,12 +4,12 @@
 //! (`subgraph cluster_<name>`), each basic block a node listing its instructions, reconvergence
 //! as dashed edges and direct calls as dotted edges to the callee's entry.
 
-use crate::{Outcome, render};
+use crate::{Exit, render};
 use semantics::program::{Function, Op, Pc, Program};
 use std::fmt::Write;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct CfgArgs {
     /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: std::path::PathBuf,
     /// Only this kernel or function (default: all).
@@ -20,13 +20,13 @@ pub struct Args {
     pub dot: bool,
 }
 
-pub fn run(args: Args) -> Outcome {
+pub fn run(args: CfgArgs) -> Exit {
     let Some(loaded) = super::parse::load_path(&args.file) else {
-        return Outcome::BadInput;
+        return Exit::BadInput;
     };
     render::diagnostics(&loaded.path, &loaded.source, &loaded.diagnostics);
     let Some(p) = &loaded.program else {
-        return Outcome::BadInput;
+        return Exit::BadInput;
     };
     let functions: Vec<&Function> = p
         .functions
@@ -41,7 +41,7 @@ pub fn run(args: Args) -> Outcome {
             loaded.path,
             names.join(", ")
         );
-        return Outcome::BadInput;
+        return Exit::BadInput;
     }
     let mut out = String::new();
     if args.dot {
@@ -51,7 +51,7 @@ pub fn run(args: Args) -> Outcome {
             text(p, f, &mut out)
         }
     }
-    crate::emit::report(&out, Outcome::Clean)
+    crate::emit::report(&out, Exit::Clean)
 }
 
 fn line(p: &Program, pc: Pc) -> u32 {

@@ -12,11 +12,11 @@
 //! Exit codes: 0 after `quit` or the end of the script, 1 when a scripted command failed,
 //! 2 bad input (files, launch), 130 Ctrl-C while a scripted session waited for input.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::commands::replay::TraceLaunch;
-use crate::commands::run::{Schedule, load_program};
+use crate::commands::run::Schedule;
 use crate::error::Error;
-use crate::flags::{LaunchArgs, MachineArgs, ModelArgs};
+use crate::options::{Prepared, RunOptions, does_not_fit};
 use debugger::{self, Host, HostError, Options, Policy, Session, TraceRecord};
 use semantics::machine::{GridLaunch, LaunchConfig, MachineConfig};
 use std::io::{BufRead, IsTerminal, Write};
@@ -30,21 +30,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub const DEFAULT_DEBUG_MAX_STEPS: u64 = 10_000_000;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct DebugArgs {
     /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     #[command(flatten)]
-    pub launch: LaunchArgs,
-    #[command(flatten)]
-    pub model: ModelArgs,
+    pub options: RunOptions,
     /// The policy of `step` and `continue`: round-robin or random:SEED (`choose` overrides it).
     #[arg(long, value_name = "POLICY", default_value = "round-robin", value_parser = crate::commands::run::parse_schedule)]
     pub schedule: Schedule,
     /// The most steps one `continue` (or `until`, or `next` over a call) may take.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_DEBUG_MAX_STEPS)]
     pub max_steps: u64,
-    #[command(flatten)]
-    pub machine: MachineArgs,
     /// Run the commands of this file (`-`: standard input) and exit: plain text, each command
     /// echoed after the prompt. Without it, a terminal gets the interactive REPL and other
     /// standard input is read as a script.
@@ -52,7 +48,7 @@ pub struct Args {
     pub script: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Outcome {
+pub fn run(args: DebugArgs) -> Exit {
     match start(&args) {
         Ok(session) => drive(session, &args),
         Err(error) => crate::failure::Failure::from(error).report(),
@@ -60,13 +56,16 @@ pub fn run(args: Args) -> Outcome {
 }
 
 /// Loads the program and the launch and starts the session; `Err` is bad input.
-fn start(args: &Args) -> Result<Session, Error> {
-    crate::expectations::refuse_flag("debug", &args.launch.quick)?;
-    let ptx_path = args.file.display().to_string();
-    let text = crate::kernel_source::read_kernel(&args.file)?;
-    let program = load_program(&crate::kernel_source::ptx_name(&args.file), &text)?;
-    let launch = crate::commands::run::read_launch(&args.launch, &program)?;
-    let config = machine_config(args)?;
+fn start(args: &DebugArgs) -> Result<Session, Error> {
+    crate::expectations::refuse_flag("debug", &args.options.launch.quick)?;
+    let Prepared {
+        ptx_path,
+        text,
+        program,
+        resolution,
+        config,
+        ..
+    } = args.options.prepare(&args.file)?;
     let options = Options {
         source: Some(Arc::from(text.as_str())),
         policy: match args.schedule {
@@ -76,14 +75,6 @@ fn start(args: &Args) -> Result<Session, Error> {
         max_steps: args.max_steps,
         ..Options::default()
     };
-    let does_not_fit = |e: semantics::machine::LaunchError| {
-        Error::Input(format!(
-            "error: the launch does not fit the machine: {}\n",
-            e.message
-        ))
-    };
-    let resolution = crate::commands::run::resolve(&launch, &program)?;
-    let program = Arc::new(program);
     // A program of several launches (thesis 5.7) is debugged as one machine of several grids.
     let (mut session, grids) = match resolution.program {
         None => (
@@ -98,18 +89,13 @@ fn start(args: &Args) -> Result<Session, Error> {
             (session, grids)
         }
     };
-    let resolved = resolution.first;
     session.set_host(Box::new(Files {
-        launch: resolved.config,
+        launch: resolution.first.config,
         grids,
         config,
         ptx_path,
     }));
     Ok(session)
-}
-
-fn machine_config(args: &Args) -> Result<MachineConfig, Error> {
-    args.machine.config(args.model)
 }
 
 /// `trace save/load`: JSON Lines files as `cudasem run --trace` writes them.
@@ -207,7 +193,7 @@ fn install_ctrlc(session: &Session, busy: Arc<AtomicBool>, scripted: bool) {
     }
 }
 
-fn drive(mut session: Session, args: &Args) -> Outcome {
+fn drive(mut session: Session, args: &DebugArgs) -> Exit {
     let busy = Arc::new(AtomicBool::new(false));
     let script: Option<Box<dyn BufRead>> = match &args.script {
         Some(p) if p.as_os_str() == "-" => Some(Box::new(std::io::stdin().lock())),
@@ -215,7 +201,7 @@ fn drive(mut session: Session, args: &Args) -> Outcome {
             Ok(f) => Some(Box::new(std::io::BufReader::new(f))),
             Err(e) => {
                 eprintln!("error: cannot read {}: {e}", p.display());
-                return Outcome::BadInput;
+                return Exit::BadInput;
             }
         },
         None if std::io::stdin().is_terminal() => None,
@@ -231,7 +217,7 @@ fn drive(mut session: Session, args: &Args) -> Outcome {
 /// Scripted mode: the banner, then each command echoed after the prompt and its answer. The
 /// echo comes before the command runs (and is flushed), so whoever watches the output sees
 /// what is running, e.g. a `continue` to interrupt.
-fn scripted(session: &mut Session, input: impl BufRead, busy: &AtomicBool) -> Outcome {
+fn scripted(session: &mut Session, input: impl BufRead, busy: &AtomicBool) -> Exit {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(session.banner().as_bytes());
     let _ = out.flush();
@@ -260,11 +246,11 @@ fn scripted(session: &mut Session, input: impl BufRead, busy: &AtomicBool) -> Ou
     }
     let _ = out.flush();
     if internal {
-        Outcome::Internal
+        Exit::Internal
     } else if failed {
-        Outcome::Misbehaved
+        Exit::Misbehaved
     } else {
-        Outcome::Clean
+        Exit::Clean
     }
 }
 
@@ -304,13 +290,13 @@ impl rustyline::validate::Validator for Completion {}
 impl rustyline::Helper for Completion {}
 
 /// The REPL.
-fn interactive(session: &mut Session, busy: &AtomicBool) -> Outcome {
+fn interactive(session: &mut Session, busy: &AtomicBool) -> Exit {
     let mut editor =
         match rustyline::Editor::<Completion, rustyline::history::DefaultHistory>::new() {
             Ok(e) => e,
             Err(e) => {
                 eprintln!("error: cannot start the line editor: {e}");
-                return Outcome::BadInput;
+                return Exit::BadInput;
             }
         };
     editor.set_helper(Some(Completion {
@@ -337,17 +323,17 @@ fn interactive(session: &mut Session, busy: &AtomicBool) -> Outcome {
                 print!("{}", reply.text);
                 let _ = std::io::stdout().flush();
                 if reply.outcome == debugger::Outcome::Quit {
-                    return Outcome::Clean;
+                    return Exit::Clean;
                 }
                 last = line;
             }
             Err(rustyline::error::ReadlineError::Interrupted) => {
                 println!("(Ctrl-C: `quit` leaves the debugger)");
             }
-            Err(rustyline::error::ReadlineError::Eof) => return Outcome::Clean,
+            Err(rustyline::error::ReadlineError::Eof) => return Exit::Clean,
             Err(e) => {
                 eprintln!("error: {e}");
-                return Outcome::BadInput;
+                return Exit::BadInput;
             }
         }
     }

@@ -14,11 +14,11 @@
 //! `--search outcomes` asks for the final outcomes only ([`super::explore_outcomes`]): a
 //! sleep-set depth-first search, much cheaper than building the graph the verdict needs.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::commands::replay::{event_lines, reproduce, save_trace, trace_of};
-use crate::commands::run::Format;
 use crate::error::Error;
 use crate::failure::Failure;
+use crate::flags::OutputFormat;
 use crate::options::{RunOptions, Setup};
 use explore::progress::{ProgressModel, Reason, Verdict};
 use explore::{self, Exploration, Folding, Lasso, Level, Limits};
@@ -28,7 +28,7 @@ use std::time::Instant;
 use traces::Choice;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct ExploreArgs {
     /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     #[command(flatten)]
@@ -87,8 +87,8 @@ pub struct Args {
     #[arg(long, value_name = "OUT.html")]
     pub html: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
     /// Print the lasso as Graphviz instead of the report: the stem and the cycle, each edge
     /// labelled with its choice and the PTX instruction it executed.
     #[arg(long, conflicts_with = "format")]
@@ -120,22 +120,11 @@ fn parse_level(s: &str) -> Result<Level, Error> {
         .map_err(|e: explore::UnknownLevel| Error::Usage(e.to_string()))
 }
 
-pub fn run(mut args: Args) -> Outcome {
-    let n = crate::contexts::count(&args.options);
-    let files = [
-        ("--html", args.html.is_some()),
-        ("--save", args.save.is_some()),
-    ];
-    let json = args.format == Format::Json;
-    crate::contexts::per_context(
-        &mut args,
-        n,
-        &files,
-        json,
-        |a| &mut a.options.launch.context,
-        |a| Failure::outcome(run_inner(a)),
-    )
+pub fn run(mut args: ExploreArgs) -> Exit {
+    crate::contexts::per_context(&mut args, |a| Failure::outcome(run_inner(a)))
 }
+
+crate::per_context_args!(ExploreArgs, "--html" => html, "--save" => save);
 
 /// `fair (weak)`, `lobe (strong)`.
 pub fn model_text(m: ProgressModel) -> String {
@@ -325,7 +314,7 @@ fn reason_text(x: &Exploration, lasso: &Lasso) -> String {
     }
 }
 
-fn run_inner(args: &Args) -> Result<Outcome, Failure> {
+fn run_inner(args: &ExploreArgs) -> Result<Exit, Failure> {
     if args.search == Search::Full && (args.shard.is_some() || args.split_depth > 0) {
         return Err(Failure::BadInput(Error::Refused(
             "error: --shard and --split-depth cut the outcomes search: add --search outcomes (the full search's verdict needs the whole state graph on one machine)\n"
@@ -374,8 +363,8 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         report.dot()
     } else {
         match args.format {
-            Format::Text => report.text(),
-            Format::Json => report.json(),
+            OutputFormat::Text => report.text(),
+            OutputFormat::Json => report.json(),
         }
     };
     crate::emit::stdout(&out)?;
@@ -407,7 +396,7 @@ struct Witnesses {
 
 impl Witnesses {
     fn of(
-        args: &Args,
+        args: &ExploreArgs,
         setup: &Setup,
         x: &Exploration,
         lasso: Option<&Lasso>,
@@ -433,7 +422,7 @@ impl Witnesses {
         let violations = x
             .outcomes
             .keys()
-            .map(|o| super::explore_outcomes::violations(setup, o))
+            .map(|o| setup.outcome_violations(o))
             .collect();
         let lasso = match lasso {
             Some(l) => {
@@ -461,7 +450,7 @@ impl Witnesses {
 
 /// A finished search and what its report shows.
 struct Report<'a> {
-    args: &'a Args,
+    args: &'a ExploreArgs,
     setup: &'a Setup,
     x: &'a Exploration,
     level: Level,
@@ -476,12 +465,12 @@ struct Report<'a> {
 impl Report<'_> {
     /// Clean when the launch terminates under the model, no outcome fails and no expectation
     /// is violated.
-    fn outcome(&self) -> Outcome {
+    fn outcome(&self) -> Exit {
         let violated = self.witnesses.violations.iter().any(|v| !v.is_empty());
         if self.terminates() == Some(true) && self.witnesses.failing.is_empty() && !violated {
-            Outcome::Clean
+            Exit::Clean
         } else {
-            Outcome::Misbehaved
+            Exit::Misbehaved
         }
     }
 
@@ -695,13 +684,9 @@ impl Report<'_> {
             .zip(&w.each)
             .zip(&w.violations)
             .map(|(((o, info), witness), violated)| {
-                json!({
-                    "status": o.status.to_string(),
-                    "terminal_states": info.states,
-                    "data": setup.data_values(&o.data),
-                    "violations": violated,
-                    "replay": witness,
-                })
+                let mut j = setup.outcome_json(o, violated, witness);
+                j["terminal_states"] = info.states.into();
+                j
             })
             .collect();
         let j = json!({

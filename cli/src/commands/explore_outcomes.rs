@@ -10,11 +10,11 @@
 //! Exit codes: 0 the search is complete and no outcome is a failure, 1 a failing outcome
 //! (deadlock, fault) or the bound was hit, 2 bad input.
 
-use super::explore::Args;
-use crate::Outcome;
+use super::explore::ExploreArgs;
+use crate::Exit;
 use crate::commands::replay::{reproduce, save_trace, trace_of};
-use crate::commands::run::Format;
 use crate::failure::Failure;
+use crate::flags::OutputFormat;
 use crate::options::Setup;
 use explore::Folding;
 use explore::dfs::{DfsBound, DfsConfig, DfsReport, Memo, Reduction};
@@ -24,7 +24,7 @@ use serde_json::json;
 use std::time::Instant;
 
 /// Runs the search and renders its report.
-pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
+pub fn run(args: &ExploreArgs, setup: &Setup) -> Result<(String, Exit), Failure> {
     if args.dot {
         return Err(Failure::BadInput(crate::error::Error::Refused(
             "error: --dot draws a lasso, and --search outcomes decides no termination (use --search full)\n"
@@ -92,9 +92,9 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
         return Ok((
             text,
             if failing {
-                Outcome::Misbehaved
+                Exit::Misbehaved
             } else {
-                Outcome::Clean
+                Exit::Clean
             },
         ));
     }
@@ -120,12 +120,12 @@ pub fn run(args: &Args, setup: &Setup) -> Result<(String, Outcome), Failure> {
 /// The report of a whole search (one run's, or merged from shards by `cudasem merge`).
 /// `seconds` is the time spent searching (summed over shards).
 pub fn render(
-    args: &Args,
+    args: &ExploreArgs,
     setup: &Setup,
     report: &DfsReport,
     subtrees: u64,
     seconds: f64,
-) -> Result<(String, Outcome), Failure> {
+) -> Result<(String, Exit), Failure> {
     if let Some(r) = &report.refused {
         return Err(Failure::refused(setup, &args.options, r));
     }
@@ -144,7 +144,7 @@ pub fn render(
     let violations: Vec<Vec<String>> = report
         .outcomes
         .keys()
-        .map(|o| violations(setup, o))
+        .map(|o| setup.outcome_violations(o))
         .collect();
     let violated = violations.iter().any(|v| !v.is_empty());
     if let Some(path) = &args.save
@@ -161,7 +161,7 @@ pub fn render(
         0.0
     };
     let text = match args.format {
-        Format::Text => text(
+        OutputFormat::Text => text(
             args,
             setup,
             report,
@@ -172,20 +172,13 @@ pub fn render(
             seconds,
             rate,
         ),
-        Format::Json => {
+        OutputFormat::Json => {
             let outcomes: Vec<_> = report
                 .outcomes
                 .keys()
                 .zip(&witnesses)
                 .zip(&violations)
-                .map(|((o, witness), violated)| {
-                    json!({
-                        "status": o.status.to_string(),
-                        "data": setup.data_values(&o.data),
-                        "violations": violated,
-                        "replay": witness,
-                    })
-                })
+                .map(|((o, witness), violated)| setup.outcome_json(o, violated, witness))
                 .collect();
             let j = json!({
                 "kernel": setup.kernel_title(),
@@ -212,26 +205,7 @@ pub fn render(
         }
     };
     let clean = report.bound_hit.is_none() && failing.is_empty() && !violated;
-    Ok((
-        text,
-        if clean {
-            Outcome::Clean
-        } else {
-            Outcome::Misbehaved
-        },
-    ))
-}
-
-/// The expectations a completed outcome violates (a failing run's buffers are not checked).
-pub(crate) fn violations(setup: &Setup, o: &scheduler::outcome::Outcome) -> Vec<String> {
-    if o.status != scheduler::outcome::Status::Completed {
-        return Vec::new();
-    }
-    setup
-        .violations(&o.data)
-        .iter()
-        .map(ToString::to_string)
-        .collect()
+    Ok((text, if clean { Exit::Clean } else { Exit::Misbehaved }))
 }
 
 /// Under an outcome's line: the expectations it violates, then its witness replay.
@@ -244,7 +218,7 @@ pub(crate) fn outcome_details(s: &mut String, violations: &[String], witness: &s
 
 #[allow(clippy::too_many_arguments)]
 fn text(
-    args: &Args,
+    args: &ExploreArgs,
     setup: &Setup,
     report: &DfsReport,
     subtrees: u64,

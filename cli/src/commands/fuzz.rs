@@ -11,11 +11,11 @@
 //! Exit codes: 0 no run failed, 1 some run failed (deadlock, fault, step limit) or the time
 //! bound stopped the campaign, 2 bad input.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::commands::replay::{reproduce, save_trace, trace_of};
-use crate::commands::run::Format;
 use crate::error::Error;
 use crate::failure::Failure;
+use crate::flags::OutputFormat;
 use crate::options::{RunOptions, Setup};
 use scheduler::fuzz::{self, FuzzConfig, FuzzPolicy, FuzzReport};
 use serde::Serialize;
@@ -32,7 +32,7 @@ const MINIMISE_STEPS: u64 = 20_000_000;
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct FuzzArgs {
     /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     #[command(flatten)]
@@ -76,8 +76,8 @@ pub struct Args {
     #[arg(long, value_name = "OUT.html")]
     pub html: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
     /// Schedule-dependent output is a failure: more than one distinct outcome fails the
     /// campaign, and each outcome is printed with the replay command of its first run.
     #[arg(long)]
@@ -99,22 +99,11 @@ fn parse_policy(text: &str) -> Result<FuzzPolicy, Error> {
     }
 }
 
-pub fn run(mut args: Args) -> Outcome {
-    let n = crate::contexts::count(&args.options);
-    let files = [
-        ("--html", args.html.is_some()),
-        ("--save-failures", args.save_failures.is_some()),
-    ];
-    let json = args.format == Format::Json;
-    crate::contexts::per_context(
-        &mut args,
-        n,
-        &files,
-        json,
-        |a| &mut a.options.launch.context,
-        |a| Failure::outcome(run_inner(a)),
-    )
+pub fn run(mut args: FuzzArgs) -> Exit {
+    crate::contexts::per_context(&mut args, |a| Failure::outcome(run_inner(a)))
 }
+
+crate::per_context_args!(FuzzArgs, "--html" => html, "--save-failures" => save_failures);
 
 #[derive(Serialize)]
 struct JsonOutcome {
@@ -166,7 +155,7 @@ struct JsonReport<'a> {
     runs_per_second: f64,
 }
 
-fn run_inner(args: &Args) -> Result<Outcome, Failure> {
+fn run_inner(args: &FuzzArgs) -> Result<Exit, Failure> {
     let setup = args.options.setup(&args.file)?;
     let config = FuzzConfig {
         runs: args.runs,
@@ -216,7 +205,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         let failed = !r.failures.is_empty()
             || r.outcomes
                 .keys()
-                .any(|o| !outcome_violations(&setup, o).is_empty())
+                .any(|o| !setup.outcome_violations(o).is_empty())
             || r.stopped;
         let text = format!(
             "fuzz shard {shard}: {} of {} runs, {} distinct outcomes, {} failing runs{} in {seconds:.3} s; report written to {}: combine the reports of all {} shards with `cudasem merge`\n",
@@ -235,9 +224,9 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         super::merge::write(path, argv, seconds, super::merge::ShardReport::Fuzz(part))?;
         crate::emit::stdout(&text)?;
         return Ok(if failed {
-            Outcome::Misbehaved
+            Exit::Misbehaved
         } else {
-            Outcome::Clean
+            Exit::Clean
         });
     }
     let report = fuzz::campaign(&setup.machine, &config, &progress).map_err(refused)?;
@@ -254,11 +243,11 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
 /// The campaign's report (one run's, or merged from shards by `cudasem merge`). `seconds` is
 /// the time the runs took (summed over shards).
 pub fn render(
-    args: &Args,
+    args: &FuzzArgs,
     setup: &Setup,
     report: &FuzzReport,
     seconds: f64,
-) -> Result<(String, Outcome), Failure> {
+) -> Result<(String, Exit), Failure> {
     let mut failures = failure_details(args, setup, report)?;
     failures.extend(expectation_failures(args, setup, report)?);
     let diverged = args.fail_on_divergence && report.outcomes.len() > 1;
@@ -285,10 +274,10 @@ pub fn render(
         0.0
     };
     let out = match args.format {
-        Format::Text => text(
+        OutputFormat::Text => text(
             args, setup, report, &failures, &witnesses, &schedule, seconds, rate,
         ),
-        Format::Json => {
+        OutputFormat::Json => {
             let j = JsonReport {
                 kernel: &setup.kernel_title(),
                 setup: setup.setup_text(),
@@ -307,7 +296,7 @@ pub fn render(
                         count: t.count,
                         first_run: t.first_run,
                         data: setup.data_values(&o.data),
-                        violations: outcome_violations(setup, o),
+                        violations: setup.outcome_violations(o),
                         replay: w.clone(),
                     })
                     .collect(),
@@ -323,9 +312,9 @@ pub fn render(
     Ok((
         out,
         if !failed && !report.stopped {
-            Outcome::Clean
+            Exit::Clean
         } else {
-            Outcome::Misbehaved
+            Exit::Misbehaved
         },
     ))
 }
@@ -333,7 +322,7 @@ pub fn render(
 /// For each failure kind: re-run its first run recording the schedule, minimise it, and build
 /// the replay command (and save the trace when asked).
 fn failure_details(
-    args: &Args,
+    args: &FuzzArgs,
     setup: &Setup,
     report: &FuzzReport,
 ) -> Result<Vec<JsonFailure>, Failure> {
@@ -400,21 +389,9 @@ fn failure_details(
     Ok(out)
 }
 
-/// The violated expectations of a completed outcome (a failing run's buffers are not checked).
-fn outcome_violations(setup: &Setup, o: &scheduler::outcome::Outcome) -> Vec<String> {
-    if o.status != scheduler::outcome::Status::Completed {
-        return Vec::new();
-    }
-    setup
-        .violations(&o.data)
-        .iter()
-        .map(ToString::to_string)
-        .collect()
-}
-
 /// The replay command of run `run` of the campaign (as recorded, not minimised).
 fn replay_of_run(
-    args: &Args,
+    args: &FuzzArgs,
     setup: &Setup,
     report: &FuzzReport,
     run: u64,
@@ -425,7 +402,7 @@ fn replay_of_run(
 
 /// Run `run` of the campaign as it was made: its seed and its choices.
 fn recorded_run(
-    args: &Args,
+    args: &FuzzArgs,
     setup: &Setup,
     report: &FuzzReport,
     run: u64,
@@ -443,7 +420,7 @@ fn recorded_run(
 
 /// The replay command of `choices`, a run of the campaign's policy with `seed`.
 fn replay_of(
-    args: &Args,
+    args: &FuzzArgs,
     setup: &Setup,
     choices: &[traces::Choice],
     seed: u64,
@@ -461,7 +438,7 @@ fn replay_of(
 /// A failure's report entry: `(status, violation)`, `(runs, first run)`, and the (possibly
 /// minimised) schedule `choices` of a run with `seed`, with its preemptions and replay command.
 fn failure_entry(
-    args: &Args,
+    args: &FuzzArgs,
     setup: &Setup,
     (status, violation): (String, Option<String>),
     (count, first_run): (u64, u64),
@@ -487,7 +464,7 @@ fn failure_entry(
 /// command of the first, minimised as a failing status is (to a schedule with fewer
 /// preemptions whose run completes and still violates that expectation).
 fn expectation_failures(
-    args: &Args,
+    args: &FuzzArgs,
     setup: &Setup,
     report: &FuzzReport,
 ) -> Result<Vec<JsonFailure>, Failure> {
@@ -558,7 +535,7 @@ fn expectation_failures(
 
 #[allow(clippy::too_many_arguments)]
 fn text(
-    args: &Args,
+    args: &FuzzArgs,
     setup: &Setup,
     report: &FuzzReport,
     failures: &[JsonFailure],
@@ -590,7 +567,7 @@ fn text(
             .into_iter()
             .map(|(n, v)| format!("{n}=[{}]", v.join(", ")))
             .collect();
-        let violated = if outcome_violations(setup, o).is_empty() {
+        let violated = if setup.outcome_violations(o).is_empty() {
             ""
         } else {
             "  (violates an expectation)"

@@ -12,7 +12,7 @@
 //!
 //! Exit codes: 0 written, 2 bad input (unreadable or invalid kernel file, no such kernel).
 
-use crate::Outcome;
+use crate::Exit;
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::launch::Launch;
@@ -29,7 +29,7 @@ pub const TRIAL_STEPS: u64 = 2_000_000;
 pub const TRIAL_REPAIRS: usize = 16;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct LaunchGenArgs {
     /// The kernel file (PTX, or CUDA compiled with clang).
     pub file: PathBuf,
     /// The kernel to launch (PTX name or C++ name; needed when the module has several).
@@ -50,11 +50,11 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Outcome {
-    Failure::outcome(run_inner(&args).map(|()| Outcome::Clean))
+pub fn run(args: LaunchGenArgs) -> Exit {
+    Failure::outcome(run_inner(&args).map(|()| Exit::Clean))
 }
 
-fn run_inner(args: &Args) -> Result<(), Failure> {
+fn run_inner(args: &LaunchGenArgs) -> Result<(), Failure> {
     let path = args.file.display().to_string();
     let ptx = crate::kernel_source::read_kernel(&args.file)?;
     let ptx_name = crate::kernel_source::ptx_name(&args.file);

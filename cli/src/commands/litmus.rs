@@ -12,8 +12,9 @@
 //! be read or parsed (`file:line:col: message`; the other files are still checked) or
 //! `--memory cached`, which is not implemented yet.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::error::Error;
+use crate::flags::{MemoryArg, OutputFormat};
 use explore::progress::Verdict;
 use litmus::parse::{self, LitmusTest};
 use litmus::{self, Liveness, MemorySystem, Options, Report, Status};
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct LitmusArgs {
     /// Litmus files (herd format, PTX flavour).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
@@ -30,8 +31,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = MemoryArg::Flat)]
     pub memory: MemoryArg,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
     /// Bound on the distinct states explored per test; a test that hits it gets no verdict.
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     pub max_states: usize,
@@ -71,21 +72,7 @@ pub struct Args {
     pub html: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum MemoryArg {
-    /// Sequentially consistent memory.
-    Flat,
-    /// Per-SM L1 caches (not coherent), one L2, memory programs (thesis chapter 4).
-    Cached,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
-
-pub fn run(args: Args) -> Outcome {
+pub fn run(args: LitmusArgs) -> Exit {
     let options = Options {
         memory: match args.memory {
             MemoryArg::Flat => MemorySystem::Flat,
@@ -100,16 +87,16 @@ pub fn run(args: Args) -> Outcome {
         && let Err(e) = std::fs::create_dir_all(dir)
     {
         eprintln!("error: cannot create `{}`: {e}", dir.display());
-        return Outcome::BadInput;
+        return Exit::BadInput;
     }
-    let mut outcome = Outcome::Clean;
+    let mut outcome = Exit::Clean;
     for file in &args.files {
         let path = file.display().to_string();
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: cannot read `{path}`: {e}");
-                outcome = outcome.worst(Outcome::BadInput);
+                outcome = outcome.worst(Exit::BadInput);
                 continue;
             }
         };
@@ -117,7 +104,7 @@ pub fn run(args: Args) -> Outcome {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: {path}:{e}");
-                outcome = outcome.worst(Outcome::BadInput);
+                outcome = outcome.worst(Exit::BadInput);
                 continue;
             }
         };
@@ -133,7 +120,7 @@ pub fn run(args: Args) -> Outcome {
                 let p = dir.join(format!("{stem}.ptx"));
                 if let Err(e) = std::fs::write(&p, ptx) {
                     eprintln!("error: cannot write `{}`: {e}", p.display());
-                    outcome = outcome.worst(Outcome::BadInput);
+                    outcome = outcome.worst(Exit::BadInput);
                 }
                 Some(p)
             }
@@ -149,7 +136,7 @@ pub fn run(args: Args) -> Outcome {
             continue;
         }
         let text = match args.format {
-            Format::Text => text_report(
+            OutputFormat::Text => text_report(
                 &path,
                 &test,
                 &report,
@@ -157,14 +144,14 @@ pub fn run(args: Args) -> Outcome {
                 ptx_path.as_deref(),
                 &args.timeout.flag_text(),
             ),
-            Format::Json => format!(
+            OutputFormat::Json => format!(
                 "{}\n",
                 json_report(&path, &test, &report, ptx_path.as_deref())
             ),
         };
         if let Err(error) = crate::emit::stdout(&text) {
             eprint!("{}", error.rendered());
-            return Outcome::BadInput;
+            return Exit::BadInput;
         }
         if let (Some(out), Some(witness)) = (&args.html, &report.witness) {
             let page = if args.files.len() == 1 {
@@ -182,7 +169,7 @@ pub fn run(args: Args) -> Outcome {
                 Ok(line) => eprintln!("{line}"),
                 Err(e) => {
                     eprintln!("error: --html {}: {e}", page.display());
-                    outcome = outcome.worst(Outcome::BadInput);
+                    outcome = outcome.worst(Exit::BadInput);
                 }
             }
         }

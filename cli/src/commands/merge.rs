@@ -12,11 +12,11 @@
 //! Exit codes: those of the merged command (0 clean, 1 a failure), 2 bad input: a missing,
 //! unreadable or corrupt report, reports of different runs, a shard missing or given twice.
 
-use crate::Outcome;
-use crate::commands::run::Format;
+use crate::Exit;
 use crate::commands::{explore, explore_outcomes, fuzz};
 use crate::error::Error;
 use crate::failure::Failure;
+use crate::flags::OutputFormat;
 use crate::options::Setup;
 use ::explore::split::OutcomesShard;
 use clap::Parser;
@@ -26,14 +26,14 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct MergeArgs {
     /// The report files of every shard of one run (written by `--shard I/N --report FILE`), in
     /// any order.
     #[arg(required = true, value_name = "REPORT")]
     pub reports: Vec<PathBuf>,
     /// Output format (as the unsharded command's `--format`).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
 }
 
 /// `--shard I/N`.
@@ -127,11 +127,11 @@ pub fn write(
 #[derive(Parser)]
 #[command(name = "cudasem", no_binary_name = true)]
 enum Recorded {
-    Explore(explore::Args),
-    Fuzz(fuzz::Args),
+    Explore(explore::ExploreArgs),
+    Fuzz(fuzz::FuzzArgs),
 }
 
-pub fn run(args: Args) -> Outcome {
+pub fn run(args: MergeArgs) -> Exit {
     Failure::outcome(run_inner(&args))
 }
 
@@ -153,7 +153,7 @@ fn read(path: &Path) -> Result<ReportFile, Error> {
     Ok(file)
 }
 
-fn run_inner(args: &Args) -> Result<Outcome, Failure> {
+fn run_inner(args: &MergeArgs) -> Result<Exit, Failure> {
     let files: Vec<ReportFile> = args
         .reports
         .iter()

@@ -1,4 +1,4 @@
-//! One module per subcommand: argument struct (clap) and `run(args) -> Outcome`.
+//! One module per subcommand: argument struct (clap) and `run(args) -> Exit`.
 
 pub mod cc;
 pub mod cfg;

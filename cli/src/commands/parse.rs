@@ -1,24 +1,19 @@
 //! `cudasem parse FILE.ptx [--format text|json]`: parse and load (validate) a module and summarise
 //! it, or print its diagnostics. Exit 2 on any error.
 
-use crate::{Outcome, render};
+use crate::flags::OutputFormat;
+use crate::{Exit, render};
 use semantics::program::{FunctionKind, Program, Space};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct ParseArgs {
     /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     /// Output format of the summary.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
 }
 
 /// A parsed and loaded file: the source, the program if it loaded, and every diagnostic.
@@ -81,28 +76,28 @@ pub fn load_path(file: &Path) -> Option<Loaded> {
     })
 }
 
-pub fn run(args: Args) -> Outcome {
+pub fn run(args: ParseArgs) -> Exit {
     let Some(loaded) = load_path(&args.file) else {
-        return Outcome::BadInput;
+        return Exit::BadInput;
     };
     let text = match args.format {
-        Format::Text => {
+        OutputFormat::Text => {
             render::diagnostics(&loaded.path, &loaded.source, &loaded.diagnostics);
             loaded.program.as_ref().map(summary).unwrap_or_default()
         }
-        Format::Json => format!(
+        OutputFormat::Json => format!(
             "{}\n",
             serde_json::to_string_pretty(&json_summary(&loaded)).unwrap_or_default()
         ),
     };
     if let Err(error) = crate::emit::stdout(&text) {
         eprint!("{}", error.rendered());
-        return Outcome::BadInput;
+        return Exit::BadInput;
     }
     if loaded.has_errors() {
-        Outcome::BadInput
+        Exit::BadInput
     } else {
-        Outcome::Clean
+        Exit::Clean
     }
 }
 

@@ -6,7 +6,8 @@
 //! `conformance/progress/expected.csv`. Exit 0 when every file was analysed, 2 when one could
 //! not be read or parsed (`file:line: what`), the other files still being reported.
 
-use crate::Outcome;
+use crate::Exit;
+use crate::flags::OutputFormat;
 use explore::progress::axb::{self, AxbState, AxbTest};
 use explore::progress::lts::{ExploreError, Limits};
 use explore::progress::{
@@ -16,7 +17,7 @@ use serde_json::{Value, json};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct ProgressArgs {
     /// AXB test files (`THREAD<k>` blocks of atomic_exch_branch / atomic_chk_branch / atomic_store).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
@@ -25,8 +26,8 @@ pub struct Args {
     #[arg(long = "model", value_delimiter = ',')]
     pub models: Vec<ProgressModel>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
     /// Print a lasso (stem and cycle, with states) for every `F` verdict.
     #[arg(long)]
     pub lasso: bool,
@@ -44,13 +45,7 @@ pub struct Args {
     pub max_memory: Option<u64>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    Text,
-    Json,
-}
-
-pub fn run(args: Args) -> Outcome {
+pub fn run(args: ProgressArgs) -> Exit {
     let models: Vec<ProgressModel> = if args.models.is_empty() {
         ProgressModel::ALL.to_vec()
     } else {
@@ -58,14 +53,14 @@ pub fn run(args: Args) -> Outcome {
     };
     // `sequential_in_order_hangs` is a column of expected.csv: shown with the full default set.
     let show_sequential = args.models.is_empty();
-    let mut outcome = Outcome::Clean;
+    let mut outcome = Exit::Clean;
     for file in &args.files {
         let path = file.display().to_string();
         let source = match std::fs::read_to_string(file) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("error: cannot read `{path}`: {e}");
-                outcome = outcome.worst(Outcome::BadInput);
+                outcome = outcome.worst(Exit::BadInput);
                 continue;
             }
         };
@@ -73,7 +68,7 @@ pub fn run(args: Args) -> Outcome {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: {e}");
-                outcome = outcome.worst(Outcome::BadInput);
+                outcome = outcome.worst(Exit::BadInput);
                 continue;
             }
         };
@@ -88,12 +83,12 @@ pub fn run(args: Args) -> Outcome {
                     // A test too large for the progress models: the user's to shrink.
                     ExploreError::TooManyUnits(_) => {
                         eprintln!("error: {path}: {e}");
-                        Outcome::BadInput
+                        Exit::BadInput
                     }
                     // The state bound cut the exploration: no verdict, as any bound does.
                     ExploreError::StateBound(_) => {
                         eprintln!("{path}: stopped: {e} (--max-states); no verdict");
-                        Outcome::Misbehaved
+                        Exit::Misbehaved
                     }
                     // Time, memory or Ctrl-C: this test has no verdict, and the command ends.
                     ExploreError::Stopped(states) => {
@@ -101,7 +96,7 @@ pub fn run(args: Args) -> Outcome {
                             "{path}: stopped: {} after {states} states; no verdict",
                             args.timeout.flag_text()
                         );
-                        return outcome.worst(Outcome::Misbehaved);
+                        return outcome.worst(Exit::Misbehaved);
                     }
                     // The LTS broke an invariant of its construction: a bug in cudasem.
                     ExploreError::NotMonotone { .. } => {
@@ -114,15 +109,15 @@ pub fn run(args: Args) -> Outcome {
         };
         let sequential = show_sequential.then(|| test.sequential_in_order_hangs());
         let text = match args.format {
-            Format::Text => text(&test, &oracle, &models, sequential, args.lasso),
-            Format::Json => format!(
+            OutputFormat::Text => text(&test, &oracle, &models, sequential, args.lasso),
+            OutputFormat::Json => format!(
                 "{}\n",
                 json_line(&test, &oracle, &models, sequential, args.lasso)
             ),
         };
         if let Err(error) = crate::emit::stdout(&text) {
             eprint!("{}", error.rendered());
-            return Outcome::BadInput;
+            return Exit::BadInput;
         }
         if crate::emit::closed() {
             break;

@@ -5,17 +5,17 @@
 //!
 //! Exit codes: 0, or 2 when no rule has that name.
 
-use crate::Outcome;
+use crate::Exit;
 use semantics::rules;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct RulesArgs {
     /// A rule name (`bra_guard`), a layer-qualified one (`thread/bra`), or `all` for every
     /// rule in full.
     pub name: Option<String>,
 }
 
-pub fn run(args: Args) -> Outcome {
+pub fn run(args: RulesArgs) -> Exit {
     let text = match args.name.as_deref() {
         None => index(),
         Some("all") => rules::all()
@@ -29,7 +29,7 @@ pub fn run(args: Args) -> Outcome {
                 eprintln!(
                     "error: no rule `{name}`\n  = help: `cudasem rules` lists them (e.g. bra_guard, thread/bra, endBar)"
                 );
-                return Outcome::BadInput;
+                return Exit::BadInput;
             }
             found
                 .iter()
@@ -38,7 +38,7 @@ pub fn run(args: Args) -> Outcome {
                 .join("\n")
         }
     };
-    crate::emit::report(&text, Outcome::Clean)
+    crate::emit::report(&text, Exit::Clean)
 }
 
 /// One line per rule: qualified name, where it comes from, and a deviation mark.

@@ -7,10 +7,11 @@
 //! recorded as it runs (`scheduler::replay::Recorder`) and handed to the one helper that
 //! `fuzz` and `explore` use too (`commands::replay::reproduce`).
 
-use crate::Outcome;
+use crate::Exit;
 use crate::error::Error;
 use crate::failure::Failure;
-use crate::flags::{LaunchArgs, MachineArgs, ModelArgs};
+use crate::flags::LaunchArgs;
+use crate::flags::OutputFormat;
 use crate::launch::{Launch, LaunchFlags};
 use crate::options::{RunOptions, Setup};
 use crate::output::{PrintedBuffer, RunReport, shell_command};
@@ -27,13 +28,11 @@ use traces::Choice;
 pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct RunArgs {
     /// The PTX file, or a CUDA file (.cu, compiled with clang: docs/cuda.md).
     pub file: PathBuf,
     #[command(flatten)]
-    pub launch: LaunchArgs,
-    #[command(flatten)]
-    pub model: ModelArgs,
+    pub options: RunOptions,
     /// The scheduling policy: round-robin, random:SEED, pct:SEED:DEPTH, replay:FILE (a trace
     /// file's choices, then round-robin) or MODEL@LEVEL[:SEED] (only schedules fair under a
     /// progress model: fair@blocks, obe-strong@warps:7).
@@ -50,8 +49,8 @@ pub struct Args {
     #[arg(long, value_name = "OUT.jsonl")]
     pub trace: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
     /// Teaching view: `stack` prints, per warp, the thesis-style table of every step (PTX line
     /// executed, active mask α, disable mask δ, token stack τ after it; thesis Figure 5.2).
     #[arg(long, value_enum, value_name = "VIEW")]
@@ -64,17 +63,6 @@ pub struct Args {
     /// file, the first steps in full and the whole run as an overview (docs/teaching.md).
     #[arg(long, value_name = "OUT.html")]
     pub html: Option<PathBuf>,
-
-    #[command(flatten)]
-    pub machine: MachineArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Readable rows and a status paragraph.
-    Text,
-    /// One JSON object.
-    Json,
 }
 
 /// `--show`: teaching views printed before the result.
@@ -124,26 +112,15 @@ pub fn parse_schedule(text: &str) -> Result<Schedule, Error> {
     }
 }
 
-pub fn run(mut args: Args) -> Outcome {
-    let n = crate::contexts::count(&args.run_options());
-    let files = [
-        ("--html", args.html.is_some()),
-        ("--trace", args.trace.is_some()),
-    ];
-    let json = args.format == Format::Json;
-    crate::contexts::per_context(
-        &mut args,
-        n,
-        &files,
-        json,
-        |a| &mut a.launch.context,
-        |a| run_inner(a).unwrap_or_else(Failure::report),
-    )
+pub fn run(mut args: RunArgs) -> Exit {
+    crate::contexts::per_context(&mut args, |a| run_inner(a).unwrap_or_else(Failure::report))
 }
 
+crate::per_context_args!(RunArgs, "--html" => html, "--trace" => trace);
+
 /// Runs the command; `Err` is bad input, already rendered for stderr.
-fn run_inner(args: &Args) -> Result<Outcome, Failure> {
-    let options = args.run_options();
+fn run_inner(args: &RunArgs) -> Result<Exit, Failure> {
+    let options = &args.options;
     let setup = options.setup(&args.file)?;
     let result = execute(&setup, args)?;
     // Stopped or ended: what remains is the report (the watchdogs let it finish).
@@ -163,7 +140,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
     let failed = !matches!(result.termination, Termination::Completed)
         || expectations.iter().any(|(_, v)| v.is_some());
     let replay = if failed {
-        reproduce_command(&setup, &options, args, &result)?
+        reproduce_command(&setup, options, args, &result)?
     } else {
         String::new()
     };
@@ -192,14 +169,14 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
         grids: crate::output::grid_kernels(&setup.machine),
     };
     let out = match args.format {
-        Format::Text => report.text(),
-        Format::Json => report.json() + "\n",
+        OutputFormat::Text => report.text(),
+        OutputFormat::Json => report.json() + "\n",
     };
     crate::emit::stdout(&out)?;
     Ok(if failed {
-        Outcome::Misbehaved
+        Exit::Misbehaved
     } else {
-        Outcome::Clean
+        Exit::Clean
     })
 }
 
@@ -209,7 +186,7 @@ fn run_inner(args: &Args) -> Result<Outcome, Failure> {
 fn reproduce_command(
     setup: &Setup,
     options: &RunOptions,
-    args: &Args,
+    args: &RunArgs,
     result: &RunResult,
 ) -> Result<String, Error> {
     if result.termination == Termination::TimeLimit {
@@ -244,17 +221,6 @@ fn reproduce_command(
         crate::options::own_command(&[("--format", true)], &[]),
         result.steps
     ))
-}
-
-impl Args {
-    /// The launch, warp model, memory and device flags as the shared [`RunOptions`].
-    pub(crate) fn run_options(&self) -> RunOptions {
-        RunOptions {
-            launch: self.launch.clone(),
-            model: self.model,
-            machine: self.machine.clone(),
-        }
-    }
 }
 
 /// Where `--schedule replay:FILE` leaves its first divergence: a recorded choice that was not
@@ -468,7 +434,7 @@ struct RunResult {
 }
 
 /// Runs the machine. `Err` is bad input (an unreadable replay file, an unwritable trace).
-fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
+fn execute(setup: &Setup, args: &RunArgs) -> Result<RunResult, Failure> {
     let config = &setup.config;
     let resolved = &setup.resolved;
     let mut machine = setup.machine.clone();
@@ -492,7 +458,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
                         refused.prefix = recorder.choices;
                         refused.prefix.pop();
                     }
-                    return Err(Failure::refused(setup, &args.run_options(), &refused));
+                    return Err(Failure::refused(setup, &args.options, &refused));
                 }
             };
         let ws = config.device.warp_size;
@@ -516,7 +482,7 @@ fn execute(setup: &Setup, args: &Args) -> Result<RunResult, Failure> {
                             refused.prefix = recorder.choices;
                             refused.prefix.pop();
                         }
-                        return Err(Failure::refused(setup, &args.run_options(), &refused));
+                        return Err(Failure::refused(setup, &args.options, &refused));
                     }
                 }
             }

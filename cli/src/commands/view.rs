@@ -11,7 +11,7 @@
 //! Exit codes: 0 the page was written, 2 bad input (unreadable or non-matching trace, unwritable
 //! output).
 
-use crate::Outcome;
+use crate::Exit;
 use crate::commands::replay;
 use crate::error::Error;
 use crate::failure::Failure;
@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use traces::Choice;
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct ViewArgs {
     /// A trace file (.ron or .jsonl) or a compact trace string (`cudasem2:...`).
     pub trace: String,
     /// The PTX file (required with a compact trace or a `run --trace` file; overrides a trace
@@ -46,7 +46,7 @@ pub struct Args {
     pub options: RunOptions,
 }
 
-pub fn run(args: Args) -> Outcome {
+pub fn run(args: ViewArgs) -> Exit {
     Failure::outcome(run_inner(args))
 }
 
@@ -130,7 +130,7 @@ pub(crate) fn write_html_flag(
     Ok(())
 }
 
-fn run_inner(args: Args) -> Result<Outcome, Failure> {
+fn run_inner(args: ViewArgs) -> Result<Exit, Failure> {
     crate::expectations::refuse_flag("view", &args.options.launch.quick)?;
     if args.window == 0 {
         return Err(Error::Usage("error: --window must be at least 1\n".to_string()).into());
@@ -138,13 +138,13 @@ fn run_inner(args: Args) -> Result<Outcome, Failure> {
     if args.from == 0 {
         return Err(Error::Usage("error: --from counts steps from 1\n".to_string()).into());
     }
-    let replay_args = replay::Args {
+    let replay_args = replay::ReplayArgs {
         trace: args.trace.clone(),
         file: args.file.clone(),
         options: args.options,
         events: false,
         save: None,
-        format: crate::commands::run::Format::Text,
+        format: crate::flags::OutputFormat::Text,
         check: false,
         race_model: crate::commands::check::RaceModelArg::Interleaving,
         uninit: Vec::new(),
@@ -168,5 +168,5 @@ fn run_inner(args: Args) -> Result<Outcome, Failure> {
     let wrote = write_page(setup, &loaded.choices, &options, &args.output)
         .map_err(|e| Error::Input(format!("error: {}: {e}\n", args.trace)))?;
     println!("{wrote}");
-    Ok(Outcome::Clean)
+    Ok(Exit::Clean)
 }

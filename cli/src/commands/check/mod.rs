@@ -28,7 +28,7 @@ mod schedules;
 mod text;
 
 use super::run;
-use crate::Outcome;
+use crate::Exit;
 use crate::error::Error;
 use crate::failure::Failure;
 use explore::coverage::{Coverage, Dependence, Runs, Sampling, cached_memory_caveat};
@@ -41,10 +41,10 @@ use semantics::monitors::{MonitorConfig, RaceModel, ScheduleDependence};
 
 #[derive(clap::Args)]
 #[group(id = "check_args")]
-pub struct Args {
+pub struct CheckArgs {
     /// Every `cudasem run` option (file, launch, schedule, warp model, device, format...).
     #[command(flatten)]
-    pub run: run::Args,
+    pub run: run::RunArgs,
     /// Which accesses of one warp are ordered: `interleaving` (every thread separately; only
     /// barriers and __syncwarp order) or `warp-sync` (lanes of a warp synchronise at every
     /// instruction both execute: Bardsley and Donaldson, "Warps and Atomics: Beyond Barrier
@@ -119,21 +119,23 @@ impl RaceModelArg {
     }
 }
 
-pub fn run(mut args: Args) -> Outcome {
-    let n = crate::contexts::count(&args.run.run_options());
-    let files = [
-        ("--html", args.run.html.is_some()),
-        ("--trace", args.run.trace.is_some()),
-    ];
-    let json = args.run.format == run::Format::Json;
-    crate::contexts::per_context(
-        &mut args,
-        n,
-        &files,
-        json,
-        |a| &mut a.run.launch.context,
-        |a| check(a).unwrap_or_else(Failure::report),
-    )
+pub fn run(mut args: CheckArgs) -> Exit {
+    crate::contexts::per_context(&mut args, |a| check(a).unwrap_or_else(Failure::report))
+}
+
+/// `check` takes `run`'s flags, output files and format.
+impl crate::contexts::PerContext for CheckArgs {
+    fn options(&mut self) -> &mut crate::options::RunOptions {
+        self.run.options()
+    }
+
+    fn output_files(&self) -> Vec<(&'static str, bool)> {
+        self.run.output_files()
+    }
+
+    fn json(&self) -> bool {
+        self.run.json()
+    }
 }
 
 /// How the schedules were chosen, for the report.
@@ -144,10 +146,10 @@ enum Mode {
     Explore,
 }
 
-fn check(args: &Args) -> Result<Outcome, Failure> {
+fn check(args: &CheckArgs) -> Result<Exit, Failure> {
     let r = &args.run;
-    crate::expectations::refuse_flag("check", &r.launch.quick)?;
-    let options = r.run_options();
+    crate::expectations::refuse_flag("check", &r.options.launch.quick)?;
+    let options = &r.options;
     let base = options.setup(&r.file)?;
     let uninit = Setup::uninit_buffers(&base, &args.uninit)?;
     let dependence = ScheduleDependence::of_launch(&base.program, &base.resolved.config);
@@ -228,7 +230,7 @@ struct Ran {
 fn run_schedules(
     setup: &Setup,
     mode: &Mode,
-    args: &Args,
+    args: &CheckArgs,
     options: &crate::options::RunOptions,
 ) -> Result<Ran, Failure> {
     let mut runs = 0u64;

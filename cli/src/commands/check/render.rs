@@ -1,9 +1,9 @@
 //! What a check's report shows of its findings: the context that names positions and
 //! instructions ([`Render`]), the report ([`Report`]) and the words both formats share.
 
-use super::run::Format;
 use super::schedules::Checked;
-use crate::Outcome;
+use crate::Exit;
+use crate::flags::OutputFormat;
 use crate::output::{grid_prefix, lanes_text};
 use semantics::Program;
 use semantics::machine::Termination;
@@ -157,17 +157,17 @@ pub(super) fn where_text(a: &Access) -> String {
 impl Report<'_> {
     /// Writes the report to stdout; the exit outcome: clean only when nothing was found and
     /// the kernel completed.
-    pub(super) fn print(&self, ctx: &Render, format: Format) -> Outcome {
+    pub(super) fn print(&self, ctx: &Render, format: OutputFormat) -> Exit {
         let out = match format {
-            Format::Text => self.text(ctx),
-            Format::Json => self.json(ctx) + "\n",
+            OutputFormat::Text => self.text(ctx),
+            OutputFormat::Json => self.json(ctx) + "\n",
         };
         let outcome = if self.result.findings.is_clean()
             && self.result.termination == Termination::Completed
         {
-            Outcome::Clean
+            Exit::Clean
         } else {
-            Outcome::Misbehaved
+            Exit::Misbehaved
         };
         crate::emit::report(&out, outcome)
     }
@@ -175,16 +175,10 @@ impl Report<'_> {
     pub(super) fn access_lines(&self, out: &mut String, label: &str, a: &Access, r: &Render) {
         let _ = writeln!(
             out,
-            "  {label} {}block ({}, {}, {}) thread ({}, {}, {}) [warp {} lane {}]: {} at {}",
+            "  {label} {}block {} {}: {} at {}",
             grid_prefix(a.grid, &r.grids),
-            a.block_idx[0],
-            a.block_idx[1],
-            a.block_idx[2],
-            a.thread_idx[0],
-            a.thread_idx[1],
-            a.thread_idx[2],
-            a.warp,
-            a.lane,
+            index3(a.block_idx),
+            thread_text(a.thread_idx, a.warp, a.lane),
             op_word(a.op, a.strong),
             r.position(a.ptx_line, a.source_line),
         );
@@ -199,12 +193,8 @@ impl Report<'_> {
         };
         let _ = writeln!(
             out,
-            "  {label} thread ({}, {}, {}) [warp {} lane {}]: {} at {}{counters}",
-            s.thread_idx[0],
-            s.thread_idx[1],
-            s.thread_idx[2],
-            s.warp,
-            s.lane,
+            "  {label} {}: {} at {}{counters}",
+            thread_text(s.thread_idx, s.warp, s.lane),
             s.what,
             r.position(s.ptx_line, s.source_line),
         );
@@ -215,16 +205,10 @@ impl Report<'_> {
         let _ = writeln!(out, "{}", u.kind.describe());
         let _ = writeln!(
             out,
-            "  by:    {}block ({}, {}, {}) thread ({}, {}, {}) [warp {} lane {}] at {}",
+            "  by:    {}block {} {} at {}",
             grid_prefix(u.grid, &r.grids),
-            u.block_idx[0],
-            u.block_idx[1],
-            u.block_idx[2],
-            u.thread_idx[0],
-            u.thread_idx[1],
-            u.thread_idx[2],
-            u.warp,
-            u.lane,
+            index3(u.block_idx),
+            thread_text(u.thread_idx, u.warp, u.lane),
             r.position(u.ptx_line, u.source_line),
         );
         let _ = writeln!(out, "          pc {}: {}", u.pc, r.instruction(u.pc));
@@ -234,4 +218,14 @@ impl Report<'_> {
         }
         out.push('\n');
     }
+}
+
+/// `(x, y, z)`: a block's or a thread's index.
+pub(super) fn index3(i: [u32; 3]) -> String {
+    format!("({}, {}, {})", i[0], i[1], i[2])
+}
+
+/// `thread (x, y, z) [warp W lane L]`.
+fn thread_text(thread: [u32; 3], warp: u32, lane: u32) -> String {
+    format!("thread {} [warp {warp} lane {lane}]", index3(thread))
 }

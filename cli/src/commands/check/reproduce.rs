@@ -4,8 +4,8 @@
 
 use super::render::{Render, Report};
 use super::schedules::{Checked, KEEP_CHOICES, Setup};
-use super::{Args, BenignArg, Mode, RaceModelArg};
-use crate::Outcome;
+use super::{BenignArg, CheckArgs, Mode, RaceModelArg};
+use crate::Exit;
 use crate::error::Error;
 use crate::failure::Failure;
 use crate::options::{self, RunOptions};
@@ -41,7 +41,7 @@ pub(super) fn html_page(
 pub(super) fn reproduce(
     setup: &Setup,
     options: &RunOptions,
-    args: &Args,
+    args: &CheckArgs,
     result: &Checked,
     mode: &Mode,
     seed: Option<u64>,
@@ -102,9 +102,9 @@ pub(super) fn reproduce(
 /// `cudasem replay TRACE --check`: the monitors along a recorded schedule, reported as `check`
 /// reports one schedule. A recorded choice that is not enabled is a divergence (bad input).
 pub(crate) fn replay_checked(
-    args: &crate::commands::replay::Args,
+    args: &crate::commands::replay::ReplayArgs,
     loaded: crate::commands::replay::Loaded,
-) -> Result<Outcome, Failure> {
+) -> Result<Exit, Failure> {
     let total = loaded.choices.len();
     let uninit = Setup::uninit_buffers(&loaded.setup, &args.uninit)?;
     let setup = Setup {

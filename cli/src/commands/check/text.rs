@@ -2,7 +2,8 @@
 //! line, the coverage and the replay command.
 
 use super::render::{
-    Render, Report, benign_text, divergence_word, race_kind_word, race_scope_word, where_text,
+    Render, Report, benign_text, divergence_word, index3, race_kind_word, race_scope_word,
+    where_text,
 };
 use crate::output::{grid_prefix, lanes_text, status_word};
 use semantics::machine::Termination;
@@ -58,11 +59,9 @@ impl Report<'_> {
         for d in &f.divergences {
             let _ = writeln!(
                 out,
-                "barrier divergence in {}block ({}, {}, {}), barrier {}: {}",
+                "barrier divergence in {}block {}, barrier {}: {}",
                 grid_prefix(d.grid, &r.grids),
-                d.block_idx[0],
-                d.block_idx[1],
-                d.block_idx[2],
+                index3(d.block_idx),
                 d.barrier,
                 divergence_word(d.kind)
             );
@@ -94,15 +93,11 @@ impl Report<'_> {
         if let Termination::Error(e) = &self.result.termination {
             let _ = writeln!(
                 out,
-                "error: {} ({}block ({}, {}, {}), thread ({}, {}, {}), at {})",
+                "error: {} ({}block {}, thread {}, at {})",
                 e.message,
                 grid_prefix(e.grid, &r.grids),
-                e.block[0],
-                e.block[1],
-                e.block[2],
-                e.thread[0],
-                e.thread[1],
-                e.thread[2],
+                index3(e.block),
+                index3(e.thread),
                 r.position(e.ptx_line, e.source_line)
             );
             let _ = writeln!(out, "          pc {}: {}", e.pc, r.instruction(e.pc));
@@ -113,11 +108,9 @@ impl Report<'_> {
             for i in w {
                 let _ = writeln!(
                     out,
-                    "  {}block ({}, {}, {}) warp {} lanes {} at {}: {}",
+                    "  {}block {} warp {} lanes {} at {}: {}",
                     grid_prefix(i.grid, &r.grids),
-                    i.block[0],
-                    i.block[1],
-                    i.block[2],
+                    index3(i.block),
                     i.warp,
                     lanes_text(i.lanes),
                     r.position(i.ptx_line, i.source_line),

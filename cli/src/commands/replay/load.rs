@@ -1,7 +1,7 @@
 //! What a replay starts from: a trace file (its launch, configuration and PTX file) or a
 //! compact string (with the PTX file and run options), as a ready machine and the schedule.
 
-use super::Args;
+use super::ReplayArgs;
 use super::trace::read_trace_file;
 use crate::commands::run::load_program;
 use crate::error::Error;
@@ -25,7 +25,7 @@ pub(crate) struct Loaded {
 
 /// Loads what `args.trace` names: a compact string (with the PTX file and run options), else
 /// a trace file.
-pub(crate) fn load_trace(args: &Args) -> Result<Loaded, Error> {
+pub(crate) fn load_trace(args: &ReplayArgs) -> Result<Loaded, Error> {
     let is_file = Path::new(&args.trace).is_file();
     if !is_file && format::detect(&args.trace) == Format::Compact {
         return load_compact(args);
@@ -34,7 +34,7 @@ pub(crate) fn load_trace(args: &Args) -> Result<Loaded, Error> {
 }
 
 /// A compact string: the PTX file and run options give the launch, the string the schedule.
-fn load_compact(args: &Args) -> Result<Loaded, Error> {
+fn load_compact(args: &ReplayArgs) -> Result<Loaded, Error> {
     let compact =
         format::parse_compact(&args.trace).map_err(|e| Error::Input(format!("error: {e}\n")))?;
     let file = args.file.as_ref().ok_or_else(|| {
@@ -75,7 +75,7 @@ fn load_compact(args: &Args) -> Result<Loaded, Error> {
 }
 
 /// A trace file: its launch and configuration, its PTX file (or FILE.ptx), its schedule.
-fn load_file(args: &Args) -> Result<Loaded, Error> {
+fn load_file(args: &ReplayArgs) -> Result<Loaded, Error> {
     let trace = read_trace_file(&args.trace)?;
     let ptx: PathBuf = match (&args.file, &trace.program_path) {
         (Some(f), _) => f.clone(),
@@ -177,7 +177,7 @@ fn check_hash(ptx_path: &str, have: u64, want: u64) -> Result<(), Error> {
 
 /// The `--expect` flags, bound to the buffers of a trace's launch.
 fn expectations_of(
-    args: &Args,
+    args: &ReplayArgs,
     launch: &semantics::machine::LaunchConfig,
     elems: &[Elem],
 ) -> Result<Vec<crate::launch::expect::Bound>, Error> {

@@ -30,7 +30,7 @@ pub(crate) use load::{Loaded, load_trace};
 pub use reproduce::{compact_command, reproduce};
 pub use trace::{CliTrace, TraceConfig, TraceLaunch, read_trace_file, save_trace, trace_of};
 
-use crate::Outcome;
+use crate::Exit;
 use crate::error::Error;
 use crate::options::RunOptions;
 use crate::output::{PrintedBuffer, RunReport};
@@ -40,7 +40,7 @@ use std::path::PathBuf;
 use traces::{Event, Trace};
 
 #[derive(clap::Args)]
-pub struct Args {
+pub struct ReplayArgs {
     /// A trace file (.ron or .jsonl) or a compact trace string (`cudasem2:...`).
     pub trace: String,
     /// The PTX file (required with a compact trace; overrides a trace file's `program_path`).
@@ -54,8 +54,8 @@ pub struct Args {
     #[arg(long, value_name = "OUT")]
     pub save: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = crate::commands::run::Format::Text)]
-    pub format: crate::commands::run::Format,
+    #[arg(long, value_enum, default_value_t = crate::flags::OutputFormat::Text)]
+    pub format: crate::flags::OutputFormat,
     /// Run the monitors of `cudasem check` along the replayed schedule and report what they
     /// find (data races, barrier divergence, memory errors): what `check` prints to reproduce
     /// a finding.
@@ -102,11 +102,11 @@ pub fn event_lines(events: &[Event]) -> Vec<String> {
         .collect()
 }
 
-pub fn run(args: Args) -> Outcome {
+pub fn run(args: ReplayArgs) -> Exit {
     crate::failure::Failure::outcome(run_inner(&args))
 }
 
-fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
+fn run_inner(args: &ReplayArgs) -> Result<Exit, crate::failure::Failure> {
     let loaded = load_trace(args)?;
     if args.check {
         return crate::commands::check::replay_checked(args, loaded);
@@ -134,7 +134,7 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
             r.taken,
             loaded.choices.len()
         );
-        if args.format == crate::commands::run::Format::Json {
+        if args.format == crate::flags::OutputFormat::Json {
             let j = serde_json::json!({
                 "replayed": r.taken,
                 "choices": loaded.choices.len(),
@@ -144,7 +144,7 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
         } else {
             eprint!("{msg}");
         }
-        return Ok(Outcome::BadInput);
+        return Ok(Exit::BadInput);
     }
     let lasso = lasso_text(&loaded, &r);
     let buffers_bytes: Vec<Vec<u8>> = setup
@@ -157,10 +157,10 @@ fn run_inner(args: &Args) -> Result<Outcome, crate::failure::Failure> {
     let report = report_of(&loaded, &r, &machine, &title, &buffers_bytes);
     let outcome = outcome_of(&report, &r);
     match args.format {
-        crate::commands::run::Format::Text => {
+        crate::flags::OutputFormat::Text => {
             out.push_str(&replayed_text(&loaded, &r, lasso.as_deref(), &report));
         }
-        crate::commands::run::Format::Json => {
+        crate::flags::OutputFormat::Json => {
             let j = serde_json::json!({
                 "replayed": r.taken,
                 "choices": loaded.choices.len(),
@@ -293,16 +293,16 @@ static STOPPED: Termination = Termination::StepLimit;
 
 /// The exit outcome of a replay: an open lasso is bad input (the trace is no lasso of this
 /// program), a closed one or a misbehaving run is misbehaviour.
-fn outcome_of(report: &RunReport, r: &Replayed) -> Outcome {
+fn outcome_of(report: &RunReport, r: &Replayed) -> Exit {
     let violated = report.expectations.iter().any(|(_, v)| v.is_some());
     match (&r.termination, &r.cycle) {
-        (_, Some(CycleCheck::Open { .. })) => Outcome::BadInput,
-        (_, Some(CycleCheck::Closed { .. })) => Outcome::Misbehaved,
-        (Some(Termination::Completed), _) if violated => Outcome::Misbehaved,
-        (Some(Termination::Completed), _) => Outcome::Clean,
-        (Some(_), _) => Outcome::Misbehaved,
+        (_, Some(CycleCheck::Open { .. })) => Exit::BadInput,
+        (_, Some(CycleCheck::Closed { .. })) => Exit::Misbehaved,
+        (Some(Termination::Completed), _) if violated => Exit::Misbehaved,
+        (Some(Termination::Completed), _) => Exit::Clean,
+        (Some(_), _) => Exit::Misbehaved,
         // The trace ended before the run did (a step-limit failure, or a partial run).
-        (None, _) => Outcome::Misbehaved,
+        (None, _) => Exit::Misbehaved,
     }
 }
 
