@@ -228,6 +228,11 @@ pub fn lanes_text(mask: u64) -> String {
     }
 }
 
+/// `count` per second of `seconds` (0 when no time was measured).
+pub fn per_second(count: f64, seconds: f64) -> f64 {
+    if seconds > 0.0 { count / seconds } else { 0.0 }
+}
+
 fn dim_text(d: [u32; 3]) -> String {
     format!("({},{},{})", d[0], d[1], d[2])
 }

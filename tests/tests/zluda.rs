@@ -98,9 +98,20 @@ fn float_of(v: &Json) -> Option<f64> {
     }
 }
 
+/// A manifest value that is not an element of its type.
+#[derive(Debug, thiserror::Error)]
+#[error("value {value} does not fit {ty:?}")]
+struct DoesNotFit {
+    value: Json,
+    ty: Ty,
+}
+
 /// The bits of `v` as a `ty` element.
-fn bits_of(ty: Ty, v: &Json) -> Result<u64, String> {
-    let bad = || format!("value {v} does not fit {ty:?}");
+fn bits_of(ty: Ty, v: &Json) -> Result<u64, DoesNotFit> {
+    let bad = || DoesNotFit {
+        value: v.clone(),
+        ty,
+    };
     Ok(match ty {
         Ty::U(b) => {
             let x = v.as_u64().ok_or_else(bad)?;
@@ -126,7 +137,7 @@ fn bits_of(ty: Ty, v: &Json) -> Result<u64, String> {
     })
 }
 
-fn pack(ty: Ty, values: &[Json]) -> Result<Vec<u8>, String> {
+fn pack(ty: Ty, values: &[Json]) -> Result<Vec<u8>, DoesNotFit> {
     let mut out = Vec::with_capacity(values.len() * ty.size());
     for v in values {
         out.extend_from_slice(&bits_of(ty, v)?.to_le_bytes()[..ty.size()]);

@@ -479,11 +479,7 @@ impl Report<'_> {
     }
 
     fn rate(&self) -> f64 {
-        if self.seconds > 0.0 {
-            self.x.states() as f64 / self.seconds
-        } else {
-            0.0
-        }
+        crate::output::per_second(self.x.states() as f64, self.seconds)
     }
 
     /// What `--save` and `--html` write: the lasso, else the first failing outcome's run.

@@ -155,11 +155,7 @@ pub fn render(
         t.events = scheduler::replay::replay(&mut m, &t.choices, None, None, true).events;
         save_trace(path, &t)?;
     }
-    let rate = if seconds > 0.0 {
-        report.states as f64 / seconds
-    } else {
-        0.0
-    };
+    let rate = crate::output::per_second(report.states as f64, seconds);
     let text = match args.format {
         OutputFormat::Text => text(
             args,

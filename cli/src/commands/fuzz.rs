@@ -268,11 +268,7 @@ pub fn render(
         FuzzPolicy::Random => "random".to_string(),
         FuzzPolicy::Pct { depth } => format!("pct:{depth}"),
     };
-    let rate = if seconds > 0.0 {
-        report.runs as f64 / seconds
-    } else {
-        0.0
-    };
+    let rate = crate::output::per_second(report.runs as f64, seconds);
     let out = match args.format {
         OutputFormat::Text => text(
             args, setup, report, &failures, &witnesses, &schedule, seconds, rate,

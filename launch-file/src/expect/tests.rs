@@ -7,21 +7,29 @@ fn bytes_f32(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn check(text: &str, buffers: &[(&str, Elem, Vec<u8>)]) -> Result<(), String> {
+/// `text` checked against `buffers` (name, element type, bytes); it must parse and bind.
+fn check(text: &str, buffers: &[(&str, Elem, Vec<u8>)]) -> Result<(), Violation> {
     let launch: Vec<(&str, Elem, u64)> = buffers
         .iter()
         .map(|(n, e, b)| (*n, *e, (b.len() / e.size()) as u64))
         .collect();
-    let e = Expectation::parse(text).map_err(|e| format!("parse@{}: {}", e.at, e.message))?;
+    let e = Expectation::parse(text).unwrap_or_else(|e| panic!("{text}: {}", e.message));
     let bound = e
         .bind(&launch)
-        .map_err(|e| format!("bind@{}: {}", e.at, e.message))?;
+        .unwrap_or_else(|e| panic!("{text}: {}", e.message));
     let data: Vec<&[u8]> = bound
         .buffers
         .iter()
         .map(|(i, _, _)| buffers[*i].2.as_slice())
         .collect();
-    bound.check(&data).map_err(|v| v.to_string())
+    bound.check(&data)
+}
+
+/// The violation of `text` against `buffers`, as the user reads it.
+fn violation(text: &str, buffers: &[(&str, Elem, Vec<u8>)]) -> String {
+    check(text, buffers)
+        .expect_err("the expectation is violated")
+        .to_string()
 }
 
 #[test]
@@ -32,12 +40,12 @@ fn buffer_equal_to_values() {
         Ok(())
     );
     assert_eq!(
-        check("out == [1, 5, 3]", std::slice::from_ref(&out)),
-        Err("`out == [1, 5, 3]` fails: out[1] = 2 (expected 5)".to_string())
+        violation("out == [1, 5, 3]", std::slice::from_ref(&out)),
+        "`out == [1, 5, 3]` fails: out[1] = 2 (expected 5)"
     );
     assert_eq!(
-        check("out == [1, 2]", std::slice::from_ref(&out)),
-        Err("`out == [1, 2]` fails: len(out) = 3, len([...]) = 2".to_string())
+        violation("out == [1, 2]", std::slice::from_ref(&out)),
+        "`out == [1, 2]` fails: len(out) = 3, len([...]) = 2"
     );
     assert_eq!(check("out != [1, 2, 4]", &[out]), Ok(()));
 }
@@ -47,8 +55,8 @@ fn every_index_must_satisfy() {
     let out = ("out", Elem::S32, bytes_s32(&[0, 2, 4, 5]));
     let a = ("a", Elem::S32, bytes_s32(&[0, 1, 2, 3]));
     assert_eq!(
-        check("out[i] == 2*a[i]", &[out.clone(), a.clone()]),
-        Err("`out[i] == 2*a[i]` fails at i = 3: out[3] = 5, a[3] = 3".to_string())
+        violation("out[i] == 2*a[i]", &[out.clone(), a.clone()]),
+        "`out[i] == 2*a[i]` fails at i = 3: out[3] = 5, a[3] = 3"
     );
     assert_eq!(
         check(
@@ -65,10 +73,10 @@ fn every_index_must_satisfy() {
         Ok(())
     );
     assert_eq!(
-        check("sum(out) == 12", std::slice::from_ref(&out)),
-        Err("`sum(out) == 12` fails: sum(out) = 11".to_string())
+        violation("sum(out) == 12", std::slice::from_ref(&out)),
+        "`sum(out) == 12` fails: sum(out) = 11"
     );
-    let e = check("out[i + 1] >= out[i]", &[out]).unwrap_err();
+    let e = violation("out[i + 1] >= out[i]", &[out]);
     assert!(
         e.contains("at i = 3: out[4] is out of range (out has 4 elements)"),
         "{e}"
@@ -153,7 +161,7 @@ fn evaluation_errors_name_what_stopped() {
         ("out[0.5] == 1", "index 0.5 is not an integer"),
     ];
     for (text, want) in cases {
-        let e = check(text, std::slice::from_ref(&out)).unwrap_err();
+        let e = violation(text, std::slice::from_ref(&out));
         assert!(e.contains(want), "{text}: {e}");
     }
 }

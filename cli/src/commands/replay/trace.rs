@@ -7,7 +7,7 @@
 //! serde writes them, with two exceptions that keep trace files byte for byte what they have
 //! always been: a flat run's trace carries no cache shape, and the words of an element type,
 //! a warp model and a memory kind are written as strings (`"S32"` in RON, where serde's own
-//! spelling of an enum would be `S32`): see [`word`] and [`in_trace`].
+//! spelling of an enum would be `S32`): see the modules `word` and `in_trace` below.
 
 use crate::error::Error;
 use crate::options::Setup;
