@@ -310,3 +310,25 @@ fn gdb_commands_in_one_scripted_session() {
     assert!(out.contains("returned to call depth 0"), "{out}");
     insta::assert_snapshot!(out);
 }
+
+/// `--context N` picks one context of a launch file of several, as `run` does (the debugger
+/// loads its launch as every command does); without it such a file is refused.
+#[test]
+fn context_picks_one_context_of_a_launch_file() {
+    let ptx = "tests/kernels/programs/stream_race.ptx";
+    let launch = "tests/kernels/programs/two_contexts.ron";
+    let (code, out) = debug(ptx, launch, &["--context", "1"], "continue\nquit\n");
+    assert_eq!(code, 0, "{out}");
+    // Context 1 launches add_one in stream 1 (context 0: in stream 0).
+    assert!(
+        out.contains("kernel add_one, grid (2,1,1), block (32,1,1), stream 1"),
+        "{out}"
+    );
+    assert!(out.contains("completed"), "{out}");
+    let (code, out) = debug(ptx, launch, &[], "quit\n");
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("give this command --context N to pick one"),
+        "{out}"
+    );
+}

@@ -549,14 +549,9 @@ fn lane_mask(n: u32) -> u64 {
     if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
 
-fn memory_space_name(s: MemSpace) -> &'static str {
-    match s {
-        MemSpace::Global => ".global",
-        MemSpace::Shared => ".shared",
-        MemSpace::Local => ".local",
-        MemSpace::Const => ".const",
-        MemSpace::Param => ".param",
-    }
+/// `.global`: a space as PTX writes it in a directive.
+fn memory_space_name(s: MemSpace) -> String {
+    format!(".{}", memory_model::space_name(s))
 }
 
 /// `0-3, 7`.

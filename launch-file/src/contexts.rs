@@ -154,7 +154,7 @@ impl Launch {
             self.contexts.len()
         ))
         .at(self.locate_field("contexts"))
-        .help("`run`, `fuzz`, `explore` and `check` run each context in turn; give this command a launch file of one context (without `contexts`)"))
+        .help("`run`, `fuzz`, `explore` and `check` run each context in turn; give this command --context N to pick one, or a launch file of one context (without `contexts`)"))
     }
 }
 

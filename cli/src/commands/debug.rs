@@ -14,7 +14,6 @@
 
 use crate::Exit;
 use crate::commands::replay::TraceLaunch;
-use crate::commands::run::Schedule;
 use crate::error::Error;
 use crate::options::{Prepared, RunOptions, does_not_fit};
 use debugger::{self, Host, HostError, Options, Policy, Session, TraceRecord};
@@ -36,8 +35,8 @@ pub struct DebugArgs {
     #[command(flatten)]
     pub options: RunOptions,
     /// The policy of `step` and `continue`: round-robin or random:SEED (`choose` overrides it).
-    #[arg(long, value_name = "POLICY", default_value = "round-robin", value_parser = crate::commands::run::parse_schedule)]
-    pub schedule: Schedule,
+    #[arg(long, value_name = "POLICY", default_value = "round-robin", value_parser = parse_policy)]
+    pub schedule: Policy,
     /// The most steps one `continue` (or `until`, or `next` over a call) may take.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_DEBUG_MAX_STEPS)]
     pub max_steps: u64,
@@ -46,6 +45,24 @@ pub struct DebugArgs {
     /// standard input is read as a script.
     #[arg(long, value_name = "FILE")]
     pub script: Option<PathBuf>,
+}
+
+/// `--schedule` of `debug`: the session's policy (round-robin or random:SEED).
+fn parse_policy(text: &str) -> Result<Policy, Error> {
+    match text.split_once(':') {
+        None if text == "round-robin" => Ok(Policy::RoundRobin),
+        Some(("random", seed)) => seed.parse().map(Policy::Random).map_err(|_| {
+            Error::Usage(format!(
+                "`{seed}` is not a seed: write random:SEED with SEED a number up to 2^64-1"
+            ))
+        }),
+        _ if text == "random" => Err(Error::Usage(
+            "random needs a seed: write random:SEED, e.g. random:7".to_string(),
+        )),
+        _ => Err(Error::Usage(format!(
+            "unknown schedule `{text}`: write round-robin or random:SEED"
+        ))),
+    }
 }
 
 pub fn run(args: DebugArgs) -> Exit {
@@ -68,10 +85,7 @@ fn start(args: &DebugArgs) -> Result<Session, Error> {
     } = args.options.prepare(&args.file)?;
     let options = Options {
         source: Some(Arc::from(text.as_str())),
-        policy: match args.schedule {
-            Schedule::RoundRobin => Policy::RoundRobin,
-            Schedule::Random(seed) => Policy::Random(seed),
-        },
+        policy: args.schedule,
         max_steps: args.max_steps,
         ..Options::default()
     };

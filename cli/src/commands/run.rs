@@ -81,35 +81,10 @@ pub enum TraceFormat {
     Perfetto,
 }
 
-/// The two policies `debug` and `check --schedules` take (`--schedule` of `run` takes every
-/// [`Policy`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Schedule {
-    RoundRobin,
-    Random(u64),
-}
-
 /// `--schedule` of `run` (and `check`): every policy `explore::policy` names.
 pub fn parse_policy(text: &str) -> Result<Policy, Error> {
     text.parse()
         .map_err(|e: explore::policy::BadPolicy| Error::Usage(e.to_string()))
-}
-
-pub fn parse_schedule(text: &str) -> Result<Schedule, Error> {
-    match text.split_once(':') {
-        None if text == "round-robin" => Ok(Schedule::RoundRobin),
-        Some(("random", seed)) => seed.parse().map(Schedule::Random).map_err(|_| {
-            Error::Usage(format!(
-                "`{seed}` is not a seed: write random:SEED with SEED a number up to 2^64-1"
-            ))
-        }),
-        _ if text == "random" => Err(Error::Usage(
-            "random needs a seed: write random:SEED, e.g. random:7".to_string(),
-        )),
-        _ => Err(Error::Usage(format!(
-            "unknown schedule `{text}`: write round-robin or random:SEED"
-        ))),
-    }
 }
 
 pub fn run(mut args: RunArgs) -> Exit {

@@ -74,7 +74,7 @@ pub(super) fn cache_state(m: &Machine, grids: &Grids) -> Option<CacheState> {
         (line.space == traces::MemSpace::Global).then(|| below_byte(m, &l2, line.addr + i as u64))
     };
     let line_state = |l: &LineView, check: bool| LineState {
-        at: format!("{} {:#x}", space_word(l.space), l.addr),
+        at: format!("{} {:#x}", memory_model::space_name(l.space), l.addr),
         bytes: hex_bytes(&l.bytes, l.valid),
         valid: bits(l.valid, l.bytes.len()),
         dirty: bits(l.dirty, l.bytes.len()),
@@ -134,7 +134,7 @@ pub(super) fn op_state(o: &OpView, grids: &Grids) -> OpState {
             "{} thread {} {verb} {} {:#x} ({} bytes)",
             grids.block(r.who.block),
             r.who.thread,
-            space_word(r.space),
+            memory_model::space_name(r.space),
             r.addr,
             r.size
         )

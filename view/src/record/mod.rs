@@ -350,7 +350,7 @@ impl Window<'_> {
                 space,
                 address,
                 ..
-            } => Some(format!("{} {address:#x}", space_word(*space))),
+            } => Some(format!("{} {address:#x}", memory_model::space_name(*space))),
             _ => None,
         };
         let warn = match e {

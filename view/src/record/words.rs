@@ -87,16 +87,6 @@ pub(super) fn bits(mask: u64, n: usize) -> String {
         .collect()
 }
 
-pub(super) fn space_word(s: traces::MemSpace) -> &'static str {
-    match s {
-        traces::MemSpace::Global => "global",
-        traces::MemSpace::Shared => "shared",
-        traces::MemSpace::Local => "local",
-        traces::MemSpace::Const => "const",
-        traces::MemSpace::Param => "param",
-    }
-}
-
 /// An event in words. Under cached memory a load's or atomic's value is not known when the warp
 /// issues it (the event records 0, docs/deviations.md, D25): it is left out, and the memory
 /// program's step that delivers it says it. Blocks and warps are named by `grids`.
@@ -153,7 +143,7 @@ pub(super) fn event_text(
             format!(
                 "{} lane {lane}: {verb} {} {address:#x} ({size} bytes) {value}",
                 warp(*block, *w),
-                space_word(*space)
+                memory_model::space_name(*space)
             )
         }
         Event::WarpMemory {

@@ -178,7 +178,7 @@ fn check(args: &CheckArgs) -> Result<Exit, Failure> {
         runs,
         exhausted,
         all_completed,
-    } = run_schedules(&setup, &mode, args, &options)?;
+    } = run_schedules(&setup, &mode, args, options)?;
     if let Some(path) = &r.html {
         html_page(&setup.base, &result, path)?;
     }
@@ -198,7 +198,7 @@ fn check(args: &CheckArgs) -> Result<Exit, Failure> {
     let replay = if result.findings.is_clean() && result.termination == Termination::Completed {
         Vec::new()
     } else {
-        vec![reproduce(&setup, &options, args, &result, &mode, seed)?]
+        vec![reproduce(&setup, options, args, &result, &mode, seed)?]
     };
     let ctx = Render::of(&setup.base);
     let title = setup.base.kernel_title();

@@ -136,10 +136,6 @@ pub(super) fn divergence_word(k: DivergenceKind) -> &'static str {
     }
 }
 
-pub(super) fn space_word(s: traces::MemSpace) -> &'static str {
-    memory_model::space_name(s)
-}
-
 pub(super) fn where_text(a: &Access) -> String {
     let loc = match &a.location {
         Some(l) if l.byte == 0 => format!("`{}[{}]`", l.name, l.index),
@@ -148,7 +144,7 @@ pub(super) fn where_text(a: &Access) -> String {
     };
     format!(
         "{} {loc} (address {:#x}, {} bytes)",
-        space_word(a.space),
+        memory_model::space_name(a.space),
         a.address,
         a.size
     )

@@ -520,7 +520,7 @@ mod tests {
             extern_values: Vec::new(),
         };
         let launch = TraceLaunch::of(&launch, None, None);
-        assert_eq!(launch.buffers, [b.clone()]);
+        assert_eq!(launch.buffers, std::slice::from_ref(&b));
         let t: CliTrace = Trace::new(1, launch, TraceConfig(MachineConfig::default()), None);
         let ron = format::to_ron(&t).unwrap();
         assert!(ron.contains(r#"elem: "F16x2""#), "{ron}");
