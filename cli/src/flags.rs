@@ -178,10 +178,9 @@ impl WarpModelArg {
 /// `--format`: what a command prints (every command that has the flag takes these two).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
-    // (Plain comments: doc comments would be shown in every command's help.)
-    // Text for a reader.
+    /// Readable text: tables and a status paragraph.
     Text,
-    // JSON, for programs (each command's page in docs/ gives its fields).
+    /// JSON for programs (each command's page in docs/ gives its fields).
     Json,
 }
 
