@@ -166,6 +166,12 @@ impl Cached {
                 seen |= 1u64.checked_shl(pc as u32).unwrap_or(0);
                 match stm {
                     Stm::Yield => break,
+                    Stm::Fold(fold) => {
+                        if !self.folds(&req, stms, pc, fold) {
+                            break;
+                        }
+                        pc += 1;
+                    }
                     Stm::End => {
                         // A fence's flush is its `flushL1` statement.
                         if super::engine::flushes_l1_at_end(&req) {

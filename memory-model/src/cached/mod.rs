@@ -45,6 +45,7 @@ pub use enabled::EnabledEdit;
 pub use footprint::{Footprint, Place};
 use imbl::OrdMap;
 pub use line::EvClass;
+pub use program::{Fold, MicroSteps};
 use serde::Serialize;
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -84,6 +85,10 @@ pub struct CacheConfig {
     /// Shared-memory banks (successive 32-bit words in successive banks).
     pub shared_banks: u32,
     pub silent: SilentActions,
+    /// Whether the invisible yields of the programs end a micro step (`Thesis`) or not
+    /// (`Folded`, the default; same outcomes, fewer steps: issue 15).
+    #[serde(default)]
+    pub micro_steps: MicroSteps,
 }
 
 impl Default for CacheConfig {
@@ -95,6 +100,7 @@ impl Default for CacheConfig {
             num_sms: 16,
             shared_banks: 32,
             silent: SilentActions::default(),
+            micro_steps: MicroSteps::default(),
         }
     }
 }
