@@ -311,3 +311,45 @@ fn global_message_passing_keeps_its_outcomes() {
     assert!(!e.outcomes.contains(&(1, 0)), "{:?}", e.outcomes);
     assert!(e.outcomes.contains(&(1, 1)) && e.outcomes.contains(&(0, 0)));
 }
+
+/// Lazy silent L1 rules: under folded micro steps an SM's L1 evictions and flush are offered
+/// only while an op that uses the L1 is in flight there; the thesis's structure offers them
+/// whenever a line could go.
+#[test]
+fn silent_l1_rules_wait_for_an_op_that_uses_the_l1() {
+    let silent_l1 = |c: &Cached| {
+        let mut v = Vec::new();
+        c.enabled(&mut v);
+        v.into_iter()
+            .filter(|m| matches!(m, MemChoice::EvictL1 { .. } | MemChoice::Flush { .. }))
+            .count()
+    };
+    for (micro_steps, idle_offers) in [(MicroSteps::Thesis, true), (MicroSteps::Folded, false)] {
+        let (mut c, mut d, x) = setup(micro_steps);
+        // SM 0's L1 holds x's line; nothing is in flight.
+        run(&mut c, &mut d, ld(A, 0, G, x, None, MemOrder::Weak, 1));
+        assert_eq!(silent_l1(&c) > 0, idle_offers, "{micro_steps:?}");
+        // A shared load does not use the L1; a `.cg` load neither.
+        let s = c.issue(ld(A, 0, S, 0, None, MemOrder::Weak, 1));
+        let cg = c.issue(ld(
+            A,
+            0,
+            G,
+            x + 64,
+            Some(memory_model::cached::CacheOp::Cg),
+            MemOrder::Weak,
+            2,
+        ));
+        assert_eq!(silent_l1(&c) > 0, idle_offers, "{micro_steps:?}");
+        // A weak `.ca` load of another line does: evicting x's line (and flushing) is offered
+        // until it ends.
+        let ca = c.issue(ld(A, 0, G, x + 128, None, MemOrder::Weak, 3));
+        assert_eq!(silent_l1(&c), 2, "{micro_steps:?}");
+        for op in [s, cg, ca] {
+            while c.op_who(op).is_some() {
+                c.step(MemChoice::Step { op }, &mut d, &apply).unwrap();
+            }
+        }
+        assert_eq!(silent_l1(&c) > 0, idle_offers, "{micro_steps:?}");
+    }
+}

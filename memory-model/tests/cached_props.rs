@@ -438,7 +438,7 @@ fn observe_all(s: &Sys) -> (Vec<((u32, u32, u32), u64)>, Vec<u64>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
 
     /// Folded micro steps (issue 15) keep the behaviours: on random programs of three threads
     /// (global, shared and local loads, stores, atomics, fences; small caches that defer and
@@ -447,7 +447,7 @@ proptest! {
     /// agree on deadlocks, and the folded one never has more states.
     #[test]
     fn folding_keeps_the_outcomes(
-        reqs in proptest::collection::vec((0u8..10, 0u8..3, 0u8..12, 1u64..1000), 1..6),
+        reqs in proptest::collection::vec((0u8..10, 0u8..3, 0u8..12, 1u64..1000), 1..7),
         line in prop_oneof![Just(8u32), Just(64)],
         small in any::<bool>(),
         silent in prop_oneof![Just(SilentActions::None), Just(SilentActions::Observable)],
