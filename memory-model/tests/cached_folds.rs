@@ -353,3 +353,26 @@ fn silent_l1_rules_wait_for_an_op_that_uses_the_l1() {
         assert_eq!(silent_l1(&c) > 0, idle_offers, "{micro_steps:?}");
     }
 }
+
+/// The index the machine's shared loads would ask (`shared_writes_in_flight`): stores and
+/// atomics on a block's shared memory count while in flight, loads and other blocks do not.
+#[test]
+fn shared_writes_in_flight_follow_the_ops() {
+    let (mut c, mut d, _) = setup(MicroSteps::Folded);
+    d.create_block(1, 64, 2);
+    let b1 = who(1, 0);
+    let load = c.issue(ld(A, 0, S, 0, None, MemOrder::Weak, 1));
+    assert!(!c.shared_writes_in_flight(0));
+    let store = c.issue(st(A, 0, S, 4, 1, MemOrder::Weak));
+    let other = c.issue(atom(b1, 1, S, 0, 1, 1));
+    assert!(c.shared_writes_in_flight(0) && c.shared_writes_in_flight(1));
+    for op in [load, store] {
+        c.step(MemChoice::Step { op }, &mut d, &apply).unwrap();
+    }
+    assert!(!c.shared_writes_in_flight(0) && c.shared_writes_in_flight(1));
+    while c.op_who(other).is_some() {
+        c.step(MemChoice::Step { op: other }, &mut d, &apply)
+            .unwrap();
+    }
+    assert!(!c.shared_writes_in_flight(1));
+}
