@@ -422,9 +422,12 @@ proptest! {
     }
 }
 
+/// A value delivered: (block, thread, register) and the value.
+type Delivered = ((u32, u32, u32), u64);
+
 /// What a finished random run shows: the values delivered, global memory through L2, and the
 /// shared memory of both blocks.
-fn observe_all(s: &Sys) -> (Vec<((u32, u32, u32), u64)>, Vec<u64>) {
+fn observe_all(s: &Sys) -> (Vec<Delivered>, Vec<u64>) {
     let regs = s.regs.iter().map(|(k, v)| (*k, *v)).collect();
     let (_, base, whos) = three_threads_memory();
     let mut mem: Vec<u64> = (0..16).map(|i| s.global(base + 4 * i)).collect();
