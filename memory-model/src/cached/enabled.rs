@@ -438,8 +438,9 @@ impl Cached {
     /// [`MicroSteps::Thesis`]; under [`MicroSteps::Folded`] only while an in-flight op uses
     /// the L1 ([`ProgramId::uses_l1`]). A silent eviction or flush of an L1 that no op uses
     /// commutes with every step until the next op that uses it is issued (only such ops, the
-    /// silent L1 rules and barrier flushes touch the L1; an eviction before a flush is the
-    /// flush, and no line is pinned), so it can always be taken then instead: postponing it
+    /// silent L1 rules and flushes touch the L1: a barrier's, an acquiring shared atomic's end;
+    /// an eviction before a flush is the flush, and no line is pinned), so it can always be
+    /// taken then instead: postponing it
     /// loses no outcome (docs/internals/cached-memory.md, "Lazy silent L1 rules").
     pub(super) fn l1_in_use(&self, sm: u32) -> bool {
         self.config.micro_steps == MicroSteps::Thesis || self.index.l1_users(sm) > 0
