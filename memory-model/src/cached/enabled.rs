@@ -440,8 +440,8 @@ impl Cached {
     /// commutes with every step until the next op that uses it is issued (only such ops, the
     /// silent L1 rules and flushes touch the L1: a barrier's, an acquiring shared atomic's end;
     /// an eviction before a flush is the flush, and no line is pinned), so it can always be
-    /// taken then instead: postponing it
-    /// loses no outcome (docs/internals/cached-memory.md, "Lazy silent L1 rules").
+    /// taken then instead: postponing it loses no outcome (docs/internals/cached-memory.md,
+    /// "Lazy silent L1 rules").
     pub(super) fn l1_in_use(&self, sm: u32) -> bool {
         self.config.micro_steps == MicroSteps::Thesis || self.index.l1_users(sm) > 0
     }

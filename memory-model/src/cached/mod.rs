@@ -85,8 +85,10 @@ pub struct CacheConfig {
     /// Shared-memory banks (successive 32-bit words in successive banks).
     pub shared_banks: u32,
     pub silent: SilentActions,
-    /// Whether the invisible yields of the programs end a micro step (`Thesis`) or not
-    /// (`Folded`, the default; same outcomes, fewer steps: issue 15).
+    /// Whether the invisible yields of the programs end a micro step and the silent L1 rules
+    /// are offered whenever they apply (`Thesis`), or the yields are folded and the silent L1
+    /// rules of an SM wait for an op that uses its L1 (`Folded`, the default; the same
+    /// outcomes, fewer steps and states: issue 15).
     #[serde(default)]
     pub micro_steps: MicroSteps,
 }
