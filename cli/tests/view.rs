@@ -76,7 +76,7 @@ fn lasso_page(dir: &TempDir) -> String {
     html
 }
 
-/// docs/teaching.md's stale L1 read: `random:77` is a schedule that reaches it.
+/// docs/teaching.md's stale L1 read: `random:96` is a schedule that reaches it.
 fn stale_page(dir: &TempDir) -> String {
     let trace = dir.path("stale.jsonl");
     let html = dir.path("stale.html");
@@ -92,7 +92,7 @@ fn stale_page(dir: &TempDir) -> String {
         "--silent",
         "none",
         "--schedule",
-        "random:77",
+        "random:96",
         "--trace",
         &trace,
     ]);

@@ -6,9 +6,9 @@ mod common;
 
 use common::*;
 use memory_model::cached::{
-    CacheConfig, CacheOp, Cached, MemChoice, MemOrder, Request, SilentActions,
+    CacheConfig, CacheOp, Cached, MemChoice, MemOrder, MicroSteps, Request, SilentActions,
 };
-use memory_model::{MemSpace, Who};
+use memory_model::{MemSpace, MemorySystem, Who};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::hash::{DefaultHasher, Hasher};
@@ -154,6 +154,7 @@ proptest! {
         picks in proptest::collection::vec(any::<u16>(), 0..200),
         line in prop_oneof![Just(8u32), Just(16), Just(64)],
         small in any::<bool>(),
+        thesis in any::<bool>(),
     ) {
         let cfg = CacheConfig {
             line_bytes: line,
@@ -162,6 +163,7 @@ proptest! {
             num_sms: 2,
             shared_banks: 4,
             silent: SilentActions::All,
+            micro_steps: if thesis { MicroSteps::Thesis } else { MicroSteps::Folded },
         };
         let mut s = three_threads(cfg, &reqs);
         check_invariants(&s.cached, &cfg);
@@ -199,6 +201,7 @@ proptest! {
             Just(SilentActions::Observable),
             Just(SilentActions::All)
         ],
+        thesis in any::<bool>(),
     ) {
         let cfg = CacheConfig {
             line_bytes: line,
@@ -207,6 +210,7 @@ proptest! {
             num_sms: 2,
             shared_banks: 4,
             silent,
+            micro_steps: if thesis { MicroSteps::Thesis } else { MicroSteps::Folded },
         };
         let mut s = three_threads(cfg, &reqs);
         // Ops first (a silent rule may be offered forever), so the run ends.
@@ -290,6 +294,7 @@ proptest! {
         picks in proptest::collection::vec(any::<u16>(), 0..60),
         line in prop_oneof![Just(8u32), Just(16), Just(64)],
         small in any::<bool>(),
+        thesis in any::<bool>(),
     ) {
         let cfg = CacheConfig {
             line_bytes: line,
@@ -298,6 +303,7 @@ proptest! {
             num_sms: 2,
             shared_banks: 4,
             silent: SilentActions::All,
+            micro_steps: if thesis { MicroSteps::Thesis } else { MicroSteps::Folded },
         };
         let (mut dram, base, whos) = three_threads_memory();
         let mut c = Cached::new(cfg);
@@ -373,6 +379,7 @@ proptest! {
             Just(SilentActions::Observable),
             Just(SilentActions::All)
         ],
+        thesis in any::<bool>(),
     ) {
         let cfg = CacheConfig {
             line_bytes: line,
@@ -381,6 +388,7 @@ proptest! {
             num_sms: 2,
             shared_banks: 4,
             silent,
+            micro_steps: if thesis { MicroSteps::Thesis } else { MicroSteps::Folded },
         };
         let (mut dram, base, whos) = three_threads_memory();
         let mut c = Cached::new(cfg);
@@ -411,5 +419,60 @@ proptest! {
             prop_assert_eq!(sorted.len(), mirror.len(), "a choice listed twice");
             prop_assert!(mirror.iter().all(|m| c.offers(m)));
         }
+    }
+}
+
+/// A value delivered: (block, thread, register) and the value.
+type Delivered = ((u32, u32, u32), u64);
+
+/// What a finished random run shows: the values delivered, global memory through L2, and the
+/// shared memory of both blocks.
+fn observe_all(s: &Sys) -> (Vec<Delivered>, Vec<u64>) {
+    let regs = s.regs.iter().map(|(k, v)| (*k, *v)).collect();
+    let (_, base, whos) = three_threads_memory();
+    let mut mem: Vec<u64> = (0..16).map(|i| s.global(base + 4 * i)).collect();
+    let mut dram = s.dram.clone();
+    for (w, _) in [whos[0], whos[2]] {
+        for a in 0..4 {
+            mem.push(dram.load(w, MemSpace::Shared, a * 4, 4).unwrap_or(u64::MAX));
+        }
+    }
+    (regs, mem)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+    /// Folded micro steps (issue 15) keep the behaviours: on random programs of three threads
+    /// (global, shared and local loads, stores, atomics, fences; small caches that defer and
+    /// evict), the exhaustive explorations with the thesis's micro steps and with the folded
+    /// ones reach the same outcomes (values delivered, final global and shared memory) and
+    /// agree on deadlocks, and the folded one never has more states.
+    #[test]
+    fn folding_keeps_the_outcomes(
+        reqs in proptest::collection::vec((0u8..10, 0u8..3, 0u8..12, 1u64..1000), 1..7),
+        line in prop_oneof![Just(8u32), Just(64)],
+        small in any::<bool>(),
+        silent in prop_oneof![Just(SilentActions::None), Just(SilentActions::Observable)],
+    ) {
+        let explore_with = |micro_steps| {
+            let cfg = CacheConfig {
+                line_bytes: line,
+                l1_lines: if small { 1 } else { 3 },
+                l2_lines: if small { 2 } else { 4 },
+                num_sms: 2,
+                shared_banks: 4,
+                silent,
+                micro_steps,
+            };
+            explore_bounded(three_threads(cfg, &reqs), observe_all, 300_000)
+        };
+        let Some(thesis) = explore_with(MicroSteps::Thesis) else {
+            return Ok(());
+        };
+        let folded = explore_with(MicroSteps::Folded).expect("folded has at most the states");
+        prop_assert_eq!(&thesis.outcomes, &folded.outcomes);
+        prop_assert_eq!(thesis.deadlocks > 0, folded.deadlocks > 0);
+        prop_assert!(folded.states <= thesis.states, "{} > {}", folded.states, thesis.states);
     }
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use memory_model::cached::{CacheConfig, Cached, MemChoice, MemOrder, SilentActions};
+use memory_model::cached::{CacheConfig, Cached, MemChoice, MemOrder, MicroSteps, SilentActions};
 use memory_model::{Flat, MemSpace, Who};
 
 const A: Who = Who {
@@ -22,6 +22,7 @@ fn tiny(silent: SilentActions) -> CacheConfig {
         num_sms: 1,
         shared_banks: 32,
         silent,
+        micro_steps: MicroSteps::default(),
     }
 }
 

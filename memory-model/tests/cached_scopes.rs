@@ -11,7 +11,7 @@
 mod common;
 
 use common::*;
-use memory_model::cached::{Cached, MemOrder, Request, Scope, SilentActions};
+use memory_model::cached::{MemOrder, Request, Scope, SilentActions};
 use memory_model::{MemSpace, Who};
 use std::collections::BTreeSet;
 
@@ -98,8 +98,9 @@ fn mp_at(acquire: Acquire, scope: Scope, same_cta: bool, flag_offset: u64) -> BT
     rb.push(issue(ld(b, sm_b, G, data, None, MemOrder::Weak, 2)));
     let threads = vec![Thread { who: a, instrs: wa }, Thread { who: b, instrs: rb }];
     // No silent actions: the stale line stays unless a rule of a program removes it.
-    let sys = Sys::new(Cached::new(config(SilentActions::None)), dram, threads);
-    let e = explore(sys, |s| (s.reg(b, 1), s.reg(b, 2)));
+    let e = explore_both(SilentActions::None, dram, threads, |s| {
+        (s.reg(b, 1), s.reg(b, 2))
+    });
     assert_eq!(e.deadlocks, 0);
     e.outcomes
 }
@@ -180,8 +181,9 @@ fn strong_then_weak(scope: Scope, same_cta: bool) -> BTreeSet<(u64, u64)> {
             ],
         },
     ];
-    let sys = Sys::new(Cached::new(config(SilentActions::None)), dram, threads);
-    let e = explore(sys, |s| (s.reg(b, 1), s.reg(b, 2)));
+    let e = explore_both(SilentActions::None, dram, threads, |s| {
+        (s.reg(b, 1), s.reg(b, 2))
+    });
     assert_eq!(e.deadlocks, 0);
     e.outcomes
 }
@@ -227,8 +229,7 @@ fn a_cta_fence_keeps_the_threads_own_order() {
             instrs: vec![issue(ld(b, 1, G, x, None, MemOrder::Weak, 1))],
         },
     ];
-    let sys = Sys::new(Cached::new(config(SilentActions::None)), dram, threads);
-    let e = explore(sys, |s| s.reg(a, 1));
+    let e = explore_both(SilentActions::None, dram, threads, |s| s.reg(a, 1));
     assert_eq!(e.outcomes, [1].into_iter().collect());
 }
 
@@ -261,8 +262,9 @@ fn sb(fence_order: MemOrder, scope: Scope) -> BTreeSet<(u64, u64)> {
             instrs: side(b, y, x),
         },
     ];
-    let sys = Sys::new(Cached::new(config(SilentActions::None)), dram, threads);
-    let e = explore(sys, |s| (s.reg(a, 1), s.reg(b, 1)));
+    let e = explore_both(SilentActions::None, dram, threads, |s| {
+        (s.reg(a, 1), s.reg(b, 1))
+    });
     assert_eq!(e.deadlocks, 0);
     e.outcomes
 }

@@ -32,7 +32,9 @@
 use super::index::Watch;
 use super::l1s::L1s;
 use super::line::{Cache, Flow, Key, L1, WrittenBack};
-use super::program::{Cond, OpName, ProgramId, Stm, cta_scoped, program_for};
+use super::program::{
+    Cond, Fold, MicroSteps, OpName, ProgramId, Stm, cta_scoped, program_for, stretch_ends,
+};
 use super::{Cached, MemChoice, OpId, Request, RequestKind, Rmw, StepReport, Stuck};
 use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemOrder, MemSpace, Who};
 use smallvec::SmallVec;
@@ -624,6 +626,12 @@ impl Cached {
                     op.pc += 1;
                     return Ok(false);
                 }
+                Stm::Fold(fold) => {
+                    op.pc += 1;
+                    if !self.folds(&op.req, stms, op.pc as usize - 1, fold) {
+                        return Ok(false);
+                    }
+                }
                 Stm::End => return Ok(true),
                 Stm::IfNot(cond, skip) => {
                     op.pc = if self.cond(id, op, cond)? {
@@ -641,6 +649,17 @@ impl Cached {
                 }
             }
         }
+    }
+
+    /// Whether the folded yield `fold` at statement `at` of `stms` (an op with request `req`)
+    /// lets the micro step go on (see [`Fold`]): never under [`MicroSteps::Thesis`]; a left
+    /// mover whose stretch ends the op not when that end flushes the SM's L1.
+    pub(super) fn folds(&self, req: &Request, stms: &[Stm], at: usize, fold: Fold) -> bool {
+        self.config.micro_steps == MicroSteps::Folded
+            && match fold {
+                Fold::RightMover => true,
+                Fold::LeftMover => !(flushes_l1_at_end(req) && stretch_ends(stms, at)),
+            }
     }
 
     /// Thesis (end): the op leaves; ops waiting for it lose the dependency; an acquiring op

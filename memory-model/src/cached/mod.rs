@@ -45,6 +45,7 @@ pub use enabled::EnabledEdit;
 pub use footprint::{Footprint, Place};
 use imbl::OrdMap;
 pub use line::EvClass;
+pub use program::{Fold, MicroSteps};
 use serde::Serialize;
 use smallvec::SmallVec;
 use std::sync::Arc;
@@ -84,6 +85,12 @@ pub struct CacheConfig {
     /// Shared-memory banks (successive 32-bit words in successive banks).
     pub shared_banks: u32,
     pub silent: SilentActions,
+    /// Whether the invisible yields of the programs end a micro step and the silent L1 rules
+    /// are offered whenever they apply (`Thesis`), or the yields are folded and the silent L1
+    /// rules of an SM wait for an op that uses its L1 (`Folded`, the default; the same
+    /// outcomes, fewer steps and states: issue 15).
+    #[serde(default)]
+    pub micro_steps: MicroSteps,
 }
 
 impl Default for CacheConfig {
@@ -95,6 +102,7 @@ impl Default for CacheConfig {
             num_sms: 16,
             shared_banks: 32,
             silent: SilentActions::default(),
+            micro_steps: MicroSteps::default(),
         }
     }
 }
@@ -414,6 +422,16 @@ impl Cached {
                 out.extend([(d.lane, d.level, d.reg)]);
             }
         }
+    }
+
+    /// Whether an op that writes block `block`'s shared memory (a store or an atomic) is in
+    /// flight. For the machine's shared loads (issue 15, the semantics half of "one step per
+    /// warp"): when none is, and no thread of the block can issue a shared write before the
+    /// loading warp passes its next barrier (a property of the program the machine can check),
+    /// nothing can write the words between the issue of the loads and their `readMem`, so each
+    /// `readMem` is a both-mover and may run at issue. Indexed: O(1).
+    pub fn shared_writes_in_flight(&self, block: u32) -> bool {
+        self.index.shared_writers.contains_key(&block)
     }
 
     /// Whether any op is in flight (a grid completes only when none is).

@@ -12,6 +12,19 @@
 //! `writeToRegs; releaseRegs; end` here. Both operations touch only the issuing thread's
 //! registers, and the thread cannot read the destination before `releaseRegs`, so the split
 //! only adds interleavings nobody can observe.
+//!
+//! Folded yields ([`Stm::Fold`], issue 15): a `yield` of the thesis's listings that separates a
+//! step from statements nobody else can observe in between is kept in the listing but, under
+//! [`MicroSteps::Folded`] (the default), does not end the micro step. This is the classical
+//! reduction of invisible transitions (Lipton, "Reduction: a method of proving properties of
+//! parallel programs", CACM 1975): a *left mover* (a stretch that commutes to the left of every
+//! step of everyone else: it changes only the op's own state σ and its thread's destination
+//! register, or releases something, so whatever others did just before it they could do just
+//! after) may join the step before it, and a *right mover* (commutes to the right of every
+//! step of everyone else) may join the step after it. Each fold says which of the two it is
+//! and why ([`Fold`]); `docs/internals/cached-memory.md` ("Folded micro steps") gives the
+//! argument in full. Reachable outcomes, deadlocks and termination are unchanged; only the
+//! intermediate states (and the interleavings through them) disappear.
 
 use super::{Request, RequestKind};
 use crate::MemSpace;
@@ -100,11 +113,51 @@ impl Cond {
     }
 }
 
+/// How many micro steps an op takes: the thesis's yields all end a step, or the folded ones
+/// ([`Stm::Fold`]) do not (module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize, Default)]
+pub enum MicroSteps {
+    /// Every `yield` of the listings ends a micro step (thesis 4.4.4), and the silent L1
+    /// rules are offered whenever they apply, as in the thesis's scenarios; for tests that
+    /// compare the two.
+    Thesis,
+    /// Folded yields do not end the micro step, and the silent L1 rules of an SM wait until
+    /// an op uses its L1 (`Cached::l1_in_use`): fewer steps and states, the same outcomes.
+    #[default]
+    Folded,
+}
+
+/// Why a thesis `yield` may be folded away (see the module documentation): which side of it
+/// moves, so that no other step can observe the state between the two sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Fold {
+    /// The statements after it (up to the next `yield` or `end`) are a left mover: they change
+    /// only σ (`atomOp`), deliver to the thread's own destination register (`writeToRegs`),
+    /// release bank locks (`unlock`), or end the op (`releaseRegs; end`: its thread's later
+    /// ops, barrier and registers stop waiting). None of them can defer, none disables a step
+    /// of anyone else, and no other step reads what they write before they run (the
+    /// destination register is on the scoreboard; locks and dependencies only make others
+    /// wait). Not folded when the op's end flushes its SM's L1 (an acquiring load or atomic
+    /// above `.cta` scope): other ops of the SM can observe a flush, so it must keep its own
+    /// place in the interleaving.
+    LeftMover,
+    /// The statement before it is a `readMem` of a cache line from DRAM into σ's buffer, the
+    /// line pinned in L2 by the op's `reserveL2`: a right mover. It changes only σ; the only
+    /// step of anyone else that can change the line's DRAM bytes while it is pinned is a
+    /// write-back of its dirty bytes (`wb_L2`; a pinned line is never a victim), and dirty bytes
+    /// are valid, which `updateL2` never overwrites, so the bytes that differ never leave σ's
+    /// buffer (the `readL2` after `updateL2` replaces it). Hence `readMem` then any step equals
+    /// that step then `readMem` in every value anyone can read.
+    RightMover,
+}
+
 /// A program statement (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Stm {
     Op(OpName),
     Yield,
+    /// A `yield` of the thesis's listing that [`MicroSteps::Folded`] does not stop at.
+    Fold(Fold),
     End,
     /// `if (!cond) { stms[here+1 .. skip] }`, then continue at `skip`.
     IfNot(Cond, u8),
@@ -160,6 +213,10 @@ pub struct Program {
 use OpName::*;
 use Stm::{End, IfNot, Op, Yield};
 
+/// The folds of the listings (see [`Fold`]).
+const LEFT: Stm = Stm::Fold(Fold::LeftMover);
+const RIGHT: Stm = Stm::Fold(Fold::RightMover);
+
 const LOAD_CA: &[Stm] = &[
     IfNot(Cond::IsCachedL1, 12),
     Op(ReserveL1),
@@ -168,13 +225,13 @@ const LOAD_CA: &[Stm] = &[
     Op(ReserveL2),
     Yield,
     Op(ReadMem),
-    Yield,
+    RIGHT,
     Op(UpdateL2),
     Op(ReadL2),
     Yield,
     Op(UpdateL1),
     Op(ReadL1),
-    Yield,
+    LEFT,
     Op(WriteToRegs),
     Op(ReleaseRegs),
     End,
@@ -190,13 +247,13 @@ const LOAD_CS: &[Stm] = &[
     Op(ClassifyFirstL2),
     Yield,
     Op(ReadMem),
-    Yield,
+    RIGHT,
     Op(UpdateL2),
     Op(ReadL2),
     Yield,
     Op(UpdateL1),
     Op(ReadL1),
-    Yield,
+    LEFT,
     Op(WriteToRegs),
     Op(ReleaseRegs),
     End,
@@ -207,10 +264,10 @@ const LOAD_L2: &[Stm] = &[
     Op(ReserveL2),
     Yield,
     Op(ReadMem),
-    Yield,
+    RIGHT,
     Op(UpdateL2),
     Op(ReadL2),
-    Yield,
+    LEFT,
     Op(WriteToRegs),
     Op(ReleaseRegs),
     End,
@@ -221,11 +278,11 @@ const LOAD_STRONG: &[Stm] = &[
     Op(ReserveL2),
     Yield,
     Op(ReadMem),
-    Yield,
+    RIGHT,
     Op(UpdateL2),
     Op(ReadL2),
     Op(InvalidateL1),
-    Yield,
+    LEFT,
     Op(WriteToRegs),
     Op(ReleaseRegs),
     End,
@@ -253,18 +310,12 @@ const STORE_GLOBAL_CS: &[Stm] = &[
     End,
 ];
 
-const STORE_LOCAL_FIRST: &[Stm] = &[
-    Op(WriteL1),
-    Op(ClassifyFirstL1),
-    Yield,
-    Op(ReleaseRegs),
-    End,
-];
+const STORE_LOCAL_FIRST: &[Stm] = &[Op(WriteL1), Op(ClassifyFirstL1), LEFT, Op(ReleaseRegs), End];
 
 const STORE_LOCAL: &[Stm] = &[
     Op(WriteL1),
     Op(ClassifyNormalL1),
-    Yield,
+    LEFT,
     Op(ReleaseRegs),
     End,
 ];
@@ -277,7 +328,7 @@ const ATOMIC_GLOBAL: &[Stm] = &[
     Op(ClassifyNormalL2),
     Yield,
     Op(ReadMem),
-    Yield,
+    RIGHT,
     Op(UpdateL2),
     Yield,
     Op(ReadL2),
@@ -293,25 +344,34 @@ const ATOMIC_GLOBAL: &[Stm] = &[
 const ATOMIC_SHARED: &[Stm] = &[
     Op(Lock),
     Op(ReadMem),
-    Yield,
+    LEFT,
     Op(AtomOp),
     Yield,
     Op(WriteMem),
-    Yield,
+    LEFT,
     Op(Unlock),
-    Yield,
+    LEFT,
     Op(WriteToRegs),
     Op(ReleaseRegs),
     End,
 ];
 
-const LOAD_SHARED: &[Stm] = &[Op(ReadMem), Yield, Op(WriteToRegs), Op(ReleaseRegs), End];
+const LOAD_SHARED: &[Stm] = &[Op(ReadMem), LEFT, Op(WriteToRegs), Op(ReleaseRegs), End];
 
 const STORE_SHARED: &[Stm] = &[Op(WriteMem), Op(ReleaseRegs), End];
 
 const FENCE: &[Stm] = &[Op(FlushL1), End];
 
 const FENCE_CTA: &[Stm] = &[End];
+
+/// Whether the stretch after statement `at` (up to the next `yield`, fold or `end`) reaches the
+/// op's `end`.
+pub(super) fn stretch_ends(stms: &[Stm], at: usize) -> bool {
+    stms.iter()
+        .skip(at + 1)
+        .find(|s| matches!(s, Stm::Yield | Stm::Fold(_) | Stm::End))
+        == Some(&Stm::End)
+}
 
 /// Every program, for listings and static checks.
 pub const ALL: [ProgramId; 14] = [
@@ -353,6 +413,20 @@ impl ProgramId {
             ProgramId::FenceCta => ("fence.cta / release half", FENCE_CTA),
         };
         Program { name, stms }
+    }
+
+    /// Whether the program reads or changes its SM's L1 (a line, its room, or all of it). The
+    /// silent L1 rules wait for such an op (see `Cached::silent_enabled`): `.cg`/`.cv` loads,
+    /// shared-memory programs and `.cta` fences never touch the L1.
+    pub fn uses_l1(self) -> bool {
+        !matches!(
+            self,
+            ProgramId::LoadL2
+                | ProgramId::AtomicShared
+                | ProgramId::LoadShared
+                | ProgramId::StoreShared
+                | ProgramId::FenceCta
+        )
     }
 
     /// Whether the program fills an L1 line from L2 (so its L2 accesses need the whole line

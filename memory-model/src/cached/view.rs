@@ -6,7 +6,7 @@
 
 use super::engine::{self, Op};
 use super::line::{EvClass, Key, Line};
-use super::program::Stm;
+use super::program::{Fold, Stm};
 use super::{Cached, OpId, Request};
 use crate::{MemSpace, Who};
 use serde::Serialize;
@@ -170,6 +170,10 @@ pub fn listing(stms: &[Stm]) -> Vec<String> {
         out.push(match s {
             Stm::Op(n) => format!("{indent}{};", n.name()),
             Stm::Yield => format!("{indent}yield;"),
+            Stm::Fold(Fold::LeftMover) => format!("{indent}yield; (folded: left mover after)"),
+            Stm::Fold(Fold::RightMover) => {
+                format!("{indent}yield; (folded: right mover before)")
+            }
             Stm::End => format!("{indent}end;"),
             Stm::IfNot(c, skip) => {
                 open.push(*skip as usize);

@@ -10,7 +10,7 @@
 #![allow(dead_code)]
 
 use memory_model::cached::{
-    CacheConfig, CacheOp, Cached, Dest, MemChoice, MemOrder, Request, RequestKind, Rmw,
+    CacheConfig, CacheOp, Cached, Dest, MemChoice, MemOrder, MicroSteps, Request, RequestKind, Rmw,
     SilentActions, StepReport,
 };
 use memory_model::{Flat, MemSpace, Who};
@@ -28,6 +28,8 @@ pub fn apply(rmw: Rmw, old: u64, _size: u32) -> u64 {
     }
 }
 
+/// The scenarios' caches, with the thesis's micro steps (every `yield` of the listings ends a
+/// step, so the scenarios can stop an op between any two of them).
 pub fn config(silent: SilentActions) -> CacheConfig {
     CacheConfig {
         line_bytes: 32,
@@ -36,6 +38,15 @@ pub fn config(silent: SilentActions) -> CacheConfig {
         num_sms: 2,
         shared_banks: 32,
         silent,
+        micro_steps: MicroSteps::Thesis,
+    }
+}
+
+/// [`config`] with the folded micro steps (the default of `--memory cached`).
+pub fn config_folded(silent: SilentActions) -> CacheConfig {
+    CacheConfig {
+        micro_steps: MicroSteps::Folded,
+        ..config(silent)
     }
 }
 
@@ -262,6 +273,15 @@ pub struct Explored<O> {
 
 /// Every outcome `observe` sees in a finished state reachable from `start`.
 pub fn explore<O: Ord>(start: Sys, observe: impl Fn(&Sys) -> O) -> Explored<O> {
+    explore_bounded(start, observe, 2_000_000).expect("state space too large")
+}
+
+/// [`explore`], or `None` once more than `max` states were seen.
+pub fn explore_bounded<O: Ord>(
+    start: Sys,
+    observe: impl Fn(&Sys) -> O,
+    max: usize,
+) -> Option<Explored<O>> {
     let mut seen = HashSet::new();
     let mut stack = vec![start];
     let mut out = Explored {
@@ -274,7 +294,9 @@ pub fn explore<O: Ord>(start: Sys, observe: impl Fn(&Sys) -> O) -> Explored<O> {
             continue;
         }
         out.states += 1;
-        assert!(out.states < 2_000_000, "state space too large");
+        if out.states > max {
+            return None;
+        }
         if s.finished() {
             // Silent rules after the end change no value a thread can see.
             out.outcomes.insert(observe(&s));
@@ -291,7 +313,42 @@ pub fn explore<O: Ord>(start: Sys, observe: impl Fn(&Sys) -> O) -> Explored<O> {
             stack.push(n);
         }
     }
-    out
+    Some(out)
+}
+
+/// [`explore`] of `threads` over `dram` with both micro-step structures ([`config`] and
+/// [`config_folded`]): asserts that folding the invisible yields changes neither the outcomes
+/// nor the deadlocks, and that it never adds states; returns the folded exploration.
+pub fn explore_both<O: Ord + std::fmt::Debug>(
+    silent: SilentActions,
+    dram: Flat,
+    threads: Vec<Thread>,
+    observe: impl Fn(&Sys) -> O,
+) -> Explored<O> {
+    let thesis = explore(
+        Sys::new(Cached::new(config(silent)), dram.clone(), threads.clone()),
+        &observe,
+    );
+    let folded = explore(
+        Sys::new(Cached::new(config_folded(silent)), dram, threads),
+        &observe,
+    );
+    assert_eq!(
+        thesis.outcomes, folded.outcomes,
+        "folded micro steps change the outcomes"
+    );
+    assert_eq!(
+        thesis.deadlocks > 0,
+        folded.deadlocks > 0,
+        "deadlocks differ"
+    );
+    assert!(
+        folded.states <= thesis.states,
+        "folding added states: {} > {}",
+        folded.states,
+        thesis.states
+    );
+    folded
 }
 
 /// A DRAM with one global buffer of `words` 4-byte words (initial values) at the returned base.
