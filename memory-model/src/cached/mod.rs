@@ -89,7 +89,13 @@ pub struct CacheConfig {
     /// are offered whenever they apply (`Thesis`), or the yields are folded and the silent L1
     /// rules of an SM wait for an op that uses its L1 (`Folded`, the default; the same
     /// outcomes, fewer steps and states: issue 15).
-    #[serde(default)]
+    /// A configuration written without this field (a trace recorded before folded micro steps
+    /// existed) was run with the thesis's steps, so that is what it reads as; and `Thesis` is
+    /// left out when written, so such a trace writes back byte for byte.
+    #[serde(
+        default = "MicroSteps::thesis",
+        skip_serializing_if = "MicroSteps::is_thesis"
+    )]
     pub micro_steps: MicroSteps,
 }
 

@@ -127,6 +127,17 @@ pub enum MicroSteps {
     Folded,
 }
 
+impl MicroSteps {
+    /// The thesis's steps (a serde default: see [`super::CacheConfig::micro_steps`]).
+    pub fn thesis() -> MicroSteps {
+        MicroSteps::Thesis
+    }
+
+    pub fn is_thesis(&self) -> bool {
+        *self == MicroSteps::Thesis
+    }
+}
+
 /// Why a thesis `yield` may be folded away (see the module documentation): which side of it
 /// moves, so that no other step can observe the state between the two sides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
