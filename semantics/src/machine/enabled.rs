@@ -3,10 +3,10 @@
 //! removing the owner's choices and appending its current ones. The order is therefore a
 //! deterministic function of the history of choices, not a sorted order.
 
+use super::Machine;
 use super::block::barrier;
 use super::grid::GridPhase;
-use super::warp::{its, simt_stack};
-use super::{Machine, WarpModel};
+use super::warp::{ModelState, its, simt_stack};
 use smallvec::SmallVec;
 use std::ops::{Deref, DerefMut};
 use traces::Choice;
@@ -61,32 +61,33 @@ impl Machine {
         if w.completed {
             return;
         }
-        match self.config.warp_model {
-            WarpModel::SimtStack => {
-                if w.waiting != 0 || self.mem_blocked(block, warp, w.pc, w.real & !w.exited) {
+        match &w.model {
+            // The SIMT stack: the warp steps as a whole (`Warp`), or picks a target group.
+            ModelState::Simt(s) => {
+                if s.waiting != 0 || self.mem_blocked(block, warp, s.pc, w.real & !w.exited) {
                     return;
                 }
                 if let Some(p) = super::pick::pending_pick_simt(&self.program, &self.info, w) {
                     super::pick::pick_choices(block, warp, p, out);
-                } else if w.targets > 1 {
-                    out.extend((0..w.targets).map(|k| Choice::Target { block, warp, k }));
+                } else if s.targets > 1 {
+                    out.extend((0..s.targets).map(|k| Choice::Target { block, warp, k }));
                 } else {
                     out.push(Choice::Warp { block, warp });
                 }
             }
-            WarpModel::Its | WarpModel::Threads => {
+            // ITS and threads: each converged group that may step (`Lanes`).
+            ModelState::Its(its) => {
                 let sp = self.special(b, w);
                 let mut groups = std::mem::take(&mut self.scratch);
                 its::groups(
                     &self.program,
                     w,
                     self.info.warp_size as usize,
-                    self.config.warp_model == WarpModel::Threads,
                     &sp,
                     &mut groups,
                 );
                 for &mask in groups.iter().filter(|&&mask| {
-                    let pc = w.lane_pc[mask.trailing_zeros() as usize];
+                    let pc = its.lane_pc[mask.trailing_zeros() as usize];
                     !self.mem_blocked(block, warp, pc, mask)
                 }) {
                     match super::pick::pending_pick_group(&self.program, &self.info, w, mask) {
@@ -108,7 +109,7 @@ impl Machine {
         let Some(w) = b.warps.get(warp as usize) else {
             return false;
         };
-        if w.completed || self.config.warp_model == WarpModel::SimtStack {
+        if w.completed || !matches!(w.model, ModelState::Its(_)) {
             return false;
         }
         let sp = self.special(b, w);
@@ -117,7 +118,6 @@ impl Machine {
             &self.program,
             w,
             self.info.warp_size as usize,
-            self.config.warp_model == WarpModel::Threads,
             &sp,
             &mut groups,
         );
@@ -189,11 +189,8 @@ impl Machine {
         }
     }
 
-    /// Recomputes the SIMT `Target` count of a warp.
+    /// Recomputes the SIMT `Target` count of a warp (nothing under ITS).
     pub(crate) fn update_targets(&mut self, block: u32, warp: u32) {
-        if self.config.warp_model != WarpModel::SimtStack {
-            return;
-        }
         let ws = self.info.warp_size as usize;
         // Read first: the block and warp are copied (copy-on-write) only if the count changes.
         let Some(w) = self
@@ -203,14 +200,17 @@ impl Machine {
         else {
             return;
         };
+        let ModelState::Simt(s) = &w.model else {
+            return;
+        };
         let t = simt_stack::pending_targets(&self.program, w, ws);
-        if t != w.targets
+        if t != s.targets
             && let Some(w) = self
                 .blocks
                 .get_mut(block)
                 .and_then(|b| b.warps.get_mut(warp as usize))
         {
-            std::sync::Arc::make_mut(w).targets = t;
+            std::sync::Arc::make_mut(w).simt_mut().targets = t;
         }
     }
 

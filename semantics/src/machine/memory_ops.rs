@@ -8,6 +8,7 @@
 //! thread reads, docs/deviations.md, D16).
 
 use super::exec::extend;
+use super::warp::ModelState;
 use super::{ErrorKind, Machine, MachineError, Termination, WarpModel};
 use crate::program::{MemOrder, MemQualifiers, Op, Scope};
 use memory_model::cached::{Dest, EnabledEdit, MemChoice, Request, RequestKind, Rmw, StepReport};
@@ -160,7 +161,10 @@ impl Machine {
                 .blocks
                 .get(block)
                 .and_then(|b| b.warps.get(warp as usize))
-                .is_some_and(|w| self.mem_blocked(block, warp, w.pc, w.real & !w.exited))
+                .is_some_and(|w| match &w.model {
+                    ModelState::Simt(s) => self.mem_blocked(block, warp, s.pc, w.real & !w.exited),
+                    ModelState::Its(_) => false,
+                })
     }
 
     /// How many memory choices lead the enabled set (see [`Machine::refresh_mem`]); 0 when

@@ -621,16 +621,39 @@ impl Machine {
     /// A snapshot of one resident warp's SIMT state, for debuggers and tests.
     pub fn warp_view(&self, block: u32, warp: u32) -> Option<WarpView> {
         let w = self.blocks.get(block)?.warps.get(warp as usize)?;
+        let ws = self.info.warp_size;
+        let (pc, active, disabled, lane_pcs, waiting) = match &w.model {
+            warp::ModelState::Simt(s) => {
+                (s.pc, s.active, s.dis, vec![s.pc; ws as usize], s.waiting)
+            }
+            // ITS has no warp pc, α, δ or warp-wide wait: the lowest live lane's pc, every
+            // real lane active, dummy lanes exited.
+            warp::ModelState::Its(s) => {
+                let lead = (w.real & !w.exited).trailing_zeros() as usize;
+                let dis = traces::DisableMask {
+                    brk: 0,
+                    ret: 0,
+                    exit: warp::lane_mask(ws) & !w.real,
+                };
+                let pc = s
+                    .lane_pc
+                    .get(lead)
+                    .or(s.lane_pc.first())
+                    .copied()
+                    .unwrap_or(0);
+                (pc, w.real, dis, s.lane_pc.to_vec(), 0)
+            }
+        };
         Some(WarpView {
-            pc: w.pc,
-            active: w.active,
-            disabled: w.dis,
+            pc,
+            active,
+            disabled,
             stack: w.public_stack(),
-            lane_pcs: w.lane_pc.to_vec(),
+            lane_pcs,
             depth: w.depth.to_vec(),
             exited: w.exited,
             completed: w.completed,
-            waiting: w.waiting,
+            waiting,
         })
     }
 
@@ -674,16 +697,21 @@ impl Machine {
 /// A warp's state as debuggers and tests see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WarpView {
+    /// The SIMT stack's warp pc; ITS/threads: the lowest live lane's pc.
     pub pc: Pc,
+    /// α; ITS/threads: the real lanes.
     pub active: u64,
+    /// δ; ITS/threads: the dummy lanes as exited.
     pub disabled: traces::DisableMask,
-    /// Top first.
+    /// Top first (empty under ITS/threads).
     pub stack: Vec<traces::Token>,
-    /// ITS/threads: per-lane pcs.
+    /// ITS/threads: per-lane pcs; the SIMT stack: the warp pc for every lane.
     pub lane_pcs: Vec<Pc>,
     pub depth: Vec<u16>,
     pub exited: u64,
     pub completed: bool,
+    /// The barriers the warp waits at (SIMT stack; 0 under ITS/threads, whose lanes wait one
+    /// by one).
     pub waiting: u16,
 }
 
