@@ -168,11 +168,7 @@ impl Machine {
                 format!("the warp model is {:?}", self.config.warp_model),
             ));
         }
-        let Some(w) = self
-            .blocks
-            .get(block)
-            .and_then(|b| b.warps.get(warp as usize))
-        else {
+        let Some(w) = self.resident_warp(block, warp) else {
             return Err(Self::not_enabled(choice, "no such resident warp"));
         };
         if w.completed {

@@ -4,9 +4,10 @@
 //! deterministic function of the history of choices, not a sorted order.
 
 use super::Machine;
+use super::block::Block;
 use super::block::barrier;
 use super::grid::GridPhase;
-use super::warp::{ModelState, its, simt_stack};
+use super::warp::{ModelState, Warp, its, simt_stack};
 use smallvec::SmallVec;
 use std::ops::{Deref, DerefMut};
 use traces::Choice;
@@ -77,15 +78,8 @@ impl Machine {
             }
             // ITS and threads: each converged group that may step (`Lanes`).
             ModelState::Its(its) => {
-                let sp = self.special(b, w);
                 let mut groups = std::mem::take(&mut self.scratch);
-                its::groups(
-                    &self.program,
-                    w,
-                    self.info.warp_size as usize,
-                    &sp,
-                    &mut groups,
-                );
+                self.its_groups(b, w, &mut groups);
                 for &mask in groups.iter().filter(|&&mask| {
                     let pc = its.lane_pc[mask.trailing_zeros() as usize];
                     !self.mem_blocked(block, warp, pc, mask)
@@ -100,6 +94,12 @@ impl Machine {
         }
     }
 
+    /// The converged groups of an ITS warp that may step now (see [`its::groups`]).
+    fn its_groups(&self, b: &Block, w: &Warp, out: &mut Vec<u64>) {
+        let sp = self.special(b, w);
+        its::groups(&self.program, w, self.info.warp_size as usize, &sp, out);
+    }
+
     /// Whether `Lanes{block, warp, mask}` is one of the warp's current choices (ITS/threads),
     /// without building the choice list.
     pub(crate) fn lanes_enabled(&mut self, block: u32, warp: u32, mask: u64) -> bool {
@@ -112,15 +112,8 @@ impl Machine {
         if w.completed || !matches!(w.model, ModelState::Its(_)) {
             return false;
         }
-        let sp = self.special(b, w);
         let mut groups = std::mem::take(&mut self.scratch);
-        its::groups(
-            &self.program,
-            w,
-            self.info.warp_size as usize,
-            &sp,
-            &mut groups,
-        );
+        self.its_groups(b, w, &mut groups);
         let found = groups.contains(&mask);
         self.scratch = groups;
         found
@@ -193,11 +186,7 @@ impl Machine {
     pub(crate) fn update_targets(&mut self, block: u32, warp: u32) {
         let ws = self.info.warp_size as usize;
         // Read first: the block and warp are copied (copy-on-write) only if the count changes.
-        let Some(w) = self
-            .blocks
-            .get(block)
-            .and_then(|b| b.warps.get(warp as usize))
-        else {
+        let Some(w) = self.resident_warp(block, warp) else {
             return;
         };
         let ModelState::Simt(s) = &w.model else {
@@ -205,10 +194,7 @@ impl Machine {
         };
         let t = simt_stack::pending_targets(&self.program, w, ws);
         if t != s.targets
-            && let Some(w) = self
-                .blocks
-                .get_mut(block)
-                .and_then(|b| b.warps.get_mut(warp as usize))
+            && let Some(w) = self.resident_warp_mut(block, warp)
         {
             std::sync::Arc::make_mut(w).simt_mut().targets = t;
         }

@@ -153,11 +153,7 @@ impl Machine {
             Choice::Lanes { block, warp, mask } => (block, warp, Some(mask)),
             Choice::Issue { .. } | Choice::EndBarrier { .. } | Choice::Mem(_) => return anything,
         };
-        let Some(w) = self
-            .blocks
-            .get(block)
-            .and_then(|b| b.warps.get(warp as usize))
-        else {
+        let Some(w) = self.resident_warp(block, warp) else {
             return anything;
         };
         // A `Warp` step (SIMT stack) at a reconvergence point is the implicit `sync` (D2, rule

@@ -158,9 +158,7 @@ impl Machine {
     pub(crate) fn simt_mem_blocked(&self, block: u32, warp: u32) -> bool {
         self.cached.is_some()
             && self
-                .blocks
-                .get(block)
-                .and_then(|b| b.warps.get(warp as usize))
+                .resident_warp(block, warp)
                 .is_some_and(|w| match &w.model {
                     ModelState::Simt(s) => self.mem_blocked(block, warp, s.pc, w.real & !w.exited),
                     ModelState::Its(_) => false,

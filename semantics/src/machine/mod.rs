@@ -618,9 +618,30 @@ impl Machine {
         &self.mem
     }
 
+    /// Warp `warp` of resident block `block`, if there is one.
+    #[inline]
+    pub(crate) fn resident_warp(&self, block: u32, warp: u32) -> Option<&warp::Warp> {
+        self.blocks
+            .get(block)?
+            .warps
+            .get(warp as usize)
+            .map(|w| &**w)
+    }
+
+    /// [`Machine::resident_warp`] to write (the block is copied on write; the warp is copied
+    /// by the caller's `Arc::make_mut`, only when it writes).
+    #[inline]
+    pub(crate) fn resident_warp_mut(
+        &mut self,
+        block: u32,
+        warp: u32,
+    ) -> Option<&mut Arc<warp::Warp>> {
+        self.blocks.get_mut(block)?.warps.get_mut(warp as usize)
+    }
+
     /// A snapshot of one resident warp's SIMT state, for debuggers and tests.
     pub fn warp_view(&self, block: u32, warp: u32) -> Option<WarpView> {
-        let w = self.blocks.get(block)?.warps.get(warp as usize)?;
+        let w = self.resident_warp(block, warp)?;
         let ws = self.info.warp_size;
         let (pc, active, disabled, lane_pcs, waiting) = match &w.model {
             warp::ModelState::Simt(s) => {

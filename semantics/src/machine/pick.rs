@@ -120,11 +120,7 @@ impl Machine {
     /// A `Pick`: lane `lane` of the warp takes value `k` of its call's set as its result.
     pub(crate) fn pick(&mut self, block: u32, warp: u32, lane: u32, k: u32) {
         let ws = self.info.warp_size as usize;
-        let Some(w) = self
-            .blocks
-            .get(block)
-            .and_then(|b| b.warps.get(warp as usize))
-        else {
+        let Some(w) = self.resident_warp(block, warp) else {
             return;
         };
         let Some(&value) = w
@@ -134,11 +130,7 @@ impl Machine {
         else {
             return;
         };
-        let Some(w) = self
-            .blocks
-            .get_mut(block)
-            .and_then(|b| b.warps.get_mut(warp as usize))
-        else {
+        let Some(w) = self.resident_warp_mut(block, warp) else {
             return;
         };
         let w = Arc::make_mut(w);

@@ -184,11 +184,7 @@ impl Machine {
         match self.block_status(block) {
             BlockStatus::Completed => true,
             BlockStatus::Unissued => false,
-            BlockStatus::Resident => self
-                .blocks
-                .get(block)
-                .and_then(|b| b.warps.get(warp as usize))
-                .is_none_or(|w| w.completed),
+            BlockStatus::Resident => self.resident_warp(block, warp).is_none_or(|w| w.completed),
         }
     }
 
@@ -199,9 +195,7 @@ impl Machine {
             BlockStatus::Completed => u64::MAX,
             BlockStatus::Unissued => 0,
             BlockStatus::Resident => self
-                .blocks
-                .get(block)
-                .and_then(|b| b.warps.get(warp as usize))
+                .resident_warp(block, warp)
                 .map_or(u64::MAX, |w| if w.completed { u64::MAX } else { w.exited }),
         }
     }
@@ -209,9 +203,7 @@ impl Machine {
     /// The active mask α of a resident warp under the SIMT stack (the lanes a `Warp` or
     /// `Target` choice steps), 0 if the warp is not resident.
     pub fn warp_active(&self, block: u32, warp: u32) -> u64 {
-        self.blocks
-            .get(block)
-            .and_then(|b| b.warps.get(warp as usize))
+        self.resident_warp(block, warp)
             .map_or(0, |w| match &w.model {
                 ModelState::Simt(s) => s.active,
                 // No α under ITS: every real lane (what `warp_view` calls active).
