@@ -122,10 +122,7 @@ pub(super) fn ld(
                     trace.as_deref_mut(),
                 )
             {
-                if let Some(t) = trace {
-                    cx.trace_events(&deriv, t, (AccessKind::Load, ms, size));
-                }
-                return res.map_err(|(l, e)| Fault::mem(l, e, "ld"));
+                return cx.warp_access_done(&deriv, trace, (AccessKind::Load, ms, size), res, "ld");
             }
             for l in lanes(exec) {
                 let (ms, a) = lane_address(
@@ -247,10 +244,13 @@ pub(super) fn st(
                     trace.as_deref_mut(),
                 )
             {
-                if let Some(t) = trace {
-                    cx.trace_events(&deriv, t, (AccessKind::Store, ms, size));
-                }
-                return res.map_err(|(l, e)| Fault::mem(l, e, "st"));
+                return cx.warp_access_done(
+                    &deriv,
+                    trace,
+                    (AccessKind::Store, ms, size),
+                    res,
+                    "st",
+                );
             }
             for l in lanes(exec) {
                 let (ms, a) = lane_address(

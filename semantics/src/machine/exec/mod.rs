@@ -131,6 +131,22 @@ impl Ctx<'_> {
             .then(|| super::fast::LaneTrace::new(self.full_detail))
     }
 
+    /// The end of a warp-wide access a fast path made: the lanes' events from its trace (when
+    /// observing), the faulting lane's error located.
+    fn warp_access_done(
+        &mut self,
+        derivation: &Option<Derivation>,
+        trace: Option<&mut super::fast::LaneTrace>,
+        access: (AccessKind, MemSpace, u32),
+        res: Result<(), (usize, memory_model::MemError)>,
+        what: &str,
+    ) -> Result<(), Fault> {
+        if let Some(t) = trace {
+            self.trace_events(derivation, t, access);
+        }
+        res.map_err(|(l, e)| Fault::mem(l, e, what))
+    }
+
     /// The base of the kernel parameters a `.param` access of `func` reads: the grid's own in
     /// the kernel, `None` in a `.func` (whose `.param` variables are its frame's).
     fn kernel_params(&self, func: FuncId) -> Option<u64> {
