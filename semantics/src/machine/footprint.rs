@@ -183,16 +183,8 @@ impl Machine {
                 vector,
                 addr,
                 ..
-            } => self.spans(
-                w,
-                mask,
-                ws,
-                *space,
-                addr,
-                super::type_size(*ty) * (*vector).max(1) as u32,
-                false,
-            ),
-            Op::St {
+            }
+            | Op::St {
                 space,
                 ty,
                 vector,
@@ -205,7 +197,7 @@ impl Machine {
                 *space,
                 addr,
                 super::type_size(*ty) * (*vector).max(1) as u32,
-                true,
+                matches!(instr.op, Op::St { .. }),
             ),
             Op::Atom {
                 space, ty, addr, ..

@@ -131,6 +131,27 @@ impl Ctx<'_> {
             .then(|| super::fast::LaneTrace::new(self.full_detail))
     }
 
+    /// Records that warp `warp` arrived at barrier `barrier`, which has `arrived` of `expected`
+    /// arrivals now (`warp_rule`: the warp model's rule that made the arrival).
+    pub(crate) fn barrier_arrived(
+        &mut self,
+        warp_rule: Rule,
+        warp: u32,
+        barrier: u32,
+        (arrived, expected): (u32, u32),
+    ) {
+        if let Some(ev) = self.events.as_deref_mut() {
+            ev.push(Event::BarrierArrived {
+                block: self.block,
+                warp,
+                barrier,
+                arrived,
+                expected,
+                derivation: Derivation::with_prefix(self.prefix, &[warp_rule, Rule::BarSync]),
+            });
+        }
+    }
+
     /// The end of a warp-wide access a fast path made: the lanes' events from its trace (when
     /// observing), the faulting lane's error located.
     fn warp_access_done(

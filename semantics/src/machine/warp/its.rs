@@ -322,17 +322,7 @@ fn barrier(
             bar.participants
                 .push((w.index, 1 << l, *dst, h.level as u16));
         }
-        if let Some(ev) = cx.events.as_deref_mut() {
-            let d = traces::Derivation::with_prefix(cx.prefix, &[Rule::ItsStep, Rule::BarSync]);
-            ev.push(Event::BarrierArrived {
-                block: cx.block,
-                warp: w.index,
-                barrier: b as u32,
-                arrived: bar.ac,
-                expected: bar.tc,
-                derivation: d,
-            });
-        }
+        cx.barrier_arrived(Rule::ItsStep, w.index, b as u32, (bar.ac, bar.tc));
         out.arrived |= 1 << b;
         if !matches!(kind, BarrierKind::Arrive) {
             Arc::make_mut(&mut its.lane_wait)[l] |= 1 << b;

@@ -477,6 +477,20 @@ fn bra_uni(s: &mut SimtState, target: Pc) {
 /// notTaken(α, wp⃗, pc1), pc+1) :: τ⃗⟩` if `¬uni(α, wl⃗) ∧ ∀i,j. pc_i = pc_j`. For ordinary PTX
 /// the sync token of the branch's reconvergence point is pushed first (D1).
 fn bra_guard(program: &Program, s: &mut SimtState, h: &Here, target: Pc) {
+    diverge(program, s, h, (target, h.exec), (h.pc + 1, false));
+}
+
+/// The divergence of (bra_guard) and (bra_target): the `taken` lanes go on at `target`, the
+/// other active lanes wait on a diverge token that resumes them at `resume` (`retry`: the
+/// branch itself, re-executed); for ordinary PTX the branch's reconvergence point's sync token
+/// goes below it (D1).
+fn diverge(
+    program: &Program,
+    s: &mut SimtState,
+    h: &Here,
+    (target, taken): (Pc, u64),
+    (resume, retry): (Pc, bool),
+) {
     let r = if h.explicit {
         None
     } else {
@@ -484,12 +498,12 @@ fn bra_guard(program: &Program, s: &mut SimtState, h: &Here, target: Pc) {
     };
     s.stack.push(SimtToken {
         kind: TokenKind::Diverge,
-        mask: h.alpha & !h.exec,
-        pc: h.pc + 1,
+        mask: h.alpha & !taken,
+        pc: resume,
         reconv: r,
-        retry: false,
+        retry,
     });
-    s.active = h.exec;
+    s.active = taken;
     s.pc = target;
 }
 
@@ -516,20 +530,7 @@ fn bra_target(
     groups: &[(Pc, u64)],
 ) -> Result<(Pc, u64), Fault> {
     let (t, taken) = chosen_group(h, groups)?;
-    let r = if h.explicit {
-        None
-    } else {
-        push_implicit_sync(program, s, h.pc)
-    };
-    s.stack.push(SimtToken {
-        kind: TokenKind::Diverge,
-        mask: h.alpha & !taken,
-        pc: h.pc,
-        reconv: r,
-        retry: true,
-    });
-    s.active = taken;
-    s.pc = t;
+    diverge(program, s, h, (t, taken), (h.pc, true));
     Ok((t, taken))
 }
 
@@ -787,17 +788,7 @@ fn bar(
             bar.participants
                 .push((w.index, lanes_b, *dst, level as u16));
         }
-        if let Some(ev) = cx.events.as_deref_mut() {
-            let d = traces::Derivation::with_prefix(cx.prefix, &[Rule::WarpComm, Rule::BarSync]);
-            ev.push(Event::BarrierArrived {
-                block: cx.block,
-                warp: w.index,
-                barrier: b,
-                arrived: bar.ac,
-                expected: bar.tc,
-                derivation: d,
-            });
-        }
+        cx.barrier_arrived(Rule::WarpComm, w.index, b, (bar.ac, bar.tc));
     }
     out.arrived = ids;
     if !matches!(kind, BarrierKind::Arrive) {
