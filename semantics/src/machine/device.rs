@@ -175,8 +175,7 @@ impl Machine {
             return Err(Self::not_enabled(choice, "the warp has completed"));
         }
         // The test `warp_choices` makes (a lookup in the enabled set would be a scan of every
-        // in-flight memory choice).
-        // A mask naming no lane is refused below (`lanes_enabled`).
+        // in-flight memory choice). A mask naming no lane is refused below (`lanes_enabled`).
         let (lane, lanes) = match *choice {
             Choice::Lanes { mask, .. } => (mask.trailing_zeros() as usize, mask),
             _ => (0, w.real & !w.exited),

@@ -9,7 +9,7 @@
 
 use super::exec::extend;
 use super::warp::ModelState;
-use super::{ErrorKind, Machine, MachineError, Termination, WarpModel};
+use super::{ErrorKind, Machine, MachineError, Termination};
 use crate::program::{MemOrder, MemQualifiers, Op, Scope};
 use memory_model::cached::{Dest, EnabledEdit, MemChoice, Request, RequestKind, Rmw, StepReport};
 use memory_model::{MemSpace, Who};
@@ -268,7 +268,7 @@ impl Machine {
         // enabled set) only when its scoreboard answer changes.
         let ws = self.info.warp_size;
         let scoreboard_before = match m {
-            MemChoice::Step { op } if self.config.warp_model == WarpModel::SimtStack => {
+            MemChoice::Step { op } if !self.config.warp_model.per_thread() => {
                 self.cached.as_ref().and_then(|c| c.op_who(op)).map(|who| {
                     let key = (who.block, who.thread / ws);
                     (key, self.simt_mem_blocked(key.0, key.1))

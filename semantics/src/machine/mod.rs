@@ -183,6 +183,14 @@ pub enum WarpModel {
     Threads,
 }
 
+impl WarpModel {
+    /// Whether the lanes of a warp step on their own (ITS and threads: per-lane pcs, barriers
+    /// count threads) rather than as one (the SIMT stack: one pc, barriers count warps).
+    pub fn per_thread(self) -> bool {
+        !matches!(self, WarpModel::SimtStack)
+    }
+}
+
 /// Which memory system the device links to (`--memory`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub enum MemoryKind {

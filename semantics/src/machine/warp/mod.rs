@@ -179,7 +179,7 @@ impl Warp {
         let ws = warp_size as usize;
         let all = lane_mask(warp_size);
         let real = lane_mask(lanes);
-        let simt = model == WarpModel::SimtStack;
+        let simt = !model.per_thread();
         let model = if simt {
             ModelState::Simt(SimtState {
                 pc: start,
@@ -436,8 +436,8 @@ pub(crate) fn refresh_targets(program: &Program, w: &mut Warp, ws: usize) -> boo
 pub(crate) fn choice_fits(model: WarpModel, choice: &traces::Choice) -> bool {
     use traces::Choice;
     match choice {
-        Choice::Warp { .. } | Choice::Target { .. } => model == WarpModel::SimtStack,
-        Choice::Lanes { .. } => model != WarpModel::SimtStack,
+        Choice::Warp { .. } | Choice::Target { .. } => !model.per_thread(),
+        Choice::Lanes { .. } => model.per_thread(),
         _ => true,
     }
 }
