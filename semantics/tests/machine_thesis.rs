@@ -251,6 +251,28 @@ fn t5_listing_6_2_two_blocks_of_one_thread_terminate() {
     assert_eq!(m.variable("lock").unwrap(), 1u32.to_le_bytes());
 }
 
+/// A warp's view says where its lanes are under either model: under ITS its `pc` is the lowest
+/// live lane's (not the kernel's entry, which ITS warps do not keep), under the SIMT stack
+/// every lane's pc is the warp's.
+#[test]
+fn warp_view_shows_where_the_lanes_are_under_each_model() {
+    for model in [WarpModel::SimtStack, WarpModel::Its] {
+        let (t, m) = listing_6_2(1, 2, model, 32, 6);
+        assert_eq!(t, Termination::StepLimit, "{model:?}");
+        let entry = m.program().functions[0].start;
+        let v = m.warp_view(0, 0).unwrap();
+        let lead = (!v.exited).trailing_zeros() as usize;
+        assert_eq!(v.pc, v.lane_pcs[lead], "{model:?}");
+        assert_ne!(
+            v.pc, entry,
+            "{model:?}: five steps in, the lanes left the entry"
+        );
+        if model == WarpModel::SimtStack {
+            assert!(v.lane_pcs.iter().all(|&pc| pc == v.pc), "{v:?}");
+        }
+    }
+}
+
 #[test]
 fn t6_listing_6_2_one_thread_terminates() {
     let (t, m) = listing_6_2(1, 1, WarpModel::SimtStack, 32, 10_000);

@@ -79,7 +79,7 @@ pub(super) fn setp_pair(cmp: Compare, ty: ScalarType, ftz: bool, a: u64, b: u64)
 /// `set.CmpOp{.BoolOp}.dtype.stype d, a, b{, c}` (PTX ISA 9.7.3.x `set`, 9.7.4 half precision
 /// `set`): `BoolOp(a CmpOp b, c)` as `set_value` of `dtype`; for packed sources one result per
 /// 16-bit half, `1.0` of the half format for a packed destination, `0xFFFF` for `.u32`/`.s32`.
-pub(super) fn set_result(
+pub fn set_result(
     cmp: Compare,
     dst_ty: ScalarType,
     src_ty: ScalarType,

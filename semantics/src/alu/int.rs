@@ -310,9 +310,10 @@ pub(super) fn mad(op: TernaryOp, ty: ScalarType, flags: ArithFlags, a: u64, b: u
     }
 }
 
-/// `mad{.lo,.hi}.cc` / `madc{.lo,.hi}{.cc}` (9.7.2.5-6).
+/// `mad{.lo,.hi}.cc` / `madc{.lo,.hi}{.cc}` (PTX ISA 9.7.2.5-6): `d = (a*b).{lo,hi} + c (+ CF)`;
+/// `read_carry` adds the carry flag in, `write_carry` stores the carry-out of the addition.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn mad_carry(
+pub fn mad_carry(
     hi: bool,
     read_carry: bool,
     write_carry: bool,

@@ -72,7 +72,7 @@ mod softfloat;
 mod video;
 
 use crate::program::{
-    ArithFlags, AtomOp, BinaryOp, BoolOp, Compare, PrmtMode, ReduxOp, Rounding, TernaryOp, UnaryOp,
+    ArithFlags, AtomOp, BinaryOp, Compare, PrmtMode, ReduxOp, Rounding, TernaryOp, UnaryOp,
 };
 use ptx_parser::ScalarType;
 use softfloat::{Fmt, Mode};
@@ -181,21 +181,7 @@ pub fn ternary(
     }
 }
 
-/// `mad{.lo,.hi}.cc` / `madc{.lo,.hi}{.cc}` (PTX ISA 9.7.2.5-6): `d = (a*b).{lo,hi} + c (+ CF)`;
-/// `read_carry` adds the carry flag in, `write_carry` stores the carry-out of the addition.
-#[allow(clippy::too_many_arguments)]
-pub fn mad_carry(
-    hi: bool,
-    read_carry: bool,
-    write_carry: bool,
-    ty: ScalarType,
-    a: u64,
-    b: u64,
-    c: u64,
-    carry: &mut Carry,
-) -> u64 {
-    int::mad_carry(hi, read_carry, write_carry, ty, a, b, c, carry)
-}
+pub use int::mad_carry;
 
 /// `bfi.ty d, a, b, pos, len`.
 #[inline]
@@ -234,20 +220,7 @@ pub fn setp_pair(cmp: Compare, ty: ScalarType, ftz: bool, a: u64, b: u64) -> (bo
     compare::setp_pair(cmp, ty, ftz, a, b)
 }
 
-/// `set.cmp{.bop}.dst_ty.src_ty d, a, b{, c}`'s destination value (`combine`: the operation and
-/// the value of `c`); packed sources give one result per half.
-#[inline]
-pub fn set_result(
-    cmp: Compare,
-    dst_ty: ScalarType,
-    src_ty: ScalarType,
-    ftz: bool,
-    a: u64,
-    b: u64,
-    combine: Option<(BoolOp, bool)>,
-) -> u64 {
-    compare::set_result(cmp, dst_ty, src_ty, ftz, a, b, combine)
-}
+pub use compare::set_result;
 
 /// `slct.ty.c_ty d, a, b, c`: `c >= 0 ? a : b` (`-0.0` counts as >= 0; NaN selects `b`).
 #[inline]

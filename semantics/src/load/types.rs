@@ -28,7 +28,8 @@ pub(crate) fn kind(ty: ScalarType) -> Kind {
     }
 }
 
-/// Size in bytes (`.pred` counts as one byte when stored; opaque handles are 8).
+/// Size in bytes (PTX ISA 5.2; `.pred` counts as one byte when stored; opaque handles are 8).
+#[inline]
 pub(crate) fn size(ty: ScalarType) -> u32 {
     use ScalarType::*;
     match ty {

@@ -54,6 +54,7 @@ impl Machine {
                     info.entry,
                     info.entry_start,
                     nregs,
+                    self.config.warp_model,
                     self.checking,
                 );
                 for fb in Arc::make_mut(&mut w.levels[0].frame_base).iter_mut() {

@@ -8,10 +8,9 @@
 use super::block::{Block, barrier};
 use super::exec::{Ctx, Fault};
 use super::thread::SpecialCtx;
-use super::warp::{Warp, its, lanes, simt_stack};
+use super::warp::{self, Warp, choice_fits};
 use super::{
     ErrorKind, LaunchInfo, Machine, MachineConfig, MachineError, StepError, Termination, WaitInfo,
-    WarpModel,
 };
 use std::sync::Arc;
 use traces::{Choice, Derivation, Event, Rule};
@@ -93,15 +92,15 @@ impl Machine {
                 self.issue(grid as usize, block, sm, events.as_deref_mut());
             }
             Choice::Warp { block, warp } => {
-                self.check_warp(choice, block, warp, WarpModel::SimtStack)?;
+                self.check_warp(choice, block, warp)?;
                 self.warp_step(block, warp, None, 0, events.as_deref_mut(), detail);
             }
             Choice::Target { block, warp, k } => {
-                self.check_warp(choice, block, warp, WarpModel::SimtStack)?;
+                self.check_warp(choice, block, warp)?;
                 self.warp_step(block, warp, Some(k), 0, events.as_deref_mut(), detail);
             }
             Choice::Lanes { block, warp, mask } => {
-                self.check_warp(choice, block, warp, self.config.warp_model)?;
+                self.check_warp(choice, block, warp)?;
                 self.warp_step(block, warp, None, mask, events.as_deref_mut(), detail);
             }
             Choice::Pick {
@@ -162,40 +161,28 @@ impl Machine {
     }
 
     /// Validates a warp choice against the state (O(1) for the SIMT stack).
-    fn check_warp(
-        &mut self,
-        choice: &Choice,
-        block: u32,
-        warp: u32,
-        model: WarpModel,
-    ) -> Result<(), StepError> {
-        if model != self.config.warp_model {
+    fn check_warp(&mut self, choice: &Choice, block: u32, warp: u32) -> Result<(), StepError> {
+        if !choice_fits(self.config.warp_model, choice) {
             return Err(Self::not_enabled(
                 choice,
                 format!("the warp model is {:?}", self.config.warp_model),
             ));
         }
-        let Some(w) = self
-            .blocks
-            .get(block)
-            .and_then(|b| b.warps.get(warp as usize))
-        else {
+        let Some(w) = self.resident_warp(block, warp) else {
             return Err(Self::not_enabled(choice, "no such resident warp"));
         };
         if w.completed {
             return Err(Self::not_enabled(choice, "the warp has completed"));
         }
         // The test `warp_choices` makes (a lookup in the enabled set would be a scan of every
-        // in-flight memory choice).
+        // in-flight memory choice). A mask naming no lane is refused below (`lanes_enabled`).
+        let (lane, lanes) = match *choice {
+            Choice::Lanes { mask, .. } => (mask.trailing_zeros() as usize, mask),
+            _ => (0, w.real & !w.exited),
+        };
         let mem_blocked = self.cached.is_some()
-            && match *choice {
-                // A mask naming no lane is refused below (`lanes_enabled`).
-                Choice::Lanes { mask, .. } => w
-                    .lane_pc
-                    .get(mask.trailing_zeros() as usize)
-                    .is_some_and(|&pc| self.mem_blocked(block, warp, pc, mask)),
-                _ => self.mem_blocked(block, warp, w.pc, w.real & !w.exited),
-            };
+            && w.pc_of(lane)
+                .is_some_and(|pc| self.mem_blocked(block, warp, pc, lanes));
         if mem_blocked {
             return Err(Self::not_enabled(
                 choice,
@@ -217,8 +204,10 @@ impl Machine {
             ));
         }
         match *choice {
-            Choice::Warp { .. } if w.waiting == 0 && w.targets <= 1 => Ok(()),
-            Choice::Target { k, .. } if w.waiting == 0 && k < w.targets && w.targets > 1 => Ok(()),
+            Choice::Warp { .. } if w.waiting() == 0 && w.targets() <= 1 => Ok(()),
+            Choice::Target { k, .. } if w.waiting() == 0 && k < w.targets() && w.targets() > 1 => {
+                Ok(())
+            }
             Choice::Lanes { mask, .. } => {
                 if self.lanes_enabled(block, warp, mask) {
                     Ok(())
@@ -246,9 +235,8 @@ impl Machine {
         mut events: Option<&mut Vec<Event>>,
         detail: super::EventDetail,
     ) {
-        let model = self.config.warp_model;
         let ws = self.info.warp_size as usize;
-        let checking = self.checking && model == WarpModel::SimtStack;
+        let checking = self.checking;
         let grid = self.grid_index(block);
         let named_grid = self.named_grid(block);
         let Machine {
@@ -276,9 +264,11 @@ impl Machine {
         let (sm, ctaid) = (b.sm, b.ctaid);
         let Block { warps, shared, .. } = b;
         let w = Arc::make_mut(&mut warps[warp as usize]);
-        let was_targets = w.targets;
+        let was_targets = w.targets();
         let prefix = [Rule::Exec, Rule::ScheduleWarps];
-        let pre = checking.then(|| super::invariants::Pre::capture(w));
+        let pre = checking
+            .then(|| super::invariants::Pre::capture(w))
+            .flatten();
         let mut cx = Ctx {
             program,
             info,
@@ -292,20 +282,11 @@ impl Machine {
             prefix: &prefix,
             unspecified: 0,
         };
-        let res = match model {
-            WarpModel::SimtStack => {
-                simt_stack::step(&mut cx, shared, w, k, config.exited_warps_arrive)
-            }
-            WarpModel::Its | WarpModel::Threads => its::step(&mut cx, shared, w, group),
-        };
+        let res = warp::step(&mut cx, shared, w, k, group, config.exited_warps_arrive);
         let out = match res {
             Ok(out) => out,
             Err(f) => {
-                let pc = if model == WarpModel::SimtStack {
-                    w.pc
-                } else {
-                    w.lane_pc[group.trailing_zeros() as usize]
-                };
+                let pc = w.pc_of(group.trailing_zeros() as usize).unwrap_or(0);
                 let e = self.fault(f, block, ctaid, warp, pc);
                 self.termination = Some(Termination::Error(e));
                 self.enabled.clear();
@@ -321,13 +302,13 @@ impl Machine {
             self.enabled.clear();
             return;
         }
-        if model == WarpModel::SimtStack {
-            w.targets = simt_stack::pending_targets(program, w, ws);
-        }
+        warp::refresh_targets(program, w, ws);
         let completed = w.completed;
         let real = w.real;
-        let new_targets = w.targets;
-        let waiting = w.waiting;
+        let new_targets = w.targets();
+        let may_stay = w.choices_may_stay();
+        let waiting = may_stay && w.waiting() != 0;
+        let weight = w.exit_weight(info.warp_size);
         shared.live_threads = shared
             .live_threads
             .saturating_sub((out.exited & real).count_ones());
@@ -335,13 +316,7 @@ impl Machine {
         if completed {
             // The exited-warps option: a warp that exits counts as arrived at every barrier in
             // use (with its weight: a whole warp under the SIMT stack, its real lanes else).
-            let arrives = config.exited_warps_arrive.then(|| {
-                if model == WarpModel::SimtStack {
-                    info.warp_size
-                } else {
-                    real.count_ones()
-                }
-            });
+            let arrives = config.exited_warps_arrive.then_some(weight);
             barriers_changed |= barrier::exited_warp(shared, warp, arrives);
             if let Some(ev) = events.as_deref_mut() {
                 ev.push(Event::WarpCompleted {
@@ -359,13 +334,13 @@ impl Machine {
             self.complete_block(block, events);
             return;
         }
-        let changed = model != WarpModel::SimtStack
+        let changed = !may_stay
             // Under cached memory a warp that was enabled stays so unless its next
             // instruction now waits for a pending load (a pass over the enabled set per warp
             // step is what made cached runs slow, issue 15).
             || self.simt_mem_blocked(block, warp)
             || completed
-            || waiting != 0
+            || waiting
             || new_targets != was_targets
             // A call whose lanes pick their results may be next (see `pick`).
             || !self.info.picks.is_empty();
@@ -462,69 +437,23 @@ impl Machine {
                         s.and_then(|s| s.loc).map(|(f, l, _)| (f, l)),
                     )
                 };
-                match self.config.warp_model {
-                    WarpModel::SimtStack => {
-                        // A warp waiting at a barrier has already moved past it ((comm): pc+1);
-                        // report the barrier itself.
-                        let pc = if w.waiting != 0 {
-                            w.pc.saturating_sub(1)
-                        } else {
-                            w.pc
-                        };
-                        let (ptx_line, source_line) = loc(pc);
-                        let waiting_for = if w.waiting != 0 {
-                            describe(w.waiting)
-                        } else {
-                            "nothing enabled".to_string()
-                        };
-                        out.push(WaitInfo {
-                            grid: self.named_grid(b.id),
-                            block: b.ctaid,
-                            warp: w.index,
-                            lanes: w.active,
-                            pc,
-                            ptx_line,
-                            source_line,
-                            waiting_for,
-                        });
-                    }
-                    WarpModel::Its | WarpModel::Threads => {
-                        let live = w.real & !w.exited;
-                        let mut seen = 0u64;
-                        for l in lanes(live) {
-                            if seen >> l & 1 == 1 {
-                                continue;
-                            }
-                            let g = lanes(live)
-                                .filter(|&k| {
-                                    w.lane_pc[k] == w.lane_pc[l] && w.lane_wait[k] == w.lane_wait[l]
-                                })
-                                .fold(0u64, |m, k| m | 1 << k);
-                            seen |= g;
-                            let pc = if w.lane_wait[l] != 0 {
-                                w.lane_pc[l].saturating_sub(1)
-                            } else {
-                                w.lane_pc[l]
-                            };
-                            let (ptx_line, source_line) = loc(pc);
-                            let waiting_for = if w.lane_wait[l] != 0 {
-                                describe(w.lane_wait[l])
-                            } else {
-                                "a warp-synchronous instruction whose other lanes never arrive"
-                                    .to_string()
-                            };
-                            out.push(WaitInfo {
-                                grid: self.named_grid(b.id),
-                                block: b.ctaid,
-                                warp: w.index,
-                                lanes: g,
-                                pc,
-                                ptx_line,
-                                source_line,
-                                waiting_for,
-                            });
-                        }
-                    }
+                for wait in w.waits() {
+                    let (ptx_line, source_line) = loc(wait.pc);
+                    let waiting_for = if wait.barriers != 0 {
+                        describe(wait.barriers)
+                    } else {
+                        wait.otherwise.to_string()
+                    };
+                    out.push(WaitInfo {
+                        grid: self.named_grid(b.id),
+                        block: b.ctaid,
+                        warp: w.index,
+                        lanes: wait.lanes,
+                        pc: wait.pc,
+                        ptx_line,
+                        source_line,
+                        waiting_for,
+                    });
                 }
             }
         }

@@ -3,10 +3,11 @@
 //! removing the owner's choices and appending its current ones. The order is therefore a
 //! deterministic function of the history of choices, not a sorted order.
 
+use super::Machine;
+use super::block::Block;
 use super::block::barrier;
 use super::grid::GridPhase;
-use super::warp::{its, simt_stack};
-use super::{Machine, WarpModel};
+use super::warp::{ModelState, Warp, its, simt_stack};
 use smallvec::SmallVec;
 use std::ops::{Deref, DerefMut};
 use traces::Choice;
@@ -61,32 +62,26 @@ impl Machine {
         if w.completed {
             return;
         }
-        match self.config.warp_model {
-            WarpModel::SimtStack => {
-                if w.waiting != 0 || self.mem_blocked(block, warp, w.pc, w.real & !w.exited) {
+        match &w.model {
+            // The SIMT stack: the warp steps as a whole (`Warp`), or picks a target group.
+            ModelState::Simt(s) => {
+                if s.waiting != 0 || self.mem_blocked(block, warp, s.pc, w.real & !w.exited) {
                     return;
                 }
                 if let Some(p) = super::pick::pending_pick_simt(&self.program, &self.info, w) {
                     super::pick::pick_choices(block, warp, p, out);
-                } else if w.targets > 1 {
-                    out.extend((0..w.targets).map(|k| Choice::Target { block, warp, k }));
+                } else if s.targets > 1 {
+                    out.extend((0..s.targets).map(|k| Choice::Target { block, warp, k }));
                 } else {
                     out.push(Choice::Warp { block, warp });
                 }
             }
-            WarpModel::Its | WarpModel::Threads => {
-                let sp = self.special(b, w);
+            // ITS and threads: each converged group that may step (`Lanes`).
+            ModelState::Its(its) => {
                 let mut groups = std::mem::take(&mut self.scratch);
-                its::groups(
-                    &self.program,
-                    w,
-                    self.info.warp_size as usize,
-                    self.config.warp_model == WarpModel::Threads,
-                    &sp,
-                    &mut groups,
-                );
+                self.its_groups(b, w, &mut groups);
                 for &mask in groups.iter().filter(|&&mask| {
-                    let pc = w.lane_pc[mask.trailing_zeros() as usize];
+                    let pc = its.lane_pc[mask.trailing_zeros() as usize];
                     !self.mem_blocked(block, warp, pc, mask)
                 }) {
                     match super::pick::pending_pick_group(&self.program, &self.info, w, mask) {
@@ -99,6 +94,12 @@ impl Machine {
         }
     }
 
+    /// The converged groups of an ITS warp that may step now (see [`its::groups`]).
+    fn its_groups(&self, b: &Block, w: &Warp, out: &mut Vec<u64>) {
+        let sp = self.special(b, w);
+        its::groups(&self.program, w, self.info.warp_size as usize, &sp, out);
+    }
+
     /// Whether `Lanes{block, warp, mask}` is one of the warp's current choices (ITS/threads),
     /// without building the choice list.
     pub(crate) fn lanes_enabled(&mut self, block: u32, warp: u32, mask: u64) -> bool {
@@ -108,19 +109,11 @@ impl Machine {
         let Some(w) = b.warps.get(warp as usize) else {
             return false;
         };
-        if w.completed || self.config.warp_model == WarpModel::SimtStack {
+        if w.completed || !matches!(w.model, ModelState::Its(_)) {
             return false;
         }
-        let sp = self.special(b, w);
         let mut groups = std::mem::take(&mut self.scratch);
-        its::groups(
-            &self.program,
-            w,
-            self.info.warp_size as usize,
-            self.config.warp_model == WarpModel::Threads,
-            &sp,
-            &mut groups,
-        );
+        self.its_groups(b, w, &mut groups);
         let found = groups.contains(&mask);
         self.scratch = groups;
         found
@@ -189,28 +182,21 @@ impl Machine {
         }
     }
 
-    /// Recomputes the SIMT `Target` count of a warp.
+    /// Recomputes the SIMT `Target` count of a warp (nothing under ITS).
     pub(crate) fn update_targets(&mut self, block: u32, warp: u32) {
-        if self.config.warp_model != WarpModel::SimtStack {
-            return;
-        }
         let ws = self.info.warp_size as usize;
         // Read first: the block and warp are copied (copy-on-write) only if the count changes.
-        let Some(w) = self
-            .blocks
-            .get(block)
-            .and_then(|b| b.warps.get(warp as usize))
-        else {
+        let Some(w) = self.resident_warp(block, warp) else {
+            return;
+        };
+        let ModelState::Simt(s) = &w.model else {
             return;
         };
         let t = simt_stack::pending_targets(&self.program, w, ws);
-        if t != w.targets
-            && let Some(w) = self
-                .blocks
-                .get_mut(block)
-                .and_then(|b| b.warps.get_mut(warp as usize))
+        if t != s.targets
+            && let Some(w) = self.resident_warp_mut(block, warp)
         {
-            std::sync::Arc::make_mut(w).targets = t;
+            std::sync::Arc::make_mut(w).simt_mut().targets = t;
         }
     }
 

@@ -21,6 +21,7 @@
 
 use super::Machine;
 use super::exec::resolve;
+use super::warp::ModelState;
 use crate::program::{AddrBase, Address, Op, Space};
 use memory_model::MemSpace;
 use traces::Choice;
@@ -152,25 +153,24 @@ impl Machine {
             Choice::Lanes { block, warp, mask } => (block, warp, Some(mask)),
             Choice::Issue { .. } | Choice::EndBarrier { .. } | Choice::Mem(_) => return anything,
         };
-        let Some(w) = self
-            .blocks
-            .get(block)
-            .and_then(|b| b.warps.get(warp as usize))
-        else {
+        let Some(w) = self.resident_warp(block, warp) else {
             return anything;
         };
         // A `Warp` step (SIMT stack) at a reconvergence point is the implicit `sync` (D2, rule
         // sync_ipdom): it unwinds the warp's own stack and executes no instruction.
-        if lanes.is_none() && w.stack.last().is_some_and(|t| t.reconv == Some(w.pc)) {
+        if lanes.is_none()
+            && let ModelState::Simt(s) = &w.model
+            && s.stack.last().is_some_and(|t| t.reconv == Some(s.pc))
+        {
             return Footprint {
                 warp: Some((block, warp)),
                 kind: FootprintKind::Local,
             };
         }
-        let (mask, pc) = match lanes {
-            None => (w.active, w.pc),
-            Some(m) if m != 0 => (m, w.lane_pc[m.trailing_zeros() as usize]),
-            Some(_) => return anything,
+        let (mask, pc) = match (lanes, &w.model) {
+            (None, ModelState::Simt(s)) => (s.active, s.pc),
+            (Some(m), ModelState::Its(s)) if m != 0 => (m, s.lane_pc[m.trailing_zeros() as usize]),
+            _ => return anything,
         };
         let Some(instr) = self.program.instructions.get(pc as usize) else {
             return anything;
@@ -183,16 +183,8 @@ impl Machine {
                 vector,
                 addr,
                 ..
-            } => self.spans(
-                w,
-                mask,
-                ws,
-                *space,
-                addr,
-                super::type_size(*ty) * (*vector).max(1) as u32,
-                false,
-            ),
-            Op::St {
+            }
+            | Op::St {
                 space,
                 ty,
                 vector,
@@ -205,7 +197,7 @@ impl Machine {
                 *space,
                 addr,
                 super::type_size(*ty) * (*vector).max(1) as u32,
-                true,
+                matches!(instr.op, Op::St { .. }),
             ),
             Op::Atom {
                 space, ty, addr, ..

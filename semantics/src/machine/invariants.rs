@@ -15,7 +15,7 @@
 //! error naming the clause.
 
 use super::warp::simt_stack::{Flow, Outcome};
-use super::warp::{Warp, lanes};
+use super::warp::{ModelState, Warp, lanes};
 use crate::program::Pc;
 use traces::{Disable, TokenKind};
 
@@ -28,14 +28,19 @@ pub(crate) struct Pre {
 }
 
 impl Pre {
-    pub fn capture(w: &Warp) -> Pre {
-        let top = |k: TokenKind| w.stack.iter().rev().find(|t| t.kind == k).map(|t| t.pc);
-        Pre {
-            pc: w.pc,
-            active: w.active,
+    /// The state before a step of a SIMT-stack warp (`None` under ITS, whose lanes have no
+    /// stack to check).
+    pub fn capture(w: &Warp) -> Option<Pre> {
+        let ModelState::Simt(s) = &w.model else {
+            return None;
+        };
+        let top = |k: TokenKind| s.stack.iter().rev().find(|t| t.kind == k).map(|t| t.pc);
+        Some(Pre {
+            pc: s.pc,
+            active: s.active,
             top_break: top(TokenKind::Break),
             top_call: top(TokenKind::Call),
-        }
+        })
     }
 }
 
@@ -121,7 +126,8 @@ pub(crate) fn check(pre: &Pre, out: &Outcome, w: &mut Warp) -> Result<(), Invari
         }
     }
     // Invariants.
-    for tok in &w.stack {
+    let s = w.simt();
+    for tok in &s.stack {
         if tok.mask == 0 {
             return Err(InvariantViolation::EmptyToken {
                 kind: tok.kind.name(),
@@ -129,21 +135,21 @@ pub(crate) fn check(pre: &Pre, out: &Outcome, w: &mut Warp) -> Result<(), Invari
             });
         }
     }
-    if w.active & w.dis.any() != 0 {
-        return Err(InvariantViolation::ActiveDisabled(w.active & w.dis.any()));
+    if s.active & s.dis.any() != 0 {
+        return Err(InvariantViolation::ActiveDisabled(s.active & s.dis.any()));
     }
-    if w.active == 0 && !w.completed {
+    if s.active == 0 && !w.completed {
         return Err(InvariantViolation::NoActiveLane);
     }
-    for l in lanes(w.active) {
-        if w.shadow[l] != Some(w.pc) {
+    for l in lanes(s.active) {
+        if w.shadow[l] != Some(s.pc) {
             return Err(InvariantViolation::ActiveElsewhere {
                 lane: l,
                 shadow: w.shadow[l],
-                pc: w.pc,
+                pc: s.pc,
             });
         }
-        if let Some(t) = w
+        if let Some(t) = s
             .stack
             .iter()
             .find(|t| t.kind != TokenKind::Diverge && t.mask >> l & 1 == 0)
@@ -156,15 +162,15 @@ pub(crate) fn check(pre: &Pre, out: &Outcome, w: &mut Warp) -> Result<(), Invari
             });
         }
     }
-    for l in lanes(w.real & !w.active) {
-        match w.dis.of(l as u32) {
+    for l in lanes(w.real & !s.active) {
+        match s.dis.of(l as u32) {
             Disable::Exit => {
                 if w.shadow[l].is_some() {
                     return Err(InvariantViolation::ExitedWithPc(l));
                 }
             }
             d => {
-                let tok = w.stack.iter().rev().find(|t| {
+                let tok = s.stack.iter().rev().find(|t| {
                     t.mask >> l & 1 == 1
                         && (d != Disable::Break || t.kind == TokenKind::Break)
                         && (d != Disable::Return || t.kind == TokenKind::Call)

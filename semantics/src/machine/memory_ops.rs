@@ -8,7 +8,8 @@
 //! thread reads, docs/deviations.md, D16).
 
 use super::exec::extend;
-use super::{ErrorKind, Machine, MachineError, Termination, WarpModel};
+use super::warp::ModelState;
+use super::{ErrorKind, Machine, MachineError, Termination};
 use crate::program::{MemOrder, MemQualifiers, Op, Scope};
 use memory_model::cached::{Dest, EnabledEdit, MemChoice, Request, RequestKind, Rmw, StepReport};
 use memory_model::{MemSpace, Who};
@@ -157,10 +158,11 @@ impl Machine {
     pub(crate) fn simt_mem_blocked(&self, block: u32, warp: u32) -> bool {
         self.cached.is_some()
             && self
-                .blocks
-                .get(block)
-                .and_then(|b| b.warps.get(warp as usize))
-                .is_some_and(|w| self.mem_blocked(block, warp, w.pc, w.real & !w.exited))
+                .resident_warp(block, warp)
+                .is_some_and(|w| match &w.model {
+                    ModelState::Simt(s) => self.mem_blocked(block, warp, s.pc, w.real & !w.exited),
+                    ModelState::Its(_) => false,
+                })
     }
 
     /// How many memory choices lead the enabled set (see [`Machine::refresh_mem`]); 0 when
@@ -266,7 +268,7 @@ impl Machine {
         // enabled set) only when its scoreboard answer changes.
         let ws = self.info.warp_size;
         let scoreboard_before = match m {
-            MemChoice::Step { op } if self.config.warp_model == WarpModel::SimtStack => {
+            MemChoice::Step { op } if !self.config.warp_model.per_thread() => {
                 self.cached.as_ref().and_then(|c| c.op_who(op)).map(|who| {
                     let key = (who.block, who.thread / ws);
                     (key, self.simt_mem_blocked(key.0, key.1))

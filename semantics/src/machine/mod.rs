@@ -183,6 +183,14 @@ pub enum WarpModel {
     Threads,
 }
 
+impl WarpModel {
+    /// Whether the lanes of a warp step on their own (ITS and threads: per-lane pcs, barriers
+    /// count threads) rather than as one (the SIMT stack: one pc, barriers count warps).
+    pub fn per_thread(self) -> bool {
+        !matches!(self, WarpModel::SimtStack)
+    }
+}
+
 /// Which memory system the device links to (`--memory`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub enum MemoryKind {
@@ -618,19 +626,63 @@ impl Machine {
         &self.mem
     }
 
+    /// Warp `warp` of resident block `block`, if there is one.
+    #[inline]
+    pub(crate) fn resident_warp(&self, block: u32, warp: u32) -> Option<&warp::Warp> {
+        self.blocks
+            .get(block)?
+            .warps
+            .get(warp as usize)
+            .map(|w| &**w)
+    }
+
+    /// [`Machine::resident_warp`] to write (the block is copied on write; the warp is copied
+    /// by the caller's `Arc::make_mut`, only when it writes).
+    #[inline]
+    pub(crate) fn resident_warp_mut(
+        &mut self,
+        block: u32,
+        warp: u32,
+    ) -> Option<&mut Arc<warp::Warp>> {
+        self.blocks.get_mut(block)?.warps.get_mut(warp as usize)
+    }
+
     /// A snapshot of one resident warp's SIMT state, for debuggers and tests.
     pub fn warp_view(&self, block: u32, warp: u32) -> Option<WarpView> {
-        let w = self.blocks.get(block)?.warps.get(warp as usize)?;
+        let w = self.resident_warp(block, warp)?;
+        let ws = self.info.warp_size;
+        let (pc, active, disabled, lane_pcs, waiting) = match &w.model {
+            warp::ModelState::Simt(s) => {
+                (s.pc, s.active, s.dis, vec![s.pc; ws as usize], s.waiting)
+            }
+            // ITS has no warp pc, α, δ or warp-wide wait: the lowest live lane's pc, every
+            // real lane active, dummy lanes exited.
+            warp::ModelState::Its(s) => {
+                let lead = (w.real & !w.exited).trailing_zeros() as usize;
+                let dis = traces::DisableMask {
+                    brk: 0,
+                    ret: 0,
+                    exit: warp::lane_mask(ws) & !w.real,
+                };
+                let pc = s
+                    .lane_pc
+                    .get(lead)
+                    .or(s.lane_pc.first())
+                    .copied()
+                    .unwrap_or(0);
+                (pc, w.real, dis, s.lane_pc.to_vec(), 0)
+            }
+        };
         Some(WarpView {
-            pc: w.pc,
-            active: w.active,
-            disabled: w.dis,
+            pc,
+            active,
+            disabled,
             stack: w.public_stack(),
-            lane_pcs: w.lane_pc.to_vec(),
+            lane_pcs,
             depth: w.depth.to_vec(),
             exited: w.exited,
             completed: w.completed,
-            waiting: w.waiting,
+            waiting,
         })
     }
 
@@ -674,16 +726,21 @@ impl Machine {
 /// A warp's state as debuggers and tests see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WarpView {
+    /// The SIMT stack's warp pc; ITS/threads: the lowest live lane's pc.
     pub pc: Pc,
+    /// α; ITS/threads: the real lanes.
     pub active: u64,
+    /// δ; ITS/threads: the dummy lanes as exited.
     pub disabled: traces::DisableMask,
-    /// Top first.
+    /// Top first (empty under ITS/threads).
     pub stack: Vec<traces::Token>,
-    /// ITS/threads: per-lane pcs.
+    /// ITS/threads: per-lane pcs; the SIMT stack: the warp pc for every lane.
     pub lane_pcs: Vec<Pc>,
     pub depth: Vec<u16>,
     pub exited: u64,
     pub completed: bool,
+    /// The barriers the warp waits at (SIMT stack; 0 under ITS/threads, whose lanes wait one
+    /// by one).
     pub waiting: u16,
 }
 

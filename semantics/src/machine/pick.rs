@@ -18,7 +18,7 @@
 
 use super::enabled::EnabledSet;
 use super::warp::{Warp, simt_stack};
-use super::{LaunchInfo, Machine, WarpModel};
+use super::{LaunchInfo, Machine};
 use crate::program::{Op, Pc, Program};
 use std::sync::Arc;
 use traces::Choice;
@@ -63,13 +63,14 @@ pub(crate) fn pending_pick_simt(
     info: &LaunchInfo,
     w: &Warp,
 ) -> Option<(u32, u32)> {
-    if info.picks.is_empty() || w.completed || w.active == 0 {
+    let s = w.simt();
+    if info.picks.is_empty() || w.completed || s.active == 0 {
         return None;
     }
-    if w.stack.last().is_some_and(|t| t.reconv == Some(w.pc)) {
+    if s.stack.last().is_some_and(|t| t.reconv == Some(s.pc)) {
         return None;
     }
-    pending_pick(program, info, w, w.active, w.active_level(), w.pc)
+    pending_pick(program, info, w, s.active, w.active_level(), s.pc)
 }
 
 /// The pending pick of a converged group under ITS or the threads model.
@@ -83,7 +84,14 @@ pub(crate) fn pending_pick_group(
         return None;
     }
     let l = group.trailing_zeros() as usize;
-    pending_pick(program, info, w, group, w.depth[l] as usize, w.lane_pc[l])
+    pending_pick(
+        program,
+        info,
+        w,
+        group,
+        w.depth[l] as usize,
+        w.its().lane_pc[l],
+    )
 }
 
 /// The `Pick` choices of lane `lane` of a warp: one per value.
@@ -112,27 +120,17 @@ impl Machine {
     /// A `Pick`: lane `lane` of the warp takes value `k` of its call's set as its result.
     pub(crate) fn pick(&mut self, block: u32, warp: u32, lane: u32, k: u32) {
         let ws = self.info.warp_size as usize;
-        let Some(w) = self
-            .blocks
-            .get(block)
-            .and_then(|b| b.warps.get(warp as usize))
+        let Some(w) = self.resident_warp(block, warp) else {
+            return;
+        };
+        let Some(&value) = w
+            .pc_of(lane as usize)
+            .and_then(|pc| pick_values(&self.program, &self.info, pc))
+            .and_then(|v| v.get(k as usize))
         else {
             return;
         };
-        let pc = match self.config.warp_model {
-            WarpModel::SimtStack => w.pc,
-            WarpModel::Its | WarpModel::Threads => w.lane_pc[lane as usize],
-        };
-        let Some(&value) =
-            pick_values(&self.program, &self.info, pc).and_then(|v| v.get(k as usize))
-        else {
-            return;
-        };
-        let Some(w) = self
-            .blocks
-            .get_mut(block)
-            .and_then(|b| b.warps.get_mut(warp as usize))
-        else {
+        let Some(w) = self.resident_warp_mut(block, warp) else {
             return;
         };
         let w = Arc::make_mut(w);

@@ -29,7 +29,7 @@
 
 use super::block::{Barrier, Block, BlockShared};
 use super::thread::Level;
-use super::warp::{SimtToken, Warp, lane_mask, lanes};
+use super::warp::{ItsState, ModelState, SimtState, SimtToken, Warp, lane_mask, lanes};
 use super::{Machine, Sm, Termination};
 pub use memory_model::StateHasher;
 use std::hash::Hasher;
@@ -184,11 +184,7 @@ impl Machine {
         match self.block_status(block) {
             BlockStatus::Completed => true,
             BlockStatus::Unissued => false,
-            BlockStatus::Resident => self
-                .blocks
-                .get(block)
-                .and_then(|b| b.warps.get(warp as usize))
-                .is_none_or(|w| w.completed),
+            BlockStatus::Resident => self.resident_warp(block, warp).is_none_or(|w| w.completed),
         }
     }
 
@@ -199,9 +195,7 @@ impl Machine {
             BlockStatus::Completed => u64::MAX,
             BlockStatus::Unissued => 0,
             BlockStatus::Resident => self
-                .blocks
-                .get(block)
-                .and_then(|b| b.warps.get(warp as usize))
+                .resident_warp(block, warp)
                 .map_or(u64::MAX, |w| if w.completed { u64::MAX } else { w.exited }),
         }
     }
@@ -209,10 +203,12 @@ impl Machine {
     /// The active mask α of a resident warp under the SIMT stack (the lanes a `Warp` or
     /// `Target` choice steps), 0 if the warp is not resident.
     pub fn warp_active(&self, block: u32, warp: u32) -> u64 {
-        self.blocks
-            .get(block)
-            .and_then(|b| b.warps.get(warp as usize))
-            .map_or(0, |w| w.active)
+        self.resident_warp(block, warp)
+            .map_or(0, |w| match &w.model {
+                ModelState::Simt(s) => s.active,
+                // No α under ITS: every real lane (what `warp_view` calls active).
+                ModelState::Its(_) => w.real,
+            })
     }
 }
 
@@ -308,20 +304,11 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
         tid_base,
         real,
         completed,
-        pc,
-        active,
-        dis,
-        stack,
-        retry,
-        waiting,
-        targets,
+        model,
         depth,
         exited,
         carry,
         levels,
-        lane_pc,
-        lane_wait,
-        lane_breaks,
         picked,
         picks,
         shadow: _,
@@ -329,30 +316,20 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
     let real = *real;
     h.write_u64(pack32(*index, *tid_base));
     h.write_u64(real);
-    h.write_u8(*completed as u8 | (*retry as u8) << 1);
+    let retry = matches!(model, ModelState::Simt(s) if s.retry);
+    h.write_u8(*completed as u8 | (retry as u8) << 1);
     if *completed {
         // A completed warp never steps again and nothing reads its registers.
         return;
     }
-    h.write_u64(pack32(*pc, *targets));
-    h.write_u64(pack32(stack.len() as u32, *waiting as u32));
-    h.write_u64(*active);
-    let DisableMask { brk, ret, exit } = dis;
-    h.write_u64(*brk);
-    h.write_u64(*ret);
-    h.write_u64(*exit);
-    for t in stack {
-        let SimtToken {
-            kind,
-            mask,
-            pc,
-            reconv,
-            retry,
-        } = t;
-        h.write_u64(pack32(token_kind(*kind) as u32 | (*retry as u32) << 2, *pc));
-        h.write_u64(*mask);
-        h.write_u64(reconv.map_or(u64::MAX, u64::from));
-    }
+    // The model's state (one model per machine: the other model's fields do not exist).
+    let its = match model {
+        ModelState::Simt(s) => {
+            hash_simt(s, h);
+            None
+        }
+        ModelState::Its(s) => Some(s),
+    };
     h.write_u64(*exited);
     h.write_u64(*carry);
     // Picked results of a body-less call (only when some lane has one: states of programs
@@ -369,15 +346,23 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
     let real_lanes = real & lane_mask(ws.min(64) as u32);
     let each_real_lane = || lanes(real_lanes);
     for l in each_real_lane() {
-        let wait = lane_wait.get(l).copied().unwrap_or(0);
-        let b = lane_breaks.get(l).map_or(&[][..], Vec::as_slice);
-        h.write_u64(pack32(
-            lane_pc.get(l).copied().unwrap_or(0),
-            depth[l] as u32 | (wait as u32) << 16,
-        ));
-        h.write_usize(b.len());
-        for p in b {
-            h.write_u32(*p);
+        h.write_u32(depth[l] as u32);
+        if let Some(ItsState {
+            lane_pc,
+            lane_wait,
+            lane_breaks,
+            threads: _,
+        }) = its
+        {
+            let b = lane_breaks.get(l).map_or(&[][..], Vec::as_slice);
+            h.write_u64(pack32(
+                lane_pc.get(l).copied().unwrap_or(0),
+                lane_wait.get(l).copied().unwrap_or(0) as u32,
+            ));
+            h.write_usize(b.len());
+            for p in b {
+                h.write_u32(*p);
+            }
         }
     }
     h.write_usize(levels.len());
@@ -400,6 +385,38 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
                 h.write_u64(regs.get(r * ws + l).copied().unwrap_or(0));
             }
         }
+    }
+}
+
+/// The SIMT stack's state ς: pc, target count, α, δ and the tokens.
+fn hash_simt<H: Hasher>(s: &SimtState, h: &mut H) {
+    let SimtState {
+        pc,
+        active,
+        dis,
+        stack,
+        retry: _,
+        waiting,
+        targets,
+    } = s;
+    h.write_u64(pack32(*pc, *targets));
+    h.write_u64(pack32(stack.len() as u32, *waiting as u32));
+    h.write_u64(*active);
+    let DisableMask { brk, ret, exit } = dis;
+    h.write_u64(*brk);
+    h.write_u64(*ret);
+    h.write_u64(*exit);
+    for t in stack {
+        let SimtToken {
+            kind,
+            mask,
+            pc,
+            reconv,
+            retry,
+        } = t;
+        h.write_u64(pack32(token_kind(*kind) as u32 | (*retry as u32) << 2, *pc));
+        h.write_u64(*mask);
+        h.write_u64(reconv.map_or(u64::MAX, u64::from));
     }
 }
 

@@ -121,16 +121,10 @@ impl SpecialCtx {
     }
 }
 
-/// Size in bytes of a scalar type (PTX ISA 5.2).
+/// Size in bytes of a scalar type (PTX ISA 5.2; see `load::types::size`).
+#[inline]
 pub fn type_size(ty: ptx_parser::ScalarType) -> u32 {
-    use ptx_parser::ScalarType::*;
-    match ty {
-        S8 | U8 | B8 | Pred => 1,
-        S16 | U16 | B16 | F16 | Bf16 => 2,
-        S32 | U32 | B32 | F32 | F16x2 | Bf16x2 | Tf32 => 4,
-        S64 | U64 | B64 | F64 | TexRef | SamplerRef | SurfRef => 8,
-        B128 => 16,
-    }
+    crate::load::types::size(ty)
 }
 
 /// True for the signed integer types (loads sign-extend them).

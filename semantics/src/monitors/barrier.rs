@@ -24,7 +24,6 @@
 //! exits (producer/consumer patterns let producers leave).
 
 use super::{BarrierSite, Divergence, DivergenceKind, Instr, Monitors, Shape};
-use crate::machine::WarpModel;
 use std::collections::BTreeSet;
 use traces::Event;
 
@@ -75,7 +74,7 @@ impl BarrierState {
 
     pub fn issue(&mut self, block: u32, shape: &Shape, loops: u32) {
         self.loops = loops;
-        let per_thread = shape.model != WarpModel::SimtStack;
+        let per_thread = shape.model.per_thread();
         let b = BlockBar {
             counters: vec![0; shape.tpb as usize * loops as usize],
             last_pc: vec![
@@ -123,7 +122,7 @@ impl Monitors {
         let Some(Some(b)) = self.barrier.blocks.get_mut(ins.block as usize) else {
             return;
         };
-        let per_thread = shape.model != WarpModel::SimtStack;
+        let per_thread = shape.model.per_thread();
         if let Some(l) = self.loops.header_at(ins.pc) {
             let mut m = ins.lanes;
             while m != 0 {
@@ -208,7 +207,7 @@ impl Monitors {
         let shape = self.shape(block);
         // 1. The lock-step barrier assertion per warp (SIMT stack only: under `its` lanes arrive
         //    separately by design).
-        if shape.model == WarpModel::SimtStack {
+        if !shape.model.per_thread() {
             let live = shape.warp_mask(warp) & !ins.exited;
             let missing = live & !lanes;
             if missing != 0 && lanes != 0 {

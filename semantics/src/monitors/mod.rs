@@ -753,7 +753,7 @@ impl Monitors {
                     let Some(ins) = instr else { continue };
                     // Under `its`/`threads` one event per arriving lane, in ascending lane order.
                     let shape = self.shape(*block);
-                    let lanes = if shape.model == WarpModel::SimtStack {
+                    let lanes = if !shape.model.per_thread() {
                         ins.lanes
                     } else {
                         let mut m = ins.lanes;

@@ -187,14 +187,9 @@ pub(crate) fn end_bar(b: &mut Block, barrier: u32, ws: usize) -> Vec<u32> {
     let bit = 1u16 << barrier;
     let mut released = Vec::new();
     for (i, w) in b.warps.iter_mut().enumerate() {
-        if w.waiting & bit != 0 || w.lane_wait.iter().any(|m| m & bit != 0) {
-            let w = Arc::make_mut(w);
-            w.waiting &= !bit;
-            if w.lane_wait.iter().any(|m| m & bit != 0) {
-                for m in Arc::make_mut(&mut w.lane_wait).iter_mut() {
-                    *m &= !bit;
-                }
-            }
+        // Read first: a warp is copied (copy-on-write) only if it waited.
+        if w.waits_for(bit) {
+            Arc::make_mut(w).release(bit);
             released.push(i as u32);
         }
     }

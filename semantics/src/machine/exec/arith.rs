@@ -15,11 +15,7 @@ pub(super) fn dop(
     exec: u64,
     op: &Op,
 ) -> Result<(), Fault> {
-    let ws = cx.info.warp_size as usize;
-    let sp = cx.special;
-    let lvl = &mut w.levels[level];
-    let fb = &lvl.frame_base;
-    let regs = &mut lvl.regs;
+    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
     lane_macros!($, regs, ws, sp, fb, exec);
     match op {
         Op::Unary {
@@ -110,11 +106,7 @@ pub(super) fn mov(
     func: FuncId,
     op: &Op,
 ) -> Result<(), Fault> {
-    let ws = cx.info.warp_size as usize;
-    let sp = cx.special;
-    let lvl = &mut w.levels[level];
-    let fb = &lvl.frame_base;
-    let regs = &mut lvl.regs;
+    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
     lane_macros!($, regs, ws, sp, fb, exec);
     match op {
         Op::Pack {
@@ -189,11 +181,7 @@ pub(super) fn setp(
     exec: u64,
     op: &Op,
 ) -> Result<(), Fault> {
-    let ws = cx.info.warp_size as usize;
-    let sp = cx.special;
-    let lvl = &mut w.levels[level];
-    let fb = &lvl.frame_base;
-    let regs = &mut lvl.regs;
+    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
     lane_macros!($, regs, ws, sp, fb, exec);
     match op {
         Op::Setp {

@@ -16,7 +16,12 @@ struct Lanes<'a> {
     exec: u64,
 }
 
-impl Lanes<'_> {
+impl<'a> Lanes<'a> {
+    /// The fields under the names `lane_macros!` reads.
+    fn parts(self) -> (&'a mut [u64], usize, SpecialCtx, &'a [u32], u64) {
+        (self.regs, self.ws, self.sp, self.fb, self.exec)
+    }
+
     /// Each executing lane's value of `a`, and the executing lanes its own membermask `mask`
     /// names (`match.sync` and `redux.sync` work among those).
     fn members(&self, a: &Src, mask: &Src) -> ([u64; 64], [u64; 64]) {
@@ -102,13 +107,7 @@ pub(super) fn comm(
 
 /// `vote.sync` (thesis 5.4.2 `vote`).
 fn vote(ln: Lanes<'_>, mode: VoteMode, dst: RegId, pred: &PredSrc, mask: Option<&Src>) {
-    let Lanes {
-        regs,
-        ws,
-        sp,
-        fb,
-        exec,
-    } = ln;
+    let (regs, ws, sp, fb, exec) = ln.parts();
     lane_macros!($, regs, ws, sp, fb, exec);
     // Every lane votes among the lanes its own membermask names (PTX ISA 9.7.13.6
     // "vote.sync": "membermask ... of threads participating"): lanes may name different
@@ -142,13 +141,7 @@ fn shfl(
     (dst, dst_pred): (&RegId, &Option<RegId>),
     [a, b, c]: [&Src; 3],
 ) {
-    let Lanes {
-        regs,
-        ws,
-        sp,
-        fb,
-        exec,
-    } = ln;
+    let (regs, ws, sp, fb, exec) = ln.parts();
     lane_macros!($, regs, ws, sp, fb, exec);
     let mut vals = [0u64; 64];
     let mut preds = [false; 64];
@@ -247,13 +240,7 @@ fn redux(ln: Lanes<'_>, (op, ty): (&ReduxOp, &ScalarType), dst: &RegId, a: &Src,
 
 /// `mma.sync.aligned` (PTX ISA 9.7.14.5.14): the fragments of every lane in, `d` out.
 fn mma_sync(ln: Lanes<'_>, mma: &crate::program::Mma) -> Result<(), Fault> {
-    let Lanes {
-        regs,
-        ws,
-        sp,
-        fb,
-        exec,
-    } = ln;
+    let (regs, ws, sp, fb, exec) = ln.parts();
     lane_macros!($, regs, ws, sp, fb, exec);
     full_warp(ws, exec, "mma.sync.aligned")?;
     let (na, nb, nc) = (mma.a.len(), mma.b.len(), mma.c.len());
@@ -301,13 +288,7 @@ fn ldmatrix(
     dst: &[RegId; 4],
     rows: &[RegId; 4],
 ) -> Result<(), Fault> {
-    let Lanes {
-        regs,
-        ws,
-        sp,
-        fb,
-        exec,
-    } = ln;
+    let (regs, ws, sp, fb, exec) = ln.parts();
     lane_macros!($, regs, ws, sp, fb, exec);
     full_warp(ws, exec, "ldmatrix.sync.aligned")?;
     // Row r of matrix i is what lane 8i + r loaded: four words, two elements each,

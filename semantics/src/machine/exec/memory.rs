@@ -77,12 +77,8 @@ pub(super) fn ld(
     func: FuncId,
     op: &Op,
 ) -> Result<(), Fault> {
-    let ws = cx.info.warp_size as usize;
-    let sp = cx.special;
-    let in_kernel = (func == cx.info.entry).then_some(cx.info.param_base);
-    let lvl = &mut w.levels[level];
-    let fb = &lvl.frame_base;
-    let regs = &mut lvl.regs;
+    let in_kernel = cx.kernel_params(func);
+    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
     lane_macros!($, regs, ws, sp, fb, exec);
     match op {
         Op::Ld {
@@ -107,13 +103,8 @@ pub(super) fn ld(
             // Scalar `.global`/`.shared` loads: the whole warp through one call; an observed step
             // passes a trace (on the stack) from which the lanes' events are then recorded.
             // Under cached memory accesses become in-flight programs: the per-lane path only.
-            let mut trace_buf;
-            let mut trace = if cx.observing() {
-                trace_buf = crate::machine::fast::LaneTrace::new(cx.full_detail);
-                Some(&mut trace_buf)
-            } else {
-                None
-            };
+            let mut trace_buf = cx.lane_trace();
+            let mut trace = trace_buf.as_mut();
             if let (1, Some(ms), Some(Some(d))) = (n, direct_space(*space), dst.first())
                 && size <= 8
                 && cx.cache.is_none()
@@ -131,15 +122,9 @@ pub(super) fn ld(
                     trace.as_deref_mut(),
                 )
             {
-                if let Some(t) = trace {
-                    cx.trace_events(&deriv, t, (AccessKind::Load, ms, size));
-                }
-                return res.map_err(|(l, e)| Fault::mem(l, e, "ld"));
+                return cx.warp_access_done(&deriv, trace, (AccessKind::Load, ms, size), res, "ld");
             }
-            let mut m = exec;
-            while m != 0 {
-                let l = m.trailing_zeros() as usize;
-                m &= m - 1;
+            for l in lanes(exec) {
                 let (ms, a) = lane_address(
                     (regs, ws, fb),
                     (*space, addr, in_kernel),
@@ -147,10 +132,7 @@ pub(super) fn ld(
                     (size, n),
                     "ld",
                 )?;
-                let who = Who {
-                    block: cx.block,
-                    thread: w.tid_base + l as u32,
-                };
+                let who = who(cx, w.tid_base, l);
                 for (i, d) in dst.iter().take(n as usize).enumerate() {
                     let ea = a + i as u64 * size as u64;
                     if let Some(cache) = cx.cache.as_deref_mut()
@@ -227,12 +209,8 @@ pub(super) fn st(
     func: FuncId,
     op: &Op,
 ) -> Result<(), Fault> {
-    let ws = cx.info.warp_size as usize;
-    let sp = cx.special;
-    let in_kernel = (func == cx.info.entry).then_some(cx.info.param_base);
-    let lvl = &mut w.levels[level];
-    let fb = &lvl.frame_base;
-    let regs = &mut lvl.regs;
+    let in_kernel = cx.kernel_params(func);
+    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
     lane_macros!($, regs, ws, sp, fb, exec);
     match op {
         Op::St {
@@ -248,13 +226,8 @@ pub(super) fn st(
             let deriv = cx.mem_derivation(Rule::St);
             // Scalar `.global`/`.shared` stores: the whole warp through one call, traced when
             // observed (as for `ld`); never under cached memory.
-            let mut trace_buf;
-            let mut trace = if cx.observing() {
-                trace_buf = crate::machine::fast::LaneTrace::new(cx.full_detail);
-                Some(&mut trace_buf)
-            } else {
-                None
-            };
+            let mut trace_buf = cx.lane_trace();
+            let mut trace = trace_buf.as_mut();
             if let (1, Some(ms), Some(s0)) = (n, direct_space(*space), src.first())
                 && cx.cache.is_none()
                 && let Some(res) = crate::machine::fast::store_traced(
@@ -271,15 +244,15 @@ pub(super) fn st(
                     trace.as_deref_mut(),
                 )
             {
-                if let Some(t) = trace {
-                    cx.trace_events(&deriv, t, (AccessKind::Store, ms, size));
-                }
-                return res.map_err(|(l, e)| Fault::mem(l, e, "st"));
+                return cx.warp_access_done(
+                    &deriv,
+                    trace,
+                    (AccessKind::Store, ms, size),
+                    res,
+                    "st",
+                );
             }
-            let mut m = exec;
-            while m != 0 {
-                let l = m.trailing_zeros() as usize;
-                m &= m - 1;
+            for l in lanes(exec) {
                 let (ms, a) = lane_address(
                     (regs, ws, fb),
                     (*space, addr, in_kernel),
@@ -287,10 +260,7 @@ pub(super) fn st(
                     (size, n),
                     "st",
                 )?;
-                let who = Who {
-                    block: cx.block,
-                    thread: w.tid_base + l as u32,
-                };
+                let who = who(cx, w.tid_base, l);
                 let mask = if size >= 8 {
                     u64::MAX
                 } else {
@@ -356,12 +326,8 @@ pub(super) fn atom(
     func: FuncId,
     op: &Op,
 ) -> Result<(), Fault> {
-    let ws = cx.info.warp_size as usize;
-    let sp = cx.special;
-    let in_kernel = (func == cx.info.entry).then_some(cx.info.param_base);
-    let lvl = &mut w.levels[level];
-    let fb = &lvl.frame_base;
-    let regs = &mut lvl.regs;
+    let in_kernel = cx.kernel_params(func);
+    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
     lane_macros!($, regs, ws, sp, fb, exec);
     match op {
         Op::Atom {
@@ -387,10 +353,7 @@ pub(super) fn atom(
                     .as_ref()
                     .map(|b| read_src(regs, ws, b, l, &sp, fb))
                     .unwrap_or(0);
-                let who = Who {
-                    block: cx.block,
-                    thread: w.tid_base + l as u32,
-                };
+                let who = who(cx, w.tid_base, l);
                 if let Some(cache) = cx.cache.as_deref_mut()
                     && crate::machine::memory_ops::cached_space(ms)
                 {
@@ -476,7 +439,7 @@ pub(super) fn membar(cx: &mut Ctx, w: &mut Warp, exec: u64, op: &Op) -> Result<(
                     *order,
                 )));
             } else if let Op::Fence { level, .. } = op {
-                each!(|l| cx.mem.fence(who(cx, w, l), *level));
+                each!(|l| cx.mem.fence(who(cx, w.tid_base, l), *level));
             }
         }
         _ => return Err(misrouted(op)),

@@ -7,7 +7,7 @@
 //! order; two lanes storing to one address: the highest lane's value stays).
 //! Control flow, barriers and calls are the warp models' business (`warp::*`, `block`).
 
-use super::thread::{SpecialCtx, reg_bits, type_signed, type_size};
+use super::thread::{Level, SpecialCtx, reg_bits, type_signed, type_size};
 use super::warp::{Warp, lanes};
 use super::{ErrorKind, LaunchInfo};
 use crate::alu;
@@ -124,6 +124,56 @@ impl Ctx<'_> {
     /// The derivation of the memory events of a warp instruction applying `rule`: built once
     /// per instruction (not per lane) and cloned into each lane's event. `None` when not
     /// observing.
+    /// A trace of a warp-wide memory access's lanes, when observing (see
+    /// [`super::fast::LaneTrace`]).
+    fn lane_trace(&self) -> Option<super::fast::LaneTrace> {
+        self.observing()
+            .then(|| super::fast::LaneTrace::new(self.full_detail))
+    }
+
+    /// Records that warp `warp` arrived at barrier `barrier`, which has `arrived` of `expected`
+    /// arrivals now (`warp_rule`: the warp model's rule that made the arrival).
+    pub(crate) fn barrier_arrived(
+        &mut self,
+        warp_rule: Rule,
+        warp: u32,
+        barrier: u32,
+        (arrived, expected): (u32, u32),
+    ) {
+        if let Some(ev) = self.events.as_deref_mut() {
+            ev.push(Event::BarrierArrived {
+                block: self.block,
+                warp,
+                barrier,
+                arrived,
+                expected,
+                derivation: Derivation::with_prefix(self.prefix, &[warp_rule, Rule::BarSync]),
+            });
+        }
+    }
+
+    /// The end of a warp-wide access a fast path made: the lanes' events from its trace (when
+    /// observing), the faulting lane's error located.
+    fn warp_access_done(
+        &mut self,
+        derivation: &Option<Derivation>,
+        trace: Option<&mut super::fast::LaneTrace>,
+        access: (AccessKind, MemSpace, u32),
+        res: Result<(), (usize, memory_model::MemError)>,
+        what: &str,
+    ) -> Result<(), Fault> {
+        if let Some(t) = trace {
+            self.trace_events(derivation, t, access);
+        }
+        res.map_err(|(l, e)| Fault::mem(l, e, what))
+    }
+
+    /// The base of the kernel parameters a `.param` access of `func` reads: the grid's own in
+    /// the kernel, `None` in a `.func` (whose `.param` variables are its frame's).
+    fn kernel_params(&self, func: FuncId) -> Option<u64> {
+        (func == self.info.entry).then_some(self.info.param_base)
+    }
+
     fn mem_derivation(&self, rule: Rule) -> Option<Derivation> {
         self.observing()
             .then(|| self.derivation(&[Rule::WarpMem, rule]))
@@ -231,12 +281,22 @@ pub(crate) fn read_pred(
     (read_src(regs, ws, &p.src, lane, sp, fb) != 0) != p.negated
 }
 
+/// One call level's registers as the thread rules read and write them (what `lane_macros!`
+/// names): the warp size, the special registers, the lanes' frame bases, the registers.
+#[inline(always)]
+fn frame<'a>(cx: &Ctx, lvl: &'a mut Level) -> (usize, SpecialCtx, &'a [u32], &'a mut Vec<u64>) {
+    let Level {
+        regs, frame_base, ..
+    } = lvl;
+    (cx.info.warp_size as usize, cx.special, frame_base, regs)
+}
+
 /// The thread's linear id in its block.
 #[inline]
-fn who(cx: &Ctx, w: &Warp, lane: usize) -> Who {
+fn who(cx: &Ctx, tid_base: u32, lane: usize) -> Who {
     Who {
         block: cx.block,
-        thread: w.tid_base + lane as u32,
+        thread: tid_base + lane as u32,
     }
 }
 
@@ -390,11 +450,7 @@ pub(crate) fn exec_data(
     func: FuncId,
     op: &Op,
 ) -> Result<(), Fault> {
-    let ws = cx.info.warp_size as usize;
-    let sp = cx.special;
-    let lvl = &mut w.levels[level];
-    let fb = &lvl.frame_base;
-    let regs = &mut lvl.regs;
+    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
     if cx.events.is_some() {
         cx.unspecified = unspecified_lanes(regs, ws, &sp, fb, exec, op);
     }
@@ -460,7 +516,7 @@ fn extern_result(
     // The launch always writes the slot (a set's first value when it gives a set).
     let fixed = cx
         .mem
-        .load(who(cx, w, 0), MemSpace::Const, slot, size)
+        .load(who(cx, w.tid_base, 0), MemSpace::Const, slot, size)
         .unwrap_or(0);
     let picked = w.picked & exec;
     w.picked &= !exec;

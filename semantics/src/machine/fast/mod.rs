@@ -386,7 +386,7 @@ fn exec_n<const N: usize>(
             flags,
             dst,
             a,
-        } => unary_n::<N>(l, (*op, *ty, *flags), dst, a),
+        } => map_n::<N>(l, dst, a, |v| alu::unary(*op, *ty, *flags, v)),
         Op::Binary {
             op,
             ty,
@@ -423,7 +423,7 @@ fn exec_n<const N: usize>(
         } if !matches!(dst_ty, ScalarType::S8 | ScalarType::S16 | ScalarType::S32) => {
             // Narrow signed results are sign-extended to the register's width, which only the
             // generic path knows (it has the program); unsigned results are already zero-extended.
-            cvt_n::<N>(l, (*dst_ty, *src_ty, *flags), dst, a)
+            map_n::<N>(l, dst, a, |v| alu::cvt(*dst_ty, *src_ty, *flags, v))
         }
         _ => false,
     }
@@ -440,18 +440,14 @@ fn mov_n<const N: usize>(l: Lanes<'_>, dst: &RegId, sa: &Src) -> bool {
     true
 }
 
-/// Unary operations, per executing lane through `crate::alu`.
+/// Unary operations and `cvt` to a type the register holds as it is: `f` of the source, per
+/// executing lane (through `crate::alu`).
 #[inline(always)]
-fn unary_n<const N: usize>(
-    l: Lanes<'_>,
-    (op, ty, flags): (UnaryOp, ScalarType, ArithFlags),
-    dst: &RegId,
-    sa: &Src,
-) -> bool {
+fn map_n<const N: usize>(l: Lanes<'_>, dst: &RegId, sa: &Src, f: impl Fn(u64) -> u64) -> bool {
     let abuf: [u64; N];
     let mut out = [0u64; N];
     let a = get!(l, abuf, sa);
-    each(l.exec, &mut out, |k| alu::unary(op, ty, flags, a[k]));
+    each(l.exec, &mut out, |k| f(a[k]));
     put!(l, dst, &out);
     true
 }
@@ -556,22 +552,6 @@ fn setp_n<const N: usize>(
     } else {
         put!(l, dst, &out);
     }
-    true
-}
-
-/// `cvt` to a type the register holds as it is, per executing lane through `crate::alu`.
-#[inline(always)]
-fn cvt_n<const N: usize>(
-    l: Lanes<'_>,
-    (dt, st, flags): (ScalarType, ScalarType, ArithFlags),
-    dst: &RegId,
-    sa: &Src,
-) -> bool {
-    let abuf: [u64; N];
-    let mut out = [0u64; N];
-    let a = get!(l, abuf, sa);
-    each(l.exec, &mut out, |k| alu::cvt(dt, st, flags, a[k]));
-    put!(l, dst, &out);
     true
 }
 

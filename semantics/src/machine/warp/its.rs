@@ -16,7 +16,7 @@ use super::super::block::{BlockShared, arrive, barrier};
 use super::super::exec::{Ctx, Fault, data_rule, exec_data, read_pred, read_src, sync_mask};
 use super::calls::{enter, leave};
 use super::simt_stack::{Flow, Outcome, target_groups};
-use super::{Warp, lanes};
+use super::{ModelState, Warp, lanes};
 use crate::program::{BarrierKind, Op, Pc, Program, Src};
 use std::sync::Arc;
 use traces::{DisableMask, Event, Rule};
@@ -27,7 +27,6 @@ pub(crate) fn groups(
     program: &Program,
     w: &Warp,
     ws: usize,
-    threads: bool,
     sp: &super::super::thread::SpecialCtx,
     out: &mut Vec<u64>,
 ) {
@@ -35,22 +34,24 @@ pub(crate) fn groups(
     if w.completed {
         return;
     }
+    let its = w.its();
+    let threads = its.threads;
     let live = w.real & !w.exited;
     let mut seen = 0u64;
     for l in lanes(live) {
         if seen >> l & 1 == 1 {
             continue;
         }
-        let (pc, d) = (w.lane_pc[l], w.depth[l]);
+        let (pc, d) = (its.lane_pc[l], w.depth[l]);
         let mut g = 0u64;
         for k in lanes(live & !seen) {
-            if w.lane_pc[k] == pc && w.depth[k] == d {
+            if its.lane_pc[k] == pc && w.depth[k] == d {
                 g |= 1 << k;
             }
         }
         seen |= g;
         let g_ready = g & !lanes(g)
-            .filter(|&k| w.lane_wait[k] != 0)
+            .filter(|&k| its.lane_wait[k] != 0)
             .fold(0u64, |m, k| m | 1 << k);
         if g_ready == 0 {
             continue;
@@ -99,7 +100,7 @@ pub(crate) fn step(
 ) -> Result<Outcome, Fault> {
     let ws = cx.info.warp_size as usize;
     let lead = group.trailing_zeros() as usize;
-    let pc = w.lane_pc[lead];
+    let pc = w.its().lane_pc[lead];
     let level = w.depth[lead] as usize;
     let program = cx.program;
     let Some(instr) = program.instructions.get(pc as usize) else {
@@ -170,7 +171,7 @@ struct Here {
 /// Lanes `m` move to the next instruction.
 fn advance(w: &mut Warp, m: u64, pc: Pc) {
     for l in lanes(m) {
-        Arc::make_mut(&mut w.lane_pc)[l] = pc + 1;
+        w.its_mut().set_pc(l, pc + 1);
     }
 }
 
@@ -182,7 +183,7 @@ fn bra(program: &Program, w: &mut Warp, h: Here, op: &Op, ws: usize) -> Result<R
         .map_err(|(l, m)| Fault::new(ErrorKind::Stuck, Some(l), m))?;
     for (t, m) in gs {
         for l in lanes(m) {
-            Arc::make_mut(&mut w.lane_pc)[l] = t;
+            w.its_mut().set_pc(l, t);
         }
     }
     Ok(Rule::Bra)
@@ -212,7 +213,7 @@ fn call(
         })?;
         for l in lanes(m) {
             enter(cx, w, l, callee, h.pc, args)?;
-            Arc::make_mut(&mut w.lane_pc)[l] = t;
+            w.its_mut().set_pc(l, t);
         }
     }
     Ok(Rule::Call)
@@ -233,7 +234,7 @@ fn ret_exit(
             out.exited |= 1 << l;
         } else {
             let r = leave(cx, w, l)?;
-            Arc::make_mut(&mut w.lane_pc)[l] = r;
+            w.its_mut().set_pc(l, r);
         }
     }
     Ok(if out.exited != 0 {
@@ -246,8 +247,8 @@ fn ret_exit(
 /// `preBrk` under ITS: each executing lane pushes the break target on its own list.
 fn pre_brk(w: &mut Warp, h: Here, target: Pc) -> Rule {
     for l in lanes(h.exec) {
-        Arc::make_mut(&mut w.lane_breaks)[l].push(target);
-        Arc::make_mut(&mut w.lane_pc)[l] = h.pc + 1;
+        Arc::make_mut(&mut w.its_mut().lane_breaks)[l].push(target);
+        w.its_mut().set_pc(l, h.pc + 1);
     }
     Rule::PreBrk
 }
@@ -255,8 +256,8 @@ fn pre_brk(w: &mut Warp, h: Here, target: Pc) -> Rule {
 /// `brk` under ITS: each executing lane pops its break target and jumps there.
 fn brk(w: &mut Warp, exec: u64) -> Result<Rule, Fault> {
     for l in lanes(exec) {
-        match Arc::make_mut(&mut w.lane_breaks)[l].pop() {
-            Some(t) => Arc::make_mut(&mut w.lane_pc)[l] = t,
+        match Arc::make_mut(&mut w.its_mut().lane_breaks)[l].pop() {
+            Some(t) => w.its_mut().set_pc(l, t),
             None => {
                 return Err(Fault::new(
                     ErrorKind::Stuck,
@@ -280,6 +281,9 @@ fn barrier(
     out: &mut Outcome,
 ) -> Result<Rule, Fault> {
     let ws = cx.info.warp_size as usize;
+    let ModelState::Its(its) = &mut w.model else {
+        unreachable!("an ITS rule on a SIMT-stack warp")
+    };
     let regs = &w.levels[h.level].regs;
     let fb = &w.levels[h.level].frame_base;
     let sp = cx.special;
@@ -318,22 +322,12 @@ fn barrier(
             bar.participants
                 .push((w.index, 1 << l, *dst, h.level as u16));
         }
-        if let Some(ev) = cx.events.as_deref_mut() {
-            let d = traces::Derivation::with_prefix(cx.prefix, &[Rule::ItsStep, Rule::BarSync]);
-            ev.push(Event::BarrierArrived {
-                block: cx.block,
-                warp: w.index,
-                barrier: b as u32,
-                arrived: bar.ac,
-                expected: bar.tc,
-                derivation: d,
-            });
-        }
+        cx.barrier_arrived(Rule::ItsStep, w.index, b as u32, (bar.ac, bar.tc));
         out.arrived |= 1 << b;
         if !matches!(kind, BarrierKind::Arrive) {
-            Arc::make_mut(&mut w.lane_wait)[l] |= 1 << b;
+            Arc::make_mut(&mut its.lane_wait)[l] |= 1 << b;
         }
-        Arc::make_mut(&mut w.lane_pc)[l] = h.pc + 1;
+        its.set_pc(l, h.pc + 1);
     }
     Ok(Rule::BarSync)
 }
@@ -341,7 +335,7 @@ fn barrier(
 /// The `Executed` event of a group's step.
 fn executed(cx: &mut Ctx, w: &Warp, (pc, exec, group): (Pc, u64, u64), lead: usize, rule: Rule) {
     let derivation = cx.derivation(&[Rule::ItsStep, rule]);
-    let next_pc = w.lane_pc[lead];
+    let next_pc = w.its().lane_pc[lead];
     let ev = Event::Executed {
         block: cx.block,
         warp: w.index,

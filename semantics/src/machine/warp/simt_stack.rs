@@ -25,7 +25,7 @@ use super::super::ErrorKind;
 use super::super::block::{BlockShared, arrive, barrier};
 use super::super::exec::{Ctx, Fault, data_rule, exec_data, read_src};
 use super::calls::{enter, leave};
-use super::{SimtToken, Warp, lanes};
+use super::{SimtState, SimtToken, Warp, lanes};
 use crate::program::{BarrierKind, CallTarget, Op, ParamLoc, Pc, Program};
 use std::sync::Arc;
 use traces::{Event, Rule, TokenKind};
@@ -71,20 +71,22 @@ pub(crate) struct StackUnderflow {
 /// `enable(α, δ, s)` then `α \ δ` (thesis 5.4.1 `updExecState`): pops tokens until one activates
 /// a lane (`unwind`). Returns whether the warp completed.
 pub(crate) fn unwind(w: &mut Warp) -> Result<bool, StackUnderflow> {
+    let real = w.real;
+    let s = w.simt_mut();
     loop {
-        let Some(tok) = w.stack.pop() else {
-            let all = w.real | w.dis.exit;
-            return if w.dis.exit == all && w.dis.brk == 0 && w.dis.ret == 0 {
-                w.active = 0;
+        let Some(tok) = s.stack.pop() else {
+            let all = real | s.dis.exit;
+            return if s.dis.exit == all && s.dis.brk == 0 && s.dis.ret == 0 {
+                s.active = 0;
                 w.completed = true;
                 Ok(true)
             } else {
                 Err(StackUnderflow {
-                    lanes: (w.dis.brk | w.dis.ret) & !w.dis.exit,
+                    lanes: (s.dis.brk | s.dis.ret) & !s.dis.exit,
                 })
             };
         };
-        let mut dis = w.dis;
+        let mut dis = s.dis;
         match tok.kind {
             TokenKind::Call => dis.ret &= !tok.mask,
             TokenKind::Break => dis.brk &= !tok.mask,
@@ -92,10 +94,10 @@ pub(crate) fn unwind(w: &mut Warp) -> Result<bool, StackUnderflow> {
         }
         let alpha = tok.mask & !dis.any();
         if alpha != 0 {
-            w.pc = tok.pc;
-            w.active = alpha;
-            w.dis = dis;
-            w.retry = tok.retry;
+            s.pc = tok.pc;
+            s.active = alpha;
+            s.dis = dis;
+            s.retry = tok.retry;
             return Ok(false);
         }
     }
@@ -223,13 +225,14 @@ pub(crate) fn target_groups(
 
 /// Number of `Target` choices of the warp's next step (0 when it is an ordinary `Warp` step).
 pub(crate) fn pending_targets(program: &Program, w: &Warp, ws: usize) -> u32 {
-    if w.completed || w.active == 0 {
+    let s = w.simt();
+    if w.completed || s.active == 0 {
         return 0;
     }
-    if w.stack.last().is_some_and(|t| t.reconv == Some(w.pc)) {
+    if s.stack.last().is_some_and(|t| t.reconv == Some(s.pc)) {
         return 0;
     }
-    let Some(instr) = program.instructions.get(w.pc as usize) else {
+    let Some(instr) = program.instructions.get(s.pc as usize) else {
         return 0;
     };
     match &instr.op {
@@ -239,7 +242,7 @@ pub(crate) fn pending_targets(program: &Program, w: &Warp, ws: usize) -> u32 {
             ..
         } => {
             let level = w.active_level();
-            let exec = guard_mask(program, w, w.active, level, w.pc, ws);
+            let exec = guard_mask(program, w, s.active, level, s.pc, ws);
             let mut groups = smallvec::SmallVec::new();
             match target_groups(program, w, level, exec, &instr.op, ws, &mut groups) {
                 Ok(()) if groups.len() > 1 => groups.len() as u32,
@@ -255,17 +258,17 @@ fn stuck(lane: Option<usize>, msg: impl Into<String>) -> Fault {
 }
 
 /// Pushes the sync token of ordinary PTX for a divergence at `pc` (D1).
-fn push_implicit_sync(program: &Program, w: &mut Warp, pc: Pc) -> Option<Pc> {
+fn push_implicit_sync(program: &Program, s: &mut SimtState, pc: Pc) -> Option<Pc> {
     let r = program.reconvergence.get(pc as usize).copied().flatten();
     if let Some(r) = r {
-        let top_is_r = w
+        let top_is_r = s
             .stack
             .last()
             .is_some_and(|t| t.kind == TokenKind::Sync && t.pc == r && t.reconv == Some(r));
         if !top_is_r {
-            w.stack.push(SimtToken {
+            s.stack.push(SimtToken {
                 kind: TokenKind::Sync,
-                mask: w.active,
+                mask: s.active,
                 pc: r,
                 reconv: Some(r),
                 retry: false,
@@ -310,8 +313,9 @@ pub(crate) fn step(
     exited_warps_arrive: bool,
 ) -> Result<Outcome, Fault> {
     let _ = exited_warps_arrive;
-    let retry = std::mem::take(&mut w.retry);
-    let (pc, alpha) = (w.pc, w.active);
+    let s = w.simt_mut();
+    let retry = std::mem::take(&mut s.retry);
+    let (pc, alpha) = (s.pc, s.active);
     let mut out = Outcome {
         pc,
         exec: 0,
@@ -319,7 +323,7 @@ pub(crate) fn step(
         arrived: 0,
         exited: 0,
     };
-    if w.stack.last().is_some_and(|t| t.reconv == Some(pc)) {
+    if s.stack.last().is_some_and(|t| t.reconv == Some(pc)) {
         sync_ipdom(w, &mut out)?;
         record(cx, w, &out, &[Rule::WarpBra, Rule::SyncImplicit]);
         return Ok(out);
@@ -344,25 +348,29 @@ pub(crate) fn step(
     };
     let rules = match op {
         Op::Bra { .. } | Op::BraIndirect { .. } | Op::Call { .. } if exec == 0 => {
-            next(w, &h, Rule::Bra)
+            next(w.simt_mut(), &h, Rule::Bra)
         }
         Op::Bra { .. } | Op::BraIndirect { .. } => bra(cx, w, &h, op, &mut out)?,
         Op::Call { args, .. } => call(cx, w, &h, op, args, &mut out)?,
-        Op::Ret | Op::Exit | Op::Brk if exec == 0 => next(w, &h, Rule::Nop),
+        Op::Ret | Op::Exit | Op::Brk if exec == 0 => next(w.simt_mut(), &h, Rule::Nop),
         Op::Brk => brk(w, &h, &mut out)?,
         Op::Ret if level > 0 => ret(cx, w, &h, &mut out)?,
         Op::Ret | Op::Exit => exit(w, &h, &mut out)?,
-        _ if exec == 0 => next(w, &h, Rule::Nop),
-        Op::Ssy { target } => push_token(w, &h, TokenKind::Sync, *target, Rule::Ssy),
-        Op::PreBrk { target } => push_token(w, &h, TokenKind::Break, *target, Rule::PreBrk),
-        Op::PreRet { target } => push_token(w, &h, TokenKind::Call, *target, Rule::PreRet),
+        _ if exec == 0 => next(w.simt_mut(), &h, Rule::Nop),
+        Op::Ssy { target } => push_token(w.simt_mut(), &h, TokenKind::Sync, *target, Rule::Ssy),
+        Op::PreBrk { target } => {
+            push_token(w.simt_mut(), &h, TokenKind::Break, *target, Rule::PreBrk)
+        }
+        Op::PreRet { target } => {
+            push_token(w.simt_mut(), &h, TokenKind::Call, *target, Rule::PreRet)
+        }
         Op::Sync => sync(w, &h)?,
         Op::Barrier {
             kind, id, count, ..
         } => bar(cx, bk, w, &h, (kind, id, count.as_ref()), &mut out)?,
         op => {
             exec_data(cx, w, level, exec, alpha, pc, func, op)?;
-            w.pc = pc + 1;
+            w.simt_mut().pc = pc + 1;
             let (a, b) = data_rule(op);
             [a, b, b]
         }
@@ -380,7 +388,8 @@ pub(crate) fn step(
 
 /// The instruction at the warp's pc, which must lie in the body of its lanes' function.
 fn locate<'p>(program: &'p Program, w: &Warp) -> Result<&'p crate::program::Instr, Fault> {
-    let pc = w.pc;
+    let s = w.simt();
+    let pc = s.pc;
     let Some(instr) = program.instructions.get(pc as usize) else {
         return Err(stuck(
             None,
@@ -391,7 +400,7 @@ fn locate<'p>(program: &'p Program, w: &Warp) -> Result<&'p crate::program::Inst
         ));
     };
     let level = w.active_level();
-    let func = w.levels[level].func[w.active.trailing_zeros() as usize];
+    let func = w.levels[level].func[s.active.trailing_zeros() as usize];
     let f = program.function(func);
     if !(f.start <= pc && pc < f.end) {
         return Err(stuck(
@@ -408,8 +417,8 @@ fn locate<'p>(program: &'p Program, w: &Warp) -> Result<&'p crate::program::Inst
 /// (next), thesis 5.4.1: `ς —ε→CRS ⟨active, ς ◁ pc+1⟩`: no lane executes the instruction (its
 /// guard is false in every active lane), the warp moves on. `thread`: the thread rule named in
 /// the derivation.
-fn next(w: &mut Warp, h: &Here, thread: Rule) -> Rules {
-    w.pc = h.pc + 1;
+fn next(s: &mut SimtState, h: &Here, thread: Rule) -> Rules {
+    s.pc = h.pc + 1;
     [Rule::WarpBra, Rule::Next, thread]
 }
 
@@ -418,7 +427,7 @@ fn next(w: &mut Warp, h: &Here, thread: Rule) -> Rules {
 /// instead of the instruction: `ς —sync→CRS unwind(ς)`. It replaces the explicit `sync` the
 /// thesis's compiler would inject.
 fn sync_ipdom(w: &mut Warp, out: &mut Outcome) -> Result<(), Fault> {
-    let alpha = w.active;
+    let alpha = w.simt().active;
     unwind(w).map_err(|e| stuck(None, e.to_string()))?;
     out.flow = Flow::VirtualSync;
     out.exec = alpha;
@@ -432,7 +441,7 @@ fn bra(cx: &mut Ctx, w: &mut Warp, h: &Here, op: &Op, out: &mut Outcome) -> Resu
     target_groups(cx.program, w, h.level, h.exec, op, h.ws, &mut groups)
         .map_err(|(l, m)| stuck(Some(l), m))?;
     let rule = if groups.len() > 1 {
-        let (t, taken) = bra_target(cx.program, w, h, &groups)?;
+        let (t, taken) = bra_target(cx.program, w.simt_mut(), h, &groups)?;
         out.flow = Flow::Jump {
             target: t,
             taken,
@@ -447,10 +456,10 @@ fn bra(cx: &mut Ctx, w: &mut Warp, h: &Here, op: &Op, out: &mut Outcome) -> Resu
             split: false,
         };
         if h.uni {
-            bra_uni(w, t);
+            bra_uni(w.simt_mut(), t);
             Rule::BraUni
         } else {
-            bra_guard(cx.program, w, h, t);
+            bra_guard(cx.program, w.simt_mut(), h, t);
             Rule::BraGuard
         }
     };
@@ -459,29 +468,43 @@ fn bra(cx: &mut Ctx, w: &mut Warp, h: &Here, op: &Op, out: &mut Outcome) -> Resu
 
 /// (bra_uni), thesis 5.4.1: `⟨ς ▷ pc, α⟩ —bra wl1 pc1 … bra wln pcn→ ⟨active, ς ◁ pc1⟩` if
 /// `uni(α, wl⃗, pc⃗)`: every active lane branches to one target.
-fn bra_uni(w: &mut Warp, target: Pc) {
-    w.pc = target;
+fn bra_uni(s: &mut SimtState, target: Pc) {
+    s.pc = target;
 }
 
 /// (bra_guard), thesis 5.4.1 (reconstructed: the thesis gives it in prose; the taken path runs
 /// first): `⟨ς ▷ pc, α, τ⃗⟩ —bra wl⃗ pc⃗→ ⟨active, ς ◁ pc1, taken(wp⃗, pc1), (diverge,
 /// notTaken(α, wp⃗, pc1), pc+1) :: τ⃗⟩` if `¬uni(α, wl⃗) ∧ ∀i,j. pc_i = pc_j`. For ordinary PTX
 /// the sync token of the branch's reconvergence point is pushed first (D1).
-fn bra_guard(program: &Program, w: &mut Warp, h: &Here, target: Pc) {
+fn bra_guard(program: &Program, s: &mut SimtState, h: &Here, target: Pc) {
+    diverge(program, s, h, (target, h.exec), (h.pc + 1, false));
+}
+
+/// The divergence of (bra_guard) and (bra_target): the `taken` lanes go on at `target`, the
+/// other active lanes wait on a diverge token that resumes them at `resume` (`retry`: the
+/// branch itself, re-executed); for ordinary PTX the branch's reconvergence point's sync token
+/// goes below it (D1).
+fn diverge(
+    program: &Program,
+    s: &mut SimtState,
+    h: &Here,
+    (target, taken): (Pc, u64),
+    (resume, retry): (Pc, bool),
+) {
     let r = if h.explicit {
         None
     } else {
-        push_implicit_sync(program, w, h.pc)
+        push_implicit_sync(program, s, h.pc)
     };
-    w.stack.push(SimtToken {
+    s.stack.push(SimtToken {
         kind: TokenKind::Diverge,
-        mask: h.alpha & !h.exec,
-        pc: h.pc + 1,
+        mask: h.alpha & !taken,
+        pc: resume,
         reconv: r,
-        retry: false,
+        retry,
     });
-    w.active = h.exec;
-    w.pc = target;
+    s.active = taken;
+    s.pc = target;
 }
 
 /// The target group `k` of `groups` (a `Target` choice picks it; 0 without one).
@@ -502,25 +525,12 @@ fn chosen_group(h: &Here, groups: &[(Pc, u64)]) -> Result<(Pc, u64), Fault> {
 /// (bra_guard). Returns the chosen group's target and lanes.
 fn bra_target(
     program: &Program,
-    w: &mut Warp,
+    s: &mut SimtState,
     h: &Here,
     groups: &[(Pc, u64)],
 ) -> Result<(Pc, u64), Fault> {
     let (t, taken) = chosen_group(h, groups)?;
-    let r = if h.explicit {
-        None
-    } else {
-        push_implicit_sync(program, w, h.pc)
-    };
-    w.stack.push(SimtToken {
-        kind: TokenKind::Diverge,
-        mask: h.alpha & !taken,
-        pc: h.pc,
-        reconv: r,
-        retry: true,
-    });
-    w.active = taken;
-    w.pc = t;
+    diverge(program, s, h, (t, taken), (h.pc, true));
     Ok((t, taken))
 }
 
@@ -546,6 +556,7 @@ fn call(
     if h.explicit {
         // stack-cons₆: a call token returning to pc+1 (from preRet) must be on the stack.
         if !w
+            .simt()
             .stack
             .iter()
             .any(|t| t.kind == TokenKind::Call && t.pc == h.pc + 1)
@@ -557,7 +568,7 @@ fn call(
         }
     } else if !h.retry {
         // D3: the implicit preRet.
-        w.stack.push(SimtToken {
+        w.simt_mut().stack.push(SimtToken {
             kind: TokenKind::Call,
             mask: h.alpha,
             pc: h.pc + 1,
@@ -566,7 +577,7 @@ fn call(
         });
     }
     let (t, taken, rule) = if groups.len() > 1 {
-        let (t, taken) = call_target(w, h, &groups)?;
+        let (t, taken) = call_target(w.simt_mut(), h, &groups)?;
         (t, taken, Rule::CallTarget)
     } else if h.uni {
         (groups[0].0, h.exec, Rule::CallUni)
@@ -579,8 +590,8 @@ fn call(
     for l in lanes(taken) {
         enter(cx, w, l, callee, h.pc, args)?;
     }
-    w.active = taken;
-    w.pc = t;
+    w.simt_mut().active = taken;
+    w.simt_mut().pc = t;
     out.flow = Flow::Jump {
         target: t,
         taken,
@@ -593,9 +604,9 @@ fn call(
 /// pc_k), (diverge, notTaken(α, wp⃗, pc_k), pc) :: τ⃗⟩` if `∃i,j. pc_i ≠ pc_j ∧ k ∈ {1..n}`.
 /// Only the chosen group enters its callee in this step (D4: the thesis's double frame push
 /// fixed); the diverge token re-executes the call for the others (D3, D5).
-fn call_target(w: &mut Warp, h: &Here, groups: &[(Pc, u64)]) -> Result<(Pc, u64), Fault> {
+fn call_target(s: &mut SimtState, h: &Here, groups: &[(Pc, u64)]) -> Result<(Pc, u64), Fault> {
     let (t, taken) = chosen_group(h, groups)?;
-    w.stack.push(SimtToken {
+    s.stack.push(SimtToken {
         kind: TokenKind::Diverge,
         mask: h.alpha & !taken,
         pc: h.pc,
@@ -608,12 +619,12 @@ fn call_target(w: &mut Warp, h: &Here, groups: &[(Pc, u64)]) -> Result<(Pc, u64)
 /// The executing lanes leave α (`α[wl⃗ ↦ inactive]`); then (x_uni) `unwind(ς)` if `uni(α, wl⃗)`,
 /// else (x_div) `⟨active, ς ◁ pc+1⟩`: the rest of the warp goes on.
 fn uni_or_div(w: &mut Warp, h: &Here, [uni, div, thread]: Rules) -> Result<Rules, Fault> {
-    w.active &= !h.exec;
+    w.simt_mut().active &= !h.exec;
     if h.uni {
         unwind(w).map_err(|e| stuck(None, e.to_string()))?;
         Ok([Rule::WarpBra, uni, thread])
     } else {
-        w.pc = h.pc + 1;
+        w.simt_mut().pc = h.pc + 1;
         Ok([Rule::WarpBra, div, thread])
     }
 }
@@ -623,13 +634,13 @@ fn uni_or_div(w: &mut Warp, h: &Here, [uni, div, thread]: Rules) -> Result<Rules
 /// inactive], δ[wl⃗ ↦ break]⟩` if `¬uni(α, wl⃗)` (thesis 5.4.1). A break token must be on the
 /// stack (stack consistency 1).
 fn brk(w: &mut Warp, h: &Here, out: &mut Outcome) -> Result<Rules, Fault> {
-    if !w.stack.iter().any(|t| t.kind == TokenKind::Break) {
+    if !w.simt().stack.iter().any(|t| t.kind == TokenKind::Break) {
         return Err(stuck(
             Some(h.exec.trailing_zeros() as usize),
             "brk without a break token on the stack (stack consistency 1)",
         ));
     }
-    w.dis.brk |= h.exec;
+    w.simt_mut().dis.brk |= h.exec;
     out.flow = Flow::Brk;
     uni_or_div(w, h, [Rule::BrkUni, Rule::BrkDiv, Rule::Break])
 }
@@ -641,7 +652,7 @@ fn brk(w: &mut Warp, h: &Here, out: &mut Outcome) -> Result<Rules, Fault> {
 /// their frames (the thread rule (ret)); a call token must be on the stack (stack consistency
 /// 2). A kernel's `ret` (call depth 0) is `exit` (D6).
 fn ret(cx: &mut Ctx, w: &mut Warp, h: &Here, out: &mut Outcome) -> Result<Rules, Fault> {
-    if !w.stack.iter().any(|t| t.kind == TokenKind::Call) {
+    if !w.simt().stack.iter().any(|t| t.kind == TokenKind::Call) {
         return Err(stuck(
             Some(h.exec.trailing_zeros() as usize),
             "ret without a call token on the stack (stack consistency 2)",
@@ -650,7 +661,7 @@ fn ret(cx: &mut Ctx, w: &mut Warp, h: &Here, out: &mut Outcome) -> Result<Rules,
     for l in lanes(h.exec) {
         leave(cx, w, l)?;
     }
-    w.dis.ret |= h.exec;
+    w.simt_mut().dis.ret |= h.exec;
     out.flow = Flow::Ret;
     uni_or_div(w, h, [Rule::RetUni, Rule::RetDiv, Rule::Ret])
 }
@@ -660,9 +671,10 @@ fn ret(cx: &mut Ctx, w: &mut Warp, h: &Here, out: &mut Outcome) -> Result<Rules,
 /// (exit_div) `⟨ς ▷ pc, α, δ⟩ —exit wl⃗→ ⟨active, ς ◁ pc+1, α[wl⃗ ↦ inactive], δ[wl⃗ ↦ exit]⟩`
 /// if `¬uni(α, wl⃗)` (thesis 5.4.1). An exited lane is no longer waiting for a break or return.
 fn exit(w: &mut Warp, h: &Here, out: &mut Outcome) -> Result<Rules, Fault> {
-    w.dis.exit |= h.exec;
-    w.dis.brk &= !h.exec;
-    w.dis.ret &= !h.exec;
+    let dis = &mut w.simt_mut().dis;
+    dis.exit |= h.exec;
+    dis.brk &= !h.exec;
+    dis.ret &= !h.exec;
     w.exited |= h.exec;
     out.exited = h.exec;
     out.flow = Flow::Exit;
@@ -672,15 +684,15 @@ fn exit(w: &mut Warp, h: &Here, out: &mut Outcome) -> Result<Rules, Fault> {
 /// (ssy) `⟨ς ▷ pc, α, τ⃗⟩ —ssy pc1 … ssy pcn→ ⟨active, ς ◁ pc+1, (sync, α, pc1) :: τ⃗⟩`, and
 /// likewise (preBrk) with a break token and (preRet) with a call token, if `∀i,j. pc_i = pc_j`
 /// (thesis 5.4.1). The token carries the full α (A26).
-fn push_token(w: &mut Warp, h: &Here, kind: TokenKind, target: Pc, rule: Rule) -> Rules {
-    w.stack.push(SimtToken {
+fn push_token(s: &mut SimtState, h: &Here, kind: TokenKind, target: Pc, rule: Rule) -> Rules {
+    s.stack.push(SimtToken {
         kind,
         mask: h.alpha,
         pc: target,
         reconv: None,
         retry: false,
     });
-    w.pc = h.pc + 1;
+    s.pc = h.pc + 1;
     [Rule::WarpBra, rule, rule]
 }
 
@@ -689,7 +701,7 @@ fn push_token(w: &mut Warp, h: &Here, kind: TokenKind, target: Pc, rule: Rule) -
 /// τ⃗) = ς ◁ pc, α\δ, τ⃗` (thesis 5.4.1). A sync or diverge token must be on top (stack
 /// consistency 3).
 fn sync(w: &mut Warp, h: &Here) -> Result<Rules, Fault> {
-    match w.stack.last() {
+    match w.simt().stack.last() {
         Some(t) if matches!(t.kind, TokenKind::Sync | TokenKind::Diverge) => {}
         _ => {
             return Err(stuck(
@@ -698,7 +710,7 @@ fn sync(w: &mut Warp, h: &Here) -> Result<Rules, Fault> {
             ));
         }
     }
-    w.pc = h.pc + 1;
+    w.simt_mut().pc = h.pc + 1;
     unwind(w).map_err(|e| stuck(None, e.to_string()))?;
     Ok([Rule::WarpBra, Rule::Sync, Rule::Sync])
 }
@@ -776,23 +788,13 @@ fn bar(
             bar.participants
                 .push((w.index, lanes_b, *dst, level as u16));
         }
-        if let Some(ev) = cx.events.as_deref_mut() {
-            let d = traces::Derivation::with_prefix(cx.prefix, &[Rule::WarpComm, Rule::BarSync]);
-            ev.push(Event::BarrierArrived {
-                block: cx.block,
-                warp: w.index,
-                barrier: b,
-                arrived: bar.ac,
-                expected: bar.tc,
-                derivation: d,
-            });
-        }
+        cx.barrier_arrived(Rule::WarpComm, w.index, b, (bar.ac, bar.tc));
     }
     out.arrived = ids;
     if !matches!(kind, BarrierKind::Arrive) {
-        w.waiting |= ids;
+        w.simt_mut().waiting |= ids;
     }
-    w.pc = h.pc + 1;
+    w.simt_mut().pc = h.pc + 1;
     let r = match kind {
         BarrierKind::Sync => Rule::BarSync,
         BarrierKind::Arrive => Rule::BarArrive,
@@ -816,15 +818,16 @@ fn record(cx: &mut Ctx, w: &Warp, out: &Outcome, rules: &[Rule]) {
     } else {
         Vec::new()
     };
+    let s = w.simt();
     let ev = Event::Executed {
         block: cx.block,
         warp: w.index,
         pc: out.pc,
         lanes: out.exec,
-        active: w.active,
-        disabled: w.dis,
+        active: s.active,
+        disabled: s.dis,
         stack,
-        next_pc: w.pc,
+        next_pc: s.pc,
         derivation,
         unspecified: std::mem::take(&mut cx.unspecified),
     };
