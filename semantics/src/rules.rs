@@ -656,8 +656,11 @@ pub fn doc(rule: Rule) -> RuleDoc {
              yield, deferral or end, atomically.",
             Some(
                 "D16: priorities are replaced by per-thread dependencies (same bytes in program \
-                  order; release, acquire and fences per the PTX memory model); writeToRegs and \
-                  releaseRegs share one micro step; a pure retry of a deferred op is not offered",
+                  order; release, acquire and fences per the PTX memory model); a pure retry of a \
+                  deferred op is not offered. D18: writeToRegs and releaseRegs share one micro \
+                  step, and a yield before a left mover (atomOp, unlock, the op's end) or after a \
+                  right mover (readMem of a line pinned in L2) does not end the step (folded \
+                  micro steps: the same outcomes, fewer steps)",
             ),
         ),
         R::EvictL1 => entry(
