@@ -83,6 +83,18 @@ impl Line {
     }
 
     /// Thesis `pin` (`mid ⊙ mid̄`).
+    /// Thesis `read` on one line: when the bytes of `mask` are valid, `op` no longer waits for
+    /// the line and gets a copy; otherwise `op` pins it until the fill it waits for.
+    fn read(&mut self, mask: u64, op: OpId) -> Option<Line> {
+        if self.valid & mask == mask {
+            self.unpin(op);
+            Some(self.clone())
+        } else {
+            self.pin(op);
+            None
+        }
+    }
+
     pub fn pin(&mut self, op: OpId) {
         if !self.pins.contains(&op) {
             self.pins.push(op);
@@ -561,17 +573,7 @@ impl L1 {
                 format!("readL1: line {key:#x} is not cached"),
             ));
         };
-        let hit = self
-            .with_line(key, slot, |l| {
-                if l.valid & mask == mask {
-                    l.unpin(op);
-                    Some(l.clone())
-                } else {
-                    l.pin(op);
-                    None
-                }
-            })
-            .flatten();
+        let hit = self.with_line(key, slot, |l| l.read(mask, op)).flatten();
         if let (Some(l), Slot::Doomed(i)) = (&hit, slot)
             && !l.pinned()
         {
@@ -583,15 +585,7 @@ impl L1 {
 
 /// Thesis `read` on the L2 (no doomed lines there).
 pub fn read_l2(cache: &mut Cache, key: Key, mask: u64, op: OpId) -> Result<Option<Line>, Stuck> {
-    match cache.with_line(key, |l| {
-        if l.valid & mask == mask {
-            l.unpin(op);
-            Some(l.clone())
-        } else {
-            l.pin(op);
-            None
-        }
-    }) {
+    match cache.with_line(key, |l| l.read(mask, op)) {
         None => Err(stuck(
             Some(op),
             format!("readL2: line {key:#x} is not cached"),
