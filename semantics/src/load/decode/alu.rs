@@ -155,11 +155,7 @@ fn type_supported(cx: &mut Cx<'_, '_, '_>, opcode: &str, ty: ScalarType) -> bool
         "add" | "sub" | "mul" | "fma" | "neg" | "abs" | "min" | "max"
     );
     if types::is_unsupported(ty) || (types::is_half(ty) && !half_ok) {
-        cx.unsupported(if ty == ScalarType::B128 {
-            Gap::WideVectors
-        } else {
-            Gap::HalfFloat
-        });
+        cx.unsupported_type(ty);
         return false;
     }
     true

@@ -218,11 +218,7 @@ pub(super) fn ld_st(cx: &mut Cx<'_, '_, '_>, opcode: &str) {
     let Some(ty) = cx.ty(&mods) else { return };
     if types::is_unsupported(ty) {
         // Half-precision values (`.f16x2` too) move through memory as bit patterns; b128 not.
-        cx.unsupported(if ty == ScalarType::B128 {
-            Gap::WideVectors
-        } else {
-            Gap::HalfFloat
-        });
+        cx.unsupported_type(ty);
         return;
     }
     let space = cx
@@ -686,11 +682,7 @@ fn atom_type_ok(cx: &mut Cx<'_, '_, '_>, op: AtomOp, ty: ScalarType) -> bool {
     };
     if types::is_unsupported(ty) || types::is_half(ty) {
         // Half-precision atomics (`atom.add.noftz.f16` ...) are outside the subset.
-        cx.unsupported(if ty == ScalarType::B128 {
-            Gap::WideVectors
-        } else {
-            Gap::HalfFloat
-        });
+        cx.unsupported_type(ty);
         return false;
     }
     if !type_ok {

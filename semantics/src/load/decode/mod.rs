@@ -270,6 +270,17 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
         self.push_diag(d);
     }
 
+    /// Refuses the instruction for a type outside the subset (`types::is_unsupported`, or a
+    /// half-precision type where the instruction takes none): `.b128` is the wide-vector gap,
+    /// every other such type the half-precision one.
+    pub fn unsupported_type(&mut self, ty: ptx_parser::ScalarType) {
+        self.unsupported(if ty == ptx_parser::ScalarType::B128 {
+            Gap::WideVectors
+        } else {
+            Gap::HalfFloat
+        });
+    }
+
     /// Emits the op (the caller applies the guard).
     pub fn emit(&mut self, op: Op) {
         self.out.push(op);

@@ -175,11 +175,7 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
         what: &str,
     ) -> bool {
         if types::is_unsupported(ty) {
-            self.unsupported(if matches!(ty, ScalarType::B128) {
-                Gap::WideVectors
-            } else {
-                Gap::HalfFloat
-            });
+            self.unsupported_type(ty);
             return false;
         }
         if !allowed(ty) {

@@ -4,7 +4,6 @@
 use super::alu::flags;
 use super::{Cx, M, m_round, m_ty, m_word};
 use crate::load::types::{self};
-use crate::load::unsupported::Gap;
 use crate::program::{ArithFlags, Op, RegId, Src, UnaryOp};
 use ptx_parser::{Operand, ScalarType};
 
@@ -40,13 +39,12 @@ pub(super) fn cvt(cx: &mut Cx<'_, '_, '_>) {
     };
     let (dst_ty, src_ty) = (*dst_ty, *src_ty);
     if types::is_unsupported(dst_ty) || types::is_unsupported(src_ty) {
-        cx.unsupported(
-            if ScalarType::B128 == dst_ty || ScalarType::B128 == src_ty {
-                Gap::WideVectors
-            } else {
-                Gap::HalfFloat
-            },
-        );
+        // A `.b128` on either side is the wide-vector gap, else the half-precision one.
+        cx.unsupported_type(if src_ty == ScalarType::B128 {
+            src_ty
+        } else {
+            dst_ty
+        });
         return;
     }
     if dst_ty == ScalarType::Pred || src_ty == ScalarType::Pred {
@@ -177,11 +175,7 @@ pub(super) fn mov(cx: &mut Cx<'_, '_, '_>) {
     };
     let Some(ty) = cx.ty(&mods) else { return };
     if types::is_unsupported(ty) {
-        cx.unsupported(if ty == ScalarType::B128 {
-            Gap::WideVectors
-        } else {
-            Gap::HalfFloat
-        });
+        cx.unsupported_type(ty);
         return;
     }
     let vector = cx.one(
