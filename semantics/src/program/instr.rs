@@ -495,6 +495,16 @@ pub enum BarrierKind {
     },
 }
 
+impl BarrierKind {
+    /// The reduction of `bar.red`; `None` for `bar.sync` and `bar.arrive`.
+    pub fn reduction(&self) -> Option<BarRed> {
+        match self {
+            BarrierKind::Red { op, .. } => Some(*op),
+            _ => None,
+        }
+    }
+}
+
 /// Where a call argument or return value lives, in the caller or the callee.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum ParamLoc {

@@ -74,6 +74,20 @@ impl Barrier {
     }
 }
 
+/// The barrier a lane names: PTX ISA 9.7.13.1 (`bar`, `barrier`) allows the indices 0 to 15;
+/// any other value is a fault of that lane.
+pub(crate) fn index(value: u64, lane: usize) -> Result<u32, Fault> {
+    if value < 16 {
+        Ok(value as u32)
+    } else {
+        Err(Fault::new(
+            ErrorKind::Barrier,
+            Some(lane),
+            format!("barrier index {value} is not in 0..16"),
+        ))
+    }
+}
+
 /// One arrival at a barrier (thesis `prepBar` + `updAct` + `updArrCnt` for one barrier).
 /// `count`: the lanes' explicit thread count, if any; `default_tc`: the default count;
 /// `weight`: what the arrival adds (WarpSize for a SIMT warp, the lane count under ITS).

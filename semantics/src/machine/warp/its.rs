@@ -287,19 +287,9 @@ fn barrier(
     let regs = &w.levels[h.level].regs;
     let fb = &w.levels[h.level].frame_base;
     let sp = cx.special;
-    let red = match kind {
-        BarrierKind::Red { op, .. } => Some(*op),
-        _ => None,
-    };
+    let red = kind.reduction();
     for l in lanes(h.exec) {
-        let b = read_src(regs, ws, id, l, &sp, fb);
-        if b >= 16 {
-            return Err(Fault::new(
-                ErrorKind::Barrier,
-                Some(l),
-                format!("barrier index {b} is not in 0..16"),
-            ));
-        }
+        let b = barrier::index(read_src(regs, ws, id, l, &sp, fb), l)?;
         let c = count.map(|c| read_src(regs, ws, c, l, &sp, fb) as u32);
         let bar = &mut Arc::make_mut(&mut bk.bars)[b as usize];
         arrive(

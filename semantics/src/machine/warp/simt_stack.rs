@@ -739,23 +739,13 @@ fn bar(
     let mut ids = 0u16;
     let mut counts = [None::<u32>; 16];
     for l in lanes(exec) {
-        let b = read_src(regs, ws, id, l, &sp, fb);
-        if b >= 16 {
-            return Err(Fault::new(
-                ErrorKind::Barrier,
-                Some(l),
-                format!("barrier index {b} is not in 0..16"),
-            ));
-        }
+        let b = barrier::index(read_src(regs, ws, id, l, &sp, fb), l)?;
         ids |= 1 << b;
         if let Some(c) = count {
             counts[b as usize] = Some(read_src(regs, ws, c, l, &sp, fb) as u32);
         }
     }
-    let red = match kind {
-        BarrierKind::Red { op, .. } => Some(*op),
-        _ => None,
-    };
+    let red = kind.reduction();
     let default_tc = bk.live_warps * cx.info.warp_size;
     for b in 0..16u32 {
         if ids >> b & 1 == 0 {
