@@ -22,6 +22,7 @@
 //! `states` (distinct states, with `States`), `slept` (choices skipped because asleep).
 //! Bounds are reported; a bounded search claims no completeness.
 
+use super::dpor::{Proc, Trace};
 use super::fold::{self, Folding, TransactionFootprint};
 use super::keyed::FingerprintMap;
 use super::{branches, settle};
@@ -33,12 +34,29 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use traces::Choice;
 
-/// Whether to prune with sleep sets.
+/// How the search prunes interleavings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reduction {
     /// Every interleaving.
     None,
+    /// Sleep sets (Godefroid ch. 5): every enabled choice is explored, except those asleep.
     SleepSets,
+    /// Source-set DPOR with sleep sets ([`super::dpor`]): only the choices that reverse a race
+    /// of an explored execution are explored. With [`Memo::Stateless`] only: under
+    /// [`Memo::States`] the search is the sleep-set one (state caching is unsound with DPOR).
+    SourceDpor,
+}
+
+impl Reduction {
+    /// Whether sleep sets prune (both reductions keep them).
+    pub fn sleeps(self) -> bool {
+        self != Reduction::None
+    }
+
+    /// Whether races pick the explored choices: DPOR, in a stateless search.
+    fn dpor(self, memo: Memo) -> bool {
+        self == Reduction::SourceDpor && matches!(memo, Memo::Stateless { .. })
+    }
 }
 
 /// What the search remembers of explored states.
@@ -103,6 +121,9 @@ struct Frame {
     next: usize,
     /// Length of the path (choices) up to this state.
     path_len: usize,
+    /// DPOR: the choices to explore here (the backtrack set), and those taken or skipped.
+    backtrack: Vec<Choice>,
+    done: Vec<Choice>,
 }
 
 /// Explores every schedule of `machine` (usually fresh) and collects the final outcomes.
@@ -178,6 +199,9 @@ pub(crate) fn search_from(
     let mut memo: FingerprintMap<u128, Vec<Choice>> = FingerprintMap::default();
 
     let mut stack: Vec<Frame> = Vec::new();
+    let dpor = config.reduction.dpor(config.memo);
+    // DPOR: the events of the execution from `root` to the top of the stack, one per frame.
+    let mut trace = Trace::default();
     let mut pending = Some((root, sleep));
     loop {
         // Enter the pending state: a final one is an outcome, a known one may be cut.
@@ -232,6 +256,8 @@ pub(crate) fn search_from(
                         sleep,
                         next: 0,
                         path_len: path.len(),
+                        backtrack: Vec::new(),
+                        done: Vec::new(),
                     });
                 }
             }
@@ -246,33 +272,37 @@ pub(crate) fn search_from(
             report.bound_hit.get_or_insert(DfsBound::Time);
             break;
         }
+        let depth = stack.len().saturating_sub(1);
         let Some(top) = stack.last_mut() else {
             break;
         };
         path.truncate(top.path_len);
-        // The next choice that is awake.
-        let mut pick = None;
-        while top.next < top.enabled.len() {
-            let c = top.enabled[top.next];
-            top.next += 1;
-            if top.sleep.iter().any(|(s, _)| *s == c) {
-                report.slept += 1;
-                continue;
+        let pick = if dpor {
+            dpor_pick(top, &mut report.slept)
+        } else {
+            // The next choice that is awake.
+            let mut pick = None;
+            while top.next < top.enabled.len() {
+                let c = top.enabled[top.next];
+                top.next += 1;
+                if top.sleep.iter().any(|(s, _)| *s == c) {
+                    report.slept += 1;
+                    continue;
+                }
+                pick = Some(c);
+                break;
             }
-            pick = Some(c);
-            break;
-        }
+            pick
+        };
         let Some(c) = pick else {
             stack.pop();
             continue;
         };
-        let last = !top.enabled[top.next..]
-            .iter()
-            .any(|e| !top.sleep.iter().any(|(s, _)| s == e));
-        if top.machine.is_none() {
-            stack.pop();
-            continue;
-        }
+        // DPOR keeps every state until it is left: races may add choices to it later.
+        let last = !dpor
+            && !top.enabled[top.next..]
+                .iter()
+                .any(|e| !top.sleep.iter().any(|(s, _)| s == e));
         let mut child = match (last, top.machine.take()) {
             (true, Some(m)) => m,
             (false, Some(m)) => {
@@ -280,11 +310,23 @@ pub(crate) fn search_from(
                 top.machine = Some(m);
                 child
             }
-            (_, None) => continue,
+            (_, None) => {
+                stack.pop();
+                continue;
+            }
         };
         report.transitions += 1;
-        match transition(&mut child, c, &mut top.sleep, config, &mut path) {
-            Ok(child_sleep) => pending = Some((child, child_sleep)),
+        match transition_event(&mut child, c, &mut top.sleep, config, &mut path) {
+            Ok(step) => {
+                if dpor {
+                    trace.truncate(depth);
+                    let footprint = step.footprint.filter(|_| !step.faulted && !step.settled);
+                    for race in trace.push(Proc::of(&c), footprint) {
+                        reverse(&mut stack[race.at], &race.initials);
+                    }
+                }
+                pending = Some((child, step.sleep));
+            }
             Err(refused) => {
                 report.refused = Some(refused);
                 break;
@@ -292,6 +334,19 @@ pub(crate) fn search_from(
         }
     }
     report
+}
+
+/// What one transaction did, for the search.
+pub(crate) struct Step {
+    /// The child's sleep set.
+    pub sleep: Vec<Sleeper>,
+    /// The transaction's footprint (with sleep sets).
+    pub footprint: Option<TransactionFootprint>,
+    /// Its step faulted: it commutes with nothing.
+    pub faulted: bool,
+    /// System choices were settled after it (a block issued, a barrier released): what they
+    /// enable is not in the footprint.
+    pub settled: bool,
 }
 
 /// Takes the transaction of choice `c` on `child` (a copy of the state whose sleep set is
@@ -304,16 +359,29 @@ pub(crate) fn transition(
     config: DfsConfig,
     path: &mut Vec<Choice>,
 ) -> Result<Vec<Sleeper>, Refused> {
-    let sleeping = config.reduction == Reduction::SleepSets;
+    transition_event(child, c, sleep, config, path).map(|step| step.sleep)
+}
+
+/// [`transition`], with what the transaction did ([`Step`]).
+pub(crate) fn transition_event(
+    child: &mut Machine,
+    c: Choice,
+    sleep: &mut Vec<Sleeper>,
+    config: DfsConfig,
+    path: &mut Vec<Choice>,
+) -> Result<Step, Refused> {
+    let sleeping = config.reduction.sleeps();
     // The state before the step is known only to the state cache; a transaction that comes
     // back to it is cut by the step bound instead.
     let fp = match fold::step_folded(child, &c, config.folding, None, None, sleeping, path) {
         Ok(fp) => fp.filter(|_| sleeping),
         Err(e) => return Err(Refused::new(path.iter(), child.steps(), e)),
     };
+    let before_settle = path.len();
     if let Err(e) = settle(child, path) {
         return Err(Refused::new(path.iter(), child.steps(), e));
     }
+    let settled = path.len() > before_settle;
     let faulted = matches!(
         child.termination().map(Status::of),
         Some(Status::Error { .. })
@@ -336,7 +404,7 @@ pub(crate) fn transition(
     // next siblings' independence is judged. A folded transaction's footprint is kept: the
     // child's transaction is the same one, since what was independent of it did not touch
     // its warp (and its cut points depend on its warp alone, [`fold`]).
-    Ok(match config.folding {
+    let sleep = match config.folding {
         Folding::None => child_sleep
             .into_iter()
             .map(|(s, _)| {
@@ -344,6 +412,7 @@ pub(crate) fn transition(
                 (
                     s,
                     TransactionFootprint {
+                        exit_commutes: fold::exit_commutes(child, &last),
                         last,
                         invisible_before: false,
                     },
@@ -351,5 +420,75 @@ pub(crate) fn transition(
             })
             .collect(),
         Folding::Invisible => child_sleep,
+    };
+    Ok(Step {
+        sleep,
+        footprint: fp,
+        faulted,
+        settled,
     })
+}
+
+/// DPOR: the next choice to take at `frame`, the first (in enabled order) of its backtrack set
+/// not yet taken and awake; a fresh state's backtrack set starts with the first awake choice's
+/// process ([`schedule`]). `None`: the state is done.
+fn dpor_pick(frame: &mut Frame, slept: &mut u64) -> Option<Choice> {
+    if frame.backtrack.is_empty() {
+        let first = frame
+            .enabled
+            .iter()
+            .find(|c| !frame.sleep.iter().any(|(s, _)| s == *c))
+            .copied()?;
+        schedule(frame, Proc::of(&first));
+    }
+    loop {
+        let c = frame
+            .enabled
+            .iter()
+            .find(|c| frame.backtrack.contains(c) && !frame.done.contains(c))
+            .copied()?;
+        frame.done.push(c);
+        if frame.sleep.iter().any(|(s, _)| *s == c) {
+            *slept += 1;
+            continue;
+        }
+        return Some(c);
+    }
+}
+
+/// Adds every choice of process `proc` enabled at `frame` to its backtrack set (a warp's lane
+/// groups and branch targets are its own nondeterminism: all are explored, [`super::dpor`]).
+/// False when `proc` has no enabled choice there.
+fn schedule(frame: &mut Frame, proc: Proc) -> bool {
+    let mut any = false;
+    for c in &frame.enabled {
+        if Proc::of(c) == proc {
+            any = true;
+            if !frame.backtrack.contains(c) {
+                frame.backtrack.push(*c);
+            }
+        }
+    }
+    any
+}
+
+/// Reverses a race at `frame` (the state before its first event): unless one of `initials` is
+/// already scheduled there, schedules the first that is enabled; when none is, every enabled
+/// choice ([`super::dpor`]).
+fn reverse(frame: &mut Frame, initials: &[Proc]) {
+    if frame
+        .backtrack
+        .iter()
+        .any(|c| initials.contains(&Proc::of(c)))
+    {
+        return;
+    }
+    if initials.iter().any(|p| schedule(frame, *p)) {
+        return;
+    }
+    for c in &frame.enabled {
+        if !frame.backtrack.contains(c) {
+            frame.backtrack.push(*c);
+        }
+    }
 }
