@@ -22,7 +22,7 @@
 //! `states` (distinct states, with `States`), `slept` (choices skipped because asleep).
 //! Bounds are reported; a bounded search claims no completeness.
 
-use super::dpor::{Proc, Trace};
+use super::dpor::{self, Proc, Trace};
 use super::fold::{self, Folding, TransactionFootprint};
 use super::keyed::FingerprintMap;
 use super::{branches, settle};
@@ -185,6 +185,16 @@ impl DfsReport {
 /// The search below `root` (settled, reached by the choices `path` from the fresh machine),
 /// with the choices of `sleep` asleep there: the whole search from the fresh machine, or one
 /// subtree of a split one ([`super::split`]). Witnesses and `each` get whole paths.
+///
+/// [`Reduction::SourceDpor`] with [`Memo::States`] is DPOR while it pays: under flat memory,
+/// the stateless DPOR search with the depth bound [`DPOR_DEPTH`] and at most [`DPOR_BUDGET`]
+/// transitions first; if some schedule reaches that depth (a spin loop) or the budget is spent
+/// (lane groups of one warp under ITS, whose steps are all dependent, interleave in every order
+/// and join again in states only a state cache recognises), that search is abandoned and the
+/// sleep-set search with the state cache answers instead (its `transitions` include the
+/// abandoned ones, and `each` has seen the abandoned search's executions too). Both answers are
+/// complete, so either is the answer. Under `--memory cached` (memory micro steps commute with
+/// nothing) it is the sleep-set search with the state cache.
 pub(crate) fn search_from(
     root: Machine,
     path: Vec<Choice>,
@@ -193,6 +203,70 @@ pub(crate) fn search_from(
     config: DfsConfig,
     stop: &Stop,
     each: &mut dyn FnMut(&[Choice]) -> bool,
+) -> DfsReport {
+    let cached = DfsConfig {
+        reduction: Reduction::SleepSets,
+        ..config
+    };
+    if config.reduction != Reduction::SourceDpor || config.memo != Memo::States {
+        return search(root, path, sleep, observe, config, stop, each, false);
+    }
+    if root.cache().is_some() {
+        // Memory micro steps commute with nothing: DPOR cannot reduce them, and without
+        // the state cache their interleavings are explored again and again.
+        return search(root, path, sleep, observe, cached, stop, each, false);
+    }
+    let attempt = DfsConfig {
+        memo: Memo::Stateless {
+            max_depth: DPOR_DEPTH,
+        },
+        max_transitions: config.max_transitions.min(DPOR_BUDGET),
+        ..config
+    };
+    let dpor = search(
+        root.clone(),
+        path.clone(),
+        sleep.clone(),
+        observe,
+        attempt,
+        stop,
+        each,
+        true,
+    );
+    let gave_up = match dpor.bound_hit {
+        Some(DfsBound::Depth(_)) => true,
+        Some(DfsBound::Transitions(_)) => config.max_transitions > DPOR_BUDGET,
+        _ => false,
+    };
+    if !gave_up {
+        return dpor;
+    }
+    let mut report = search(root, path, sleep, observe, cached, stop, each, false);
+    report.transitions += dpor.transitions;
+    report
+}
+
+/// The depth bound of DPOR under [`Memo::States`] ([`search_from`]): litmus tests and the
+/// corpus's terminating kernels take far fewer transactions.
+pub const DPOR_DEPTH: usize = 2_000;
+
+/// The transitions DPOR may take under [`Memo::States`] before the state-caching search takes
+/// over ([`search_from`]): well under a second; the litmus families up to 8 threads take at
+/// most 50,000.
+pub const DPOR_BUDGET: u64 = 200_000;
+
+/// [`search_from`] with `config` as it is; `give_up`: stop at the first schedule that reaches
+/// the depth bound of a stateless search.
+#[allow(clippy::too_many_arguments)]
+fn search(
+    root: Machine,
+    path: Vec<Choice>,
+    sleep: Vec<Sleeper>,
+    observe: &Observe,
+    config: DfsConfig,
+    stop: &Stop,
+    each: &mut dyn FnMut(&[Choice]) -> bool,
+    give_up: bool,
 ) -> DfsReport {
     let mut report = DfsReport::empty();
     let mut path = path;
@@ -238,6 +312,9 @@ pub(crate) fn search_from(
                     Memo::Stateless { max_depth } => {
                         if stack.len() >= max_depth {
                             report.bound_hit.get_or_insert(DfsBound::Depth(max_depth));
+                            if give_up {
+                                break;
+                            }
                             None
                         } else {
                             report.states += 1;
@@ -373,8 +450,12 @@ pub(crate) fn transition_event(
     let sleeping = config.reduction.sleeps();
     // The state before the step is known only to the state cache; a transaction that comes
     // back to it is cut by the step bound instead.
+    // DPOR judges fences under flat memory by what they change (nothing): for its sleep sets
+    // too ([`dpor::outcome_footprint`]).
+    let flat_fences = config.reduction == Reduction::SourceDpor && child.cache().is_none();
+    let judged = |fp: TransactionFootprint| dpor::outcome_footprint(fp, flat_fences);
     let fp = match fold::step_folded(child, &c, config.folding, None, None, sleeping, path) {
-        Ok(fp) => fp.filter(|_| sleeping),
+        Ok(fp) => fp.filter(|_| sleeping).map(judged),
         Err(e) => return Err(Refused::new(path.iter(), child.steps(), e)),
     };
     let before_settle = path.len();
@@ -411,11 +492,11 @@ pub(crate) fn transition_event(
                 let last = child.footprint(&s);
                 (
                     s,
-                    TransactionFootprint {
+                    judged(TransactionFootprint {
                         exit_commutes: fold::exit_commutes(child, &last),
                         last,
                         invisible_before: false,
-                    },
+                    }),
                 )
             })
             .collect(),

@@ -27,6 +27,8 @@
 //!   freed, a barrier released), or whose footprint is unknown (memory micro steps of
 //!   `--memory cached`, system choices) is dependent with every event, so what it enables or
 //!   disables is ordered by happens-before;
+//! * under flat memory a fence changes no state: it is judged a step of its own warp
+//!   ([`outcome_footprint`]);
 //! * when no initial of `v` is enabled at `E'` (an enabling the footprints do not show), every
 //!   enabled choice at `E'` is added, the classical fallback (Flanagan and Godefroid, POPL
 //!   2005).
@@ -37,7 +39,39 @@
 //! runs into the bound, which the report says).
 
 use super::fold::TransactionFootprint;
+use semantics::machine::{Footprint, FootprintKind};
 use traces::Choice;
+
+/// The footprint DPOR judges an event by: the transaction's, except that under flat memory
+/// a fence ([`FootprintKind::Memory`] with no span and `fence`) is a step of its own warp
+/// only. Flat memory performs every access at once (thesis 5.3.2, rule membar), so a fence
+/// changes no state and commutes with every step of every other warp. This holds for the
+/// final states and outcomes, which is what the outcomes search computes; a property that
+/// orders fences (the race monitors' happens-before) needs the footprint's own ordering, so
+/// [`super::coverage`] keeps sleep sets.
+pub fn outcome_footprint(fp: TransactionFootprint, flat: bool) -> TransactionFootprint {
+    let fence_only = matches!(
+        fp.last.kind,
+        FootprintKind::Memory {
+            global_reads: None,
+            global_writes: None,
+            shared_reads: None,
+            shared_writes: None,
+            fence: true,
+        }
+    );
+    if flat && fence_only {
+        TransactionFootprint {
+            last: Footprint {
+                warp: fp.last.warp,
+                kind: FootprintKind::Local,
+            },
+            ..fp
+        }
+    } else {
+        fp
+    }
+}
 
 /// The process of an event: whose program order it continues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +119,10 @@ fn union(into: &mut Vec<u64>, from: &[u64]) {
     for (a, b) in into.iter_mut().zip(from) {
         *a |= b;
     }
+}
+
+fn meets(a: &[u64], b: &[u64]) -> bool {
+    a.iter().zip(b).any(|(x, y)| x & y != 0)
 }
 
 fn dependent(a: &Option<TransactionFootprint>, b: &Option<TransactionFootprint>) -> bool {
@@ -151,16 +189,20 @@ impl Trace {
             let v: Vec<usize> = (e + 1..n)
                 .filter(|&j| !has(&self.events[j].before, e))
                 .collect();
+            let mut in_v = Vec::new();
+            for &u in &v {
+                set(&mut in_v, u);
+            }
+            // An event of v happens after another one of v only if it comes later.
+            let first = |before: &[u64]| !meets(before, &in_v);
             let mut initials: Vec<Proc> = Vec::new();
-            for (k, &u) in v.iter().enumerate() {
-                if !v[..k].iter().any(|&w| has(&self.events[u].before, w)) {
-                    let p = self.events[u].proc;
-                    if !initials.contains(&p) {
-                        initials.push(p);
-                    }
+            for &u in &v {
+                let p = self.events[u].proc;
+                if first(&self.events[u].before) && !initials.contains(&p) {
+                    initials.push(p);
                 }
             }
-            if !v.iter().any(|&w| has(&before, w)) && !initials.contains(&proc) {
+            if first(&before) && !initials.contains(&proc) {
                 initials.push(proc);
             }
             races.push(Race { at: e, initials });
@@ -177,7 +219,6 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use semantics::machine::{Footprint, FootprintKind};
 
     fn access(warp: u32, addr: u64, write: bool) -> Option<TransactionFootprint> {
         let span = Some((addr, addr + 4));

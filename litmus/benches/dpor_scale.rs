@@ -91,7 +91,9 @@ fn main() {
                 let secs = start.elapsed().as_secs_f64();
                 stop.request();
                 let _ = timer.join();
-                let cut = r.bound_hit.map_or(String::new(), |b| format!(" (cut: {b:?})"));
+                let cut = r
+                    .bound_hit
+                    .map_or(String::new(), |b| format!(" (cut: {b:?})"));
                 println!(
                     "| {name} | {label} | {} | {} | {} | {} | {secs:.2}{cut} |",
                     r.executions,

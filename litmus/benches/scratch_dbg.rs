@@ -17,9 +17,24 @@ fn main() {
         let en = explore::branches(&m);
         let c = en[0];
         let mut taken = Vec::new();
-        let fp = explore::fold::step_folded(&mut m, &c, explore::Folding::Invisible, None, None, true, &mut taken).unwrap();
+        let fp = explore::fold::step_folded(
+            &mut m,
+            &c,
+            explore::Folding::Invisible,
+            None,
+            None,
+            true,
+            &mut taken,
+        )
+        .unwrap();
         let n = taken.len();
         explore::settle(&mut m, &mut taken).unwrap();
-        println!("{c:?} enabled {} steps {} settled {:?} fp {:?}", en.len(), n, &taken[n..], fp);
+        println!(
+            "{c:?} enabled {} steps {} settled {:?} fp {:?}",
+            en.len(),
+            n,
+            &taken[n..],
+            fp
+        );
     }
 }
