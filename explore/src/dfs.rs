@@ -1,4 +1,5 @@
-//! The set of final outcomes by depth-first search with sleep sets (ARCHITECTURE.md section 5;
+//! The set of final outcomes by depth-first search with sleep sets or source-set DPOR
+//! (ARCHITECTURE.md section 5;
 //! Godefroid, "Partial-Order Methods for the Verification of Concurrent Systems", ch. 5).
 //!
 //! The search runs over the same transition system as the breadth-first explorer
@@ -10,6 +11,13 @@
 //! [`semantics::machine::Footprint::independent`]) starts with `a` asleep: the runs that take
 //! `a` after `b` reach the states the runs that took `a` first already reached, so they are not
 //! repeated. A choice whose step faults ends the run, commutes with nothing, and never sleeps.
+//!
+//! With [`Reduction::SourceDpor`] the search is source-set DPOR ([`super::dpor`]): a state
+//! explores only the choices that reverse a race of an execution explored below it, with the
+//! sleep sets above. DPOR is stateless: under [`Memo::States`] it runs with a depth bound and a
+//! transition budget and gives way to the sleep-set search with the state cache when a
+//! schedule is too deep or the budget is spent ([`search_from`]); with a state cache
+//! throughout it would be unsound (a cut subtree's races never add their backtrack points).
 //!
 //! Two memories, [`Memo`]:
 //! * `Stateless`: a plain DFS over schedules, cut at a depth bound (spin loops never end);
@@ -146,7 +154,9 @@ pub fn outcomes_until(
 /// returning `false` ends the search ([`DfsBound::Halted`]). With sleep sets the executions are
 /// at least one per Mazurkiewicz trace of the independence of footprints (Godefroid ch. 5), so a
 /// property that depends only on the trace (such as the race monitors' happens-before) is
-/// decided for every schedule by checking these.
+/// decided for every schedule by checking these. Source-set DPOR also makes at least one per
+/// trace, but of its own independence, under which flat-memory fences commute
+/// ([`super::dpor::outcome_footprint`]): a property that orders fences needs sleep sets.
 pub fn outcomes_each(
     machine: &Machine,
     observe: &Observe,

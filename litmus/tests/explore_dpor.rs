@@ -190,20 +190,20 @@ impl Tally {
 
     fn print(&self, what: &str) {
         println!(
-            "{what}: {} compared; transitions {} unreduced -> {} DPOR, executions {} -> {}; too deep for DPOR: {:?} ({} compared with the state cache); DPOR cut by the transition or time bound: {:?}",
+            "{what}: {} compared; transitions {} unreduced -> {} DPOR, executions {} -> {}; too deep for DPOR (loops): {} ({} of them compared with the state cache); DPOR cut by the transition or time bound: {:?}",
             self.compared,
             self.transitions[0],
             self.transitions[1],
             self.executions[0],
             self.executions[1],
-            self.deep,
+            self.deep.len(),
             self.fell_back,
             self.cut
         );
     }
 }
 
-fn suite(memory: MemoryKind, keep: impl Fn(usize) -> bool) -> Tally {
+fn suite(memory: MemoryKind, keep: impl Fn(&str, usize) -> bool) -> Tally {
     let dir = conformance_path().join("ptx-litmus");
     let mut files = Vec::new();
     litmus_files(&dir, &mut files);
@@ -214,7 +214,7 @@ fn suite(memory: MemoryKind, keep: impl Fn(usize) -> bool) -> Tally {
     );
     let mut tally = Tally::default();
     for (i, f) in files.iter().enumerate() {
-        if !keep(i) {
+        if !keep(&f.display().to_string(), i) {
             continue;
         }
         let Some((m, observe)) = litmus_machine(f, memory) else {
@@ -227,18 +227,22 @@ fn suite(memory: MemoryKind, keep: impl Fn(usize) -> bool) -> Tally {
 
 #[test]
 fn litmus_suite_flat_outcomes_are_the_unreduced_ones() {
-    let tally = suite(MemoryKind::Flat, |_| true);
+    let tally = suite(MemoryKind::Flat, |_, _| true);
     tally.print("PTX litmus suite, flat memory");
-    assert!(tally.compared >= 100, "{} compared", tally.compared);
+    // Most of the suite (the CADP forward-progress tests) loops: DPOR meets its depth bound
+    // there, and the search with the state cache answers.
+    assert!(tally.compared >= 50, "{} compared", tally.compared);
+    assert!(tally.fell_back >= 100, "{} fell back", tally.fell_back);
     // The reduction pays off on the suite as a whole.
     assert!(tally.transitions[1] * 2 < tally.transitions[0]);
 }
 
 #[test]
 fn litmus_suite_cached_outcomes_are_the_unreduced_ones() {
-    // Every 16th test: the cached memory's micro steps make each test far larger.
-    let tally = suite(MemoryKind::Cached, |i| i % 16 == 0);
-    tally.print("PTX litmus suite, cached memory (every 16th)");
+    // Every 4th test without a loop (not the CADP forward-progress tests): the cached
+    // memory's micro steps make each test far larger.
+    let tally = suite(MemoryKind::Cached, |f, i| i % 4 == 0 && !f.contains("CADP"));
+    tally.print("PTX litmus suite, cached memory (every 4th, no CADP)");
     assert!(tally.compared >= 5, "{} compared", tally.compared);
 }
 
@@ -340,4 +344,56 @@ fn dpor_explores_one_execution_per_trace() {
         dpor.executions,
         sleep.executions
     );
+}
+
+/// Thesis Listing 6.2 (spin lock), 3 blocks: the spinning block loops, so stateless DPOR runs
+/// into its depth bound; under the state cache `SourceDpor` gives DPOR up there and the
+/// sleep-set search with the state cache answers, with the unreduced search's outcomes.
+#[test]
+fn spin_loops_fall_back_to_the_state_cache() {
+    let text =
+        std::fs::read_to_string(workspace_root().join("tests/thesis/listing_6_2.ptx")).unwrap();
+    let parsed = ptx_parser::parse(&text);
+    let p = Arc::new(semantics::load(&parsed.module, &text).unwrap().0);
+    let launch = semantics::machine::LaunchConfig {
+        kernel: Some("kernel".into()),
+        grid: [3, 1, 1],
+        block: [1, 1, 1],
+        dynamic_shared_bytes: 0,
+        buffers: Vec::new(),
+        args: Vec::new(),
+        globals: Vec::new(),
+        extern_values: Vec::new(),
+    };
+    let m = Machine::new(
+        p.clone(),
+        &launch,
+        &semantics::machine::MachineConfig::default(),
+    )
+    .unwrap();
+    let observe = observe_globals(&p, Vec::new());
+    let full = run(&m, &observe, Reduction::None, Memo::States, Folding::None);
+    assert_eq!(full.bound_hit, None);
+    let dpor = run(
+        &m,
+        &observe,
+        Reduction::SourceDpor,
+        STATELESS,
+        Folding::Invisible,
+    );
+    assert!(
+        matches!(dpor.bound_hit, Some(DfsBound::Depth(_))),
+        "{:?}",
+        dpor.bound_hit
+    );
+    let auto = run(
+        &m,
+        &observe,
+        Reduction::SourceDpor,
+        Memo::States,
+        Folding::Invisible,
+    );
+    assert_eq!(auto.bound_hit, None);
+    assert_eq!(keys(&auto), keys(&full));
+    witnesses_replay("listing 6.2", &m, &observe, &auto);
 }
