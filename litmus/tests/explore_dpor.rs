@@ -143,6 +143,10 @@ impl Tally {
                 // every micro step, is dependent with the others, and a stateless search
                 // meets the states where their orders join again and again.
                 Some(DfsBound::Transitions(_) | DfsBound::Time) => {
+                    if folding == Folding::None {
+                        // Unfolded, the micro steps of cached memory grow much faster.
+                        continue;
+                    }
                     self.cut.push(name.to_string());
                     return false;
                 }
@@ -239,10 +243,10 @@ fn litmus_suite_flat_outcomes_are_the_unreduced_ones() {
 
 #[test]
 fn litmus_suite_cached_outcomes_are_the_unreduced_ones() {
-    // Every 4th test without a loop (not the CADP forward-progress tests): the cached
+    // The tests without a loop (not the CADP forward-progress tests): the cached
     // memory's micro steps make each test far larger.
-    let tally = suite(MemoryKind::Cached, |f, i| i % 4 == 0 && !f.contains("CADP"));
-    tally.print("PTX litmus suite, cached memory (every 4th, no CADP)");
+    let tally = suite(MemoryKind::Cached, |f, _| !f.contains("CADP"));
+    tally.print("PTX litmus suite, cached memory (no CADP)");
     assert!(tally.compared >= 5, "{} compared", tally.compared);
 }
 
