@@ -165,7 +165,9 @@ impl Tally {
                 self.executions[1] += dpor.executions;
             }
         }
-        if deep {
+        // Every 4th: the sleep-set search with the state cache is checked on the whole
+        // suite in `explore_sleep_sets`.
+        if deep && self.deep.len() % 4 == 1 {
             // Under the state cache, SourceDpor gives up DPOR at the depth bound and the
             // sleep-set search answers: the same outcomes.
             let auto = run(
@@ -236,7 +238,7 @@ fn litmus_suite_flat_outcomes_are_the_unreduced_ones() {
     // Most of the suite (the CADP forward-progress tests) loops: DPOR meets its depth bound
     // there, and the search with the state cache answers.
     assert!(tally.compared >= 50, "{} compared", tally.compared);
-    assert!(tally.fell_back >= 100, "{} fell back", tally.fell_back);
+    assert!(tally.fell_back >= 50, "{} fell back", tally.fell_back);
     // The reduction pays off on the suite as a whole.
     assert!(tally.transitions[1] * 2 < tally.transitions[0]);
 }
