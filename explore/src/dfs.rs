@@ -1,4 +1,5 @@
-//! The set of final outcomes by depth-first search with sleep sets (ARCHITECTURE.md section 5;
+//! The set of final outcomes by depth-first search with sleep sets or source-set DPOR
+//! (ARCHITECTURE.md section 5;
 //! Godefroid, "Partial-Order Methods for the Verification of Concurrent Systems", ch. 5).
 //!
 //! The search runs over the same transition system as the breadth-first explorer
@@ -11,6 +12,13 @@
 //! `a` after `b` reach the states the runs that took `a` first already reached, so they are not
 //! repeated. A choice whose step faults ends the run, commutes with nothing, and never sleeps.
 //!
+//! With [`Reduction::SourceDpor`] the search is source-set DPOR ([`super::dpor`]): a state
+//! explores only the choices that reverse a race of an execution explored below it, with the
+//! sleep sets above. DPOR is stateless: under [`Memo::States`] it runs with a depth bound and a
+//! transition budget and gives way to the sleep-set search with the state cache when a
+//! schedule is too deep or the budget is spent ([`search_from`]); with a state cache
+//! throughout it would be unsound (a cut subtree's races never add their backtrack points).
+//!
 //! Two memories, [`Memo`]:
 //! * `Stateless`: a plain DFS over schedules, cut at a depth bound (spin loops never end);
 //! * `States`: states already explored are not explored again, which makes cyclic state spaces
@@ -22,6 +30,7 @@
 //! `states` (distinct states, with `States`), `slept` (choices skipped because asleep).
 //! Bounds are reported; a bounded search claims no completeness.
 
+use super::dpor::{self, Proc, Trace};
 use super::fold::{self, Folding, TransactionFootprint};
 use super::keyed::FingerprintMap;
 use super::{branches, settle};
@@ -33,12 +42,29 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use traces::Choice;
 
-/// Whether to prune with sleep sets.
+/// How the search prunes interleavings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reduction {
     /// Every interleaving.
     None,
+    /// Sleep sets (Godefroid ch. 5): every enabled choice is explored, except those asleep.
     SleepSets,
+    /// Source-set DPOR with sleep sets ([`super::dpor`]): only the choices that reverse a race
+    /// of an explored execution are explored. With [`Memo::Stateless`] only: under
+    /// [`Memo::States`] the search is the sleep-set one (state caching is unsound with DPOR).
+    SourceDpor,
+}
+
+impl Reduction {
+    /// Whether sleep sets prune (both reductions keep them).
+    pub fn sleeps(self) -> bool {
+        self != Reduction::None
+    }
+
+    /// Whether races pick the explored choices: DPOR, in a stateless search.
+    fn dpor(self, memo: Memo) -> bool {
+        self == Reduction::SourceDpor && matches!(memo, Memo::Stateless { .. })
+    }
 }
 
 /// What the search remembers of explored states.
@@ -103,6 +129,9 @@ struct Frame {
     next: usize,
     /// Length of the path (choices) up to this state.
     path_len: usize,
+    /// DPOR: the choices to explore here (the backtrack set), and those taken or skipped.
+    backtrack: Vec<Choice>,
+    done: Vec<Choice>,
 }
 
 /// Explores every schedule of `machine` (usually fresh) and collects the final outcomes.
@@ -125,7 +154,9 @@ pub fn outcomes_until(
 /// returning `false` ends the search ([`DfsBound::Halted`]). With sleep sets the executions are
 /// at least one per Mazurkiewicz trace of the independence of footprints (Godefroid ch. 5), so a
 /// property that depends only on the trace (such as the race monitors' happens-before) is
-/// decided for every schedule by checking these.
+/// decided for every schedule by checking these. Source-set DPOR also makes at least one per
+/// trace, but of its own independence, under which flat-memory fences commute
+/// ([`super::dpor::outcome_footprint`]): a property that orders fences needs sleep sets.
 pub fn outcomes_each(
     machine: &Machine,
     observe: &Observe,
@@ -164,6 +195,16 @@ impl DfsReport {
 /// The search below `root` (settled, reached by the choices `path` from the fresh machine),
 /// with the choices of `sleep` asleep there: the whole search from the fresh machine, or one
 /// subtree of a split one ([`super::split`]). Witnesses and `each` get whole paths.
+///
+/// [`Reduction::SourceDpor`] with [`Memo::States`] is DPOR while it pays: under flat memory,
+/// the stateless DPOR search with the depth bound [`DPOR_DEPTH`] and at most [`DPOR_BUDGET`]
+/// transitions first; if some schedule reaches that depth (a spin loop) or the budget is spent
+/// (lane groups of one warp under ITS, whose steps are all dependent, interleave in every order
+/// and join again in states only a state cache recognises), that search is abandoned and the
+/// sleep-set search with the state cache answers instead (its `transitions` include the
+/// abandoned ones, and `each` has seen the abandoned search's executions too). Both answers are
+/// complete, so either is the answer. Under `--memory cached` (memory micro steps commute with
+/// nothing) it is the sleep-set search with the state cache.
 pub(crate) fn search_from(
     root: Machine,
     path: Vec<Choice>,
@@ -173,11 +214,78 @@ pub(crate) fn search_from(
     stop: &Stop,
     each: &mut dyn FnMut(&[Choice]) -> bool,
 ) -> DfsReport {
+    let cached = DfsConfig {
+        reduction: Reduction::SleepSets,
+        ..config
+    };
+    if config.reduction != Reduction::SourceDpor || config.memo != Memo::States {
+        return search(root, path, sleep, observe, config, stop, each, false);
+    }
+    if root.cache().is_some() {
+        // Memory micro steps commute with nothing: DPOR cannot reduce them, and without
+        // the state cache their interleavings are explored again and again.
+        return search(root, path, sleep, observe, cached, stop, each, false);
+    }
+    let attempt = DfsConfig {
+        memo: Memo::Stateless {
+            max_depth: DPOR_DEPTH,
+        },
+        max_transitions: config.max_transitions.min(DPOR_BUDGET),
+        ..config
+    };
+    let dpor = search(
+        root.clone(),
+        path.clone(),
+        sleep.clone(),
+        observe,
+        attempt,
+        stop,
+        each,
+        true,
+    );
+    let gave_up = match dpor.bound_hit {
+        Some(DfsBound::Depth(_)) => true,
+        Some(DfsBound::Transitions(_)) => config.max_transitions > DPOR_BUDGET,
+        _ => false,
+    };
+    if !gave_up {
+        return dpor;
+    }
+    let mut report = search(root, path, sleep, observe, cached, stop, each, false);
+    report.transitions += dpor.transitions;
+    report
+}
+
+/// The depth bound of DPOR under [`Memo::States`] ([`search_from`]): litmus tests and the
+/// corpus's terminating kernels take far fewer transactions.
+pub const DPOR_DEPTH: usize = 2_000;
+
+/// The transitions DPOR may take under [`Memo::States`] before the state-caching search takes
+/// over ([`search_from`]): well under a second; the litmus families up to 8 threads take at
+/// most 50,000.
+pub const DPOR_BUDGET: u64 = 200_000;
+
+/// [`search_from`] with `config` as it is; `give_up`: stop at the first schedule that reaches
+/// the depth bound of a stateless search.
+#[allow(clippy::too_many_arguments)]
+fn search(
+    root: Machine,
+    path: Vec<Choice>,
+    sleep: Vec<Sleeper>,
+    observe: &Observe,
+    config: DfsConfig,
+    stop: &Stop,
+    each: &mut dyn FnMut(&[Choice]) -> bool,
+    give_up: bool,
+) -> DfsReport {
     let mut report = DfsReport::empty();
     let mut path = path;
     let mut memo: FingerprintMap<u128, Vec<Choice>> = FingerprintMap::default();
 
     let mut stack: Vec<Frame> = Vec::new();
+    let dpor = config.reduction.dpor(config.memo);
+    // DPOR: the events of the execution from `root` to the top of the stack, one per frame.
+    let mut trace = Trace::default();
     let mut pending = Some((root, sleep));
     loop {
         // Enter the pending state: a final one is an outcome, a known one may be cut.
@@ -214,6 +322,9 @@ pub(crate) fn search_from(
                     Memo::Stateless { max_depth } => {
                         if stack.len() >= max_depth {
                             report.bound_hit.get_or_insert(DfsBound::Depth(max_depth));
+                            if give_up {
+                                break;
+                            }
                             None
                         } else {
                             report.states += 1;
@@ -232,6 +343,8 @@ pub(crate) fn search_from(
                         sleep,
                         next: 0,
                         path_len: path.len(),
+                        backtrack: Vec::new(),
+                        done: Vec::new(),
                     });
                 }
             }
@@ -246,33 +359,37 @@ pub(crate) fn search_from(
             report.bound_hit.get_or_insert(DfsBound::Time);
             break;
         }
+        let depth = stack.len().saturating_sub(1);
         let Some(top) = stack.last_mut() else {
             break;
         };
         path.truncate(top.path_len);
-        // The next choice that is awake.
-        let mut pick = None;
-        while top.next < top.enabled.len() {
-            let c = top.enabled[top.next];
-            top.next += 1;
-            if top.sleep.iter().any(|(s, _)| *s == c) {
-                report.slept += 1;
-                continue;
+        let pick = if dpor {
+            dpor_pick(top, &mut report.slept)
+        } else {
+            // The next choice that is awake.
+            let mut pick = None;
+            while top.next < top.enabled.len() {
+                let c = top.enabled[top.next];
+                top.next += 1;
+                if top.sleep.iter().any(|(s, _)| *s == c) {
+                    report.slept += 1;
+                    continue;
+                }
+                pick = Some(c);
+                break;
             }
-            pick = Some(c);
-            break;
-        }
+            pick
+        };
         let Some(c) = pick else {
             stack.pop();
             continue;
         };
-        let last = !top.enabled[top.next..]
-            .iter()
-            .any(|e| !top.sleep.iter().any(|(s, _)| s == e));
-        if top.machine.is_none() {
-            stack.pop();
-            continue;
-        }
+        // DPOR keeps every state until it is left: races may add choices to it later.
+        let last = !dpor
+            && !top.enabled[top.next..]
+                .iter()
+                .any(|e| !top.sleep.iter().any(|(s, _)| s == e));
         let mut child = match (last, top.machine.take()) {
             (true, Some(m)) => m,
             (false, Some(m)) => {
@@ -280,11 +397,23 @@ pub(crate) fn search_from(
                 top.machine = Some(m);
                 child
             }
-            (_, None) => continue,
+            (_, None) => {
+                stack.pop();
+                continue;
+            }
         };
         report.transitions += 1;
-        match transition(&mut child, c, &mut top.sleep, config, &mut path) {
-            Ok(child_sleep) => pending = Some((child, child_sleep)),
+        match transition_event(&mut child, c, &mut top.sleep, config, &mut path) {
+            Ok(step) => {
+                if dpor {
+                    trace.truncate(depth);
+                    let footprint = step.footprint.filter(|_| !step.faulted && !step.settled);
+                    for race in trace.push(Proc::of(&c), footprint) {
+                        reverse(&mut stack[race.at], &race.initials);
+                    }
+                }
+                pending = Some((child, step.sleep));
+            }
             Err(refused) => {
                 report.refused = Some(refused);
                 break;
@@ -292,6 +421,19 @@ pub(crate) fn search_from(
         }
     }
     report
+}
+
+/// What one transaction did, for the search.
+pub(crate) struct Step {
+    /// The child's sleep set.
+    pub sleep: Vec<Sleeper>,
+    /// The transaction's footprint (with sleep sets).
+    pub footprint: Option<TransactionFootprint>,
+    /// Its step faulted: it commutes with nothing.
+    pub faulted: bool,
+    /// System choices were settled after it (a block issued, a barrier released): what they
+    /// enable is not in the footprint.
+    pub settled: bool,
 }
 
 /// Takes the transaction of choice `c` on `child` (a copy of the state whose sleep set is
@@ -304,16 +446,33 @@ pub(crate) fn transition(
     config: DfsConfig,
     path: &mut Vec<Choice>,
 ) -> Result<Vec<Sleeper>, Refused> {
-    let sleeping = config.reduction == Reduction::SleepSets;
+    transition_event(child, c, sleep, config, path).map(|step| step.sleep)
+}
+
+/// [`transition`], with what the transaction did ([`Step`]).
+pub(crate) fn transition_event(
+    child: &mut Machine,
+    c: Choice,
+    sleep: &mut Vec<Sleeper>,
+    config: DfsConfig,
+    path: &mut Vec<Choice>,
+) -> Result<Step, Refused> {
+    let sleeping = config.reduction.sleeps();
     // The state before the step is known only to the state cache; a transaction that comes
     // back to it is cut by the step bound instead.
+    // DPOR judges fences under flat memory by what they change (nothing): for its sleep sets
+    // too ([`dpor::outcome_footprint`]).
+    let flat_fences = config.reduction == Reduction::SourceDpor && child.cache().is_none();
+    let judged = |fp: TransactionFootprint| dpor::outcome_footprint(fp, flat_fences);
     let fp = match fold::step_folded(child, &c, config.folding, None, None, sleeping, path) {
-        Ok(fp) => fp.filter(|_| sleeping),
+        Ok(fp) => fp.filter(|_| sleeping).map(judged),
         Err(e) => return Err(Refused::new(path.iter(), child.steps(), e)),
     };
+    let before_settle = path.len();
     if let Err(e) = settle(child, path) {
         return Err(Refused::new(path.iter(), child.steps(), e));
     }
+    let settled = path.len() > before_settle;
     let faulted = matches!(
         child.termination().map(Status::of),
         Some(Status::Error { .. })
@@ -336,20 +495,91 @@ pub(crate) fn transition(
     // next siblings' independence is judged. A folded transaction's footprint is kept: the
     // child's transaction is the same one, since what was independent of it did not touch
     // its warp (and its cut points depend on its warp alone, [`fold`]).
-    Ok(match config.folding {
+    let sleep = match config.folding {
         Folding::None => child_sleep
             .into_iter()
             .map(|(s, _)| {
                 let last = child.footprint(&s);
                 (
                     s,
-                    TransactionFootprint {
+                    judged(TransactionFootprint {
+                        exit_commutes: fold::exit_commutes(child, &last),
                         last,
                         invisible_before: false,
-                    },
+                    }),
                 )
             })
             .collect(),
         Folding::Invisible => child_sleep,
+    };
+    Ok(Step {
+        sleep,
+        footprint: fp,
+        faulted,
+        settled,
     })
+}
+
+/// DPOR: the next choice to take at `frame`, the first (in enabled order) of its backtrack set
+/// not yet taken and awake; a fresh state's backtrack set starts with the first awake choice's
+/// process ([`schedule`]). `None`: the state is done.
+fn dpor_pick(frame: &mut Frame, slept: &mut u64) -> Option<Choice> {
+    if frame.backtrack.is_empty() {
+        let first = frame
+            .enabled
+            .iter()
+            .find(|c| !frame.sleep.iter().any(|(s, _)| s == *c))
+            .copied()?;
+        schedule(frame, Proc::of(&first));
+    }
+    loop {
+        let c = frame
+            .enabled
+            .iter()
+            .find(|c| frame.backtrack.contains(c) && !frame.done.contains(c))
+            .copied()?;
+        frame.done.push(c);
+        if frame.sleep.iter().any(|(s, _)| *s == c) {
+            *slept += 1;
+            continue;
+        }
+        return Some(c);
+    }
+}
+
+/// Adds every choice of process `proc` enabled at `frame` to its backtrack set (a warp's lane
+/// groups and branch targets are its own nondeterminism: all are explored, [`super::dpor`]).
+/// False when `proc` has no enabled choice there.
+fn schedule(frame: &mut Frame, proc: Proc) -> bool {
+    let mut any = false;
+    for c in &frame.enabled {
+        if Proc::of(c) == proc {
+            any = true;
+            if !frame.backtrack.contains(c) {
+                frame.backtrack.push(*c);
+            }
+        }
+    }
+    any
+}
+
+/// Reverses a race at `frame` (the state before its first event): unless one of `initials` is
+/// already scheduled there, schedules the first that is enabled; when none is, every enabled
+/// choice ([`super::dpor`]).
+fn reverse(frame: &mut Frame, initials: &[Proc]) {
+    if frame
+        .backtrack
+        .iter()
+        .any(|c| initials.contains(&Proc::of(c)))
+    {
+        return;
+    }
+    if initials.iter().any(|p| schedule(frame, *p)) {
+        return;
+    }
+    for c in &frame.enabled {
+        if !frame.backtrack.contains(c) {
+            frame.backtrack.push(*c);
+        }
+    }
 }

@@ -31,6 +31,7 @@
 pub mod axb_ptx;
 pub mod coverage;
 pub mod dfs;
+pub mod dpor;
 pub mod fold;
 pub mod keyed;
 pub mod policy;

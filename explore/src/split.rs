@@ -18,7 +18,10 @@
 //! levels explores; the state cache inside a subtree keeps the rule of [`super::dfs`] (a state is
 //! revisited with the choices asleep on both visits). Subtrees do not share their caches, so a
 //! state reached in two subtrees is explored in both: `states` and `transitions` count the
-//! work done, and grow with `depth`. `depth` 0 is the unsplit search.
+//! work done, and grow with `depth`. `depth` 0 is the unsplit search. With
+//! [`super::dfs::Reduction::SourceDpor`] each subtree is searched with DPOR
+//! ([`super::dpor`]): the prefix explores every awake choice, so the races whose backtrack
+//! points would lie in the prefix need none, and races inside a subtree are reversed there.
 //!
 //! Bounds: `max_transitions` bounds each subtree's search (so that a subtree's answer does not
 //! depend on the others'); a stateless search's `max_depth` counts from the initial state.

@@ -139,3 +139,35 @@ fn families_executions(bencher: divan::Bencher, name: &str) {
         );
     }
 }
+
+/// Source-set DPOR (stateless, with the fold) on the litmus families up to 8 threads: the
+/// executions it makes (printed) are one per Mazurkiewicz trace on SB-n, MP-n and LB-n
+/// (2^n - 1), against the hundreds of thousands of states of the sleep-set search above.
+#[divan::bench(args = ["SB-4", "SB-8", "MP-8", "LB-8", "IRIW-4", "IRIW-6", "IRIW-8"], sample_count = 3, sample_size = 1)]
+fn families_dpor(bencher: divan::Bencher, name: &str) {
+    let m = litmus(name);
+    let config = DfsConfig {
+        reduction: Reduction::SourceDpor,
+        memo: Memo::Stateless { max_depth: 10_000 },
+        max_transitions: 50_000_000,
+        folding: Folding::Invisible,
+    };
+    let observe = Observe {
+        buffers: Vec::new(),
+        variables: vec![litmus::translate::OUT.to_string()],
+    };
+    let mut r = None;
+    bencher.bench_local(|| {
+        r = Some(explore::dfs::outcomes(&m, &observe, config));
+    });
+    if let Some(r) = r {
+        eprintln!(
+            "{name} (DPOR): {} executions, {} distinct outcomes, {} states, {} transitions, bound {:?}",
+            r.executions,
+            r.outcomes.len(),
+            r.states,
+            r.transitions,
+            r.bound_hit
+        );
+    }
+}
