@@ -45,8 +45,9 @@ fn outcome_set(j: &Value) -> BTreeSet<String> {
         .collect()
 }
 
-/// Both searches on one launch: same outcomes, the outcomes search claims no verdict and
-/// visits no more states. Returns the outcome set.
+/// Both searches on one launch: same outcomes, and the outcomes search claims no verdict.
+/// (Its `states` are not compared: under DPOR they are nodes of the schedule tree, which on a
+/// tiny kernel may outnumber the full search's distinct states.) Returns the outcome set.
 fn same_outcomes(ptx: &str, ron: &str, extra: &[&str]) -> BTreeSet<String> {
     let full = explore(ptx, ron, extra);
     let mut args = extra.to_vec();
@@ -67,7 +68,6 @@ fn same_outcomes(ptx: &str, ron: &str, extra: &[&str]) -> BTreeSet<String> {
         full["states"].as_u64().expect("states"),
         fast["states"].as_u64().expect("states"),
     );
-    assert!(so <= sf, "{ptx}: {so} outcome-search states > {sf}");
     eprintln!("{ptx} {extra:?}: full {sf} states, outcomes {so} states");
     b
 }

@@ -1,11 +1,14 @@
 //! `cudasem explore --search outcomes`: the set of final outcomes only, by depth-first search
-//! with sleep sets and state caching (`explore::dfs::outcomes`; ARCHITECTURE.md
-//! section 4: "stateless DFS with sleep sets or DPOR for the set of final outcomes").
+//! (`explore::dfs::outcomes`; ARCHITECTURE.md section 5).
 //!
-//! Sleep sets skip the interleavings of independent steps that reach states already reached,
-//! and the state cache makes spin loops end; together they find every final outcome the full
-//! search finds at a fraction of its states. Nothing is said about termination (JSON
-//! `terminates` and `lasso` are `null`): that needs the full state graph (`--search full`).
+//! With the fold (the default) the search is source-set DPOR (Abdulla et al., "Source Sets: A
+//! Foundation for Optimal Dynamic Partial Order Reduction", JACM 2017): one execution per
+//! class of executions that order the dependent steps alike, and every final outcome. A
+//! program whose schedules do not end within DPOR's depth bound (spin loops) or whose search
+//! outgrows its budget is searched instead with sleep sets and a state cache, which makes spin
+//! loops end. `--reduction none` explores every interleaving with the state cache. Nothing is
+//! said about termination (JSON `terminates` and `lasso` are `null`): that needs the full state
+//! graph (`--search full`).
 //!
 //! Exit codes: 0 the search is complete and no outcome is a failure, 1 a failing outcome
 //! (deadlock, fault) or the bound was hit, 2 bad input.
@@ -34,7 +37,7 @@ pub fn run(args: &ExploreArgs, setup: &Setup) -> Result<(String, Exit), Failure>
     let config = DfsConfig {
         reduction: match args.reduction {
             Folding::None => Reduction::None,
-            Folding::Invisible => Reduction::SleepSets,
+            Folding::Invisible => Reduction::SourceDpor,
         },
         memo: Memo::States,
         max_transitions: args.max_transitions,
