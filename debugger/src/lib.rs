@@ -42,7 +42,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use traces::{AccessKind, Choice, Event, MemSpace};
+use traces::{AccessKind, Choice, Event, MemSpace, lane_mask};
 
 /// The session's scheduling policy for `step`, `continue`, `next` and `until`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -543,10 +543,6 @@ impl Session {
 
 fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-fn lane_mask(n: u32) -> u64 {
-    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
 
 /// `.global`: a space as PTX writes it in a directive.

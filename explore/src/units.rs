@@ -43,7 +43,7 @@ use semantics::machine::state_hash::BlockStatus;
 use semantics::machine::{GridPhase, Machine, StepError};
 use std::fmt;
 use std::str::FromStr;
-use traces::{Choice, MemChoice};
+use traces::{Choice, MemChoice, lane_mask};
 
 /// The most in-flight memory operations that are fairness units of their own.
 pub const MAX_OP_SLOTS: u32 = 16;
@@ -367,10 +367,6 @@ impl Units {
         let names: Vec<String> = set.iter().map(|u| self.name(u)).collect();
         format!("{{{}}}", names.join(", "))
     }
-}
-
-fn lane_mask(n: u32) -> u64 {
-    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
 }
 
 /// Whether a choice is a system choice (folded by [`settle`]).

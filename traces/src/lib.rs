@@ -177,6 +177,13 @@ pub enum Disable {
     Exit,
 }
 
+/// The mask of lanes `0..n` of a warp (bit i = lane i; every lane for `n >= 64`): the lanes a
+/// warp of `n` real threads has, in every mask a `Choice`, an `Event` or a token carries.
+#[inline]
+pub fn lane_mask(n: u32) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
 /// The disable mask δ as three lane masks (a lane in none of them is enabled).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct DisableMask {

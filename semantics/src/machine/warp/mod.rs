@@ -442,11 +442,7 @@ pub(crate) fn choice_fits(model: WarpModel, choice: &traces::Choice) -> bool {
     }
 }
 
-/// Mask of the low `n` lanes.
-#[inline]
-pub(crate) fn lane_mask(n: u32) -> u64 {
-    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
-}
+pub(crate) use traces::lane_mask;
 
 /// Iterates the set bits of a mask (lane numbers, ascending).
 #[inline]
