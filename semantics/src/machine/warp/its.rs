@@ -294,7 +294,7 @@ fn barrier(
         let bar = &mut Arc::make_mut(&mut bk.bars)[b as usize];
         arrive(
             bar,
-            b as u32,
+            b,
             w.index,
             c,
             bk.live_threads,
@@ -312,7 +312,7 @@ fn barrier(
             bar.participants
                 .push((w.index, 1 << l, *dst, h.level as u16));
         }
-        cx.barrier_arrived(Rule::ItsStep, w.index, b as u32, (bar.ac, bar.tc));
+        cx.barrier_arrived(Rule::ItsStep, w.index, b, (bar.ac, bar.tc));
         out.arrived |= 1 << b;
         if !matches!(kind, BarrierKind::Arrive) {
             Arc::make_mut(&mut its.lane_wait)[l] |= 1 << b;
