@@ -1,6 +1,4 @@
-//! Exhaustive exploration of a translated litmus test. Under flat memory with the fold, stateless
-//! source-set DPOR answers first ([`explore_dpor`]); where it cannot (spin loops, cached memory,
-//! `--reduction none`), a depth-first search over the machine's
+//! Exhaustive exploration of a translated litmus test: depth-first search over the machine's
 //! enabled choices with a visited set of canonical state fingerprints
 //! ([`Machine::state_fingerprint`]: the step counter is not part of the state, so spin loops
 //! close and independent steps in different orders meet again).
