@@ -19,14 +19,12 @@
 
 use super::parse::{Quantifier, Term};
 use super::translate::{OUT, Slot, Translation};
-use explore::dfs::{self, DfsBound, DfsConfig, Memo, Reduction};
 use explore::fold::{self, Folding};
 use explore::keyed::FingerprintSet;
 use explore::settle;
 use scheduler::Refused;
 use scheduler::Stop;
-use scheduler::outcome::Observe;
-use semantics::machine::{Machine, MemoryKind, Termination};
+use semantics::machine::{Machine, Termination};
 use std::collections::BTreeMap;
 use traces::Choice;
 
@@ -96,12 +94,6 @@ pub fn explore_until(
     folding: Folding,
     stop: &Stop,
 ) -> Exploration {
-    if folding == Folding::Invisible
-        && initial.config().memory == MemoryKind::Flat
-        && let Some(found) = explore_dpor(&initial, t, max_states, stop)
-    {
-        return found;
-    }
     let mut result = Exploration {
         states: 0,
         outcomes: BTreeMap::new(),
@@ -181,67 +173,6 @@ pub fn explore_until(
         });
     }
     result
-}
-
-/// The search under flat memory with the fold, first: stateless source-set DPOR
-/// ([`explore::dfs`], [`Reduction::SourceDpor`]), one execution per class of executions that
-/// order the dependent steps alike. Every final state the stateful search reaches is the final
-/// state of some execution it makes (executions that differ only in the order of independent
-/// steps end in the same state), so each execution's final state is recorded once by its
-/// fingerprint: the counts are distinct final states, as in the stateful search. `states`
-/// counts the nodes of its schedule tree. `None` when a schedule reaches DPOR's depth bound (a
-/// spin loop) or its transitions reach [`dfs::DPOR_BUDGET`] or `max_states`: then the stateful
-/// search answers, as it would have without this one.
-fn explore_dpor(
-    initial: &Machine,
-    t: &Translation,
-    max_states: usize,
-    stop: &Stop,
-) -> Option<Exploration> {
-    let mut result = Exploration {
-        states: 0,
-        outcomes: BTreeMap::new(),
-        paths: BTreeMap::new(),
-        deadlocks: 0,
-        faults: 0,
-        first_fault: None,
-        bounded: false,
-        timed_out: false,
-        refused: None,
-    };
-    let config = DfsConfig {
-        reduction: Reduction::SourceDpor,
-        memo: Memo::Stateless {
-            max_depth: dfs::DPOR_DEPTH,
-        },
-        max_transitions: dfs::DPOR_BUDGET.min(max_states as u64),
-        folding: Folding::Invisible,
-    };
-    let mut finals: FingerprintSet<u128> = FingerprintSet::default();
-    let mut replay_refused = None;
-    let report = dfs::outcomes_each(initial, &Observe::default(), config, stop, &mut |path| {
-        let mut m = initial.clone();
-        for (i, c) in path.iter().enumerate() {
-            if let Err(e) = m.step(c) {
-                replay_refused = Some(Refused::new(&path[..i], m.steps(), e));
-                return false;
-            }
-        }
-        if finals.insert(m.state_fingerprint()) {
-            classify(&m, t, &mut result, &[path]);
-        }
-        true
-    });
-    result.states = report.states as usize;
-    result.refused = replay_refused.or(report.refused);
-    match report.bound_hit {
-        Some(DfsBound::Transitions(_) | DfsBound::Depth(_)) if result.refused.is_none() => None,
-        Some(DfsBound::Time) => {
-            result.timed_out = true;
-            Some(result)
-        }
-        _ => Some(result),
-    }
 }
 
 /// Records a terminal state; false when `m` has not terminated.
