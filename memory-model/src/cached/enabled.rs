@@ -14,7 +14,7 @@
 use super::engine::{Geometry, Op, is_global};
 use super::index::Watch;
 use super::line::Key;
-use super::program::{MicroSteps, OpName, ProgramId, Stm};
+use super::program::{OpName, ProgramId, Stm};
 use super::{Cached, MemChoice, OpId, SilentActions};
 use smallvec::SmallVec;
 use std::collections::HashMap;
@@ -242,27 +242,6 @@ impl Cached {
             }
             silent.push(MemChoice::Flush { sm });
         }
-        // The SMs whose L1 came into use or went out of use: all their silent L1 rules.
-        for sm in std::mem::take(&mut self.index.l1_use_changed) {
-            if let Some(c) = self.l1.get(sm) {
-                if all {
-                    silent.extend(
-                        c.live
-                            .lines()
-                            .keys()
-                            .map(|&line| MemChoice::EvictL1 { sm, line }),
-                    );
-                } else {
-                    silent.extend(
-                        c.live
-                            .evictable_keys()
-                            .take_while(|k| is_global(*k))
-                            .map(|line| MemChoice::EvictL1 { sm, line }),
-                    );
-                }
-                silent.push(MemChoice::Flush { sm });
-            }
-        }
         // Room.
         if before.l2 || after.l2 {
             self.index.watchers_of(Watch::L2Room, &mut ops);
@@ -352,22 +331,20 @@ impl Cached {
         }
         let all = self.config.silent == SilentActions::All;
         for (sm, l1) in self.l1.in_use() {
-            // A flush left only doomed lines: nothing to evict or flush. While no op uses the
-            // L1, its evictions and flush wait (see `l1_in_use`); write-backs do not.
+            // A flush left only doomed lines: nothing to evict or flush.
             if l1.live.is_empty() {
                 continue;
             }
-            let in_use = self.l1_in_use(sm);
             if all {
                 for (k, l) in l1.live.lines().iter() {
-                    if in_use && l.valid != 0 && l.evictable() {
+                    if l.valid != 0 && l.evictable() {
                         out(MemChoice::EvictL1 { sm, line: *k });
                     }
                     if !is_global(*k) && l.dirty != 0 && self.wb_l1_possible(*k) {
                         out(MemChoice::WriteBackL1 { sm, line: *k });
                     }
                 }
-            } else if in_use {
+            } else {
                 // Global lines only: evicting a clean local line changes no value a thread
                 // reads (its data is in L2 or DRAM by then). The clean unpinned lines are
                 // indexed: a full L1 of pinned or local lines costs nothing here. Global keys
@@ -379,7 +356,7 @@ impl Cached {
                 }
             }
             // Global keys sort before local ones: the lowest key says whether any is global.
-            if in_use && l1.live.lines().keys().next().is_some_and(|k| is_global(*k)) {
+            if l1.live.lines().keys().next().is_some_and(|k| is_global(*k)) {
                 out(MemChoice::Flush { sm });
             }
         }
@@ -406,22 +383,17 @@ impl Cached {
         let l1_line = |sm: u32, line: Key| self.l1.get(sm).and_then(|c| c.live.get(line));
         match choice {
             MemChoice::Step { .. } => false,
-            MemChoice::EvictL1 { sm, line } => {
-                self.l1_in_use(sm)
-                    && l1_line(sm, line)
-                        .is_some_and(|l| (is_global(line) || all) && l.valid != 0 && l.evictable())
-            }
+            MemChoice::EvictL1 { sm, line } => l1_line(sm, line)
+                .is_some_and(|l| (is_global(line) || all) && l.valid != 0 && l.evictable()),
             MemChoice::WriteBackL1 { sm, line } => {
                 all && !is_global(line)
                     && l1_line(sm, line).is_some_and(|l| l.dirty != 0)
                     && self.wb_l1_possible(line)
             }
-            MemChoice::Flush { sm } => {
-                self.l1_in_use(sm)
-                    && self.l1.get(sm).is_some_and(|c| {
-                        c.live.lines().keys().next().is_some_and(|k| is_global(*k))
-                    })
-            }
+            MemChoice::Flush { sm } => self
+                .l1
+                .get(sm)
+                .is_some_and(|c| c.live.lines().keys().next().is_some_and(|k| is_global(*k))),
             MemChoice::EvictL2 { line } => {
                 all && self
                     .l2
@@ -432,18 +404,6 @@ impl Cached {
                 all && self.l2.get(line).is_some_and(|l| l.dirty != 0)
             }
         }
-    }
-
-    /// Whether the silent L1 rules of SM `sm` (`evict_L1`, `flush`) are offered: always under
-    /// [`MicroSteps::Thesis`]; under [`MicroSteps::Folded`] only while an in-flight op uses
-    /// the L1 ([`ProgramId::uses_l1`]). A silent eviction or flush of an L1 that no op uses
-    /// commutes with every step until the next op that uses it is issued (only such ops, the
-    /// silent L1 rules and flushes touch the L1: a barrier's, an acquiring shared atomic's end;
-    /// an eviction before a flush is the flush, and no line is pinned), so it can always be
-    /// taken then instead: postponing it loses no outcome (docs/internals/cached-memory.md,
-    /// "Lazy silent L1 rules").
-    pub(super) fn l1_in_use(&self, sm: u32) -> bool {
-        self.config.micro_steps == MicroSteps::Thesis || self.index.l1_users(sm) > 0
     }
 
     /// Whether the op's next micro step would be a pure retry: its first statement is an

@@ -40,12 +40,6 @@ pub enum Place {
     Shared { block: u32, first: u64, last: u64 },
     /// A block's shared-memory bank locks.
     Locks { block: u32 },
-    /// Whether an SM's L1 is in use (some in-flight op uses it): what its silent rules
-    /// depend on under folded micro steps (see `Cached::l1_in_use`).
-    L1InUse { sm: u32 },
-    /// An op that uses an SM's L1 ends: the L1 may go out of use. Overlaps only
-    /// [`Place::L1InUse`] (two such ends commute: each only lowers a count).
-    L1UserEnds { sm: u32 },
 }
 
 impl Place {
@@ -74,8 +68,6 @@ impl Place {
                 },
             ) => a == b && f1 <= l2 && f2 <= l1,
             (Locks { block: a }, Locks { block: b }) => a == b,
-            (L1InUse { sm: a }, L1UserEnds { sm: b })
-            | (L1UserEnds { sm: a }, L1InUse { sm: b }) => a == b,
             _ => false,
         }
     }
@@ -118,14 +110,8 @@ impl Cached {
                     self.step_footprint(op, o, &mut f);
                 }
             }
-            MemChoice::EvictL1 { sm, line } => {
-                f.add(Place::L1Line { sm, line });
-                f.add(Place::L1InUse { sm });
-            }
-            MemChoice::Flush { sm } => {
-                f.add(Place::L1 { sm });
-                f.add(Place::L1InUse { sm });
-            }
+            MemChoice::EvictL1 { sm, line } => f.add(Place::L1Line { sm, line }),
+            MemChoice::Flush { sm } => f.add(Place::L1 { sm }),
             MemChoice::WriteBackL1 { sm, line } => {
                 f.add(Place::L1Line { sm, line });
                 self.l2_alloc_footprint(&mut f);
@@ -190,9 +176,6 @@ impl Cached {
                         // A fence's flush is its `flushL1` statement.
                         if super::engine::flushes_l1_at_end(&req) {
                             f.add(Place::L1 { sm });
-                        }
-                        if prog.uses_l1() {
-                            f.add(Place::L1UserEnds { sm });
                         }
                         break;
                     }

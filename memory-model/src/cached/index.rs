@@ -142,35 +142,12 @@ pub(super) struct OpIndex {
     pub watchers: OrdMap<Watch, Ids>,
     /// What each watched op is registered under.
     pub watch_on: HashMap<OpId, Watch>,
-    /// Per SM, how many in-flight ops have a program that uses its L1
-    /// ([`super::program::ProgramId::uses_l1`]); zeros are not stored.
-    pub l1_users: HashMap<u32, u32>,
-    /// Per block, how many in-flight ops write its shared memory (stores and atomics); zeros
-    /// are not stored.
-    pub shared_writers: HashMap<u32, u32>,
-    /// Scratch (not compared): the SMs whose `l1_users` went from 0 to 1 or back since the
-    /// last mutation was finished (their silent L1 rules are tested again).
-    pub l1_use_changed: SmallVec<[u32; 2]>,
 }
 
 fn insert_sorted(ids: &mut Ids, id: OpId) {
     if let Err(i) = ids.binary_search(&id) {
         ids.insert(i, id);
     }
-}
-
-/// Whether the op's program uses its SM's L1 (see `l1_users`).
-fn uses_l1(op: &Op) -> bool {
-    op.prog.is_some_and(super::program::ProgramId::uses_l1)
-}
-
-/// Whether the op writes shared memory (a store or an atomic on `.shared`).
-fn writes_shared(op: &Op) -> bool {
-    op.req.space == crate::MemSpace::Shared
-        && matches!(
-            op.req.kind,
-            RequestKind::Store { .. } | RequestKind::Atomic { .. }
-        )
 }
 
 /// An op's destination register, if it has one.
@@ -213,21 +190,6 @@ impl OpIndex {
             self.make_ready(id);
         }
         self.free.remove(id);
-        if writes_shared(op) {
-            *self.shared_writers.entry(op.req.who.block).or_default() += 1;
-        }
-        if uses_l1(op) {
-            let n = self.l1_users.entry(op.req.sm).or_default();
-            *n += 1;
-            if *n == 1 {
-                self.l1_use_changed.push(op.req.sm);
-            }
-        }
-    }
-
-    /// How many in-flight ops use SM `sm`'s L1.
-    pub fn l1_users(&self, sm: u32) -> u32 {
-        self.l1_users.get(&sm).copied().unwrap_or(0)
     }
 
     /// Forgets the op that leaves slot `id` (`ops`: the op list without it).
@@ -278,23 +240,6 @@ impl OpIndex {
         }
         self.ready.remove(id);
         self.watch(id, None);
-        if writes_shared(op)
-            && let Some(n) = self.shared_writers.get_mut(&op.req.who.block)
-        {
-            *n -= 1;
-            if *n == 0 {
-                self.shared_writers.remove(&op.req.who.block);
-            }
-        }
-        if uses_l1(op)
-            && let Some(n) = self.l1_users.get_mut(&op.req.sm)
-        {
-            *n -= 1;
-            if *n == 0 {
-                self.l1_users.remove(&op.req.sm);
-                self.l1_use_changed.push(op.req.sm);
-            }
-        }
     }
 
     /// The op's dependencies all ended.
@@ -355,8 +300,6 @@ impl OpIndex {
             && self.pending == scratch.pending
             && self.ready == scratch.ready
             && self.free == scratch.free
-            && self.l1_users == scratch.l1_users
-            && self.shared_writers == scratch.shared_writers
             && listed == self.watch_on.len()
             && self.watch_on.iter().all(|(id, w)| {
                 self.ready.contains(*id) && self.watchers.get(w).is_some_and(|ids| ids.contains(id))

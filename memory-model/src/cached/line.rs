@@ -318,6 +318,7 @@ impl Cache {
     }
 
     /// The clean unpinned lines, by key (the candidates of the silent evictions).
+    #[cfg(debug_assertions)]
     pub fn evictable_keys(&self) -> impl Iterator<Item = Key> + '_ {
         self.evictable.iter().copied()
     }

@@ -430,16 +430,6 @@ impl Cached {
         }
     }
 
-    /// Whether an op that writes block `block`'s shared memory (a store or an atomic) is in
-    /// flight. For the machine's shared loads (issue 15, the semantics half of "one step per
-    /// warp"): when none is, and no thread of the block can issue a shared write before the
-    /// loading warp passes its next barrier (a property of the program the machine can check),
-    /// nothing can write the words between the issue of the loads and their `readMem`, so each
-    /// `readMem` is a both-mover and may run at issue. Indexed: O(1).
-    pub fn shared_writes_in_flight(&self, block: u32) -> bool {
-        self.index.shared_writers.contains_key(&block)
-    }
-
     /// Whether any op is in flight (a grid completes only when none is).
     pub fn idle(&self) -> bool {
         self.index.by_thread.is_empty()

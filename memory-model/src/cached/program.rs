@@ -117,12 +117,10 @@ impl Cond {
 /// ([`Stm::Fold`]) do not (module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize, Default)]
 pub enum MicroSteps {
-    /// Every `yield` of the listings ends a micro step (thesis 4.4.4), and the silent L1
-    /// rules are offered whenever they apply, as in the thesis's scenarios; for tests that
-    /// compare the two.
+    /// Every `yield` of the listings ends a micro step (thesis 4.4.4), as in the thesis's
+    /// scenarios; for tests that compare the two.
     Thesis,
-    /// Folded yields do not end the micro step, and the silent L1 rules of an SM wait until
-    /// an op uses its L1 (`Cached::l1_in_use`): fewer steps and states, the same outcomes.
+    /// Folded yields do not end the micro step: fewer steps and states, the same outcomes.
     #[default]
     Folded,
 }
@@ -424,20 +422,6 @@ impl ProgramId {
             ProgramId::FenceCta => ("fence.cta / release half", FENCE_CTA),
         };
         Program { name, stms }
-    }
-
-    /// Whether the program reads or changes its SM's L1 (a line, its room, or all of it). The
-    /// silent L1 rules wait for such an op (see `Cached::silent_enabled`): `.cg`/`.cv` loads,
-    /// shared-memory programs and `.cta` fences never touch the L1.
-    pub fn uses_l1(self) -> bool {
-        !matches!(
-            self,
-            ProgramId::LoadL2
-                | ProgramId::AtomicShared
-                | ProgramId::LoadShared
-                | ProgramId::StoreShared
-                | ProgramId::FenceCta
-        )
     }
 
     /// Whether the program fills an L1 line from L2 (so its L2 accesses need the whole line
