@@ -50,8 +50,9 @@ pub enum Reduction {
     /// Sleep sets (Godefroid ch. 5): every enabled choice is explored, except those asleep.
     SleepSets,
     /// Source-set DPOR with sleep sets ([`super::dpor`]): only the choices that reverse a race
-    /// of an explored execution are explored. With [`Memo::Stateless`] only: under
-    /// [`Memo::States`] the search is the sleep-set one (state caching is unsound with DPOR).
+    /// of an explored execution are explored. DPOR is stateless: under [`Memo::States`] it
+    /// runs first with a depth bound and a budget, and the sleep-set search with the state
+    /// cache answers when they cut it ([`search_from`]).
     SourceDpor,
 }
 
@@ -367,19 +368,7 @@ fn search(
         let pick = if dpor {
             dpor_pick(top, &mut report.slept)
         } else {
-            // The next choice that is awake.
-            let mut pick = None;
-            while top.next < top.enabled.len() {
-                let c = top.enabled[top.next];
-                top.next += 1;
-                if top.sleep.iter().any(|(s, _)| *s == c) {
-                    report.slept += 1;
-                    continue;
-                }
-                pick = Some(c);
-                break;
-            }
-            pick
+            awake_pick(top, &mut report.slept)
         };
         let Some(c) = pick else {
             stack.pop();
@@ -518,6 +507,20 @@ pub(crate) fn transition_event(
         faulted,
         settled,
     })
+}
+
+/// Sleep sets (or no reduction): the next choice to take at `frame`, the next enabled one that
+/// is awake. `None`: the state is done.
+fn awake_pick(frame: &mut Frame, slept: &mut u64) -> Option<Choice> {
+    while let Some(&c) = frame.enabled.get(frame.next) {
+        frame.next += 1;
+        if frame.sleep.iter().any(|(s, _)| *s == c) {
+            *slept += 1;
+            continue;
+        }
+        return Some(c);
+    }
+    None
 }
 
 /// DPOR: the next choice to take at `frame`, the first (in enabled order) of its backtrack set

@@ -35,8 +35,9 @@
 //!
 //! Stateless only: state caching is unsound with DPOR in general (a cached state's subtree may
 //! hold races whose backtrack points the cut would never add), so the search runs it with
-//! [`super::dfs::Memo::Stateless`] and its depth bound (litmus tests are acyclic; a spin loop
-//! runs into the bound, which the report says).
+//! [`super::dfs::Memo::Stateless`] and its depth bound (litmus tests are acyclic). Asked for a
+//! state cache, the search runs DPOR first and lets the sleep-set search with the state cache
+//! answer when a schedule reaches the depth bound (a spin loop) or the budget is spent.
 
 use super::fold::TransactionFootprint;
 use semantics::machine::{Footprint, FootprintKind};

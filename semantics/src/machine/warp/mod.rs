@@ -302,30 +302,21 @@ impl Warp {
 
     /// `endBar` for this warp: its waits for barrier `bit` end. Returns whether it waited.
     pub fn release(&mut self, bit: u16) -> bool {
-        match &mut self.model {
-            ModelState::Simt(s) => {
-                let waited = s.waiting & bit != 0;
-                s.waiting &= !bit;
-                waited
-            }
-            ModelState::Its(s) => {
-                let waited = s.lane_wait.iter().any(|m| m & bit != 0);
-                if waited {
-                    for m in Arc::make_mut(&mut s.lane_wait).iter_mut() {
-                        *m &= !bit;
-                    }
-                }
-                waited
+        let waited = self.waits_for(bit);
+        if waited {
+            match &mut self.model {
+                ModelState::Simt(s) => s.waiting &= !bit,
+                ModelState::Its(s) => Arc::make_mut(&mut s.lane_wait)
+                    .iter_mut()
+                    .for_each(|m| *m &= !bit),
             }
         }
+        waited
     }
 
     /// Whether [`Warp::release`] would release the warp from barrier `bit`.
     pub fn waits_for(&self, bit: u16) -> bool {
-        match &self.model {
-            ModelState::Simt(s) => s.waiting & bit != 0,
-            ModelState::Its(s) => s.lane_wait.iter().any(|m| m & bit != 0),
-        }
+        self.waiting() & bit != 0
     }
 
     /// The warp's weight at a barrier when it exits under the exited-warps option: the whole
