@@ -16,16 +16,7 @@ fn main() {
 fn machine(text: &str, kernel: &str, grid: u32, block: u32) -> Machine {
     let parsed = ptx_parser::parse(text);
     let program = semantics::load(&parsed.module, text).expect("loads").0;
-    let launch = LaunchConfig {
-        kernel: Some(kernel.to_string()),
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        dynamic_shared_bytes: 0,
-        buffers: Vec::new(),
-        args: Vec::new(),
-        globals: Vec::new(),
-        extern_values: Vec::new(),
-    };
+    let launch = LaunchConfig::kernel_1d(kernel, grid, block);
     Machine::new(Arc::new(program), &launch, &MachineConfig::default()).expect("launches")
 }
 

@@ -49,16 +49,7 @@ pub fn launch(test: &AxbTest, layout: Layout) -> LaunchConfig {
         Layout::Blocks => (n, 1),
         Layout::Lanes => (1, n),
     };
-    LaunchConfig {
-        kernel: Some("axb".to_string()),
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        dynamic_shared_bytes: 0,
-        buffers: Vec::new(),
-        args: Vec::new(),
-        globals: Vec::new(),
-        extern_values: Vec::new(),
-    }
+    LaunchConfig::kernel_1d("axb", grid, block)
 }
 
 /// The PTX module of `test` (entry `axb`, no parameters).

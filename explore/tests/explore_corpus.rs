@@ -25,16 +25,7 @@ fn load(rel: &str) -> Arc<semantics::Program> {
 }
 
 fn launch(kernel: &str, grid: u32, block: u32) -> LaunchConfig {
-    LaunchConfig {
-        kernel: Some(kernel.to_string()),
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        dynamic_shared_bytes: 0,
-        buffers: Vec::new(),
-        args: Vec::new(),
-        globals: Vec::new(),
-        extern_values: Vec::new(),
-    }
+    LaunchConfig::kernel_1d(kernel, grid, block)
 }
 
 fn config(model: WarpModel) -> MachineConfig {

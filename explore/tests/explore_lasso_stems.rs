@@ -17,16 +17,7 @@ fn machine(grid: u32, block: u32, model: WarpModel) -> Machine {
     let text = std::fs::read_to_string(path).unwrap();
     let parsed = ptx_parser::parse(&text);
     let p = Arc::new(semantics::load(&parsed.module, &text).unwrap().0);
-    let launch = LaunchConfig {
-        kernel: Some("kernel".into()),
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        dynamic_shared_bytes: 0,
-        buffers: Vec::new(),
-        args: Vec::new(),
-        globals: Vec::new(),
-        extern_values: Vec::new(),
-    };
+    let launch = LaunchConfig::kernel_1d("kernel", grid, block);
     let config = MachineConfig {
         warp_model: model,
         ..MachineConfig::default()

@@ -354,16 +354,7 @@ fn machine_config(place: &Placement, memory: MemoryKind) -> MachineConfig {
 
 /// The launch: one block per CTA, no arguments (locations and outputs are module variables).
 fn launch_config(place: &Placement) -> LaunchConfig {
-    LaunchConfig {
-        kernel: Some(ENTRY.to_string()),
-        grid: [place.blocks, 1, 1],
-        block: [place.block_dim, 1, 1],
-        dynamic_shared_bytes: 0,
-        buffers: Vec::new(),
-        args: Vec::new(),
-        globals: Vec::new(),
-        extern_values: Vec::new(),
-    }
+    LaunchConfig::kernel_1d(ENTRY, place.blocks, place.block_dim)
 }
 
 fn i32_of(v: i64) -> Result<i32, Unsupported> {

@@ -361,16 +361,7 @@ fn spin_loops_fall_back_to_the_state_cache() {
         std::fs::read_to_string(workspace_root().join("tests/thesis/listing_6_2.ptx")).unwrap();
     let parsed = ptx_parser::parse(&text);
     let p = Arc::new(semantics::load(&parsed.module, &text).unwrap().0);
-    let launch = semantics::machine::LaunchConfig {
-        kernel: Some("kernel".into()),
-        grid: [3, 1, 1],
-        block: [1, 1, 1],
-        dynamic_shared_bytes: 0,
-        buffers: Vec::new(),
-        args: Vec::new(),
-        globals: Vec::new(),
-        extern_values: Vec::new(),
-    };
+    let launch = semantics::machine::LaunchConfig::kernel_1d("kernel", 3, 1);
     let m = Machine::new(
         p.clone(),
         &launch,

@@ -171,16 +171,7 @@ fn ptx_machine_with(
     assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
     let p = semantics::load(&parsed.module, text).unwrap().0;
     let observe = observe_globals(&p, Vec::new());
-    let launch = LaunchConfig {
-        kernel: Some("kernel".into()),
-        grid: [grid, 1, 1],
-        block: [block, 1, 1],
-        dynamic_shared_bytes: 0,
-        buffers: Vec::new(),
-        args: Vec::new(),
-        globals: Vec::new(),
-        extern_values: Vec::new(),
-    };
+    let launch = LaunchConfig::kernel_1d("kernel", grid, block);
     let mut launch = launch;
     edit(&mut launch);
     let config = MachineConfig {

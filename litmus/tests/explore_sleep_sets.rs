@@ -169,16 +169,7 @@ fn spin_loops_need_state_caching_and_keep_their_outcomes() {
         std::fs::read_to_string(workspace_root().join("tests/thesis/listing_6_2.ptx")).unwrap();
     let parsed = ptx_parser::parse(&text);
     let p = Arc::new(semantics::load(&parsed.module, &text).unwrap().0);
-    let launch = LaunchConfig {
-        kernel: Some("kernel".into()),
-        grid: [3, 1, 1],
-        block: [1, 1, 1],
-        dynamic_shared_bytes: 0,
-        buffers: Vec::new(),
-        args: Vec::new(),
-        globals: Vec::new(),
-        extern_values: Vec::new(),
-    };
+    let launch = LaunchConfig::kernel_1d("kernel", 3, 1);
     let m = Machine::new(p.clone(), &launch, &MachineConfig::default()).unwrap();
     let observe = observe_globals(&p, Vec::new());
     let mut tally = Tally::default();

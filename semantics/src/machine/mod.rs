@@ -74,6 +74,24 @@ pub struct LaunchConfig {
     pub extern_values: Vec<(String, Vec<u64>)>,
 }
 
+impl LaunchConfig {
+    /// A one-dimensional launch of entry `kernel`: `grid` blocks of `block` threads, with no
+    /// dynamic shared memory, buffers, arguments, globals or extern values (a kernel that takes
+    /// no parameters: a translated litmus or AXB test, a thesis listing).
+    pub fn kernel_1d(kernel: impl Into<String>, grid: u32, block: u32) -> LaunchConfig {
+        LaunchConfig {
+            kernel: Some(kernel.into()),
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+            dynamic_shared_bytes: 0,
+            buffers: Vec::new(),
+            args: Vec::new(),
+            globals: Vec::new(),
+            extern_values: Vec::new(),
+        }
+    }
+}
+
 /// One launch of a program of several (thesis 5.7.3 (start)): a kernel, its grid and block,
 /// its arguments, and the stream it is launched in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
