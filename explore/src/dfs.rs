@@ -492,7 +492,6 @@ pub(crate) fn transition_event(
                 (
                     s,
                     judged(TransactionFootprint {
-                        exit_commutes: fold::exit_commutes(child, &last),
                         last,
                         invisible_before: false,
                     }),

@@ -235,7 +235,6 @@ mod tests {
                 },
             },
             invisible_before: false,
-            exit_commutes: false,
         })
     }
 

@@ -42,7 +42,6 @@
 //! keep their fine-grained steps.
 
 use super::units::Units;
-use semantics::machine::state_hash::BlockStatus;
 use semantics::machine::{Footprint, FootprintKind, Machine, StepError};
 use std::fmt;
 use std::str::FromStr;
@@ -103,9 +102,6 @@ impl FromStr for Folding {
 pub struct TransactionFootprint {
     pub last: Footprint,
     pub invisible_before: bool,
-    /// The last step is an exit taken when every block of every grid had been issued, under
-    /// flat memory ([`exit_commutes`]).
-    pub exit_commutes: bool,
 }
 
 impl TransactionFootprint {
@@ -116,37 +112,12 @@ impl TransactionFootprint {
             warp: f.warp,
             kind: FootprintKind::Local,
         };
-        (self.last.independent(&other.last) || self.exits_commute(other))
+        self.last.independent(&other.last)
             && (!self.invisible_before || local(&self.last).independent(&other.last))
             && (!other.invisible_before || self.last.independent(&local(&other.last)))
             && (!(self.invisible_before && other.invisible_before)
                 || local(&self.last).independent(&local(&other.last)))
     }
-
-    /// Two exits of warps of different blocks commute once no block waits to be issued
-    /// ([`exit_commutes`]): an exit then touches only its own block's barrier counts and,
-    /// completing the block, the counters of its SM and grid, which no other step reads
-    /// before the issue of a block (there is none left) and which both orders leave the same.
-    /// [`Footprint::independent`] cannot know that no block is left, so it orders every two
-    /// exits.
-    fn exits_commute(&self, other: &TransactionFootprint) -> bool {
-        self.exit_commutes
-            && other.exit_commutes
-            && matches!(
-                (self.last.kind, self.last.warp, other.last.kind, other.last.warp),
-                (FootprintKind::Exit, Some(a), FootprintKind::Exit, Some(b)) if a.0 != b.0
-            )
-    }
-}
-
-/// Whether a step of footprint `fp`, taken on `machine` (before or right after it: an exit
-/// issues no block itself), is an exit after which no block waits to be issued, under flat
-/// memory: every block of every grid has been issued (issue is never undone), so no exit's
-/// freed SM gets a block, and no memory operation is in flight past the exit.
-pub fn exit_commutes(machine: &Machine, fp: &Footprint) -> bool {
-    fp.kind == FootprintKind::Exit
-        && machine.cache().is_none()
-        && (0..machine.total_blocks()).all(|b| machine.block_status(b) != BlockStatus::Unissued)
 }
 
 /// Takes `choice` on `machine` and, under [`Folding::Invisible`], the invisible steps of its
@@ -172,7 +143,6 @@ pub fn step_folded(
     machine.step(choice)?;
     taken.push(*choice);
     let mut fp = first_fp.map(|last| TransactionFootprint {
-        exit_commutes: exit_commutes(machine, &last),
         last,
         invisible_before: false,
     });
@@ -214,7 +184,6 @@ pub fn step_folded(
         taken.push(next);
         steps += 1;
         fp = Some(TransactionFootprint {
-            exit_commutes: exit_commutes(machine, &next_fp),
             last: next_fp,
             invisible_before: true,
         });
@@ -238,7 +207,9 @@ pub fn invisible(fp: &Footprint, alone: bool) -> bool {
             fence: false,
         } => alone || (shared_reads.is_none() && shared_writes.is_none()),
         FootprintKind::Block => alone,
-        FootprintKind::Memory { .. } | FootprintKind::Exit | FootprintKind::Anything => false,
+        FootprintKind::Memory { .. } | FootprintKind::Exit { .. } | FootprintKind::Anything => {
+            false
+        }
     }
 }
 

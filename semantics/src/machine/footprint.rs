@@ -58,7 +58,14 @@ pub enum FootprintKind {
     Block,
     /// An exit (or a kernel-level `ret`): the block's barrier counts (deviation D11, default
     /// thread counts under ITS), the block's completion, and the SM it frees.
-    Exit,
+    /// `commutes_with_exits`: every block of every grid has been issued and memory is flat.
+    /// Then two exits of different blocks commute: each touches only its own block's barrier
+    /// counts and, completing the block, counters of its SM and grid that no step reads
+    /// before a block issue (none is left, and issue is never undone) and that both orders
+    /// leave the same; no memory operation is in flight past an exit. Otherwise the order of
+    /// exits decides which SM frees first for the next block (or what cached memory does
+    /// meanwhile), and two exits are dependent.
+    Exit { commutes_with_exits: bool },
     /// Unknown or global effect (system choices, `trap`): dependent with every choice.
     Anything,
 }
@@ -92,8 +99,16 @@ impl Footprint {
         match (self.kind, other.kind) {
             (Anything, _) | (_, Anything) => false,
             (Block, _) | (_, Block) => !same_block,
-            (Exit, Exit) => false,
-            (Exit, _) | (_, Exit) => !same_block,
+            (
+                Exit {
+                    commutes_with_exits: true,
+                },
+                Exit {
+                    commutes_with_exits: true,
+                },
+            ) => !same_block,
+            (Exit { .. }, Exit { .. }) => false,
+            (Exit { .. }, _) | (_, Exit { .. }) => !same_block,
             (Local, _) | (_, Local) => true,
             (
                 Memory {
@@ -134,6 +149,17 @@ struct Spans {
 }
 
 impl Machine {
+    /// The footprint of an exit in the current state ([`FootprintKind::Exit`]).
+    fn exit_footprint(&self) -> FootprintKind {
+        FootprintKind::Exit {
+            commutes_with_exits: self.cache().is_none()
+                && self
+                    .grids
+                    .iter()
+                    .all(|g| g.next_block >= g.info.total_blocks),
+        }
+    }
+
     /// The footprint of `choice`'s next step in the current state (see the module header).
     pub fn footprint(&self, choice: &Choice) -> Footprint {
         let anything = Footprint {
@@ -210,11 +236,11 @@ impl Machine {
                 fence: true,
             },
             Op::Barrier { .. } => FootprintKind::Block,
-            Op::Exit => FootprintKind::Exit,
+            Op::Exit => self.exit_footprint(),
             // `ret` at call depth 0 is `exit` (D6).
             Op::Ret => {
                 if super::warp::lanes(mask).any(|l| w.depth[l] == 0) {
-                    FootprintKind::Exit
+                    self.exit_footprint()
                 } else {
                     FootprintKind::Local
                 }
@@ -348,8 +374,14 @@ mod tests {
         assert!(fp(0, 0, local).independent(&fp(0, 1, local)));
         assert!(!fp(0, 0, FootprintKind::Block).independent(&fp(0, 1, local)));
         assert!(fp(0, 0, FootprintKind::Block).independent(&fp(1, 0, local)));
-        assert!(!fp(0, 0, FootprintKind::Exit).independent(&fp(1, 0, FootprintKind::Exit)));
-        assert!(fp(0, 0, FootprintKind::Exit).independent(&fp(1, 0, w(0, 4))));
+        let exit = |commutes_with_exits| FootprintKind::Exit {
+            commutes_with_exits,
+        };
+        assert!(!fp(0, 0, exit(false)).independent(&fp(1, 0, exit(false))));
+        assert!(!fp(0, 0, exit(true)).independent(&fp(1, 0, exit(false))));
+        assert!(fp(0, 0, exit(true)).independent(&fp(1, 0, exit(true))));
+        assert!(!fp(0, 0, exit(true)).independent(&fp(0, 1, exit(true))));
+        assert!(fp(0, 0, exit(false)).independent(&fp(1, 0, w(0, 4))));
         assert!(!fp(0, 0, FootprintKind::Anything).independent(&fp(1, 0, local)));
         let fence = FootprintKind::Memory {
             global_reads: None,
