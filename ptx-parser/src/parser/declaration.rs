@@ -77,17 +77,25 @@ impl Parser<'_> {
         }
     }
 
+    /// The head every declaration shares: a state space, its attributes and the type. `what`
+    /// names what was expected where no state space stands; `allow_ptr` for parameters.
+    fn space_and_type(&mut self, what: &str, allow_ptr: bool) -> PResult<(StateSpace, Attributes, VarType)> {
+        let t = self.peek();
+        let space = match (t.kind, StateSpace::from_directive(self.text(t))) {
+            (Tok::Dotted, Some(space)) => space,
+            _ => return self.expected(what, None),
+        };
+        self.bump();
+        let a = self.attributes(allow_ptr)?;
+        let ty = self.var_type(&a)?;
+        Ok((space, a, ty))
+    }
+
     /// One formal parameter: `.param .u64 name`, `.param .align 8 .b8 name[16]`,
     /// `.param .u64 .ptr .global .align 8 name`, `.reg .b32 name`, or `_` in call prototypes.
     pub(crate) fn param(&mut self) -> PResult<Param> {
         let t = self.peek();
-        let space = match (t.kind, StateSpace::from_directive(self.text(t))) {
-            (Tok::Dotted, Some(space)) => space,
-            _ => return self.expected("a parameter such as `.param .u64 name`", None),
-        };
-        self.bump();
-        let a = self.attributes(true)?;
-        let ty = self.var_type(&a)?;
+        let (space, a, ty) = self.space_and_type("a parameter such as `.param .u64 name`", true)?;
         let name = match self.kind() {
             Tok::Ident | Tok::Underscore => self.bump(),
             _ => return self.expected("a parameter name", None),
@@ -107,14 +115,7 @@ impl Parser<'_> {
     /// At a state space (linkage already consumed from `start`): the whole statement up to
     /// and including `;`, one declaration per name (nearly always one, kept inline).
     pub(crate) fn variable_decls(&mut self, linkage: Vec<Linkage>, start: u32) -> PResult<SmallVec<[VariableDecl; 1]>> {
-        let t = self.peek();
-        let space = match (t.kind, StateSpace::from_directive(self.text(t))) {
-            (Tok::Dotted, Some(space)) => space,
-            _ => return self.expected("a state space such as `.reg` or `.global`", None),
-        };
-        self.bump();
-        let a = self.attributes(false)?;
-        let ty = self.var_type(&a)?;
+        let (space, a, ty) = self.space_and_type("a state space such as `.reg` or `.global`", false)?;
         let mut decls: SmallVec<[VariableDecl; 1]> = SmallVec::new();
         loop {
             let name = self.expect(Tok::Ident, "a variable name", None)?;

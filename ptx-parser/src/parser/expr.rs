@@ -9,7 +9,7 @@
 use super::{PResult, Parser, Reported};
 use crate::ast::{BinaryOp, ConstExpr, FloatLiteral, UnaryOp};
 use crate::diagnostic::Diagnostic;
-use crate::lexer::Tok;
+use crate::lexer::{Tok, Token};
 
 /// Binding strength of each binary operator (higher binds tighter), as in C.
 pub(crate) fn precedence(op: BinaryOp) -> u8 {
@@ -198,11 +198,16 @@ impl Parser<'_> {
             _ => return self.primary(),
         };
         self.bump();
-        self.enter(t.span())?;
+        self.unary_operand(op, t)
+    }
+
+    /// The operand of the prefix operator `op`, whose token `at` was just consumed.
+    pub(crate) fn unary_operand(&mut self, op: UnaryOp, at: Token) -> PResult<ConstExpr> {
+        self.enter(at.span())?;
         let operand = self.unary();
         self.leave();
         let operand = operand?;
-        let span = t.span().to(operand.span());
+        let span = at.span().to(operand.span());
         Ok(ConstExpr::Unary { op, operand: Box::new(operand), span })
     }
 

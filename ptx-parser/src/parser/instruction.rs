@@ -11,7 +11,7 @@ use crate::ast::{
     Address, Component, ConstExpr, Guard, Ident, Instruction, Modifier, Modifiers, Name, Operand, Operands, Span,
     Statement, UnaryOp,
 };
-use crate::lexer::Tok;
+use crate::lexer::{Tok, Token};
 
 use super::expr::{binary_op, starts_expr};
 
@@ -93,20 +93,15 @@ impl Parser<'_> {
             // `[name, ...]`: a texture/surface operand list, not an address.
             Tok::LBracket if self.peek_at(1).kind == Tok::Ident && self.peek_at(2).kind == Tok::Comma => {
                 self.bump();
-                self.enter(t.span())?;
-                let items = self.operand_seq(Tok::RBracket, "`,` or `]` in the texture or surface operand");
-                self.leave();
-                let (items, close) = items?;
-                Ok(Operand::Bracketed(items, t.span().to(close)))
+                let (items, span) =
+                    self.operand_seq(t, Tok::RBracket, "`,` or `]` in the texture or surface operand")?;
+                Ok(Operand::Bracketed(items, span))
             }
             Tok::LBracket => self.address().map(|a| Operand::Address(Box::new(a))),
             Tok::LBrace => {
                 self.bump();
-                self.enter(t.span())?;
-                let items = self.operand_seq(Tok::RBrace, "`,` or `}` in the vector operand");
-                self.leave();
-                let (items, close) = items?;
-                Ok(Operand::Vector(items, t.span().to(close)))
+                let (items, span) = self.operand_seq(t, Tok::RBrace, "`,` or `}` in the vector operand")?;
+                Ok(Operand::Vector(items, span))
             }
             Tok::LParen => self.paren_operand(),
             Tok::Ident => {
@@ -174,13 +169,15 @@ impl Parser<'_> {
         }
     }
 
-    /// Operands separated by `,` up to `close` (already past the opening bracket). Returns the
-    /// items and the closing token's span.
-    fn operand_seq(&mut self, close: Tok, what: &str) -> PResult<(Vec<Operand>, crate::ast::Span)> {
+    /// Operands separated by `,` up to `close`, one nesting level inside the opening bracket
+    /// `open` (already consumed). Returns the items and the span from `open` to `close`.
+    fn operand_seq(&mut self, open: Token, close: Tok, what: &str) -> PResult<(Vec<Operand>, crate::ast::Span)> {
+        self.enter(open.span())?;
         let base = self.scratch_operands.len();
         let closed = self.operands_until(close).and_then(|()| self.expect(close, what, None));
+        self.leave();
         match closed {
-            Ok(c) => Ok((self.scratch_operands.drain(base..).collect(), c.span())),
+            Ok(c) => Ok((self.scratch_operands.drain(base..).collect(), open.span().to(c.span()))),
             Err(e) => {
                 self.scratch_operands.truncate(base);
                 Err(e)
@@ -192,11 +189,7 @@ impl Parser<'_> {
     /// immediate, which may continue as an expression (`(4*8)+1`).
     fn paren_operand(&mut self) -> PResult<Operand> {
         let open = self.bump();
-        self.enter(open.span())?;
-        let seq = self.operand_seq(Tok::RParen, "`,` or `)` in the parenthesised list");
-        self.leave();
-        let (mut items, close) = seq?;
-        let span = open.span().to(close);
+        let (mut items, span) = self.operand_seq(open, Tok::RParen, "`,` or `)` in the parenthesised list")?;
         if items.len() == 1
             && matches!(items.first(), Some(Operand::Immediate(_)))
             && let Some(Operand::Immediate(e)) = items.pop()
@@ -225,12 +218,7 @@ impl Parser<'_> {
                 }
                 Tok::Minus => {
                     self.bump();
-                    self.enter(t.span())?;
-                    let first = self.unary();
-                    self.leave();
-                    let first = first?;
-                    let span = t.span().to(first.span());
-                    let neg = ConstExpr::Unary { op: UnaryOp::Neg, operand: Box::new(first), span };
+                    let neg = self.unary_operand(UnaryOp::Neg, t)?;
                     let e = self.binary_rest(neg, super::expr::precedence(crate::ast::BinaryOp::Add))?;
                     offset = Some(e);
                 }
