@@ -156,7 +156,7 @@ impl Machine {
                 && self
                     .grids
                     .iter()
-                    .all(|g| g.next_block >= g.info.total_blocks),
+                    .all(|g| g.next_block >= g.info.shape.blocks),
         }
     }
 
@@ -201,7 +201,7 @@ impl Machine {
         let Some(instr) = self.program.instructions.get(pc as usize) else {
             return anything;
         };
-        let ws = self.info.warp_size as usize;
+        let ws = self.info.shape.warp_size as usize;
         let kind = match &instr.op {
             Op::Ld {
                 space,

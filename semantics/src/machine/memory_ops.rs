@@ -126,7 +126,7 @@ impl Machine {
         let Some(instr) = self.program.instructions.get(pc as usize) else {
             return false;
         };
-        let tid_base = warp * self.info.warp_size;
+        let tid_base = warp * self.info.shape.warp_size;
         if instr.op.drains_memory() {
             let mut m = lanes;
             while m != 0 {
@@ -266,7 +266,7 @@ impl Machine {
         // A memory step can only unblock a warp (a pending register or a busy thread goes):
         // under the SIMT stack, the stepping op's warp needs a refresh (a pass over the
         // enabled set) only when its scoreboard answer changes.
-        let ws = self.info.warp_size;
+        let ws = self.info.shape.warp_size;
         let scoreboard_before = match m {
             MemChoice::Step { op } if !self.config.warp_model.per_thread() => {
                 self.cached.as_ref().and_then(|c| c.op_who(op)).map(|who| {
@@ -319,7 +319,7 @@ impl Machine {
             delivered,
             ended,
         } = report;
-        let ws = self.info.warp_size as usize;
+        let ws = self.info.shape.warp_size as usize;
         // At most the delivering warp and the warp whose op ended.
         let mut touched: SmallVec<[(u32, u32); 2]> = SmallVec::new();
         if let Some(d) = delivered {
@@ -339,7 +339,7 @@ impl Machine {
             }
         }
         if let Some((_, who)) = ended {
-            touched.push((who.block, who.thread / self.info.warp_size));
+            touched.push((who.block, who.thread / self.info.shape.warp_size));
         }
         if let Some(ev) = events {
             let derivation = Derivation::of(&[Rule::Exec, rule_of(&m)]);

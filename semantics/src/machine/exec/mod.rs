@@ -288,7 +288,12 @@ fn frame<'a>(cx: &Ctx, lvl: &'a mut Level) -> (usize, SpecialCtx, &'a [u32], &'a
     let Level {
         regs, frame_base, ..
     } = lvl;
-    (cx.info.warp_size as usize, cx.special, frame_base, regs)
+    (
+        cx.info.shape.warp_size as usize,
+        cx.special,
+        frame_base,
+        regs,
+    )
 }
 
 /// The thread's linear id in its block.
@@ -511,7 +516,7 @@ fn extern_result(
     func: FuncId,
     (dst, ty, slot): (crate::program::RegId, ptx_parser::ScalarType, u64),
 ) {
-    let ws = cx.info.warp_size as usize;
+    let ws = cx.info.shape.warp_size as usize;
     let size = type_size(ty).min(8);
     // The launch always writes the slot (a set's first value when it gives a set).
     let fixed = cx
