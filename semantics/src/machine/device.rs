@@ -260,6 +260,13 @@ impl Machine {
             program.shared_size,
         );
         let (sm, ctaid) = (b.sm, b.ctaid);
+        let shared_quiet = cached.is_some() && {
+            let w = &b.warps[warp as usize];
+            w.pc_of(group.trailing_zeros() as usize)
+                .and_then(|pc| program.instructions.get(pc as usize))
+                .is_some_and(|i| super::memory_ops::weak_shared_load(&i.op))
+                && super::memory_ops::block_cannot_write_shared(program, &b.warps)
+        };
         let Block { warps, shared, .. } = b;
         let w = Arc::make_mut(&mut warps[warp as usize]);
         let was_targets = w.targets();
@@ -279,6 +286,7 @@ impl Machine {
             warp_index: warp,
             prefix: &prefix,
             unspecified: 0,
+            shared_quiet,
         };
         let res = warp::step(&mut cx, shared, w, k, group, config.exited_warps_arrive);
         let out = match res {

@@ -8,9 +8,9 @@
 //! thread reads, docs/deviations.md, D16).
 
 use super::exec::extend;
-use super::warp::ModelState;
+use super::warp::{ModelState, Warp, lanes};
 use super::{ErrorKind, Machine, MachineError, Termination};
-use crate::program::{MemOrder, MemQualifiers, Op, Scope};
+use crate::program::{MemOrder, MemQualifiers, Op, Pc, Program, Scope, Space};
 use memory_model::cached::{Dest, EnabledEdit, MemChoice, Request, RequestKind, Rmw, StepReport};
 use memory_model::{MemSpace, Who};
 use smallvec::SmallVec;
@@ -21,6 +21,42 @@ use traces::{Choice, Derivation, Event, Rule};
 #[inline]
 pub(super) fn cached_space(space: MemSpace) -> bool {
     matches!(space, MemSpace::Global | MemSpace::Shared)
+}
+
+/// Whether the instruction is a weak `ld` that may read shared memory (`.shared`, or a generic
+/// address): the loads [`Cached::load_at_issue`] may perform at issue.
+///
+/// [`Cached::load_at_issue`]: memory_model::cached::Cached::load_at_issue
+pub(super) fn weak_shared_load(op: &Op) -> bool {
+    matches!(op, Op::Ld { space: Space::Shared | Space::Generic, qual, .. } if qual.order == MemOrder::Weak)
+}
+
+/// The program's half of [`Cached::load_at_issue`] (deviation D30): no live thread of the block
+/// of `warps` can write shared memory before every thread of the block has arrived at a full
+/// barrier. Each live thread is held at a full barrier ([`SharedWrites::held`]), or every place
+/// it may run next (under the SIMT stack the warp's pc and every token's: lanes the stack keeps
+/// for later resume there) reaches a full barrier or the end of the kernel before a shared
+/// write ([`SharedWrites::may_write`]). A full barrier completes only once the loading thread
+/// arrives, and it arrives only with no op in flight (D24): so nothing writes the block's
+/// shared memory between a load's issue and the latest moment its op could have run.
+///
+/// [`Cached::load_at_issue`]: memory_model::cached::Cached::load_at_issue
+/// [`SharedWrites::held`]: crate::program::SharedWrites::held
+/// [`SharedWrites::may_write`]: crate::program::SharedWrites::may_write
+pub(super) fn block_cannot_write_shared(program: &Program, warps: &[Arc<Warp>]) -> bool {
+    let sw = &program.shared_writes;
+    let quiet = |pc: Pc| !sw.may_write(pc);
+    warps
+        .iter()
+        .filter(|w| !w.completed)
+        .all(|w| match &w.model {
+            ModelState::Simt(s) => {
+                sw.held(s.waiting) || (quiet(s.pc) && s.stack.iter().all(|t| quiet(t.pc)))
+            }
+            ModelState::Its(s) => {
+                lanes(w.real & !w.exited).all(|l| sw.held(s.lane_wait[l]) || quiet(s.lane_pc[l]))
+            }
+        })
 }
 
 pub(super) fn load_request(

@@ -150,17 +150,22 @@ pub(super) fn ld(
                             signed,
                             bits,
                         });
-                        cache.issue(crate::machine::memory_ops::load_request(
+                        let req = crate::machine::memory_ops::load_request(
                             who,
                             sp.sm,
                             (ms, ea, size.min(8)),
                             qual,
                             dest,
-                        ));
-                        // The access is made now (its value arrives with a later memory step):
-                        // the monitors see it here, as under flat memory.
-                        cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), 0, false);
-                        continue;
+                        );
+                        // A weak shared load that nothing can race with runs at issue, below,
+                        // as under flat memory (deviation D30).
+                        if !(cx.shared_quiet && cache.load_at_issue(&req)) {
+                            cache.issue(req);
+                            // The access is made now (its value arrives with a later memory
+                            // step): the monitors see it here, as under flat memory.
+                            cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), 0, false);
+                            continue;
+                        }
                     }
                     let v = if size > 8 {
                         cx.mem

@@ -103,6 +103,11 @@ pub(crate) struct Ctx<'a> {
     /// Observing: the lanes of the current instruction whose result PTX leaves unspecified (see
     /// [`unspecified_lanes`]), taken by its `Executed` event.
     pub unspecified: u64,
+    /// No thread of the block can write shared memory before the executing threads next
+    /// arrive at a barrier (deviation D30): set for a weak `ld.shared` under cached memory
+    /// when [`super::memory_ops::block_cannot_write_shared`] holds, so that its lanes' loads
+    /// may be performed at issue ([`memory_model::cached::Cached::load_at_issue`]).
+    pub shared_quiet: bool,
 }
 
 impl Ctx<'_> {
