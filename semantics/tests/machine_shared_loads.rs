@@ -11,6 +11,7 @@ use machine_common::*;
 use memory_model::MemSpace;
 use memory_model::cached::{CacheConfig, MicroSteps, RequestKind, SilentActions};
 use semantics::machine::{ArgValue, Machine, MachineConfig, MemoryKind, Termination, WarpModel};
+use semantics::program::{Op, Space};
 use std::collections::{BTreeSet, HashSet};
 
 const HEAD: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
@@ -199,4 +200,36 @@ fn a_partial_barrier_does_not_order_a_later_store() {
         let firsts: BTreeSet<u32> = explored.outcomes.iter().map(|o| o[0]).collect();
         assert_eq!(firsts, [0, 7].into(), "{model:?}");
     }
+}
+
+/// The load-time summary (`Program::shared_writes`): where a thread may write shared memory
+/// before it waits at a full barrier. `extra` is added to the kernel's end (after its `ret`).
+fn may_write_at_loads(extra: &str) -> Vec<bool> {
+    let src = kernel(&format!(
+        "    mov.u32 %a0, sh;\n    st.shared.u32 [%a0], 1;\n    bar.sync 0;\nLOOP:\n    ld.shared.u32 %r1, [%a0];\n    add.u32 %r2, %r2, 1;\n    setp.lt.u32 %p1, %r2, 4;\n    @%p1 bra LOOP;\n    bar.sync 0;\n    ld.shared.u32 %r3, [%a0];\n    @%p1 bar.sync 0;\n    st.shared.u32 [%a0], %r3;\n    ret;\n{extra}"
+    ));
+    let p = load(&src);
+    p.instructions
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| {
+            matches!(
+                i.op,
+                Op::Ld {
+                    space: Space::Shared,
+                    ..
+                }
+            )
+        })
+        .map(|(pc, _)| p.shared_writes.may_write(pc as u32))
+        .collect()
+}
+
+/// A load in a loop closed by a full barrier is quiet; one followed by a guarded barrier (which
+/// a thread may skip) and a store is not; a barrier number some instruction uses with a thread
+/// count is no full barrier.
+#[test]
+fn the_summary_follows_paths_to_full_barriers() {
+    assert_eq!(may_write_at_loads(""), [false, true]);
+    assert_eq!(may_write_at_loads("    bar.arrive 0, 64;\n"), [true, true]);
 }
