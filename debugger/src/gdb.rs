@@ -167,12 +167,11 @@ impl Session {
         let Some(warp) = warp else { return Ok(()) };
         // The block's own grid's shape: grids of a program may have blocks of other sizes.
         let grid = self.grid_view(block);
-        let warps = grid.warps_per_block;
+        let warps = grid.shape.warps_per_block;
         if warp >= warps {
             return Err(DebugError::NoWarp { warp, warps });
         }
-        let ws = self.warp_size();
-        let lanes = grid.threads_per_block.saturating_sub(warp * ws).min(ws);
+        let lanes = grid.shape.lanes_of_warp(warp);
         match lane {
             Some(lane) if lane >= lanes => Err(DebugError::NoLane { lane, warp, lanes }),
             _ => Ok(()),

@@ -70,9 +70,9 @@ impl Session {
                 Self::readable_name(&self.grid_kernel(g)),
                 v.stream.to_string(),
                 phase_name(v.phase).to_string(),
-                format!("{}..{}", v.base, v.base + v.blocks),
+                format!("{}..{}", v.base, v.base + v.shape.blocks),
                 (v.issued - v.completed).to_string(),
-                format!("{} of {}", v.completed, v.blocks),
+                format!("{} of {}", v.completed, v.shape.blocks),
             ]);
         }
         let mut s = view::table(&rows);
@@ -105,7 +105,7 @@ impl Session {
                 shape(l),
                 l.stream,
                 v.base,
-                v.base + v.blocks
+                v.base + v.shape.blocks
             );
         }
         s.push_str("stopped before step 0; `help` lists the commands\n");

@@ -450,7 +450,7 @@ pub fn issues_compete(machine: &Machine) -> bool {
     }
     m.grids()
         .iter()
-        .any(|g| g.phase == GridPhase::Active && g.issued < g.blocks)
+        .any(|g| g.phase == GridPhase::Active && g.issued < g.shape.blocks)
 }
 
 /// The choices a search takes from a settled state ([`settle`]): when issues of several grids

@@ -311,3 +311,87 @@ fn global_message_passing_keeps_its_outcomes() {
     assert!(!e.outcomes.contains(&(1, 0)), "{:?}", e.outcomes);
     assert!(e.outcomes.contains(&(1, 1)) && e.outcomes.contains(&(0, 0)));
 }
+
+/// `Cached::load_at_issue` (deviation D30): a weak shared load may be performed at issue only
+/// under folded micro steps, while no op writing its block's shared memory is in flight, when
+/// it would wait for none of its thread's ops; never a strong or a global load.
+#[test]
+fn shared_loads_at_issue() {
+    let b = who(0, 1);
+    let other_block = who(1, 0);
+    let load = |w| ld(w, 0, S, 4, None, MemOrder::Weak, 1);
+    let (mut c, mut d, x) = setup(MicroSteps::Folded);
+    d.create_block(1, 64, 1);
+    assert!(c.load_at_issue(&load(A)));
+    assert!(!c.load_at_issue(&ld(A, 0, S, 4, None, MemOrder::Relaxed, 1)));
+    assert!(!c.load_at_issue(&ld(A, 0, G, x, None, MemOrder::Weak, 1)));
+    // A shared store of another thread of the block in flight: no load of the block.
+    let store = c.issue(st(b, 0, S, 8, 7, MemOrder::Weak));
+    assert!(!c.load_at_issue(&load(A)));
+    assert!(c.load_at_issue(&load(other_block)));
+    while c.op_who(store).is_some() {
+        c.step(MemChoice::Step { op: store }, &mut d, &apply)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+    }
+    assert!(c.load_at_issue(&load(A)));
+    // A shared atomic in flight likewise.
+    c.issue(atom(b, 0, S, 0, 1, 2));
+    assert!(!c.load_at_issue(&load(A)));
+    // The thread's own acquire in flight: the load would wait for it.
+    let (mut c, _, x) = setup(MicroSteps::Folded);
+    c.issue(acquire(ld(A, 0, G, x, None, MemOrder::Weak, 2), Scope::Gpu));
+    assert!(!c.load_at_issue(&load(A)));
+    assert!(c.load_at_issue(&load(b)));
+    // The thesis's steps keep every load in flight.
+    let (c, _, _) = setup(MicroSteps::Thesis);
+    assert!(!c.load_at_issue(&load(A)));
+}
+
+/// Thread `a` stores a word, waits for its store (`WaitSelf` stands for the machine's
+/// barrier) and loads it; thread `b` joins `a` and loads it twice. With no store left to
+/// issue, every load is performed at issue: the outcome of the thesis's steps, fewer states.
+#[test]
+fn shared_loads_at_issue_keep_the_outcomes() {
+    let (mut dram, _) = dram_with(&[0; 16]);
+    dram.create_block(0, 64, 2);
+    let (a, b) = (who(0, 0), who(0, 1));
+    let observe = |s: &Sys| (s.reg(a, 1), s.reg(b, 1), s.reg(b, 2));
+    let threads = vec![
+        Thread {
+            who: a,
+            instrs: vec![
+                Instr::Issue(st(a, 0, S, 0, 5, MemOrder::Weak)),
+                Instr::WaitSelf,
+                Instr::Issue(ld(a, 0, S, 0, None, MemOrder::Weak, 1)),
+            ],
+        },
+        Thread {
+            who: b,
+            instrs: vec![
+                Instr::Join(0),
+                Instr::Issue(ld(b, 0, S, 0, None, MemOrder::Weak, 1)),
+                Instr::Issue(ld(b, 0, S, 0, None, MemOrder::Weak, 2)),
+            ],
+        },
+    ];
+    let folded = explore_both(SilentActions::None, dram.clone(), threads.clone(), observe);
+    let at_issue = explore(
+        Sys::with_loads_at_issue(
+            Cached::new(config_folded(SilentActions::None)),
+            dram,
+            threads,
+        ),
+        observe,
+    );
+    assert_eq!(folded.outcomes, at_issue.outcomes);
+    assert_eq!(
+        at_issue.outcomes.into_iter().collect::<Vec<_>>(),
+        vec![(5, 5, 5)]
+    );
+    assert!(
+        at_issue.states < folded.states,
+        "{} vs {}",
+        at_issue.states,
+        folded.states
+    );
+}

@@ -113,7 +113,7 @@ fn two_pass_reduction_in_one_stream_sums_every_element() {
         assert_eq!(t, Termination::Completed, "seed {seed}");
         assert_eq!(words(&m.buffer(1)), vec![2016, 6112, 10208, 14304]);
         assert_eq!(words(&m.buffer(2)), vec![32640], "seed {seed}");
-        assert!(m.grids().iter().all(|g| g.completed == g.blocks));
+        assert!(m.grids().iter().all(|g| g.completed == g.shape.blocks));
     }
 }
 

@@ -324,23 +324,30 @@ impl Cached {
         }
     }
 
-    pub(super) fn issue_op(&mut self, req: Request) -> OpId {
-        let mut deps = SmallVec::new();
+    /// The in-flight ops a new op of `req` must wait for (ordering rules O1-O3): only the
+    /// thread's own ops, in id order.
+    pub(super) fn dependencies(&self, req: &Request) -> impl Iterator<Item = OpId> + '_ {
+        let req = *req;
         let all = orders_all_earlier(&req);
-        // Only the thread's own ops can be dependencies (O1-O3), in id order.
-        for &j in self.index.of_thread(req.who) {
-            let Some(o) = self.ops.get(j as usize).and_then(Option::as_ref) else {
-                continue;
-            };
-            if all
-                || acquires(&o.req)
-                || overlaps(&o.req, &req)
-                || (release_half(&o.req) && writes_or_fences(&req))
-                || (acquire_half(&req) && reads(&o.req))
-            {
-                deps.push(j);
-            }
-        }
+        self.index
+            .of_thread(req.who)
+            .iter()
+            .copied()
+            .filter(move |&j| {
+                self.ops
+                    .get(j as usize)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|o| {
+                        all || acquires(&o.req)
+                            || overlaps(&o.req, &req)
+                            || (release_half(&o.req) && writes_or_fences(&req))
+                            || (acquire_half(&req) && reads(&o.req))
+                    })
+            })
+    }
+
+    pub(super) fn issue_op(&mut self, req: Request) -> OpId {
+        let deps = self.dependencies(&req).collect();
         let op = Op {
             req,
             prog: program_for(&req),

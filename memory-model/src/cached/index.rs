@@ -142,6 +142,19 @@ pub(super) struct OpIndex {
     pub watchers: OrdMap<Watch, Ids>,
     /// What each watched op is registered under.
     pub watch_on: HashMap<OpId, Watch>,
+    /// Per block, how many in-flight ops write its shared memory (stores and atomics on
+    /// `.shared`); zeros are not stored. A weak shared load is performed at its issue only
+    /// while none is ([`super::Cached::load_at_issue`]).
+    pub shared_writers: HashMap<u32, u32>,
+}
+
+/// Whether the op writes shared memory (a store or an atomic on `.shared`).
+fn writes_shared(op: &Op) -> bool {
+    op.req.space == crate::MemSpace::Shared
+        && matches!(
+            op.req.kind,
+            RequestKind::Store { .. } | RequestKind::Atomic { .. }
+        )
 }
 
 fn insert_sorted(ids: &mut Ids, id: OpId) {
@@ -190,6 +203,9 @@ impl OpIndex {
             self.make_ready(id);
         }
         self.free.remove(id);
+        if writes_shared(op) {
+            *self.shared_writers.entry(op.req.who.block).or_default() += 1;
+        }
     }
 
     /// Forgets the op that leaves slot `id` (`ops`: the op list without it).
@@ -240,6 +256,14 @@ impl OpIndex {
         }
         self.ready.remove(id);
         self.watch(id, None);
+        if writes_shared(op)
+            && let Some(n) = self.shared_writers.get_mut(&op.req.who.block)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.shared_writers.remove(&op.req.who.block);
+            }
+        }
     }
 
     /// The op's dependencies all ended.
@@ -300,6 +324,7 @@ impl OpIndex {
             && self.pending == scratch.pending
             && self.ready == scratch.ready
             && self.free == scratch.free
+            && self.shared_writers == scratch.shared_writers
             && listed == self.watch_on.len()
             && self.watch_on.iter().all(|(id, w)| {
                 self.ready.contains(*id) && self.watchers.get(w).is_some_and(|ids| ids.contains(id))

@@ -430,6 +430,27 @@ impl Cached {
         }
     }
 
+    /// Whether the weak `.shared` load `req` may be performed in the step that issues it, as
+    /// flat memory performs it, instead of becoming an op in flight (deviation D30;
+    /// docs/internals/cached-memory.md, "Shared loads at issue"): the micro steps are folded,
+    /// no op that writes the block's shared memory is in flight, and the load would wait for
+    /// none of its thread's ops. The caller adds the program's half: no thread of the block
+    /// can issue a shared write before the loading thread next arrives at a barrier or exits
+    /// (each of which waits for the thread's ops, D24). Then the load's one micro step
+    /// (`readMem ‖ writeToRegs releaseRegs`) is enabled at issue, reads a word no
+    /// step can write before it must have run, and writes a register the scoreboard keeps from
+    /// every instruction until then: it commutes with every step in between (a left mover, as
+    /// in "Folded micro steps"), so running it at issue reaches the same outcomes. Indexed:
+    /// O(the thread's ops in flight).
+    pub fn load_at_issue(&self, req: &Request) -> bool {
+        self.config.micro_steps == MicroSteps::Folded
+            && req.space == crate::MemSpace::Shared
+            && matches!(req.kind, RequestKind::Load { .. })
+            && req.order == MemOrder::Weak
+            && !self.index.shared_writers.contains_key(&req.who.block)
+            && self.dependencies(req).next().is_none()
+    }
+
     /// Whether any op is in flight (a grid completes only when none is).
     pub fn idle(&self) -> bool {
         self.index.by_thread.is_empty()

@@ -4,6 +4,56 @@ use super::{Flat, Loc, PAGE_SHIFT, PAGE_SIZE, Segment, read_le, write_le, zero_p
 use crate::{MemError, MemSpace, MemorySystem, Who};
 use std::sync::Arc;
 
+/// The lanes of a warp access that land in one page of one segment, from the run's first lane
+/// on: they read or write through one page reference.
+#[derive(Debug, Clone, Copy)]
+struct PageRun {
+    /// The address the segment starts at, and its length in bytes.
+    lo: u64,
+    len: u64,
+    /// The page of the segment the run's first lane lands in.
+    page: usize,
+    size: u32,
+}
+
+impl PageRun {
+    /// The run that starts with the lane accessing `size` bytes at `addr`, `off` bytes into a
+    /// segment of `len` bytes.
+    #[inline]
+    fn new(addr: u64, off: u64, len: u64, size: u32) -> PageRun {
+        PageRun {
+            lo: addr - off,
+            len,
+            page: (off >> PAGE_SHIFT) as usize,
+            size,
+        }
+    }
+
+    /// The offset in the run's page of an address in the run.
+    #[inline]
+    fn at(&self, addr: u64) -> usize {
+        (addr.wrapping_sub(self.lo) as usize) & (PAGE_SIZE - 1)
+    }
+
+    /// Drops the lowest lane of `m` (the one just accessed) and returns the next, if its access
+    /// is aligned and lies whole in the run's segment and page.
+    #[inline]
+    fn next_lane(&self, m: &mut u64, addrs: &[u64]) -> Option<usize> {
+        *m &= *m - 1;
+        if *m == 0 {
+            return None;
+        }
+        let l = m.trailing_zeros() as usize;
+        let a = addrs[l];
+        let off = a.wrapping_sub(self.lo);
+        let holds = a & (self.size as u64 - 1) == 0
+            && off < self.len
+            && self.len - off >= self.size as u64
+            && (off >> PAGE_SHIFT) as usize == self.page;
+        holds.then_some(l)
+    }
+}
+
 /// Warp-wide accesses (Flat only): the lanes of one `ld`/`st` in ascending lane order, with
 /// exactly the effects and errors of one [`MemorySystem::load`]/[`MemorySystem::store`] per lane,
 /// but resolving the segment and the page (and copying a shared page) once per run of lanes that
@@ -82,28 +132,16 @@ impl Flat {
             };
             // The lanes that follow in the same page of the same segment read through one page
             // reference (the segment is the one `find_global`'s cache would return).
-            let (lo, len) = (addrs[l] - off, seg.len);
-            let page = (off >> PAGE_SHIFT) as usize;
-            let bytes = seg.pages[page].as_deref();
+            let run = PageRun::new(addrs[l], off, seg.len, size);
+            let bytes = seg.pages[run.page].as_deref();
             loop {
-                let at = (addrs[l].wrapping_sub(lo) as usize) & (PAGE_SIZE - 1);
                 out[l] = match bytes {
-                    Some(p) => read_le(p, at, size),
+                    Some(p) => read_le(p, run.at(addrs[l]), size),
                     None => 0,
                 };
-                m &= m - 1;
-                if m == 0 {
-                    break;
-                }
-                l = m.trailing_zeros() as usize;
-                let a = addrs[l];
-                let off = a.wrapping_sub(lo);
-                if a & (size as u64 - 1) != 0
-                    || off >= len
-                    || len - off < size as u64
-                    || (off >> PAGE_SHIFT) as usize != page
-                {
-                    break;
+                match run.next_lane(&mut m, addrs) {
+                    Some(next) => l = next,
+                    None => break,
                 }
             }
         }
@@ -141,27 +179,15 @@ impl Flat {
             };
             // The lanes that follow in the same page of the same segment write through one
             // page reference (copied once if shared with a snapshot).
-            let (lo, len) = (addrs[l] - off, seg.len);
-            let page = (off >> PAGE_SHIFT) as usize;
-            let page_len = seg.page_len(page);
-            let p = seg.pages[page].get_or_insert_with(|| zero_page(page_len));
+            let run = PageRun::new(addrs[l], off, seg.len, size);
+            let page_len = seg.page_len(run.page);
+            let p = seg.pages[run.page].get_or_insert_with(|| zero_page(page_len));
             let bytes = Arc::make_mut(p);
             loop {
-                let at = (addrs[l].wrapping_sub(lo) as usize) & (PAGE_SIZE - 1);
-                write_le(bytes, at, size, vals[l]);
-                m &= m - 1;
-                if m == 0 {
-                    break;
-                }
-                l = m.trailing_zeros() as usize;
-                let a = addrs[l];
-                let off = a.wrapping_sub(lo);
-                if a & (size as u64 - 1) != 0
-                    || off >= len
-                    || len - off < size as u64
-                    || (off >> PAGE_SHIFT) as usize != page
-                {
-                    break;
+                write_le(bytes, run.at(addrs[l]), size, vals[l]);
+                match run.next_lane(&mut m, addrs) {
+                    Some(next) => l = next,
+                    None => break,
                 }
             }
         }

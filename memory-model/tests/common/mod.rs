@@ -13,7 +13,7 @@ use memory_model::cached::{
     CacheConfig, CacheOp, Cached, Dest, MemChoice, MemOrder, MicroSteps, Request, RequestKind, Rmw,
     SilentActions, StepReport,
 };
-use memory_model::{Flat, MemSpace, Who};
+use memory_model::{Flat, MemSpace, MemorySystem, Who};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
@@ -159,6 +159,10 @@ pub struct Sys {
     pub pc: Vec<usize>,
     /// (block, thread, reg) -> delivered value.
     pub regs: BTreeMap<(u32, u32, u32), u64>,
+    /// Weak shared loads are performed at issue when [`Cached::load_at_issue`] allows it and
+    /// no thread of the block has a shared store or atomic left to issue (the machine's half
+    /// of the condition, for these barrier-less threads): deviation D30.
+    pub loads_at_issue: bool,
 }
 
 impl Sys {
@@ -170,9 +174,55 @@ impl Sys {
             threads,
             pc: vec![0; n],
             regs: BTreeMap::new(),
+            loads_at_issue: false,
         };
         s.advance();
         s
+    }
+
+    /// [`Sys::new`] performing weak shared loads at issue where allowed (see
+    /// [`Sys::loads_at_issue`]).
+    pub fn with_loads_at_issue(cached: Cached, dram: Flat, threads: Vec<Thread>) -> Sys {
+        let n = threads.len();
+        let mut s = Sys {
+            cached,
+            dram,
+            threads,
+            pc: vec![0; n],
+            regs: BTreeMap::new(),
+            loads_at_issue: true,
+        };
+        s.advance();
+        s
+    }
+
+    /// Whether a thread of block `block` has a shared store or atomic left to issue.
+    fn shared_write_ahead(&self, block: u32) -> bool {
+        self.threads.iter().zip(&self.pc).any(|(t, &pc)| {
+            t.who.block == block
+                && t.instrs[pc..].iter().any(|i| {
+                    matches!(i, Instr::Issue(r) if r.space == MemSpace::Shared
+                        && !matches!(r.kind, RequestKind::Load { .. } | RequestKind::Fence))
+                })
+        })
+    }
+
+    /// Issues `r`, or performs it at once (see [`Sys::loads_at_issue`]).
+    fn issue(&mut self, r: Request) {
+        if self.loads_at_issue
+            && self.cached.load_at_issue(&r)
+            && !self.shared_write_ahead(r.who.block)
+        {
+            let v = self
+                .dram
+                .load(r.who, MemSpace::Shared, r.addr, r.size)
+                .expect("a shared load in bounds");
+            if let RequestKind::Load { dest: Some(d), .. } = r.kind {
+                self.regs.insert((r.who.block, r.who.thread, d.reg), v);
+            }
+        } else {
+            self.cached.issue(r);
+        }
     }
 
     fn done(&self, t: usize) -> bool {
@@ -189,7 +239,7 @@ impl Sys {
                 };
                 let go = match i {
                     Instr::Issue(r) => {
-                        self.cached.issue(r);
+                        self.issue(r);
                         true
                     }
                     Instr::WaitSelf => !self.cached.thread_busy(self.threads[t].who),

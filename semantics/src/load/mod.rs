@@ -13,7 +13,9 @@
 //!   body and `ret` to `exit` in kernels (step 5), label and branch-target resolution (`load`
 //!   step 3), the source map ([`source_text`] gives the lines and the program hash);
 //! * here: the pipeline, indirect-call candidates and the result slots of body-less functions;
-//! * [`cfg`]: basic blocks and reconvergence points (the thesis's step 6 for ordinary PTX).
+//! * [`cfg`]: basic blocks and reconvergence points (the thesis's step 6 for ordinary PTX);
+//! * [`shared_writes`]: where a thread may write shared memory before its next full-block
+//!   barrier (the cached memory's shared loads at issue).
 
 mod cfg;
 pub(crate) mod consts;
@@ -21,6 +23,7 @@ mod decode;
 pub(crate) mod layout;
 mod lower;
 pub(crate) mod scope;
+pub(crate) mod shared_writes;
 mod source_text;
 pub(crate) mod types;
 pub(crate) mod unsupported;
@@ -109,6 +112,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
         layout.const_size,
         &mut variables,
     );
+    let shared_writes = shared_writes::summarize(&instructions, &out_functions);
     let program = Program {
         instructions,
         source: source_info,
@@ -120,6 +124,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
         variables,
         files,
         reconvergence,
+        shared_writes,
         hash,
     };
     Ok((program, diags))

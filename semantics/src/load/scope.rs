@@ -127,9 +127,7 @@ impl<'a> FnEnv<'a> {
         // `name` split as a range member (`%r12` is `%r` and 12), once for the whole chain.
         let mut member = None;
         let decls = self.names.get(name);
-        let mut s = Some(scope);
-        while let Some(i) = s {
-            let sc = self.scopes.get(i as usize)?;
+        self.innermost(scope, |i, sc| {
             if let Some(d) = decls.and_then(|ds| ds.iter().find(|d| d.scope == i))
                 && d.position <= at
             {
@@ -137,9 +135,25 @@ impl<'a> FnEnv<'a> {
             }
             if !sc.ranges.is_empty()
                 && let Some((prefix, k)) = *member.get_or_insert_with(|| range_member(name))
-                && let Some(l) = lookup_range(&sc.ranges, prefix, k, at)
             {
-                return Some(l);
+                return lookup_range(&sc.ranges, prefix, k, at);
+            }
+            None
+        })
+    }
+
+    /// The first answer of `find` from `scope` outwards through the enclosing scopes: a name
+    /// declared in an inner scope hides the same name in the outer ones.
+    fn innermost<T>(
+        &self,
+        scope: u32,
+        mut find: impl FnMut(u32, &Scope<'a>) -> Option<T>,
+    ) -> Option<T> {
+        let mut s = Some(scope);
+        while let Some(i) = s {
+            let sc = self.scopes.get(i as usize)?;
+            if let Some(found) = find(i, sc) {
+                return Some(found);
             }
             s = sc.parent;
         }
@@ -148,40 +162,16 @@ impl<'a> FnEnv<'a> {
 
     /// The label `name` as seen from `scope` (inner labels hide outer ones): its index.
     pub(crate) fn label(&self, scope: u32, name: &str) -> Option<u32> {
-        let mut s = Some(scope);
-        while let Some(i) = s {
-            let sc = self.scopes.get(i as usize)?;
-            if let Some(l) = sc.labels.get(name) {
-                return Some(*l);
-            }
-            s = sc.parent;
-        }
-        None
+        self.innermost(scope, |_, sc| sc.labels.get(name).copied())
     }
 
     /// The `.branchtargets` (`false`) or `.calltargets` (`true`) list named `name`.
     pub(crate) fn target_list(&self, scope: u32, name: &str) -> Option<(&'a TargetList, bool)> {
-        let mut s = Some(scope);
-        while let Some(i) = s {
-            let sc = self.scopes.get(i as usize)?;
-            if let Some(p) = sc.targets.get(name) {
-                return Some(*p);
-            }
-            s = sc.parent;
-        }
-        None
+        self.innermost(scope, |_, sc| sc.targets.get(name).copied())
     }
 
     pub(crate) fn prototype(&self, scope: u32, name: &str) -> Option<&'a CallPrototype> {
-        let mut s = Some(scope);
-        while let Some(i) = s {
-            let sc = self.scopes.get(i as usize)?;
-            if let Some(p) = sc.protos.get(name) {
-                return Some(*p);
-            }
-            s = sc.parent;
-        }
-        None
+        self.innermost(scope, |_, sc| sc.protos.get(name).copied())
     }
 
     /// Allocates `vector` consecutive register ids named `name` (`name.x`... for vectors).

@@ -8,7 +8,6 @@
 
 use super::Machine;
 use super::block::{Barrier, Block, BlockShared};
-use super::grid::ctaid;
 use super::warp::Warp;
 use std::sync::Arc;
 use traces::{Derivation, Event, Rule};
@@ -23,8 +22,8 @@ impl Machine {
         };
         let info = &g.info;
         s.blocks < d.max_blocks_per_sm
-            && s.threads + info.threads_per_block <= d.max_threads_per_sm
-            && s.warps + info.warps_per_block <= d.max_warps_per_sm
+            && s.threads + info.shape.threads_per_block <= d.max_threads_per_sm
+            && s.warps + info.shape.warps_per_block <= d.max_warps_per_sm
             && s.shared + info.shared_bytes <= d.shared_mem_per_sm
     }
 
@@ -40,16 +39,15 @@ impl Machine {
     ) {
         let info = self.grids[grid].info.clone();
         let linear = block - self.grids[grid].base;
-        let ws = info.warp_size;
+        let ws = info.shape.warp_size;
         let entry = self.program.function(info.entry);
         let nregs = entry.registers.len();
-        let warps = (0..info.warps_per_block)
+        let warps = (0..info.shape.warps_per_block)
             .map(|i| {
-                let lanes = (info.threads_per_block - i * ws).min(ws);
                 let mut w = Warp::new(
                     i,
                     i * ws,
-                    lanes,
+                    info.shape.lanes_of_warp(i),
                     ws,
                     info.entry,
                     info.entry_start,
@@ -65,23 +63,26 @@ impl Machine {
             .collect();
         let b = Block {
             id: block,
-            ctaid: ctaid(linear, info.grid),
+            ctaid: info.shape.ctaid(linear),
             sm,
             warps,
             shared: BlockShared {
                 bars: Arc::new(std::array::from_fn(|_| Barrier::default())),
-                live_warps: info.warps_per_block,
-                live_threads: info.threads_per_block,
+                live_warps: info.shape.warps_per_block,
+                live_threads: info.shape.threads_per_block,
                 exited_warps: Vec::new(),
                 end_choices: 0,
             },
         };
-        self.mem
-            .create_block(block, info.shared_bytes as u64, info.threads_per_block);
+        self.mem.create_block(
+            block,
+            info.shared_bytes as u64,
+            info.shape.threads_per_block,
+        );
         let s = &mut Arc::make_mut(&mut self.sms)[sm as usize];
         s.blocks += 1;
-        s.threads += info.threads_per_block;
-        s.warps += info.warps_per_block;
+        s.threads += info.shape.threads_per_block;
+        s.warps += info.shape.warps_per_block;
         s.shared += info.shared_bytes;
         self.blocks.insert(block, b);
         Arc::make_mut(&mut self.grids)[grid].next_block = linear + 1;
@@ -93,7 +94,7 @@ impl Machine {
                 derivation: Derivation::of(&[Rule::Exec, Rule::IssueBlocks]),
             });
         }
-        for i in 0..info.warps_per_block {
+        for i in 0..info.shape.warps_per_block {
             self.refresh_warp(block, i);
         }
         self.refresh_issue();

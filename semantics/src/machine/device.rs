@@ -24,10 +24,8 @@ pub(crate) fn special(
     static_shared: u64,
 ) -> SpecialCtx {
     SpecialCtx {
-        block_dim: info.block,
-        grid_dim: info.grid,
+        shape: info.shape,
         ctaid: b.ctaid,
-        warp_size: info.warp_size,
         warp_index: w.index,
         tid_base: w.tid_base,
         sm: b.sm,
@@ -73,7 +71,7 @@ impl Machine {
         match *choice {
             Choice::Issue { grid, block, sm } => {
                 let next = self.grids.get(grid as usize).and_then(|g| {
-                    (g.phase == super::GridPhase::Active && g.next_block < g.info.total_blocks)
+                    (g.phase == super::GridPhase::Active && g.next_block < g.info.shape.blocks)
                         .then_some(g.base + g.next_block)
                 });
                 if next != Some(block) || !self.fits(grid as usize, sm) {
@@ -235,7 +233,7 @@ impl Machine {
         mut events: Option<&mut Vec<Event>>,
         detail: super::EventDetail,
     ) {
-        let ws = self.info.warp_size as usize;
+        let ws = self.info.shape.warp_size as usize;
         let checking = self.checking;
         let grid = self.grid_index(block);
         let named_grid = self.named_grid(block);
@@ -262,6 +260,13 @@ impl Machine {
             program.shared_size,
         );
         let (sm, ctaid) = (b.sm, b.ctaid);
+        let shared_quiet = cached.is_some() && {
+            let w = &b.warps[warp as usize];
+            w.pc_of(group.trailing_zeros() as usize)
+                .and_then(|pc| program.instructions.get(pc as usize))
+                .is_some_and(|i| super::memory_ops::weak_shared_load(&i.op))
+                && super::memory_ops::block_cannot_write_shared(program, &b.warps)
+        };
         let Block { warps, shared, .. } = b;
         let w = Arc::make_mut(&mut warps[warp as usize]);
         let was_targets = w.targets();
@@ -281,6 +286,7 @@ impl Machine {
             warp_index: warp,
             prefix: &prefix,
             unspecified: 0,
+            shared_quiet,
         };
         let res = warp::step(&mut cx, shared, w, k, group, config.exited_warps_arrive);
         let out = match res {
@@ -308,7 +314,7 @@ impl Machine {
         let new_targets = w.targets();
         let may_stay = w.choices_may_stay();
         let waiting = may_stay && w.waiting() != 0;
-        let weight = w.exit_weight(info.warp_size);
+        let weight = w.exit_weight(info.shape.warp_size);
         shared.live_threads = shared
             .live_threads
             .saturating_sub((out.exited & real).count_ones());
@@ -372,7 +378,7 @@ impl Machine {
 
     /// Block (endBar): the barrier completes, reduction results are written, waiters released.
     fn end_barrier(&mut self, block: u32, barrier: u32, events: Option<&mut Vec<Event>>) {
-        let ws = self.info.warp_size as usize;
+        let ws = self.info.shape.warp_size as usize;
         let Some(b) = self.blocks.get_mut(block) else {
             return;
         };
@@ -400,15 +406,14 @@ impl Machine {
     /// Locates a fault: thread, pc, PTX line, `.loc` line, and the instruction in the message.
     fn fault(&self, f: Fault, block: u32, ctaid: [u32; 3], warp: u32, pc: u32) -> MachineError {
         let lane = f.lane.unwrap_or(0) as u32;
-        let t = warp * self.info.warp_size + lane;
-        let [bx, by, _] = self.grid_info(block).block;
+        let t = warp * self.info.shape.warp_size + lane;
         let src = self.program.source.get(pc as usize);
         let ptx_line = src.map(|s| s.ptx_line).unwrap_or(0);
         MachineError {
             kind: f.kind,
             grid: self.named_grid(block),
             block: ctaid,
-            thread: [t % bx, (t / bx) % by, t / (bx * by)],
+            thread: self.grid_info(block).shape.tid(t),
             pc,
             ptx_line,
             source_line: src.and_then(|s| s.loc).map(|(file, line, _)| (file, line)),

@@ -97,7 +97,13 @@ impl Machine {
     /// The converged groups of an ITS warp that may step now (see [`its::groups`]).
     fn its_groups(&self, b: &Block, w: &Warp, out: &mut Vec<u64>) {
         let sp = self.special(b, w);
-        its::groups(&self.program, w, self.info.warp_size as usize, &sp, out);
+        its::groups(
+            &self.program,
+            w,
+            self.info.shape.warp_size as usize,
+            &sp,
+            out,
+        );
     }
 
     /// Whether `Lanes{block, warp, mask}` is one of the warp's current choices (ITS/threads),
@@ -167,7 +173,7 @@ impl Machine {
     /// Appends the `Issue` choices (grid by grid in launch order, SM by SM).
     fn issue_choices(&self, out: &mut EnabledSet) {
         for (i, g) in self.grids.iter().enumerate() {
-            if g.phase != GridPhase::Active || g.next_block >= g.info.total_blocks {
+            if g.phase != GridPhase::Active || g.next_block >= g.info.shape.blocks {
                 continue;
             }
             for sm in 0..self.sms.len() as u32 {
@@ -184,7 +190,7 @@ impl Machine {
 
     /// Recomputes the SIMT `Target` count of a warp (nothing under ITS).
     pub(crate) fn update_targets(&mut self, block: u32, warp: u32) {
-        let ws = self.info.warp_size as usize;
+        let ws = self.info.shape.warp_size as usize;
         // Read first: the block and warp are copied (copy-on-write) only if the count changes.
         let Some(w) = self.resident_warp(block, warp) else {
             return;

@@ -29,6 +29,17 @@ use traces::Choice;
 /// A byte span `[lo, hi)` of one region.
 type Span = Option<(u64, u64)>;
 
+/// How an instruction touches the bytes it addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// `ld`.
+    Read,
+    /// `st`.
+    Write,
+    /// `atom`/`red`: reads and writes the same bytes.
+    Update,
+}
+
 /// What one enabled choice's next step may touch beyond its own warp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Footprint {
@@ -156,7 +167,7 @@ impl Machine {
                 && self
                     .grids
                     .iter()
-                    .all(|g| g.next_block >= g.info.total_blocks),
+                    .all(|g| g.next_block >= g.info.shape.blocks),
         }
     }
 
@@ -201,7 +212,7 @@ impl Machine {
         let Some(instr) = self.program.instructions.get(pc as usize) else {
             return anything;
         };
-        let ws = self.info.warp_size as usize;
+        let ws = self.info.shape.warp_size as usize;
         let kind = match &instr.op {
             Op::Ld {
                 space,
@@ -223,11 +234,23 @@ impl Machine {
                 *space,
                 addr,
                 super::type_size(*ty) * (*vector).max(1) as u32,
-                matches!(instr.op, Op::St { .. }),
+                if matches!(instr.op, Op::St { .. }) {
+                    Access::Write
+                } else {
+                    Access::Read
+                },
             ),
             Op::Atom {
                 space, ty, addr, ..
-            } => self.spans_rw(w, mask, ws, *space, addr, super::type_size(*ty)),
+            } => self.spans(
+                w,
+                mask,
+                ws,
+                *space,
+                addr,
+                super::type_size(*ty),
+                Access::Update,
+            ),
             Op::Fence { .. } => FootprintKind::Memory {
                 global_reads: None,
                 global_writes: None,
@@ -254,33 +277,8 @@ impl Machine {
         }
     }
 
-    /// An atomic: reads and writes the same bytes.
-    fn spans_rw(
-        &self,
-        w: &super::warp::Warp,
-        mask: u64,
-        ws: usize,
-        space: Space,
-        addr: &Address,
-        size: u32,
-    ) -> FootprintKind {
-        match self.spans(w, mask, ws, space, addr, size, true) {
-            FootprintKind::Memory {
-                global_writes,
-                shared_writes,
-                ..
-            } => FootprintKind::Memory {
-                global_reads: global_writes,
-                global_writes,
-                shared_reads: shared_writes,
-                shared_writes,
-                fence: false,
-            },
-            other => other,
-        }
-    }
-
-    /// The spans that lanes `mask` of `w` access with `ld`/`st` of `size` bytes at `addr`.
+    /// The spans that lanes `mask` of `w` access with an `ld`, `st` or `atom` (`access`) of
+    /// `size` bytes at `addr`.
     #[allow(clippy::too_many_arguments)]
     fn spans(
         &self,
@@ -290,7 +288,7 @@ impl Machine {
         space: Space,
         addr: &Address,
         size: u32,
-        write: bool,
+        access: Access,
     ) -> FootprintKind {
         // Frame-relative addresses name the thread's own frame (`.local`/`.param`).
         if addr.base == AddrBase::Frame && matches!(space, Space::Local | Space::Param) {
@@ -313,15 +311,18 @@ impl Machine {
             let a = base.wrapping_add(addr.offset as u64);
             // `.param` is read-only: which grid's parameters it reads does not matter here.
             let (ms, a) = resolve(space, addr.base, a, (depth == 0).then_some(0));
-            let span = match (ms, write) {
-                (MemSpace::Global, false) => &mut s.global_reads,
-                (MemSpace::Global, true) => &mut s.global_writes,
-                (MemSpace::Shared, false) => &mut s.shared_reads,
-                (MemSpace::Shared, true) => &mut s.shared_writes,
+            let (reads, writes) = match ms {
+                MemSpace::Global => (&mut s.global_reads, &mut s.global_writes),
+                MemSpace::Shared => (&mut s.shared_reads, &mut s.shared_writes),
                 // Thread-private or read-only spaces.
                 _ => continue,
             };
-            widen(span, a, size as u64);
+            if access != Access::Write {
+                widen(reads, a, size as u64);
+            }
+            if access != Access::Read {
+                widen(writes, a, size as u64);
+            }
         }
         FootprintKind::Memory {
             global_reads: s.global_reads,

@@ -14,9 +14,59 @@ use std::sync::Arc;
 /// At most this many grids of a context run concurrently (thesis 5.7).
 pub const MAX_ACTIVE_GRIDS: usize = 16;
 
-/// The 3-D index of linear block `b` in a grid of `dim` (x fastest).
-pub(crate) fn ctaid(b: u32, dim: [u32; 3]) -> [u32; 3] {
-    [b % dim[0], (b / dim[0]) % dim[1], b / (dim[0] * dim[1])]
+/// The shape of one grid (thesis 5.7.3, start of a grid): its blocks and threads per dimension,
+/// the warp size, and what follows from them. The launch checks it (every dimension at least 1,
+/// the warp size in `1..=64`), so the derived values below never divide by zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct GridShape {
+    /// Blocks in the grid, the product of `grid_dim`.
+    pub blocks: u32,
+    /// Blocks per dimension (`%nctaid`).
+    pub grid_dim: [u32; 3],
+    /// Threads per dimension of a block (`%ntid`).
+    pub block_dim: [u32; 3],
+    /// Threads per warp (`WARP_SZ`).
+    pub warp_size: u32,
+    /// Warps per block: the threads of a block in warps of `warp_size`, the last one partial.
+    pub warps_per_block: u32,
+    /// Threads per block, the product of `block_dim`.
+    pub threads_per_block: u32,
+}
+
+impl GridShape {
+    /// The shape of a grid of `grid_dim` blocks of `block_dim` threads in warps of `warp_size`
+    /// (the caller has checked that the products fit in a `u32`).
+    pub fn new(grid_dim: [u32; 3], block_dim: [u32; 3], warp_size: u32) -> GridShape {
+        let threads_per_block = block_dim.iter().product();
+        GridShape {
+            blocks: grid_dim.iter().product(),
+            grid_dim,
+            block_dim,
+            warp_size,
+            warps_per_block: u32::div_ceil(threads_per_block, warp_size),
+            threads_per_block,
+        }
+    }
+
+    /// The `%ctaid` of linear block `b` of the grid (x fastest).
+    pub fn ctaid(&self, b: u32) -> [u32; 3] {
+        let [gx, gy, _] = self.grid_dim;
+        [b % gx, (b / gx) % gy, b / (gx * gy)]
+    }
+
+    /// The `%tid` of thread `t` of a block (its linear index in the block, x fastest).
+    #[inline]
+    pub fn tid(&self, t: u32) -> [u32; 3] {
+        let [bx, by, _] = self.block_dim;
+        [t % bx, (t / bx) % by, t / (bx * by)]
+    }
+
+    /// Lanes of warp `w` of a block (the last warp of a block may be partial).
+    pub fn lanes_of_warp(&self, w: u32) -> u32 {
+        self.threads_per_block
+            .saturating_sub(w * self.warp_size)
+            .min(self.warp_size)
+    }
 }
 
 /// Where a grid is in its life (thesis 5.7: a grid is started, runs, completes).
@@ -53,11 +103,9 @@ pub struct GridView {
     /// The global block number of the grid's block 0: the grid's blocks are
     /// `base..base + blocks` in every block-keyed choice and query.
     pub base: u32,
-    pub blocks: u32,
-    pub grid_dim: [u32; 3],
-    pub block_dim: [u32; 3],
-    pub warps_per_block: u32,
-    pub threads_per_block: u32,
+    /// The grid's shape (its fields stand in the view's serialised form).
+    #[serde(flatten)]
+    pub shape: GridShape,
     pub stream: u32,
     pub phase: GridPhase,
     /// Blocks issued so far (resident or completed).
@@ -70,7 +118,7 @@ impl Machine {
     pub(crate) fn grid_completed(&self) -> bool {
         self.grids
             .iter()
-            .all(|g| g.completed_blocks == g.info.total_blocks)
+            .all(|g| g.completed_blocks == g.info.shape.blocks)
     }
 
     /// The index of the grid global block number `block` belongs to.
@@ -97,11 +145,7 @@ impl Machine {
             .map(|g| GridView {
                 kernel: self.program.function(g.info.entry).name.clone(),
                 base: g.base,
-                blocks: g.info.total_blocks,
-                grid_dim: g.info.grid,
-                block_dim: g.info.block,
-                warps_per_block: g.info.warps_per_block,
-                threads_per_block: g.info.threads_per_block,
+                shape: g.info.shape,
                 stream: g.stream,
                 phase: g.phase,
                 issued: g.next_block,
@@ -143,7 +187,7 @@ impl Machine {
             return false;
         }
         let done =
-            |g: &Grid| g.phase == GridPhase::Active && g.completed_blocks == g.info.total_blocks;
+            |g: &Grid| g.phase == GridPhase::Active && g.completed_blocks == g.info.shape.blocks;
         let startable = |gs: &[Grid], i: usize| {
             gs[i].phase == GridPhase::Waiting
                 && gs[..i]
@@ -268,7 +312,7 @@ impl Machine {
     pub fn grids_not_resident(&self) -> Vec<GridWait> {
         let mut out = Vec::new();
         for (i, g) in self.grids.iter().enumerate() {
-            let unissued = g.info.total_blocks - g.next_block;
+            let unissued = g.info.shape.blocks - g.next_block;
             if unissued == 0 || g.phase == GridPhase::Completed {
                 continue;
             }
@@ -316,15 +360,15 @@ impl Machine {
         by_grid.sort_unstable();
         let limit = if s.blocks >= d.max_blocks_per_sm {
             format!("{} of {} blocks", s.blocks, d.max_blocks_per_sm)
-        } else if s.threads + info.threads_per_block > d.max_threads_per_sm {
+        } else if s.threads + info.shape.threads_per_block > d.max_threads_per_sm {
             format!(
                 "{} of {} threads in use, a block needs {}",
-                s.threads, d.max_threads_per_sm, info.threads_per_block
+                s.threads, d.max_threads_per_sm, info.shape.threads_per_block
             )
-        } else if s.warps + info.warps_per_block > d.max_warps_per_sm {
+        } else if s.warps + info.shape.warps_per_block > d.max_warps_per_sm {
             format!(
                 "{} of {} warps in use, a block needs {}",
-                s.warps, d.max_warps_per_sm, info.warps_per_block
+                s.warps, d.max_warps_per_sm, info.shape.warps_per_block
             )
         } else {
             format!(

@@ -2,7 +2,7 @@
 //! the launch's resources against the device, lays out memory (module variables, launch buffers,
 //! the kernel parameter buffer), and offers the first `Issue` choices.
 
-use super::grid::{Grid, GridPhase};
+use super::grid::{Grid, GridPhase, GridShape};
 use super::thread::type_size;
 use super::{
     ArgValue, GridLaunch, LaunchConfig, LaunchError, LaunchInfo, Machine, MachineConfig,
@@ -46,9 +46,7 @@ struct Shared<'a> {
 /// The shape of one grid, checked against the device before memory is laid out.
 struct Shape {
     entry: FuncId,
-    threads_per_block: u32,
-    warps_per_block: u32,
-    blocks: u32,
+    shape: GridShape,
     shared_bytes: u32,
 }
 
@@ -120,7 +118,8 @@ fn shape(
             f.name, r, launch.block
         )));
     }
-    let wpb = tpb.div_ceil(ws);
+    let shape = GridShape::new(launch.grid, launch.block, ws);
+    let wpb = shape.warps_per_block;
     if tpb > dev.max_threads_per_sm
         || wpb > dev.max_warps_per_sm
         || dev.max_blocks_per_sm == 0
@@ -140,9 +139,7 @@ fn shape(
     }
     Ok(Shape {
         entry,
-        threads_per_block: tpb,
-        warps_per_block: wpb,
-        blocks: blocks64 as u32,
+        shape,
         shared_bytes: shared64 as u32,
     })
 }
@@ -183,7 +180,7 @@ fn build(
         .enumerate()
         .map(|(i, l)| shape(&program, l, config).map_err(located(i, n)))
         .collect::<Result<Vec<_>, _>>()?;
-    let total_blocks = shapes.iter().map(|s| s.blocks as u64).sum::<u64>();
+    let total_blocks = shapes.iter().map(|s| s.shape.blocks as u64).sum::<u64>();
     if total_blocks > u32::MAX as u64 {
         return Err(err(format!(
             "the program's grids have {total_blocks} blocks together, more than 2^32 - 1"
@@ -402,12 +399,7 @@ fn grids(
         let info = LaunchInfo {
             entry: s.entry,
             entry_start: f.start,
-            grid: l.grid,
-            block: l.block,
-            warp_size: config.device.warp_size,
-            threads_per_block: s.threads_per_block,
-            warps_per_block: s.warps_per_block,
-            total_blocks: s.blocks,
+            shape: s.shape,
             shared_bytes: s.shared_bytes,
             dynamic_shared: l.dynamic_shared_bytes,
             kernel_frame_base,
@@ -427,7 +419,7 @@ fn grids(
                 GridPhase::Waiting
             },
         });
-        base += s.blocks;
+        base += s.shape.blocks;
     }
     Ok(grids)
 }

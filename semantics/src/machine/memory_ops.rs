@@ -8,9 +8,9 @@
 //! thread reads, docs/deviations.md, D16).
 
 use super::exec::extend;
-use super::warp::ModelState;
+use super::warp::{ModelState, Warp, lanes};
 use super::{ErrorKind, Machine, MachineError, Termination};
-use crate::program::{MemOrder, MemQualifiers, Op, Scope};
+use crate::program::{MemOrder, MemQualifiers, Op, Pc, Program, Scope, Space};
 use memory_model::cached::{Dest, EnabledEdit, MemChoice, Request, RequestKind, Rmw, StepReport};
 use memory_model::{MemSpace, Who};
 use smallvec::SmallVec;
@@ -21,6 +21,42 @@ use traces::{Choice, Derivation, Event, Rule};
 #[inline]
 pub(super) fn cached_space(space: MemSpace) -> bool {
     matches!(space, MemSpace::Global | MemSpace::Shared)
+}
+
+/// Whether the instruction is a weak `ld` that may read shared memory (`.shared`, or a generic
+/// address): the loads [`Cached::load_at_issue`] may perform at issue.
+///
+/// [`Cached::load_at_issue`]: memory_model::cached::Cached::load_at_issue
+pub(super) fn weak_shared_load(op: &Op) -> bool {
+    matches!(op, Op::Ld { space: Space::Shared | Space::Generic, qual, .. } if qual.order == MemOrder::Weak)
+}
+
+/// The program's half of [`Cached::load_at_issue`] (deviation D30): no live thread of the block
+/// of `warps` can write shared memory before every thread of the block has arrived at a full
+/// barrier. Each live thread is held at a full barrier ([`SharedWrites::held`]), or every place
+/// it may run next (under the SIMT stack the warp's pc and every token's: lanes the stack keeps
+/// for later resume there) reaches a full barrier or the end of the kernel before a shared
+/// write ([`SharedWrites::may_write`]). A full barrier completes only once the loading thread
+/// arrives, and it arrives only with no op in flight (D24): so nothing writes the block's
+/// shared memory between a load's issue and the latest moment its op could have run.
+///
+/// [`Cached::load_at_issue`]: memory_model::cached::Cached::load_at_issue
+/// [`SharedWrites::held`]: crate::program::SharedWrites::held
+/// [`SharedWrites::may_write`]: crate::program::SharedWrites::may_write
+pub(super) fn block_cannot_write_shared(program: &Program, warps: &[Arc<Warp>]) -> bool {
+    let sw = &program.shared_writes;
+    let quiet = |pc: Pc| !sw.may_write(pc);
+    warps
+        .iter()
+        .filter(|w| !w.completed)
+        .all(|w| match &w.model {
+            ModelState::Simt(s) => {
+                sw.held(s.waiting) || (quiet(s.pc) && s.stack.iter().all(|t| quiet(t.pc)))
+            }
+            ModelState::Its(s) => {
+                lanes(w.real & !w.exited).all(|l| sw.held(s.lane_wait[l]) || quiet(s.lane_pc[l]))
+            }
+        })
 }
 
 pub(super) fn load_request(
@@ -126,7 +162,7 @@ impl Machine {
         let Some(instr) = self.program.instructions.get(pc as usize) else {
             return false;
         };
-        let tid_base = warp * self.info.warp_size;
+        let tid_base = warp * self.info.shape.warp_size;
         if instr.op.drains_memory() {
             let mut m = lanes;
             while m != 0 {
@@ -266,7 +302,7 @@ impl Machine {
         // A memory step can only unblock a warp (a pending register or a busy thread goes):
         // under the SIMT stack, the stepping op's warp needs a refresh (a pass over the
         // enabled set) only when its scoreboard answer changes.
-        let ws = self.info.warp_size;
+        let ws = self.info.shape.warp_size;
         let scoreboard_before = match m {
             MemChoice::Step { op } if !self.config.warp_model.per_thread() => {
                 self.cached.as_ref().and_then(|c| c.op_who(op)).map(|who| {
@@ -319,7 +355,7 @@ impl Machine {
             delivered,
             ended,
         } = report;
-        let ws = self.info.warp_size as usize;
+        let ws = self.info.shape.warp_size as usize;
         // At most the delivering warp and the warp whose op ended.
         let mut touched: SmallVec<[(u32, u32); 2]> = SmallVec::new();
         if let Some(d) = delivered {
@@ -339,7 +375,7 @@ impl Machine {
             }
         }
         if let Some((_, who)) = ended {
-            touched.push((who.block, who.thread / self.info.warp_size));
+            touched.push((who.block, who.thread / self.info.shape.warp_size));
         }
         if let Some(ev) = events {
             let derivation = Derivation::of(&[Rule::Exec, rule_of(&m)]);

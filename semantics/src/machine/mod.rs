@@ -23,7 +23,7 @@ mod unchanged;
 pub(crate) mod warp;
 
 pub use footprint::{Footprint, FootprintKind};
-pub use grid::{GridPhase, GridView, GridWait, MAX_ACTIVE_GRIDS, NotResident, SmFull};
+pub use grid::{GridPhase, GridShape, GridView, GridWait, MAX_ACTIVE_GRIDS, NotResident, SmFull};
 
 /// How much of a warp's state an observed step's [`Event::Executed`] carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -439,12 +439,7 @@ impl std::error::Error for StepError {}
 pub(crate) struct LaunchInfo {
     pub entry: FuncId,
     pub entry_start: Pc,
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub warp_size: u32,
-    pub threads_per_block: u32,
-    pub warps_per_block: u32,
-    pub total_blocks: u32,
+    pub shape: GridShape,
     /// Static + dynamic shared bytes per block.
     pub shared_bytes: u32,
     pub dynamic_shared: u32,
@@ -668,7 +663,7 @@ impl Machine {
     /// A snapshot of one resident warp's SIMT state, for debuggers and tests.
     pub fn warp_view(&self, block: u32, warp: u32) -> Option<WarpView> {
         let w = self.resident_warp(block, warp)?;
-        let ws = self.info.warp_size;
+        let ws = self.info.shape.warp_size;
         let (pc, active, disabled, lane_pcs, waiting) = match &w.model {
             warp::ModelState::Simt(s) => {
                 (s.pc, s.active, s.dis, vec![s.pc; ws as usize], s.waiting)
@@ -717,7 +712,7 @@ impl Machine {
         w.levels
             .get(d)?
             .regs
-            .get(reg.0 as usize * self.info.warp_size as usize + lane as usize)
+            .get(reg.0 as usize * self.info.shape.warp_size as usize + lane as usize)
             .copied()
     }
 

@@ -50,7 +50,7 @@ pub(crate) fn pending_pick(
     pc: Pc,
 ) -> Option<(u32, u32)> {
     let values = pick_values(program, info, pc)?;
-    let ws = info.warp_size as usize;
+    let ws = info.shape.warp_size as usize;
     let exec = simt_stack::guard_mask(program, w, group, level, pc, ws);
     let open = exec & !w.picked;
     (open != 0).then(|| (open.trailing_zeros(), values.len() as u32))
@@ -119,7 +119,7 @@ impl Machine {
 
     /// A `Pick`: lane `lane` of the warp takes value `k` of its call's set as its result.
     pub(crate) fn pick(&mut self, block: u32, warp: u32, lane: u32, k: u32) {
-        let ws = self.info.warp_size as usize;
+        let ws = self.info.shape.warp_size as usize;
         let Some(w) = self.resident_warp(block, warp) else {
             return;
         };

@@ -121,7 +121,7 @@ impl Machine {
     /// The number of blocks in the grid (in every grid: global block numbers are
     /// `0..total_blocks()`).
     pub fn total_blocks(&self) -> u32 {
-        self.grids.iter().map(|g| g.info.total_blocks).sum()
+        self.grids.iter().map(|g| g.info.shape.blocks).sum()
     }
 
     /// Warps per block (the last one may have fewer real lanes): the largest grid's, with
@@ -129,7 +129,7 @@ impl Machine {
     pub fn warps_per_block(&self) -> u32 {
         self.grids
             .iter()
-            .map(|g| g.info.warps_per_block)
+            .map(|g| g.info.shape.warps_per_block)
             .max()
             .unwrap_or(0)
     }
@@ -139,7 +139,7 @@ impl Machine {
     pub fn threads_per_block(&self) -> u32 {
         self.grids
             .iter()
-            .map(|g| g.info.threads_per_block)
+            .map(|g| g.info.shape.threads_per_block)
             .max()
             .unwrap_or(0)
     }
@@ -150,7 +150,7 @@ impl Machine {
         if block >= self.total_blocks() {
             return 0;
         }
-        self.grid_info(block).warps_per_block
+        self.grid_info(block).shape.warps_per_block
     }
 
     /// The threads of global block `block`: its grid's; 0 for a block number no grid has.
@@ -158,12 +158,12 @@ impl Machine {
         if block >= self.total_blocks() {
             return 0;
         }
-        self.grid_info(block).threads_per_block
+        self.grid_info(block).shape.threads_per_block
     }
 
     /// Lanes per warp.
     pub fn warp_size(&self) -> u32 {
-        self.info.warp_size
+        self.info.shape.warp_size
     }
 
     /// Whether block `block` is unissued, resident or completed.

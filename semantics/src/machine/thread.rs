@@ -12,6 +12,7 @@
 //! at the caller's frame base plus the caller's frame size rounded up to 16 bytes (thesis 5.1.3
 //! step 3, `%stackBase`, without the explicit add/sub instructions).
 
+use super::GridShape;
 use crate::program::{FuncId, Pc, Program, SpecialReg};
 use std::sync::Arc;
 
@@ -60,10 +61,9 @@ pub(crate) fn frame_span(size: u32) -> u32 {
 /// 10 for the rest).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SpecialCtx {
-    pub block_dim: [u32; 3],
-    pub grid_dim: [u32; 3],
+    /// `%ntid`, `%nctaid` and `WARP_SZ`.
+    pub shape: GridShape,
     pub ctaid: [u32; 3],
-    pub warp_size: u32,
     pub warp_index: u32,
     pub tid_base: u32,
     pub sm: u32,
@@ -83,23 +83,22 @@ impl SpecialCtx {
     pub fn read(&self, sr: SpecialReg, lane: u32) -> u64 {
         use crate::program::Dim;
         let t = self.tid_base + lane;
-        let [bx, by, _] = self.block_dim;
         let dim = |d: Dim, v: [u32; 3]| match d {
             Dim::X => v[0] as u64,
             Dim::Y => v[1] as u64,
             Dim::Z => v[2] as u64,
         };
         let lane_bit = 1u64 << lane;
-        let ws_mask = if self.warp_size >= 64 {
+        let ws_mask = if self.shape.warp_size >= 64 {
             u64::MAX
         } else {
-            (1u64 << self.warp_size) - 1
+            (1u64 << self.shape.warp_size) - 1
         };
         match sr {
-            SpecialReg::Tid(d) => dim(d, [t % bx, (t / bx) % by, t / (bx * by)]),
-            SpecialReg::Ntid(d) => dim(d, self.block_dim),
+            SpecialReg::Tid(d) => dim(d, self.shape.tid(t)),
+            SpecialReg::Ntid(d) => dim(d, self.shape.block_dim),
             SpecialReg::Ctaid(d) => dim(d, self.ctaid),
-            SpecialReg::Nctaid(d) => dim(d, self.grid_dim),
+            SpecialReg::Nctaid(d) => dim(d, self.shape.grid_dim),
             SpecialReg::LaneId => lane as u64,
             SpecialReg::WarpId => self.warp_index as u64,
             SpecialReg::NWarpId => self.max_warps_per_sm as u64,
@@ -116,7 +115,7 @@ impl SpecialCtx {
             SpecialReg::GlobalTimer => self.steps.wrapping_mul(1000),
             SpecialReg::DynamicSmemSize => self.dynamic_smem as u64,
             SpecialReg::TotalSmemSize => self.total_smem as u64,
-            SpecialReg::WarpSz => self.warp_size as u64,
+            SpecialReg::WarpSz => self.shape.warp_size as u64,
         }
     }
 }

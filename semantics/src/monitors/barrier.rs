@@ -76,16 +76,16 @@ impl BarrierState {
         self.loops = loops;
         let per_thread = shape.model.per_thread();
         let b = BlockBar {
-            counters: vec![0; shape.tpb as usize * loops as usize],
+            counters: vec![0; shape.grid.threads_per_block as usize * loops as usize],
             last_pc: vec![
                 u32::MAX;
                 if per_thread {
-                    shape.tpb as usize
+                    shape.grid.threads_per_block as usize
                 } else {
-                    shape.warps_per_block as usize
+                    shape.grid.warps_per_block as usize
                 }
             ],
-            exited: vec![0; shape.tpb as usize],
+            exited: vec![0; shape.grid.threads_per_block as usize],
             first_exited: None,
             pending: vec![Pending::default(); 16],
         };
@@ -124,11 +124,8 @@ impl Monitors {
         };
         let per_thread = shape.model.per_thread();
         if let Some(l) = self.loops.header_at(ins.pc) {
-            let mut m = ins.lanes;
-            while m != 0 {
-                let lane = m.trailing_zeros();
-                m &= m - 1;
-                let tid = (ins.warp * shape.ws + lane) as usize;
+            for lane in crate::machine::warp::lanes(ins.lanes).map(|l| l as u32) {
+                let tid = (ins.warp * shape.grid.warp_size + lane) as usize;
                 let prev = if per_thread {
                     b.last_pc.get(tid).copied()
                 } else {
@@ -149,11 +146,11 @@ impl Monitors {
             }
         }
         if per_thread {
-            let mut m = ins.lanes;
-            while m != 0 {
-                let lane = m.trailing_zeros();
-                m &= m - 1;
-                if let Some(p) = b.last_pc.get_mut((ins.warp * shape.ws + lane) as usize) {
+            for lane in crate::machine::warp::lanes(ins.lanes).map(|l| l as u32) {
+                if let Some(p) = b
+                    .last_pc
+                    .get_mut((ins.warp * shape.grid.warp_size + lane) as usize)
+                {
                     *p = ins.pc;
                 }
             }
@@ -165,11 +162,8 @@ impl Monitors {
             if gone == 0 {
                 return;
             }
-            let mut m = gone;
-            while m != 0 {
-                let lane = m.trailing_zeros();
-                m &= m - 1;
-                let tid = ins.warp * shape.ws + lane;
+            for lane in crate::machine::warp::lanes(gone).map(|l| l as u32) {
+                let tid = ins.warp * shape.grid.warp_size + lane;
                 if let Some(e) = b.exited.get_mut(tid as usize) {
                     *e = ins.pc + 1;
                 }
@@ -188,7 +182,7 @@ impl Monitors {
                 if let Some(p) = b.pending.get_mut(bar as usize) {
                     p.reported = true;
                 }
-                let exit_tid = ins.warp * shape.ws + gone.trailing_zeros();
+                let exit_tid = ins.warp * shape.grid.warp_size + gone.trailing_zeros();
                 self.exit_divergence(ins.block, bar, wtid, wpc, exit_tid, ins.pc);
             }
         }
@@ -219,8 +213,8 @@ impl Monitors {
                     }
                     _ => None,
                 });
-                let here = warp * shape.ws + lanes.trailing_zeros();
-                let there = warp * shape.ws + lane;
+                let here = warp * shape.grid.warp_size + lanes.trailing_zeros();
+                let there = warp * shape.grid.warp_size + lane;
                 let key = (
                     DivergenceKind::DivergentWarp as u8,
                     ins.pc,
@@ -264,11 +258,8 @@ impl Monitors {
             };
             let counters =
                 |tid: u32| -> Vec<u32> { enclosing.iter().map(|&l| counter(tid, l)).collect() };
-            let mut m = lanes;
-            while m != 0 {
-                let lane = m.trailing_zeros();
-                m &= m - 1;
-                let tid = warp * shape.ws + lane;
+            for lane in crate::machine::warp::lanes(lanes).map(|l| l as u32) {
+                let tid = warp * shape.grid.warp_size + lane;
                 match &p.reference {
                     None => {
                         p.reference = Some(Reference {
@@ -325,7 +316,7 @@ impl Monitors {
             }
         }
         if let Some((t, epc)) = exited_first {
-            let here = warp * shape.ws + lanes.trailing_zeros();
+            let here = warp * shape.grid.warp_size + lanes.trailing_zeros();
             self.exit_divergence(block, bar, here, ins.pc, t, epc);
         }
     }
@@ -366,9 +357,9 @@ impl Monitors {
         let shape = self.shape(block);
         BarrierSite {
             thread: tid,
-            thread_idx: shape.thread_idx(tid),
-            warp: tid / shape.ws,
-            lane: tid % shape.ws,
+            thread_idx: shape.grid.tid(tid),
+            warp: tid / shape.grid.warp_size,
+            lane: tid % shape.grid.warp_size,
             pc,
             ptx_line,
             source_line,

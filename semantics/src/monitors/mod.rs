@@ -36,7 +36,7 @@ mod unspecified;
 pub use loops::Loops;
 pub use unspecified::{UnspecifiedKind, UnspecifiedResult};
 
-use crate::machine::{LaunchConfig, Machine, WarpModel, type_size};
+use crate::machine::{GridShape, LaunchConfig, Machine, WarpModel, type_size};
 use crate::program::{MemOrder, Op, Pc, Program, Scope, Space};
 use serde::Serialize;
 use std::sync::Arc;
@@ -467,11 +467,7 @@ fn classify(op: &Op) -> PcClass {
 /// A grid's shape as the monitors need it (one per grid of a program of several launches).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Shape {
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub tpb: u32,
-    pub ws: u32,
-    pub warps_per_block: u32,
+    pub grid: GridShape,
     pub model: WarpModel,
     /// `log2(ws)` when the warp size is a power of two (always, on real devices): thread to
     /// warp and lane without a division on the race monitor's hot path.
@@ -497,13 +493,13 @@ impl Shape {
     #[inline]
     pub fn warp_lane(&self, tid: u32) -> (u32, u32) {
         match self.ws_shift {
-            Some(s) => (tid >> s, tid & (self.ws - 1)),
-            None => (tid / self.ws, tid % self.ws),
+            Some(s) => (tid >> s, tid & (self.grid.warp_size - 1)),
+            None => (tid / self.grid.warp_size, tid % self.grid.warp_size),
         }
     }
     #[inline]
     pub fn global_thread(&self, block: u32, warp: u32, lane: u32) -> u32 {
-        block * self.stride + warp * self.ws + lane
+        block * self.stride + warp * self.grid.warp_size + lane
     }
     /// The linear index in its grid of global block `block`.
     pub fn local_block(&self, block: u32) -> u32 {
@@ -511,18 +507,11 @@ impl Shape {
     }
     /// The `%ctaid` of global block `block`.
     pub fn block_idx(&self, block: u32) -> [u32; 3] {
-        let [gx, gy, _] = self.grid;
-        let block = self.local_block(block);
-        [block % gx, (block / gx) % gy, block / (gx * gy)]
-    }
-    pub fn thread_idx(&self, tid: u32) -> [u32; 3] {
-        let [bx, by, _] = self.block;
-        [tid % bx, (tid / bx) % by, tid / (bx * by)]
+        self.grid.ctaid(self.local_block(block))
     }
     /// Lanes that exist in warp `warp` (the last warp of a block may be partial).
     pub fn warp_mask(&self, warp: u32) -> u64 {
-        let first = warp * self.ws;
-        let n = self.tpb.saturating_sub(first).min(self.ws);
+        let n = self.grid.lanes_of_warp(warp);
         if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
     }
 }
@@ -567,12 +556,11 @@ impl Monitors {
     pub fn new(machine: &Machine, launch: &LaunchConfig, config: MonitorConfig) -> Monitors {
         let program = Arc::new(machine.program().clone());
         let mc = machine.config();
-        let ws = mc.device.warp_size.max(1);
         let grids = machine.grids();
         let several = grids.len() > 1;
         let stride = grids
             .iter()
-            .map(|g| g.threads_per_block.max(1))
+            .map(|g| g.shape.threads_per_block)
             .max()
             .unwrap_or(1);
         // Each grid has its own dynamic shared memory; a one-kernel launch's is the launch's.
@@ -581,18 +569,14 @@ impl Monitors {
             .iter()
             .enumerate()
             .map(|(i, g)| {
-                let tpb = g.threads_per_block.max(1);
+                let ws = g.shape.warp_size;
                 let dynamic = if several {
                     dynamic_shared[i]
                 } else {
                     dynamic_shared[i].max(launch.dynamic_shared_bytes)
                 };
                 Shape {
-                    grid: g.grid_dim.map(|d| d.max(1)),
-                    block: g.block_dim.map(|d| d.max(1)),
-                    tpb,
-                    ws,
-                    warps_per_block: tpb.div_ceil(ws),
+                    grid: g.shape,
                     model: mc.warp_model,
                     ws_shift: ws.is_power_of_two().then(|| ws.trailing_zeros()),
                     stride,
@@ -610,7 +594,7 @@ impl Monitors {
                 grids[..i]
                     .iter()
                     .filter(|p| p.stream == g.stream)
-                    .map(|p| (p.base * stride, (p.base + p.blocks) * stride))
+                    .map(|p| (p.base * stride, (p.base + p.shape.blocks) * stride))
                     .collect()
             })
             .collect();
@@ -876,9 +860,9 @@ impl Monitors {
             block: shape.local_block(block),
             block_idx: shape.block_idx(block),
             thread: tid,
-            thread_idx: shape.thread_idx(tid),
-            warp: tid / shape.ws,
-            lane: tid % shape.ws,
+            thread_idx: shape.grid.tid(tid),
+            warp: tid / shape.grid.warp_size,
+            lane: tid % shape.grid.warp_size,
             pc,
             ptx_line,
             source_line,

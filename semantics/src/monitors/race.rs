@@ -288,7 +288,7 @@ impl RaceState {
     /// grids' threads knew when they exited (happens-before is transitive through the stream
     /// order, thesis 5.7).
     pub fn issue(&mut self, block: u32, shape: &Shape, preds: &[(u32, u32)]) {
-        let w = shape.warps_per_block as usize;
+        let w = shape.grid.warps_per_block as usize;
         let mut vc = vec![0u32; w * w];
         for i in 0..w {
             vc[i * w + i] = 1;
@@ -298,7 +298,7 @@ impl RaceState {
             wi: vec![0; w],
             full: vec![0; w],
             joint: vec![None; w],
-            threads: vec![ThreadSync::default(); shape.tpb as usize],
+            threads: vec![ThreadSync::default(); shape.grid.threads_per_block as usize],
             bars: vec![Gather::default(); 16],
             shared: vec![Cell::default(); shape.shared_bytes.div_ceil(4) as usize],
             shared_bytes: Bytes::default(),
@@ -375,7 +375,7 @@ impl RaceState {
             if sync & full == full {
                 b.full[w] = idx + 1;
             } else if sync.count_ones() > 1 {
-                let ws = shape.ws as usize;
+                let ws = shape.grid.warp_size as usize;
                 let m = b.joint[w].get_or_insert_with(|| vec![0u32; ws * ws].into_boxed_slice());
                 let mut s_mask = sync;
                 while s_mask != 0 {
@@ -393,11 +393,8 @@ impl RaceState {
         b.wi[w] = idx + 1;
         if ins.class.fence {
             let scope = ins.class.scope;
-            let mut m = ins.lanes;
-            while m != 0 {
-                let l = m.trailing_zeros();
-                m &= m - 1;
-                let tid = (ins.warp * shape.ws + l) as usize;
+            for l in crate::machine::warp::lanes(ins.lanes).map(|l| l as u32) {
+                let tid = (ins.warp * shape.grid.warp_size + l) as usize;
                 let Some(t) = b.threads.get_mut(tid) else {
                     continue;
                 };
@@ -434,7 +431,7 @@ impl RaceState {
         let Some(Some(b)) = self.blocks.get_mut(block as usize) else {
             return;
         };
-        let nw = shape.warps_per_block as usize;
+        let nw = shape.grid.warps_per_block as usize;
         let w = warp as usize;
         let Some(g) = b.bars.get_mut(bar as usize) else {
             return;
@@ -446,13 +443,10 @@ impl RaceState {
             *j = (*j).max(*v);
         }
         if b.knows {
-            let mut m = lanes;
-            while m != 0 {
-                let l = m.trailing_zeros();
-                m &= m - 1;
+            for l in crate::machine::warp::lanes(lanes).map(|l| l as u32) {
                 if let Some(k) = b
                     .threads
-                    .get((warp * shape.ws + l) as usize)
+                    .get((warp * shape.grid.warp_size + l) as usize)
                     .and_then(|t| t.knowledge.as_deref())
                 {
                     g.knowledge.get_or_insert_with(Default::default).join(k);
@@ -471,7 +465,7 @@ impl RaceState {
         let Some(Some(b)) = self.blocks.get_mut(block as usize) else {
             return;
         };
-        let nw = shape.warps_per_block as usize;
+        let nw = shape.grid.warps_per_block as usize;
         let Some(g) = b.bars.get_mut(bar as usize) else {
             return;
         };
@@ -484,11 +478,11 @@ impl RaceState {
                 }
             }
             if let Some(k) = &g.knowledge {
-                let mut m = lanes;
-                while m != 0 {
-                    let l = m.trailing_zeros();
-                    m &= m - 1;
-                    if let Some(t) = b.threads.get_mut(w * shape.ws as usize + l as usize) {
+                for l in crate::machine::warp::lanes(lanes).map(|l| l as u32) {
+                    if let Some(t) = b
+                        .threads
+                        .get_mut(w * shape.grid.warp_size as usize + l as usize)
+                    {
                         t.knowledge.get_or_insert_with(Default::default).join(k);
                     }
                 }
@@ -580,7 +574,7 @@ impl Monitors {
             return;
         };
         let b = &mut **b;
-        let nw = shape.warps_per_block as usize;
+        let nw = shape.grid.warps_per_block as usize;
         let w = warp as usize;
         if w >= nw {
             return;
@@ -599,10 +593,10 @@ impl Monitors {
         // What orders earlier accesses before this warp's: the same for all its lanes.
         let view = WarpView {
             shape: &shape,
-            tpb: shape.tpb,
-            ws: shape.ws,
+            tpb: shape.grid.threads_per_block,
+            ws: shape.grid.warp_size,
             first_thread: block * shape.stride,
-            first_lane: warp * shape.ws,
+            first_lane: warp * shape.grid.warp_size,
             warp,
             preds,
             vc: &vc[w * nw..(w + 1) * nw],
@@ -617,7 +611,7 @@ impl Monitors {
         }
         let size = a.size.max(1) as u64;
         for (lane, address) in lanes {
-            let tid = (warp * shape.ws + lane) as usize;
+            let tid = (warp * shape.grid.warp_size + lane) as usize;
             if tid >= threads.len() {
                 continue;
             }

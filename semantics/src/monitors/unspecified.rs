@@ -81,7 +81,7 @@ impl Monitors {
         }
         let lane = lanes.trailing_zeros();
         let shape = self.shape(block);
-        let thread = warp * shape.ws + lane;
+        let thread = warp * shape.grid.warp_size + lane;
         let (ptx_line, source_line) = self.lines(pc);
         self.findings.unspecified.push(UnspecifiedResult {
             kind,
@@ -89,7 +89,7 @@ impl Monitors {
             block: shape.local_block(block),
             block_idx: shape.block_idx(block),
             thread,
-            thread_idx: shape.thread_idx(thread),
+            thread_idx: shape.grid.tid(thread),
             warp,
             lane,
             pc,

@@ -16,6 +16,7 @@ mod registers;
 
 pub use instr::*;
 
+pub use crate::load::shared_writes::SharedWrites;
 use ptx_parser::{Name, ScalarType, Span};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -44,6 +45,10 @@ pub struct Program {
     /// Per address: for branches, the reconvergence point (immediate post-dominator), `None`
     /// when the paths only meet at the function's exit.
     pub reconvergence: Vec<Option<Pc>>,
+    /// Where a thread may write shared memory before its next full-block barrier (derived from
+    /// the instructions; the cached memory's shared loads at issue ask it).
+    #[serde(skip)]
+    pub shared_writes: SharedWrites,
     /// A stable hash of the module text and everything that affects execution (traces check it).
     pub hash: u64,
 }

@@ -27,7 +27,7 @@ impl Grids {
 
     /// Blocks of every grid.
     pub(crate) fn total_blocks(&self) -> u32 {
-        self.views.iter().map(|g| g.blocks).sum()
+        self.views.iter().map(|g| g.shape.blocks).sum()
     }
 
     /// `(grid, block in the grid)` of global block `b`.
@@ -45,12 +45,12 @@ impl Grids {
 
     /// Threads in a block of global block `b`'s grid.
     pub(crate) fn threads(&self, b: u32) -> u32 {
-        self.view(b).map_or(0, |v| v.threads_per_block)
+        self.view(b).map_or(0, |v| v.shape.threads_per_block)
     }
 
     /// Warps in a block of global block `b`'s grid.
     pub(crate) fn warps(&self, b: u32) -> u32 {
-        self.view(b).map_or(0, |v| v.warps_per_block)
+        self.view(b).map_or(0, |v| v.shape.warps_per_block)
     }
 
     /// A block: `block 3`, or `grid 1 block 0` in a program of several grids.
@@ -119,9 +119,9 @@ impl Grids {
                 kernel: v.kernel.clone(),
                 stream: v.stream,
                 base: v.base,
-                blocks: v.blocks,
-                grid: v.grid_dim,
-                block: v.block_dim,
+                blocks: v.shape.blocks,
+                grid: v.shape.grid_dim,
+                block: v.shape.block_dim,
             })
             .collect()
     }

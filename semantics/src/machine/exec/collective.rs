@@ -50,7 +50,7 @@ pub(super) fn comm(
     let lvl = &mut w.levels[level];
     let ln = Lanes {
         regs: &mut lvl.regs,
-        ws: cx.info.warp_size as usize,
+        ws: cx.info.shape.warp_size as usize,
         sp: cx.special,
         fb: &lvl.frame_base[..],
         exec,

@@ -14,7 +14,6 @@ pub(super) fn cvta(
     func: FuncId,
     op: &Op,
 ) -> Result<(), Fault> {
-    let ws = cx.info.warp_size as usize;
     // In the kernel, a `.param` address is relative to the reading grid's parameters (as for
     // `ld.param`): its generic address is that of the grid's own parameters in the one
     // parameter segment (0 for a one-kernel launch). PTX ISA "cvta" and "Kernel Function
@@ -25,10 +24,7 @@ pub(super) fn cvta(
     } else {
         0
     };
-    let sp = cx.special;
-    let lvl = &mut w.levels[level];
-    let fb = &lvl.frame_base;
-    let regs = &mut lvl.regs;
+    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
     lane_macros!($, regs, ws, sp, fb, exec);
     match op {
         Op::Cvta {
@@ -154,17 +150,22 @@ pub(super) fn ld(
                             signed,
                             bits,
                         });
-                        cache.issue(crate::machine::memory_ops::load_request(
+                        let req = crate::machine::memory_ops::load_request(
                             who,
                             sp.sm,
                             (ms, ea, size.min(8)),
                             qual,
                             dest,
-                        ));
-                        // The access is made now (its value arrives with a later memory step):
-                        // the monitors see it here, as under flat memory.
-                        cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), 0, false);
-                        continue;
+                        );
+                        // A weak shared load that nothing can race with runs at issue, below,
+                        // as under flat memory (deviation D30).
+                        if !(cx.shared_quiet && cache.load_at_issue(&req)) {
+                            cache.issue(req);
+                            // The access is made now (its value arrives with a later memory
+                            // step): the monitors see it here, as under flat memory.
+                            cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), 0, false);
+                            continue;
+                        }
                     }
                     let v = if size > 8 {
                         cx.mem

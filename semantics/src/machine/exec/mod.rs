@@ -103,6 +103,11 @@ pub(crate) struct Ctx<'a> {
     /// Observing: the lanes of the current instruction whose result PTX leaves unspecified (see
     /// [`unspecified_lanes`]), taken by its `Executed` event.
     pub unspecified: u64,
+    /// No thread of the block can write shared memory before the executing threads next
+    /// arrive at a barrier (deviation D30): set for a weak `ld.shared` under cached memory
+    /// when [`super::memory_ops::block_cannot_write_shared`] holds, so that its lanes' loads
+    /// may be performed at issue ([`memory_model::cached::Cached::load_at_issue`]).
+    pub shared_quiet: bool,
 }
 
 impl Ctx<'_> {
@@ -288,7 +293,12 @@ fn frame<'a>(cx: &Ctx, lvl: &'a mut Level) -> (usize, SpecialCtx, &'a [u32], &'a
     let Level {
         regs, frame_base, ..
     } = lvl;
-    (cx.info.warp_size as usize, cx.special, frame_base, regs)
+    (
+        cx.info.shape.warp_size as usize,
+        cx.special,
+        frame_base,
+        regs,
+    )
 }
 
 /// The thread's linear id in its block.
@@ -511,7 +521,7 @@ fn extern_result(
     func: FuncId,
     (dst, ty, slot): (crate::program::RegId, ptx_parser::ScalarType, u64),
 ) {
-    let ws = cx.info.warp_size as usize;
+    let ws = cx.info.shape.warp_size as usize;
     let size = type_size(ty).min(8);
     // The launch always writes the slot (a set's first value when it gives a set).
     let fixed = cx

@@ -1,14 +1,13 @@
 //! The fast kernels against `crate::alu`, lane by lane.
 
 use super::*;
+use crate::machine::GridShape;
 use crate::program::ArithFlags;
 
 fn sp() -> SpecialCtx {
     SpecialCtx {
-        block_dim: [64, 1, 1],
-        grid_dim: [1, 1, 1],
+        shape: GridShape::new([1, 1, 1], [64, 1, 1], 32),
         ctaid: [0, 0, 0],
-        warp_size: 32,
         warp_index: 1,
         tid_base: 32,
         sm: 0,

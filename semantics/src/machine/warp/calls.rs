@@ -115,7 +115,7 @@ pub(crate) fn enter(
     call_pc: Pc,
     args: &[ParamLoc],
 ) -> Result<(), Fault> {
-    let ws = cx.info.warp_size as usize;
+    let ws = cx.info.shape.warp_size as usize;
     let d = w.depth[lane] as usize;
     let program = cx.program;
     let caller = w.levels[d].func[lane];
@@ -171,7 +171,7 @@ fn copy_module_registers(program: &Program, from: &Level, to: &mut Level, ws: us
 /// Leaves the current function for one lane (thesis (return): pop κ), copying the return values
 /// into the caller's locations named by its `call`.
 pub(crate) fn leave(cx: &mut Ctx, w: &mut Warp, lane: usize) -> Result<Pc, Fault> {
-    let ws = cx.info.warp_size as usize;
+    let ws = cx.info.shape.warp_size as usize;
     let d = w.depth[lane] as usize;
     let program = cx.program;
     let callee = w.levels[d].func[lane];

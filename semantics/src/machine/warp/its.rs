@@ -98,7 +98,7 @@ pub(crate) fn step(
     w: &mut Warp,
     group: u64,
 ) -> Result<Outcome, Fault> {
-    let ws = cx.info.warp_size as usize;
+    let ws = cx.info.shape.warp_size as usize;
     let lead = group.trailing_zeros() as usize;
     let pc = w.its().lane_pc[lead];
     let level = w.depth[lead] as usize;
@@ -199,7 +199,7 @@ fn call(
     args: &[crate::program::ParamLoc],
 ) -> Result<Rule, Fault> {
     let program = cx.program;
-    let ws = cx.info.warp_size as usize;
+    let ws = cx.info.shape.warp_size as usize;
     let mut gs = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
     target_groups(program, w, h.level, h.exec, op, ws, &mut gs)
         .map_err(|(l, m)| Fault::new(ErrorKind::Stuck, Some(l), m))?;
@@ -280,7 +280,7 @@ fn barrier(
     (kind, id, count): (&BarrierKind, &Src, Option<&Src>),
     out: &mut Outcome,
 ) -> Result<Rule, Fault> {
-    let ws = cx.info.warp_size as usize;
+    let ws = cx.info.shape.warp_size as usize;
     let ModelState::Its(its) = &mut w.model else {
         unreachable!("an ITS rule on a SIMT-stack warp")
     };
@@ -300,7 +300,7 @@ fn barrier(
             bk.live_threads,
             1,
             red,
-            cx.info.warp_size,
+            cx.info.shape.warp_size,
         )
         .map_err(|mut f| {
             f.lane = Some(l);

@@ -332,7 +332,7 @@ pub(crate) fn step(
     let op = &locate(program, w)?.op;
     let level = w.active_level();
     let func = w.levels[level].func[alpha.trailing_zeros() as usize];
-    let ws = cx.info.warp_size as usize;
+    let ws = cx.info.shape.warp_size as usize;
     let exec = guard_mask(program, w, alpha, level, pc, ws);
     out.exec = exec;
     let h = Here {
@@ -746,7 +746,7 @@ fn bar(
         }
     }
     let red = kind.reduction();
-    let default_tc = bk.live_warps * cx.info.warp_size;
+    let default_tc = bk.live_warps * cx.info.shape.warp_size;
     for b in 0..16u32 {
         if ids >> b & 1 == 0 {
             continue;
@@ -758,9 +758,9 @@ fn bar(
             w.index,
             counts[b as usize],
             default_tc,
-            cx.info.warp_size,
+            cx.info.shape.warp_size,
             red,
-            cx.info.warp_size,
+            cx.info.shape.warp_size,
         )
         .map_err(|mut f| {
             f.lane = Some(exec.trailing_zeros() as usize);
