@@ -46,6 +46,10 @@ impl Render<'_> {
             .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
             .unwrap_or_default()
     }
+    /// The indented line under a finding's site: `pc 7: ld.global.u32 %r1, [%rd2];`.
+    pub(super) fn pc_line(&self, out: &mut String, pc: u32) {
+        let _ = writeln!(out, "          pc {pc}: {}", self.instruction(pc));
+    }
     pub(super) fn source(&self, loc: Option<(u32, u32)>) -> Option<String> {
         let (file, line) = loc?;
         let name = self
@@ -178,7 +182,7 @@ impl Report<'_> {
             op_word(a.op, a.strong),
             r.position(a.ptx_line, a.source_line),
         );
-        let _ = writeln!(out, "          pc {}: {}", a.pc, r.instruction(a.pc));
+        r.pc_line(out, a.pc);
     }
 
     pub(super) fn site_lines(&self, out: &mut String, label: &str, s: &BarrierSite, r: &Render) {
@@ -194,7 +198,7 @@ impl Report<'_> {
             s.what,
             r.position(s.ptx_line, s.source_line),
         );
-        let _ = writeln!(out, "          pc {}: {}", s.pc, r.instruction(s.pc));
+        r.pc_line(out, s.pc);
     }
 
     pub(super) fn unspecified_lines(&self, out: &mut String, u: &UnspecifiedResult, r: &Render) {
@@ -207,7 +211,7 @@ impl Report<'_> {
             thread_text(u.thread_idx, u.warp, u.lane),
             r.position(u.ptx_line, u.source_line),
         );
-        let _ = writeln!(out, "          pc {}: {}", u.pc, r.instruction(u.pc));
+        r.pc_line(out, u.pc);
         let _ = writeln!(out, "  lanes {}", lanes_text(u.lanes));
         if u.occurrences > 1 {
             let _ = writeln!(out, "  ({} times in this run)", u.occurrences);

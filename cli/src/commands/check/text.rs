@@ -100,7 +100,7 @@ impl Report<'_> {
                 index3(e.thread),
                 r.position(e.ptx_line, e.source_line)
             );
-            let _ = writeln!(out, "          pc {}: {}", e.pc, r.instruction(e.pc));
+            r.pc_line(out, e.pc);
             out.push('\n');
         }
         if let Termination::Deadlock(w) = &self.result.termination {
