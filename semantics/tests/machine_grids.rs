@@ -60,7 +60,7 @@ fn run_checking_stream_order(m: &mut Machine, sched: &mut dyn scheduler::Schedul
             }
         }
         let en = m.enabled();
-        let c = en[sched.pick(m, en)];
+        let c = en[sched.pick(m, en).expect("the test schedulers always choose")];
         m.step(&c).expect("enabled choice refused");
     }
     panic!("no termination within the bound");
