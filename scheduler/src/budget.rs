@@ -104,7 +104,7 @@ impl BoundHit {
 
 /// `1.5`, `2`: a time bound in seconds, as `--timeout` takes it.
 fn seconds(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}", ms / 1000)
     } else {
         format!("{}", ms as f64 / 1000.0)
@@ -134,39 +134,31 @@ mod tests {
 
     #[test]
     fn every_bound_is_named_in_text_and_json() {
-        let cases = [
-            (
-                BoundHit::Steps(100),
-                "the step bound (--max-steps 100)",
-                r#"{"bound":"steps","limit":100}"#,
-            ),
-            (
-                BoundHit::States(7),
-                "the state bound (--max-states 7)",
-                r#"{"bound":"states","limit":7}"#,
-            ),
-            (
-                BoundHit::Transitions(9),
-                "the transition bound (--max-transitions 9)",
-                r#"{"bound":"transitions","limit":9}"#,
-            ),
-            (
-                BoundHit::Depth(2000),
-                "the depth bound (depth 2000)",
-                r#"{"bound":"depth","limit":2000}"#,
-            ),
-            (
-                BoundHit::Time(Some(1500)),
-                "the time bound (--timeout 1.5)",
-                r#"{"bound":"time","limit":1500}"#,
-            ),
-            (
-                BoundHit::Time(None),
-                "the time bound",
-                r#"{"bound":"time","limit":null}"#,
-            ),
+        let hits = [
+            BoundHit::Steps(100),
+            BoundHit::States(7),
+            BoundHit::Transitions(9),
+            BoundHit::Depth(2000),
+            BoundHit::Time(Some(1500)),
+            BoundHit::Time(None),
         ];
-        for (hit, text, json) in cases {
+        let texts = [
+            "the step bound (--max-steps 100)",
+            "the state bound (--max-states 7)",
+            "the transition bound (--max-transitions 9)",
+            "the depth bound (depth 2000)",
+            "the time bound (--timeout 1.5)",
+            "the time bound",
+        ];
+        let jsons = [
+            r#"{"bound":"steps","limit":100}"#,
+            r#"{"bound":"states","limit":7}"#,
+            r#"{"bound":"transitions","limit":9}"#,
+            r#"{"bound":"depth","limit":2000}"#,
+            r#"{"bound":"time","limit":1500}"#,
+            r#"{"bound":"time","limit":null}"#,
+        ];
+        for ((hit, text), json) in hits.into_iter().zip(texts).zip(jsons) {
             assert_eq!(hit.to_string(), text);
             let written = serde_json::to_string(&hit).unwrap();
             assert_eq!(written, json);
