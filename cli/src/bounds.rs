@@ -38,6 +38,19 @@ pub fn of_dfs(b: DfsBound, time_ms: Option<u64>) -> Option<BoundHit> {
     }
 }
 
+/// The bound that cut a litmus test's search, if one did.
+pub fn of_litmus(
+    status: &litmus::Status,
+    max_states: usize,
+    time_ms: Option<u64>,
+) -> Option<BoundHit> {
+    match status {
+        litmus::Status::Bounded => Some(BoundHit::States(max_states as u64)),
+        litmus::Status::TimeLimit => Some(BoundHit::Time(time_ms)),
+        litmus::Status::Ok | litmus::Status::Unsupported(_) => None,
+    }
+}
+
 /// The JSON of a bound hit: `{"bound": "steps", "limit": 100}`, or `null`.
 pub fn json(hit: Option<BoundHit>) -> serde_json::Value {
     // A `BoundHit` is an enum of numbers: serialising it cannot fail.
@@ -83,5 +96,10 @@ mod tests {
             r#"{"bound":"time","limit":2500}"#
         );
         assert_eq!(json(None), serde_json::Value::Null);
+        assert_eq!(
+            of_litmus(&litmus::Status::Bounded, 10, none),
+            Some(BoundHit::States(10))
+        );
+        assert_eq!(of_litmus(&litmus::Status::Ok, 10, none), None);
     }
 }

@@ -1,4 +1,5 @@
-//! One vocabulary of bounds, end to end: `run`, `check` and both searches of `explore` name
+//! One vocabulary of bounds, end to end: `run`, `check`, both searches of `explore` and
+//! `litmus` name
 //! the bound that cut them with the same words in their text and the same JSON object
 //! (`"bound_hit": {"bound": ..., "limit": ...}`), and a run or search that no bound cut names
 //! none.
@@ -140,4 +141,24 @@ fn both_searches_of_explore_name_their_bound() {
     let j = json_of(&out);
     assert_eq!(j["bound_hit"], Value::Null, "{out}{err}");
     assert_eq!(j["bound"]["hit"], false, "{out}");
+}
+
+#[test]
+fn litmus_names_the_state_bound() {
+    let test = "tests/litmus/families/MP-3.litmus";
+    let (_, out, err) = cudasem(&["litmus", test, "--max-states", "3"]);
+    assert!(
+        out.contains("Status: bounded: the state bound (--max-states 3) cut the search"),
+        "{out}{err}"
+    );
+    let (_, out, _) = cudasem(&["litmus", test, "--max-states", "3", "--format", "json"]);
+    let j = json_of(&out);
+    assert_eq!(
+        j["bound_hit"],
+        json!({"bound": "states", "limit": 3}),
+        "{out}"
+    );
+    let (code, out, err) = cudasem(&["litmus", test, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json_of(&out)["bound_hit"], Value::Null, "{out}");
 }
