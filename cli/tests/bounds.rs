@@ -78,6 +78,12 @@ fn run_names_the_step_and_the_time_bound() {
 
 #[test]
 fn check_names_the_step_bound_of_its_schedule() {
+    let (code, out, err) = cudasem(&with("check", &["--max-steps", "4000"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("step limit: the step bound (--max-steps 4000) was reached"),
+        "{out}"
+    );
     let (code, out, err) = cudasem(&with("check", &["--max-steps", "4000", "--format", "json"]));
     assert_eq!(code, 1, "{err}");
     let j = json_of(&out);
