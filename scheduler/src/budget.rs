@@ -11,9 +11,10 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The bounds of a run or a search; `None` is unbounded. A run loop reads `steps` (and the
-/// [`crate::Stop`] flag for `time`); the searches above this crate read `states`,
-/// `transitions` and `depth`.
+/// The bounds of a run or a search; `None` is unbounded. The run loop ([`crate::run_with`])
+/// reads `steps`, and the [`crate::Stop`] flag for `time`; `states`, `transitions` and `depth`
+/// are the bounds of the searches above this crate, named here so that every command reports
+/// them alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Budget {
     /// Transitions of the machine in one run (`--max-steps`).
@@ -44,11 +45,6 @@ impl Budget {
             steps: Some(max_steps),
             ..Budget::UNBOUNDED
         }
-    }
-
-    /// The step bound's hit, when `taken` steps reach it.
-    pub fn steps_hit(&self, taken: u64) -> Option<BoundHit> {
-        self.steps.filter(|&max| taken >= max).map(BoundHit::Steps)
     }
 
     /// The time bound's hit (the [`crate::Stop`] flag was set).
@@ -168,15 +164,13 @@ mod tests {
     }
 
     #[test]
-    fn the_step_bound_is_hit_at_its_value() {
-        let b = Budget::steps(3);
-        assert_eq!(b.steps_hit(2), None);
-        assert_eq!(b.steps_hit(3), Some(BoundHit::Steps(3)));
-        assert_eq!(Budget::UNBOUNDED.steps_hit(u64::MAX), None);
+    fn the_time_bound_is_named_with_its_value() {
         let timed = Budget {
             time_ms: Some(2000),
-            ..Budget::UNBOUNDED
+            ..Budget::steps(3)
         };
+        assert_eq!(timed.steps, Some(3));
         assert_eq!(timed.time_hit().to_string(), "the time bound (--timeout 2)");
+        assert_eq!(Budget::UNBOUNDED.time_hit(), BoundHit::Time(None));
     }
 }

@@ -104,16 +104,18 @@ pub fn run_with(
     stop: &Stop,
     observer: &mut dyn Observer,
 ) -> Result<Ran, Refused> {
+    // Read once: the loop is the hot path of every plain run.
     let detail = observer.detail();
+    let max_steps = budget.steps.unwrap_or(u64::MAX);
     let mut events: Vec<Event> = Vec::new();
     let mut taken = 0u64;
     let ended = loop {
         if let Some(t) = machine.termination() {
             break Ended::Terminated(t.clone());
         }
-        if let Some(hit) = budget.steps_hit(taken) {
+        if taken >= max_steps {
             machine.stop_at_step_limit();
-            break Ended::Bound(hit);
+            break Ended::Bound(BoundHit::Steps(max_steps));
         }
         if stop.requested() {
             machine.stop_at_time_limit();
@@ -135,10 +137,12 @@ pub fn run_with(
         };
         let choice = enabled[i.min(enabled.len() - 1)];
         let step = machine.steps();
-        events.clear();
         let stepped = match detail {
             None => machine.step(&choice),
-            Some(d) => machine.step_observed_with(&choice, &mut events, d),
+            Some(d) => {
+                events.clear();
+                machine.step_observed_with(&choice, &mut events, d)
+            }
         };
         if let Err(e) = stepped {
             // The scheduler picked from the enabled set: a cudasem bug. Report, don't panic.
