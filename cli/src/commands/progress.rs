@@ -86,8 +86,9 @@ pub fn run(args: ProgressArgs) -> Exit {
                         Exit::BadInput
                     }
                     // The state bound cut the exploration: no verdict, as any bound does.
-                    ExploreError::StateBound(_) => {
-                        eprintln!("{path}: stopped: {e} (--max-states); no verdict");
+                    ExploreError::StateBound(n) => {
+                        let hit = scheduler::BoundHit::States(n as u64);
+                        eprintln!("{path}: stopped: {e} ({}); no verdict", hit.setting());
                         Exit::Misbehaved
                     }
                     // Time, memory or Ctrl-C: this test has no verdict, and the command ends.
