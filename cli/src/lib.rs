@@ -5,6 +5,7 @@
 //! misbehaved (or a time limit cut it short), 2 bad input, usage or an unwritable output, 3 an
 //! internal error (a bug in cudasem), 130 interrupted by Ctrl-C.
 
+mod bounds;
 mod budget;
 mod commands;
 mod contexts;

@@ -6,6 +6,7 @@
 //! Nothing here runs anything: it formats a [`RunReport`].
 
 use crate::launch::{Elem, ElemKind};
+use scheduler::BoundHit;
 use semantics::machine::{ErrorKind, MachineError, Termination, WaitInfo};
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
@@ -30,6 +31,8 @@ pub struct RunReport<'a> {
     pub termination: &'a Termination,
     pub steps: u64,
     pub max_steps: u64,
+    /// The time bound (`--timeout`) in milliseconds, when one was given.
+    pub time_ms: Option<u64>,
     /// `simt-stack, flat memory, round-robin`: how the run was configured, for the status line.
     pub setup: String,
     /// The command line that reproduces the run (printed when it failed).
@@ -298,8 +301,10 @@ impl RunReport<'_> {
             Termination::StepLimit => {
                 let _ = writeln!(
                     s,
-                    "stopped after {} steps (--max-steps {}); the kernel may not terminate under this schedule ({})",
-                    self.steps, self.max_steps, self.setup
+                    "stopped after {} steps ({}); the kernel may not terminate under this schedule ({})",
+                    self.steps,
+                    BoundHit::Steps(self.max_steps).setting(),
+                    self.setup
                 );
             }
             Termination::TimeLimit => {
@@ -432,6 +437,9 @@ impl RunReport<'_> {
             replay: Option<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]
             note: Option<String>,
+            /// Which bound cut the run (`{"bound": "steps", "limit": 100}`).
+            #[serde(skip_serializing_if = "Option::is_none")]
+            bound_hit: Option<BoundHit>,
             #[serde(skip_serializing_if = "Vec::is_empty")]
             expectations: Vec<Expectation<'a>>,
         }
@@ -488,8 +496,9 @@ impl RunReport<'_> {
             replay: failed.then_some(self.replay.as_str()),
             note: match self.termination {
                 Termination::StepLimit => Some(format!(
-                    "stopped after {} steps (--max-steps {}); the kernel may not terminate under this schedule",
-                    self.steps, self.max_steps
+                    "stopped after {} steps ({}); the kernel may not terminate under this schedule",
+                    self.steps,
+                    BoundHit::Steps(self.max_steps).setting()
                 )),
                 Termination::TimeLimit => Some(format!(
                     "stopped after {} steps ({}); the run had not ended",
@@ -498,6 +507,7 @@ impl RunReport<'_> {
                 )),
                 _ => None,
             },
+            bound_hit: crate::bounds::of_run(self.termination, self.max_steps, self.time_ms),
             expectations: self
                 .expectations
                 .iter()
@@ -548,6 +558,7 @@ mod tests {
             termination: t,
             steps: 42,
             max_steps: 100,
+            time_ms: None,
             setup: "simt-stack, flat memory, round-robin".into(),
             replay: "cudasem run k.ptx --launch k.ron".into(),
             expectations: Vec::new(),
@@ -657,6 +668,11 @@ mod tests {
             r.status_text().starts_with(
                 "stopped after 42 steps (--max-steps 100); the kernel may not terminate"
             )
+        );
+        let json: serde_json::Value = serde_json::from_str(&r.json()).unwrap();
+        assert_eq!(
+            json["bound_hit"],
+            serde_json::json!({"bound": "steps", "limit": 100})
         );
         let t = Termination::Error(MachineError {
             kind: ErrorKind::OutOfBounds,

@@ -5,13 +5,14 @@
 //! long, and a counter of each warp's active lanes, so divergence shows as the counter
 //! dropping and slices naming their lanes).
 
-use scheduler::Scheduler;
+use scheduler::Observer;
 use semantics::Program;
 use semantics::machine::render::{mask_string, stack_rows, stack_table};
-use semantics::machine::{Machine, Termination};
+use semantics::machine::{EventDetail, Machine};
 use serde_json::json;
 use std::collections::BTreeSet;
-use traces::Event;
+use std::ops::ControlFlow;
+use traces::{Choice, Event};
 
 /// One executed instruction and the step it was executed at (steps count from 1).
 pub struct ExecutedStep {
@@ -19,49 +20,30 @@ pub struct ExecutedStep {
     pub event: Event,
 }
 
-/// Runs like `scheduler::try_run_until`, but observes every step and keeps the `Executed`
-/// events. The error: the machine refused an enabled choice (a cudasem bug).
-pub fn run_observed(
-    machine: &mut Machine,
-    policy: &mut dyn Scheduler,
-    max_steps: u64,
-    stop: &scheduler::Stop,
-) -> Result<(Termination, Vec<ExecutedStep>), scheduler::Refused> {
-    let mut out = Vec::new();
-    let mut events = Vec::new();
-    let mut taken = 0u64;
-    loop {
-        if let Some(t) = machine.termination() {
-            return Ok((t.clone(), out));
-        }
-        if taken >= max_steps {
-            machine.stop_at_step_limit();
-            return Ok((Termination::StepLimit, out));
-        }
-        if stop.requested() {
-            machine.stop_at_time_limit();
-            return Ok((Termination::TimeLimit, out));
-        }
-        let enabled = machine.enabled();
-        if enabled.is_empty() {
-            return Ok((Termination::Completed, out));
-        }
-        let i = policy.pick(machine, enabled).min(enabled.len() - 1);
-        let choice = enabled[i];
-        events.clear();
+/// The observer of the teaching views: keeps every step's `Executed` events (in full detail,
+/// with the step they were executed at).
+#[derive(Default)]
+pub struct ExecutedSteps {
+    pub rows: Vec<ExecutedStep>,
+}
+
+impl Observer for ExecutedSteps {
+    fn detail(&self) -> Option<EventDetail> {
+        Some(EventDetail::Full)
+    }
+
+    fn observe(&mut self, _: &Choice, events: &[Event], machine: &Machine) -> ControlFlow<()> {
         let step = machine.steps();
-        if let Err(e) = machine.step_observed(&choice, &mut events) {
-            // A policy picked from the enabled set: a cudasem bug.
-            return Err(scheduler::Refused::new([], step, e));
-        }
-        taken += 1;
-        let step = machine.steps();
-        out.extend(
+        self.rows.extend(
             events
-                .drain(..)
+                .iter()
                 .filter(|e| matches!(e, Event::Executed { .. }))
-                .map(|event| ExecutedStep { step, event }),
+                .map(|event| ExecutedStep {
+                    step,
+                    event: event.clone(),
+                }),
         );
+        ControlFlow::Continue(())
     }
 }
 

@@ -190,6 +190,12 @@ fn parse_seconds(text: &str) -> Result<Duration, crate::error::Error> {
 }
 
 impl Timeout {
+    /// The bound in milliseconds, as a [`scheduler::Budget`] records it.
+    pub fn millis(&self) -> Option<u64> {
+        self.timeout
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+
     /// The flag the command polls: set at the deadline of [`arm`] or on Ctrl-C (already set
     /// when either came first).
     pub fn start(&self) -> Stop {

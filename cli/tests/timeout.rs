@@ -54,6 +54,9 @@ fn fuzz_stops_and_counts_only_finished_runs() {
     assert_eq!(code, 1, "{err}");
     let j = json(&out);
     assert_eq!(j["time_limit_hit"], true, "{j}");
+    // The bound in the words every command uses.
+    assert_eq!(j["bound_hit"]["bound"], "time", "{j}");
+    assert_eq!(j["bound_hit"]["limit"], 300, "{j}");
     assert_eq!(j["runs_asked"], 1_000_000);
     // Every counted run finished: none of them is a time-limit outcome.
     let counted: u64 = j["outcomes"]

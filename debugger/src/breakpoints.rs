@@ -6,6 +6,14 @@ use super::*;
 use crate::DebugError;
 
 impl Session {
+    /// A fresh number for a breakpoint, watchpoint or display (one sequence for all three,
+    /// as gdb numbers them).
+    pub(super) fn take_id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
     // ----- breakpoints and watchpoints -------------------------------------------------------
 
     /// The launched kernel.
@@ -130,8 +138,7 @@ impl Session {
                 }
             }
         }
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.take_id();
         let kind = if temporary {
             "temporary breakpoint"
         } else {
@@ -209,8 +216,7 @@ impl Session {
                 )
             }
         };
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.take_id();
         self.watchpoints.push(Watchpoint {
             id,
             space,

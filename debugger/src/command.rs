@@ -760,13 +760,21 @@ fn parse_watch(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
 
 /// The arguments of `delete [ID]`.
 fn parse_delete(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
+    let id = optional_number(args, "a breakpoint number", "write `delete` or `delete ID`")?;
+    Ok(Some(Command::Delete(id)))
+}
+
+/// The one optional number of a command (`delete [ID]`, `undisplay [N]`); `usage` when there
+/// are more words.
+fn optional_number<T: TryFrom<u64>>(
+    args: &[&str],
+    what: &str,
+    usage: &str,
+) -> Result<Option<T>, SyntaxError> {
     match args {
-        [] => Ok(Some(Command::Delete(None))),
-        [n] => Ok(Some(Command::Delete(Some(num(
-            Some(n),
-            "a breakpoint number",
-        )?)))),
-        _ => Err("write `delete` or `delete ID`".into()),
+        [] => Ok(None),
+        [n] => num(Some(n), what).map(Some),
+        _ => Err(usage.into()),
     }
 }
 
@@ -964,14 +972,12 @@ fn parse_lane(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
 
 /// The arguments of `undisplay [ID]`.
 fn parse_undisplay(args: &[&str]) -> Result<Option<Command>, SyntaxError> {
-    match args {
-        [] => Ok(Some(Command::Undisplay(None))),
-        [n] => Ok(Some(Command::Undisplay(Some(num(
-            Some(n),
-            "a display number",
-        )?)))),
-        _ => Err("write `undisplay` or `undisplay N`".into()),
-    }
+    let n = optional_number(
+        args,
+        "a display number",
+        "write `undisplay` or `undisplay N`",
+    )?;
+    Ok(Some(Command::Undisplay(n)))
 }
 
 /// The arguments of `stack [table]`.

@@ -88,8 +88,7 @@ impl Session {
     ) -> Result<String, DebugError> {
         // Shown now as well (as gdb does); an unknown register is refused here, not later.
         let now = self.cmd_print(&register, ThreadSel::default(), format)?;
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.take_id();
         self.displays.push(Display {
             id,
             register,

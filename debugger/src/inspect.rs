@@ -15,10 +15,7 @@ impl Session {
         w: u32,
         lane: u32,
     ) -> Result<&semantics::program::Function, DebugError> {
-        let v = self
-            .machine
-            .warp_view(b, w)
-            .ok_or_else(|| self.why_not(b, w))?;
+        let v = self.warp_or_why(b, w)?;
         let pc = if self.config.warp_model == semantics::machine::WarpModel::SimtStack {
             v.pc
         } else {
@@ -123,10 +120,7 @@ impl Session {
 
     pub(super) fn cmd_regs(&self) -> Result<String, DebugError> {
         let (b, w) = (self.focus.block, self.focus.warp);
-        let v = self
-            .machine
-            .warp_view(b, w)
-            .ok_or_else(|| self.why_not(b, w))?;
+        let v = self.warp_or_why(b, w)?;
         let lanes = self.lanes_in_warp(b, w);
         let mut columns: Vec<(String, Vec<String>)> = Vec::new();
         let mut function_name = String::new();
@@ -164,10 +158,7 @@ impl Session {
 
     pub(super) fn cmd_where(&self) -> Result<String, DebugError> {
         let (b, w) = (self.focus.block, self.focus.warp);
-        let v = self
-            .machine
-            .warp_view(b, w)
-            .ok_or_else(|| self.why_not(b, w))?;
+        let v = self.warp_or_why(b, w)?;
         let bn = self.block_name(b);
         let mut s = format!(
             "{bn} warp {w} lane {} at step {}\n",
@@ -241,10 +232,7 @@ impl Session {
 
     pub(super) fn cmd_stack(&self) -> Result<String, DebugError> {
         let (b, w) = (self.focus.block, self.focus.warp);
-        let v = self
-            .machine
-            .warp_view(b, w)
-            .ok_or_else(|| self.why_not(b, w))?;
+        let v = self.warp_or_why(b, w)?;
         if self.config.warp_model != semantics::machine::WarpModel::SimtStack {
             let bn = self.block_name(b);
             return Ok(format!(

@@ -384,6 +384,17 @@ impl Session {
             .collect()
     }
 
+    /// The view of warp `w` of block `b`, or [`Session::why_not`] as the error.
+    pub(super) fn warp_or_why(
+        &self,
+        b: u32,
+        w: u32,
+    ) -> Result<semantics::machine::WarpView, DebugError> {
+        self.machine
+            .warp_view(b, w)
+            .ok_or_else(|| DebugError::from(self.why_not(b, w)))
+    }
+
     /// Why warp `(b, w)` cannot step now.
     pub(super) fn why_not(&self, b: u32, w: u32) -> String {
         if self.machine.termination().is_some() {

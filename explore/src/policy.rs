@@ -168,10 +168,10 @@ impl ProgressPolicy {
 }
 
 impl Scheduler for ProgressPolicy {
-    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize {
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> Option<usize> {
         self.step += 1;
         if let Some(i) = enabled.iter().position(is_system) {
-            return i;
+            return Some(i);
         }
         let live = UnitSet::all(self.units.count()).difference(self.units.done(machine));
         let fair = self.model.fair_set(self.stepped, live);
@@ -201,7 +201,7 @@ impl Scheduler for ProgressPolicy {
             }
         }
         self.stepped = self.stepped.union(of[i]);
-        i
+        Some(i)
     }
 }
 

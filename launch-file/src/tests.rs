@@ -8,6 +8,19 @@ fn parse(text: &str) -> Result<Launch, LaunchError> {
     Launch::from_ron(text, "t.ron", Path::new("."))
 }
 
+/// The error `text` is refused with, checked to point at `line`.
+fn refused_at(text: &str, line: usize) -> LaunchError {
+    let e = parse(text).unwrap_err();
+    message_at(&e, line);
+    e
+}
+
+/// The message of `e`, once `e` is checked to point at `line`.
+fn message_at(e: &LaunchError, line: usize) -> &str {
+    assert_eq!(e.location.as_ref().map(|l| l.line), Some(line), "{e}");
+    &e.message
+}
+
 const VECADD: &str = r#"
 // comment with "a": and Buffer("zz")
 (
@@ -225,32 +238,28 @@ fn program_errors_name_the_launch_and_its_line() {
         .resolve_program(&program, u64::MAX)
         .unwrap_err();
     assert!(
-        e.message
-            .starts_with("launch 2 of 2: kernel `b` takes 2 parameters"),
+        message_at(&e, 6).starts_with("launch 2 of 2: kernel `b` takes 2 parameters"),
         "{e}"
     );
-    assert_eq!(e.location.as_ref().unwrap().line, 6, "{e}");
     // Both forms at once: the top-level field's line.
     let text = PROGRAM.replace("    print: [\"y\"],", "    grid: (1),\n    print: [\"y\"],");
-    let e = parse(&text).unwrap_err();
+    let e = refused_at(&text, 9);
     assert!(
         e.message
             .contains("both `launches: [...]` and a top-level `grid:`"),
         "{e}"
     );
-    assert_eq!(e.location.as_ref().unwrap().line, 9, "{e}");
     // An unknown buffer in a launch, an empty list, a zero dimension, an unknown field.
     let e = parse(&PROGRAM.replace("Buffer(\"x\")", "Buffer(\"q\")")).unwrap_err();
     assert!(e.message.contains("unknown buffer `q`"), "{e}");
     let e = parse("(launches: [])").unwrap_err();
     assert!(e.message.contains("`launches` is empty"), "{e}");
-    let e = parse(&PROGRAM.replace("grid: 1,", "grid: 0,")).unwrap_err();
+    let e = refused_at(&PROGRAM.replace("grid: 1,", "grid: 0,"), 6);
     assert!(
         e.message
             .starts_with("launch 2 of 2: grid dimension is zero"),
         "{e}"
     );
-    assert_eq!(e.location.as_ref().unwrap().line, 6, "{e}");
     let e = parse(&PROGRAM.replace("stream: 1", "steam: 1")).unwrap_err();
     assert!(e.message.contains("steam"), "{e}");
 }
@@ -313,8 +322,7 @@ fn reads_contexts_each_with_its_own_buffers_and_launches() {
     assert_eq!(one.resolve_contexts(&program, u64::MAX).unwrap().len(), 1);
     // What runs one program refuses contexts, pointing at `contexts`.
     let e = l.resolve_program(&program, u64::MAX).unwrap_err();
-    assert!(e.message.contains("holds 2 contexts"), "{e}");
-    assert_eq!(e.location.as_ref().unwrap().line, 2, "{e}");
+    assert!(message_at(&e, 2).contains("holds 2 contexts"), "{e}");
     let e = l.resolve(&program).unwrap_err();
     assert!(e.message.contains("holds 2 contexts"), "{e}");
 }
@@ -327,12 +335,11 @@ fn bad_contexts_are_named_and_located() {
         r#"kernel: "a", grid: 1, block: 4, args: [Buffer("x")]"#,
         r#"kernel: "a", grid: 1, block: 4, args: [Buffer("y")]"#,
     );
-    let e = parse(&text).unwrap_err();
+    let e = refused_at(&text, 14);
     assert_eq!(
         e.message,
         "context 2 of 2: `y` is a buffer of context 1, not of this one"
     );
-    assert_eq!(e.location.as_ref().unwrap().line, 14, "{e}");
     assert!(e.help.as_deref().unwrap().contains("thesis 5.8"), "{e}");
     // ... also in `print`.
     let text = CONTEXTS.replace(
@@ -342,50 +349,45 @@ fn bad_contexts_are_named_and_located() {
             print: ["x", "y"],
         ),"#,
     );
-    let e = parse(&text).unwrap_err();
+    let e = refused_at(&text, 15);
     assert_eq!(
         e.message,
         "context 2 of 2: `y` is a buffer of context 1, not of this one"
     );
-    assert_eq!(e.location.as_ref().unwrap().line, 15, "{e}");
     // An empty context.
     let text = CONTEXTS.replace(
         r#"kernel: "a", grid: 1, block: 4, args: [Buffer("x")],"#,
         "",
     );
-    let e = parse(&text).unwrap_err();
+    let e = refused_at(&text, 12);
     assert_eq!(e.message, "context 2 of 2: the context launches no kernel");
-    assert_eq!(e.location.as_ref().unwrap().line, 12, "{e}");
     // `contexts` beside a top-level `launches` (or any field of a context).
     let text = CONTEXTS.replacen(
         "(\n    contexts:",
         "(\n    launches: [(kernel: \"a\", grid: 1, block: 1, args: [])],\n    contexts:",
         1,
     );
-    let e = parse(&text).unwrap_err();
+    let e = refused_at(&text, 2);
     assert_eq!(
         e.message,
         "the launch file has both `contexts: [...]` and a top-level `launches:`"
     );
-    assert_eq!(e.location.as_ref().unwrap().line, 2, "{e}");
     let e = parse("(contexts: [])").unwrap_err();
     assert!(e.message.contains("`contexts` is empty"), "{e}");
     // A context's own errors name it and point inside it.
     let text = CONTEXTS.replace("grid: 1, block: 4", "grid: 0, block: 4");
-    let e = parse(&text).unwrap_err();
+    let e = refused_at(&text, 14);
     assert_eq!(
         e.message,
         "context 2 of 2: grid dimension is zero: [0, 1, 1]"
     );
-    assert_eq!(e.location.as_ref().unwrap().line, 14, "{e}");
     let text = CONTEXTS.replace("Buffer(\"y\"), Scalar", "Buffer(\"q\"), Scalar");
-    let e = parse(&text).unwrap_err();
+    let e = refused_at(&text, 7);
     assert!(
         e.message
             .starts_with("context 1 of 2: argument refers to unknown buffer `q`"),
         "{e}"
     );
-    assert_eq!(e.location.as_ref().unwrap().line, 7, "{e}");
     // Resolution errors name the context and the launch.
     let text = CONTEXTS.replace(", Scalar(type: \"u32\", value: 4)", "");
     let e = parse(&text)
@@ -393,11 +395,10 @@ fn bad_contexts_are_named_and_located() {
         .resolve_contexts(&program, u64::MAX)
         .unwrap_err();
     assert!(
-        e.message
+        message_at(&e, 7)
             .starts_with("context 1 of 2: launch 2 of 2: kernel `b` takes 2 parameters"),
         "{e}"
     );
-    assert_eq!(e.location.as_ref().unwrap().line, 7, "{e}");
     // A kernel the module lacks, in the second context: located at its `kernel:`.
     let text = CONTEXTS.replace(r#"kernel: "a", grid: 1"#, r#"kernel: "zz", grid: 1"#);
     let e = parse(&text)
@@ -405,11 +406,10 @@ fn bad_contexts_are_named_and_located() {
         .resolve_contexts(&program, u64::MAX)
         .unwrap_err();
     assert!(
-        e.message
+        message_at(&e, 14)
             .starts_with("context 2 of 2: the module has no kernel (.entry) named `zz`"),
         "{e}"
     );
-    assert_eq!(e.location.as_ref().unwrap().line, 14, "{e}");
 }
 
 /// A kernel taking a 16-byte struct by value (`.param .align 8 .b8 s[16]`) and a pointer.

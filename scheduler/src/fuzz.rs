@@ -180,7 +180,7 @@ pub fn record_one(
 }
 
 impl<S: Scheduler + ?Sized> Scheduler for Box<S> {
-    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize {
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> Option<usize> {
         (**self).pick(machine, enabled)
     }
 }
@@ -426,7 +426,7 @@ struct Bounded {
 }
 
 impl Scheduler for Bounded {
-    fn pick(&mut self, _machine: &Machine, enabled: &[Choice]) -> usize {
+    fn pick(&mut self, _machine: &Machine, enabled: &[Choice]) -> Option<usize> {
         let step = self.step;
         self.step += 1;
         let sticky = self
@@ -443,7 +443,7 @@ impl Scheduler for Bounded {
         if let Some(w) = enabled.get(i).and_then(Choice::warp) {
             self.prev = Some(w);
         }
-        i
+        Some(i)
     }
 }
 

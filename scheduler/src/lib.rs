@@ -1,25 +1,31 @@
 //! `scheduler`: who picks the next [`Choice`] from a machine's enabled set, and the run loop.
 //!
 //! * [`Scheduler`]: the seam (ARCHITECTURE.md section 5): `pick` returns an index into the
-//!   enabled set; it may look at the machine.
+//!   enabled set, or `None` to stop the run; it may look at the machine.
 //! * [`RoundRobin`]: rotates through the enabled set, one step each.
 //! * [`Random`]: uniform choices from a seeded ChaCha8 generator (replayable by seed).
 //! * [`pct`]: PCT; [`replay`]: strict replay with divergence reports; [`fuzz`]: parallel
 //!   seeded campaigns; [`shard`]: splitting a campaign and merging its reports; [`outcome`]:
 //!   final outcomes. Exhaustive exploration, the progress models and the policies by name
 //!   live in the `explore` crate above this one, litmus tests in `litmus` above that.
-//! * [`run`]: steps until the machine terminates or `max_steps` transitions were taken;
-//!   [`run_until`] also stops when a [`Stop`] flag is set (the CLI's `--timeout`).
+//! * [`run_with`]: the one run loop: steps until the machine terminates, a bound of a
+//!   [`Budget`] is hit ([`BoundHit`] says which), the scheduler stops or an [`Observer`] does.
+//!   [`run`], [`run_until`] and [`try_run_until`] are that loop with no observer and a step
+//!   bound.
 
+pub mod budget;
 pub mod fuzz;
 pub mod outcome;
 pub mod pct;
 pub mod refused;
 pub mod replay;
+pub mod run;
 pub mod shard;
 pub mod stop;
 
+pub use budget::{BoundHit, Budget};
 pub use refused::Refused;
+pub use run::{Ended, Observer, Ran, run_with};
 pub use stop::Stop;
 
 use rand::{RngExt, SeedableRng};
@@ -27,10 +33,26 @@ use rand_chacha::ChaCha8Rng;
 use semantics::machine::{Machine, Termination};
 use traces::Choice;
 
-/// Picks one of the enabled choices.
+/// Picks one of the enabled choices, or stops the run.
 pub trait Scheduler {
-    /// `enabled` is `machine.enabled()`, never empty; returns an index into it.
-    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize;
+    /// `enabled` is `machine.enabled()`, never empty; returns an index into it (an index past
+    /// the end takes the last choice), or `None`: this scheduler has no choice to give (a
+    /// replayed schedule ran out, a user stopped), and the run stops before another step.
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> Option<usize>;
+}
+
+/// A scheduler made of a closure, as [`std::iter::from_fn`] makes an iterator.
+pub fn from_fn<F: FnMut(&Machine, &[Choice]) -> Option<usize>>(pick: F) -> FromFn<F> {
+    FromFn(pick)
+}
+
+/// The scheduler of [`from_fn`].
+pub struct FromFn<F>(F);
+
+impl<F: FnMut(&Machine, &[Choice]) -> Option<usize>> Scheduler for FromFn<F> {
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> Option<usize> {
+        (self.0)(machine, enabled)
+    }
 }
 
 /// Round-robin over the enabled set: each call takes the entry after the last one taken.
@@ -46,10 +68,10 @@ impl RoundRobin {
 }
 
 impl Scheduler for RoundRobin {
-    fn pick(&mut self, _machine: &Machine, enabled: &[Choice]) -> usize {
+    fn pick(&mut self, _machine: &Machine, enabled: &[Choice]) -> Option<usize> {
         let i = self.next % enabled.len();
         self.next = i + 1;
-        i
+        Some(i)
     }
 }
 
@@ -73,8 +95,8 @@ impl Random {
 }
 
 impl Scheduler for Random {
-    fn pick(&mut self, _machine: &Machine, enabled: &[Choice]) -> usize {
-        self.rng.random_range(0..enabled.len())
+    fn pick(&mut self, _machine: &Machine, enabled: &[Choice]) -> Option<usize> {
+        Some(self.rng.random_range(0..enabled.len()))
     }
 }
 
@@ -97,11 +119,11 @@ impl Replay {
 }
 
 impl Scheduler for Replay {
-    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize {
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> Option<usize> {
         if let Some(c) = self.choices.get(self.at) {
             self.at += 1;
             if let Some(i) = enabled.iter().position(|e| e == c) {
-                return i;
+                return Some(i);
             }
         }
         self.fallback.pick(machine, enabled)
@@ -138,43 +160,13 @@ pub fn run_until(
 }
 
 /// [`run_until`], with a refused enabled choice as the typed error it is (a broken invariant
-/// of cudasem, not a state of the program). The refusal's prefix is empty: a caller that
-/// needs the schedule records it (a [`replay::Recorder`]'s last choice is the refused one).
+/// of cudasem, not a state of the program): [`run_with`] with a step bound and no observer.
 pub fn try_run_until(
     machine: &mut Machine,
     scheduler: &mut dyn Scheduler,
     max_steps: u64,
     stop: &Stop,
 ) -> Result<Termination, Refused> {
-    let mut taken = 0u64;
-    loop {
-        if let Some(t) = machine.termination() {
-            return Ok(t.clone());
-        }
-        if taken >= max_steps {
-            machine.stop_at_step_limit();
-            return Ok(Termination::StepLimit);
-        }
-        if stop.requested() {
-            machine.stop_at_time_limit();
-            return Ok(Termination::TimeLimit);
-        }
-        let enabled = machine.enabled();
-        if enabled.is_empty() {
-            // The machine decides termination after each step; an empty set before any step
-            // means an empty launch.
-            return Ok(machine
-                .termination()
-                .cloned()
-                .unwrap_or(Termination::Completed));
-        }
-        let i = scheduler.pick(machine, enabled).min(enabled.len() - 1);
-        let choice = enabled[i];
-        let step = machine.steps();
-        if let Err(e) = machine.step(&choice) {
-            // A scheduler picked from the enabled set: this is a cudasem bug. Report, don't panic.
-            return Err(Refused::new([], step, e));
-        }
-        taken += 1;
-    }
+    run_with(machine, scheduler, &Budget::steps(max_steps), stop, &mut ())
+        .map(|ran| ran.ended.termination())
 }

@@ -106,7 +106,7 @@ impl Pct {
 }
 
 impl Scheduler for Pct {
-    fn pick(&mut self, _machine: &Machine, enabled: &[Choice]) -> usize {
+    fn pick(&mut self, _machine: &Machine, enabled: &[Choice]) -> Option<usize> {
         let mut o = self.best_owner(enabled);
         while self.change_points.first() == Some(&self.step) {
             self.change_points.remove(0);
@@ -130,10 +130,10 @@ impl Scheduler for Pct {
         let mine: Vec<usize> = (0..enabled.len())
             .filter(|&i| owner(&enabled[i]) == o)
             .collect();
-        match mine.len() {
+        Some(match mine.len() {
             0 => 0,
             1 => mine[0],
             n => mine[self.rng.random_range(0..n)],
-        }
+        })
     }
 }

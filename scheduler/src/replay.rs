@@ -293,10 +293,10 @@ impl<S: Scheduler> Recorder<S> {
 }
 
 impl<S: Scheduler> Scheduler for Recorder<S> {
-    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize {
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> Option<usize> {
         let i = self
             .inner
-            .pick(machine, enabled)
+            .pick(machine, enabled)?
             .min(enabled.len().saturating_sub(1));
         if let Some(c) = enabled.get(i) {
             if self.choices.len() < self.limit {
@@ -305,6 +305,6 @@ impl<S: Scheduler> Scheduler for Recorder<S> {
                 self.dropped += 1;
             }
         }
-        i
+        Some(i)
     }
 }

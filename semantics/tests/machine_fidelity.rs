@@ -159,7 +159,7 @@ fn run_plain(m: &mut Machine) -> Termination {
             return t.clone();
         }
         let en = m.enabled();
-        let c = en[scheduler::Scheduler::pick(&mut rr, m, en)];
+        let c = en[scheduler::Scheduler::pick(&mut rr, m, en).expect("round-robin always chooses")];
         m.step(&c).expect("enabled choice refused");
     }
     Termination::StepLimit

@@ -60,7 +60,9 @@ fn run_checking_stream_order(m: &mut Machine, sched: &mut dyn scheduler::Schedul
             }
         }
         let en = m.enabled();
-        let c = en[sched.pick(m, en)];
+        let c = en[sched
+            .pick(m, en)
+            .expect("the test schedulers always choose")];
         m.step(&c).expect("enabled choice refused");
     }
     panic!("no termination within the bound");
@@ -427,7 +429,7 @@ fn a_schedule_of_several_grids_replays_from_its_compact_trace() {
     let mut choices = Vec::new();
     while m.termination().is_none() {
         let en = m.enabled();
-        let c = en[scheduler::Scheduler::pick(&mut rng, &m, en)];
+        let c = en[scheduler::Scheduler::pick(&mut rng, &m, en).expect("random always chooses")];
         m.step(&c).expect("enabled");
         choices.push(c);
     }

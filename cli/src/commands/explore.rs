@@ -571,8 +571,9 @@ impl Report<'_> {
             self.rate()
         );
         match x.bound_hit {
-            Some(explore::Bound::States(b)) => s.push_str(&format!(
-                "bound: --max-states {b} REACHED: the exploration is incomplete, nothing is proven\n"
+            Some(b @ explore::Bound::States(_)) => s.push_str(&format!(
+                "bound: {} REACHED: the exploration is incomplete, nothing is proven\n",
+                crate::bounds::of_states(b, None).setting()
             )),
             Some(explore::Bound::Time) => s.push_str(&format!(
                 "bound: {} after {} states: the exploration is incomplete, nothing is proven\n",
@@ -699,6 +700,9 @@ impl Report<'_> {
                 "hit": x.bound_hit.is_some(),
                 "time_limit_hit": x.bound_hit == Some(explore::Bound::Time),
             },
+            "bound_hit": crate::bounds::json(
+                x.bound_hit.map(|b| crate::bounds::of_states(b, self.args.timeout.millis()))
+            ),
             "outcomes": outcomes,
             "lasso": lasso_json,
             "seconds": self.seconds,

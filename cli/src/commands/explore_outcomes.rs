@@ -196,6 +196,9 @@ pub fn render(
                     "hit": report.bound_hit.is_some(),
                     "time_limit_hit": report.bound_hit == Some(DfsBound::Time),
                 },
+                "bound_hit": crate::bounds::json(
+                    report.bound_hit.and_then(|b| crate::bounds::of_dfs(b, args.timeout.millis()))
+                ),
                 "outcomes": outcomes,
                 "seconds": seconds,
                 "states_per_second": rate,
@@ -247,12 +250,10 @@ fn text(
         rate
     );
     match report.bound_hit {
-        Some(DfsBound::Transitions(b)) => s.push_str(&format!(
-            "bound: --max-transitions {b} REACHED: the search is incomplete, outcomes may be missing\n"
-        )),
         // Stateful search has no depth bound; kept for completeness of the match.
-        Some(DfsBound::Depth(d)) => s.push_str(&format!(
-            "bound: depth {d} REACHED: the search is incomplete, outcomes may be missing\n"
+        Some(b @ (DfsBound::Transitions(_) | DfsBound::Depth(_))) => s.push_str(&format!(
+            "bound: {} REACHED: the search is incomplete, outcomes may be missing\n",
+            crate::bounds::of_dfs(b, None).map_or_else(String::new, |hit| hit.setting())
         )),
         Some(DfsBound::Time) => s.push_str(&format!(
             "bound: {}: the search is incomplete, outcomes may be missing\n",

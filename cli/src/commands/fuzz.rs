@@ -143,6 +143,9 @@ struct JsonReport<'a> {
     runs_asked: u64,
     /// The time bound stopped the campaign before every run was made.
     time_limit_hit: bool,
+    /// Which bound stopped the campaign (the time bound's, as every command names it), or
+    /// `null`. A run cut by the step bound is an outcome (`step-limit`), not a cut campaign.
+    bound_hit: Option<scheduler::BoundHit>,
     seed: u64,
     schedule: String,
     max_steps: u64,
@@ -280,6 +283,9 @@ pub fn render(
                 runs: report.runs,
                 runs_asked: args.runs,
                 time_limit_hit: report.stopped,
+                bound_hit: report
+                    .stopped
+                    .then(|| scheduler::BoundHit::Time(args.timeout.millis())),
                 seed: args.seed,
                 schedule,
                 max_steps: args.max_steps,

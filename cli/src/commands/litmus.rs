@@ -6,7 +6,8 @@
 //! (`holds`: the condition as written holds, the meaning of the expected CSVs' 1) and, for a
 //! reachable `exists` or a violated `~exists`/`forall`, a witness: the choice sequence and a
 //! compact string for `cudasem replay` (with the PTX that `--emit-ptx` writes). JSON: one object
-//! per file with `status` (`ok`, `unsupported`, `bounded`, `time_limit`), `holds`, `outcomes`, `witness`.
+//! per file with `status` (`ok`, `unsupported`, `bounded`, `time_limit`), `bound_hit` (which
+//! bound cut the search, as every command names it), `holds`, `outcomes`, `witness`.
 //!
 //! Exit codes: 0 every file was checked (an "unsupported" verdict included), 2 a file could not
 //! be read or parsed (`file:line:col: message`; the other files are still checked) or
@@ -135,6 +136,7 @@ pub fn run(args: LitmusArgs) -> Exit {
             outcome = outcome.worst(internal);
             continue;
         }
+        let hit = crate::bounds::of_litmus(&report.status, args.max_states, args.timeout.millis());
         let text = match args.format {
             OutputFormat::Text => text_report(
                 &path,
@@ -142,11 +144,12 @@ pub fn run(args: LitmusArgs) -> Exit {
                 &report,
                 seconds,
                 ptx_path.as_deref(),
+                hit,
                 &args.timeout.flag_text(),
             ),
             OutputFormat::Json => format!(
                 "{}\n",
-                json_report(&path, &test, &report, ptx_path.as_deref())
+                json_report(&path, &test, &report, ptx_path.as_deref(), hit)
             ),
         };
         if let Err(error) = crate::emit::stdout(&text) {
@@ -196,6 +199,7 @@ fn text_report(
     report: &Report,
     seconds: f64,
     ptx: Option<&Path>,
+    bound_hit: Option<scheduler::BoundHit>,
     cause: &str,
 ) -> String {
     let mut s = format!(
@@ -232,9 +236,10 @@ fn text_report(
         ));
     }
     match &report.status {
-        Status::Bounded => {
-            s.push_str("Status: bounded: the state bound cut the search (--max-states)\n")
-        }
+        Status::Bounded => s.push_str(&format!(
+            "Status: bounded: {} cut the search\n",
+            bound_hit.map_or_else(|| "the state bound".to_string(), |hit| hit.to_string())
+        )),
         Status::TimeLimit => {
             // The time bound, Ctrl-C or the memory budget: say which.
             s.push_str(&format!(
@@ -292,7 +297,14 @@ fn text_report(
     s
 }
 
-fn json_report(path: &str, test: &LitmusTest, report: &Report, ptx: Option<&Path>) -> Value {
+/// The JSON of one test; `bound_hit`: the bound that cut its search.
+fn json_report(
+    path: &str,
+    test: &LitmusTest,
+    report: &Report,
+    ptx: Option<&Path>,
+    bound_hit: Option<scheduler::BoundHit>,
+) -> Value {
     let outcomes: Vec<Value> = report
         .outcomes
         .iter()
@@ -325,6 +337,7 @@ fn json_report(path: &str, test: &LitmusTest, report: &Report, ptx: Option<&Path
         "memory": report.memory.name(),
         "condition": format!("{} {}", report.quantifier.name(), report.condition),
         "status": report.status.word(),
+        "bound_hit": crate::bounds::json(bound_hit),
         "reason": match &report.status { Status::Unsupported(r) => Some(r.clone()), _ => None },
         "holds": report.holds,
         "herd": {

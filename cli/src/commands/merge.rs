@@ -184,14 +184,10 @@ fn run_inner(args: &MergeArgs) -> Result<Exit, Failure> {
         Recorded::Explore(mut run) => {
             run.format = args.format;
             let setup = load(&run.options, &run.file, &argv)?;
-            let shards: Vec<OutcomesShard> = files
-                .into_iter()
-                .zip(&args.reports)
-                .map(|(f, p)| match f.report {
-                    ShardReport::Outcomes(s) => Ok(s),
-                    ShardReport::Fuzz(_) => Err(mixed(p)),
-                })
-                .collect::<Result<_, _>>()?;
+            let shards = of_kind(files, &args.reports, |r| match r {
+                ShardReport::Outcomes(s) => Some(s),
+                ShardReport::Fuzz(_) => None,
+            })?;
             check_campaign(&shards[0].campaign, &argv, &setup)?;
             let report = ::explore::split::merge(&shards).map_err(bad)?;
             let subtrees = shards[0].prefix.subtrees;
@@ -200,14 +196,10 @@ fn run_inner(args: &MergeArgs) -> Result<Exit, Failure> {
         Recorded::Fuzz(mut run) => {
             run.format = args.format;
             let setup = load(&run.options, &run.file, &argv)?;
-            let shards: Vec<FuzzShard> = files
-                .into_iter()
-                .zip(&args.reports)
-                .map(|(f, p)| match f.report {
-                    ShardReport::Fuzz(s) => Ok(s),
-                    ShardReport::Outcomes(_) => Err(mixed(p)),
-                })
-                .collect::<Result<_, _>>()?;
+            let shards = of_kind(files, &args.reports, |r| match r {
+                ShardReport::Fuzz(s) => Some(s),
+                ShardReport::Outcomes(_) => None,
+            })?;
             check_campaign(&shards[0].campaign, &argv, &setup)?;
             let report = scheduler::fuzz::merge(&shards).map_err(bad)?;
             fuzz::render(&run, &setup, &report, seconds)?
@@ -232,11 +224,25 @@ fn load(
     })
 }
 
-fn mixed(p: &Path) -> Failure {
-    Failure::BadInput(Error::Input(format!(
-        "error: {} is a report of another command: merge the shards of one `fuzz` or one `explore --search outcomes` run\n",
-        p.display()
-    )))
+/// The shards' reports, each of the kind `own` takes (the first report's command): a report
+/// of another command is refused, naming its file.
+fn of_kind<T>(
+    files: Vec<ReportFile>,
+    paths: &[PathBuf],
+    own: fn(ShardReport) -> Option<T>,
+) -> Result<Vec<T>, Failure> {
+    files
+        .into_iter()
+        .zip(paths)
+        .map(|(f, p)| {
+            own(f.report).ok_or_else(|| {
+                Failure::BadInput(Error::Input(format!(
+                    "error: {} is a report of another command: merge the shards of one `fuzz` or one `explore --search outcomes` run\n",
+                    p.display()
+                )))
+            })
+        })
+        .collect()
 }
 
 /// Refuses to merge when the kernel or launch file changed since the shards ran.

@@ -86,8 +86,9 @@ pub fn run(args: ProgressArgs) -> Exit {
                         Exit::BadInput
                     }
                     // The state bound cut the exploration: no verdict, as any bound does.
-                    ExploreError::StateBound(_) => {
-                        eprintln!("{path}: stopped: {e} (--max-states); no verdict");
+                    ExploreError::StateBound(n) => {
+                        let hit = scheduler::BoundHit::States(n as u64);
+                        eprintln!("{path}: stopped: {e} ({}); no verdict", hit.setting());
                         Exit::Misbehaved
                     }
                     // Time, memory or Ctrl-C: this test has no verdict, and the command ends.
@@ -108,12 +109,16 @@ pub fn run(args: ProgressArgs) -> Exit {
             }
         };
         let sequential = show_sequential.then(|| test.sequential_in_order_hangs());
+        let row = Row {
+            test: &test,
+            oracle: &oracle,
+            models: &models,
+            sequential,
+            lasso: args.lasso,
+        };
         let text = match args.format {
-            OutputFormat::Text => text(&test, &oracle, &models, sequential, args.lasso),
-            OutputFormat::Json => format!(
-                "{}\n",
-                json_line(&test, &oracle, &models, sequential, args.lasso)
-            ),
+            OutputFormat::Text => row.text(),
+            OutputFormat::Json => format!("{}\n", row.json_line()),
         };
         if let Err(error) = crate::emit::stdout(&text) {
             eprint!("{}", error.rendered());
@@ -130,56 +135,114 @@ fn yes_no(b: bool) -> &'static str {
     if b { "yes" } else { "no" }
 }
 
-/// `2t_2i_5: unfair=F hsa=P ...`, then with `lasso` two or three indented lines per F verdict.
-fn text(
-    test: &AxbTest,
-    oracle: &Oracle<AxbState>,
-    models: &[ProgressModel],
+/// One test's answer: its verdict under each model, whether the sequential in-order run
+/// hangs (when asked), and with `lasso` each non-termination's lasso.
+struct Row<'a> {
+    test: &'a AxbTest,
+    oracle: &'a Oracle<AxbState>,
+    models: &'a [ProgressModel],
     sequential: Option<bool>,
     lasso: bool,
-) -> String {
-    let mut out = format!("{}:", test.name);
-    for m in models {
-        out += &format!(" {}={}", m.name(), oracle.verdict(*m).letter());
-    }
-    if let Some(s) = sequential {
-        out += &format!(" sequential_in_order_hangs={}", yes_no(s));
-    }
-    out.push('\n');
-    if lasso {
-        for m in models {
-            let Some(cx) = oracle.counterexample(*m) else {
-                continue;
-            };
-            let units = |ts: &[Transition]| {
-                ts.iter()
-                    .map(|t| format!("T{}", t.unit))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
-            let or_empty = |s: String| {
-                if s.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    s
-                }
-            };
-            out += &format!(
-                "  {}: stem: {}; cycle: {} ({})\n",
-                m.name(),
-                or_empty(units(&cx.stem)),
-                or_empty(units(&cx.cycle)),
-                why(&cx)
-            );
-            out += &format!(
-                "    stem:  {}\n",
-                states(test, oracle, &cx.stem, oracle.lts().initial())
-            );
-            let start = cx.loop_node(oracle.lts().initial());
-            out += &format!("    cycle: {}\n", states(test, oracle, &cx.cycle, start));
+}
+
+impl Row<'_> {
+    /// `2t_2i_5: unfair=F hsa=P ...`, then with `lasso` two or three indented lines per F verdict.
+    fn text(&self) -> String {
+        let mut out = format!("{}:", self.test.name);
+        for m in self.models {
+            out += &format!(" {}={}", m.name(), self.oracle.verdict(*m).letter());
         }
+        if let Some(s) = self.sequential {
+            out += &format!(" sequential_in_order_hangs={}", yes_no(s));
+        }
+        out.push('\n');
+        if self.lasso {
+            for m in self.models {
+                let Some(cx) = self.oracle.counterexample(*m) else {
+                    continue;
+                };
+                let units = |ts: &[Transition]| {
+                    ts.iter()
+                        .map(|t| format!("T{}", t.unit))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                let or_empty = |s: String| {
+                    if s.is_empty() {
+                        "(none)".to_string()
+                    } else {
+                        s
+                    }
+                };
+                out += &format!(
+                    "  {}: stem: {}; cycle: {} ({})\n",
+                    m.name(),
+                    or_empty(units(&cx.stem)),
+                    or_empty(units(&cx.cycle)),
+                    why(&cx)
+                );
+                out += &format!(
+                    "    stem:  {}\n",
+                    states(
+                        self.test,
+                        self.oracle,
+                        &cx.stem,
+                        self.oracle.lts().initial()
+                    )
+                );
+                let start = cx.loop_node(self.oracle.lts().initial());
+                out += &format!(
+                    "    cycle: {}\n",
+                    states(self.test, self.oracle, &cx.cycle, start)
+                );
+            }
+        }
+        out
     }
-    out
+
+    /// `{"test": ..., "verdicts": {...}, ...}` on one line. Built by hand so that the verdicts keep
+    /// the column order of expected.csv (`serde_json::Map` sorts its keys).
+    fn json_line(&self) -> String {
+        let verdicts: Vec<(String, Value)> = self
+            .models
+            .iter()
+            .map(|m| {
+                (
+                    m.name().to_string(),
+                    Value::String(self.oracle.verdict(*m).letter().to_string()),
+                )
+            })
+            .collect();
+        let mut fields = vec![
+            (
+                "test".to_string(),
+                Value::String(self.test.name.clone()).to_string(),
+            ),
+            ("verdicts".to_string(), ordered_object(&verdicts)),
+        ];
+        if let Some(s) = self.sequential {
+            fields.push((
+                "sequential_in_order_hangs".to_string(),
+                Value::String(yes_no(s).into()).to_string(),
+            ));
+        }
+        if self.lasso {
+            let lassos: Vec<(String, Value)> = self
+                .models
+                .iter()
+                .filter_map(|m| {
+                    self.oracle.counterexample(*m).map(|cx| {
+                        (
+                            m.name().to_string(),
+                            json_lasso(self.test, self.oracle, &cx),
+                        )
+                    })
+                })
+                .collect();
+            fields.push(("lassos".to_string(), ordered_object(&lassos)));
+        }
+        raw_object(&fields)
+    }
 }
 
 /// `pc=(0,0) mem=(0) -T1-> pc=(0,end) mem=(1)`.
@@ -246,51 +309,6 @@ fn why(cx: &Counterexample) -> String {
             threads(fair)
         ),
     }
-}
-
-/// `{"test": ..., "verdicts": {...}, ...}` on one line. Built by hand so that the verdicts keep
-/// the column order of expected.csv (`serde_json::Map` sorts its keys).
-fn json_line(
-    test: &AxbTest,
-    oracle: &Oracle<AxbState>,
-    models: &[ProgressModel],
-    sequential: Option<bool>,
-    lasso: bool,
-) -> String {
-    let verdicts: Vec<(String, Value)> = models
-        .iter()
-        .map(|m| {
-            (
-                m.name().to_string(),
-                Value::String(oracle.verdict(*m).letter().to_string()),
-            )
-        })
-        .collect();
-    let mut fields = vec![
-        (
-            "test".to_string(),
-            Value::String(test.name.clone()).to_string(),
-        ),
-        ("verdicts".to_string(), ordered_object(&verdicts)),
-    ];
-    if let Some(s) = sequential {
-        fields.push((
-            "sequential_in_order_hangs".to_string(),
-            Value::String(yes_no(s).into()).to_string(),
-        ));
-    }
-    if lasso {
-        let lassos: Vec<(String, Value)> = models
-            .iter()
-            .filter_map(|m| {
-                oracle
-                    .counterexample(*m)
-                    .map(|cx| (m.name().to_string(), json_lasso(test, oracle, &cx)))
-            })
-            .collect();
-        fields.push(("lassos".to_string(), ordered_object(&lassos)));
-    }
-    raw_object(&fields)
 }
 
 /// A JSON object with its keys in the given order.

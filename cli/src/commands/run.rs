@@ -138,6 +138,7 @@ fn run_inner(args: &RunArgs) -> Result<Exit, Failure> {
         termination: &result.termination,
         steps: result.steps,
         max_steps: args.max_steps,
+        time_ms: args.timeout.millis(),
         setup: format!("{}, {}", setup.setup_text(), args.schedule),
         replay,
         expectations,
@@ -204,22 +205,21 @@ pub(crate) type Diverged = std::sync::Arc<std::sync::Mutex<Option<String>>>;
 
 /// `--schedule replay:FILE`: the trace's choices, each checked against the enabled set as
 /// `cudasem replay` checks them; at the first one that is not enabled the divergence is noted
-/// and the run is stopped (through `stop`), then round-robin after the trace's end.
+/// and the run stops (no choice), then round-robin after the trace's end.
 struct StrictReplay {
     choices: Vec<Choice>,
     at: usize,
     fallback: scheduler::RoundRobin,
     diverged: Diverged,
-    stop: scheduler::Stop,
 }
 
 impl Scheduler for StrictReplay {
-    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize {
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> Option<usize> {
         if let Some(c) = self.choices.get(self.at) {
             let step = self.at;
             self.at += 1;
             if let Some(i) = enabled.iter().position(|e| e == c) {
-                return i;
+                return Some(i);
             }
             let list: Vec<String> = enabled.iter().map(Choice::to_string).collect();
             let mut slot = self.diverged.lock().unwrap_or_else(|e| e.into_inner());
@@ -229,8 +229,7 @@ impl Scheduler for StrictReplay {
                     list.join(", ")
                 )
             });
-            self.stop.request();
-            self.choices.clear();
+            return None;
         }
         self.fallback.pick(machine, enabled)
     }
@@ -249,16 +248,15 @@ pub(crate) fn divergence_error(policy: &Policy, diverged: &Diverged) -> Result<(
 
 /// The scheduler a policy names. `replay:FILE` reads the trace file (it must come from the
 /// same program), checks its choices strictly (a divergence is left in the returned slot and
-/// stops the run through `stop`) and continues round-robin after them; PCT's horizon is the
+/// stops the run) and continues round-robin after them; PCT's horizon is the
 /// length of a round-robin run, as `fuzz` estimates it.
 pub(crate) fn policy_scheduler(
     policy: &Policy,
     machine: &Machine,
     max_steps: u64,
-    stop: &scheduler::Stop,
 ) -> Result<(Box<dyn Scheduler>, Diverged), Failure> {
     let diverged = Diverged::default();
-    let scheduler = policy_scheduler_of(policy, machine, max_steps, stop, &diverged)?;
+    let scheduler = policy_scheduler_of(policy, machine, max_steps, &diverged)?;
     Ok((scheduler, diverged))
 }
 
@@ -266,7 +264,6 @@ fn policy_scheduler_of(
     policy: &Policy,
     machine: &Machine,
     max_steps: u64,
-    stop: &scheduler::Stop,
     diverged: &Diverged,
 ) -> Result<Box<dyn Scheduler>, Failure> {
     match policy {
@@ -285,7 +282,6 @@ fn policy_scheduler_of(
                 at: 0,
                 fallback: scheduler::RoundRobin::new(),
                 diverged: diverged.clone(),
-                stop: stop.clone(),
             }))
         }
         &Policy::Progress { model, level, seed } => {
@@ -414,7 +410,7 @@ fn execute(setup: &Setup, args: &RunArgs) -> Result<RunResult, Failure> {
     let resolved = &setup.resolved;
     let mut machine = setup.machine.clone();
     let stop = args.timeout.start();
-    let (policy, diverged) = policy_scheduler(&args.schedule, &machine, args.max_steps, &stop)?;
+    let (policy, diverged) = policy_scheduler(&args.schedule, &machine, args.max_steps)?;
     // `--html` draws every step: the whole schedule is kept.
     let limit = if args.html.is_some() {
         usize::MAX
@@ -422,86 +418,79 @@ fn execute(setup: &Setup, args: &RunArgs) -> Result<RunResult, Failure> {
         RECORD_LIMIT
     };
     let mut recorder = scheduler::replay::Recorder::with_limit(policy, limit);
-    let termination = if args.show.is_some() || args.trace_format == TraceFormat::Perfetto {
-        // Teaching views observe every step (slower than the plain run below).
-        let (termination, rows) =
-            match crate::teach::run_observed(&mut machine, &mut recorder, args.max_steps, &stop) {
-                Ok(done) => done,
-                Err(mut refused) => {
-                    // The recorder's last choice is the refused one.
-                    if recorder.complete() {
-                        refused.prefix = recorder.choices;
-                        refused.prefix.pop();
-                    }
-                    return Err(Failure::refused(setup, &args.options, &refused));
-                }
+    let budget = scheduler::Budget {
+        steps: Some(args.max_steps),
+        time_ms: args.timeout.millis(),
+        ..scheduler::Budget::UNBOUNDED
+    };
+    // Teaching views observe every step (slower than the plain run).
+    let teaching = args.show.is_some() || args.trace_format == TraceFormat::Perfetto;
+    let mut executed = crate::teach::ExecutedSteps::default();
+    let mut plain = ();
+    let observer: &mut dyn scheduler::Observer = if teaching { &mut executed } else { &mut plain };
+    let ran = match (&args.trace, teaching) {
+        (Some(path), false) => {
+            let file = std::fs::File::create(path)
+                .map_err(|e| Error::io("cannot write trace", path.display(), e))?;
+            let mut writer = TraceWriter {
+                inner: &mut recorder,
+                out: std::io::BufWriter::new(file),
+                error: None,
             };
-        let ws = config.device.warp_size;
+            // The launch as every trace writes it (buffers of a launch file by name).
+            let mut trace = traces::Trace::new(
+                setup.program.hash,
+                crate::commands::replay::TraceLaunch::of(
+                    &resolved.config,
+                    None,
+                    setup.launch_path.as_deref(),
+                )
+                .with_grids(&setup.grids),
+                crate::commands::replay::TraceConfig(*config),
+                args.schedule.seed(),
+            );
+            // `cudasem replay t.jsonl` finds the program from the trace alone (the hash
+            // checks that it is still the same).
+            trace.program_path = Some(setup.ptx_path.clone());
+            let header = TraceHeader {
+                trace,
+                schedule: args.schedule.to_string(),
+                max_steps: args.max_steps,
+            };
+            writer.write_line(&header);
+            let ran = scheduler::run_with(&mut machine, &mut writer, &budget, &stop, observer);
+            if let Err(e) = writer.out.flush() {
+                writer.error.get_or_insert(e);
+            }
+            if let Some(e) = writer.error {
+                return Err(Error::io("cannot write trace", path.display(), e).into());
+            }
+            ran
+        }
+        _ => scheduler::run_with(&mut machine, &mut recorder, &budget, &stop, observer),
+    };
+    let termination = match ran {
+        Ok(ran) => ran.ended.termination(),
+        Err(mut refused) => {
+            // The recorder's last choice is the refused one.
+            if recorder.complete() {
+                refused.prefix = recorder.choices;
+                refused.prefix.pop();
+            }
+            return Err(Failure::refused(setup, &args.options, &refused));
+        }
+    };
+    if teaching {
+        let (rows, ws) = (&executed.rows, config.device.warp_size);
         if let Some(Show::Stack) = args.show {
-            crate::emit::stdout(&crate::teach::stack_tables(&machine, &rows, ws))?;
+            crate::emit::stdout(&crate::teach::stack_tables(&machine, rows, ws))?;
         }
         if let (Some(path), TraceFormat::Perfetto) = (&args.trace, args.trace_format) {
-            let json = crate::teach::perfetto(&machine, &setup.text, &rows, ws);
+            let json = crate::teach::perfetto(&machine, &setup.text, rows, ws);
             std::fs::write(path, json)
                 .map_err(|e| Error::io("cannot write trace", path.display(), e))?;
         }
-        termination
-    } else {
-        match &args.trace {
-            None => {
-                match scheduler::try_run_until(&mut machine, &mut recorder, args.max_steps, &stop) {
-                    Ok(t) => t,
-                    Err(mut refused) => {
-                        // The recorder's last choice is the refused one.
-                        if recorder.complete() {
-                            refused.prefix = recorder.choices;
-                            refused.prefix.pop();
-                        }
-                        return Err(Failure::refused(setup, &args.options, &refused));
-                    }
-                }
-            }
-            Some(path) => {
-                let file = std::fs::File::create(path)
-                    .map_err(|e| Error::io("cannot write trace", path.display(), e))?;
-                let mut writer = TraceWriter {
-                    inner: &mut recorder,
-                    out: std::io::BufWriter::new(file),
-                    error: None,
-                };
-                // The launch as every trace writes it (buffers of a launch file by name).
-                let mut trace = traces::Trace::new(
-                    setup.program.hash,
-                    crate::commands::replay::TraceLaunch::of(
-                        &resolved.config,
-                        None,
-                        setup.launch_path.as_deref(),
-                    )
-                    .with_grids(&setup.grids),
-                    crate::commands::replay::TraceConfig(*config),
-                    args.schedule.seed(),
-                );
-                // `cudasem replay t.jsonl` finds the program from the trace alone (the hash
-                // checks that it is still the same).
-                trace.program_path = Some(setup.ptx_path.clone());
-                let header = TraceHeader {
-                    trace,
-                    schedule: args.schedule.to_string(),
-                    max_steps: args.max_steps,
-                };
-                writer.write_line(&header);
-                let termination =
-                    scheduler::run_until(&mut machine, &mut writer, args.max_steps, &stop);
-                if let Err(e) = writer.out.flush() {
-                    writer.error.get_or_insert(e);
-                }
-                if let Some(e) = writer.error {
-                    return Err(Error::io("cannot write trace", path.display(), e).into());
-                }
-                termination
-            }
-        }
-    };
+    }
     divergence_error(&args.schedule, &diverged)?;
     let buffers = (0..resolved.config.buffers.len())
         .map(|i| machine.buffer(i))
@@ -548,14 +537,14 @@ impl<W: Write> TraceWriter<'_, W> {
 }
 
 impl<W: Write> Scheduler for TraceWriter<'_, W> {
-    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> usize {
+    fn pick(&mut self, machine: &Machine, enabled: &[Choice]) -> Option<usize> {
         let i = self
             .inner
-            .pick(machine, enabled)
+            .pick(machine, enabled)?
             .min(enabled.len().saturating_sub(1));
         if let Some(choice) = enabled.get(i) {
             self.write_line(choice);
         }
-        i
+        Some(i)
     }
 }

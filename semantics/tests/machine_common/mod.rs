@@ -87,7 +87,9 @@ pub fn run(m: &mut Machine, sched: &mut dyn scheduler::Scheduler, max: u64) -> T
             "incremental enabled set differs from a recomputation"
         );
         let en = m.enabled();
-        let i = sched.pick(m, en);
+        let i = sched
+            .pick(m, en)
+            .expect("the test schedulers always choose");
         let c = en[i];
         m.step(&c).expect("enabled choice refused");
     }

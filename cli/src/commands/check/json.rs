@@ -2,6 +2,7 @@
 //! its instruction and source line.
 
 use super::render::{Render, Report, where_text};
+use scheduler::BoundHit;
 use semantics::machine::Termination;
 use semantics::monitors::{
     Access, BarrierSite, Divergence, Findings, MemoryErrorKind, MemoryFinding, Race,
@@ -14,7 +15,7 @@ impl Report<'_> {
         let f = &self.result.findings;
         let races = races_json(f, r);
         let divs = divergences_json(f, r);
-        let errors = errors_json(f, &self.result.termination, r);
+        let errors = errors_json(f, &self.result.termination, self.result.bound_hit, r);
         let unspecified = unspecified_json(f, r);
         let clean = f.is_clean() && self.result.termination == Termination::Completed;
         let j = J {
@@ -33,6 +34,7 @@ impl Report<'_> {
             dropped: f.dropped,
             unspecified,
             benign_left_out: self.benign_left_out,
+            bound_hit: self.result.bound_hit,
         };
         serde_json::to_string(&j).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
     }
@@ -56,6 +58,9 @@ struct J<'a> {
     replay: &'a [String],
     dropped: u64,
     benign_left_out: usize,
+    /// Which bound cut the schedule (`{"bound": "steps", "limit": 100}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bound_hit: Option<BoundHit>,
 }
 #[derive(Serialize)]
 struct JUnspec<'a> {
@@ -145,7 +150,12 @@ fn divergences_json<'a>(f: &'a Findings, r: &Render) -> Vec<JDiv<'a>> {
 }
 
 /// The memory errors, then what ended the schedule when it did not complete.
-fn errors_json<'a>(f: &'a Findings, termination: &Termination, r: &'a Render) -> Vec<JErr<'a>> {
+fn errors_json<'a>(
+    f: &'a Findings,
+    termination: &Termination,
+    bound_hit: Option<BoundHit>,
+    r: &'a Render,
+) -> Vec<JErr<'a>> {
     let mut errors: Vec<JErr> = f
         .memory
         .iter()
@@ -174,7 +184,11 @@ fn errors_json<'a>(f: &'a Findings, termination: &Termination, r: &'a Render) ->
         }),
         Termination::StepLimit => errors.push(JErr {
             kind: "step_limit",
-            message: "the step bound was reached".to_string(),
+            message: match bound_hit {
+                Some(hit) => format!("{hit} was reached"),
+                // A replayed schedule whose trace ended before the run did.
+                None => "the step bound was reached".to_string(),
+            },
             access: None,
             finding: None,
         }),

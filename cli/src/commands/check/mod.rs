@@ -160,7 +160,11 @@ fn check(args: &CheckArgs) -> Result<Exit, Failure> {
             ..MonitorConfig::default()
         },
         uninit,
-        max_steps: r.max_steps,
+        budget: scheduler::Budget {
+            steps: Some(r.max_steps),
+            time_ms: r.timeout.millis(),
+            ..scheduler::Budget::UNBOUNDED
+        },
         stop: r.timeout.start(),
         benign: args.benign,
     };

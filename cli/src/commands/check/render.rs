@@ -46,6 +46,28 @@ impl Render<'_> {
             .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
             .unwrap_or_default()
     }
+    /// A thread named with its block (and grid, in a program of several launches):
+    /// `block (0,0,0) thread (3,0,0) [warp 0 lane 3]`.
+    pub(super) fn thread(
+        &self,
+        grid: Option<u32>,
+        block: [u32; 3],
+        thread: [u32; 3],
+        warp: u32,
+        lane: u32,
+    ) -> String {
+        format!(
+            "{}block {} {}",
+            grid_prefix(grid, &self.grids),
+            index3(block),
+            thread_text(thread, warp, lane)
+        )
+    }
+
+    /// The indented line under a finding's site: `pc 7: ld.global.u32 %r1, [%rd2];`.
+    pub(super) fn pc_line(&self, out: &mut String, pc: u32) {
+        let _ = writeln!(out, "          pc {pc}: {}", self.instruction(pc));
+    }
     pub(super) fn source(&self, loc: Option<(u32, u32)>) -> Option<String> {
         let (file, line) = loc?;
         let name = self
@@ -171,14 +193,12 @@ impl Report<'_> {
     pub(super) fn access_lines(&self, out: &mut String, label: &str, a: &Access, r: &Render) {
         let _ = writeln!(
             out,
-            "  {label} {}block {} {}: {} at {}",
-            grid_prefix(a.grid, &r.grids),
-            index3(a.block_idx),
-            thread_text(a.thread_idx, a.warp, a.lane),
+            "  {label} {}: {} at {}",
+            r.thread(a.grid, a.block_idx, a.thread_idx, a.warp, a.lane),
             op_word(a.op, a.strong),
             r.position(a.ptx_line, a.source_line),
         );
-        let _ = writeln!(out, "          pc {}: {}", a.pc, r.instruction(a.pc));
+        r.pc_line(out, a.pc);
     }
 
     pub(super) fn site_lines(&self, out: &mut String, label: &str, s: &BarrierSite, r: &Render) {
@@ -194,20 +214,18 @@ impl Report<'_> {
             s.what,
             r.position(s.ptx_line, s.source_line),
         );
-        let _ = writeln!(out, "          pc {}: {}", s.pc, r.instruction(s.pc));
+        r.pc_line(out, s.pc);
     }
 
     pub(super) fn unspecified_lines(&self, out: &mut String, u: &UnspecifiedResult, r: &Render) {
         let _ = writeln!(out, "{}", u.kind.describe());
         let _ = writeln!(
             out,
-            "  by:    {}block {} {} at {}",
-            grid_prefix(u.grid, &r.grids),
-            index3(u.block_idx),
-            thread_text(u.thread_idx, u.warp, u.lane),
+            "  by:    {} at {}",
+            r.thread(u.grid, u.block_idx, u.thread_idx, u.warp, u.lane),
             r.position(u.ptx_line, u.source_line),
         );
-        let _ = writeln!(out, "          pc {}: {}", u.pc, r.instruction(u.pc));
+        r.pc_line(out, u.pc);
         let _ = writeln!(out, "  lanes {}", lanes_text(u.lanes));
         if u.occurrences > 1 {
             let _ = writeln!(out, "  ({} times in this run)", u.occurrences);

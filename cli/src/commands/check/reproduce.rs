@@ -114,7 +114,7 @@ pub(crate) fn replay_checked(
             ..MonitorConfig::default()
         },
         uninit,
-        max_steps: total as u64,
+        budget: scheduler::Budget::steps(total as u64),
         stop: scheduler::Stop::never(),
         // A replay reports every finding of the schedule.
         benign: BenignArg::Report,
@@ -122,7 +122,7 @@ pub(crate) fn replay_checked(
     let choices = loaded.choices;
     let mut at = 0usize;
     let mut diverged: Option<(usize, Choice, Vec<Choice>)> = None;
-    let result = setup.check(&mut |_, enabled| {
+    let result = setup.check(&mut scheduler::from_fn(|_, enabled| {
         let c = choices.get(at)?;
         match enabled.iter().position(|e| e == c) {
             Some(i) => {
@@ -134,7 +134,7 @@ pub(crate) fn replay_checked(
                 None
             }
         }
-    })?;
+    }))?;
     if let Some((step, c, enabled)) = diverged {
         let list: Vec<String> = enabled.iter().map(Choice::to_string).collect();
         return Err(Error::Input(format!(

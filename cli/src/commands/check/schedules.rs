@@ -6,10 +6,11 @@ use crate::error::Error;
 use crate::failure::Failure;
 use crate::options::{self, RunOptions};
 use explore::coverage::{CheckError, Explored, Judged, check_config, check_every_execution};
-use scheduler::Scheduler;
 use scheduler::outcome::Observe;
+use scheduler::{BoundHit, Budget, Ended, Observer, Scheduler};
 use semantics::machine::{EventDetail, Machine, Termination};
 use semantics::monitors::{Findings, MonitorConfig, Monitors};
+use std::ops::ControlFlow;
 use traces::{Choice, Event};
 
 /// Everything one checked schedule leaves.
@@ -21,6 +22,8 @@ pub(super) struct Checked {
     pub(super) choices: Vec<Choice>,
     /// The picker stopped the run before it ended (a replayed trace ran out of choices).
     pub(super) cut: bool,
+    /// The bound that cut the schedule, if one did.
+    pub(super) bound_hit: Option<BoundHit>,
     /// The policy that made the schedule, when one did (not a schedule of `--explore`'s
     /// search): a schedule too long to keep is reproduced by it.
     pub(super) policy: Option<explore::policy::Policy>,
@@ -31,7 +34,8 @@ pub(super) struct Setup {
     pub(super) base: options::Setup,
     pub(super) monitors: MonitorConfig,
     pub(super) uninit: Vec<usize>,
-    pub(super) max_steps: u64,
+    /// The bounds of each schedule: its steps (`--max-steps`) and the time (`--timeout`).
+    pub(super) budget: Budget,
     /// The time bound (`--timeout`): every schedule stops when it is set.
     pub(super) stop: scheduler::Stop,
     /// `--benign`: under `ignore`, a schedule whose only findings are benign races passes, so
@@ -42,7 +46,36 @@ pub(super) struct Setup {
 /// Choices a schedule keeps for its replay command (at most a few MB).
 pub(super) const KEEP_CHOICES: usize = 100_000;
 
+/// The observer of a checked schedule: the monitors see every step's events, and the first
+/// [`KEEP_CHOICES`] choices are kept for the replay command.
+struct Monitored {
+    monitors: Monitors,
+    choices: Vec<Choice>,
+}
+
+impl Observer for Monitored {
+    /// The monitors read no SIMT stack except at barriers: `EventDetail::Monitors`.
+    fn detail(&self) -> Option<EventDetail> {
+        Some(EventDetail::Monitors)
+    }
+
+    fn observe(&mut self, choice: &Choice, events: &[Event], _: &Machine) -> ControlFlow<()> {
+        self.monitors.observe(events);
+        // Kept for the replay command while short; a longer schedule is reproduced by the
+        // command line itself (a few bytes per step instead of a growing log).
+        if self.choices.len() < KEEP_CHOICES {
+            self.choices.push(*choice);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 impl Setup {
+    /// The step bound of each schedule.
+    pub(super) fn max_steps(&self) -> u64 {
+        self.budget.steps.unwrap_or(u64::MAX)
+    }
+
     /// Whether a schedule's result ends the check: it did not complete, or it has a finding
     /// (benign races count only under `--benign report`).
     pub(super) fn fails(&self, result: &Checked) -> bool {
@@ -61,67 +94,33 @@ impl Setup {
         }
     }
 
-    /// Runs one schedule with the monitors; `pick` chooses among the enabled choices, or
-    /// stops the run (`None`).
-    pub(super) fn check(
-        &self,
-        pick: &mut dyn FnMut(&Machine, &[Choice]) -> Option<usize>,
-    ) -> Result<Checked, Failure> {
+    /// Runs one schedule with the monitors; `scheduler` chooses among the enabled choices, or
+    /// stops the run (`None`: the result is `cut`).
+    pub(super) fn check(&self, scheduler: &mut dyn Scheduler) -> Result<Checked, Failure> {
         let mut machine = self.base.machine.clone();
         let mut monitors = Monitors::new(&machine, &self.base.resolved.config, self.monitors);
         for &i in &self.uninit {
             monitors.mark_buffer_uninitialised(i);
         }
-        let mut events: Vec<Event> = Vec::new();
-        let mut choices = Vec::new();
-        let mut taken = 0u64;
-        let mut cut = false;
-        let termination = loop {
-            if let Some(t) = machine.termination() {
-                break t.clone();
-            }
-            if taken >= self.max_steps {
-                machine.stop_at_step_limit();
-                break Termination::StepLimit;
-            }
-            if self.stop.requested() {
-                machine.stop_at_time_limit();
-                break Termination::TimeLimit;
-            }
-            let enabled = machine.enabled();
-            if enabled.is_empty() {
-                break machine
-                    .termination()
-                    .cloned()
-                    .unwrap_or(Termination::Completed);
-            }
-            let Some(i) = pick(&machine, enabled) else {
-                cut = true;
-                break Termination::StepLimit;
-            };
-            let choice = enabled[i.min(enabled.len() - 1)];
-            events.clear();
-            // The monitors read no SIMT stack except at barriers: `EventDetail::Monitors`.
-            if let Err(e) = machine.step_observed_with(&choice, &mut events, EventDetail::Monitors)
-            {
-                return Err(Failure::internal(format!(
-                    "step {taken} (`{choice}`) was enabled but failed: {e}"
-                )));
-            }
-            monitors.observe(&events);
-            // Kept for the replay command while short; a longer schedule is reproduced by
-            // the command line itself (a few bytes per step instead of a growing log).
-            if choices.len() < KEEP_CHOICES {
-                choices.push(choice);
-            }
-            taken += 1;
+        let mut watched = Monitored {
+            monitors,
+            choices: Vec::new(),
         };
+        let ran = scheduler::run_with(
+            &mut machine,
+            scheduler,
+            &self.budget,
+            &self.stop,
+            &mut watched,
+        )
+        .map_err(|refused| Failure::internal(refused.to_string()))?;
         Ok(Checked {
-            findings: monitors.finish(),
-            termination,
+            findings: watched.monitors.finish(),
+            termination: ran.ended.termination(),
             steps: machine.steps(),
-            choices,
-            cut,
+            choices: watched.choices,
+            cut: ran.ended == Ended::SchedulerStopped,
+            bound_hit: ran.ended.bound_hit(),
             policy: None,
         })
     }
@@ -167,8 +166,8 @@ pub(super) fn run_policy(
     schedule: &explore::policy::Policy,
 ) -> Result<Checked, Failure> {
     let (mut policy, diverged) =
-        run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps, &setup.stop)?;
-    let mut checked = setup.check(&mut |m, enabled| Some(policy.pick(m, enabled)))?;
+        run::policy_scheduler(schedule, &setup.base.machine, setup.max_steps())?;
+    let mut checked = setup.check(policy.as_mut())?;
     run::divergence_error(schedule, &diverged)?;
     checked.policy = Some(schedule.clone());
     Ok(checked)
@@ -209,7 +208,7 @@ pub(super) fn explore(
             exhausted: false,
         });
     }
-    let config = check_config(setup.max_steps, bound, first.steps, folding);
+    let config = check_config(setup.max_steps(), bound, first.steps, folding);
     let found = check_every_execution(
         &setup.base.machine,
         &observe_all(setup),
@@ -219,14 +218,14 @@ pub(super) fn explore(
         &mut |path| {
             let mut at = 0usize;
             let mut lost = false;
-            let result = setup.check(&mut |_, enabled| {
+            let result = setup.check(&mut scheduler::from_fn(|_, enabled| {
                 let i = path
                     .get(at)
                     .and_then(|c| enabled.iter().position(|e| e == c));
                 at += 1;
                 lost |= i.is_none();
                 Some(i.unwrap_or(0))
-            })?;
+            }))?;
             Ok(if lost {
                 Judged::Lost
             } else if setup.fails(&result) {

@@ -100,7 +100,7 @@ impl Report<'_> {
                 index3(e.thread),
                 r.position(e.ptx_line, e.source_line)
             );
-            let _ = writeln!(out, "          pc {}: {}", e.pc, r.instruction(e.pc));
+            r.pc_line(out, e.pc);
             out.push('\n');
         }
         if let Termination::Deadlock(w) = &self.result.termination {
@@ -157,6 +157,12 @@ impl Report<'_> {
                 Termination::TimeLimit => {
                     parts.push(format!("stopped, {}", crate::timeout::cause_text(None)))
                 }
+                // The step bound, named as every command names a bound.
+                // (A replayed schedule that ran out is no bound: `step limit` alone.)
+                Termination::StepLimit => parts.push(match self.result.bound_hit {
+                    Some(hit) => format!("step limit: {hit} was reached"),
+                    None => "step limit".to_string(),
+                }),
                 other => parts.push(status_word(other).replace('_', " ")),
             }
             parts.join(", ")

@@ -281,6 +281,7 @@ fn report_of<'a>(
         termination: r.termination.as_ref().unwrap_or(&STOPPED),
         steps: machine.steps(),
         max_steps: loaded.choices.len() as u64,
+        time_ms: None,
         setup: format!("{}, replay of {} choices", setup.setup_text(), r.taken),
         replay: String::new(),
         expectations,

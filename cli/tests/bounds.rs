@@ -1,0 +1,170 @@
+//! One vocabulary of bounds, end to end: `run`, `check`, both searches of `explore` and
+//! `litmus` name
+//! the bound that cut them with the same words in their text and the same JSON object
+//! (`"bound_hit": {"bound": ..., "limit": ...}`), and a run or search that no bound cut names
+//! none.
+
+mod common;
+use common::cudasem_here as cudasem;
+use serde_json::{Value, json};
+
+/// The spin lock of the corpus with the lock taken: every block spins until a bound.
+const SPIN: &[&str] = &[
+    "tests/kernels/spinlock.ptx",
+    "--launch",
+    "tests/kernels/spinlock.ron",
+    "--buffer",
+    "lock:s32:1:values:1",
+];
+
+fn with<'a>(command: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![command];
+    args.extend_from_slice(SPIN);
+    args.extend_from_slice(rest);
+    args
+}
+
+fn json_of(stdout: &str) -> Value {
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[test]
+fn run_names_the_step_and_the_time_bound() {
+    let (code, out, err) = cudasem(&with("run", &["--max-steps", "5000"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("(--max-steps 5000)"), "{out}");
+    let (code, out, err) = cudasem(&with("run", &["--max-steps", "5000", "--format", "json"]));
+    assert_eq!(code, 1, "{err}");
+    let j = json_of(&out);
+    assert_eq!(
+        j["bound_hit"],
+        json!({"bound": "steps", "limit": 5000}),
+        "{out}"
+    );
+    assert_eq!(j["status"], "step_limit");
+
+    let (code, out, err) = cudasem(&with(
+        "run",
+        &[
+            "--max-steps",
+            "100000000000",
+            "--timeout",
+            "0.25",
+            "--format",
+            "json",
+        ],
+    ));
+    assert_eq!(code, 1, "{err}");
+    let j = json_of(&out);
+    assert_eq!(
+        j["bound_hit"],
+        json!({"bound": "time", "limit": 250}),
+        "{out}"
+    );
+    assert_eq!(j["status"], "time_limit");
+
+    // A run that ends names no bound.
+    let (code, out, err) = cudasem(&[
+        "run",
+        "tests/kernels/reduce_tree.ptx",
+        "--launch",
+        "tests/kernels/reduce_tree.ron",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(json_of(&out).get("bound_hit").is_none(), "{out}");
+}
+
+#[test]
+fn check_names_the_step_bound_of_its_schedule() {
+    let (code, out, err) = cudasem(&with("check", &["--max-steps", "4000"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("step limit: the step bound (--max-steps 4000) was reached"),
+        "{out}"
+    );
+    let (code, out, err) = cudasem(&with("check", &["--max-steps", "4000", "--format", "json"]));
+    assert_eq!(code, 1, "{err}");
+    let j = json_of(&out);
+    assert_eq!(
+        j["bound_hit"],
+        json!({"bound": "steps", "limit": 4000}),
+        "{out}"
+    );
+    let errors = j["errors"].as_array().expect("errors");
+    assert!(
+        errors.iter().any(|e| e["kind"] == "step_limit"
+            && e["message"] == "the step bound (--max-steps 4000) was reached"),
+        "{out}"
+    );
+}
+
+#[test]
+fn both_searches_of_explore_name_their_bound() {
+    let listing = [
+        "tests/thesis/listing_6_2.ptx",
+        "--launch",
+        "tests/thesis/listing_6_2.two_blocks.ron",
+    ];
+    let explore = |rest: &[&str]| {
+        let mut args = vec!["explore"];
+        args.extend_from_slice(&listing);
+        args.extend_from_slice(rest);
+        cudasem(&args)
+    };
+    let (code, out, err) = explore(&["--search", "outcomes", "--max-transitions", "3"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("bound: --max-transitions 3 REACHED"), "{out}");
+    let (_, out, _) = explore(&[
+        "--search",
+        "outcomes",
+        "--max-transitions",
+        "3",
+        "--format",
+        "json",
+    ]);
+    let j = json_of(&out);
+    assert_eq!(
+        j["bound_hit"],
+        json!({"bound": "transitions", "limit": 3}),
+        "{out}"
+    );
+
+    let (code, out, err) = explore(&["--max-states", "5"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("bound: --max-states 5 REACHED"), "{out}");
+    let (_, out, _) = explore(&["--max-states", "5", "--format", "json"]);
+    let j = json_of(&out);
+    assert_eq!(
+        j["bound_hit"],
+        json!({"bound": "states", "limit": 5}),
+        "{out}"
+    );
+
+    // A complete search names no bound.
+    let (_, out, err) = explore(&["--format", "json"]);
+    let j = json_of(&out);
+    assert_eq!(j["bound_hit"], Value::Null, "{out}{err}");
+    assert_eq!(j["bound"]["hit"], false, "{out}");
+}
+
+#[test]
+fn litmus_names_the_state_bound() {
+    let test = "tests/litmus/families/MP-3.litmus";
+    let (_, out, err) = cudasem(&["litmus", test, "--max-states", "3"]);
+    assert!(
+        out.contains("Status: bounded: the state bound (--max-states 3) cut the search"),
+        "{out}{err}"
+    );
+    let (_, out, _) = cudasem(&["litmus", test, "--max-states", "3", "--format", "json"]);
+    let j = json_of(&out);
+    assert_eq!(
+        j["bound_hit"],
+        json!({"bound": "states", "limit": 3}),
+        "{out}"
+    );
+    let (code, out, err) = cudasem(&["litmus", test, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json_of(&out)["bound_hit"], Value::Null, "{out}");
+}
