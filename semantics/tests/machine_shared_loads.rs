@@ -79,7 +79,8 @@ fn run_watching(mut m: Machine) -> (bool, Vec<u32>) {
             return (seen, words(&m.buffer(0)));
         }
         let en = m.enabled();
-        let c = en[scheduler::Scheduler::pick(&mut rr, &m, en)];
+        let c =
+            en[scheduler::Scheduler::pick(&mut rr, &m, en).expect("round robin always chooses")];
         m.step(&c).expect("enabled choice refused");
         seen |= shared_load_in_flight(&m);
     }
