@@ -215,6 +215,7 @@ pub(crate) fn search_from(
     stop: &Stop,
     each: &mut dyn FnMut(&[Choice]) -> bool,
 ) -> DfsReport {
+    let each = &mut |_: &Machine, p: &[Choice]| each(p);
     let cached = DfsConfig {
         reduction: Reduction::SleepSets,
         ..config
@@ -227,19 +228,12 @@ pub(crate) fn search_from(
         // the state cache their interleavings are explored again and again.
         return search(root, path, sleep, observe, cached, stop, each, false);
     }
-    let attempt = DfsConfig {
-        memo: Memo::Stateless {
-            max_depth: DPOR_DEPTH,
-        },
-        max_transitions: config.max_transitions.min(DPOR_BUDGET),
-        ..config
-    };
     let dpor = search(
         root.clone(),
         path.clone(),
         sleep.clone(),
         observe,
-        attempt,
+        attempt(config.folding, config.max_transitions),
         stop,
         each,
         true,
@@ -255,6 +249,55 @@ pub(crate) fn search_from(
     let mut report = search(root, path, sleep, observe, cached, stop, each, false);
     report.transitions += dpor.transitions;
     report
+}
+
+/// The configuration of a DPOR attempt ([`search_from`], [`outcomes_dpor`]): stateless, cut at
+/// [`DPOR_DEPTH`] and at `max_transitions` or [`DPOR_BUDGET`], whichever is lower.
+fn attempt(folding: Folding, max_transitions: u64) -> DfsConfig {
+    DfsConfig {
+        reduction: Reduction::SourceDpor,
+        memo: Memo::Stateless {
+            max_depth: DPOR_DEPTH,
+        },
+        max_transitions: max_transitions.min(DPOR_BUDGET),
+        folding,
+    }
+}
+
+/// Stateless source-set DPOR ([`Reduction::SourceDpor`]) from `machine` (usually fresh) that
+/// gives up rather than search long: `None` as soon as a schedule reaches [`DPOR_DEPTH`]
+/// transactions (a spin loop: the schedules of a cyclic program never end) or the
+/// transitions reach `max_transitions` or [`DPOR_BUDGET`]. The caller then answers by a search
+/// with a state cache. Otherwise the report is complete (or cut by `stop`, [`DfsBound::Time`],
+/// or by `each`, [`DfsBound::Halted`], or by a refused choice), and `each` has seen every
+/// execution it made, with its final machine and its choices (replayable from the fresh
+/// machine). At least one execution per Mazurkiewicz trace of DPOR's independence is made
+/// ([`outcomes_each`]), and executions of one trace end in the same state, so every reachable
+/// final state is the final state of some execution `each` sees.
+///
+/// Meant for flat memory (under `--memory cached` the micro steps commute with nothing, and
+/// the budget is spent at once).
+pub fn outcomes_dpor(
+    machine: &Machine,
+    observe: &Observe,
+    folding: Folding,
+    max_transitions: u64,
+    stop: &Stop,
+    each: &mut dyn FnMut(&Machine, &[Choice]) -> bool,
+) -> Option<DfsReport> {
+    let mut root = machine.clone();
+    let mut path = Vec::new();
+    if let Err(e) = settle(&mut root, &mut path) {
+        let mut report = DfsReport::empty();
+        report.refused = Some(Refused::new(&path, root.steps(), e));
+        return Some(report);
+    }
+    let config = attempt(folding, max_transitions);
+    let report = search(root, path, Vec::new(), observe, config, stop, each, true);
+    match report.bound_hit {
+        Some(DfsBound::Depth(_) | DfsBound::Transitions(_)) if report.refused.is_none() => None,
+        _ => Some(report),
+    }
 }
 
 /// The depth bound of DPOR under [`Memo::States`] ([`search_from`]): litmus tests and the
@@ -276,7 +319,7 @@ fn search(
     observe: &Observe,
     config: DfsConfig,
     stop: &Stop,
-    each: &mut dyn FnMut(&[Choice]) -> bool,
+    each: &mut dyn FnMut(&Machine, &[Choice]) -> bool,
     give_up: bool,
 ) -> DfsReport {
     let mut report = DfsReport::empty();
@@ -297,7 +340,7 @@ fn search(
                     .outcomes
                     .entry(Outcome::of(&m, t, observe))
                     .or_insert_with(|| path.clone());
-                if !each(&path) {
+                if !each(&m, &path) {
                     report.bound_hit.get_or_insert(DfsBound::Halted);
                     break;
                 }

@@ -16,26 +16,59 @@
 //!   the number of paths (the visited set merges paths).
 //! * Bounds: `max_states` distinct states, and a [`Stop`] (the time bound); when one cuts the
 //!   search the result says so and no verdict is claimed.
+//!
+//! Under flat memory with the fold, a test is first searched by stateless source-set DPOR
+//! ([`explore::dfs::outcomes_dpor`]), one execution per class of executions that order their
+//! dependent steps alike; the final states of its executions are recorded once each by their
+//! fingerprint, so the counts are distinct final states as in the stateful search. DPOR gives
+//! up at the first schedule that reaches its depth bound (a spin loop: the CADP
+//! forward-progress tests) or when its transitions reach its budget or `max_states`; then the
+//! stateful search decides the test, as it would have without DPOR.
 
 use super::parse::{Quantifier, Term};
 use super::translate::{OUT, Slot, Translation};
+use explore::dfs::{self, DfsBound};
 use explore::fold::{self, Folding};
 use explore::keyed::FingerprintSet;
 use explore::settle;
 use scheduler::Refused;
 use scheduler::Stop;
-use semantics::machine::{Machine, Termination};
+use scheduler::outcome::Observe;
+use semantics::machine::{Machine, MemoryKind, Termination};
 use std::collections::BTreeMap;
 use traces::Choice;
 
 /// One final outcome: the observed terms' values, in the order of [`Translation::observed`].
 pub type Values = Vec<i64>;
 
+/// Which search decided a test, and so what [`Exploration::states`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Searched {
+    /// The stateful search: `states` counts distinct machine states.
+    States,
+    /// Stateless source-set DPOR ([`dfs::outcomes_dpor`]): `states` counts the states it
+    /// entered, the nodes of its schedule tree (a state reached by several explored schedules
+    /// counts once per schedule).
+    Dpor,
+}
+
+impl Searched {
+    /// What `states` counts, in words (for the text and JSON reports).
+    pub const fn counts(self) -> &'static str {
+        match self {
+            Searched::States => "distinct machine states",
+            Searched::Dpor => "states entered by source-set DPOR (nodes of its schedule tree)",
+        }
+    }
+}
+
 /// What the search found.
 #[derive(Debug, Clone)]
 pub struct Exploration {
-    /// Distinct states visited.
+    /// States visited, as [`Exploration::searched`] says.
     pub states: usize,
+    /// Which search decided the test.
+    pub searched: Searched,
     /// Outcome → number of distinct completed final states reaching it.
     pub outcomes: BTreeMap<Values, usize>,
     /// A path (all choices from the initial state, system choices included) to a completed
@@ -94,8 +127,15 @@ pub fn explore_until(
     folding: Folding,
     stop: &Stop,
 ) -> Exploration {
+    if folding == Folding::Invisible
+        && initial.config().memory == MemoryKind::Flat
+        && let Some(found) = explore_dpor(&initial, t, max_states, stop)
+    {
+        return found;
+    }
     let mut result = Exploration {
         states: 0,
+        searched: Searched::States,
         outcomes: BTreeMap::new(),
         paths: BTreeMap::new(),
         deadlocks: 0,
@@ -173,6 +213,46 @@ pub fn explore_until(
         });
     }
     result
+}
+
+/// The search by stateless source-set DPOR (module header): `None` when DPOR gives up (a
+/// schedule reaches its depth bound, or its transitions reach its budget or `max_states`).
+fn explore_dpor(
+    initial: &Machine,
+    t: &Translation,
+    max_states: usize,
+    stop: &Stop,
+) -> Option<Exploration> {
+    let mut result = Exploration {
+        states: 0,
+        searched: Searched::Dpor,
+        outcomes: BTreeMap::new(),
+        paths: BTreeMap::new(),
+        deadlocks: 0,
+        faults: 0,
+        first_fault: None,
+        bounded: false,
+        timed_out: false,
+        refused: None,
+    };
+    let mut finals: FingerprintSet<u128> = FingerprintSet::default();
+    let report = dfs::outcomes_dpor(
+        initial,
+        &Observe::default(),
+        Folding::Invisible,
+        max_states as u64,
+        stop,
+        &mut |m, path| {
+            if finals.insert(m.state_fingerprint()) {
+                classify(m, t, &mut result, &[path]);
+            }
+            true
+        },
+    )?;
+    result.states = report.states as usize;
+    result.refused = report.refused;
+    result.timed_out = report.bound_hit == Some(DfsBound::Time);
+    Some(result)
 }
 
 /// Records a terminal state; false when `m` has not terminated.

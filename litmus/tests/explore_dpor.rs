@@ -394,3 +394,116 @@ fn spin_loops_fall_back_to_the_state_cache() {
     assert_eq!(keys(&auto), keys(&full));
     witnesses_replay("listing 6.2", &m, &observe, &auto);
 }
+
+/// What one `litmus::check` found, to compare: outcomes with their counts of distinct final
+/// states, deadlocked and faulting final states, the verdict.
+type Answer = (Vec<(Vec<i64>, usize)>, usize, usize, Option<bool>);
+
+fn answer(r: &litmus::Report) -> Answer {
+    (
+        r.outcomes
+            .iter()
+            .map(|o| (o.values.clone(), o.states))
+            .collect(),
+        r.deadlocks,
+        r.faults,
+        r.holds,
+    )
+}
+
+/// The litmus command's path (`litmus::check`): under flat memory with the fold it decides a
+/// test by DPOR where DPOR ends, and by the stateful search where DPOR gives up (a test that
+/// spins, at the first schedule that reaches DPOR's depth bound). Either way its outcomes,
+/// their counts of distinct final states, the deadlocks, faults and verdict are those of the
+/// stateful search without the fold (`--reduction none`, which never runs DPOR), and its
+/// witness replays to its outcome. Every test of the suite but the CADP forward-progress
+/// tests (every 8th of those), and the families.
+#[test]
+fn litmus_command_answers_as_the_stateful_search() {
+    let dir = conformance_path().join("ptx-litmus");
+    let mut files = Vec::new();
+    litmus_files(&dir, &mut files);
+    assert!(!files.is_empty(), "no litmus files under {}", dir.display());
+    let mut cadp = 0;
+    files.retain(|f| {
+        !f.display().to_string().contains("CADP") || {
+            cadp += 1;
+            cadp % 8 == 1
+        }
+    });
+    for n in 2..=4 {
+        for family in ["MP", "SB", "LB"] {
+            files.push(workspace_root().join(format!("tests/litmus/families/{family}-{n}.litmus")));
+        }
+    }
+    files.push(workspace_root().join("tests/litmus/families/IRIW-4.litmus"));
+    let options = |folding| litmus::Options {
+        max_states: 200_000,
+        folding,
+        ..litmus::Options::default()
+    };
+    let (mut by_dpor, mut by_states, mut skipped) = (0, 0, 0);
+    for f in &files {
+        let name = f.display().to_string();
+        let Ok(test) = std::fs::read_to_string(f)
+            .map_err(|_| ())
+            .and_then(|text| parse(&text).map_err(|_| ()))
+        else {
+            continue;
+        };
+        let folded = litmus::check(&test, &options(Folding::Invisible));
+        if matches!(folded.status, litmus::Status::Unsupported(_)) {
+            continue;
+        }
+        let plain = litmus::check(&test, &options(Folding::None));
+        assert_eq!(plain.searched, litmus::search::Searched::States, "{name}");
+        if folded.status != litmus::Status::Ok || plain.status != litmus::Status::Ok {
+            skipped += 1;
+            continue;
+        }
+        assert_eq!(
+            answer(&folded),
+            answer(&plain),
+            "{name}: DPOR's answer differs"
+        );
+        match folded.searched {
+            litmus::search::Searched::Dpor => by_dpor += 1,
+            // A test that loops (the CADP forward-progress tests, some others) or whose
+            // executions exceed DPOR's budget.
+            litmus::search::Searched::States => by_states += 1,
+        }
+        if let Some(w) = &folded.witness {
+            let (m, _) = litmus_machine(f, MemoryKind::Flat).expect("a supported test");
+            let t = translate(&test, MemoryKind::Flat).expect("a supported test");
+            let mut fresh = m.clone();
+            let rr = replay(&mut fresh, &w.choices, None, None, false);
+            assert_eq!(rr.divergence, None, "{name}");
+            assert_eq!(litmus::search::observe(&fresh, &t), w.values, "{name}");
+        }
+    }
+    println!(
+        "litmus command: {by_dpor} decided by DPOR, {by_states} by the stateful search (DPOR gave up), {skipped} bounded out"
+    );
+    assert!(by_dpor >= 80, "{by_dpor} decided by DPOR");
+    assert!(
+        by_states >= 30,
+        "{by_states} decided by the stateful search"
+    );
+}
+
+/// MP-8, SB-8, LB-8 and IRIW-8 are decided by DPOR, with the 2^n − 1 outcomes of the first
+/// three (on the stateful search alone they do not end in 30 s).
+#[test]
+fn litmus_command_decides_the_eight_thread_families() {
+    for family in ["MP", "SB", "LB", "IRIW"] {
+        let path = workspace_root().join(format!("tests/litmus/families/{family}-8.litmus"));
+        let test = parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let r = litmus::check(&test, &litmus::Options::default());
+        assert_eq!(r.status, litmus::Status::Ok, "{family}-8");
+        assert_eq!(r.searched, litmus::search::Searched::Dpor, "{family}-8");
+        assert!(r.holds.is_some(), "{family}-8");
+        if family != "IRIW" {
+            assert_eq!(r.outcomes.len(), 255, "{family}-8");
+        }
+    }
+}
