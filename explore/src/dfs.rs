@@ -133,6 +133,8 @@ struct Frame {
     /// DPOR: the choices to explore here (the backtrack set), and those taken or skipped.
     backtrack: Vec<Choice>,
     done: Vec<Choice>,
+    /// The state's fingerprint, in a stateless search that gives up at a cycle.
+    key: Option<u128>,
 }
 
 /// Explores every schedule of `machine` (usually fresh) and collects the final outcomes.
@@ -265,10 +267,11 @@ fn attempt(folding: Folding, max_transitions: u64) -> DfsConfig {
 }
 
 /// Stateless source-set DPOR ([`Reduction::SourceDpor`]) from `machine` (usually fresh) that
-/// gives up rather than search long: `None` as soon as a schedule reaches [`DPOR_DEPTH`]
-/// transactions (a spin loop: the schedules of a cyclic program never end) or the
-/// transitions reach `max_transitions` or [`DPOR_BUDGET`]. The caller then answers by a search
-/// with a state cache. Otherwise the report is complete (or cut by `stop`, [`DfsBound::Time`],
+/// gives up rather than search long: `Err` with the bound as soon as a schedule reaches
+/// [`DPOR_DEPTH`] transactions or comes back to a state on it ([`DfsBound::Depth`]: a spin
+/// loop; the schedules of a cyclic program never end, and a state repeated on the schedule
+/// shows it at once) or the transitions reach `max_transitions` or [`DPOR_BUDGET`]
+/// ([`DfsBound::Transitions`]). The caller then answers by a search with a state cache. Otherwise the report is complete (or cut by `stop`, [`DfsBound::Time`],
 /// or by `each`, [`DfsBound::Halted`], or by a refused choice), and `each` has seen every
 /// execution it made, with its final machine and its choices (replayable from the fresh
 /// machine). At least one execution per Mazurkiewicz trace of DPOR's independence is made
@@ -284,19 +287,21 @@ pub fn outcomes_dpor(
     max_transitions: u64,
     stop: &Stop,
     each: &mut dyn FnMut(&Machine, &[Choice]) -> bool,
-) -> Option<DfsReport> {
+) -> Result<DfsReport, DfsBound> {
     let mut root = machine.clone();
     let mut path = Vec::new();
     if let Err(e) = settle(&mut root, &mut path) {
         let mut report = DfsReport::empty();
         report.refused = Some(Refused::new(&path, root.steps(), e));
-        return Some(report);
+        return Ok(report);
     }
     let config = attempt(folding, max_transitions);
     let report = search(root, path, Vec::new(), observe, config, stop, each, true);
     match report.bound_hit {
-        Some(DfsBound::Depth(_) | DfsBound::Transitions(_)) if report.refused.is_none() => None,
-        _ => Some(report),
+        Some(b @ (DfsBound::Depth(_) | DfsBound::Transitions(_))) if report.refused.is_none() => {
+            Err(b)
+        }
+        _ => Ok(report),
     }
 }
 
@@ -309,8 +314,9 @@ pub const DPOR_DEPTH: usize = 2_000;
 /// most 50,000.
 pub const DPOR_BUDGET: u64 = 200_000;
 
-/// [`search_from`] with `config` as it is; `give_up`: stop at the first schedule that reaches
-/// the depth bound of a stateless search.
+/// [`search_from`] with `config` as it is; `give_up`: stop at the first schedule of a
+/// stateless search that reaches the depth bound or comes back to a state on it (a cycle, which
+/// it would repeat up to the depth bound: [`DfsBound::Depth`] is reported either way).
 #[allow(clippy::too_many_arguments)]
 fn search(
     root: Machine,
@@ -334,6 +340,7 @@ fn search(
     loop {
         // Enter the pending state: a final one is an outcome, a known one may be cut.
         if let Some((m, sleep)) = pending.take() {
+            let mut key = None;
             if let Some(t) = m.termination() {
                 report.executions += 1;
                 report
@@ -364,7 +371,11 @@ fn search(
                         }
                     }
                     Memo::Stateless { max_depth } => {
-                        if stack.len() >= max_depth {
+                        // Giving up, a schedule that comes back to a state on it would repeat
+                        // its cycle up to the depth bound: it gives up there already.
+                        key = give_up.then(|| m.state_fingerprint());
+                        let cycle = key.is_some() && stack.iter().any(|f| f.key == key);
+                        if stack.len() >= max_depth || cycle {
                             report.bound_hit.get_or_insert(DfsBound::Depth(max_depth));
                             if give_up {
                                 break;
@@ -389,6 +400,7 @@ fn search(
                         path_len: path.len(),
                         backtrack: Vec::new(),
                         done: Vec::new(),
+                        key,
                     });
                 }
             }

@@ -21,7 +21,7 @@ use std::sync::Arc;
 /// States a search may take here (the kernels that need more are not compared), and for the
 /// corpus, whose larger kernels would take minutes.
 const MAX_STATES: usize = 100_000;
-const CORPUS_MAX_STATES: usize = 20_000;
+const CORPUS_MAX_STATES: usize = 10_000;
 
 fn search(m: &Machine, level: Level, observe: &Observe, por: Por) -> Option<Exploration> {
     search_within(m, level, observe, por, MAX_STATES)

@@ -17,13 +17,14 @@
 //! * Bounds: `max_states` distinct states, and a [`Stop`] (the time bound); when one cuts the
 //!   search the result says so and no verdict is claimed.
 //!
-//! Under flat memory with the fold, a test is first searched by stateless source-set DPOR
+//! Under flat memory with the fold, a test the stateful search does not decide within
+//! [`QUICK_STATES`] states is searched by stateless source-set DPOR
 //! ([`explore::dfs::outcomes_dpor`]), one execution per class of executions that order their
 //! dependent steps alike; the final states of its executions are recorded once each by their
 //! fingerprint, so the counts are distinct final states as in the stateful search. DPOR gives
-//! up at the first schedule that reaches its depth bound (a spin loop: the CADP
-//! forward-progress tests) or when its transitions reach its budget or `max_states`; then the
-//! stateful search decides the test, as it would have without DPOR.
+//! up at the first schedule that comes back to a state on it or reaches its depth bound (a
+//! spin loop: the CADP forward-progress tests) or when its transitions reach its budget or
+//! `max_states`; then the stateful search decides the test, as it would have without DPOR.
 
 use super::parse::{Quantifier, Term};
 use super::translate::{OUT, Slot, Translation};
@@ -107,6 +108,24 @@ pub fn observe(machine: &Machine, t: &Translation) -> Values {
         .collect()
 }
 
+impl Exploration {
+    /// Nothing found yet, by the search `searched`.
+    fn empty(searched: Searched) -> Exploration {
+        Exploration {
+            states: 0,
+            searched,
+            outcomes: BTreeMap::new(),
+            paths: BTreeMap::new(),
+            deadlocks: 0,
+            faults: 0,
+            first_fault: None,
+            bounded: false,
+            timed_out: false,
+            refused: None,
+        }
+    }
+}
+
 struct Frame {
     machine: Machine,
     /// The choices that led here from the parent (the picked one, then settled system ones).
@@ -127,24 +146,76 @@ pub fn explore_until(
     folding: Folding,
     stop: &Stop,
 ) -> Exploration {
-    if folding == Folding::Invisible
-        && initial.config().memory == MemoryKind::Flat
-        && let Some(found) = explore_dpor(&initial, t, max_states, stop)
-    {
-        return found;
+    explore_staged(initial, t, max_states, folding, QUICK_STATES, stop)
+}
+
+/// The states of the first stateful stage ([`explore_staged`]).
+pub const QUICK_STATES: usize = 5_000;
+
+/// [`explore_until`], in stages (module header). Under flat memory with the fold, the
+/// stateful search and DPOR take turns, each with four times the bound of its last turn: the
+/// stateful search with at most `quick` states first (most tests of the suite end there, in
+/// milliseconds), then DPOR with a budget of twice as many transitions, and so on, until one
+/// decides the test. DPOR is not tried again once a schedule came back to a state or reached
+/// its depth bound (the test loops) or once its budget reached [`dfs::DPOR_BUDGET`]. Neither
+/// search wins everywhere: DPOR takes one execution per class of executions that order the
+/// dependent steps alike and the stateful search one visit per state, and tests whose threads
+/// all write one location (coherence tests) have far more of the first, the families (MP-n,
+/// SB-n, LB-n, IRIW-n) far more of the second; taking turns costs at most a constant factor
+/// over the better one. Last, the stateful search with `max_states`. `quick` = 0: DPOR with its
+/// whole budget first.
+pub fn explore_staged(
+    initial: Machine,
+    t: &Translation,
+    max_states: usize,
+    folding: Folding,
+    quick: usize,
+    stop: &Stop,
+) -> Exploration {
+    if folding == Folding::Invisible && initial.config().memory == MemoryKind::Flat {
+        let mut states = quick;
+        let mut budget = if quick == 0 {
+            dfs::DPOR_BUDGET
+        } else {
+            2 * quick as u64
+        };
+        let mut dpor = true;
+        loop {
+            if states > 0 {
+                if states >= max_states {
+                    break;
+                }
+                let found = stateful(initial.clone(), t, states, folding, stop);
+                if !found.bounded {
+                    return found;
+                }
+            }
+            if dpor {
+                match explore_dpor(&initial, t, budget.min(max_states as u64), stop) {
+                    Ok(found) => return found,
+                    Err(DfsBound::Transitions(_)) if budget < dfs::DPOR_BUDGET => {}
+                    Err(_) => dpor = false,
+                }
+            }
+            if states == 0 {
+                break;
+            }
+            states = states.saturating_mul(4);
+            budget = budget.saturating_mul(4);
+        }
     }
-    let mut result = Exploration {
-        states: 0,
-        searched: Searched::States,
-        outcomes: BTreeMap::new(),
-        paths: BTreeMap::new(),
-        deadlocks: 0,
-        faults: 0,
-        first_fault: None,
-        bounded: false,
-        timed_out: false,
-        refused: None,
-    };
+    stateful(initial, t, max_states, folding, stop)
+}
+
+/// The stateful search (module header).
+fn stateful(
+    initial: Machine,
+    t: &Translation,
+    max_states: usize,
+    folding: Folding,
+    stop: &Stop,
+) -> Exploration {
+    let mut result = Exploration::empty(Searched::States);
     let mut root = initial;
     let mut taken = Vec::new();
     if let Err(e) = settle(&mut root, &mut taken) {
@@ -215,32 +286,22 @@ pub fn explore_until(
     result
 }
 
-/// The search by stateless source-set DPOR (module header): `None` when DPOR gives up (a
-/// schedule reaches its depth bound, or its transitions reach its budget or `max_states`).
+/// The search by stateless source-set DPOR (module header), with at most `budget`
+/// transitions; the bound at which DPOR gave up, if it did (a schedule came back to a state or
+/// reached the depth bound, [`DfsBound::Depth`]; the budget, [`DfsBound::Transitions`]).
 fn explore_dpor(
     initial: &Machine,
     t: &Translation,
-    max_states: usize,
+    budget: u64,
     stop: &Stop,
-) -> Option<Exploration> {
-    let mut result = Exploration {
-        states: 0,
-        searched: Searched::Dpor,
-        outcomes: BTreeMap::new(),
-        paths: BTreeMap::new(),
-        deadlocks: 0,
-        faults: 0,
-        first_fault: None,
-        bounded: false,
-        timed_out: false,
-        refused: None,
-    };
+) -> Result<Exploration, DfsBound> {
+    let mut result = Exploration::empty(Searched::Dpor);
     let mut finals: FingerprintSet<u128> = FingerprintSet::default();
     let report = dfs::outcomes_dpor(
         initial,
         &Observe::default(),
         Folding::Invisible,
-        max_states as u64,
+        budget,
         stop,
         &mut |m, path| {
             if finals.insert(m.state_fingerprint()) {
@@ -252,7 +313,7 @@ fn explore_dpor(
     result.states = report.states as usize;
     result.refused = report.refused;
     result.timed_out = report.bound_hit == Some(DfsBound::Time);
-    Some(result)
+    Ok(result)
 }
 
 /// Records a terminal state; false when `m` has not terminated.

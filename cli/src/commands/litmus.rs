@@ -337,6 +337,7 @@ fn json_report(path: &str, test: &LitmusTest, report: &Report, ptx: Option<&Path
         "counts": "distinct final machine states",
         "witness": witness,
         "states": report.states,
+        "states_counted": report.searched.counts(),
         "deadlocks": report.deadlocks,
         "faults": report.faults,
         "ptx": ptx.map(|p| p.display().to_string()),
