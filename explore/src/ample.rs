@@ -55,6 +55,13 @@
 //!   nodes' enabled units those of the full graph ([`super::Exploration`] keeps them), is a
 //!   cycle of the full graph.
 //!
+//! With it the search also folds a fence under flat memory into its warp's transaction as an
+//! invisible step ([`super::fold::invisible_fence`]): it changes no state, so the fold's
+//! argument covers it under every model (the race monitors order fences, but this search runs
+//! none). A persistent singleton that ended in such a fence thus rarely remains; the fold
+//! removes the states between the fence and the warp's next visible step outright, where a
+//! singleton removes only the other warps' transitions from them.
+//!
 //! What it does not preserve, and why the other models are not reduced:
 //! * models whose F depends on which units have stepped (OBE, HSA+OBE, LOBE) or on the lowest
 //!   live unit (HSA): a run where `p` never starts may be fair there (a unit that never stepped
@@ -80,8 +87,8 @@ pub enum Por {
     /// Every enabled transaction of every state.
     #[default]
     None,
-    /// Persistent singletons with the cycle proviso (module header): preserves the outcomes,
-    /// deadlocks and the verdicts of [`Por::preserves`].
+    /// Persistent singletons with the cycle proviso, and flat-memory fences folded (module
+    /// header): preserves the outcomes, deadlocks and the verdicts of [`Por::preserves`].
     Persistent,
 }
 

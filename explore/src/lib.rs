@@ -655,6 +655,7 @@ fn expand(
             Some(key),
             Some(units),
             candidate.is_some(),
+            por == Por::Persistent,
             &mut out.choices,
         );
         let mut settled = false;

@@ -295,11 +295,12 @@ pub fn check_until(test: &LitmusTest, options: &Options, stop: &scheduler::Stop)
             .replay_flags
             .extend(["--memory".into(), "cached".into()]);
     }
-    let found = search::explore_until(
+    let found = search::explore_staged(
         machine.clone(),
         &t,
         options.max_states,
         options.folding,
+        search::QUICK_STATES,
         stop,
     );
     report.states = found.states;

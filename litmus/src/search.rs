@@ -133,26 +133,15 @@ struct Frame {
     next: usize,
 }
 
-/// Explores every execution of `initial` (a fresh machine of `t`).
+/// Explores every execution of `initial` (a fresh machine of `t`) by the stateful search.
 pub fn explore(initial: Machine, t: &Translation, max_states: usize) -> Exploration {
     explore_until(initial, t, max_states, Folding::Invisible, &Stop::never())
-}
-
-/// [`explore`], cut short (`timed_out`) when `stop` is requested.
-pub fn explore_until(
-    initial: Machine,
-    t: &Translation,
-    max_states: usize,
-    folding: Folding,
-    stop: &Stop,
-) -> Exploration {
-    explore_staged(initial, t, max_states, folding, QUICK_STATES, stop)
 }
 
 /// The states of the first stateful stage ([`explore_staged`]).
 pub const QUICK_STATES: usize = 5_000;
 
-/// [`explore_until`], in stages (module header). Under flat memory with the fold, the
+/// The search of the `litmus` command, in stages (module header). Under flat memory with the fold, the
 /// stateful search and DPOR take turns, each with four times the bound of its last turn: the
 /// stateful search with at most `quick` states first (most tests of the suite end there, in
 /// milliseconds), then DPOR with a budget of twice as many transitions, and so on, until one
@@ -185,7 +174,7 @@ pub fn explore_staged(
                 if states >= max_states {
                     break;
                 }
-                let found = stateful(initial.clone(), t, states, folding, stop);
+                let found = explore_until(initial.clone(), t, states, folding, stop);
                 if !found.bounded {
                     return found;
                 }
@@ -204,11 +193,12 @@ pub fn explore_staged(
             budget = budget.saturating_mul(4);
         }
     }
-    stateful(initial, t, max_states, folding, stop)
+    explore_until(initial, t, max_states, folding, stop)
 }
 
-/// The stateful search (module header).
-fn stateful(
+/// [`explore`] (the stateful search, module header), cut short (`timed_out`) when `stop` is
+/// requested.
+pub fn explore_until(
     initial: Machine,
     t: &Translation,
     max_states: usize,
@@ -247,11 +237,12 @@ fn stateful(
         let mut m = top.machine.clone();
         let mut taken = Vec::new();
         // The choice came from the enabled set: a refusal is a cudasem bug, never skipped.
-        let refused =
-            match fold::step_folded(&mut m, &choice, folding, None, None, false, &mut taken) {
-                Ok(_) => settle(&mut m, &mut taken).err(),
-                Err(e) => Some(e),
-            };
+        let refused = match fold::step_folded(
+            &mut m, &choice, folding, None, None, false, false, &mut taken,
+        ) {
+            Ok(_) => settle(&mut m, &mut taken).err(),
+            Err(e) => Some(e),
+        };
         if let Some(e) = refused {
             let prefix: Vec<Choice> = stack
                 .iter()
