@@ -272,3 +272,53 @@ fn the_reduced_search_is_the_same_at_any_jobs() {
         }
     }
 }
+
+/// The cycle proviso: block 0 loops forever on steps of its own (every one a persistent
+/// singleton), block 1 stores to global memory and exits. Without the proviso the reduced graph
+/// follows block 0 alone round its loop and never lets block 1 run (the *ignoring* problem):
+/// under weak `fair` the only cycle then leaves block 1 enabled and unscheduled, and the
+/// verdict would be PASS, while block 0 really loops for ever in a fair run (block 1 done).
+#[test]
+fn the_cycle_proviso_keeps_a_warp_from_being_ignored() {
+    let text = r#"
+.version 6.0
+.target sm_70
+.address_size 64
+.global .u32 x;
+.visible .entry k()
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    mov.u32 %r1, %ctaid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 bra LOOP;
+    st.global.u32 [x], 1;
+    ret;
+LOOP:
+    mov.u32 %r2, 0;
+    bra.uni LOOP;
+}
+"#;
+    let parsed = ptx_parser::parse(text);
+    assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
+    let program = Arc::new(semantics::load(&parsed.module, text).unwrap().0);
+    let launch = semantics::machine::LaunchConfig::kernel_1d("k", 2, 1);
+    let m = Machine::new(program, &launch, &MachineConfig::default()).unwrap();
+    let observe = Observe::default();
+    let fair: ProgressModel = "fair".parse().unwrap();
+    for folding in [explore::Folding::None, explore::Folding::Invisible] {
+        let limits = Limits {
+            folding,
+            ..Limits::default()
+        };
+        let run =
+            |por| explore_with(&m, Level::Blocks, &observe, limits, por, &Stop::never()).unwrap();
+        let (full, reduced) = (run(Por::None), run(Por::Persistent));
+        assert_eq!(full.verdict(fair), Some(explore::progress::Verdict::Fail));
+        assert_eq!(reduced.verdict(fair), full.verdict(fair), "{folding}");
+        lasso_replays("proviso", &m, &reduced, fair);
+        if folding == explore::Folding::None {
+            assert!(reduced.reduced_states > 0);
+        }
+    }
+}
