@@ -133,6 +133,8 @@ struct Frame {
     /// DPOR: the choices to explore here (the backtrack set), and those taken or skipped.
     backtrack: Vec<Choice>,
     done: Vec<Choice>,
+    /// The state's fingerprint, in a stateless search that gives up at a cycle.
+    key: Option<u128>,
 }
 
 /// Explores every schedule of `machine` (usually fresh) and collects the final outcomes.
@@ -215,6 +217,7 @@ pub(crate) fn search_from(
     stop: &Stop,
     each: &mut dyn FnMut(&[Choice]) -> bool,
 ) -> DfsReport {
+    let each = &mut |_: &Machine, p: &[Choice]| each(p);
     let cached = DfsConfig {
         reduction: Reduction::SleepSets,
         ..config
@@ -227,19 +230,12 @@ pub(crate) fn search_from(
         // the state cache their interleavings are explored again and again.
         return search(root, path, sleep, observe, cached, stop, each, false);
     }
-    let attempt = DfsConfig {
-        memo: Memo::Stateless {
-            max_depth: DPOR_DEPTH,
-        },
-        max_transitions: config.max_transitions.min(DPOR_BUDGET),
-        ..config
-    };
     let dpor = search(
         root.clone(),
         path.clone(),
         sleep.clone(),
         observe,
-        attempt,
+        attempt(config.folding, config.max_transitions),
         stop,
         each,
         true,
@@ -257,6 +253,58 @@ pub(crate) fn search_from(
     report
 }
 
+/// The configuration of a DPOR attempt ([`search_from`], [`outcomes_dpor`]): stateless, cut at
+/// [`DPOR_DEPTH`] and at `max_transitions` or [`DPOR_BUDGET`], whichever is lower.
+fn attempt(folding: Folding, max_transitions: u64) -> DfsConfig {
+    DfsConfig {
+        reduction: Reduction::SourceDpor,
+        memo: Memo::Stateless {
+            max_depth: DPOR_DEPTH,
+        },
+        max_transitions: max_transitions.min(DPOR_BUDGET),
+        folding,
+    }
+}
+
+/// Stateless source-set DPOR ([`Reduction::SourceDpor`]) from `machine` (usually fresh) that
+/// gives up rather than search long: `Err` with the bound as soon as a schedule reaches
+/// [`DPOR_DEPTH`] transactions or comes back to a state on it ([`DfsBound::Depth`]: a spin
+/// loop; the schedules of a cyclic program never end, and a state repeated on the schedule
+/// shows it at once) or the transitions reach `max_transitions` or [`DPOR_BUDGET`]
+/// ([`DfsBound::Transitions`]). The caller then answers by a search with a state cache. Otherwise the report is complete (or cut by `stop`, [`DfsBound::Time`],
+/// or by `each`, [`DfsBound::Halted`], or by a refused choice), and `each` has seen every
+/// execution it made, with its final machine and its choices (replayable from the fresh
+/// machine). At least one execution per Mazurkiewicz trace of DPOR's independence is made
+/// ([`outcomes_each`]), and executions of one trace end in the same state, so every reachable
+/// final state is the final state of some execution `each` sees.
+///
+/// Meant for flat memory (under `--memory cached` the micro steps commute with nothing, and
+/// the budget is spent at once).
+pub fn outcomes_dpor(
+    machine: &Machine,
+    observe: &Observe,
+    folding: Folding,
+    max_transitions: u64,
+    stop: &Stop,
+    each: &mut dyn FnMut(&Machine, &[Choice]) -> bool,
+) -> Result<DfsReport, DfsBound> {
+    let mut root = machine.clone();
+    let mut path = Vec::new();
+    if let Err(e) = settle(&mut root, &mut path) {
+        let mut report = DfsReport::empty();
+        report.refused = Some(Refused::new(&path, root.steps(), e));
+        return Ok(report);
+    }
+    let config = attempt(folding, max_transitions);
+    let report = search(root, path, Vec::new(), observe, config, stop, each, true);
+    match report.bound_hit {
+        Some(b @ (DfsBound::Depth(_) | DfsBound::Transitions(_))) if report.refused.is_none() => {
+            Err(b)
+        }
+        _ => Ok(report),
+    }
+}
+
 /// The depth bound of DPOR under [`Memo::States`] ([`search_from`]): litmus tests and the
 /// corpus's terminating kernels take far fewer transactions.
 pub const DPOR_DEPTH: usize = 2_000;
@@ -266,8 +314,9 @@ pub const DPOR_DEPTH: usize = 2_000;
 /// most 50,000.
 pub const DPOR_BUDGET: u64 = 200_000;
 
-/// [`search_from`] with `config` as it is; `give_up`: stop at the first schedule that reaches
-/// the depth bound of a stateless search.
+/// [`search_from`] with `config` as it is; `give_up`: stop at the first schedule of a
+/// stateless search that reaches the depth bound or comes back to a state on it (a cycle, which
+/// it would repeat up to the depth bound: [`DfsBound::Depth`] is reported either way).
 #[allow(clippy::too_many_arguments)]
 fn search(
     root: Machine,
@@ -276,7 +325,7 @@ fn search(
     observe: &Observe,
     config: DfsConfig,
     stop: &Stop,
-    each: &mut dyn FnMut(&[Choice]) -> bool,
+    each: &mut dyn FnMut(&Machine, &[Choice]) -> bool,
     give_up: bool,
 ) -> DfsReport {
     let mut report = DfsReport::empty();
@@ -291,13 +340,14 @@ fn search(
     loop {
         // Enter the pending state: a final one is an outcome, a known one may be cut.
         if let Some((m, sleep)) = pending.take() {
+            let mut key = None;
             if let Some(t) = m.termination() {
                 report.executions += 1;
                 report
                     .outcomes
                     .entry(Outcome::of(&m, t, observe))
                     .or_insert_with(|| path.clone());
-                if !each(&path) {
+                if !each(&m, &path) {
                     report.bound_hit.get_or_insert(DfsBound::Halted);
                     break;
                 }
@@ -321,7 +371,11 @@ fn search(
                         }
                     }
                     Memo::Stateless { max_depth } => {
-                        if stack.len() >= max_depth {
+                        // Giving up, a schedule that comes back to a state on it would repeat
+                        // its cycle up to the depth bound: it gives up there already.
+                        key = give_up.then(|| m.state_fingerprint());
+                        let cycle = key.is_some() && stack.iter().any(|f| f.key == key);
+                        if stack.len() >= max_depth || cycle {
                             report.bound_hit.get_or_insert(DfsBound::Depth(max_depth));
                             if give_up {
                                 break;
@@ -346,6 +400,7 @@ fn search(
                         path_len: path.len(),
                         backtrack: Vec::new(),
                         done: Vec::new(),
+                        key,
                     });
                 }
             }
@@ -453,7 +508,7 @@ pub(crate) fn transition_event(
     // too ([`dpor::outcome_footprint`]).
     let flat_fences = config.reduction == Reduction::SourceDpor && child.cache().is_none();
     let judged = |fp: TransactionFootprint| dpor::outcome_footprint(fp, flat_fences);
-    let fp = match fold::step_folded(child, &c, config.folding, None, None, sleeping, path) {
+    let fp = match fold::step_folded(child, &c, config.folding, None, None, sleeping, false, path) {
         Ok(fp) => fp.filter(|_| sleeping).map(judged),
         Err(e) => return Err(Refused::new(path.iter(), child.steps(), e)),
     };

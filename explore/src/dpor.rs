@@ -51,17 +51,7 @@ use traces::Choice;
 /// orders fences (the race monitors' happens-before) needs the footprint's own ordering, so
 /// [`super::coverage`] keeps sleep sets.
 pub fn outcome_footprint(fp: TransactionFootprint, flat: bool) -> TransactionFootprint {
-    let fence_only = matches!(
-        fp.last.kind,
-        FootprintKind::Memory {
-            global_reads: None,
-            global_writes: None,
-            shared_reads: None,
-            shared_writes: None,
-            fence: true,
-        }
-    );
-    if flat && fence_only {
+    if flat && super::fold::invisible_fence(&fp.last) {
         TransactionFootprint {
             last: Footprint {
                 warp: fp.last.warp,

@@ -124,10 +124,13 @@ impl TransactionFootprint {
 /// warp that follow up to the next visible one (module header), appending every choice taken to
 /// `taken`. `start` is the fingerprint of the machine before the step, when the caller knows it
 /// (a transaction that comes back to it stops there). `units`, when given, keeps the
-/// transaction within the units of the first step. Returns the transaction's footprint (the
+/// transaction within the units of the first step. `fences`: under flat memory a fence with no
+/// memory access is folded too ([`invisible_fence`]); only for a search that runs no monitor,
+/// since the race monitors order fences. Returns the transaction's footprint (the
 /// footprints are computed only when `footprints` is asked for), or the error of the step that
 /// failed (every choice is enabled when taken, so a failure is a cudasem bug: `taken` then holds
 /// the choices taken before it).
+#[allow(clippy::too_many_arguments)]
 pub fn step_folded(
     machine: &mut Machine,
     choice: &Choice,
@@ -135,8 +138,10 @@ pub fn step_folded(
     start: Option<u128>,
     units: Option<&Units>,
     footprints: bool,
+    fences: bool,
     taken: &mut Vec<Choice>,
 ) -> Result<Option<TransactionFootprint>, StepError> {
+    let fences = fences && machine.cache().is_none();
     let need_fp = footprints || folding == Folding::Invisible;
     let first_fp = need_fp.then(|| machine.footprint(choice));
     let label = units.map(|u| u.of(machine, choice));
@@ -156,7 +161,7 @@ pub fn step_folded(
     let mut seen: Vec<u128> = start.into_iter().collect();
     let mut steps = 1;
     while let Some(f) = fp
-        && invisible(&f.last, alone)
+        && (invisible(&f.last, alone) || (fences && invisible_fence(&f.last)))
         && steps < MAX_FOLDED
     {
         // The warp's own barrier, complete: its release is the block's alone (module header).
@@ -211,6 +216,24 @@ pub fn invisible(fp: &Footprint, alone: bool) -> bool {
             false
         }
     }
+}
+
+/// Whether a step of footprint `fp` is a fence with no memory access, which under flat memory
+/// changes no state (thesis section 5.3.2, rule membar: every access is performed at once):
+/// it commutes with every step of every other warp and enables or disables none, so for the
+/// outcomes and the progress verdicts it is invisible. The race monitors order fences, so the
+/// searches that run them do not fold it ([`step_folded`]).
+pub fn invisible_fence(fp: &Footprint) -> bool {
+    matches!(
+        fp.kind,
+        FootprintKind::Memory {
+            global_reads: None,
+            global_writes: None,
+            shared_reads: None,
+            shared_writes: None,
+            fence: true,
+        }
+    )
 }
 
 /// Whether `warp` is the only warp of its block that has not completed, under flat memory: then

@@ -28,6 +28,7 @@
 //! fresh machine: the stem from the initial state (shortest, breadth-first), the cycle back to
 //! the stem's end state.
 
+pub mod ample;
 pub mod axb_ptx;
 pub mod coverage;
 pub mod dfs;
@@ -39,6 +40,7 @@ pub mod progress;
 pub mod split;
 pub mod units;
 
+pub use ample::Por;
 pub use fold::{Folding, UnknownFolding};
 
 pub use units::{
@@ -139,6 +141,9 @@ struct StateInfo {
     done: UnitSet,
     /// The final outcome, for terminal states.
     outcome: Option<Outcome>,
+    /// The units of the successors a persistent set left out ([`Por::Persistent`]): still
+    /// enabled here, for the progress models.
+    pruned: UnitSet,
 }
 
 /// A reachable final outcome and where it was first found.
@@ -167,6 +172,12 @@ pub struct Exploration {
     /// The bound that cut the search, if one did: no verdict then.
     pub bound_hit: Option<Bound>,
     pub limits: Limits,
+    /// The partial-order reduction the search applied: verdicts and lassos only for the
+    /// models it preserves ([`Por::preserves`]).
+    pub por: Por,
+    /// Machine states explored through a persistent singleton rather than every enabled
+    /// transaction.
+    pub reduced_states: usize,
 }
 
 /// Why no state graph came out.
@@ -211,7 +222,22 @@ pub fn explore_until(
     limits: Limits,
     stop: &Stop,
 ) -> Result<Exploration, ExploreFailure> {
-    let mut search = Search::start(machine, level, observe, limits)?;
+    explore_with(machine, level, observe, limits, Por::None, stop)
+}
+
+/// [`explore_until`] with the partial-order reduction `por` ([`ample`]): the verdicts of the
+/// models it preserves ([`Por::preserves`], [`Por::for_model`]) and the outcomes are those of
+/// the full search, with fewer states; [`Exploration::verdict`] and [`Exploration::lasso`]
+/// answer only for those models.
+pub fn explore_with(
+    machine: &Machine,
+    level: Level,
+    observe: &Observe,
+    limits: Limits,
+    por: Por,
+    stop: &Stop,
+) -> Result<Exploration, ExploreFailure> {
+    let mut search = Search::start(machine, level, observe, limits, por)?;
     let pool = worker_pool(limits.jobs);
     let mut next = 0usize;
     'search: while next < search.graph.node_count() {
@@ -263,6 +289,8 @@ struct Search<'o> {
     /// Every state's successors, back to back.
     succ_arena: Vec<Succ>,
     bound_hit: Option<Bound>,
+    por: Por,
+    reduced_states: usize,
 }
 
 impl<'o> Search<'o> {
@@ -272,6 +300,7 @@ impl<'o> Search<'o> {
         level: Level,
         observe: &'o Observe,
         limits: Limits,
+        por: Por,
     ) -> Result<Search<'o>, ExploreFailure> {
         let units = Units::new(machine, level)?;
         let mut init = machine.clone();
@@ -293,6 +322,8 @@ impl<'o> Search<'o> {
             parent: Vec::new(),
             succ_arena: Vec::new(),
             bound_hit: None,
+            por,
+            reduced_states: 0,
         };
         let key0 = init.state_fingerprint();
         let info = state_info(init, &search.units, observe);
@@ -326,10 +357,15 @@ impl<'o> Search<'o> {
                 work.push((key, m));
             }
         }
-        let (folding, units, observe, states) =
-            (self.limits.folding, &self.units, self.observe, &self.states);
+        let (folding, units, observe, states, por) = (
+            self.limits.folding,
+            &self.units,
+            self.observe,
+            &self.states,
+            self.por,
+        );
         let expand_one = |(key, m): (StateKey, Box<Machine>)| {
-            (key, expand(m, key, folding, units, observe, states))
+            (key, expand(m, key, folding, por, units, observe, states))
         };
         match pool {
             Some(pool) => pool.install(|| work.into_par_iter().map(expand_one).collect()),
@@ -362,7 +398,21 @@ impl<'o> Search<'o> {
         let succ_start = self.succ_arena.len();
         let base = self.choice_arena.len();
         self.choice_arena.extend_from_slice(&list.choices);
-        for e in list.succ {
+        // A persistent singleton: the first successor that may be explored alone and leads to
+        // a state not known before (the cycle proviso, [`ample`]).
+        let alone = list
+            .succ
+            .iter()
+            .position(|e| e.alone && e.to != key && !self.states.contains_key(&e.to));
+        let mut pruned = UnitSet::EMPTY;
+        if alone.is_some() {
+            self.reduced_states += 1;
+        }
+        for (i, e) in list.succ.into_iter().enumerate() {
+            if alone.is_some_and(|a| a != i) {
+                pruned = pruned.union(e.units);
+                continue;
+            }
             let choices = ChoiceRange {
                 start: (base + e.choices.start) as u32,
                 len: e.choices.len() as u32,
@@ -384,6 +434,7 @@ impl<'o> Search<'o> {
                 start: succ_start as u32,
                 len: (self.succ_arena.len() - succ_start) as u32,
             });
+            s.pruned = pruned;
         }
         Ok(())
     }
@@ -409,7 +460,8 @@ impl<'o> Search<'o> {
             let start = r.start as usize;
             &succ_arena[start..start + r.len as usize]
         });
-        let mut enabled_units = UnitSet::EMPTY;
+        // Units whose transitions a persistent set left out are enabled here all the same.
+        let mut enabled_units = states.get(&key).map_or(UnitSet::EMPTY, |s| s.pruned);
         for s in succ {
             let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
             // The memory system's steps make no program unit have stepped.
@@ -486,6 +538,8 @@ impl<'o> Search<'o> {
             machine_states: self.states.len(),
             bound_hit: self.bound_hit,
             limits: self.limits,
+            por: self.por,
+            reduced_states: self.reduced_states,
         }
     }
 }
@@ -539,6 +593,9 @@ struct Expanded {
     to: StateKey,
     /// The successor's node information, unless its state was known before the chunk.
     info: Option<StateInfo>,
+    /// Its transaction may be explored alone ([`ample::alone_ample`]; the cycle proviso is
+    /// checked when it is recorded).
+    alone: bool,
 }
 
 /// The successors of one machine state, their choices back to back (one allocation).
@@ -562,6 +619,7 @@ fn expand(
     m: Box<Machine>,
     key: StateKey,
     folding: Folding,
+    por: Por,
     units: &Units,
     observe: &Observe,
     known: &FingerprintMap<StateKey, StateInfo>,
@@ -575,6 +633,11 @@ fn expand(
     for (i, c) in enabled.iter().enumerate() {
         let Some(m) = last.as_deref() else { break };
         let u = units.of(m, c);
+        // Every choice is judged: which one is the persistent singleton is decided when the
+        // successors are recorded, in node order, whatever the number of threads.
+        let candidate = (por == Por::Persistent && enabled.len() > 1)
+            .then(|| ample::Candidate::of(m, &enabled, c))
+            .flatten();
         // The last child takes the parent's machine: one clone fewer per state.
         let mut m2 = if i + 1 == enabled.len() {
             match last.take() {
@@ -591,12 +654,19 @@ fn expand(
             folding,
             Some(key),
             Some(units),
-            false,
+            candidate.is_some(),
+            por == Por::Persistent,
             &mut out.choices,
         );
-        let refused = match folded {
-            Ok(_) => settle(&mut m2, &mut out.choices).err(),
-            Err(e) => Some(e),
+        let mut settled = false;
+        let (fp, refused) = match folded {
+            Ok(fp) => {
+                let before = out.choices.len();
+                let e = settle(&mut m2, &mut out.choices).err();
+                settled = out.choices.len() > before;
+                (fp, e)
+            }
+            Err(e) => (None, Some(e)),
         };
         if let Some(error) = refused {
             return Err(Failed {
@@ -606,12 +676,14 @@ fn expand(
             });
         }
         let to = m2.state_fingerprint();
+        let alone = candidate.is_some_and(|cand| cand.alone(fp, &m2, settled));
         let info = (!known.contains_key(&to)).then(|| state_info(m2, units, observe));
         out.succ.push(Expanded {
             units: u,
             choices: start..out.choices.len(),
             to,
             info,
+            alone,
         });
     }
     Ok(out)
@@ -651,9 +723,10 @@ impl Exploration {
         &self.oracle
     }
 
-    /// The verdict under `model`; `None` when a bound cut the exploration.
+    /// The verdict under `model`; `None` when a bound cut the exploration, or when its
+    /// reduction does not preserve `model`'s verdict ([`Por::preserves`]).
     pub fn verdict(&self, model: ProgressModel) -> Option<Verdict> {
-        if self.bound_hit.is_some() {
+        if self.bound_hit.is_some() || !self.por.preserves(model) {
             None
         } else {
             Some(self.oracle.verdict(model))
@@ -662,7 +735,7 @@ impl Exploration {
 
     /// A lasso when `model`'s verdict is FAIL (never when bounded out).
     pub fn lasso(&self, model: ProgressModel) -> Option<Lasso> {
-        if self.bound_hit.is_some() {
+        if self.bound_hit.is_some() || !self.por.preserves(model) {
             return None;
         }
         let cx: Counterexample = self.oracle.counterexample(model)?;

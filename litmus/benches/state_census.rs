@@ -38,8 +38,17 @@ fn main() {
         for c in m.enabled().to_vec() {
             let mut m2 = m.clone();
             let mut t = Vec::new();
-            fold::step_folded(&mut m2, &c, folding, None, Some(&units), false, &mut t)
-                .expect("steps");
+            fold::step_folded(
+                &mut m2,
+                &c,
+                folding,
+                None,
+                Some(&units),
+                false,
+                false,
+                &mut t,
+            )
+            .expect("steps");
             // The pc of the transaction's last step: the pc before it, read off a replay.
             let mut r = m.clone();
             for (i, c) in t.iter().enumerate() {

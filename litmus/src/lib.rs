@@ -4,8 +4,9 @@
 //! * [`parse`]: litmus text → [`parse::LitmusTest`] (errors with line and column).
 //! * [`translate`]: a test → PTX + launch + machine configuration, or an
 //!   [`translate::Unsupported`] reason (proxies, several GPUs, ...).
-//! * [`search`]: exhaustive stateful search (DFS over state fingerprints) collecting the final
-//!   outcomes.
+//! * [`search`]: exhaustive search collecting the final outcomes: source-set DPOR under flat
+//!   memory where it ends without a depth or budget cut, else the stateful search (DFS over
+//!   state fingerprints).
 //! * [`check`]: the three together; the result ([`Report`]) is what `cudasem litmus` prints.
 //!
 //! Memory systems ([`MemorySystem`]): `Flat` (sequentially consistent: only SC outcomes are
@@ -160,7 +161,11 @@ pub struct Report {
     pub terms: Vec<Term>,
     pub outcomes: Vec<OutcomeCount>,
     pub witness: Option<Witness>,
+    /// States the search visited; what it counts depends on the search that decided the test
+    /// ([`Report::searched`]).
     pub states: usize,
+    /// Which search decided the test ([`search::Searched::counts`] says what `states` counts).
+    pub searched: search::Searched,
     pub deadlocks: usize,
     pub faults: usize,
     pub first_fault: Option<String>,
@@ -234,6 +239,7 @@ impl Report {
             outcomes: Vec::new(),
             witness: None,
             states: 0,
+            searched: search::Searched::States,
             deadlocks: 0,
             faults: 0,
             first_fault: None,
@@ -289,14 +295,16 @@ pub fn check_until(test: &LitmusTest, options: &Options, stop: &scheduler::Stop)
             .replay_flags
             .extend(["--memory".into(), "cached".into()]);
     }
-    let found = search::explore_until(
+    let found = search::explore_staged(
         machine.clone(),
         &t,
         options.max_states,
         options.folding,
+        search::QUICK_STATES,
         stop,
     );
     report.states = found.states;
+    report.searched = found.searched;
     report.deadlocks = found.deadlocks;
     report.faults = found.faults;
     report.first_fault = found.first_fault.clone();

@@ -16,26 +16,60 @@
 //!   the number of paths (the visited set merges paths).
 //! * Bounds: `max_states` distinct states, and a [`Stop`] (the time bound); when one cuts the
 //!   search the result says so and no verdict is claimed.
+//!
+//! Under flat memory with the fold, a test the stateful search does not decide within
+//! [`QUICK_STATES`] states is searched by stateless source-set DPOR
+//! ([`explore::dfs::outcomes_dpor`]), one execution per class of executions that order their
+//! dependent steps alike; the final states of its executions are recorded once each by their
+//! fingerprint, so the counts are distinct final states as in the stateful search. DPOR gives
+//! up at the first schedule that comes back to a state on it or reaches its depth bound (a
+//! spin loop: the CADP forward-progress tests) or when its transitions reach its budget or
+//! `max_states`; then the stateful search decides the test, as it would have without DPOR.
 
 use super::parse::{Quantifier, Term};
 use super::translate::{OUT, Slot, Translation};
+use explore::dfs::{self, DfsBound};
 use explore::fold::{self, Folding};
 use explore::keyed::FingerprintSet;
 use explore::settle;
 use scheduler::Refused;
 use scheduler::Stop;
-use semantics::machine::{Machine, Termination};
+use scheduler::outcome::Observe;
+use semantics::machine::{Machine, MemoryKind, Termination};
 use std::collections::BTreeMap;
 use traces::Choice;
 
 /// One final outcome: the observed terms' values, in the order of [`Translation::observed`].
 pub type Values = Vec<i64>;
 
+/// Which search decided a test, and so what [`Exploration::states`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Searched {
+    /// The stateful search: `states` counts distinct machine states.
+    States,
+    /// Stateless source-set DPOR ([`dfs::outcomes_dpor`]): `states` counts the states it
+    /// entered, the nodes of its schedule tree (a state reached by several explored schedules
+    /// counts once per schedule).
+    Dpor,
+}
+
+impl Searched {
+    /// What `states` counts, in words (for the text and JSON reports).
+    pub const fn counts(self) -> &'static str {
+        match self {
+            Searched::States => "distinct machine states",
+            Searched::Dpor => "states entered by source-set DPOR (nodes of its schedule tree)",
+        }
+    }
+}
+
 /// What the search found.
 #[derive(Debug, Clone)]
 pub struct Exploration {
-    /// Distinct states visited.
+    /// States visited, as [`Exploration::searched`] says.
     pub states: usize,
+    /// Which search decided the test.
+    pub searched: Searched,
     /// Outcome → number of distinct completed final states reaching it.
     pub outcomes: BTreeMap<Values, usize>,
     /// A path (all choices from the initial state, system choices included) to a completed
@@ -74,6 +108,24 @@ pub fn observe(machine: &Machine, t: &Translation) -> Values {
         .collect()
 }
 
+impl Exploration {
+    /// Nothing found yet, by the search `searched`.
+    fn empty(searched: Searched) -> Exploration {
+        Exploration {
+            states: 0,
+            searched,
+            outcomes: BTreeMap::new(),
+            paths: BTreeMap::new(),
+            deadlocks: 0,
+            faults: 0,
+            first_fault: None,
+            bounded: false,
+            timed_out: false,
+            refused: None,
+        }
+    }
+}
+
 struct Frame {
     machine: Machine,
     /// The choices that led here from the parent (the picked one, then settled system ones).
@@ -81,12 +133,71 @@ struct Frame {
     next: usize,
 }
 
-/// Explores every execution of `initial` (a fresh machine of `t`).
+/// Explores every execution of `initial` (a fresh machine of `t`) by the stateful search.
 pub fn explore(initial: Machine, t: &Translation, max_states: usize) -> Exploration {
     explore_until(initial, t, max_states, Folding::Invisible, &Stop::never())
 }
 
-/// [`explore`], cut short (`timed_out`) when `stop` is requested.
+/// The states of the first stateful stage ([`explore_staged`]).
+pub const QUICK_STATES: usize = 5_000;
+
+/// The search of the `litmus` command, in stages (module header). Under flat memory with the fold, the
+/// stateful search and DPOR take turns, each with four times the bound of its last turn: the
+/// stateful search with at most `quick` states first (most tests of the suite end there, in
+/// milliseconds), then DPOR with a budget of twice as many transitions, and so on, until one
+/// decides the test. DPOR is not tried again once a schedule came back to a state or reached
+/// its depth bound (the test loops) or once its budget reached [`dfs::DPOR_BUDGET`]. Neither
+/// search wins everywhere: DPOR takes one execution per class of executions that order the
+/// dependent steps alike and the stateful search one visit per state, and tests whose threads
+/// all write one location (coherence tests) have far more of the first, the families (MP-n,
+/// SB-n, LB-n, IRIW-n) far more of the second; taking turns costs at most a constant factor
+/// over the better one. Last, the stateful search with `max_states`. `quick` = 0: DPOR with its
+/// whole budget first.
+pub fn explore_staged(
+    initial: Machine,
+    t: &Translation,
+    max_states: usize,
+    folding: Folding,
+    quick: usize,
+    stop: &Stop,
+) -> Exploration {
+    if folding == Folding::Invisible && initial.config().memory == MemoryKind::Flat {
+        let mut states = quick;
+        let mut budget = if quick == 0 {
+            dfs::DPOR_BUDGET
+        } else {
+            2 * quick as u64
+        };
+        let mut dpor = true;
+        loop {
+            if states > 0 {
+                if states >= max_states {
+                    break;
+                }
+                let found = explore_until(initial.clone(), t, states, folding, stop);
+                if !found.bounded {
+                    return found;
+                }
+            }
+            if dpor {
+                match explore_dpor(&initial, t, budget.min(max_states as u64), stop) {
+                    Ok(found) => return found,
+                    Err(DfsBound::Transitions(_)) if budget < dfs::DPOR_BUDGET => {}
+                    Err(_) => dpor = false,
+                }
+            }
+            if states == 0 {
+                break;
+            }
+            states = states.saturating_mul(4);
+            budget = budget.saturating_mul(4);
+        }
+    }
+    explore_until(initial, t, max_states, folding, stop)
+}
+
+/// [`explore`] (the stateful search, module header), cut short (`timed_out`) when `stop` is
+/// requested.
 pub fn explore_until(
     initial: Machine,
     t: &Translation,
@@ -94,17 +205,7 @@ pub fn explore_until(
     folding: Folding,
     stop: &Stop,
 ) -> Exploration {
-    let mut result = Exploration {
-        states: 0,
-        outcomes: BTreeMap::new(),
-        paths: BTreeMap::new(),
-        deadlocks: 0,
-        faults: 0,
-        first_fault: None,
-        bounded: false,
-        timed_out: false,
-        refused: None,
-    };
+    let mut result = Exploration::empty(Searched::States);
     let mut root = initial;
     let mut taken = Vec::new();
     if let Err(e) = settle(&mut root, &mut taken) {
@@ -136,11 +237,12 @@ pub fn explore_until(
         let mut m = top.machine.clone();
         let mut taken = Vec::new();
         // The choice came from the enabled set: a refusal is a cudasem bug, never skipped.
-        let refused =
-            match fold::step_folded(&mut m, &choice, folding, None, None, false, &mut taken) {
-                Ok(_) => settle(&mut m, &mut taken).err(),
-                Err(e) => Some(e),
-            };
+        let refused = match fold::step_folded(
+            &mut m, &choice, folding, None, None, false, false, &mut taken,
+        ) {
+            Ok(_) => settle(&mut m, &mut taken).err(),
+            Err(e) => Some(e),
+        };
         if let Some(e) = refused {
             let prefix: Vec<Choice> = stack
                 .iter()
@@ -173,6 +275,36 @@ pub fn explore_until(
         });
     }
     result
+}
+
+/// The search by stateless source-set DPOR (module header), with at most `budget`
+/// transitions; the bound at which DPOR gave up, if it did (a schedule came back to a state or
+/// reached the depth bound, [`DfsBound::Depth`]; the budget, [`DfsBound::Transitions`]).
+fn explore_dpor(
+    initial: &Machine,
+    t: &Translation,
+    budget: u64,
+    stop: &Stop,
+) -> Result<Exploration, DfsBound> {
+    let mut result = Exploration::empty(Searched::Dpor);
+    let mut finals: FingerprintSet<u128> = FingerprintSet::default();
+    let report = dfs::outcomes_dpor(
+        initial,
+        &Observe::default(),
+        Folding::Invisible,
+        budget,
+        stop,
+        &mut |m, path| {
+            if finals.insert(m.state_fingerprint()) {
+                classify(m, t, &mut result, &[path]);
+            }
+            true
+        },
+    )?;
+    result.states = report.states as usize;
+    result.refused = report.refused;
+    result.timed_out = report.bound_hit == Some(DfsBound::Time);
+    Ok(result)
 }
 
 /// Records a terminal state; false when `m` has not terminated.

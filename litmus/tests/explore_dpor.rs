@@ -394,3 +394,122 @@ fn spin_loops_fall_back_to_the_state_cache() {
     assert_eq!(keys(&auto), keys(&full));
     witnesses_replay("listing 6.2", &m, &observe, &auto);
 }
+
+/// What one litmus search found, to compare: outcomes with their counts of distinct final
+/// states, deadlocked and faulting final states.
+type Answer = (Vec<(Vec<i64>, usize)>, usize, usize);
+
+fn answer(r: &litmus::search::Exploration) -> Answer {
+    (
+        r.outcomes.iter().map(|(v, n)| (v.clone(), *n)).collect(),
+        r.deadlocks,
+        r.faults,
+    )
+}
+
+/// The litmus command's search (`litmus::search`) with DPOR tried first (`explore_staged`
+/// with no quick stateful stage): under flat memory with the fold it decides a test by DPOR
+/// where DPOR ends, and by the stateful search where DPOR gives up (a test that spins, at the
+/// first schedule that comes back to a state or reaches DPOR's depth bound). Either way its
+/// outcomes, their counts of distinct final states and its deadlocked and faulting final
+/// states are those of the stateful search without the fold (`--reduction none`, which never
+/// runs DPOR), and its witnesses replay to their outcomes. Every test of the suite but the CADP
+/// forward-progress tests (every 8th of those), and the families.
+#[test]
+fn litmus_search_answers_as_the_stateful_search() {
+    use litmus::search::{Searched, explore_staged, explore_until};
+    let dir = conformance_path().join("ptx-litmus");
+    let mut files = Vec::new();
+    litmus_files(&dir, &mut files);
+    assert!(!files.is_empty(), "no litmus files under {}", dir.display());
+    let mut cadp = 0;
+    files.retain(|f| {
+        !f.display().to_string().contains("CADP") || {
+            cadp += 1;
+            cadp % 8 == 1
+        }
+    });
+    for n in 2..=4 {
+        for family in ["MP", "SB", "LB"] {
+            files.push(workspace_root().join(format!("tests/litmus/families/{family}-{n}.litmus")));
+        }
+    }
+    files.push(workspace_root().join("tests/litmus/families/IRIW-4.litmus"));
+    let never = Stop::never();
+    let (mut by_dpor, mut by_states, mut skipped) = (0, 0, 0);
+    for f in &files {
+        let name = f.display().to_string();
+        let Some((m, _)) = litmus_machine(f, MemoryKind::Flat) else {
+            continue;
+        };
+        let test = parse(&std::fs::read_to_string(f).unwrap()).unwrap();
+        let t = translate(&test, MemoryKind::Flat).unwrap();
+        let staged = explore_staged(m.clone(), &t, 200_000, Folding::Invisible, 0, &never);
+        let plain = explore_until(m.clone(), &t, 200_000, Folding::None, &never);
+        assert_eq!(plain.searched, Searched::States, "{name}");
+        if staged.bounded || plain.bounded {
+            skipped += 1;
+            continue;
+        }
+        assert_eq!(
+            answer(&staged),
+            answer(&plain),
+            "{name}: the answers differ"
+        );
+        match staged.searched {
+            Searched::Dpor => by_dpor += 1,
+            // A test that loops (the CADP forward-progress tests, some others) or whose
+            // executions exceed DPOR's budget.
+            Searched::States => by_states += 1,
+        }
+        for (values, path) in &staged.paths {
+            let mut fresh = m.clone();
+            let rr = replay(&mut fresh, path, None, None, false);
+            assert_eq!(rr.divergence, None, "{name}");
+            assert_eq!(&litmus::search::observe(&fresh, &t), values, "{name}");
+        }
+    }
+    println!(
+        "litmus search, DPOR first: {by_dpor} decided by DPOR, {by_states} by the stateful search (DPOR gave up), {skipped} bounded out"
+    );
+    assert!(by_dpor >= 80, "{by_dpor} decided by DPOR");
+    assert!(
+        by_states >= 30,
+        "{by_states} decided by the stateful search"
+    );
+}
+
+/// The litmus command: a small test is decided by the stateful search within its first
+/// stage, as before DPOR (the same state counts); a test that spins likewise.
+#[test]
+fn litmus_command_decides_small_and_spinning_tests_statefully() {
+    for name in ["MP-3", "SB-4"] {
+        let path = workspace_root().join(format!("tests/litmus/families/{name}.litmus"));
+        let test = parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let r = litmus::check(&test, &litmus::Options::default());
+        assert_eq!(r.status, litmus::Status::Ok, "{name}");
+        assert_eq!(r.searched, litmus::search::Searched::States, "{name}");
+    }
+    let path = workspace_root().join("examples/litmus/CADP-4_simple.litmus");
+    let test = parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let r = litmus::check(&test, &litmus::Options::default());
+    assert_eq!(r.status, litmus::Status::Ok);
+    assert_eq!(r.searched, litmus::search::Searched::States);
+}
+
+/// MP-8, SB-8, LB-8 and IRIW-8 are decided by DPOR, with the 2^n − 1 outcomes of the first
+/// three (on the stateful search alone they do not end in 30 s).
+#[test]
+fn litmus_command_decides_the_eight_thread_families() {
+    for family in ["MP", "SB", "LB", "IRIW"] {
+        let path = workspace_root().join(format!("tests/litmus/families/{family}-8.litmus"));
+        let test = parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let r = litmus::check(&test, &litmus::Options::default());
+        assert_eq!(r.status, litmus::Status::Ok, "{family}-8");
+        assert_eq!(r.searched, litmus::search::Searched::Dpor, "{family}-8");
+        assert!(r.holds.is_some(), "{family}-8");
+        if family != "IRIW" {
+            assert_eq!(r.outcomes.len(), 255, "{family}-8");
+        }
+    }
+}

@@ -350,6 +350,7 @@ fn json_report(
         "counts": "distinct final machine states",
         "witness": witness,
         "states": report.states,
+        "states_counted": report.searched.counts(),
         "deadlocks": report.deadlocks,
         "faults": report.faults,
         "ptx": ptx.map(|p| p.display().to_string()),
