@@ -43,13 +43,15 @@ pub struct ExploreArgs {
     pub level: Option<Level>,
     /// What to search for. `full`: every state and transition, the final outcomes and the
     /// termination verdict under --progress (with a lasso). `outcomes`: the final outcomes
-    /// only, by depth-first search with sleep sets and state caching (much faster; no verdict).
+    /// only, by depth-first search with source-set DPOR, or sleep sets and state caching where
+    /// a schedule loops (much faster; no verdict).
     #[arg(long, value_enum, value_name = "WHAT", default_value_t = Search::Full)]
     pub search: Search,
     /// Which steps are scheduling points. `fold`: only visible operations (memory, atomics,
     /// fences, barriers, exit); a warp's register-only steps run together with its next visible
-    /// one, which gives the same outcomes, verdicts and lassos from far fewer states. `none`:
-    /// every step (the unreduced search; `--search outcomes` then also prunes nothing).
+    /// one, which gives the same outcomes, verdicts and lassos from far fewer states; with it the
+    /// full search uses persistent sets under the unfair and fair models, and the outcomes search
+    /// source-set DPOR. `none`: every step, nothing pruned (the unreduced search).
     #[arg(long, value_name = "R", default_value = "fold", value_parser = parse_folding)]
     pub reduction: Folding,
     /// Bound on the explored states (machine state × units that have stepped) of
@@ -335,7 +337,12 @@ fn run_inner(args: &ExploreArgs) -> Result<Exit, Failure> {
     };
     let start = Instant::now();
     let stop = args.timeout.start();
-    let x = explore::explore_until(&setup.machine, level, &setup.observe(), limits, &stop)
+    // Persistent sets only where they decide the model as the full graph does (`Por::preserves`).
+    let por = match args.reduction {
+        Folding::None => explore::Por::None,
+        Folding::Invisible => explore::Por::for_model(args.progress),
+    };
+    let x = explore::explore_with(&setup.machine, level, &setup.observe(), limits, por, &stop)
         .map_err(|e| match e {
             explore::ExploreFailure::Refused(r) => Failure::refused(&setup, &args.options, &r),
             units @ explore::ExploreFailure::TooManyUnits(_) => {
