@@ -8,7 +8,10 @@
 //! A command that does not stop within [`GRACE`] of the deadline (still building a huge launch,
 //! say) is ended by the watchdog with exit code 1 and a message, so that `--timeout N` bounds
 //! the whole command, not only its run loop; once the report is being written
-//! ([`reporting`]) it is left to finish.
+//! ([`reporting`]) it is left to finish. A command whose loop has seen the flag
+//! ([`scheduler::Stop::seen`]) is winding down, building its report from what it found (an
+//! explorer's outcome table and oracle over millions of states take seconds): it gets up to
+//! [`WIND_DOWN`] more before it is ended.
 //!
 //! The memory budget (`--max-memory`, [`arm_memory`]) stops a command the same way: a watchdog
 //! reads the process's resident memory every [`MEMORY_POLL`] and sets the flags when it passes
@@ -26,6 +29,10 @@ use std::time::{Duration, Instant};
 
 /// How long after the deadline a command may take to stop and report before it is ended.
 pub const GRACE: Duration = Duration::from_secs(1);
+
+/// How much longer than [`GRACE`] a command whose loop has seen the stop may take to begin
+/// its report.
+pub const WIND_DOWN: Duration = Duration::from_secs(30);
 
 /// Exit code of an interrupted command: 128 + SIGINT.
 pub const INTERRUPTED_EXIT: u8 = 130;
@@ -58,6 +65,18 @@ fn stop_all() {
     }
 }
 
+/// After the flags were set: whether the command begins its report (or was interrupted) within
+/// [`GRACE`], or within [`WIND_DOWN`] more once a loop has seen the flag.
+fn report_begins() -> bool {
+    let begun = || REPORTING.load(Ordering::SeqCst) || INTERRUPTED.load(Ordering::SeqCst);
+    std::thread::sleep(GRACE);
+    let until = Instant::now() + WIND_DOWN;
+    while !begun() && flags().iter().any(Stop::seen) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    begun()
+}
+
 /// Starts the watchdog of `bound` (measured from now): at the deadline every flag is set; if
 /// the command has not begun its report [`GRACE`] later, it is ended with exit code 1.
 pub fn arm(bound: Option<Duration>) {
@@ -68,8 +87,7 @@ pub fn arm(bound: Option<Duration>) {
     std::thread::spawn(move || {
         std::thread::sleep(bound);
         stop_all();
-        std::thread::sleep(GRACE);
-        if !REPORTING.load(Ordering::SeqCst) && !INTERRUPTED.load(Ordering::SeqCst) {
+        if !report_begins() {
             eprintln!(
                 "error: the time limit (--timeout {}) passed {:.1} s ago and the command had not \
                  stopped (it was still setting up or finishing): ended without a report",
@@ -98,8 +116,7 @@ pub fn arm_memory(budget: u64) {
         }
         OVER_BUDGET.store(true, Ordering::SeqCst);
         stop_all();
-        std::thread::sleep(GRACE);
-        if !REPORTING.load(Ordering::SeqCst) && !INTERRUPTED.load(Ordering::SeqCst) {
+        if !report_begins() {
             eprintln!(
                 "error: memory budget reached ({} of --max-memory) and the command had not \
                  stopped: ended without a report",

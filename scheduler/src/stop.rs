@@ -12,7 +12,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// A flag that can be set once from any thread; clones share it. [`Stop::never`] is a flag
 /// nobody can set (the default: no time bound).
 #[derive(Debug, Clone, Default)]
-pub struct Stop(Option<Arc<AtomicBool>>);
+pub struct Stop(Option<Arc<Flags>>);
+
+/// The shared state of a [`Stop`]: whether a stop was requested, and whether a loop has seen
+/// the request (it is then winding down: what is left is bounded by the work already done).
+#[derive(Debug, Default)]
+struct Flags {
+    requested: AtomicBool,
+    seen: AtomicBool,
+}
 
 impl Stop {
     /// A flag that is never set.
@@ -22,20 +30,35 @@ impl Stop {
 
     /// A fresh flag, not set.
     pub fn new() -> Stop {
-        Stop(Some(Arc::new(AtomicBool::new(false))))
+        Stop(Some(Arc::new(Flags::default())))
     }
 
     /// Asks every loop polling this flag (or a clone) to stop.
     pub fn request(&self) {
         if let Some(f) = &self.0 {
-            f.store(true, Ordering::Relaxed);
+            f.requested.store(true, Ordering::Relaxed);
         }
     }
 
-    /// Whether a stop was requested.
+    /// Whether a stop was requested. A `true` answer is remembered as seen ([`Stop::seen`]):
+    /// the loop that asked stops now.
     #[inline]
     pub fn requested(&self) -> bool {
-        self.0.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+        self.0.as_ref().is_some_and(|f| {
+            let requested = f.requested.load(Ordering::Relaxed);
+            if requested {
+                f.seen.store(true, Ordering::Relaxed);
+            }
+            requested
+        })
+    }
+
+    /// Whether some loop has seen the request and is winding down (so a watchdog can tell a
+    /// command that is finishing its report from one that never polls).
+    pub fn seen(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|f| f.seen.load(Ordering::Relaxed))
     }
 }
 
@@ -48,8 +71,11 @@ mod tests {
         let a = Stop::new();
         let b = a.clone();
         assert!(!b.requested());
+        assert!(!a.seen(), "a false answer is not a stop seen");
         a.request();
+        assert!(!a.seen(), "nobody polled the flag since the request");
         assert!(b.requested());
+        assert!(a.seen(), "a loop's true answer is shared by every clone");
         let n = Stop::never();
         n.request();
         assert!(!n.requested());
