@@ -1,6 +1,6 @@
 //! The memory vocabulary shared by the program (`semantics::program` re-exports it under the same
 //! names) and the memory environments: the memory-model order of an access, its scope and its
-//! cache operator. One definition each, so that the machine hands a decoded instruction's
+//! cache operator, and an atomic's operation and type. One definition each, so that the machine hands a decoded instruction's
 //! qualifiers to the memory as they are, with no mapping between two copies.
 //!
 //! State spaces are [`crate::MemSpace`] (defined by the `traces` crate, which events name them
