@@ -252,7 +252,12 @@ fn pointer_uses(program: &Program, f: &Function) -> Vec<PointerUse> {
                 ty,
                 addr,
                 ..
-            } => (&addr.base, *ty, 1, true),
+            } => (
+                &addr.base,
+                semantics::program::atom_scalar_type(*ty),
+                1,
+                true,
+            ),
             Op::Cvta {
                 to_generic: false,
                 space: Space::Global,

@@ -9,9 +9,7 @@
 //! the list recomputed per step. The machine-level comparison is `alu` against `alu_cached`
 //! in `semantics/benches/machine.rs` and `bench/cached_vs_flat.sh`.
 
-use memory_model::cached::{
-    CacheConfig, Cached, Dest, MemChoice, MemOrder, Request, RequestKind, Rmw,
-};
+use memory_model::cached::{CacheConfig, Cached, Dest, MemChoice, MemOrder, Request, RequestKind};
 use memory_model::{Flat, MemSpace, Who};
 
 fn main() {
@@ -61,10 +59,6 @@ fn setup(blocks: u32) -> (Cached, Flat) {
     (c, dram)
 }
 
-fn apply(_: Rmw, old: u64, _: u32) -> u64 {
-    old
-}
-
 /// Steps round-robin through the enabled set until no op is in flight; returns the steps.
 fn drain(c: &mut Cached, dram: &mut Flat) -> u64 {
     let mut steps = 0u64;
@@ -81,8 +75,7 @@ fn drain(c: &mut Cached, dram: &mut Flat) -> u64 {
         };
         let choice = en[k];
         next = k + 1;
-        c.step(choice, dram, &apply)
-            .expect("an enabled choice steps");
+        c.step(choice, dram).expect("an enabled choice steps");
         steps += 1;
     }
     steps

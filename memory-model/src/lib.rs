@@ -1,8 +1,8 @@
 //! `memory-model`: the memory environments the CUDA machine links to (thesis chapter 4, 5.8.1).
 //!
 //! * [`MemorySystem`]: the seam. Loads, stores, atomics (read-modify-write in one call, the new
-//!   value computed by the caller's closure: this crate knows no arithmetic) and fences, per state
-//!   space, for an accessing thread [`Who`]. The cached model of a later issue implements it too.
+//!   value computed by the caller's closure, which is [`atomic::apply`] for the machine) and
+//!   fences, per state space, for an accessing thread [`Who`].
 //! * [`flat`]: [`Flat`], sequentially consistent memory; every access completes inside the call.
 //!   - `.global`: module variables (at the addresses the loader gave them) and launch buffers
 //!     (placed by [`Flat::alloc_global`] above both, with a guard gap between buffers);
@@ -11,8 +11,11 @@
 //!   - `.const`: module constants (read-only); `.param`: the kernel parameter buffer (read-only).
 //! * [`cached`]: the cached memory of thesis chapter 4 (per-SM L1s, one L2, DRAM), memory
 //!   programs in micro steps, over a [`Flat`] as its DRAM.
-//! * [`vocabulary`]: the memory-model order, scope and cache operator of an access, shared with
-//!   the program (`semantics::program` re-exports them).
+//! * [`vocabulary`]: the memory-model order, scope and cache operator of an access, and the
+//!   operation and type of an atomic, shared with the program (`semantics::program` re-exports
+//!   them).
+//! * [`atomic`]: the value an atomic writes ([`atomic::apply`]), the one function both memory
+//!   environments compute it with.
 //! * Generic addressing (PTX ISA 5.1, `cvta`; the thesis leaves it out, 5.1.1 item 8): `.global`
 //!   addresses are generic addresses as they are; the other spaces live in disjoint windows high
 //!   in the address space ([`to_generic`], [`from_generic`]).
@@ -24,6 +27,7 @@
 //! Never-written pages are absent and read as zero. Accesses are at most 8 bytes and naturally
 //! aligned, so one never straddles a page; the access path allocates nothing.
 
+pub mod atomic;
 mod block_table;
 pub mod cached;
 mod fingerprinted;
@@ -36,7 +40,7 @@ pub use fingerprinted::Fingerprinted;
 pub use flat::{Flat, PAGE_SIZE, Segment};
 pub use state_hash::StateHasher;
 use std::fmt;
-pub use vocabulary::{CacheOp, MemOrder, Scope};
+pub use vocabulary::{AtomOp, AtomType, CacheOp, MemOrder, Scope};
 
 pub use traces::MemSpace;
 

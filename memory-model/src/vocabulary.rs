@@ -1,6 +1,6 @@
 //! The memory vocabulary shared by the program (`semantics::program` re-exports it under the same
 //! names) and the memory environments: the memory-model order of an access, its scope and its
-//! cache operator. One definition each, so that the machine hands a decoded instruction's
+//! cache operator, and an atomic's operation and type. One definition each, so that the machine hands a decoded instruction's
 //! qualifiers to the memory as they are, with no mapping between two copies.
 //!
 //! State spaces are [`crate::MemSpace`] (defined by the `traces` crate, which events name them
@@ -51,4 +51,78 @@ pub enum CacheOp {
     Cv,
     Wb,
     Wt,
+}
+
+/// The operation of an `atom`/`red` (PTX ISA 9.7.12.3 "atom", 9.7.12.4 "red"; thesis `atom`
+/// with its `AtomOp`). The new value it writes is [`crate::atomic::apply`]'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum AtomOp {
+    Add,
+    Inc,
+    Dec,
+    Exch,
+    Cas,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+/// The operand type of an `atom`/`red`: the types PTX ISA 9.7.12.3 allows for some atomic
+/// operation, less half precision (outside cudasem's subset). The loader checks which type each
+/// operation takes; [`crate::atomic::apply`] is total over every pair all the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum AtomType {
+    B32,
+    B64,
+    U32,
+    U64,
+    S32,
+    S64,
+    F32,
+    F64,
+}
+
+impl AtomType {
+    /// Every atomic type, in declaration order.
+    pub const ALL: [AtomType; 8] = [
+        AtomType::B32,
+        AtomType::B64,
+        AtomType::U32,
+        AtomType::U64,
+        AtomType::S32,
+        AtomType::S64,
+        AtomType::F32,
+        AtomType::F64,
+    ];
+
+    /// Width in bytes (the size of the access).
+    pub fn size(self) -> u32 {
+        match self {
+            AtomType::B32 | AtomType::U32 | AtomType::S32 | AtomType::F32 => 4,
+            AtomType::B64 | AtomType::U64 | AtomType::S64 | AtomType::F64 => 8,
+        }
+    }
+
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        self.size() * 8
+    }
+}
+
+impl AtomOp {
+    /// Every atomic operation, in declaration order.
+    pub const ALL: [AtomOp; 10] = [
+        AtomOp::Add,
+        AtomOp::Inc,
+        AtomOp::Dec,
+        AtomOp::Exch,
+        AtomOp::Cas,
+        AtomOp::Min,
+        AtomOp::Max,
+        AtomOp::And,
+        AtomOp::Or,
+        AtomOp::Xor,
+    ];
 }

@@ -30,7 +30,7 @@ fn run(c: &mut Cached, dram: &mut Flat, r: Request) -> Vec<Vec<&'static str>> {
     let mut steps = Vec::new();
     loop {
         let rep = c
-            .step(MemChoice::Step { op }, dram, &apply)
+            .step(MemChoice::Step { op }, dram)
             .unwrap_or_else(|e| panic!("{e:?}"));
         steps.push(rep.operations.to_vec());
         if rep.ended.is_some() {
@@ -330,7 +330,7 @@ fn shared_loads_at_issue() {
     assert!(!c.load_at_issue(&load(A)));
     assert!(c.load_at_issue(&load(other_block)));
     while c.op_who(store).is_some() {
-        c.step(MemChoice::Step { op: store }, &mut d, &apply)
+        c.step(MemChoice::Step { op: store }, &mut d)
             .unwrap_or_else(|e| panic!("{e:?}"));
     }
     assert!(c.load_at_issue(&load(A)));

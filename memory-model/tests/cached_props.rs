@@ -293,7 +293,7 @@ fn both(
         if i == 1 && !en.contains(&x) {
             return None;
         }
-        let r = c.step(x, &mut dram, &apply).expect("enabled choices step");
+        let r = c.step(x, &mut dram).expect("enabled choices step");
         if let (Some(d), memory_model::cached::MemChoice::Step { op }) = (r.delivered, x) {
             delivered.push((op, d.value));
         }
@@ -353,7 +353,7 @@ proptest! {
                 }
             }
             let x = en[p as usize % en.len()];
-            c.step(x, &mut dram, &apply).expect("enabled choices step");
+            c.step(x, &mut dram).expect("enabled choices step");
         }
         let _ = independent_pairs;
     }
@@ -425,7 +425,7 @@ proptest! {
                     continue;
                 }
                 let x = en[p as usize % en.len()];
-                c.step(x, &mut dram, &apply).expect("enabled choices step");
+                c.step(x, &mut dram).expect("enabled choices step");
             }
             follow(&mut c, &mut mirror, &mut seen);
             prop_assert_eq!(&mirror[..], c.enabled_unordered());

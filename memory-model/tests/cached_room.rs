@@ -37,7 +37,7 @@ fn finish(c: &mut Cached, dram: &mut Flat, op: u32) -> Option<u64> {
             "op {op} waits with {en:?} enabled: {:?}",
             c.ops()
         );
-        let r = c.step(MemChoice::Step { op }, dram, &apply).unwrap();
+        let r = c.step(MemChoice::Step { op }, dram).unwrap();
         if r.ended.is_some() {
             return r.delivered.map(|d| d.value);
         }

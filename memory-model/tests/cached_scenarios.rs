@@ -4,7 +4,9 @@
 mod common;
 
 use common::*;
-use memory_model::cached::{CacheOp, Cached, MemChoice, MemOrder, SilentActions};
+use memory_model::cached::{
+    AtomType, CacheOp, Cached, MemChoice, MemOrder, RequestKind, SilentActions,
+};
 use memory_model::{MemSpace, Who};
 use std::collections::BTreeSet;
 
@@ -260,6 +262,9 @@ fn t14_bank_locks_all_or_nothing() {
     let (a, b, c) = (who(0, 0), who(0, 1), who(0, 2));
     let mut wide = atom(a, 0, S, 0, 1, 1);
     wide.size = 8; // banks 0 and 1
+    if let RequestKind::Atomic { rmw, .. } = &mut wide.kind {
+        rmw.ty = AtomType::U64;
+    }
     let threads = vec![
         thread(a, vec![issue(wide)]),
         thread(b, vec![issue(atom(b, 0, S, 4, 1, 1))]), // bank 1

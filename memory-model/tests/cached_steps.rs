@@ -21,7 +21,7 @@ fn run(c: &mut Cached, dram: &mut Flat, r: Request) -> Vec<Vec<&'static str>> {
     let mut steps = Vec::new();
     loop {
         let rep = c
-            .step(MemChoice::Step { op }, dram, &apply)
+            .step(MemChoice::Step { op }, dram)
             .unwrap_or_else(|e| panic!("{e:?}"));
         steps.push(rep.operations.to_vec());
         if rep.ended.is_some() {
@@ -38,8 +38,7 @@ fn run(c: &mut Cached, dram: &mut Flat, r: Request) -> Vec<Vec<&'static str>> {
         else {
             panic!("{:?} stays busy with nothing to step", r.who)
         };
-        c.step(next, dram, &apply)
-            .unwrap_or_else(|e| panic!("{e:?}"));
+        c.step(next, dram).unwrap_or_else(|e| panic!("{e:?}"));
     }
     steps
 }
@@ -163,7 +162,7 @@ fn t10_local_write_back_chain() {
     c.enabled(&mut en);
     assert_eq!(en, vec![MemChoice::WriteBackL1 { sm: 0, line }]);
     let rep = c
-        .step(MemChoice::WriteBackL1 { sm: 0, line }, &mut d, &apply)
+        .step(MemChoice::WriteBackL1 { sm: 0, line }, &mut d)
         .unwrap();
     assert_eq!(rep.operations.as_slice(), ["wb_L1"]);
     assert_eq!(c.l1_lines(0)[0].dirty, 0);
@@ -178,17 +177,15 @@ fn t10_local_write_back_chain() {
             MemChoice::WriteBackL2 { line }
         ]
     );
-    c.step(MemChoice::WriteBackL2 { line }, &mut d, &apply)
-        .unwrap();
+    c.step(MemChoice::WriteBackL2 { line }, &mut d).unwrap();
     assert_eq!(d.read_local(A, 16, 4), [9, 0, 0, 0]);
-    c.step(MemChoice::EvictL1 { sm: 0, line }, &mut d, &apply)
-        .unwrap();
-    c.step(MemChoice::EvictL2 { line }, &mut d, &apply).unwrap();
+    c.step(MemChoice::EvictL1 { sm: 0, line }, &mut d).unwrap();
+    c.step(MemChoice::EvictL2 { line }, &mut d).unwrap();
     // The value comes back from DRAM through both levels.
     let mut reads = Vec::new();
     let op = c.issue(ld(A, 0, L, 16, None, MemOrder::Weak, 1));
     loop {
-        let rep = c.step(MemChoice::Step { op }, &mut d, &apply).unwrap();
+        let rep = c.step(MemChoice::Step { op }, &mut d).unwrap();
         reads.extend(rep.delivered.map(|d| d.value));
         if rep.ended.is_some() {
             break;
@@ -207,7 +204,7 @@ fn t11_flush_keeps_local_lines() {
     // Another SM's store updates L2; SM 0's L1 keeps the old line.
     run(&mut c, &mut d, st(A, 1, G, x, 6, MemOrder::Weak));
     assert_eq!(c.l1_lines(0).len(), 2);
-    let rep = c.step(MemChoice::Flush { sm: 0 }, &mut d, &apply).unwrap();
+    let rep = c.step(MemChoice::Flush { sm: 0 }, &mut d).unwrap();
     assert_eq!(rep.operations.as_slice(), ["flush"]);
     let l1 = c.l1_lines(0);
     assert_eq!(l1.len(), 1);
@@ -217,11 +214,7 @@ fn t11_flush_keeps_local_lines() {
     let mut c2 = c.clone();
     let op = c2.issue(ld(A, 0, G, x, None, MemOrder::Weak, 1));
     let v = (0..2)
-        .filter_map(|_| {
-            c2.step(MemChoice::Step { op }, &mut d, &apply)
-                .unwrap()
-                .delivered
-        })
+        .filter_map(|_| c2.step(MemChoice::Step { op }, &mut d).unwrap().delivered)
         .map(|d| d.value)
         .collect::<Vec<_>>();
     assert_eq!(v, [6]);
@@ -233,14 +226,14 @@ fn t11_flush_keeps_local_lines() {
 fn flush_during_fill_dooms_the_line() {
     let (mut c, mut d, x) = setup();
     let op = c.issue(ld(A, 0, G, x, None, MemOrder::Weak, 1));
-    c.step(MemChoice::Step { op }, &mut d, &apply).unwrap(); // reserveL1
+    c.step(MemChoice::Step { op }, &mut d).unwrap(); // reserveL1
     c.flush_l1(0);
     let l1 = c.l1_lines(0);
     assert_eq!(l1.len(), 1);
     assert!(l1[0].doomed && l1[0].pins == [op]);
     let mut v = None;
     loop {
-        let rep = c.step(MemChoice::Step { op }, &mut d, &apply).unwrap();
+        let rep = c.step(MemChoice::Step { op }, &mut d).unwrap();
         v = v.or(rep.delivered.map(|d| d.value));
         if rep.ended.is_some() {
             break;
@@ -258,31 +251,28 @@ fn flush_during_fill_dooms_the_line() {
 fn bad_requests_and_choices_are_errors() {
     let (mut c, mut d, x) = setup();
     assert!(
-        c.step(MemChoice::Step { op: 3 }, &mut d, &apply).is_err(),
+        c.step(MemChoice::Step { op: 3 }, &mut d).is_err(),
         "no such op"
     );
     assert!(
-        c.step(MemChoice::Flush { sm: 0 }, &mut d, &apply).is_err(),
+        c.step(MemChoice::Flush { sm: 0 }, &mut d).is_err(),
         "nothing to flush"
     );
     let mut bad = ld(A, 9, G, x, None, MemOrder::Weak, 1);
     let op = c.issue(bad);
-    assert!(
-        c.step(MemChoice::Step { op }, &mut d, &apply).is_err(),
-        "no sm 9"
-    );
+    assert!(c.step(MemChoice::Step { op }, &mut d).is_err(), "no sm 9");
     bad.sm = 0;
     bad.addr = x + 2;
     let op = c.issue(bad);
     assert!(
-        c.step(MemChoice::Step { op }, &mut d, &apply).is_err(),
+        c.step(MemChoice::Step { op }, &mut d).is_err(),
         "misaligned"
     );
     let mut konst = ld(A, 0, MemSpace::Const, 0, None, MemOrder::Weak, 1);
     konst.size = 4;
     let op = c.issue(konst);
     assert!(
-        c.step(MemChoice::Step { op }, &mut d, &apply).is_err(),
+        c.step(MemChoice::Step { op }, &mut d).is_err(),
         "no program"
     );
 }

@@ -4,60 +4,62 @@
 use proptest::prelude::*;
 use ptx_parser::ScalarType::{self, *};
 use semantics::alu;
+use semantics::program::atom_scalar_type;
 use semantics::program::{
-    ArithFlags, AtomOp, BinaryOp, Compare, PrmtMode, ReduxOp, Rounding, TernaryOp, UnaryOp,
+    ArithFlags, AtomOp, AtomType as A, BinaryOp, Compare, PrmtMode, ReduxOp, Rounding, TernaryOp,
+    UnaryOp,
 };
 
 #[test]
 fn atom_integer_ops() {
     use AtomOp::*;
-    assert_eq!(alu::atom_new_value(Add, U32, 0xFFFF_FFFF, 2, 0), 1);
+    assert_eq!(alu::atom_new_value(Add, A::U32, 0xFFFF_FFFF, 2, 0), 1);
     assert_eq!(
-        alu::atom_new_value(Add, S64, 5, (-7i64) as u64, 0),
+        alu::atom_new_value(Add, A::S64, 5, (-7i64) as u64, 0),
         (-2i64) as u64
     );
     // inc: (old >= a) ? 0 : old + 1
-    assert_eq!(alu::atom_new_value(Inc, U32, 3, 5, 0), 4);
-    assert_eq!(alu::atom_new_value(Inc, U32, 5, 5, 0), 0);
-    assert_eq!(alu::atom_new_value(Inc, U32, 9, 5, 0), 0);
+    assert_eq!(alu::atom_new_value(Inc, A::U32, 3, 5, 0), 4);
+    assert_eq!(alu::atom_new_value(Inc, A::U32, 5, 5, 0), 0);
+    assert_eq!(alu::atom_new_value(Inc, A::U32, 9, 5, 0), 0);
     // dec: (old == 0 || old > a) ? a : old - 1
-    assert_eq!(alu::atom_new_value(Dec, U32, 3, 5, 0), 2);
-    assert_eq!(alu::atom_new_value(Dec, U32, 0, 5, 0), 5);
-    assert_eq!(alu::atom_new_value(Dec, U32, 9, 5, 0), 5);
-    assert_eq!(alu::atom_new_value(Exch, B32, 1, 2, 0), 2);
-    assert_eq!(alu::atom_new_value(Cas, B32, 7, 7, 9), 9);
-    assert_eq!(alu::atom_new_value(Cas, B32, 7, 8, 9), 7);
-    assert_eq!(alu::atom_new_value(Cas, B64, u64::MAX, u64::MAX, 1), 1);
+    assert_eq!(alu::atom_new_value(Dec, A::U32, 3, 5, 0), 2);
+    assert_eq!(alu::atom_new_value(Dec, A::U32, 0, 5, 0), 5);
+    assert_eq!(alu::atom_new_value(Dec, A::U32, 9, 5, 0), 5);
+    assert_eq!(alu::atom_new_value(Exch, A::B32, 1, 2, 0), 2);
+    assert_eq!(alu::atom_new_value(Cas, A::B32, 7, 7, 9), 9);
+    assert_eq!(alu::atom_new_value(Cas, A::B32, 7, 8, 9), 7);
+    assert_eq!(alu::atom_new_value(Cas, A::B64, u64::MAX, u64::MAX, 1), 1);
     assert_eq!(
-        alu::atom_new_value(Min, S32, 0xFFFF_FFFF, 1, 0),
+        alu::atom_new_value(Min, A::S32, 0xFFFF_FFFF, 1, 0),
         0xFFFF_FFFF
     );
-    assert_eq!(alu::atom_new_value(Min, U32, 0xFFFF_FFFF, 1, 0), 1);
-    assert_eq!(alu::atom_new_value(Max, S64, (-1i64) as u64, 1, 0), 1);
-    assert_eq!(alu::atom_new_value(And, B32, 0xF0, 0x3C, 0), 0x30);
-    assert_eq!(alu::atom_new_value(Or, B32, 0xF0, 0x0F, 0), 0xFF);
-    assert_eq!(alu::atom_new_value(Xor, B32, 0xFF, 0x0F, 0), 0xF0);
+    assert_eq!(alu::atom_new_value(Min, A::U32, 0xFFFF_FFFF, 1, 0), 1);
+    assert_eq!(alu::atom_new_value(Max, A::S64, (-1i64) as u64, 1, 0), 1);
+    assert_eq!(alu::atom_new_value(And, A::B32, 0xF0, 0x3C, 0), 0x30);
+    assert_eq!(alu::atom_new_value(Or, A::B32, 0xF0, 0x0F, 0), 0xFF);
+    assert_eq!(alu::atom_new_value(Xor, A::B32, 0xFF, 0x0F, 0), 0xF0);
 }
 
 #[test]
 fn atom_float_add() {
     let f = |x: f32| x.to_bits() as u64;
     assert_eq!(
-        alu::atom_new_value(AtomOp::Add, F32, f(1.5), f(2.25), 0),
+        alu::atom_new_value(AtomOp::Add, A::F32, f(1.5), f(2.25), 0),
         f(3.75)
     );
     assert_eq!(
-        alu::atom_new_value(AtomOp::Add, F64, 0.1f64.to_bits(), 0.2f64.to_bits(), 0),
+        alu::atom_new_value(AtomOp::Add, A::F64, 0.1f64.to_bits(), 0.2f64.to_bits(), 0),
         (0.1f64 + 0.2).to_bits()
     );
     // Round to nearest even.
     let one = f(1.0);
     assert_eq!(
-        alu::atom_new_value(AtomOp::Add, F32, one, f(2f32.powi(-24)), 0),
+        alu::atom_new_value(AtomOp::Add, A::F32, one, f(2f32.powi(-24)), 0),
         one
     );
     assert_eq!(
-        alu::atom_new_value(AtomOp::Max, F32, f(f32::NAN), f(2.0), 0),
+        alu::atom_new_value(AtomOp::Max, A::F32, f(f32::NAN), f(2.0), 0),
         f(2.0)
     );
 }
@@ -308,8 +310,10 @@ proptest! {
         }
         prop_assert_eq!(alu::set_value(ty, true) & !m, 0);
         let _ = alu::slct(ty, f.ftz, a, b, c);
-        for op in ATOMS {
-            prop_assert_eq!(alu::atom_new_value(op, ty, a, b, c) & !m, 0, "atom.{:?}.{:?}", op, ty);
+        if let Some(aty) = A::ALL.into_iter().find(|&t| atom_scalar_type(t) == ty) {
+            for op in ATOMS {
+                prop_assert_eq!(alu::atom_new_value(op, aty, a, b, c) & !m, 0, "atom.{:?}.{:?}", op, ty);
+            }
         }
         for op in REDUX {
             prop_assert_eq!(alu::redux(op, ty, &[a, b, c]) & !m, 0);
@@ -321,7 +325,45 @@ proptest! {
     fn atom_inc_dec_match_ptx_formulas(old in 0u64..20, a in 0u64..20) {
         let inc = if old >= a { 0 } else { old + 1 };
         let dec = if old == 0 || old > a { a } else { old - 1 };
-        prop_assert_eq!(alu::atom_new_value(AtomOp::Inc, U32, old, a, 0), inc);
-        prop_assert_eq!(alu::atom_new_value(AtomOp::Dec, U32, old, a, 0), dec);
+        prop_assert_eq!(alu::atom_new_value(AtomOp::Inc, A::U32, old, a, 0), inc);
+        prop_assert_eq!(alu::atom_new_value(AtomOp::Dec, A::U32, old, a, 0), dec);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// The value an atomic writes (memory's function, which both memory environments call) is
+    /// the machine's ALU instruction of the same operation: `atom.add.f32` rounds as
+    /// `add.rn.f32`, `atom.min.s32` is `min.s32`, `atom.and.b64` is `and.b64` (PTX ISA
+    /// 9.7.12.3: "performs a reduction operation with operand b and the value in location a").
+    #[test]
+    fn atom_arithmetic_is_the_alu_instruction(
+        aty in proptest::sample::select(A::ALL.to_vec()),
+        old in bits(), a in bits(),
+    ) {
+        let ty = atom_scalar_type(aty);
+        let float = matches!(aty, A::F32 | A::F64);
+        let rn = ArithFlags { rounding: Some(Rounding::Rn), ..ArithFlags::default() };
+        let mut pairs = vec![
+            (AtomOp::Add, BinaryOp::Add, if float { rn } else { ArithFlags::default() }),
+            (AtomOp::Min, BinaryOp::Min, ArithFlags::default()),
+            (AtomOp::Max, BinaryOp::Max, ArithFlags::default()),
+        ];
+        if !float {
+            pairs.extend([
+                (AtomOp::And, BinaryOp::And, ArithFlags::default()),
+                (AtomOp::Or, BinaryOp::Or, ArithFlags::default()),
+                (AtomOp::Xor, BinaryOp::Xor, ArithFlags::default()),
+            ]);
+        }
+        for (atom, bin, flags) in pairs {
+            let alu_value = alu::binary(bin, ty, flags, old, a, &mut Default::default());
+            prop_assert_eq!(
+                alu::atom_new_value(atom, aty, old, a, 0),
+                alu_value,
+                "atom.{:?}.{:?} against {:?}.{:?}", atom, aty, bin, ty
+            );
+        }
     }
 }

@@ -1000,7 +1000,7 @@ fn memory_family() {
             Op::Atom {
                 space: Space::Global,
                 op: AtomOp::Add,
-                ty: T::U32,
+                ty: AtomType::U32,
                 qual: MemQualifiers {
                     order: MemOrder::Relaxed,
                     ..weak
@@ -1016,7 +1016,7 @@ fn memory_family() {
             Op::Atom {
                 space: Space::Shared,
                 op: AtomOp::Cas,
-                ty: T::B32,
+                ty: AtomType::B32,
                 qual: MemQualifiers {
                     order: MemOrder::AcqRel,
                     scope: Some(Scope::Gpu),
@@ -1033,7 +1033,7 @@ fn memory_family() {
             Op::Atom {
                 space: Space::Global,
                 op: AtomOp::Add,
-                ty: T::F32,
+                ty: AtomType::F32,
                 qual: MemQualifiers {
                     order: MemOrder::Relaxed,
                     ..weak
@@ -1049,7 +1049,7 @@ fn memory_family() {
             Op::Atom {
                 space: Space::Generic,
                 op: AtomOp::Inc,
-                ty: T::U32,
+                ty: AtomType::U32,
                 qual: MemQualifiers {
                     order: MemOrder::Relaxed,
                     ..weak

@@ -35,7 +35,7 @@ use super::line::{Cache, Flow, Key, L1, WrittenBack};
 use super::program::{
     Cond, Fold, MicroSteps, OpName, ProgramId, Stm, cta_scoped, program_for, stretch_ends,
 };
-use super::{Cached, MemChoice, OpId, Request, RequestKind, Rmw, StepReport, Stuck};
+use super::{Cached, MemChoice, OpId, Request, RequestKind, StepReport, Stuck};
 use crate::{Fingerprinted, Flat, LOCAL_WINDOW, MemOrder, MemSpace, Who};
 use smallvec::SmallVec;
 
@@ -430,7 +430,6 @@ impl Cached {
         &mut self,
         choice: MemChoice,
         dram: &mut Flat,
-        apply: &dyn Fn(Rmw, u64, u32) -> u64,
     ) -> Result<StepReport, Stuck> {
         let mut report = StepReport::default();
         match choice {
@@ -449,7 +448,7 @@ impl Cached {
                     ));
                 }
                 let req = self.ops[op as usize].as_ref().map(|o| o.req);
-                let result = self.micro_step(op, dram, apply, &mut report);
+                let result = self.micro_step(op, dram, &mut report);
                 // The op's next statement (or its end), and the ops watching its own line,
                 // whose pins and fill may have changed without the caches journaling more
                 // than the key (doomed lines) or at all (bank locks).
@@ -591,13 +590,12 @@ impl Cached {
         &mut self,
         id: OpId,
         dram: &mut Flat,
-        apply: &dyn Fn(Rmw, u64, u32) -> u64,
         report: &mut StepReport,
     ) -> Result<(), Stuck> {
         let Some(mut op) = self.ops.get_mut(id as usize).and_then(Option::take) else {
             return Err(stuck(Some(id), "no such memory op"));
         };
-        let result = self.run(id, &mut op, dram, apply, report);
+        let result = self.run(id, &mut op, dram, report);
         match result {
             Ok(true) => self.end(id, op.into_inner(), report),
             Ok(false) | Err(_) => self.ops[id as usize] = Some(op),
@@ -611,7 +609,6 @@ impl Cached {
         id: OpId,
         op: &mut Op,
         dram: &mut Flat,
-        apply: &dyn Fn(Rmw, u64, u32) -> u64,
         report: &mut StepReport,
     ) -> Result<bool, Stuck> {
         let Some(prog) = op.prog else {
@@ -649,7 +646,7 @@ impl Cached {
                 }
                 Stm::Op(name) => {
                     report.operations.push(name.name());
-                    match self.exec(id, op, name, dram, apply, report)? {
+                    match self.exec(id, op, name, dram, report)? {
                         Flow::Continue => op.pc += 1,
                         Flow::Defer => return Ok(false),
                     }

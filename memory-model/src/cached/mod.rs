@@ -39,7 +39,7 @@ mod state_hash;
 mod view;
 
 /// The vocabulary of a [`Request`] (defined in [`crate::vocabulary`], shared with the program).
-pub use crate::{CacheOp, MemOrder, Scope};
+pub use crate::{AtomOp, AtomType, CacheOp, MemOrder, Scope};
 use crate::{Fingerprinted, Flat, Who};
 pub use enabled::EnabledEdit;
 pub use footprint::{Footprint, Place};
@@ -113,12 +113,13 @@ impl Default for CacheConfig {
     }
 }
 
-/// A read-modify-write, opaque to this crate: `code` names the operation and type for the
-/// caller's `apply` function passed to [`Cached::step`]; `a`, `b` are its operands (`b`: cas's
-/// new value).
+/// A read-modify-write: the atomic's operation and type and its operands (`b`: cas's new value;
+/// 0 for the others). The engine's `atomOp` computes the new value from them with
+/// [`crate::atomic::apply`], the function the machine's flat path uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct Rmw {
-    pub code: u32,
+    pub op: AtomOp,
+    pub ty: AtomType,
     pub a: u64,
     pub b: u64,
 }
@@ -366,18 +367,12 @@ impl Cached {
         }
     }
 
-    /// Takes one memory choice: one micro step of an op or one silent rule. `apply` computes an
-    /// atomic's new value from `(rmw, old, size)`. A choice that is not enabled, and a program
+    /// Takes one memory choice: one micro step of an op or one silent rule. A choice that is not enabled, and a program
     /// that gets stuck (thesis ⊥), give `Err(Stuck)`; the stuck op stays in flight where it
     /// stopped.
-    pub fn step(
-        &mut self,
-        choice: MemChoice,
-        dram: &mut Flat,
-        apply: &dyn Fn(Rmw, u64, u32) -> u64,
-    ) -> Result<StepReport, Stuck> {
+    pub fn step(&mut self, choice: MemChoice, dram: &mut Flat) -> Result<StepReport, Stuck> {
         let before = self.room_tight(self.sm_of(&choice));
-        let report = self.step_choice(choice, dram, apply);
+        let report = self.step_choice(choice, dram);
         self.after_mutation(before);
         report
     }

@@ -10,7 +10,7 @@
 use super::engine::{Geometry, Op, decode_key, l1_mut, size_mask, stuck, write_back_to_dram};
 use super::line::{self, Flow, Slot};
 use super::program::OpName;
-use super::{Cached, Delivery, OpId, Request, RequestKind, Rmw, StepReport, Stuck};
+use super::{Cached, Delivery, OpId, Request, RequestKind, StepReport, Stuck};
 use crate::{Flat, MemSpace, MemorySystem};
 
 /// What every operation of one micro step knows: the op's id, its request, and its line (none
@@ -77,7 +77,6 @@ impl Cached {
         op: &mut Op,
         name: OpName,
         dram: &mut Flat,
-        apply: &dyn Fn(Rmw, u64, u32) -> u64,
         report: &mut StepReport,
     ) -> Result<Flow, Stuck> {
         let req = op.req;
@@ -96,7 +95,7 @@ impl Cached {
         match name {
             OpName::ReadMem => self.read_mem(&cx, op, dram),
             OpName::WriteMem => Self::write_mem(&cx, op, dram),
-            OpName::AtomOp => Self::atom_op(&cx, op, apply),
+            OpName::AtomOp => Self::atom_op(&cx, op),
             OpName::WriteToRegs => Ok(Self::write_to_regs(&cx, op, report)),
             // Registers are released when the op ends (`ended` in the report).
             OpName::ReleaseRegs => Ok(Flow::Continue),
@@ -164,17 +163,25 @@ impl Cached {
         Ok(Flow::Continue)
     }
 
-    /// 𝔒⟦atomOp⟧: σ's new value from its old one and the operands, with the machine's ALU
-    /// function (`apply`).
-    fn atom_op(
-        cx: &OpCx,
-        op: &mut Op,
-        apply: &dyn Fn(Rmw, u64, u32) -> u64,
-    ) -> Result<Flow, Stuck> {
+    /// 𝔒⟦atomOp⟧: σ's new value from its old one and the request's operation, type and
+    /// operands, with [`crate::atomic::apply`] (the function the machine's flat path uses).
+    fn atom_op(cx: &OpCx, op: &mut Op) -> Result<Flow, Stuck> {
         let RequestKind::Atomic { rmw, .. } = cx.req.kind else {
             return Err(stuck(Some(cx.id), "atomOp on a request that is no atomic"));
         };
-        op.new = apply(rmw, op.value, cx.req.size) & size_mask(cx.req.size);
+        if rmw.ty.size() != cx.req.size {
+            return Err(stuck(
+                Some(cx.id),
+                format!(
+                    "atomOp: an atomic of type {:?} accesses {} bytes, not {}",
+                    rmw.ty,
+                    cx.req.size,
+                    rmw.ty.size()
+                ),
+            ));
+        }
+        op.new =
+            crate::atomic::apply(rmw.op, rmw.ty, op.value, rmw.a, rmw.b) & size_mask(cx.req.size);
         Ok(Flow::Continue)
     }
 

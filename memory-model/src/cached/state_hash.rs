@@ -174,10 +174,10 @@ fn hash_request<H: Hasher>(req: &Request, h: &mut H) {
         RequestKind::Load { cop: _, dest } => hash_dest(dest, h),
         RequestKind::Store { cop: _, value } => h.write_u64(*value),
         RequestKind::Atomic {
-            rmw: Rmw { code, a, b },
+            rmw: Rmw { op, ty, a, b },
             dest,
         } => {
-            h.write_u32(*code);
+            h.write_u32(*op as u32 | (*ty as u32) << 8);
             h.write_u64(*a);
             h.write_u64(*b);
             hash_dest(dest, h);

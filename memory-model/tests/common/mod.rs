@@ -10,23 +10,12 @@
 #![allow(dead_code)]
 
 use memory_model::cached::{
-    CacheConfig, CacheOp, Cached, Dest, MemChoice, MemOrder, MicroSteps, Request, RequestKind, Rmw,
-    SilentActions, StepReport,
+    AtomOp, AtomType, CacheConfig, CacheOp, Cached, Dest, MemChoice, MemOrder, MicroSteps, Request,
+    RequestKind, Rmw, SilentActions, StepReport,
 };
 use memory_model::{Flat, MemSpace, MemorySystem, Who};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
-
-pub const ADD: u32 = 0;
-pub const EXCH: u32 = 1;
-
-/// The tests' atomic arithmetic (the engine knows none).
-pub fn apply(rmw: Rmw, old: u64, _size: u32) -> u64 {
-    match rmw.code {
-        ADD => old.wrapping_add(rmw.a),
-        _ => rmw.a,
-    }
-}
 
 /// The scenarios' caches, with the thesis's micro steps (every `yield` of the listings ends a
 /// step, so the scenarios can stop an op between any two of them).
@@ -108,7 +97,8 @@ pub fn atom(w: Who, sm: u32, space: MemSpace, addr: u64, add: u64, reg: u32) -> 
         sm,
         kind: RequestKind::Atomic {
             rmw: Rmw {
-                code: ADD,
+                op: AtomOp::Add,
+                ty: AtomType::U32,
                 a: add,
                 b: 0,
             },
@@ -276,7 +266,7 @@ impl Sys {
     pub fn take(&mut self, c: MemChoice) -> StepReport {
         let r = self
             .cached
-            .step(c, &mut self.dram, &apply)
+            .step(c, &mut self.dram)
             .unwrap_or_else(|e| panic!("{c}: stuck: {e:?}"));
         if let Some(d) = r.delivered {
             self.regs

@@ -60,7 +60,6 @@
 //!   hardware global-memory `atom.add.f32` flushes subnormal inputs and results to zero.
 //! * **Float `min`/`max`** order `-0.0` below `+0.0` (so `min(-0.0, +0.0)` is `-0.0`).
 
-mod atom;
 mod bits;
 mod compare;
 mod cvt;
@@ -68,11 +67,12 @@ mod float;
 mod int;
 pub mod mma;
 mod narrow;
+mod redux;
 mod softfloat;
 mod video;
 
 use crate::program::{
-    ArithFlags, AtomOp, BinaryOp, Compare, PrmtMode, ReduxOp, Rounding, TernaryOp, UnaryOp,
+    ArithFlags, BinaryOp, Compare, PrmtMode, ReduxOp, Rounding, TernaryOp, UnaryOp,
 };
 use ptx_parser::ScalarType;
 use softfloat::{Fmt, Mode};
@@ -229,15 +229,14 @@ pub fn slct(c_ty: ScalarType, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
 }
 
 /// The value an atomic writes back, given the old memory value (`cas`: `a` is the compare value,
-/// `b` the new one). The old value is what the destination register receives.
-#[inline]
-pub fn atom_new_value(op: AtomOp, ty: ScalarType, old: u64, a: u64, b: u64) -> u64 {
-    atom::atom_new_value(op, ty, old, a, b)
-}
+/// `b` the new one). The old value is what the destination register receives. Memory's function
+/// (`memory_model::atomic::apply`): flat memory gets it as the update of its read-modify-write,
+/// and the cached memory's `atomOp` calls it itself.
+pub use memory_model::atomic::apply as atom_new_value;
 
 /// `redux.sync.op.ty` over the participating lanes' values.
 pub fn redux(op: ReduxOp, ty: ScalarType, values: &[u64]) -> u64 {
-    atom::redux(op, ty, values)
+    redux::redux(op, ty, values)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -242,15 +242,7 @@ impl Machine {
             ),
             Op::Atom {
                 space, ty, addr, ..
-            } => self.spans(
-                w,
-                mask,
-                ws,
-                *space,
-                addr,
-                super::type_size(*ty),
-                Access::Update,
-            ),
+            } => self.spans(w, mask, ws, *space, addr, ty.size(), Access::Update),
             Op::Fence { .. } => FootprintKind::Memory {
                 global_reads: None,
                 global_writes: None,

@@ -312,25 +312,11 @@ impl Machine {
             }
             _ => None,
         };
-        // Borrowed field by field (no reference count traffic on the program per micro step).
-        let Machine {
-            program,
-            cached,
-            mem,
-            ..
-        } = self;
-        let apply =
-            |rmw: Rmw, old: u64, _size: u32| match program.instructions.get(rmw.code as usize) {
-                Some(crate::program::Instr {
-                    op: Op::Atom { op, ty, .. },
-                    ..
-                }) => crate::alu::atom_new_value(*op, *ty, old, rmw.a, rmw.b),
-                _ => old,
-            };
+        let Machine { cached, mem, .. } = self;
         let Some(cache) = cached.as_mut() else {
             return;
         };
-        let report = match cache.step(m, mem, &apply) {
+        let report = match cache.step(m, mem) {
             Ok(r) => r,
             Err(stuck) => {
                 self.termination = Some(Termination::Error(MachineError {

@@ -107,9 +107,24 @@ pub struct Address {
     pub offset: i64,
 }
 
-/// The memory vocabulary (memory-model order, scope, cache operator) is the memory crate's, so
-/// that a decoded qualifier reaches the memory environment as it is.
-pub use memory_model::vocabulary::{CacheOp, MemOrder, Scope};
+/// The memory vocabulary (memory-model order, scope, cache operator, an atomic's operation and
+/// type) is the memory crate's, so that a decoded qualifier or atomic reaches the memory
+/// environment as it is.
+pub use memory_model::vocabulary::{AtomOp, AtomType, CacheOp, MemOrder, Scope};
+
+/// The PTX type an atomic's type is (`.b32` is `B32` ...).
+pub fn atom_scalar_type(ty: AtomType) -> ScalarType {
+    match ty {
+        AtomType::B32 => ScalarType::B32,
+        AtomType::B64 => ScalarType::B64,
+        AtomType::U32 => ScalarType::U32,
+        AtomType::U64 => ScalarType::U64,
+        AtomType::S32 => ScalarType::S32,
+        AtomType::S64 => ScalarType::S64,
+        AtomType::F32 => ScalarType::F32,
+        AtomType::F64 => ScalarType::F64,
+    }
+}
 
 /// Memory access attributes shared by loads, stores and atomics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -433,20 +448,6 @@ pub struct PredSrc {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum AtomOp {
-    Add,
-    Inc,
-    Dec,
-    Exch,
-    Cas,
-    Min,
-    Max,
-    And,
-    Or,
-    Xor,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum VoteMode {
     All,
     Any,
@@ -664,7 +665,7 @@ pub enum Op {
     Atom {
         space: Space,
         op: AtomOp,
-        ty: ScalarType,
+        ty: AtomType,
         qual: MemQualifiers,
         dst: Option<RegId>,
         addr: Address,

@@ -15,7 +15,8 @@ use crate::load::scope::Local;
 use crate::load::types;
 use crate::load::unsupported::Gap;
 use crate::program::{
-    AddrBase, Address, AtomOp, CacheOp, MemOrder, MemQualifiers, Op, Scope, Space, Src, VecDst,
+    AddrBase, Address, AtomOp, AtomType, CacheOp, MemOrder, MemQualifiers, Op, Scope, Space, Src,
+    VecDst,
 };
 use ptx_parser::{Operand, ScalarType};
 
@@ -580,16 +581,19 @@ pub(super) fn atom(cx: &mut Cx<'_, '_, '_>, is_red: bool) {
         .one(&mods, |m| if let M::Order(o) = m { Some(*o) } else { None })
         .unwrap_or(MemOrder::Relaxed);
     let scope = cx.one(&mods, |m| if let M::Scope(s) = m { Some(*s) } else { None });
-    if !atom_space_order_ok(cx, is_red, space, order) || !atom_type_ok(cx, op, ty) {
+    if !atom_space_order_ok(cx, is_red, space, order) {
         return;
     }
+    let Some(aty) = atom_type(cx, op, ty) else {
+        return;
+    };
     let qual = MemQualifiers {
         order,
         scope,
         cache: None,
         non_coherent: false,
     };
-    atom_operands(cx, is_red, op, ty, space, qual);
+    atom_operands(cx, is_red, op, (ty, aty), space, qual);
 }
 
 /// The operation word of an `atom`/`red` (required).
@@ -655,9 +659,9 @@ fn atom_space_order_ok(
     true
 }
 
-/// The types each atomic operation takes (PTX ISA 9.7.12.3); half precision is outside the
-/// subset.
-fn atom_type_ok(cx: &mut Cx<'_, '_, '_>, op: AtomOp, ty: ScalarType) -> bool {
+/// The types each atomic operation takes (PTX ISA 9.7.12.3), as the atomic's type; half
+/// precision is outside the subset. `None`: an error was reported.
+fn atom_type(cx: &mut Cx<'_, '_, '_>, op: AtomOp, ty: ScalarType) -> Option<AtomType> {
     let type_ok = match op {
         AtomOp::And | AtomOp::Or | AtomOp::Xor => {
             matches!(types::size(ty), 4 | 8) && types::is_int(ty)
@@ -683,7 +687,7 @@ fn atom_type_ok(cx: &mut Cx<'_, '_, '_>, op: AtomOp, ty: ScalarType) -> bool {
     if types::is_unsupported(ty) || types::is_half(ty) {
         // Half-precision atomics (`atom.add.noftz.f16` ...) are outside the subset.
         cx.unsupported_type(ty);
-        return false;
+        return None;
     }
     if !type_ok {
         cx.error(
@@ -696,9 +700,23 @@ fn atom_type_ok(cx: &mut Cx<'_, '_, '_>, op: AtomOp, ty: ScalarType) -> bool {
             "wrong type",
             "see PTX ISA 9.7.12.3 for the types each atomic operation takes",
         );
-        return false;
+        return None;
     }
-    true
+    // Every type some operation takes has its atomic type.
+    Some(match ty {
+        ScalarType::B32 => AtomType::B32,
+        ScalarType::B64 => AtomType::B64,
+        ScalarType::U32 => AtomType::U32,
+        ScalarType::U64 => AtomType::U64,
+        ScalarType::S32 => AtomType::S32,
+        ScalarType::S64 => AtomType::S64,
+        ScalarType::F32 => AtomType::F32,
+        ScalarType::F64 => AtomType::F64,
+        _ => {
+            cx.unsupported_type(ty);
+            return None;
+        }
+    })
 }
 
 /// `atom d, [a], b (, c)` / `red [a], b`: the operands, and the op.
@@ -706,7 +724,7 @@ fn atom_operands(
     cx: &mut Cx<'_, '_, '_>,
     is_red: bool,
     op: AtomOp,
-    ty: ScalarType,
+    (ty, aty): (ScalarType, AtomType),
     space: Space,
     qual: MemQualifiers,
 ) {
@@ -752,7 +770,7 @@ fn atom_operands(
     cx.emit(Op::Atom {
         space,
         op,
-        ty,
+        ty: aty,
         qual,
         dst,
         addr,

@@ -323,7 +323,6 @@ pub(super) fn atom(
     w: &mut Warp,
     level: usize,
     exec: u64,
-    pc: Pc,
     func: FuncId,
     op: &Op,
 ) -> Result<(), Fault> {
@@ -341,7 +340,7 @@ pub(super) fn atom(
             b,
             qual,
         } => {
-            let size = type_size(*ty).min(8);
+            let size = ty.size();
             let deriv = cx.mem_derivation(Rule::Atom);
             let mut m = exec;
             while m != 0 {
@@ -370,7 +369,8 @@ pub(super) fn atom(
                         bits: 64,
                     });
                     let rmw = memory_model::cached::Rmw {
-                        code: pc,
+                        op: *op,
+                        ty: *ty,
                         a: av,
                         b: bv,
                     };

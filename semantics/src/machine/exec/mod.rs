@@ -12,7 +12,7 @@ use super::warp::{Warp, lanes};
 use super::{ErrorKind, LaunchInfo};
 use crate::alu;
 use crate::program::{
-    AddrBase, Address, BinaryOp, FuncId, Op, Pc, PredSrc, Program, ShflMode, Space, Src, VoteMode,
+    AddrBase, Address, BinaryOp, FuncId, Op, PredSrc, Program, ShflMode, Space, Src, VoteMode,
 };
 use memory_model::{
     Flat, MemError, MemErrorKind, MemSpace, MemorySystem, Who, from_generic, to_generic,
@@ -456,7 +456,6 @@ pub(crate) fn exec_data(
     level: usize,
     exec: u64,
     group: u64,
-    pc: Pc,
     func: FuncId,
     op: &Op,
 ) -> Result<(), Fault> {
@@ -480,7 +479,7 @@ pub(crate) fn exec_data(
         Op::Cvta { .. } | Op::IsSpace { .. } => memory::cvta(cx, w, level, exec, func, op),
         Op::Ld { .. } => memory::ld(cx, w, level, exec, func, op),
         Op::St { .. } => memory::st(cx, w, level, exec, func, op),
-        Op::Atom { .. } => memory::atom(cx, w, level, exec, pc, func, op),
+        Op::Atom { .. } => memory::atom(cx, w, level, exec, func, op),
         Op::Fence { .. } => memory::membar(cx, w, exec, op),
         Op::Vote { .. }
         | Op::ActiveMask { .. }

@@ -145,7 +145,7 @@ pub(crate) fn step(
         } => barrier(cx, bk, w, here, (kind, id, count.as_ref()), &mut out)?,
         op => {
             if exec != 0 {
-                exec_data(cx, w, level, exec, group, pc, func, op)?;
+                exec_data(cx, w, level, exec, group, func, op)?;
             }
             advance(w, exec, pc);
             data_rule(op).1

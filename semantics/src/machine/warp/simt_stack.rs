@@ -369,7 +369,7 @@ pub(crate) fn step(
             kind, id, count, ..
         } => bar(cx, bk, w, &h, (kind, id, count.as_ref()), &mut out)?,
         op => {
-            exec_data(cx, w, level, exec, alpha, pc, func, op)?;
+            exec_data(cx, w, level, exec, alpha, func, op)?;
             w.simt_mut().pc = pc + 1;
             let (a, b) = data_rule(op);
             [a, b, b]
