@@ -397,7 +397,12 @@ fn liveness(
         replay: None,
         error: None,
     };
-    match explore::explore_until(machine, Level::Warps, &observe, limits, stop) {
+    // Persistent sets where they decide `model` exactly as the full graph does.
+    let por = match options.folding {
+        explore::Folding::None => explore::Por::None,
+        explore::Folding::Invisible => explore::Por::for_model(model),
+    };
+    match explore::explore_with(machine, Level::Warps, &observe, limits, por, stop) {
         Ok(x) => {
             answer.states = x.states();
             answer.verdict = x.verdict(model);

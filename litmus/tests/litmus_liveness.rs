@@ -78,3 +78,49 @@ fn loop_free_tests_terminate_and_no_progress_asked_gives_none() {
     }
     assert!(check(&test, &Options::default()).liveness.is_none());
 }
+
+/// `litmus --progress` under `unfair` and `fair` explores persistent sets (with the fold): on
+/// every program of Dat3M's liveness results its verdicts are the unreduced search's, and each
+/// of its lassos replays and closes.
+#[test]
+fn reduced_verdicts_are_the_unreduced_ones_on_the_liveness_suite() {
+    let root = corpus::conformance_path().join("ptx-litmus");
+    let Ok(csv) = std::fs::read_to_string(root.join("PTXv7_5-Liveness-expected.csv")) else {
+        eprintln!("ptx-litmus conformance suite not found; skipping");
+        return;
+    };
+    let mut compared = 0;
+    for path in csv
+        .lines()
+        .filter_map(|l| l.split_once(',')?.0.strip_prefix("litmus/PTX/"))
+    {
+        let text = std::fs::read_to_string(root.join(path)).unwrap();
+        let test = parse(&text).unwrap();
+        let t = translate(&test, MemoryKind::Flat).unwrap();
+        for model in ["unfair", "fair"] {
+            let reduced = check(&test, &options(model, Folding::Invisible));
+            let full = check(&test, &options(model, Folding::None));
+            let (r, f) = (reduced.liveness.unwrap(), full.liveness.unwrap());
+            assert_eq!(r.verdict, f.verdict, "{path} under {model}");
+            assert_eq!(r.lasso.is_some(), f.lasso.is_some(), "{path} under {model}");
+            if let Some(lasso) = &r.lasso {
+                let mut m = start(&t).unwrap();
+                let mut all = lasso.stem.clone();
+                all.extend_from_slice(&lasso.cycle);
+                let run = replay(&mut m, &all, None, Some(lasso.stem.len()), false);
+                assert!(
+                    run.divergence.is_none(),
+                    "{path} under {model}: the lasso replays"
+                );
+                if !lasso.cycle.is_empty() {
+                    assert!(
+                        matches!(run.cycle, Some(CycleCheck::Closed { .. })),
+                        "{path} under {model}: the cycle closes"
+                    );
+                }
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 180, "{compared} compared");
+}
