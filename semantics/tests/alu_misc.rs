@@ -166,19 +166,6 @@ const COMPARES: [Compare; 14] = [
     Compare::Nan,
 ];
 
-const ATOMS: [AtomOp; 10] = [
-    AtomOp::Add,
-    AtomOp::Inc,
-    AtomOp::Dec,
-    AtomOp::Exch,
-    AtomOp::Cas,
-    AtomOp::Min,
-    AtomOp::Max,
-    AtomOp::And,
-    AtomOp::Or,
-    AtomOp::Xor,
-];
-
 const REDUX: [ReduxOp; 6] = [
     ReduxOp::Add,
     ReduxOp::Min,
@@ -311,7 +298,7 @@ proptest! {
         prop_assert_eq!(alu::set_value(ty, true) & !m, 0);
         let _ = alu::slct(ty, f.ftz, a, b, c);
         if let Some(aty) = A::ALL.into_iter().find(|&t| atom_scalar_type(t) == ty) {
-            for op in ATOMS {
+            for op in AtomOp::ALL {
                 prop_assert_eq!(alu::atom_new_value(op, aty, a, b, c) & !m, 0, "atom.{:?}.{:?}", op, ty);
             }
         }
