@@ -192,7 +192,7 @@ fn install_ctrlc(session: &Session, busy: Arc<AtomicBool>, scripted: bool) {
     let flag = session.interrupt_flag();
     let handler = move || {
         if busy.load(Ordering::SeqCst) {
-            flag.store(true, Ordering::SeqCst);
+            flag.request();
         } else if scripted {
             // No flush: the main thread holds the stdout lock while it waits for input, and
             // every answer was flushed when it was written.
