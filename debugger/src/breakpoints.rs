@@ -30,6 +30,11 @@ impl Session {
     pub(super) fn resolve(&self, loc: &Location) -> Result<(Vec<u32>, String), DebugError> {
         let p = &self.program;
         let ptx_line = |line: u32| {
+            if line == 0 {
+                return Err(DebugError::Refused(
+                    "PTX lines count from 1: write ptx:1 or a later line".to_string(),
+                ));
+            }
             p.source
                 .iter()
                 .position(|s| s.ptx_line >= line)
@@ -216,6 +221,16 @@ impl Session {
                 )
             }
         };
+        let size = semantics::machine::type_size(ty) as u64;
+        // The last watched byte is `address + size - 1`.
+        if address.checked_add(size.saturating_sub(1)).is_none() {
+            return Err(format!(
+                "{name}: its {size} bytes would run past the end of the address space (the last \
+                 address is {:#x})",
+                u64::MAX
+            )
+            .into());
+        }
         let id = self.take_id();
         self.watchpoints.push(Watchpoint {
             id,
@@ -389,8 +404,7 @@ impl Session {
                 } = e
                     && *space == w.space
                     && w.block.is_none_or(|b| b == *block)
-                    && *address < w.address + size
-                    && w.address < address + *n as u64
+                    && overlap((*address, *n as u64), (w.address, size))
                 {
                     writers.push((*block, *warp, *lane));
                     let key = if w.space == MemSpace::Shared {
@@ -436,3 +450,10 @@ impl Session {
 /// A watchpoint hit: the watchpoint, the block whose memory it watches (0 outside `.shared`),
 /// and the value read there after the step.
 type WatchSeen = (u32, u32, Option<u64>);
+
+/// Whether the byte ranges `[a, a + m)` and `[b, b + n)` share a byte (an access near the end
+/// of the address space does not wrap around to its start).
+fn overlap((a, m): (u64, u64), (b, n): (u64, u64)) -> bool {
+    let (a, m, b, n) = (a as u128, m as u128, b as u128, n as u128);
+    a < b + n && b < a + m
+}

@@ -244,6 +244,44 @@ fn continue_names_the_step_bound_and_goes_on_from_where_it_stopped() {
     assert!(!r.text.contains("bound"), "{}", r.text);
 }
 
+/// Locations and watched addresses at the edges: PTX line 0 and a watchpoint whose bytes would
+/// run past the end of the address space are errors; a watchpoint on the last word of the
+/// address space is kept, and stepping past stores never wraps around to the start.
+#[test]
+fn breakpoints_and_watchpoints_at_the_edges() {
+    let mut s = histogram(Policy::RoundRobin, 64);
+    for bad in [
+        "break ptx:0",
+        "watch .global 0xffffffffffffffff",
+        "watch .shared 0xfffffffffffffffe",
+        "watch .global 0xfffffffffffffff9 .u64",
+    ] {
+        let r = s.handle(bad);
+        assert_eq!(r.outcome, Outcome::Error, "{bad}: {}", r.text);
+    }
+    assert!(
+        s.handle("break ptx:0")
+            .text
+            .contains("PTX lines count from 1"),
+        "the error says how lines are counted"
+    );
+    assert!(
+        s.handle("watch .global 0xffffffffffffffff")
+            .text
+            .contains("past the end of the address space")
+    );
+    for edge in [
+        "watch .global 0xfffffffffffffffc",
+        "watch .shared 0xfffffffffffffffc",
+    ] {
+        let r = s.handle(edge);
+        assert_eq!(r.outcome, Outcome::Ok, "{edge}: {}", r.text);
+    }
+    let r = s.handle("continue");
+    assert_eq!(r.outcome, Outcome::Ok, "{}", r.text);
+    assert!(r.text.contains("the kernel ended"), "{}", r.text);
+}
+
 #[test]
 fn errors_answer_and_change_nothing() {
     let mut s = listing_5_5();
