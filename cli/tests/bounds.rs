@@ -286,3 +286,48 @@ fn debug_names_the_step_bound_of_a_continue() {
     );
     assert!(out.contains("step 500; running"), "{out}");
 }
+
+/// A shard of `explore --search outcomes` cut by a bound says which in its one line, and the
+/// merged report names it as the unsharded search does.
+#[test]
+fn an_explore_shard_names_the_bound_that_cut_it() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bounds_shards");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut reports = Vec::new();
+    for i in 0..2 {
+        let report = dir.join(format!("shard{i}.json"));
+        let shard = format!("{i}/2");
+        let (_, out, err) = cudasem(&[
+            "explore",
+            "tests/thesis/listing_6_2.ptx",
+            "--launch",
+            "tests/thesis/listing_6_2.two_blocks.ron",
+            "--search",
+            "outcomes",
+            "--max-transitions",
+            "3",
+            "--split-depth",
+            "1",
+            "--shard",
+            &shard,
+            "--report",
+            report.to_str().unwrap(),
+        ]);
+        assert!(
+            out.contains(
+                "(cut by the transition bound (--max-transitions 3): see the merged report)"
+            ),
+            "{out}{err}"
+        );
+        reports.push(report.to_str().unwrap().to_string());
+    }
+    let mut args = vec!["merge"];
+    args.extend(reports.iter().map(String::as_str));
+    args.extend(["--format", "json"]);
+    let (_, out, err) = cudasem(&args);
+    assert_eq!(
+        json_of(&out)["bound_hit"],
+        json!({"bound": "transitions", "limit": 3}),
+        "{out}{err}"
+    );
+}
