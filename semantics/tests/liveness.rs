@@ -177,8 +177,10 @@ enum After {
     OverwriteV,
 }
 
-/// Loads `%v` from `buf[0]`, exchanges `buf[0]` with 0 (so memory no longer tells the runs
-/// apart; `%old` holds the old value too), then does `after` and stores `%v` to `out`.
+/// Thread 0 loads `%v` from `buf[0]`, exchanges `buf[0]` with 0 (so memory no longer tells
+/// the runs apart; `%old` holds the old value too), then does `after` and stores `%v` to
+/// `out`; the other threads branch to the end at once (under the SIMT stack they wait there,
+/// at the reconvergence point, where `exit` reads every register).
 fn kernel(after: After) -> String {
     format!(
         r#"
@@ -191,6 +193,11 @@ fn kernel(after: After) -> String {
     .reg .u32 %old;
     .reg .u64 %b;
     .reg .u64 %o;
+    .reg .u32 %t;
+    .reg .pred %others;
+    mov.u32 %t, %tid.x;
+    setp.ne.u32 %others, %t, 0;
+    @%others bra END;
     ld.param.u64 %b, [buf];
     ld.param.u64 %o, [out];
     cvta.to.global.u64 %b, %b;
@@ -200,6 +207,7 @@ fn kernel(after: After) -> String {
     membar.gl;
     {}
     st.global.u32 [%o], %v;
+END:
     ret;
 }}
 "#,
@@ -211,16 +219,17 @@ fn kernel(after: After) -> String {
     )
 }
 
-/// A machine of one thread of `kernel(after)` whose `buf[0]` holds `value`, stepped to the
-/// `membar` (memory equal whatever `value` was, `%v` and `%old` holding `value`).
-fn at_membar(after: After, value: u32, model: WarpModel) -> Machine {
+/// A machine of one block of `threads` threads of `kernel(after)` whose `buf[0]` holds
+/// `value`, stepped until thread 0 is at the `membar` (memory equal whatever `value` was,
+/// `%v` and `%old` holding `value`).
+fn at_membar(after: After, value: u32, model: WarpModel, threads: u32) -> Machine {
     let src = kernel(after);
     let p = load(&src);
     let membar = pc_of(&p, &src, 0, "membar");
     let l = launch(
         "k",
         1,
-        1,
+        threads,
         vec![u32_buffer("buf", &[value]), zeros("out", 1)],
         vec![ArgValue::Buffer(0), ArgValue::Buffer(1)],
     );
@@ -238,18 +247,27 @@ fn at_membar(after: After, value: u32, model: WarpModel) -> Machine {
 #[test]
 fn states_that_differ_in_a_dead_register_are_one_state() {
     for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
-        let a = at_membar(After::Overwrite, 1, model);
-        let b = at_membar(After::Overwrite, 2, model);
-        assert_eq!(a.buffer(0), b.buffer(0));
-        assert_eq!(a.state_fingerprint(), b.state_fingerprint(), "{model:?}");
+        // With 3 threads, under the SIMT stack, thread 0 is active and the others wait at the
+        // `ret` (a token that holds thread 0 too): thread 0's registers are live where it
+        // resumes, the warp pc, not where it will wait.
+        for threads in [1, 3] {
+            let a = at_membar(After::Overwrite, 1, model, threads);
+            let b = at_membar(After::Overwrite, 2, model, threads);
+            assert_eq!(a.buffer(0), b.buffer(0));
+            assert_eq!(
+                a.state_fingerprint(),
+                b.state_fingerprint(),
+                "{model:?} {threads}"
+            );
+        }
     }
 }
 
 #[test]
 fn registers_only_exit_reads_are_dead_when_final_registers_are_unobserved() {
     for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
-        let mut a = at_membar(After::OverwriteV, 1, model);
-        let mut b = at_membar(After::OverwriteV, 2, model);
+        let mut a = at_membar(After::OverwriteV, 1, model, 1);
+        let mut b = at_membar(After::OverwriteV, 2, model, 1);
         // %old (the exchange's unused result) reaches `exit`: live while final registers are
         // observed, the default.
         assert_ne!(a.state_fingerprint(), b.state_fingerprint(), "{model:?}");
@@ -271,8 +289,8 @@ fn registers_only_exit_reads_are_dead_when_final_registers_are_unobserved() {
 fn states_that_differ_in_a_live_register_are_not() {
     for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
         // %v is stored after the membar: live, whatever reads final registers.
-        let mut a = at_membar(After::Store, 1, model);
-        let mut b = at_membar(After::Store, 2, model);
+        let mut a = at_membar(After::Store, 1, model, 3);
+        let mut b = at_membar(After::Store, 2, model, 3);
         for exit in [FinalRegisters::Observed, FinalRegisters::Unobserved] {
             a.set_final_registers(exit);
             b.set_final_registers(exit);
@@ -291,8 +309,8 @@ fn the_same_state_reached_with_different_dead_values_has_the_same_future() {
     // Runs from two states with one fingerprint (%v and %old dead) end in the same memory
     // and status.
     for model in [WarpModel::SimtStack, WarpModel::Its] {
-        let mut a = at_membar(After::Overwrite, 1, model);
-        let mut b = at_membar(After::Overwrite, 2, model);
+        let mut a = at_membar(After::Overwrite, 1, model, 3);
+        let mut b = at_membar(After::Overwrite, 2, model, 3);
         assert_eq!(a.state_fingerprint(), b.state_fingerprint());
         let ta = run(&mut a, &mut scheduler::RoundRobin::new(), 1000);
         let tb = run(&mut b, &mut scheduler::RoundRobin::new(), 1000);

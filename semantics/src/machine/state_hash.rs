@@ -9,11 +9,12 @@
 //!   call depths, live registers and frames, carry flags, barrier waits), the issue cursor, the
 //!   completed-block count and how the run ended (if it has);
 //! * registers: only those live where their lane resumes ([`crate::load::liveness`]: the
-//!   dead-variable reduction): at the lane's current call depth, live-in at any address the
-//!   lane may resume at (its own pc under independent thread scheduling; under the SIMT stack
-//!   the warp pc if the lane is active and the pc of every token that holds it: the union
-//!   over-approximates, which is sound); at a caller's depth, live-in at the `call` it returns
-//!   past; at a depth deeper than the lane's, what a callee may read before writing; an exited
+//!   dead-variable reduction): at the lane's current call depth, live-in where the lane
+//!   resumes (its own pc under independent thread scheduling; under the SIMT stack the warp
+//!   pc if the lane is active, else the pc of the topmost token that holds it, which is where
+//!   `unwind` activates it; for a lane disabled by `ret` or `brk`, the union over every token
+//!   that holds it and their reconvergence points, an over-approximation, which is sound); at
+//!   a caller's depth, live-in at the `call` it returns past; at a depth deeper than the lane's, what a callee may read before writing; an exited
 //!   lane's registers all while [`FinalRegisters::Observed`] (only `shfl` sources otherwise).
 //!   The number of registers kept is hashed with each lane's column. Under cached memory every
 //!   register is kept (a pending load writes its register later);
@@ -450,7 +451,9 @@ struct Kept<'a> {
 /// What decides a lane's live registers at one level (with the level).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Resume {
-    /// At its call depth under the SIMT stack: bit 0 for α, bit `1 + i` for token `i`.
+    /// At its call depth under the SIMT stack: the addresses it may resume at, bit 0 for
+    /// the warp pc, bit `1 + i` for token `i` (with its reconvergence point when bit 63 is
+    /// set too).
     Tokens(u64),
     /// At its call depth under independent thread scheduling: its pc.
     Pc(Pc),
@@ -502,15 +505,33 @@ impl<'a> Kept<'a> {
         }
         match &w.model {
             ModelState::Its(s) => Resume::Pc(s.lane_pc.get(l).copied().unwrap_or(0)),
-            ModelState::Simt(s) if s.stack.len() < 64 => {
-                let mut sig = s.active >> l & 1;
-                for (i, t) in s.stack.iter().enumerate() {
-                    sig |= (t.mask >> l & 1) << (i + 1);
+            ModelState::Simt(s) if s.stack.len() < 63 => {
+                let bit = 1u64 << l;
+                // An active lane executes from the warp pc: the tokens that hold it are
+                // reconvergence points it reaches by executing, where its registers are
+                // what it computes on the way.
+                if s.active & bit != 0 {
+                    return Resume::Tokens(1);
                 }
-                if sig == 0 {
-                    Resume::Unknown
-                } else {
-                    Resume::Tokens(sig)
+                // A lane disabled by `ret` or `brk` waits for a call or break token, past
+                // others that hold it: every token that holds it (a union, sound).
+                if (s.dis.ret | s.dis.brk) & bit != 0 {
+                    let mut sig = 0;
+                    for (i, t) in s.stack.iter().enumerate() {
+                        sig |= (t.mask >> l & 1) << (i + 1);
+                    }
+                    return if sig == 0 {
+                        Resume::Unknown
+                    } else {
+                        Resume::Tokens(sig | 1 << 63)
+                    };
+                }
+                // A waiting lane resumes at the topmost token that holds it: `unwind` pops
+                // tokens from the top and activates the lanes of the first that holds any
+                // lane not disabled (thesis 5.4.1 `updExecState`).
+                match s.stack.iter().rposition(|t| t.mask & bit != 0) {
+                    Some(i) => Resume::Tokens(1 << (i + 1)),
+                    None => Resume::Unknown,
                 }
             }
             ModelState::Simt(_) => Resume::Unknown,
@@ -550,7 +571,7 @@ impl<'a> Kept<'a> {
                 for (i, t) in s.stack.iter().enumerate() {
                     if sig >> (i + 1) & 1 == 1 {
                         union(live.live_in(t.pc), bits, all);
-                        if let Some(r) = t.reconv {
+                        if let Some(r) = t.reconv.filter(|_| sig >> 63 == 1) {
                             union(live.live_in(r), bits, all);
                         }
                     }
