@@ -320,3 +320,75 @@ fn the_same_state_reached_with_different_dead_values_has_the_same_future() {
         assert_eq!(a.state_fingerprint(), b.state_fingerprint());
     }
 }
+
+/// Loads `%v` from `buf[0]` and zeroes `buf[0]`, calls `inc`, then with `overwrite` overwrites
+/// `%v` before storing it (dead in the caller while the callee runs), else stores it (live).
+fn caller(overwrite: bool) -> String {
+    format!(
+        r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.func (.reg .u32 %out) inc(.reg .u32 %a)
+{{
+    .reg .u32 %t;
+    add.u32 %t, %a, 1;
+    membar.gl;
+    mov.u32 %out, %t;
+    ret;
+}}
+.visible .entry k(.param .u64 buf)
+{{
+    .reg .u32 %v;
+    .reg .u32 %old;
+    .reg .u32 %y;
+    .reg .u64 %b;
+    ld.param.u64 %b, [buf];
+    cvta.to.global.u64 %b, %b;
+    ld.global.u32 %v, [%b];
+    atom.global.exch.b32 %old, [%b], 0;
+    mov.u32 %old, 0;
+    call (%y), inc, (%old);
+    {}
+    add.u32 %v, %v, %y;
+    st.global.u32 [%b], %v;
+    ret;
+}}
+"#,
+        if overwrite { "mov.u32 %v, 3;" } else { "" }
+    )
+}
+
+/// One thread of `caller(overwrite)` with `buf[0] = value`, stepped into `inc`'s `membar`.
+fn in_callee(overwrite: bool, value: u32, model: WarpModel) -> Machine {
+    let src = caller(overwrite);
+    let p = load(&src);
+    let membar = pc_of(&p, &src, 0, "membar");
+    let l = launch(
+        "k",
+        1,
+        1,
+        vec![u32_buffer("buf", &[value])],
+        vec![ArgValue::Buffer(0)],
+    );
+    let mut m = Machine::new(p, &l, &config(model, 4)).expect("launch");
+    for _ in 0..100 {
+        if m.warp_view(0, 0).is_some_and(|w| w.lane_pcs[0] == membar) {
+            assert_eq!(m.warp_view(0, 0).unwrap().depth[0], 1);
+            return m;
+        }
+        let c = m.enabled()[0];
+        m.step(&c).expect("enabled");
+    }
+    panic!("the thread never reached the callee's membar")
+}
+
+#[test]
+fn a_caller_keeps_the_registers_live_where_the_call_returns() {
+    for model in [WarpModel::SimtStack, WarpModel::Its] {
+        let (a, b) = (in_callee(true, 1, model), in_callee(true, 2, model));
+        assert_eq!(a.state_fingerprint(), b.state_fingerprint(), "{model:?}");
+        let (a, b) = (in_callee(false, 1, model), in_callee(false, 2, model));
+        assert_ne!(a.state_fingerprint(), b.state_fingerprint(), "{model:?}");
+    }
+}
