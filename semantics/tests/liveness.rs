@@ -264,12 +264,16 @@ fn states_that_differ_in_a_dead_register_are_one_state() {
 }
 
 #[test]
-fn registers_only_exit_reads_are_dead_when_final_registers_are_unobserved() {
+fn registers_only_exit_reads_are_dead_unless_final_registers_are_observed() {
     for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
         let mut a = at_membar(After::OverwriteV, 1, model, 1);
         let mut b = at_membar(After::OverwriteV, 2, model, 1);
-        // %old (the exchange's unused result) reaches `exit`: live while final registers are
-        // observed, the default.
+        // %old (the exchange's unused result) reaches `exit` only: dead by default.
+        assert_eq!(a.final_registers(), FinalRegisters::Unobserved);
+        assert_eq!(a.state_fingerprint(), b.state_fingerprint(), "{model:?}");
+        // Live while final registers are observed.
+        a.set_final_registers(FinalRegisters::Observed);
+        b.set_final_registers(FinalRegisters::Observed);
         assert_ne!(a.state_fingerprint(), b.state_fingerprint(), "{model:?}");
         a.set_final_registers(FinalRegisters::Unobserved);
         b.set_final_registers(FinalRegisters::Unobserved);

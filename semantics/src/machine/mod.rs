@@ -639,16 +639,17 @@ impl Machine {
     }
 
     /// Whether anything reads a thread's registers once it has exited ([`FinalRegisters`],
-    /// by default [`FinalRegisters::Observed`]).
+    /// by default [`FinalRegisters::Unobserved`]).
     pub fn final_registers(&self) -> FinalRegisters {
         self.final_registers
     }
 
     /// Says whether anything reads a thread's registers once it has exited. With
-    /// [`FinalRegisters::Unobserved`] the canonical state ([`Machine::state_fingerprint`]) also
-    /// leaves out the registers that only `exit` would read (and every register of an exited
-    /// lane but `shfl` sources), which merges states that differ only there: an explorer
-    /// whose outcomes are memory contents and how the run ended may say so. Every machine
+    /// [`FinalRegisters::Unobserved`] (the default) the canonical state
+    /// ([`Machine::state_fingerprint`]) also leaves out the registers that only `exit` would
+    /// read (and every register of an exited lane but `shfl` sources), which merges states that
+    /// differ only there; a tool that compares states by final registers sets
+    /// [`FinalRegisters::Observed`]. Every machine
     /// whose fingerprints are compared (a search and the replay of its lassos) must say the
     /// same. Clones keep the setting.
     pub fn set_final_registers(&mut self, final_registers: FinalRegisters) {
