@@ -389,7 +389,7 @@ impl Cached {
                     .as_ref()
                     .expect("a ready op is in flight");
                 debug_assert_eq!(
-                    self.index.watch_on.get(&i).copied(),
+                    self.index.watched_under(i),
                     self.watch_of(i, o),
                     "op {i} is watched under the wrong resource"
                 );
@@ -449,18 +449,17 @@ impl Cached {
                 }
                 let req = self.ops[op as usize].as_ref().map(|o| o.req);
                 let result = self.micro_step(op, dram, &mut report);
-                // The op's next statement (or its end), and the ops watching its own line,
-                // whose pins and fill may have changed without the caches journaling more
-                // than the key (doomed lines) or at all (bank locks).
+                // The op's next statement (or its end), and, for a shared-memory op, the ops
+                // waiting for its block's bank locks, which no cache journals. Line changes
+                // are journaled by the caches (doomed lines' fills included) and the room by
+                // `after_mutation`.
                 self.recheck.push(op);
-                if let Some(req) = req {
-                    for w in self.touches(op, &req) {
-                        if !matches!(w, Watch::L1Room(_) | Watch::L2Room) {
-                            let mut ids = std::mem::take(&mut self.recheck);
-                            self.index.watchers_of(w, &mut ids);
-                            self.recheck = ids;
-                        }
-                    }
+                if let Some(req) = req
+                    && req.space == MemSpace::Shared
+                {
+                    let mut ids = std::mem::take(&mut self.recheck);
+                    self.index.watchers_of(Watch::Lock(req.who.block), &mut ids);
+                    self.recheck = ids;
                 }
                 result?;
             }
@@ -556,32 +555,11 @@ impl Cached {
             OpName::Lock => Watch::Lock(op.req.who.block),
             OpName::ReserveL1 | OpName::WriteL1 => Watch::L1Room(sm),
             OpName::ReserveL2 | OpName::WriteL2 => Watch::L2Room,
-            OpName::ReadL1 | OpName::EvictL1 | OpName::DiscardL1 => Watch::L1Line(sm, key()?),
-            OpName::ReadL2 => Watch::L2Line(key()?),
+            OpName::EvictL1 | OpName::DiscardL1 => Watch::L1Line(sm, key()?),
+            OpName::ReadL1 => Watch::L1Fill(sm, key()?),
+            OpName::ReadL2 => Watch::L2Fill(key()?),
             _ => return None,
         })
-    }
-
-    /// The resources a step of an op with request `req` may touch (its line in its SM's L1 and
-    /// in L2 and the room there, or its block's locks). Victims that leave to make room are
-    /// not listed (the caches journal them).
-    fn touches(&self, id: OpId, req: &Request) -> SmallVec<[Watch; 4]> {
-        let mut w = SmallVec::new();
-        match req.space {
-            MemSpace::Shared => w.push(Watch::Lock(req.who.block)),
-            _ if matches!(req.kind, RequestKind::Fence) => {}
-            _ => {
-                if let Ok(g) = self.geometry(id, req) {
-                    w.extend([
-                        Watch::L1Line(req.sm, g.key),
-                        Watch::L1Room(req.sm),
-                        Watch::L2Line(g.key),
-                        Watch::L2Room,
-                    ]);
-                }
-            }
-        }
-        w
     }
 
     /// One micro step of op `id` (thesis (step)/(end)): statements up to the next `yield`,

@@ -13,6 +13,7 @@
 //! Outcomes follow the thesis: `Ok(Flow::Continue)` (done), `Ok(Flow::Defer)` (the program
 //! yields and retries the same operation: ε), `Err(Stuck)` (⊥).
 
+use super::index::IdSet;
 use super::{OpId, Stuck};
 use imbl::{OrdMap, OrdSet};
 use serde::Serialize;
@@ -181,6 +182,10 @@ pub struct Cache {
     /// The keys of the lines changed since the owner last drained them (a journal, not state:
     /// the engine re-evaluates only the choices that depend on these lines).
     touched: Vec<Key>,
+    /// The keys, among those, of the lines that came, left or changed which bytes are valid
+    /// (a journal, not state): the only changes a read waiting for a fill can see (the
+    /// engine re-tests such reads only then, not on every pin of their line).
+    filled: Vec<Key>,
 }
 
 /// The caches are equal when their lines are (the indexes follow from the lines).
@@ -206,18 +211,27 @@ impl Cache {
             first: OrdSet::new(),
             unpinned: OrdSet::new(),
             touched: Vec::new(),
+            filled: Vec::new(),
         }
     }
 
-    /// Moves the keys of the lines changed since the last call into `out` (in change order,
+    /// Moves the keys of the lines changed since the last call into `touched` and those of
+    /// the lines that came, left or changed their valid bytes into `filled` (in change order,
     /// possibly repeated).
-    pub fn drain_touched(&mut self, out: &mut Vec<Key>) {
-        out.append(&mut self.touched);
+    pub fn drain_touched(&mut self, touched: &mut Vec<Key>, filled: &mut Vec<Key>) {
+        touched.append(&mut self.touched);
+        filled.append(&mut self.filled);
     }
 
     /// Whether a line changed since the last [`Cache::drain_touched`].
     pub fn was_touched(&self) -> bool {
-        !self.touched.is_empty()
+        !self.touched.is_empty() || !self.filled.is_empty()
+    }
+
+    /// Journals that the valid bytes of a line at `key` outside this cache's lines changed
+    /// (a doomed L1 line).
+    fn note_filled(&mut self, key: Key) {
+        self.filled.push(key);
     }
 
     /// Whether some line is unpinned (a victim exists when dirty victims may be taken).
@@ -274,8 +288,12 @@ impl Cache {
         let l = self.lines.get_mut(&key)?;
         self.touched.push(key);
         let old = Self::status(l);
+        let valid = l.valid;
         let r = f(l);
         let new = Self::status(l);
+        if l.valid != valid {
+            self.filled.push(key);
+        }
         if old != new {
             self.index(key, old, new);
         }
@@ -284,6 +302,7 @@ impl Cache {
 
     pub fn insert(&mut self, key: Key, line: Line) {
         self.touched.push(key);
+        self.filled.push(key);
         let new = Self::status(&line);
         let old = self
             .lines
@@ -295,6 +314,7 @@ impl Cache {
     pub fn remove(&mut self, key: Key) -> Option<Line> {
         let l = self.lines.remove(&key)?;
         self.touched.push(key);
+        self.filled.push(key);
         self.index(key, Self::status(&l), (false, false, false));
         Some(l)
     }
@@ -313,6 +333,8 @@ impl Cache {
         }
         kept.touched = std::mem::take(&mut self.touched);
         kept.touched.extend(gone.iter().map(|(k, _)| *k));
+        kept.filled = std::mem::take(&mut self.filled);
+        kept.filled.extend(gone.iter().map(|(k, _)| *k));
         *self = kept;
         gone
     }
@@ -488,8 +510,14 @@ pub struct L1 {
     /// Lines a flush invalidated while pinned: visible only to the ops that pin them (they may
     /// still fill and read them), dropped when the last pin goes. New lookups never see them.
     /// Several doomed lines may share a key (flush, refetch, flush again). Not counted against
-    /// the capacity (they are on their way out).
-    pub doomed: Vec<(Key, Line)>,
+    /// the capacity (they are on their way out). Changed only here (pushed by a flush or an
+    /// invalidation, unpinned and dropped by a read), so `doomed_pins` follows it.
+    doomed: Vec<(Key, Line)>,
+    /// The ops that pin a doomed line (derived from `doomed`, so equal lists give equal sets):
+    /// a lookup by any other op skips the doomed list. A full-size kernel keeps a hundred
+    /// doomed lines per SM while the barriers of other blocks flush it, and every waiting
+    /// load looked through them after every step of its line (issue 15).
+    doomed_pins: IdSet,
 }
 
 /// Where the line an op sees for a key lives.
@@ -504,15 +532,45 @@ impl L1 {
         L1 {
             live: Cache::new(),
             doomed: Vec::new(),
+            doomed_pins: IdSet::default(),
         }
+    }
+
+    /// The doomed lines, oldest first.
+    pub fn doomed(&self) -> &[(Key, Line)] {
+        &self.doomed
+    }
+
+    /// Whether the derived set of doomed lines' pinners matches the lines (tests).
+    pub fn doomed_pins_consistent(&self) -> bool {
+        self.doomed_pins == Self::pinners(&self.doomed)
+    }
+
+    fn pinners(doomed: &[(Key, Line)]) -> IdSet {
+        let mut s = IdSet::default();
+        for (_, l) in doomed {
+            for &p in &l.pins {
+                s.insert(p);
+            }
+        }
+        s
+    }
+
+    /// A pinned line becomes doomed.
+    fn doom(&mut self, key: Key, l: Line) {
+        for &p in &l.pins {
+            self.doomed_pins.insert(p);
+        }
+        self.doomed.push((key, l));
     }
 
     /// The line `op` sees at `key`: a doomed line it pins, else the live line.
     pub fn find(&self, key: Key, op: OpId) -> Option<Slot> {
-        if let Some(i) = self
-            .doomed
-            .iter()
-            .position(|(k, l)| *k == key && l.pins.contains(&op))
+        if self.doomed_pins.contains(op)
+            && let Some(i) = self
+                .doomed
+                .iter()
+                .position(|(k, l)| *k == key && l.pins.contains(&op))
         {
             return Some(Slot::Doomed(i));
         }
@@ -535,7 +593,28 @@ impl L1 {
     ) -> Option<R> {
         match slot {
             Slot::Live => self.live.with_line(key, f),
-            Slot::Doomed(i) => self.doomed.get_mut(i).map(|(_, l)| f(l)),
+            Slot::Doomed(i) => {
+                let (_, l) = self.doomed.get_mut(i)?;
+                let before = l.pins.clone();
+                let valid = l.valid;
+                let r = f(l);
+                if l.valid != valid {
+                    self.live.note_filled(key);
+                }
+                if l.pins != before {
+                    let after = l.pins.clone();
+                    for &p in &after {
+                        self.doomed_pins.insert(p);
+                    }
+                    // A pin that left: the op may still pin another doomed line.
+                    for p in before.into_iter().filter(|p| !after.contains(p)) {
+                        if !self.doomed.iter().any(|(_, l)| l.pins.contains(&p)) {
+                            self.doomed_pins.remove(p);
+                        }
+                    }
+                }
+                Some(r)
+            }
         }
     }
 
@@ -545,7 +624,7 @@ impl L1 {
     pub fn flush(&mut self, is_global: impl Fn(Key) -> bool) {
         for (k, l) in self.live.split_off_where(|k| !is_global(k)) {
             if l.pinned() {
-                self.doomed.push((k, l));
+                self.doom(k, l);
             }
         }
     }
@@ -560,7 +639,7 @@ impl L1 {
         if let Some(l) = self.live.remove(key)
             && l.pinned()
         {
-            self.doomed.push((key, l));
+            self.doom(key, l);
         }
     }
 

@@ -350,12 +350,16 @@ impl Cached {
     }
 
     /// Whether the derived indexes (ops per thread and warp, ready ops, free slots, the victim
-    /// candidates of each cache) equal their from-scratch computation (for tests).
+    /// candidates of each cache, the pinners of each L1's doomed lines) equal their
+    /// from-scratch computation (for tests).
     pub fn indexes_consistent(&self) -> bool {
         self.index.matches(&index::OpIndex::rebuilt(&self.ops))
             && self.l2.indexes_consistent()
-            && (0..self.l1.count())
-                .all(|sm| self.l1.get(sm).is_none_or(|c| c.live.indexes_consistent()))
+            && (0..self.l1.count()).all(|sm| {
+                self.l1
+                    .get(sm)
+                    .is_none_or(|c| c.live.indexes_consistent() && c.doomed_pins_consistent())
+            })
     }
 
     /// [`Cached::enabled`], handing each choice to `f` in the same order.

@@ -217,7 +217,7 @@ fn hash_op<H: Hasher>(o: &Op, h: &mut H) {
 }
 
 fn l1_fingerprint(c: &L1) -> u128 {
-    let L1 { live, doomed } = c;
+    let (live, doomed) = (&c.live, c.doomed());
     let mut h = StateHasher::new();
     h.write_usize(live.len());
     for (k, l) in live.lines().iter() {
