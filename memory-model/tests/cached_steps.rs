@@ -329,3 +329,27 @@ fn a_read_waiting_on_a_doomed_line_wakes_when_it_fills() {
     assert_eq!(rep.operations.to_vec(), ["readL1"]);
     steps_agree(&c);
 }
+
+/// Global memory seen through L2 (`overlay_global`): valid L2 bytes over DRAM's, for ranges
+/// that start and end inside lines and span several.
+#[test]
+fn overlay_global_reads_valid_l2_bytes_over_dram() {
+    let (mut c, mut d, x) = setup();
+    // A store's bytes reach L2 (no write-back to DRAM): x+36..x+40 in the second line.
+    run(
+        &mut c,
+        &mut d,
+        st(A, 0, G, x + 36, 0x0403_0201, MemOrder::Weak),
+    );
+    for (start, len) in [(0u64, 64usize), (33, 9), (37, 1), (30, 34), (39, 2)] {
+        let mut bytes: Vec<u8> = (0..len).map(|i| 0xa0 + i as u8).collect();
+        c.overlay_global(x + start, &mut bytes);
+        let want: Vec<u8> = (0..len)
+            .map(|i| match start + i as u64 {
+                a @ 36..=39 => (a - 35) as u8,
+                _ => 0xa0 + i as u8,
+            })
+            .collect();
+        assert_eq!(bytes, want, "range {start}+{len}");
+    }
+}

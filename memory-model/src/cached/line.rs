@@ -13,7 +13,7 @@
 //! Outcomes follow the thesis: `Ok(Flow::Continue)` (done), `Ok(Flow::Defer)` (the program
 //! yields and retries the same operation: ε), `Err(Stuck)` (⊥).
 
-use super::index::IdSet;
+use super::index::FastMap;
 use super::{OpId, Stuck};
 use imbl::{OrdMap, OrdSet};
 use serde::Serialize;
@@ -511,13 +511,17 @@ pub struct L1 {
     /// still fill and read them), dropped when the last pin goes. New lookups never see them.
     /// Several doomed lines may share a key (flush, refetch, flush again). Not counted against
     /// the capacity (they are on their way out). Changed only here (pushed by a flush or an
-    /// invalidation, unpinned and dropped by a read), so `doomed_pins` follows it.
+    /// invalidation, unpinned and dropped by a read), so the two indexes below follow it.
     doomed: Vec<(Key, Line)>,
-    /// The ops that pin a doomed line (derived from `doomed`, so equal lists give equal sets):
-    /// a lookup by any other op skips the doomed list. A full-size kernel keeps a hundred
-    /// doomed lines per SM while the barriers of other blocks flush it, and every waiting
-    /// load looked through them after every step of its line (issue 15).
-    doomed_pins: IdSet,
+    /// The keys of `doomed`, in its order (derived): a lookup compares keys in one short
+    /// array instead of striding over whole lines.
+    doomed_keys: Vec<Key>,
+    /// Per op, how many doomed lines it pins (derived from `doomed`, so equal lists give equal
+    /// maps; zeros are not stored): a lookup by any other op skips the doomed list. A
+    /// full-size kernel keeps a hundred doomed lines per SM while the barriers of other blocks
+    /// flush it, and every waiting load looked through them after every step of its line
+    /// (issue 15).
+    doomed_pins: FastMap<OpId, u32>,
 }
 
 /// Where the line an op sees for a key lives.
@@ -532,7 +536,8 @@ impl L1 {
         L1 {
             live: Cache::new(),
             doomed: Vec::new(),
-            doomed_pins: IdSet::default(),
+            doomed_keys: Vec::new(),
+            doomed_pins: FastMap::default(),
         }
     }
 
@@ -543,34 +548,49 @@ impl L1 {
 
     /// Whether the derived set of doomed lines' pinners matches the lines (tests).
     pub fn doomed_pins_consistent(&self) -> bool {
-        self.doomed_pins == Self::pinners(&self.doomed)
-    }
-
-    fn pinners(doomed: &[(Key, Line)]) -> IdSet {
-        let mut s = IdSet::default();
-        for (_, l) in doomed {
+        let mut pins = FastMap::default();
+        for (_, l) in &self.doomed {
             for &p in &l.pins {
-                s.insert(p);
+                *pins.entry(p).or_default() += 1;
             }
         }
-        s
+        self.doomed_pins == pins
+            && self
+                .doomed_keys
+                .iter()
+                .eq(self.doomed.iter().map(|(k, _)| k))
+    }
+
+    fn pin_doomed(&mut self, op: OpId) {
+        *self.doomed_pins.entry(op).or_default() += 1;
+    }
+
+    fn unpin_doomed(&mut self, op: OpId) {
+        if let Some(n) = self.doomed_pins.get_mut(&op) {
+            *n -= 1;
+            if *n == 0 {
+                self.doomed_pins.remove(&op);
+            }
+        }
     }
 
     /// A pinned line becomes doomed.
     fn doom(&mut self, key: Key, l: Line) {
         for &p in &l.pins {
-            self.doomed_pins.insert(p);
+            self.pin_doomed(p);
         }
+        self.doomed_keys.push(key);
         self.doomed.push((key, l));
     }
 
     /// The line `op` sees at `key`: a doomed line it pins, else the live line.
     pub fn find(&self, key: Key, op: OpId) -> Option<Slot> {
-        if self.doomed_pins.contains(op)
+        if self.doomed_pins.contains_key(&op)
             && let Some(i) = self
-                .doomed
+                .doomed_keys
                 .iter()
-                .position(|(k, l)| *k == key && l.pins.contains(&op))
+                .zip(&self.doomed)
+                .position(|(k, (_, l))| *k == key && l.pins.contains(&op))
         {
             return Some(Slot::Doomed(i));
         }
@@ -603,14 +623,11 @@ impl L1 {
                 }
                 if l.pins != before {
                     let after = l.pins.clone();
-                    for &p in &after {
-                        self.doomed_pins.insert(p);
+                    for &p in after.iter().filter(|p| !before.contains(p)) {
+                        self.pin_doomed(p);
                     }
-                    // A pin that left: the op may still pin another doomed line.
-                    for p in before.into_iter().filter(|p| !after.contains(p)) {
-                        if !self.doomed.iter().any(|(_, l)| l.pins.contains(&p)) {
-                            self.doomed_pins.remove(p);
-                        }
+                    for &p in before.iter().filter(|p| !after.contains(p)) {
+                        self.unpin_doomed(p);
                     }
                 }
                 Some(r)
@@ -658,6 +675,7 @@ impl L1 {
             && !l.pinned()
         {
             self.doomed.remove(i);
+            self.doomed_keys.remove(i);
         }
         Ok(hit)
     }

@@ -468,18 +468,24 @@ impl Cached {
     /// `addr` (read by the caller) and receives every valid L2 byte over them (digest §6 item 17).
     pub fn overlay_global(&self, addr: u64, out: &mut [u8]) {
         let lb = self.line_bytes;
-        for (i, b) in out.iter_mut().enumerate() {
+        // Line by line: one lookup per line, not per byte (a whole buffer is read at the end
+        // of every run).
+        let mut i = 0;
+        while i < out.len() {
             let a = addr.wrapping_add(i as u64);
-            if !engine::is_global(a) {
-                continue;
-            }
             let base = a & !(lb - 1);
-            if let Some(l) = self.l2.get(base) {
-                let off = (a - base) as usize;
-                if l.valid >> off & 1 != 0 {
-                    *b = l.data[off];
+            let off = (a - base) as usize;
+            let n = (lb as usize - off).min(out.len() - i);
+            if engine::is_global(a)
+                && let Some(l) = self.l2.get(base)
+            {
+                for (j, b) in out[i..i + n].iter_mut().enumerate() {
+                    if l.valid >> (off + j) & 1 != 0 {
+                        *b = l.data[off + j];
+                    }
                 }
             }
+            i += n;
         }
     }
 
