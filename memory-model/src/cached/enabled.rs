@@ -318,7 +318,10 @@ impl Cached {
     pub(super) fn recheck_op(&mut self, id: OpId) {
         let (on, watch) = match self.ops.get(id as usize).and_then(Option::as_ref) {
             Some(o) if self.index.ready.contains(id) => {
-                (!self.blocked(id, o), self.watch_of(id, o))
+                // Only an op whose next statement can defer is watched, and only such an op
+                // can be blocked.
+                let watch = self.watch_of(id, o);
+                (watch.is_none() || !self.blocked(id, o), watch)
             }
             _ => (false, None),
         };
@@ -464,8 +467,7 @@ impl Cached {
                 self.l2.would_defer_alloc(g.key, self.l2_capacity(), true)
             }
             OpName::ReadL1 => l1.is_some_and(|c| {
-                c.find(g.key, id)
-                    .and_then(|s| c.get(g.key, s))
+                c.seen_by(g.key, id)
                     .is_some_and(|l| l.valid & g.mask != g.mask && l.pins.contains(&id))
             }),
             OpName::ReadL2 => self

@@ -139,9 +139,6 @@ pub(super) enum Watch {
 pub(super) struct OpIndex {
     /// The in-flight ops of each thread (ordering dependencies are only ever within a thread).
     pub by_thread: FastMap<Who, Ids>,
-    /// The in-flight loads and atomics with a destination register, per (block, warp of the
-    /// destination): the machine's scoreboard.
-    pub by_warp: FastMap<(u32, u32), Ids>,
     /// Per (block, warp of the destination), the registers in-flight loads and atomics will
     /// write and the lanes they write them for (the machine's scoreboard asks this of a warp's
     /// next instruction after every step that may unblock it: O(registers), not O(ops)).
@@ -204,9 +201,6 @@ impl OpIndex {
     /// Records a new op in slot `id`.
     pub fn add(&mut self, id: OpId, op: &Op) {
         insert_sorted(self.by_thread.entry(op.req.who).or_default(), id);
-        if let Some(w) = dest_warp(op) {
-            insert_sorted(self.by_warp.entry(w).or_default(), id);
-        }
         if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
             let regs = self.pending.entry(w).or_default();
             match regs.iter_mut().find(|(r, _)| *r == d.reg) {
@@ -247,21 +241,16 @@ impl OpIndex {
             }
         }
         drop_id(&mut self.by_thread, &op.req.who, id);
-        if let Some(w) = dest_warp(op) {
-            drop_id(&mut self.by_warp, &w, id);
-        }
         if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
-            // Another op of the warp may write the same register of the same lane (only
-            // while the warp has such duplicates: the machine's scoreboard never issues one).
+            // Another op of the warp may write the same register of the same lane: only while
+            // the warp has such duplicates, which the machine's scoreboard never issues (an
+            // instruction that writes a pending register waits), so the pass over every op
+            // is for other callers of the engine.
             let dups = self.pending_dups.get(&w).copied().unwrap_or(0);
             let still = dups > 0
-                && self.by_warp.get(&w).is_some_and(|ids| {
-                    ids.iter().any(|&i| {
-                        ops.get(i as usize)
-                            .and_then(Option::as_ref)
-                            .and_then(|o| dest(o))
-                            .is_some_and(|e| e.reg == d.reg && e.lane == d.lane)
-                    })
+                && ops.iter().flatten().any(|o| {
+                    dest_warp(o) == Some(w)
+                        && dest(o).is_some_and(|e| e.reg == d.reg && e.lane == d.lane)
                 });
             if still {
                 if dups == 1 {
@@ -375,7 +364,6 @@ impl OpIndex {
         let listed: usize = self.watchers.values().map(|ids| ids.len()).sum();
         let registered = self.watch_on.iter().flatten().count();
         self.by_thread == scratch.by_thread
-            && self.by_warp == scratch.by_warp
             && self.pending == scratch.pending
             && self.pending_dups == scratch.pending_dups
             && self.ready == scratch.ready

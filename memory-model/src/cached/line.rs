@@ -86,10 +86,13 @@ impl Line {
     /// Thesis `pin` (`mid ⊙ mid̄`).
     /// Thesis `read` on one line: when the bytes of `mask` are valid, `op` no longer waits for
     /// the line and gets a copy; otherwise `op` pins it until the fill it waits for.
-    fn read(&mut self, mask: u64, op: OpId) -> Option<Line> {
+    fn read(&mut self, mask: u64, op: OpId) -> Option<Hit> {
         if self.valid & mask == mask {
             self.unpin(op);
-            Some(self.clone())
+            Some(Hit {
+                data: self.data,
+                valid: self.valid,
+            })
         } else {
             self.pin(op);
             None
@@ -148,6 +151,13 @@ impl Line {
         self.valid |= fill;
         self.fill_pending = false;
     }
+}
+
+/// What a read that hits gets of the line: its bytes and which are valid.
+#[derive(Debug, Clone, Copy)]
+pub struct Hit {
+    pub data: [u8; 64],
+    pub valid: u64,
 }
 
 /// Result of an operation that did not get stuck.
@@ -583,24 +593,30 @@ impl L1 {
         self.doomed.push((key, l));
     }
 
+    /// The position of the doomed line at `key` that `op` pins, if any.
+    fn doomed_slot(&self, key: Key, op: OpId) -> Option<usize> {
+        if !self.doomed_pins.contains_key(&op) {
+            return None;
+        }
+        self.doomed_keys
+            .iter()
+            .zip(&self.doomed)
+            .position(|(k, (_, l))| *k == key && l.pins.contains(&op))
+    }
+
     /// The line `op` sees at `key`: a doomed line it pins, else the live line.
     pub fn find(&self, key: Key, op: OpId) -> Option<Slot> {
-        if self.doomed_pins.contains_key(&op)
-            && let Some(i) = self
-                .doomed_keys
-                .iter()
-                .zip(&self.doomed)
-                .position(|(k, (_, l))| *k == key && l.pins.contains(&op))
-        {
+        if let Some(i) = self.doomed_slot(key, op) {
             return Some(Slot::Doomed(i));
         }
         self.live.contains(key).then_some(Slot::Live)
     }
 
-    pub fn get(&self, key: Key, slot: Slot) -> Option<&Line> {
-        match slot {
-            Slot::Live => self.live.get(key),
-            Slot::Doomed(i) => self.doomed.get(i).map(|(_, l)| l),
+    /// The line `op` sees at `key` ([`L1::find`] and the line in one lookup).
+    pub fn seen_by(&self, key: Key, op: OpId) -> Option<&Line> {
+        match self.doomed_slot(key, op) {
+            Some(i) => Some(&self.doomed[i].1),
+            None => self.live.get(key),
         }
     }
 
@@ -663,26 +679,26 @@ impl L1 {
     /// Thesis `read` as seen by `op`: a hit returns the line (after unpinning; a doomed line
     /// whose last pin goes is dropped); a line whose bytes are not valid yet is pinned (defer);
     /// no line is ⊥.
-    pub fn read(&mut self, key: Key, mask: u64, op: OpId) -> Result<Option<Line>, Stuck> {
-        let Some(slot) = self.find(key, op) else {
-            return Err(stuck(
-                Some(op),
-                format!("readL1: line {key:#x} is not cached"),
-            ));
-        };
-        let hit = self.with_line(key, slot, |l| l.read(mask, op)).flatten();
-        if let (Some(l), Slot::Doomed(i)) = (&hit, slot)
-            && !l.pinned()
-        {
-            self.doomed.remove(i);
-            self.doomed_keys.remove(i);
+    pub fn read(&mut self, key: Key, mask: u64, op: OpId) -> Result<Option<Hit>, Stuck> {
+        if let Some(i) = self.doomed_slot(key, op) {
+            let hit = self
+                .with_line(key, Slot::Doomed(i), |l| l.read(mask, op))
+                .flatten();
+            if hit.is_some() && !self.doomed[i].1.pinned() {
+                self.doomed.remove(i);
+                self.doomed_keys.remove(i);
+            }
+            return Ok(hit);
         }
-        Ok(hit)
+        // One lookup of the live line.
+        self.live
+            .with_line(key, |l| l.read(mask, op))
+            .ok_or_else(|| stuck(Some(op), format!("readL1: line {key:#x} is not cached")))
     }
 }
 
 /// Thesis `read` on the L2 (no doomed lines there).
-pub fn read_l2(cache: &mut Cache, key: Key, mask: u64, op: OpId) -> Result<Option<Line>, Stuck> {
+pub fn read_l2(cache: &mut Cache, key: Key, mask: u64, op: OpId) -> Result<Option<Hit>, Stuck> {
     match cache.with_line(key, |l| l.read(mask, op)) {
         None => Err(stuck(
             Some(op),

@@ -409,21 +409,19 @@ impl Cached {
     /// write, as `(lane, level, reg)` (the machine's scoreboard: an instruction touching one of
     /// them waits). A register stays pending until its op *ends*: the value is delivered in the
     /// op's last micro step, which also ends it, so delivery and release coincide. In op-id
-    /// order; `red` and `_` sinks (no dest) contribute nothing.
+    /// order; `red` and `_` sinks (no dest) contribute nothing. A pass over every op in
+    /// flight (for debuggers and tests: the machine's scoreboard reads
+    /// [`Cached::pending_registers`]).
     pub fn pending_dests(&self, block: u32, warp: u32, out: &mut impl Extend<(u32, u32, u32)>) {
-        let Some(ids) = self.index.by_warp.get(&(block, warp)) else {
-            return;
-        };
-        for &i in ids {
-            let dest = self
-                .ops
-                .get(i as usize)
-                .and_then(Option::as_ref)
-                .and_then(|o| match o.req.kind {
-                    RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
-                    _ => None,
-                });
-            if let Some(d) = dest {
+        for o in self.ops.iter().flatten() {
+            if o.req.who.block != block {
+                continue;
+            }
+            let dest = match o.req.kind {
+                RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
+                _ => None,
+            };
+            if let Some(d) = dest.filter(|d| d.warp == warp) {
                 out.extend([(d.lane, d.level, d.reg)]);
             }
         }
