@@ -115,6 +115,85 @@ impl PartialEq for IdSet {
     }
 }
 
+/// The in-flight ops of each thread: per block, a vector by thread index, so that the ops of
+/// a warp's threads lie side by side (a hash map over every thread of a full-size kernel
+/// missed the cache on almost every issue, end and scoreboard question: issue 15).
+#[derive(Debug, Clone, Default)]
+pub(super) struct ThreadOps {
+    /// Per block: its threads' ops by thread index (up to the highest thread with ops, or
+    /// beyond), and how many of its threads have ops (blocks with none are not stored).
+    blocks: FastMap<u32, (Vec<Ids>, u32)>,
+}
+
+/// Equal indexes list the same ops for every thread (how far a block's vector grew aside).
+impl PartialEq for ThreadOps {
+    fn eq(&self, other: &Self) -> bool {
+        let same = |a: &Self, b: &Self| {
+            a.blocks.iter().all(|(block, (threads, _))| {
+                threads.iter().enumerate().all(|(t, ids)| {
+                    ids.as_slice()
+                        == b.get(Who {
+                            block: *block,
+                            thread: t as u32,
+                        })
+                })
+            })
+        };
+        same(self, other) && same(other, self)
+    }
+}
+
+impl ThreadOps {
+    /// The ops of thread `who`, by id.
+    pub fn get(&self, who: Who) -> &[OpId] {
+        self.blocks
+            .get(&who.block)
+            .and_then(|(threads, _)| threads.get(who.thread as usize))
+            .map_or(&[], |ids| ids.as_slice())
+    }
+
+    /// Whether the thread has ops.
+    pub fn busy(&self, who: Who) -> bool {
+        !self.get(who).is_empty()
+    }
+
+    /// Whether no thread has ops.
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    /// The thread's list, for adding an op.
+    fn entry(&mut self, who: Who) -> &mut Ids {
+        let (threads, busy) = self.blocks.entry(who.block).or_default();
+        let t = who.thread as usize;
+        if threads.len() <= t {
+            threads.resize_with(t + 1, Ids::new);
+        }
+        if threads[t].is_empty() {
+            *busy += 1;
+        }
+        &mut threads[t]
+    }
+
+    /// Takes `id` off the thread's list.
+    fn remove(&mut self, who: Who, id: OpId) {
+        let Some((threads, busy)) = self.blocks.get_mut(&who.block) else {
+            return;
+        };
+        let Some(ids) = threads.get_mut(who.thread as usize) else {
+            return;
+        };
+        let had = !ids.is_empty();
+        ids.retain(|i| *i != id);
+        if had && ids.is_empty() {
+            *busy -= 1;
+            if *busy == 0 {
+                self.blocks.remove(&who.block);
+            }
+        }
+    }
+}
+
 /// What a watched op's enabledness depends on (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Watch {
@@ -138,7 +217,7 @@ pub(super) enum Watch {
 #[derive(Debug, Clone, Default)]
 pub(super) struct OpIndex {
     /// The in-flight ops of each thread (ordering dependencies are only ever within a thread).
-    pub by_thread: FastMap<Who, Ids>,
+    pub by_thread: ThreadOps,
     /// Per (block, warp of the destination), the registers in-flight loads and atomics will
     /// write and the lanes they write them for (the machine's scoreboard asks this of a warp's
     /// next instruction after every step that may unblock it: O(registers), not O(ops)).
@@ -200,7 +279,7 @@ pub(super) fn dest_warp(op: &Op) -> Option<(u32, u32)> {
 impl OpIndex {
     /// Records a new op in slot `id`.
     pub fn add(&mut self, id: OpId, op: &Op) {
-        insert_sorted(self.by_thread.entry(op.req.who).or_default(), id);
+        insert_sorted(self.by_thread.entry(op.req.who), id);
         if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
             let regs = self.pending.entry(w).or_default();
             match regs.iter_mut().find(|(r, _)| *r == d.reg) {
@@ -228,19 +307,7 @@ impl OpIndex {
 
     /// Forgets the op that leaves slot `id` (`ops`: the op list without it).
     pub fn remove(&mut self, id: OpId, op: &Op, ops: &[Option<Fingerprinted<Op>>]) {
-        fn drop_id<K: Eq + Hash>(m: &mut FastMap<K, Ids>, k: &K, id: OpId) {
-            let empty = match m.get_mut(k) {
-                Some(ids) => {
-                    ids.retain(|i| *i != id);
-                    ids.is_empty()
-                }
-                None => false,
-            };
-            if empty {
-                m.remove(k);
-            }
-        }
-        drop_id(&mut self.by_thread, &op.req.who, id);
+        self.by_thread.remove(op.req.who, id);
         if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
             // Another op of the warp may write the same register of the same lane: only while
             // the warp has such duplicates, which the machine's scoreboard never issues (an
@@ -383,7 +450,7 @@ impl OpIndex {
 
     /// The ops of thread `who`, by id.
     pub fn of_thread(&self, who: Who) -> &[OpId] {
-        self.by_thread.get(&who).map_or(&[], |ids| ids.as_slice())
+        self.by_thread.get(who)
     }
 
     /// The slot list shrank to `len`: free slots at or beyond it are gone.

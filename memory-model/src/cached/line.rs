@@ -514,24 +514,42 @@ impl Cache {
 }
 
 /// One SM's L1: its live lines and the doomed ones (A10 repair).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct L1 {
     pub live: Cache,
     /// Lines a flush invalidated while pinned: visible only to the ops that pin them (they may
     /// still fill and read them), dropped when the last pin goes. New lookups never see them.
     /// Several doomed lines may share a key (flush, refetch, flush again). Not counted against
     /// the capacity (they are on their way out). Changed only here (pushed by a flush or an
-    /// invalidation, unpinned and dropped by a read), so the two indexes below follow it.
+    /// invalidation, unpinned and dropped by a read), so the indexes below follow it.
     doomed: Vec<(Key, Line)>,
-    /// The keys of `doomed`, in its order (derived): a lookup compares keys in one short
-    /// array instead of striding over whole lines.
-    doomed_keys: Vec<Key>,
-    /// Per op, how many doomed lines it pins (derived from `doomed`, so equal lists give equal
-    /// maps; zeros are not stored): a lookup by any other op skips the doomed list. A
-    /// full-size kernel keeps a hundred doomed lines per SM while the barriers of other blocks
-    /// flush it, and every waiting load looked through them after every step of its line
-    /// (issue 15).
-    doomed_pins: FastMap<OpId, u32>,
+    /// A number per doomed line, in `doomed`'s order and ascending (derived bookkeeping, not
+    /// state: each line doomed gets the next one), so a line is found again by binary search
+    /// however many lines before it left.
+    doomed_seq: Vec<u64>,
+    /// The number the next doomed line gets.
+    next_seq: u64,
+    /// Per op, how many doomed lines it pins and the number of the last one it pinned
+    /// (derived; zeros are not stored): a lookup by any other op skips the doomed lines, and
+    /// a lookup by a pinner goes straight to its line (an op pins at most the one line of its
+    /// access). A full-size kernel keeps a hundred doomed lines per SM while the barriers of
+    /// other blocks flush it, and every waiting load looked through them after every step of
+    /// its line (issue 15).
+    doomed_pins: FastMap<OpId, DoomedPin>,
+}
+
+/// See `L1::doomed_pins`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DoomedPin {
+    count: u32,
+    seq: u64,
+}
+
+/// Equal L1s have equal lines, live and doomed (the rest is derived).
+impl PartialEq for L1 {
+    fn eq(&self, other: &Self) -> bool {
+        self.live == other.live && self.doomed == other.doomed
+    }
 }
 
 /// Where the line an op sees for a key lives.
@@ -546,7 +564,8 @@ impl L1 {
         L1 {
             live: Cache::new(),
             doomed: Vec::new(),
-            doomed_keys: Vec::new(),
+            doomed_seq: Vec::new(),
+            next_seq: 0,
             doomed_pins: FastMap::default(),
         }
     }
@@ -558,27 +577,34 @@ impl L1 {
 
     /// Whether the derived set of doomed lines' pinners matches the lines (tests).
     pub fn doomed_pins_consistent(&self) -> bool {
-        let mut pins = FastMap::default();
+        let mut pins: FastMap<OpId, u32> = FastMap::default();
         for (_, l) in &self.doomed {
             for &p in &l.pins {
                 *pins.entry(p).or_default() += 1;
             }
         }
-        self.doomed_pins == pins
-            && self
-                .doomed_keys
+        pins.len() == self.doomed_pins.len()
+            && pins
                 .iter()
-                .eq(self.doomed.iter().map(|(k, _)| k))
+                .all(|(p, n)| self.doomed_pins.get(p).is_some_and(|d| d.count == *n))
+            && self.doomed_seq.len() == self.doomed.len()
+            && self.doomed_seq.windows(2).all(|w| w[0] < w[1])
     }
 
-    fn pin_doomed(&mut self, op: OpId) {
-        *self.doomed_pins.entry(op).or_default() += 1;
+    /// `op` pins the doomed line numbered `seq`.
+    fn pin_doomed(&mut self, op: OpId, seq: u64) {
+        let d = self
+            .doomed_pins
+            .entry(op)
+            .or_insert(DoomedPin { count: 0, seq });
+        d.count += 1;
+        d.seq = seq;
     }
 
     fn unpin_doomed(&mut self, op: OpId) {
-        if let Some(n) = self.doomed_pins.get_mut(&op) {
-            *n -= 1;
-            if *n == 0 {
+        if let Some(d) = self.doomed_pins.get_mut(&op) {
+            d.count -= 1;
+            if d.count == 0 {
                 self.doomed_pins.remove(&op);
             }
         }
@@ -586,22 +612,31 @@ impl L1 {
 
     /// A pinned line becomes doomed.
     fn doom(&mut self, key: Key, l: Line) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
         for &p in &l.pins {
-            self.pin_doomed(p);
+            self.pin_doomed(p, seq);
         }
-        self.doomed_keys.push(key);
+        self.doomed_seq.push(seq);
         self.doomed.push((key, l));
     }
 
     /// The position of the doomed line at `key` that `op` pins, if any.
     fn doomed_slot(&self, key: Key, op: OpId) -> Option<usize> {
-        if !self.doomed_pins.contains_key(&op) {
-            return None;
+        let pin = self.doomed_pins.get(&op)?;
+        // The one line the op pins (the first of several is what a pass finds).
+        if pin.count == 1
+            && let Ok(i) = self.doomed_seq.binary_search(&pin.seq)
+        {
+            let (k, l) = &self.doomed[i];
+            if *k == key && l.pins.contains(&op) {
+                return Some(i);
+            }
         }
-        self.doomed_keys
+        // Several lines, or one of another key: look through them all.
+        self.doomed
             .iter()
-            .zip(&self.doomed)
-            .position(|(k, (_, l))| *k == key && l.pins.contains(&op))
+            .position(|(k, l)| *k == key && l.pins.contains(&op))
     }
 
     /// The line `op` sees at `key`: a doomed line it pins, else the live line.
@@ -639,8 +674,9 @@ impl L1 {
                 }
                 if l.pins != before {
                     let after = l.pins.clone();
+                    let seq = self.doomed_seq[i];
                     for &p in after.iter().filter(|p| !before.contains(p)) {
-                        self.pin_doomed(p);
+                        self.pin_doomed(p, seq);
                     }
                     for &p in before.iter().filter(|p| !after.contains(p)) {
                         self.unpin_doomed(p);
@@ -686,7 +722,7 @@ impl L1 {
                 .flatten();
             if hit.is_some() && !self.doomed[i].1.pinned() {
                 self.doomed.remove(i);
-                self.doomed_keys.remove(i);
+                self.doomed_seq.remove(i);
             }
             return Ok(hit);
         }

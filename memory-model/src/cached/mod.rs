@@ -391,7 +391,7 @@ impl Cached {
 
     /// Whether the thread has ops in flight (barriers, exit, call and ret wait until it has none).
     pub fn thread_busy(&self, who: Who) -> bool {
-        self.index.by_thread.contains_key(&who)
+        self.index.by_thread.busy(who)
     }
 
     /// The registers of warp `warp` of block `block` that in-flight loads and atomics will
