@@ -467,7 +467,7 @@ impl Cached {
                 self.l2.would_defer_alloc(g.key, self.l2_capacity(), true)
             }
             OpName::ReadL1 => l1.is_some_and(|c| {
-                c.seen_by(g.key, id)
+                c.seen_by(g.key, id, op.doomed_hint)
                     .is_some_and(|l| l.valid & g.mask != g.mask && l.pins.contains(&id))
             }),
             OpName::ReadL2 => self

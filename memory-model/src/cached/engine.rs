@@ -41,7 +41,7 @@ use smallvec::SmallVec;
 
 /// An in-flight memory op (thesis `MemOp` minus the priority): request, program position and
 /// the implicit state σ.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub struct Op {
     pub req: Request,
     /// `None`: no program exists for the request (stuck at its first step).
@@ -58,6 +58,25 @@ pub struct Op {
     /// Line bytes in transit between levels (thesis `v_i/o` of a fill), and which are valid.
     pub buf: [u8; 64],
     pub buf_mask: u64,
+    /// Derived, not state (left out of equality and the state hash): the number of the doomed
+    /// L1 line the op pins, set when a flush or an invalidation dooms it (`L1::doomed_seq`),
+    /// so that the op's lookups go straight to it (a hint: checked before use, and stale once
+    /// the op's read unpins it).
+    pub doomed_hint: Option<u64>,
+}
+
+/// Equal ops have equal requests, positions and σ (the hint is derived).
+impl PartialEq for Op {
+    fn eq(&self, o: &Self) -> bool {
+        self.req == o.req
+            && self.prog == o.prog
+            && self.pc == o.pc
+            && self.deps == o.deps
+            && self.value == o.value
+            && self.new == o.new
+            && self.buf == o.buf
+            && self.buf_mask == o.buf_mask
+    }
 }
 
 /// Copies the dependency list as a slice of `Copy` ids (`SmallVec`'s own `clone` goes element
@@ -73,6 +92,7 @@ impl Clone for Op {
             new,
             buf,
             buf_mask,
+            doomed_hint,
         } = self;
         Op {
             req: *req,
@@ -83,6 +103,7 @@ impl Clone for Op {
             new: *new,
             buf: *buf,
             buf_mask: *buf_mask,
+            doomed_hint: *doomed_hint,
         }
     }
 }
@@ -357,6 +378,7 @@ impl Cached {
             new: 0,
             buf: [0; 64],
             buf_mask: 0,
+            doomed_hint: None,
         };
         let op = Fingerprinted::new(op);
         let id = match self.index.free.first() {
@@ -538,7 +560,23 @@ impl Cached {
             && let Some(c) = self.l1.get_mut(sm)
         {
             // The lines that left are journaled: the ops watching them are tested again.
+            let from = c.doomed().len();
             c.flush(is_global);
+            self.hint_doomed(sm, from);
+        }
+    }
+
+    /// Tells the pinners of SM `sm`'s doomed lines from position `from` on which line they
+    /// pin (`Op::doomed_hint`).
+    pub(super) fn hint_doomed(&mut self, sm: u32, from: usize) {
+        let Cached { l1, ops, .. } = self;
+        let Some(c) = l1.get(sm) else { return };
+        for (seq, line) in c.doomed_from(from) {
+            for &p in &line.pins {
+                if let Some(o) = ops.get_mut(p as usize).and_then(Option::as_mut) {
+                    o.doomed_hint = Some(seq);
+                }
+            }
         }
     }
 

@@ -583,7 +583,9 @@ impl L1 {
                 *pins.entry(p).or_default() += 1;
             }
         }
-        pins.len() == self.doomed_pins.len()
+        // An op pins at most the one line of its access (see `doomed_slot`).
+        pins.values().all(|n| *n == 1)
+            && pins.len() == self.doomed_pins.len()
             && pins
                 .iter()
                 .all(|(p, n)| self.doomed_pins.get(p).is_some_and(|d| d.count == *n))
@@ -621,8 +623,26 @@ impl L1 {
         self.doomed.push((key, l));
     }
 
-    /// The position of the doomed line at `key` that `op` pins, if any.
-    fn doomed_slot(&self, key: Key, op: OpId) -> Option<usize> {
+    /// The doomed lines from position `from` on, with their numbers.
+    pub fn doomed_from(&self, from: usize) -> impl Iterator<Item = (u64, &Line)> {
+        let seqs = self.doomed_seq.get(from..).unwrap_or(&[]);
+        let lines = self.doomed.get(from..).unwrap_or(&[]);
+        seqs.iter().copied().zip(lines.iter().map(|(_, l)| l))
+    }
+
+    /// The position of the doomed line at `key` that `op` pins, if any. `hint`: the number of
+    /// the line the op was told it pins (`Op::doomed_hint`): an op pins at most the one L1
+    /// line of its access, so a line at `key` that it pins is the one a pass would find, and
+    /// the op's own record (in the cache already) saves the probe of `doomed_pins`.
+    fn doomed_slot(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<usize> {
+        if let Some(seq) = hint
+            && let Ok(i) = self.doomed_seq.binary_search(&seq)
+        {
+            let (k, l) = &self.doomed[i];
+            if *k == key && l.pins.contains(&op) {
+                return Some(i);
+            }
+        }
         let pin = self.doomed_pins.get(&op)?;
         // The one line the op pins (the first of several is what a pass finds).
         if pin.count == 1
@@ -639,17 +659,18 @@ impl L1 {
             .position(|(k, l)| *k == key && l.pins.contains(&op))
     }
 
-    /// The line `op` sees at `key`: a doomed line it pins, else the live line.
-    pub fn find(&self, key: Key, op: OpId) -> Option<Slot> {
-        if let Some(i) = self.doomed_slot(key, op) {
+    /// The line `op` sees at `key`: a doomed line it pins, else the live line (`hint`: see
+    /// `doomed_slot`).
+    pub fn find(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<Slot> {
+        if let Some(i) = self.doomed_slot(key, op, hint) {
             return Some(Slot::Doomed(i));
         }
         self.live.contains(key).then_some(Slot::Live)
     }
 
     /// The line `op` sees at `key` ([`L1::find`] and the line in one lookup).
-    pub fn seen_by(&self, key: Key, op: OpId) -> Option<&Line> {
-        match self.doomed_slot(key, op) {
+    pub fn seen_by(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<&Line> {
+        match self.doomed_slot(key, op, hint) {
             Some(i) => Some(&self.doomed[i].1),
             None => self.live.get(key),
         }
@@ -715,8 +736,14 @@ impl L1 {
     /// Thesis `read` as seen by `op`: a hit returns the line (after unpinning; a doomed line
     /// whose last pin goes is dropped); a line whose bytes are not valid yet is pinned (defer);
     /// no line is ⊥.
-    pub fn read(&mut self, key: Key, mask: u64, op: OpId) -> Result<Option<Hit>, Stuck> {
-        if let Some(i) = self.doomed_slot(key, op) {
+    pub fn read(
+        &mut self,
+        key: Key,
+        mask: u64,
+        op: OpId,
+        hint: Option<u64>,
+    ) -> Result<Option<Hit>, Stuck> {
+        if let Some(i) = self.doomed_slot(key, op, hint) {
             let hit = self
                 .with_line(key, Slot::Doomed(i), |l| l.read(mask, op))
                 .flatten();

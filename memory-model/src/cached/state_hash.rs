@@ -202,6 +202,7 @@ fn hash_op<H: Hasher>(o: &Op, h: &mut H) {
         new,
         buf,
         buf_mask,
+        doomed_hint: _,
     } = o;
     hash_request(req, h);
     // `prog` is a function of the request; hashed anyway (it is cheap) in case that changes.
