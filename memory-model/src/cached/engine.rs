@@ -406,6 +406,16 @@ impl Cached {
                     .matches(&super::index::OpIndex::rebuilt(&self.ops)),
                 "the op indexes drifted from the op list"
             );
+            let hint_of = |p: OpId| {
+                self.ops
+                    .get(p as usize)
+                    .and_then(Option::as_ref)
+                    .and_then(|o| o.doomed_hint)
+            };
+            debug_assert!(
+                self.l1.in_use().all(|(_, c)| c.doomed_consistent(hint_of)),
+                "a pinner of a doomed line does not know its number"
+            );
             for i in self.index.ready.iter() {
                 let o = self.ops[i as usize]
                     .as_ref()
@@ -569,12 +579,20 @@ impl Cached {
     /// Tells the pinners of SM `sm`'s doomed lines from position `from` on which line they
     /// pin (`Op::doomed_hint`).
     pub(super) fn hint_doomed(&mut self, sm: u32, from: usize) {
-        let Cached { l1, ops, .. } = self;
+        let Cached {
+            l1,
+            ops,
+            stepping_hint,
+            ..
+        } = self;
         let Some(c) = l1.get(sm) else { return };
         for (seq, line) in c.doomed_from(from) {
             for &p in &line.pins {
-                if let Some(o) = ops.get_mut(p as usize).and_then(Option::as_mut) {
-                    o.doomed_hint = Some(seq);
+                match ops.get_mut(p as usize) {
+                    Some(Some(o)) => o.doomed_hint = Some(seq),
+                    // The op whose micro step this is (out of its slot meanwhile): it takes
+                    // the hint when it goes back.
+                    _ => *stepping_hint = Some((p, seq)),
                 }
             }
         }
@@ -612,6 +630,11 @@ impl Cached {
             return Err(stuck(Some(id), "no such memory op"));
         };
         let result = self.run(id, &mut op, dram, report);
+        if let Some((p, seq)) = self.stepping_hint.take()
+            && p == id
+        {
+            op.doomed_hint = Some(seq);
+        }
         match result {
             Ok(true) => self.end(id, op.into_inner(), report),
             Ok(false) | Err(_) => self.ops[id as usize] = Some(op),

@@ -13,7 +13,6 @@
 //! Outcomes follow the thesis: `Ok(Flow::Continue)` (done), `Ok(Flow::Defer)` (the program
 //! yields and retries the same operation: ε), `Err(Stuck)` (⊥).
 
-use super::index::FastMap;
 use super::{OpId, Stuck};
 use imbl::{OrdMap, OrdSet};
 use serde::Serialize;
@@ -527,22 +526,13 @@ pub struct L1 {
     /// state: each line doomed gets the next one), so a line is found again by binary search
     /// however many lines before it left.
     doomed_seq: Vec<u64>,
-    /// The number the next doomed line gets.
-    next_seq: u64,
-    /// Per op, how many doomed lines it pins and the number of the last one it pinned
-    /// (derived; zeros are not stored): a lookup by any other op skips the doomed lines, and
-    /// a lookup by a pinner goes straight to its line (an op pins at most the one line of its
-    /// access). A full-size kernel keeps a hundred doomed lines per SM while the barriers of
+    /// The number the next doomed line gets. Each pinner of a doomed line records its number
+    /// (`Op::doomed_hint`, set by the engine when a flush or an invalidation dooms the line),
+    /// so a lookup goes straight to its line and a lookup by an op that pins none looks at
+    /// nothing: a full-size kernel keeps a hundred doomed lines per SM while the barriers of
     /// other blocks flush it, and every waiting load looked through them after every step of
     /// its line (issue 15).
-    doomed_pins: FastMap<OpId, DoomedPin>,
-}
-
-/// See `L1::doomed_pins`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct DoomedPin {
-    count: u32,
-    seq: u64,
+    next_seq: u64,
 }
 
 /// Equal L1s have equal lines, live and doomed (the rest is derived).
@@ -566,7 +556,6 @@ impl L1 {
             doomed: Vec::new(),
             doomed_seq: Vec::new(),
             next_seq: 0,
-            doomed_pins: FastMap::default(),
         }
     }
 
@@ -575,50 +564,31 @@ impl L1 {
         &self.doomed
     }
 
-    /// Whether the derived set of doomed lines' pinners matches the lines (tests).
-    pub fn doomed_pins_consistent(&self) -> bool {
-        let mut pins: FastMap<OpId, u32> = FastMap::default();
-        for (_, l) in &self.doomed {
+    /// Whether the numbers of the doomed lines are in order, each pinner's hint (`hint_of`)
+    /// names its line, and no op pins two doomed lines (tests).
+    pub fn doomed_consistent(&self, hint_of: impl Fn(OpId) -> Option<u64>) -> bool {
+        let mut pinners = Vec::new();
+        for ((_, l), seq) in self.doomed.iter().zip(&self.doomed_seq) {
             for &p in &l.pins {
-                *pins.entry(p).or_default() += 1;
+                pinners.push(p);
+                if hint_of(p) != Some(*seq) {
+                    return false;
+                }
             }
         }
+        let n = pinners.len();
+        pinners.sort_unstable();
+        pinners.dedup();
         // An op pins at most the one line of its access (see `doomed_slot`).
-        pins.values().all(|n| *n == 1)
-            && pins.len() == self.doomed_pins.len()
-            && pins
-                .iter()
-                .all(|(p, n)| self.doomed_pins.get(p).is_some_and(|d| d.count == *n))
+        pinners.len() == n
             && self.doomed_seq.len() == self.doomed.len()
             && self.doomed_seq.windows(2).all(|w| w[0] < w[1])
-    }
-
-    /// `op` pins the doomed line numbered `seq`.
-    fn pin_doomed(&mut self, op: OpId, seq: u64) {
-        let d = self
-            .doomed_pins
-            .entry(op)
-            .or_insert(DoomedPin { count: 0, seq });
-        d.count += 1;
-        d.seq = seq;
-    }
-
-    fn unpin_doomed(&mut self, op: OpId) {
-        if let Some(d) = self.doomed_pins.get_mut(&op) {
-            d.count -= 1;
-            if d.count == 0 {
-                self.doomed_pins.remove(&op);
-            }
-        }
     }
 
     /// A pinned line becomes doomed.
     fn doom(&mut self, key: Key, l: Line) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        for &p in &l.pins {
-            self.pin_doomed(p, seq);
-        }
         self.doomed_seq.push(seq);
         self.doomed.push((key, l));
     }
@@ -631,32 +601,14 @@ impl L1 {
     }
 
     /// The position of the doomed line at `key` that `op` pins, if any. `hint`: the number of
-    /// the line the op was told it pins (`Op::doomed_hint`): an op pins at most the one L1
-    /// line of its access, so a line at `key` that it pins is the one a pass would find, and
-    /// the op's own record (in the cache already) saves the probe of `doomed_pins`.
+    /// the doomed line the op was told it pins (`Op::doomed_hint`; stale once its read
+    /// unpinned it, hence checked). Every pinner of a doomed line holds that line's number,
+    /// and an op pins at most the one L1 line of its access, so this is the line a pass over
+    /// the doomed lines would find (`doomed_consistent` checks both).
     fn doomed_slot(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<usize> {
-        if let Some(seq) = hint
-            && let Ok(i) = self.doomed_seq.binary_search(&seq)
-        {
-            let (k, l) = &self.doomed[i];
-            if *k == key && l.pins.contains(&op) {
-                return Some(i);
-            }
-        }
-        let pin = self.doomed_pins.get(&op)?;
-        // The one line the op pins (the first of several is what a pass finds).
-        if pin.count == 1
-            && let Ok(i) = self.doomed_seq.binary_search(&pin.seq)
-        {
-            let (k, l) = &self.doomed[i];
-            if *k == key && l.pins.contains(&op) {
-                return Some(i);
-            }
-        }
-        // Several lines, or one of another key: look through them all.
-        self.doomed
-            .iter()
-            .position(|(k, l)| *k == key && l.pins.contains(&op))
+        let i = self.doomed_seq.binary_search(&hint?).ok()?;
+        let (k, l) = &self.doomed[i];
+        (*k == key && l.pins.contains(&op)).then_some(i)
     }
 
     /// The line `op` sees at `key`: a doomed line it pins, else the live line (`hint`: see
@@ -686,22 +638,12 @@ impl L1 {
         match slot {
             Slot::Live => self.live.with_line(key, f),
             Slot::Doomed(i) => {
+                // Only a pinner sees a doomed line, and its steps pin nobody else.
                 let (_, l) = self.doomed.get_mut(i)?;
-                let before = l.pins.clone();
                 let valid = l.valid;
                 let r = f(l);
                 if l.valid != valid {
                     self.live.note_filled(key);
-                }
-                if l.pins != before {
-                    let after = l.pins.clone();
-                    let seq = self.doomed_seq[i];
-                    for &p in after.iter().filter(|p| !before.contains(p)) {
-                        self.pin_doomed(p, seq);
-                    }
-                    for &p in before.iter().filter(|p| !after.contains(p)) {
-                        self.unpin_doomed(p);
-                    }
                 }
                 Some(r)
             }

@@ -237,6 +237,9 @@ pub struct Cached {
     log: enabled::EditLog,
     /// Scratch (derived, empty between mutations): the ops a mutation must test again.
     recheck: Vec<OpId>,
+    /// Scratch (derived, empty between mutations): the hint (`Op::doomed_hint`) for the op
+    /// whose micro step dooms a line it pins (no program does so today).
+    stepping_hint: Option<(OpId, u64)>,
     /// Counts the mutations of this state (derived): a caller that remembers the value it saw
     /// knows whether [`Cached::enabled`] may have changed since.
     generation: u64,
@@ -267,6 +270,7 @@ impl Cached {
             enabled: Arc::default(),
             log: enabled::EditLog::default(),
             recheck: Vec::new(),
+            stepping_hint: None,
             generation: 0,
         }
     }
@@ -356,9 +360,15 @@ impl Cached {
         self.index.matches(&index::OpIndex::rebuilt(&self.ops))
             && self.l2.indexes_consistent()
             && (0..self.l1.count()).all(|sm| {
-                self.l1
-                    .get(sm)
-                    .is_none_or(|c| c.live.indexes_consistent() && c.doomed_pins_consistent())
+                self.l1.get(sm).is_none_or(|c| {
+                    c.live.indexes_consistent()
+                        && c.doomed_consistent(|p| {
+                            self.ops
+                                .get(p as usize)
+                                .and_then(Option::as_ref)
+                                .and_then(|o| o.doomed_hint)
+                        })
+                })
             })
     }
 

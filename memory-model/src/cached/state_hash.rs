@@ -260,6 +260,7 @@ impl Cached {
             enabled: _,
             log: _,
             recheck: _,
+            stepping_hint: _,
             generation: _,
         } = self;
         // Most SMs run no block in a litmus-size launch: only the L1s holding a line are
