@@ -360,7 +360,8 @@ impl OpIndex {
         self.ready.insert(id);
     }
 
-    /// What op `id` is registered under.
+    /// What op `id` is registered under (the debug checks).
+    #[cfg(debug_assertions)]
     pub fn watched_under(&self, id: OpId) -> Option<Watch> {
         self.watch_on
             .get(id as usize)
