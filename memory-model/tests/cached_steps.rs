@@ -276,3 +276,80 @@ fn bad_requests_and_choices_are_errors() {
         "no program"
     );
 }
+
+/// The `Step` choices the engine keeps incrementally, against a scan of every op.
+fn steps_agree(c: &Cached) {
+    let mut kept = Vec::new();
+    c.enabled(&mut kept);
+    kept.retain(|m| matches!(m, MemChoice::Step { .. }));
+    let mut scratch = Vec::new();
+    c.enabled_steps_from_scratch(&mut scratch);
+    assert_eq!(kept, scratch, "the incremental enabled steps drifted");
+    assert!(c.indexes_consistent(), "the indexes drifted");
+}
+
+/// A read that waits for a fill is enabled again when the line it pins fills, also when a
+/// flush doomed that line in between (the engine re-tests waiting reads only when their line's
+/// valid bytes change, and a doomed line's fill must count: issue 15's fill journal).
+#[test]
+fn a_read_waiting_on_a_doomed_line_wakes_when_it_fills() {
+    let (mut c, mut d, x) = setup();
+    let b = Who {
+        block: 0,
+        thread: 1,
+    };
+    let first = c.issue(ld(A, 0, G, x, None, MemOrder::Weak, 1));
+    let second = c.issue(ld(b, 0, G, x + 4, None, MemOrder::Weak, 2));
+    c.step(MemChoice::Step { op: first }, &mut d).unwrap(); // reserveL1
+    steps_agree(&c);
+    // The line is reserved: the second load joins it and waits at readL1.
+    let rep = c.step(MemChoice::Step { op: second }, &mut d).unwrap();
+    assert_eq!(rep.operations.to_vec(), ["readL1"]);
+    assert!(!c.offers(&MemChoice::Step { op: second }), "it waits");
+    steps_agree(&c);
+    c.flush_l1(0);
+    let l1 = c.l1_lines(0);
+    assert!(l1.len() == 1 && l1[0].doomed && l1[0].pins == [first, second]);
+    steps_agree(&c);
+    let mut filled = false;
+    while c.thread_busy(A) {
+        let rep = c.step(MemChoice::Step { op: first }, &mut d).unwrap();
+        filled |= rep.operations.contains(&"updateL1");
+        steps_agree(&c);
+        if filled {
+            break;
+        }
+    }
+    assert!(filled);
+    assert!(
+        c.offers(&MemChoice::Step { op: second }),
+        "the fill of the doomed line wakes the waiting read"
+    );
+    let rep = c.step(MemChoice::Step { op: second }, &mut d).unwrap();
+    assert_eq!(rep.operations.to_vec(), ["readL1"]);
+    steps_agree(&c);
+}
+
+/// Global memory seen through L2 (`overlay_global`): valid L2 bytes over DRAM's, for ranges
+/// that start and end inside lines and span several.
+#[test]
+fn overlay_global_reads_valid_l2_bytes_over_dram() {
+    let (mut c, mut d, x) = setup();
+    // A store's bytes reach L2 (no write-back to DRAM): x+36..x+40 in the second line.
+    run(
+        &mut c,
+        &mut d,
+        st(A, 0, G, x + 36, 0x0403_0201, MemOrder::Weak),
+    );
+    for (start, len) in [(0u64, 64usize), (33, 9), (37, 1), (30, 34), (39, 2)] {
+        let mut bytes: Vec<u8> = (0..len).map(|i| 0xa0 + i as u8).collect();
+        c.overlay_global(x + start, &mut bytes);
+        let want: Vec<u8> = (0..len)
+            .map(|i| match start + i as u64 {
+                a @ 36..=39 => (a - 35) as u8,
+                _ => 0xa0 + i as u8,
+            })
+            .collect();
+        assert_eq!(bytes, want, "range {start}+{len}");
+    }
+}

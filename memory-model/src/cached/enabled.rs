@@ -12,12 +12,12 @@
 //! checks and the tests.
 
 use super::engine::{Geometry, Op, is_global};
+use super::index::FastMap;
 use super::index::Watch;
 use super::line::Key;
 use super::program::{OpName, ProgramId, Stm};
 use super::{Cached, MemChoice, OpId, SilentActions};
 use smallvec::SmallVec;
-use std::collections::HashMap;
 
 /// One change of the enabled list, in the order the list saw them (so that a mirror of the
 /// list, such as the machine's enabled set, follows it in O(1) per change).
@@ -38,7 +38,7 @@ pub(super) struct EnabledList {
     /// Position of `Step { op }` by op id (`u32::MAX`: absent).
     step_pos: Vec<u32>,
     /// Position of each silent choice.
-    silent_pos: HashMap<MemChoice, u32>,
+    silent_pos: FastMap<MemChoice, u32>,
 }
 
 const ABSENT: u32 = u32::MAX;
@@ -206,14 +206,19 @@ impl Cached {
         let mut ops = std::mem::take(&mut self.recheck);
         let mut silent: SmallVec<[MemChoice; 8]> = SmallVec::new();
         let mut keys = Vec::new();
+        let mut filled = Vec::new();
         let all = self.config.silent == SilentActions::All;
-        // The L2's changed lines.
+        // The L2's changed lines: reads waiting for the lines whose valid bytes changed.
         if self.l2.was_touched() {
-            self.l2.drain_touched(&mut keys);
+            self.l2.drain_touched(&mut keys, &mut filled);
+            filled.sort_unstable();
+            filled.dedup();
+            for &k in &filled {
+                self.index.watchers_of(Watch::L2Fill(k), &mut ops);
+            }
             keys.sort_unstable();
             keys.dedup();
             for &k in &keys {
-                self.index.watchers_of(Watch::L2Line(k), &mut ops);
                 if all {
                     silent.push(MemChoice::EvictL2 { line: k });
                     silent.push(MemChoice::WriteBackL2 { line: k });
@@ -223,14 +228,20 @@ impl Cached {
         // The changed lines of each L1 written.
         for sm in self.l1.take_touched() {
             keys.clear();
+            filled.clear();
             if let Some(c) = self.l1.get(sm)
                 && c.live.was_touched()
                 && let Some(c) = self.l1.get_mut(sm)
             {
-                c.live.drain_touched(&mut keys);
+                c.live.drain_touched(&mut keys, &mut filled);
             }
             // `get_mut` above journals the SM again: nothing is left to journal.
             self.l1.take_touched();
+            filled.sort_unstable();
+            filled.dedup();
+            for &k in &filled {
+                self.index.watchers_of(Watch::L1Fill(sm, k), &mut ops);
+            }
             keys.sort_unstable();
             keys.dedup();
             for &k in &keys {
@@ -292,6 +303,11 @@ impl Cached {
     }
 
     fn set_enabled(&mut self, c: MemChoice, on: bool) {
+        // Most tests confirm what the list says: no copy of a list shared with a clone (and
+        // no atomic operation on its count) for them.
+        if self.enabled.contains(&c) == on {
+            return;
+        }
         let list = std::sync::Arc::make_mut(&mut self.enabled);
         list.set(c, on, &mut self.log);
     }
@@ -302,7 +318,10 @@ impl Cached {
     pub(super) fn recheck_op(&mut self, id: OpId) {
         let (on, watch) = match self.ops.get(id as usize).and_then(Option::as_ref) {
             Some(o) if self.index.ready.contains(id) => {
-                (!self.blocked(id, o), self.watch_of(id, o))
+                // Only an op whose next statement can defer is watched, and only such an op
+                // can be blocked.
+                let watch = self.watch_of(id, o);
+                (watch.is_none() || !self.blocked(id, o), watch)
             }
             _ => (false, None),
         };
@@ -448,8 +467,7 @@ impl Cached {
                 self.l2.would_defer_alloc(g.key, self.l2_capacity(), true)
             }
             OpName::ReadL1 => l1.is_some_and(|c| {
-                c.find(g.key, id)
-                    .and_then(|s| c.get(g.key, s))
+                c.seen_by(g.key, id, op.doomed_hint)
                     .is_some_and(|l| l.valid & g.mask != g.mask && l.pins.contains(&id))
             }),
             OpName::ReadL2 => self

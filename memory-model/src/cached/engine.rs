@@ -41,7 +41,7 @@ use smallvec::SmallVec;
 
 /// An in-flight memory op (thesis `MemOp` minus the priority): request, program position and
 /// the implicit state σ.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub struct Op {
     pub req: Request,
     /// `None`: no program exists for the request (stuck at its first step).
@@ -58,6 +58,25 @@ pub struct Op {
     /// Line bytes in transit between levels (thesis `v_i/o` of a fill), and which are valid.
     pub buf: [u8; 64],
     pub buf_mask: u64,
+    /// Derived, not state (left out of equality and the state hash): the number of the doomed
+    /// L1 line the op pins, set when a flush or an invalidation dooms it (`L1::doomed_seq`),
+    /// so that the op's lookups go straight to it (a hint: checked before use, and stale once
+    /// the op's read unpins it).
+    pub doomed_hint: Option<u64>,
+}
+
+/// Equal ops have equal requests, positions and σ (the hint is derived).
+impl PartialEq for Op {
+    fn eq(&self, o: &Self) -> bool {
+        self.req == o.req
+            && self.prog == o.prog
+            && self.pc == o.pc
+            && self.deps == o.deps
+            && self.value == o.value
+            && self.new == o.new
+            && self.buf == o.buf
+            && self.buf_mask == o.buf_mask
+    }
 }
 
 /// Copies the dependency list as a slice of `Copy` ids (`SmallVec`'s own `clone` goes element
@@ -73,6 +92,7 @@ impl Clone for Op {
             new,
             buf,
             buf_mask,
+            doomed_hint,
         } = self;
         Op {
             req: *req,
@@ -83,6 +103,7 @@ impl Clone for Op {
             new: *new,
             buf: *buf,
             buf_mask: *buf_mask,
+            doomed_hint: *doomed_hint,
         }
     }
 }
@@ -357,6 +378,7 @@ impl Cached {
             new: 0,
             buf: [0; 64],
             buf_mask: 0,
+            doomed_hint: None,
         };
         let op = Fingerprinted::new(op);
         let id = match self.index.free.first() {
@@ -384,12 +406,22 @@ impl Cached {
                     .matches(&super::index::OpIndex::rebuilt(&self.ops)),
                 "the op indexes drifted from the op list"
             );
+            let hint_of = |p: OpId| {
+                self.ops
+                    .get(p as usize)
+                    .and_then(Option::as_ref)
+                    .and_then(|o| o.doomed_hint)
+            };
+            debug_assert!(
+                self.l1.in_use().all(|(_, c)| c.doomed_consistent(hint_of)),
+                "a pinner of a doomed line does not know its number"
+            );
             for i in self.index.ready.iter() {
                 let o = self.ops[i as usize]
                     .as_ref()
                     .expect("a ready op is in flight");
                 debug_assert_eq!(
-                    self.index.watch_on.get(&i).copied(),
+                    self.index.watched_under(i),
                     self.watch_of(i, o),
                     "op {i} is watched under the wrong resource"
                 );
@@ -449,18 +481,17 @@ impl Cached {
                 }
                 let req = self.ops[op as usize].as_ref().map(|o| o.req);
                 let result = self.micro_step(op, dram, &mut report);
-                // The op's next statement (or its end), and the ops watching its own line,
-                // whose pins and fill may have changed without the caches journaling more
-                // than the key (doomed lines) or at all (bank locks).
+                // The op's next statement (or its end), and, for a shared-memory op, the ops
+                // waiting for its block's bank locks, which no cache journals. Line changes
+                // are journaled by the caches (doomed lines' fills included) and the room by
+                // `after_mutation`.
                 self.recheck.push(op);
-                if let Some(req) = req {
-                    for w in self.touches(op, &req) {
-                        if !matches!(w, Watch::L1Room(_) | Watch::L2Room) {
-                            let mut ids = std::mem::take(&mut self.recheck);
-                            self.index.watchers_of(w, &mut ids);
-                            self.recheck = ids;
-                        }
-                    }
+                if let Some(req) = req
+                    && req.space == MemSpace::Shared
+                {
+                    let mut ids = std::mem::take(&mut self.recheck);
+                    self.index.watchers_of(Watch::Lock(req.who.block), &mut ids);
+                    self.recheck = ids;
                 }
                 result?;
             }
@@ -539,7 +570,31 @@ impl Cached {
             && let Some(c) = self.l1.get_mut(sm)
         {
             // The lines that left are journaled: the ops watching them are tested again.
+            let from = c.doomed().len();
             c.flush(is_global);
+            self.hint_doomed(sm, from);
+        }
+    }
+
+    /// Tells the pinners of SM `sm`'s doomed lines from position `from` on which line they
+    /// pin (`Op::doomed_hint`).
+    pub(super) fn hint_doomed(&mut self, sm: u32, from: usize) {
+        let Cached {
+            l1,
+            ops,
+            stepping_hint,
+            ..
+        } = self;
+        let Some(c) = l1.get(sm) else { return };
+        for (seq, line) in c.doomed_from(from) {
+            for &p in &line.pins {
+                match ops.get_mut(p as usize) {
+                    Some(Some(o)) => o.doomed_hint = Some(seq),
+                    // The op whose micro step this is (out of its slot meanwhile): it takes
+                    // the hint when it goes back.
+                    _ => *stepping_hint = Some((p, seq)),
+                }
+            }
         }
     }
 
@@ -556,32 +611,11 @@ impl Cached {
             OpName::Lock => Watch::Lock(op.req.who.block),
             OpName::ReserveL1 | OpName::WriteL1 => Watch::L1Room(sm),
             OpName::ReserveL2 | OpName::WriteL2 => Watch::L2Room,
-            OpName::ReadL1 | OpName::EvictL1 | OpName::DiscardL1 => Watch::L1Line(sm, key()?),
-            OpName::ReadL2 => Watch::L2Line(key()?),
+            OpName::EvictL1 | OpName::DiscardL1 => Watch::L1Line(sm, key()?),
+            OpName::ReadL1 => Watch::L1Fill(sm, key()?),
+            OpName::ReadL2 => Watch::L2Fill(key()?),
             _ => return None,
         })
-    }
-
-    /// The resources a step of an op with request `req` may touch (its line in its SM's L1 and
-    /// in L2 and the room there, or its block's locks). Victims that leave to make room are
-    /// not listed (the caches journal them).
-    fn touches(&self, id: OpId, req: &Request) -> SmallVec<[Watch; 4]> {
-        let mut w = SmallVec::new();
-        match req.space {
-            MemSpace::Shared => w.push(Watch::Lock(req.who.block)),
-            _ if matches!(req.kind, RequestKind::Fence) => {}
-            _ => {
-                if let Ok(g) = self.geometry(id, req) {
-                    w.extend([
-                        Watch::L1Line(req.sm, g.key),
-                        Watch::L1Room(req.sm),
-                        Watch::L2Line(g.key),
-                        Watch::L2Room,
-                    ]);
-                }
-            }
-        }
-        w
     }
 
     /// One micro step of op `id` (thesis (step)/(end)): statements up to the next `yield`,
@@ -596,6 +630,11 @@ impl Cached {
             return Err(stuck(Some(id), "no such memory op"));
         };
         let result = self.run(id, &mut op, dram, report);
+        if let Some((p, seq)) = self.stepping_hint.take()
+            && p == id
+        {
+            op.doomed_hint = Some(seq);
+        }
         match result {
             Ok(true) => self.end(id, op.into_inner(), report),
             Ok(false) | Err(_) => self.ops[id as usize] = Some(op),

@@ -4,11 +4,14 @@
 //!
 //! The indexes are functions of `Cached::ops` (they never hold information of their own):
 //! state equality and the state hash leave them out, and [`OpIndex::rebuilt`] computes them
-//! from scratch for the consistency checks. The per-thread and per-warp indexes are hash maps
-//! (only looked up, never iterated: their order cannot leak into results): a run updates them
-//! on every issue and end, which a persistent tree made the largest cost of a memory step;
-//! an explorer's state has a handful of entries to copy. The watchers are a persistent tree
-//! (ranges of L1 rooms are read).
+//! from scratch for the consistency checks. The per-thread, per-warp and per-watch indexes are
+//! hash maps with a fixed fast hasher ([`FastMap`]; only looked up, never iterated where the
+//! order could leak into results: the engine sorts what it collects): a run updates them on
+//! every issue and end, which a persistent tree made the largest cost of a memory step, and an
+//! explorer's state has a handful of entries to copy. What an op is watched under is a vector
+//! by op id (ids are dense slots), and each watch lists its ops in no particular order with
+//! every op's position, so registering and moving an op cost O(1) however many ops watch
+//! the same line (issue 15: hundreds of loads wait on one line of a full-size kernel).
 //!
 //! *Watching*: a ready op whose next statement can defer (a reserve or allocating write, a
 //! read of a line being filled, an eviction or discard of a pinned line, a bank lock) is
@@ -22,10 +25,14 @@ use super::engine::Op;
 use super::line::Key;
 use super::{OpId, RequestKind};
 use crate::{Fingerprinted, Who};
-use imbl::OrdMap;
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::hash::Hash;
+
+/// A hash map with foldhash's fixed-seed fast hasher: the keys are small integers and ids
+/// (SipHash, the standard default, was a visible share of a memory step), and a fixed seed keeps
+/// runs reproducible.
+pub(super) type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// Ids of ops, ascending.
 type Ids = SmallVec<[OpId; 4]>;
@@ -108,17 +115,101 @@ impl PartialEq for IdSet {
     }
 }
 
+/// The in-flight ops of each thread: per block, a vector by thread index, so that the ops of
+/// a warp's threads lie side by side (a hash map over every thread of a full-size kernel
+/// missed the cache on almost every issue, end and scoreboard question: issue 15).
+#[derive(Debug, Clone, Default)]
+pub(super) struct ThreadOps {
+    /// Per block: its threads' ops by thread index (up to the highest thread with ops, or
+    /// beyond), and how many of its threads have ops (blocks with none are not stored).
+    blocks: FastMap<u32, (Vec<Ids>, u32)>,
+}
+
+/// Equal indexes list the same ops for every thread (how far a block's vector grew aside).
+impl PartialEq for ThreadOps {
+    fn eq(&self, other: &Self) -> bool {
+        let same = |a: &Self, b: &Self| {
+            a.blocks.iter().all(|(block, (threads, _))| {
+                threads.iter().enumerate().all(|(t, ids)| {
+                    ids.as_slice()
+                        == b.get(Who {
+                            block: *block,
+                            thread: t as u32,
+                        })
+                })
+            })
+        };
+        same(self, other) && same(other, self)
+    }
+}
+
+impl ThreadOps {
+    /// The ops of thread `who`, by id.
+    pub fn get(&self, who: Who) -> &[OpId] {
+        self.blocks
+            .get(&who.block)
+            .and_then(|(threads, _)| threads.get(who.thread as usize))
+            .map_or(&[], |ids| ids.as_slice())
+    }
+
+    /// Whether the thread has ops.
+    pub fn busy(&self, who: Who) -> bool {
+        !self.get(who).is_empty()
+    }
+
+    /// Whether no thread has ops.
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    /// The thread's list, for adding an op.
+    fn entry(&mut self, who: Who) -> &mut Ids {
+        let (threads, busy) = self.blocks.entry(who.block).or_default();
+        let t = who.thread as usize;
+        if threads.len() <= t {
+            threads.resize_with(t + 1, Ids::new);
+        }
+        if threads[t].is_empty() {
+            *busy += 1;
+        }
+        &mut threads[t]
+    }
+
+    /// Takes `id` off the thread's list.
+    fn remove(&mut self, who: Who, id: OpId) {
+        let Some((threads, busy)) = self.blocks.get_mut(&who.block) else {
+            return;
+        };
+        let Some(ids) = threads.get_mut(who.thread as usize) else {
+            return;
+        };
+        let had = !ids.is_empty();
+        ids.retain(|i| *i != id);
+        if had && ids.is_empty() {
+            *busy -= 1;
+            if *busy == 0 {
+                self.blocks.remove(&who.block);
+            }
+        }
+    }
+}
+
 /// What a watched op's enabledness depends on (see the module documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) enum Watch {
     /// The bank locks of a block.
     Lock(u32),
-    /// A line of an SM's L1 (its fill, its pins).
+    /// A live line of an SM's L1 (its pins, its dirty bytes, whether it is there): an
+    /// eviction or a discard waits.
     L1Line(u32, Key),
+    /// The valid bytes of an SM's L1 line at a key (the live line or a doomed one: the read
+    /// that waits pins the line it sees, and nobody else can change that pin): a read waits
+    /// for its fill.
+    L1Fill(u32, Key),
     /// Room in an SM's L1 (an allocation waits).
     L1Room(u32),
-    /// A line of the L2.
-    L2Line(Key),
+    /// The valid bytes of an L2 line (a read waits for its fill; as for `L1Fill`).
+    L2Fill(Key),
     /// Room in the L2.
     L2Room,
 }
@@ -126,26 +217,30 @@ pub(super) enum Watch {
 #[derive(Debug, Clone, Default)]
 pub(super) struct OpIndex {
     /// The in-flight ops of each thread (ordering dependencies are only ever within a thread).
-    pub by_thread: HashMap<Who, Ids>,
-    /// The in-flight loads and atomics with a destination register, per (block, warp of the
-    /// destination): the machine's scoreboard.
-    pub by_warp: HashMap<(u32, u32), Ids>,
+    pub by_thread: ThreadOps,
     /// Per (block, warp of the destination), the registers in-flight loads and atomics will
     /// write and the lanes they write them for (the machine's scoreboard asks this of a warp's
     /// next instruction after every step that may unblock it: O(registers), not O(ops)).
-    pub pending: HashMap<(u32, u32), PendingRegs>,
+    pub pending: FastMap<(u32, u32), PendingRegs>,
+    /// Per (block, warp), how many in-flight ops write a (register, lane) that another op
+    /// of the warp also writes (zeros are not stored). While there are none, an op that ends
+    /// clears its lane without looking for another writer among the warp's ops.
+    pub pending_dups: FastMap<(u32, u32), u32>,
     /// The ops whose dependencies all ended (the candidates of the enabled set).
     pub ready: IdSet,
     /// Free slots below the length of the op list (the smallest is reused first).
     pub free: IdSet,
-    /// Watched ready ops by what their enabledness depends on.
-    pub watchers: OrdMap<Watch, Ids>,
-    /// What each watched op is registered under.
-    pub watch_on: HashMap<OpId, Watch>,
+    /// Watched ready ops by what their enabledness depends on, in no particular order (the
+    /// engine sorts the ops it collects).
+    pub watchers: FastMap<Watch, Vec<OpId>>,
+    /// By op id: what the op is registered under and its position in that list.
+    pub watch_on: Vec<Option<(Watch, u32)>>,
+    /// How many ops are registered (the length of the lists of `watchers` together).
+    pub watched: usize,
     /// Per block, how many in-flight ops write its shared memory (stores and atomics on
     /// `.shared`); zeros are not stored. A weak shared load is performed at its issue only
     /// while none is ([`super::Cached::load_at_issue`]).
-    pub shared_writers: HashMap<u32, u32>,
+    pub shared_writers: FastMap<u32, u32>,
 }
 
 /// Whether the op writes shared memory (a store or an atomic on `.shared`).
@@ -184,14 +279,16 @@ pub(super) fn dest_warp(op: &Op) -> Option<(u32, u32)> {
 impl OpIndex {
     /// Records a new op in slot `id`.
     pub fn add(&mut self, id: OpId, op: &Op) {
-        insert_sorted(self.by_thread.entry(op.req.who).or_default(), id);
-        if let Some(w) = dest_warp(op) {
-            insert_sorted(self.by_warp.entry(w).or_default(), id);
-        }
+        insert_sorted(self.by_thread.entry(op.req.who), id);
         if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
             let regs = self.pending.entry(w).or_default();
             match regs.iter_mut().find(|(r, _)| *r == d.reg) {
-                Some((_, lanes)) => *lanes |= 1 << d.lane,
+                Some((_, lanes)) => {
+                    if *lanes >> d.lane & 1 != 0 {
+                        *self.pending_dups.entry(w).or_default() += 1;
+                    }
+                    *lanes |= 1 << d.lane
+                }
                 None => {
                     // Sorted by register: equal indexes compare equal.
                     let at = regs.partition_point(|(r, _)| *r < d.reg);
@@ -210,33 +307,25 @@ impl OpIndex {
 
     /// Forgets the op that leaves slot `id` (`ops`: the op list without it).
     pub fn remove(&mut self, id: OpId, op: &Op, ops: &[Option<Fingerprinted<Op>>]) {
-        fn drop_id<K: Eq + Hash>(m: &mut HashMap<K, Ids>, k: &K, id: OpId) {
-            let empty = match m.get_mut(k) {
-                Some(ids) => {
-                    ids.retain(|i| *i != id);
-                    ids.is_empty()
-                }
-                None => false,
-            };
-            if empty {
-                m.remove(k);
-            }
-        }
-        drop_id(&mut self.by_thread, &op.req.who, id);
-        if let Some(w) = dest_warp(op) {
-            drop_id(&mut self.by_warp, &w, id);
-        }
+        self.by_thread.remove(op.req.who, id);
         if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
-            // Another op of the warp may write the same register of the same lane.
-            let still = self.by_warp.get(&w).is_some_and(|ids| {
-                ids.iter().any(|&i| {
-                    ops.get(i as usize)
-                        .and_then(Option::as_ref)
-                        .and_then(|o| dest(o))
-                        .is_some_and(|e| e.reg == d.reg && e.lane == d.lane)
-                })
-            });
-            if !still {
+            // Another op of the warp may write the same register of the same lane: only while
+            // the warp has such duplicates, which the machine's scoreboard never issues (an
+            // instruction that writes a pending register waits), so the pass over every op
+            // is for other callers of the engine.
+            let dups = self.pending_dups.get(&w).copied().unwrap_or(0);
+            let still = dups > 0
+                && ops.iter().flatten().any(|o| {
+                    dest_warp(o) == Some(w)
+                        && dest(o).is_some_and(|e| e.reg == d.reg && e.lane == d.lane)
+                });
+            if still {
+                if dups == 1 {
+                    self.pending_dups.remove(&w);
+                } else {
+                    self.pending_dups.insert(w, dups - 1);
+                }
+            } else {
                 let empty = match self.pending.get_mut(&w) {
                     Some(regs) => {
                         if let Some(i) = regs.iter().position(|(r, _)| *r == d.reg) {
@@ -271,17 +360,33 @@ impl OpIndex {
         self.ready.insert(id);
     }
 
-    /// Registers op `id` under `w` (None: under nothing), moving it from where it was.
+    /// What op `id` is registered under (the debug checks).
+    #[cfg(debug_assertions)]
+    pub fn watched_under(&self, id: OpId) -> Option<Watch> {
+        self.watch_on
+            .get(id as usize)
+            .copied()
+            .flatten()
+            .map(|(w, _)| w)
+    }
+
+    /// Registers op `id` under `w` (None: under nothing), moving it from where it was. O(1):
+    /// the op leaves its list by a swap with the list's last op.
     pub fn watch(&mut self, id: OpId, w: Option<Watch>) {
-        let old = self.watch_on.get(&id).copied();
-        if old == w {
+        let i = id as usize;
+        let old = self.watch_on.get(i).copied().flatten();
+        if old.map(|(o, _)| o) == w {
             return;
         }
-        if let Some(old) = old {
-            self.watch_on.remove(&id);
+        if let Some((old, pos)) = old {
+            self.watch_on[i] = None;
+            self.watched -= 1;
             let empty = match self.watchers.get_mut(&old) {
                 Some(ids) => {
-                    ids.retain(|i| *i != id);
+                    ids.swap_remove(pos as usize);
+                    if let Some(&moved) = ids.get(pos as usize) {
+                        self.watch_on[moved as usize] = Some((old, pos));
+                    }
                     ids.is_empty()
                 }
                 None => false,
@@ -291,12 +396,18 @@ impl OpIndex {
             }
         }
         if let Some(w) = w {
-            insert_sorted(self.watchers.entry(w).or_default(), id);
-            self.watch_on.insert(id, w);
+            let ids = self.watchers.entry(w).or_default();
+            let pos = ids.len() as u32;
+            ids.push(id);
+            if self.watch_on.len() <= i {
+                self.watch_on.resize(i + 1, None);
+            }
+            self.watch_on[i] = Some((w, pos));
+            self.watched += 1;
         }
     }
 
-    /// Appends the ops registered under `w` to `out`.
+    /// Appends the ops registered under `w` to `out` (in no particular order).
     pub fn watchers_of(&self, w: Watch, out: &mut Vec<OpId>) {
         if let Some(ids) = self.watchers.get(&w) {
             out.extend_from_slice(ids);
@@ -304,36 +415,43 @@ impl OpIndex {
     }
 
     /// Appends the ops registered under room in any L1 to `out` (whether an L1 may write a
-    /// dirty victim back depends on the L2).
+    /// dirty victim back depends on the L2; in no particular order). A pass over the watches:
+    /// only when the L2's room was or is tight.
     pub fn l1_room_watchers(&self, out: &mut Vec<OpId>) {
-        // The variants sort by kind first: the rooms are one range.
-        for (_, ids) in self
-            .watchers
-            .range(Watch::L1Room(0)..=Watch::L1Room(u32::MAX))
-        {
-            out.extend_from_slice(ids);
+        for (w, ids) in &self.watchers {
+            if matches!(w, Watch::L1Room(_)) {
+                out.extend_from_slice(ids);
+            }
         }
     }
 
     /// Whether the incremental indexes equal the ones computed from scratch (the watch
-    /// registrations aside: only ready ops are registered, each under one watch, listed once).
+    /// registrations aside: only ready ops are registered, each under one watch, listed once
+    /// at the position it records).
     pub fn matches(&self, scratch: &OpIndex) -> bool {
         let listed: usize = self.watchers.values().map(|ids| ids.len()).sum();
+        let registered = self.watch_on.iter().flatten().count();
         self.by_thread == scratch.by_thread
-            && self.by_warp == scratch.by_warp
             && self.pending == scratch.pending
+            && self.pending_dups == scratch.pending_dups
             && self.ready == scratch.ready
             && self.free == scratch.free
             && self.shared_writers == scratch.shared_writers
-            && listed == self.watch_on.len()
-            && self.watch_on.iter().all(|(id, w)| {
-                self.ready.contains(*id) && self.watchers.get(w).is_some_and(|ids| ids.contains(id))
+            && listed == registered
+            && registered == self.watched
+            && self.watch_on.iter().enumerate().all(|(id, on)| match on {
+                None => true,
+                Some((w, pos)) => {
+                    self.ready.contains(id as OpId)
+                        && self.watchers.get(w).and_then(|ids| ids.get(*pos as usize))
+                            == Some(&(id as OpId))
+                }
             })
     }
 
     /// The ops of thread `who`, by id.
     pub fn of_thread(&self, who: Who) -> &[OpId] {
-        self.by_thread.get(&who).map_or(&[], |ids| ids.as_slice())
+        self.by_thread.get(who)
     }
 
     /// The slot list shrank to `len`: free slots at or beyond it are gone.
@@ -344,6 +462,8 @@ impl OpIndex {
             }
             self.free.remove(max);
         }
+        // Ops beyond the list ended, so they are registered under nothing.
+        self.watch_on.truncate(len);
     }
 
     /// The indexes computed from scratch from the op list (what the incremental ones must

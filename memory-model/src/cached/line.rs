@@ -85,10 +85,13 @@ impl Line {
     /// Thesis `pin` (`mid ⊙ mid̄`).
     /// Thesis `read` on one line: when the bytes of `mask` are valid, `op` no longer waits for
     /// the line and gets a copy; otherwise `op` pins it until the fill it waits for.
-    fn read(&mut self, mask: u64, op: OpId) -> Option<Line> {
+    fn read(&mut self, mask: u64, op: OpId) -> Option<Hit> {
         if self.valid & mask == mask {
             self.unpin(op);
-            Some(self.clone())
+            Some(Hit {
+                data: self.data,
+                valid: self.valid,
+            })
         } else {
             self.pin(op);
             None
@@ -149,6 +152,13 @@ impl Line {
     }
 }
 
+/// What a read that hits gets of the line: its bytes and which are valid.
+#[derive(Debug, Clone, Copy)]
+pub struct Hit {
+    pub data: [u8; 64],
+    pub valid: u64,
+}
+
 /// Result of an operation that did not get stuck.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -181,6 +191,10 @@ pub struct Cache {
     /// The keys of the lines changed since the owner last drained them (a journal, not state:
     /// the engine re-evaluates only the choices that depend on these lines).
     touched: Vec<Key>,
+    /// The keys, among those, of the lines that came, left or changed which bytes are valid
+    /// (a journal, not state): the only changes a read waiting for a fill can see (the
+    /// engine re-tests such reads only then, not on every pin of their line).
+    filled: Vec<Key>,
 }
 
 /// The caches are equal when their lines are (the indexes follow from the lines).
@@ -206,18 +220,27 @@ impl Cache {
             first: OrdSet::new(),
             unpinned: OrdSet::new(),
             touched: Vec::new(),
+            filled: Vec::new(),
         }
     }
 
-    /// Moves the keys of the lines changed since the last call into `out` (in change order,
+    /// Moves the keys of the lines changed since the last call into `touched` and those of
+    /// the lines that came, left or changed their valid bytes into `filled` (in change order,
     /// possibly repeated).
-    pub fn drain_touched(&mut self, out: &mut Vec<Key>) {
-        out.append(&mut self.touched);
+    pub fn drain_touched(&mut self, touched: &mut Vec<Key>, filled: &mut Vec<Key>) {
+        touched.append(&mut self.touched);
+        filled.append(&mut self.filled);
     }
 
     /// Whether a line changed since the last [`Cache::drain_touched`].
     pub fn was_touched(&self) -> bool {
-        !self.touched.is_empty()
+        !self.touched.is_empty() || !self.filled.is_empty()
+    }
+
+    /// Journals that the valid bytes of a line at `key` outside this cache's lines changed
+    /// (a doomed L1 line).
+    fn note_filled(&mut self, key: Key) {
+        self.filled.push(key);
     }
 
     /// Whether some line is unpinned (a victim exists when dirty victims may be taken).
@@ -274,8 +297,12 @@ impl Cache {
         let l = self.lines.get_mut(&key)?;
         self.touched.push(key);
         let old = Self::status(l);
+        let valid = l.valid;
         let r = f(l);
         let new = Self::status(l);
+        if l.valid != valid {
+            self.filled.push(key);
+        }
         if old != new {
             self.index(key, old, new);
         }
@@ -284,6 +311,7 @@ impl Cache {
 
     pub fn insert(&mut self, key: Key, line: Line) {
         self.touched.push(key);
+        self.filled.push(key);
         let new = Self::status(&line);
         let old = self
             .lines
@@ -295,6 +323,7 @@ impl Cache {
     pub fn remove(&mut self, key: Key) -> Option<Line> {
         let l = self.lines.remove(&key)?;
         self.touched.push(key);
+        self.filled.push(key);
         self.index(key, Self::status(&l), (false, false, false));
         Some(l)
     }
@@ -313,6 +342,8 @@ impl Cache {
         }
         kept.touched = std::mem::take(&mut self.touched);
         kept.touched.extend(gone.iter().map(|(k, _)| *k));
+        kept.filled = std::mem::take(&mut self.filled);
+        kept.filled.extend(gone.iter().map(|(k, _)| *k));
         *self = kept;
         gone
     }
@@ -482,14 +513,33 @@ impl Cache {
 }
 
 /// One SM's L1: its live lines and the doomed ones (A10 repair).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct L1 {
     pub live: Cache,
     /// Lines a flush invalidated while pinned: visible only to the ops that pin them (they may
     /// still fill and read them), dropped when the last pin goes. New lookups never see them.
     /// Several doomed lines may share a key (flush, refetch, flush again). Not counted against
-    /// the capacity (they are on their way out).
-    pub doomed: Vec<(Key, Line)>,
+    /// the capacity (they are on their way out). Changed only here (pushed by a flush or an
+    /// invalidation, unpinned and dropped by a read), so the indexes below follow it.
+    doomed: Vec<(Key, Line)>,
+    /// A number per doomed line, in `doomed`'s order and ascending (derived bookkeeping, not
+    /// state: each line doomed gets the next one), so a line is found again by binary search
+    /// however many lines before it left.
+    doomed_seq: Vec<u64>,
+    /// The number the next doomed line gets. Each pinner of a doomed line records its number
+    /// (`Op::doomed_hint`, set by the engine when a flush or an invalidation dooms the line),
+    /// so a lookup goes straight to its line and a lookup by an op that pins none looks at
+    /// nothing: a full-size kernel keeps a hundred doomed lines per SM while the barriers of
+    /// other blocks flush it, and every waiting load looked through them after every step of
+    /// its line (issue 15).
+    next_seq: u64,
+}
+
+/// Equal L1s have equal lines, live and doomed (the rest is derived).
+impl PartialEq for L1 {
+    fn eq(&self, other: &Self) -> bool {
+        self.live == other.live && self.doomed == other.doomed
+    }
 }
 
 /// Where the line an op sees for a key lives.
@@ -504,25 +554,77 @@ impl L1 {
         L1 {
             live: Cache::new(),
             doomed: Vec::new(),
+            doomed_seq: Vec::new(),
+            next_seq: 0,
         }
     }
 
-    /// The line `op` sees at `key`: a doomed line it pins, else the live line.
-    pub fn find(&self, key: Key, op: OpId) -> Option<Slot> {
-        if let Some(i) = self
-            .doomed
-            .iter()
-            .position(|(k, l)| *k == key && l.pins.contains(&op))
-        {
+    /// The doomed lines, oldest first.
+    pub fn doomed(&self) -> &[(Key, Line)] {
+        &self.doomed
+    }
+
+    /// Whether the numbers of the doomed lines are in order, each pinner's hint (`hint_of`)
+    /// names its line, and no op pins two doomed lines (tests).
+    pub fn doomed_consistent(&self, hint_of: impl Fn(OpId) -> Option<u64>) -> bool {
+        let mut pinners = Vec::new();
+        for ((_, l), seq) in self.doomed.iter().zip(&self.doomed_seq) {
+            for &p in &l.pins {
+                pinners.push(p);
+                if hint_of(p) != Some(*seq) {
+                    return false;
+                }
+            }
+        }
+        let n = pinners.len();
+        pinners.sort_unstable();
+        pinners.dedup();
+        // An op pins at most the one line of its access (see `doomed_slot`).
+        pinners.len() == n
+            && self.doomed_seq.len() == self.doomed.len()
+            && self.doomed_seq.windows(2).all(|w| w[0] < w[1])
+    }
+
+    /// A pinned line becomes doomed.
+    fn doom(&mut self, key: Key, l: Line) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.doomed_seq.push(seq);
+        self.doomed.push((key, l));
+    }
+
+    /// The doomed lines from position `from` on, with their numbers.
+    pub fn doomed_from(&self, from: usize) -> impl Iterator<Item = (u64, &Line)> {
+        let seqs = self.doomed_seq.get(from..).unwrap_or(&[]);
+        let lines = self.doomed.get(from..).unwrap_or(&[]);
+        seqs.iter().copied().zip(lines.iter().map(|(_, l)| l))
+    }
+
+    /// The position of the doomed line at `key` that `op` pins, if any. `hint`: the number of
+    /// the doomed line the op was told it pins (`Op::doomed_hint`; stale once its read
+    /// unpinned it, hence checked). Every pinner of a doomed line holds that line's number,
+    /// and an op pins at most the one L1 line of its access, so this is the line a pass over
+    /// the doomed lines would find (`doomed_consistent` checks both).
+    fn doomed_slot(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<usize> {
+        let i = self.doomed_seq.binary_search(&hint?).ok()?;
+        let (k, l) = &self.doomed[i];
+        (*k == key && l.pins.contains(&op)).then_some(i)
+    }
+
+    /// The line `op` sees at `key`: a doomed line it pins, else the live line (`hint`: see
+    /// `doomed_slot`).
+    pub fn find(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<Slot> {
+        if let Some(i) = self.doomed_slot(key, op, hint) {
             return Some(Slot::Doomed(i));
         }
         self.live.contains(key).then_some(Slot::Live)
     }
 
-    pub fn get(&self, key: Key, slot: Slot) -> Option<&Line> {
-        match slot {
-            Slot::Live => self.live.get(key),
-            Slot::Doomed(i) => self.doomed.get(i).map(|(_, l)| l),
+    /// The line `op` sees at `key` ([`L1::find`] and the line in one lookup).
+    pub fn seen_by(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<&Line> {
+        match self.doomed_slot(key, op, hint) {
+            Some(i) => Some(&self.doomed[i].1),
+            None => self.live.get(key),
         }
     }
 
@@ -535,7 +637,16 @@ impl L1 {
     ) -> Option<R> {
         match slot {
             Slot::Live => self.live.with_line(key, f),
-            Slot::Doomed(i) => self.doomed.get_mut(i).map(|(_, l)| f(l)),
+            Slot::Doomed(i) => {
+                // Only a pinner sees a doomed line, and its steps pin nobody else.
+                let (_, l) = self.doomed.get_mut(i)?;
+                let valid = l.valid;
+                let r = f(l);
+                if l.valid != valid {
+                    self.live.note_filled(key);
+                }
+                Some(r)
+            }
         }
     }
 
@@ -545,7 +656,7 @@ impl L1 {
     pub fn flush(&mut self, is_global: impl Fn(Key) -> bool) {
         for (k, l) in self.live.split_off_where(|k| !is_global(k)) {
             if l.pinned() {
-                self.doomed.push((k, l));
+                self.doom(k, l);
             }
         }
     }
@@ -560,32 +671,39 @@ impl L1 {
         if let Some(l) = self.live.remove(key)
             && l.pinned()
         {
-            self.doomed.push((key, l));
+            self.doom(key, l);
         }
     }
 
     /// Thesis `read` as seen by `op`: a hit returns the line (after unpinning; a doomed line
     /// whose last pin goes is dropped); a line whose bytes are not valid yet is pinned (defer);
     /// no line is ⊥.
-    pub fn read(&mut self, key: Key, mask: u64, op: OpId) -> Result<Option<Line>, Stuck> {
-        let Some(slot) = self.find(key, op) else {
-            return Err(stuck(
-                Some(op),
-                format!("readL1: line {key:#x} is not cached"),
-            ));
-        };
-        let hit = self.with_line(key, slot, |l| l.read(mask, op)).flatten();
-        if let (Some(l), Slot::Doomed(i)) = (&hit, slot)
-            && !l.pinned()
-        {
-            self.doomed.remove(i);
+    pub fn read(
+        &mut self,
+        key: Key,
+        mask: u64,
+        op: OpId,
+        hint: Option<u64>,
+    ) -> Result<Option<Hit>, Stuck> {
+        if let Some(i) = self.doomed_slot(key, op, hint) {
+            let hit = self
+                .with_line(key, Slot::Doomed(i), |l| l.read(mask, op))
+                .flatten();
+            if hit.is_some() && !self.doomed[i].1.pinned() {
+                self.doomed.remove(i);
+                self.doomed_seq.remove(i);
+            }
+            return Ok(hit);
         }
-        Ok(hit)
+        // One lookup of the live line.
+        self.live
+            .with_line(key, |l| l.read(mask, op))
+            .ok_or_else(|| stuck(Some(op), format!("readL1: line {key:#x} is not cached")))
     }
 }
 
 /// Thesis `read` on the L2 (no doomed lines there).
-pub fn read_l2(cache: &mut Cache, key: Key, mask: u64, op: OpId) -> Result<Option<Line>, Stuck> {
+pub fn read_l2(cache: &mut Cache, key: Key, mask: u64, op: OpId) -> Result<Option<Hit>, Stuck> {
     match cache.with_line(key, |l| l.read(mask, op)) {
         None => Err(stuck(
             Some(op),

@@ -237,6 +237,9 @@ pub struct Cached {
     log: enabled::EditLog,
     /// Scratch (derived, empty between mutations): the ops a mutation must test again.
     recheck: Vec<OpId>,
+    /// Scratch (derived, empty between mutations): the hint (`Op::doomed_hint`) for the op
+    /// whose micro step dooms a line it pins (no program does so today).
+    stepping_hint: Option<(OpId, u64)>,
     /// Counts the mutations of this state (derived): a caller that remembers the value it saw
     /// knows whether [`Cached::enabled`] may have changed since.
     generation: u64,
@@ -267,6 +270,7 @@ impl Cached {
             enabled: Arc::default(),
             log: enabled::EditLog::default(),
             recheck: Vec::new(),
+            stepping_hint: None,
             generation: 0,
         }
     }
@@ -350,12 +354,22 @@ impl Cached {
     }
 
     /// Whether the derived indexes (ops per thread and warp, ready ops, free slots, the victim
-    /// candidates of each cache) equal their from-scratch computation (for tests).
+    /// candidates of each cache, the pinners of each L1's doomed lines) equal their
+    /// from-scratch computation (for tests).
     pub fn indexes_consistent(&self) -> bool {
         self.index.matches(&index::OpIndex::rebuilt(&self.ops))
             && self.l2.indexes_consistent()
-            && (0..self.l1.count())
-                .all(|sm| self.l1.get(sm).is_none_or(|c| c.live.indexes_consistent()))
+            && (0..self.l1.count()).all(|sm| {
+                self.l1.get(sm).is_none_or(|c| {
+                    c.live.indexes_consistent()
+                        && c.doomed_consistent(|p| {
+                            self.ops
+                                .get(p as usize)
+                                .and_then(Option::as_ref)
+                                .and_then(|o| o.doomed_hint)
+                        })
+                })
+            })
     }
 
     /// [`Cached::enabled`], handing each choice to `f` in the same order.
@@ -387,7 +401,7 @@ impl Cached {
 
     /// Whether the thread has ops in flight (barriers, exit, call and ret wait until it has none).
     pub fn thread_busy(&self, who: Who) -> bool {
-        self.index.by_thread.contains_key(&who)
+        self.index.by_thread.busy(who)
     }
 
     /// The registers of warp `warp` of block `block` that in-flight loads and atomics will
@@ -405,21 +419,19 @@ impl Cached {
     /// write, as `(lane, level, reg)` (the machine's scoreboard: an instruction touching one of
     /// them waits). A register stays pending until its op *ends*: the value is delivered in the
     /// op's last micro step, which also ends it, so delivery and release coincide. In op-id
-    /// order; `red` and `_` sinks (no dest) contribute nothing.
+    /// order; `red` and `_` sinks (no dest) contribute nothing. A pass over every op in
+    /// flight (for debuggers and tests: the machine's scoreboard reads
+    /// [`Cached::pending_registers`]).
     pub fn pending_dests(&self, block: u32, warp: u32, out: &mut impl Extend<(u32, u32, u32)>) {
-        let Some(ids) = self.index.by_warp.get(&(block, warp)) else {
-            return;
-        };
-        for &i in ids {
-            let dest = self
-                .ops
-                .get(i as usize)
-                .and_then(Option::as_ref)
-                .and_then(|o| match o.req.kind {
-                    RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
-                    _ => None,
-                });
-            if let Some(d) = dest {
+        for o in self.ops.iter().flatten() {
+            if o.req.who.block != block {
+                continue;
+            }
+            let dest = match o.req.kind {
+                RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
+                _ => None,
+            };
+            if let Some(d) = dest.filter(|d| d.warp == warp) {
                 out.extend([(d.lane, d.level, d.reg)]);
             }
         }
@@ -464,18 +476,24 @@ impl Cached {
     /// `addr` (read by the caller) and receives every valid L2 byte over them (digest §6 item 17).
     pub fn overlay_global(&self, addr: u64, out: &mut [u8]) {
         let lb = self.line_bytes;
-        for (i, b) in out.iter_mut().enumerate() {
+        // Line by line: one lookup per line, not per byte (a whole buffer is read at the end
+        // of every run).
+        let mut i = 0;
+        while i < out.len() {
             let a = addr.wrapping_add(i as u64);
-            if !engine::is_global(a) {
-                continue;
-            }
             let base = a & !(lb - 1);
-            if let Some(l) = self.l2.get(base) {
-                let off = (a - base) as usize;
-                if l.valid >> off & 1 != 0 {
-                    *b = l.data[off];
+            let off = (a - base) as usize;
+            let n = (lb as usize - off).min(out.len() - i);
+            if engine::is_global(a)
+                && let Some(l) = self.l2.get(base)
+            {
+                for (j, b) in out[i..i + n].iter_mut().enumerate() {
+                    if l.valid >> (off + j) & 1 != 0 {
+                        *b = l.data[off + j];
+                    }
                 }
             }
+            i += n;
         }
     }
 

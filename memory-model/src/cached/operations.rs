@@ -21,6 +21,8 @@ pub(super) struct OpCx {
     pub req: Request,
     pub line: Option<Geometry>,
     pub name: OpName,
+    /// The op's `doomed_hint`.
+    pub hint: Option<u64>,
 }
 
 impl OpCx {
@@ -91,6 +93,7 @@ impl Cached {
             req,
             line,
             name,
+            hint: op.doomed_hint,
         };
         match name {
             OpName::ReadMem => self.read_mem(&cx, op, dram),
@@ -233,7 +236,7 @@ impl Cached {
     fn read_l1(&mut self, cx: &OpCx, op: &mut Op) -> Result<Flow, Stuck> {
         let g = cx.line()?;
         Ok(
-            match l1_mut(&mut self.l1, cx.id, cx.req.sm)?.read(g.key, g.mask, cx.id)? {
+            match l1_mut(&mut self.l1, cx.id, cx.req.sm)?.read(g.key, g.mask, cx.id, cx.hint)? {
                 Some(l) => {
                     op.value = g.extract(&l.data, cx.req.size);
                     Flow::Continue
@@ -316,7 +319,7 @@ impl Cached {
         let g = cx.line()?;
         let l1 = l1_mut(&mut self.l1, cx.id, cx.req.sm)?;
         let done = l1
-            .find(g.key, cx.id)
+            .find(g.key, cx.id, cx.hint)
             .and_then(|s| l1.with_line(g.key, s, |l| l.update(&op.buf, op.buf_mask)));
         match done {
             Some(()) => Ok(Flow::Continue),
@@ -352,7 +355,7 @@ impl Cached {
     fn classify_l1(&mut self, cx: &OpCx, class: line::EvClass) -> Result<Flow, Stuck> {
         let g = cx.line()?;
         let l1 = l1_mut(&mut self.l1, cx.id, cx.req.sm)?;
-        let slot = l1.find(g.key, cx.id).unwrap_or(Slot::Live);
+        let slot = l1.find(g.key, cx.id, cx.hint).unwrap_or(Slot::Live);
         match l1.with_line(g.key, slot, |l| l.class = class) {
             Some(()) => Ok(Flow::Continue),
             None => Err(cx.not_cached(g)),
@@ -390,7 +393,9 @@ impl Cached {
                 l.dirty &= rest;
             });
         } else {
+            let from = l1.doomed().len();
             l1.invalidate(g.key);
+            self.hint_doomed(cx.req.sm, from);
         }
         Ok(Flow::Continue)
     }

@@ -202,6 +202,7 @@ fn hash_op<H: Hasher>(o: &Op, h: &mut H) {
         new,
         buf,
         buf_mask,
+        doomed_hint: _,
     } = o;
     hash_request(req, h);
     // `prog` is a function of the request; hashed anyway (it is cheap) in case that changes.
@@ -217,7 +218,7 @@ fn hash_op<H: Hasher>(o: &Op, h: &mut H) {
 }
 
 fn l1_fingerprint(c: &L1) -> u128 {
-    let L1 { live, doomed } = c;
+    let (live, doomed) = (&c.live, c.doomed());
     let mut h = StateHasher::new();
     h.write_usize(live.len());
     for (k, l) in live.lines().iter() {
@@ -259,6 +260,7 @@ impl Cached {
             enabled: _,
             log: _,
             recheck: _,
+            stepping_hint: _,
             generation: _,
         } = self;
         // Most SMs run no block in a litmus-size launch: only the L1s holding a line are
