@@ -30,6 +30,7 @@
 
 pub mod ample;
 pub mod axb_ptx;
+pub mod budget;
 pub mod coverage;
 pub mod dfs;
 pub mod dpor;
