@@ -151,9 +151,11 @@ impl StateRec {
 }
 
 /// A machine kept for the states it is the origin of: rebuilt from it when they are expanded,
-/// and dropped once the last of them is. Only these machines are alive between expansions:
-/// one per state with new successors not expanded yet, where the search used to keep one
-/// per frontier state (each a copy of the warp its transaction stepped).
+/// and dropped once the last of them is. Only these machines are alive between expansions
+/// (and the machine of a state that is its origin's only new successor, kept as it is: one
+/// machine either way, and no transaction to take again): one per state with new successors
+/// not expanded yet, where the search used to keep one per frontier state (each a copy of
+/// the warp its transaction stepped).
 #[derive(Debug)]
 struct Kept {
     machine: Box<Machine>,
@@ -385,9 +387,10 @@ pub fn explore_with(
 /// What a state costs is kept small (issue 14: the search used to hold some 5 KB per state):
 /// a distinct machine state is a [`StateRec`] and an entry of `states`; a node an entry of
 /// `graph`, `index` and `parent`; a successor a [`Succ`]; an edge an entry of `graph` and
-/// `edge_choice`. No transaction's choices are stored ([`ChoiceIndex`]), and no machine of a
-/// state not expanded yet: it is rebuilt, when its turn comes, from the machine of the state
-/// that first reached it ([`Kept`]).
+/// `edge_choice`. No transaction's choices are stored ([`ChoiceIndex`]), and a state not
+/// expanded yet has its machine only when it is its origin's one new successor: otherwise it
+/// is rebuilt, when its turn comes, from the machine of the state that first reached it
+/// ([`Kept`]).
 struct Search<'o> {
     memory_units: UnitSet,
     limits: Limits,
@@ -403,6 +406,8 @@ struct Search<'o> {
     outcomes: FingerprintMap<StateId, Outcome>,
     /// The machines kept for the states not expanded yet that they are the origin of.
     kept: FingerprintMap<StateId, Kept>,
+    /// The machines of states not expanded yet that are their origin's only new successor.
+    ready: FingerprintMap<StateId, Box<Machine>>,
     graph: DiGraph<Node<StateKey>, Unit, u32>,
     index: FingerprintMap<(StateId, UnitSet), NodeId>,
     /// Per edge: the transaction it stands for.
@@ -449,6 +454,7 @@ impl<'o> Search<'o> {
             recs: Vec::new(),
             outcomes: FingerprintMap::default(),
             kept: FingerprintMap::default(),
+            ready: FingerprintMap::default(),
             graph: DiGraph::default(),
             index: FingerprintMap::default(),
             edge_choice: Vec::new(),
@@ -506,15 +512,15 @@ impl<'o> Search<'o> {
         chunk: std::ops::Range<usize>,
         pool: Option<&rayon::ThreadPool>,
     ) -> FingerprintMap<StateId, Result<(Box<Machine>, Expansion), Failed>> {
-        let mut work: Vec<StateId> = Vec::new();
+        let mut work: Vec<(StateId, Option<Box<Machine>>)> = Vec::new();
         for n in chunk {
             let id = self.id_of(NodeIndex::new(n));
             if self
                 .recs
                 .get(id as usize)
-                .is_some_and(|r| !r.expanded() && !work.contains(&id))
+                .is_some_and(|r| !r.expanded() && !work.iter().any(|w| w.0 == id))
             {
-                work.push(id);
+                work.push((id, self.ready.remove(&id)));
             }
         }
         let (how, observe, states, recs, kept, initial, por) = (
@@ -526,11 +532,15 @@ impl<'o> Search<'o> {
             &*self.initial,
             self.por,
         );
-        let expand_one = |id: StateId| {
+        let expand_one = |(id, ready): (StateId, Option<Box<Machine>>)| {
             let rec = &recs[id as usize];
+            let machine = match ready {
+                Some(m) => Ok(m),
+                None => rebuild(rec, recs, kept, initial, how),
+            };
             (
                 id,
-                rebuild(rec, recs, kept, initial, how).and_then(|m| {
+                machine.and_then(|m| {
                     let e = expand(&m, rec.key, por, how, observe, states)?;
                     Ok((m, e))
                 }),
@@ -571,7 +581,8 @@ impl<'o> Search<'o> {
             self.reduced_states += 1;
         }
         let succ_start = self.succ_arena.len();
-        let mut pending = 0u32;
+        // The new non-terminal successors, with their machines.
+        let mut new: Vec<(StateId, Option<Box<Machine>>)> = Vec::new();
         for (i, e) in list.into_iter().enumerate() {
             if alone.is_some_and(|a| a != i) {
                 pruned = pruned.union(e.units);
@@ -582,9 +593,13 @@ impl<'o> Search<'o> {
             let to = match (self.states.get(&e.to), e.info) {
                 (Some(&to), _) => to,
                 (None, Some(info)) => {
-                    pending += u32::from(info.outcome.is_none());
+                    let terminal = info.outcome.is_some();
                     self.insert_state(e.to, info, (id, e.choice));
-                    (self.recs.len() - 1) as StateId
+                    let to = (self.recs.len() - 1) as StateId;
+                    if !terminal {
+                        new.push((to, e.machine));
+                    }
+                    to
                 }
                 // Unknown before the chunk, so its information came with it.
                 (None, None) => continue,
@@ -600,8 +615,32 @@ impl<'o> Search<'o> {
         rec.succ_len = (self.succ_arena.len() - succ_start) as u32;
         rec.pruned = pruned;
         let origin = rec.origin.0;
-        if pending > 0 {
-            self.kept.insert(id, Kept { machine, pending });
+        match new.len() {
+            0 => {}
+            // Its only new successor keeps its own machine: the same memory as keeping this
+            // one, and no transaction to take again.
+            1 => {
+                if let Some((to, Some(m))) = new.pop() {
+                    self.ready.insert(to, m);
+                } else {
+                    self.kept.insert(
+                        id,
+                        Kept {
+                            machine,
+                            pending: 1,
+                        },
+                    );
+                }
+            }
+            n => {
+                self.kept.insert(
+                    id,
+                    Kept {
+                        machine,
+                        pending: n as u32,
+                    },
+                );
+            }
         }
         // One state fewer waits for the origin's machine.
         if let Entry::Occupied(mut k) = self.kept.entry(origin) {
@@ -839,6 +878,9 @@ struct Expanded {
     /// Its transaction may be explored alone ([`ample::alone_ample`]; the cycle proviso is
     /// checked when it is recorded).
     alone: bool,
+    /// The successor's machine when its state was not known before the chunk and is not
+    /// terminal: kept if it turns out to be its origin's only new successor.
+    machine: Option<Box<Machine>>,
 }
 
 /// The successors of one machine state.
@@ -888,12 +930,17 @@ fn expand(
         let to = m2.state_fingerprint();
         let alone = candidate.is_some_and(|cand| cand.alone(fp, &m2, settled));
         let info = (!known.contains_key(&to)).then(|| state_info(&m2, &how.units, observe));
+        let machine = info
+            .as_ref()
+            .is_some_and(|i| i.outcome.is_none())
+            .then(|| Box::new(m2));
         out.push(Expanded {
             units: u,
             choice: rank(&enabled, c),
             to,
             info,
             alone,
+            machine,
         });
     }
     Ok(out)

@@ -2,7 +2,8 @@
 //! the stateful search on the grid barrier (`tests/kernels/grid_barrier`, 2 and 3 blocks of 32
 //! threads, what `explore --progress fair --level blocks` runs: the fold and the persistent
 //! sets) and of the litmus search on two members of the litmus families
-//! (`tests/litmus/families/MP-4` and `SB-4`, flat memory, [`litmus::check`]).
+//! (`tests/litmus/families/MP-4` and `SB-4`, flat memory, [`litmus::check`]), alone and with
+//! `--progress fair` (then the stateful search runs on the litmus machine too).
 //!
 //! Items are the states each search reports (the explorer's nodes, machine state × units that
 //! have stepped; the litmus search's distinct machine states), so divan's items/s is the state
@@ -142,6 +143,31 @@ fn litmus_family(bencher: divan::Bencher, name: &str) {
     let states = measure(&format!("litmus {name}"), run, |r| {
         assert_eq!(r.status, litmus::Status::Ok);
         r.states
+    });
+    bencher
+        .counter(divan::counter::ItemsCount::new(states))
+        .bench_local(run);
+}
+
+/// A litmus family member with `litmus --progress fair`: the outcomes search, then the
+/// stateful search of [`explore`] on the same machine for the termination verdict; items are
+/// that search's nodes, and the bytes per state are the whole check's peak over them.
+#[divan::bench(args = ["MP-4", "SB-4"], sample_count = 3, sample_size = 1)]
+fn litmus_family_progress_fair(bencher: divan::Bencher, name: &str) {
+    let test = litmus::parse::parse(&read(&format!("tests/litmus/families/{name}.litmus")))
+        .expect("parses");
+    let options = Options {
+        progress: Some(ProgressModel::new(ModelKind::Fair, Strength::Weak)),
+        ..Options::default()
+    };
+    let run = || litmus::check(&test, &options);
+    let states = measure(&format!("litmus --progress fair {name}"), run, |r| {
+        let liveness = r
+            .liveness
+            .as_ref()
+            .expect("a termination verdict was asked for");
+        assert!(liveness.verdict.is_some(), "decided");
+        liveness.states
     });
     bencher
         .counter(divan::counter::ItemsCount::new(states))
