@@ -42,8 +42,8 @@
 //! warp's pc* ([`warp_pc`]: a backward branch, a call or return, a step that stays put). That
 //! finds every repeat: on a cycle of states the pc comes back to where it was, so some step of
 //! the cycle does not raise it, and the state after that step recurs one period later, where
-//! it is compared. Straight-line code (most transactions) is then never fingerprinted inside
-//! the transaction, and a loop once per iteration.
+//! it is compared. Straight-line code is then never fingerprinted inside the transaction, and
+//! a loop once per iteration; and only from the [`WATCH_AFTER`]th step of a transaction on.
 //!
 //! The fold is a property of the search, not of the machine: the recorded choice list holds
 //! every step, so witnesses and lassos replay step by step, and `run`, `fuzz` and the debugger
@@ -57,6 +57,11 @@ use traces::Choice;
 
 /// The most steps one transaction takes (the last may be the visible one).
 pub const MAX_FOLDED: usize = 1024;
+
+/// Steps of a transaction after which the fold watches for a repeated state (module header):
+/// short transactions, most of them, pay nothing for the liveness check, not even a look at the
+/// pc. A cycle is a cycle at any step, so it is found all the same.
+const WATCH_AFTER: usize = 8;
 
 /// Which steps are scheduling points of a search (`--reduction`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -149,11 +154,6 @@ pub fn step_folded(
     let need_fp = footprints || folding == Folding::Invisible;
     let first_fp = need_fp.then(|| machine.footprint(choice));
     let label = units.map(|u| u.of(machine, choice));
-    // The warp's pc before the step just taken (module header: where repeats are looked for).
-    let mut pc = match (folding, choice.warp()) {
-        (Folding::Invisible, Some(w)) => warp_pc(machine, w),
-        _ => None,
-    };
     machine.step(choice)?;
     taken.push(*choice);
     let mut fp = first_fp.map(|last| TransactionFootprint {
@@ -168,6 +168,8 @@ pub fn step_folded(
     };
     let alone = alone_in_block(machine, warp);
     let mut seen: Vec<u128> = start.into_iter().collect();
+    // The warp's pc before the step just taken, once watched (module header).
+    let mut pc: Option<Option<u32>> = None;
     let mut steps = 1;
     while let Some(f) = fp
         && (invisible(&f.last, alone) || (fences && invisible_fence(&f.last)))
@@ -185,15 +187,17 @@ pub fn step_folded(
         if label.is_some_and(|l| units.is_some_and(|u| u.of(machine, &next) != l)) {
             break;
         }
-        let now = warp_pc(machine, warp);
-        if now <= pc {
-            let key = machine.state_fingerprint();
-            if seen.contains(&key) {
-                break;
+        if steps >= WATCH_AFTER {
+            let now = warp_pc(machine, warp);
+            if pc.is_some_and(|before| now <= before) {
+                let key = machine.state_fingerprint();
+                if seen.contains(&key) {
+                    break;
+                }
+                seen.push(key);
             }
-            seen.push(key);
+            pc = Some(now);
         }
-        pc = now;
         let next_fp = machine.footprint(&next);
         // `next` is enabled: a refusal is a cudasem bug, reported (after the choices taken).
         machine.step(&next)?;
