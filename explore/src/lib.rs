@@ -13,7 +13,10 @@
 //!   `stepped` includes the whole group: the oracle then sees every member step on a cycle
 //!   through it (weak check) and counts it as a step of any member (strong check).
 //! * Successors of a machine state are computed once, whatever the `stepped` sets it is
-//!   reached with; a machine is kept only until its successors are known.
+//!   reached with. What is stored per state is small (`Search`): a transaction is named by
+//!   the rank of its first choice and taken again to name a witness's or lasso's choices, and a
+//!   state's machine is rebuilt from its origin's when its turn comes (docs/exploration.md,
+//!   "What a stored state costs").
 //! * Terminal states: completed runs and faults are final outcomes (a fault is not a
 //!   non-termination: its units count as done); a deadlock is an outcome *and* a
 //!   non-termination under every model (the oracle's deadlock rule).
