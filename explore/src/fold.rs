@@ -33,9 +33,17 @@
 //! * fewer than [`MAX_FOLDED`] steps were taken, and the machine state has not repeated
 //!   inside the transaction. A warp that loops forever on invisible steps alone thus still
 //!   forms a cycle of the state graph (a lasso under the models that allow it): the transaction
-//!   stops at the first repeated state, which becomes a node, and the next transaction from it
-//!   closes the cycle. While a transaction runs only its own warp changes, so a repeated
-//!   machine state is a repeated warp state: the cut points do not depend on the other warps.
+//!   stops at a repeated state, which becomes a node, and the next transaction from it closes
+//!   the cycle. While a transaction runs only its own warp changes, so a repeated machine state
+//!   is a repeated warp state: the cut points do not depend on the other warps.
+//!
+//! Fingerprinting a state rehashes the stepped warp's registers, which costs more than the
+//! step, so the fold looks for a repeat only in the states a step *entered without raising the
+//! warp's pc* ([`warp_pc`]: a backward branch, a call or return, a step that stays put). That
+//! finds every repeat: on a cycle of states the pc comes back to where it was, so some step of
+//! the cycle does not raise it, and the state after that step recurs one period later, where
+//! it is compared. Straight-line code is then never fingerprinted inside the transaction, and
+//! a loop once per iteration; and only from the [`WATCH_AFTER`]th step of a transaction on.
 //!
 //! The fold is a property of the search, not of the machine: the recorded choice list holds
 //! every step, so witnesses and lassos replay step by step, and `run`, `fuzz` and the debugger
@@ -50,9 +58,10 @@ use traces::Choice;
 /// The most steps one transaction takes (the last may be the visible one).
 pub const MAX_FOLDED: usize = 1024;
 
-/// Steps of a transaction after which its states are fingerprinted to find a repeat: short
-/// transactions (the common case) pay nothing for the liveness check.
-const HASH_AFTER: usize = 8;
+/// Steps of a transaction after which the fold watches for a repeated state (module header):
+/// short transactions, most of them, pay nothing for the liveness check, not even a look at the
+/// pc. A cycle is a cycle at any step, so it is found all the same.
+const WATCH_AFTER: usize = 8;
 
 /// Which steps are scheduling points of a search (`--reduction`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -159,6 +168,8 @@ pub fn step_folded(
     };
     let alone = alone_in_block(machine, warp);
     let mut seen: Vec<u128> = start.into_iter().collect();
+    // The warp's pc before the step just taken, once watched (module header).
+    let mut pc: Option<Option<u32>> = None;
     let mut steps = 1;
     while let Some(f) = fp
         && (invisible(&f.last, alone) || (fences && invisible_fence(&f.last)))
@@ -176,12 +187,16 @@ pub fn step_folded(
         if label.is_some_and(|l| units.is_some_and(|u| u.of(machine, &next) != l)) {
             break;
         }
-        if steps >= HASH_AFTER {
-            let key = machine.state_fingerprint();
-            if seen.contains(&key) {
-                break;
+        if steps >= WATCH_AFTER {
+            let now = warp_pc(machine, warp);
+            if pc.is_some_and(|before| now <= before) {
+                let key = machine.state_fingerprint();
+                if seen.contains(&key) {
+                    break;
+                }
+                seen.push(key);
             }
-            seen.push(key);
+            pc = Some(now);
         }
         let next_fp = machine.footprint(&next);
         // `next` is enabled: a refusal is a cudasem bug, reported (after the choices taken).
@@ -194,6 +209,13 @@ pub fn step_folded(
         });
     }
     Ok(fp)
+}
+
+/// The pc of `warp` as [`Machine::warp_view`] gives it (the SIMT stack's warp pc, under ITS
+/// the lowest live lane's), `None` when the warp is not resident. A function of the machine
+/// state, as the repeat check needs (module header).
+fn warp_pc(machine: &Machine, (block, warp): (u32, u32)) -> Option<u32> {
+    machine.warp_view(block, warp).map(|v| v.pc)
 }
 
 /// Whether a step of footprint `fp` is invisible to every other warp: it touches only its own

@@ -13,7 +13,10 @@
 //!   `stepped` includes the whole group: the oracle then sees every member step on a cycle
 //!   through it (weak check) and counts it as a step of any member (strong check).
 //! * Successors of a machine state are computed once, whatever the `stepped` sets it is
-//!   reached with; a machine is kept only until its successors are known.
+//!   reached with. What is stored per state is small (`Search`): a transaction is named by
+//!   the rank of its first choice and taken again to name a witness's or lasso's choices, and a
+//!   state's machine is rebuilt from its origin's when its turn comes (docs/exploration.md,
+//!   "What a stored state costs").
 //! * Terminal states: completed runs and faults are final outcomes (a fault is not a
 //!   non-termination: its units count as done); a deadlock is an outcome *and* a
 //!   non-termination under every model (the oracle's deadlock rule).
@@ -30,6 +33,7 @@
 
 pub mod ample;
 pub mod axb_ptx;
+pub mod budget;
 pub mod coverage;
 pub mod dfs;
 pub mod dpor;
@@ -96,54 +100,166 @@ pub enum Bound {
 /// One node's label in the LTS: the fingerprint of its machine state.
 pub type StateKey = u128;
 
-/// The choices of one successor: a range of the exploration's choice arena (one list per
-/// successor, shared by every edge that stands for it; no allocation per successor).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct ChoiceRange {
-    start: u32,
-    len: u32,
+/// A distinct machine state's number, in the order the search found them.
+type StateId = u32;
+
+/// Which choice of a machine state's enabled list ([`branches`]) a transaction starts with: its
+/// rank in the list sorted ([`rank`]). With the state it names the whole transaction: the fold
+/// ([`fold::step_folded`]) and [`settle`] are deterministic, so the search keeps this number
+/// rather than the transaction's choices (a transaction of a 32-thread block folds some twenty
+/// steps), and takes the transaction again ([`How::retake`]) to name the choices of a witness
+/// or lasso, or to rebuild a state's machine from its origin's. A rank, not a position: the
+/// machine's order of its enabled choices depends on its history, and the machine a replay
+/// reaches has the state's fingerprint but maybe another history (the set is the state's).
+type ChoiceIndex = u32;
+
+/// The rank of `c` among `enabled` (distinct choices) in [`Choice`]'s order.
+fn rank(enabled: &[Choice], c: &Choice) -> ChoiceIndex {
+    enabled.iter().filter(|d| *d < c).count() as ChoiceIndex
 }
 
-impl ChoiceRange {
-    fn of(arena: &[Choice], range: ChoiceRange) -> &[Choice] {
-        let start = range.start as usize;
-        arena
-            .get(start..start + range.len as usize)
-            .unwrap_or_default()
-    }
-}
+/// No state or node: the initial one's origin and parent.
+const NONE: u32 = u32::MAX;
 
 /// What one enabled choice of a machine state leads to.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 struct Succ {
     units: UnitSet,
-    /// The choice, then the system choices folded after it.
-    choices: ChoiceRange,
-    to: StateKey,
+    to: StateId,
+    choice: ChoiceIndex,
 }
 
-/// The successors of one machine state: a range of the exploration's successor arena (no
-/// list per state).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct SuccRange {
-    start: u32,
-    len: u32,
-}
-
-/// Per distinct machine state.
-#[derive(Debug, Clone, Default)]
-struct StateInfo {
-    /// Present until the successors are computed. Boxed: the map stays small (a machine is
-    /// large, and the map moves its entries as it grows).
-    machine: Option<Box<Machine>>,
-    /// The successors, a range of the successor arena, once computed.
-    succ: Option<SuccRange>,
+/// Per distinct machine state (the search's dense table, by [`StateId`]).
+#[derive(Debug, Clone)]
+struct StateRec {
+    key: StateKey,
     done: UnitSet,
-    /// The final outcome, for terminal states.
-    outcome: Option<Outcome>,
     /// The units of the successors a persistent set left out ([`Por::Persistent`]): still
     /// enabled here, for the progress models.
     pruned: UnitSet,
+    /// The successors, a range of the successor arena; `succ_start` is [`NONE`] until they
+    /// are computed (terminal states have none).
+    succ_start: u32,
+    succ_len: u32,
+    /// The state whose transaction first reached this one, and which: the machine is rebuilt
+    /// from that state's when this one is expanded ([`Search::expand_chunk`]). [`NONE`] for
+    /// the initial state.
+    origin: (StateId, ChoiceIndex),
+}
+
+impl StateRec {
+    fn expanded(&self) -> bool {
+        self.succ_start != NONE
+    }
+}
+
+/// A machine kept for the states it is the origin of: rebuilt from it when they are expanded,
+/// and dropped once the last of them is. Only these machines are alive between expansions
+/// (and the machine of a state that is its origin's only new successor, kept as it is: one
+/// machine either way, and no transaction to take again): one per state with new successors
+/// not expanded yet, where the search used to keep one per frontier state (each a copy of
+/// the warp its transaction stepped).
+#[derive(Debug)]
+struct Kept {
+    machine: Box<Machine>,
+    /// New non-terminal successors not expanded yet.
+    pending: u32,
+}
+
+/// How the search takes a transaction, the same when it explores and when it replays one.
+#[derive(Debug, Clone)]
+struct How {
+    folding: Folding,
+    units: Units,
+    /// Fences with no memory access are folded ([`fold::step_folded`]): under persistent sets.
+    fences: bool,
+}
+
+impl How {
+    /// Takes the transaction that starts with `choice` on `m` (state `key`): the choice, the
+    /// invisible steps folded after it and the system choices settled after those, appending
+    /// each choice to `taken`. Returns the transaction's footprint (when `footprints` or the
+    /// fold asks for it) and whether `settle` took a system choice.
+    fn take(
+        &self,
+        m: &mut Machine,
+        choice: &Choice,
+        key: StateKey,
+        footprints: bool,
+        taken: &mut Vec<Choice>,
+    ) -> Result<(Option<fold::TransactionFootprint>, bool), semantics::machine::StepError> {
+        let fp = fold::step_folded(
+            m,
+            choice,
+            self.folding,
+            Some(key),
+            Some(&self.units),
+            footprints,
+            self.fences,
+            taken,
+        )?;
+        let before = taken.len();
+        settle(m, taken)?;
+        Ok((fp, taken.len() > before))
+    }
+
+    /// Takes transaction `index` of `m` (state `key`) again, as the search took it.
+    fn retake(
+        &self,
+        m: &mut Machine,
+        key: StateKey,
+        index: ChoiceIndex,
+        taken: &mut Vec<Choice>,
+    ) -> Result<(), semantics::machine::StepError> {
+        let mut enabled = branches(m);
+        enabled.sort_unstable();
+        match enabled.get(index as usize) {
+            Some(c) => self.take(m, c, key, false, taken).map(|_| ()),
+            // The search took it from a state with this fingerprint: only a machine that is
+            // not deterministic (a cudasem bug) loses it.
+            None => Err(semantics::machine::StepError {
+                choice: enabled
+                    .last()
+                    .copied()
+                    .unwrap_or(Choice::Warp { block: 0, warp: 0 }),
+                message: format!(
+                    "the search took transaction {index} of this state, which now has {} enabled choices (a cudasem bug: a machine state that does not determine its steps)",
+                    enabled.len()
+                ),
+            }),
+        }
+    }
+
+    /// The choices from the initial machine along `path` (state before each transaction, and
+    /// the transaction's index): the system choices folded before the initial node, then each
+    /// transaction's.
+    fn replay(
+        &self,
+        initial: &Machine,
+        initial_choices: &[Choice],
+        path: impl IntoIterator<Item = (StateKey, ChoiceIndex)>,
+    ) -> Vec<Choice> {
+        let mut m = initial.clone();
+        let mut out = initial_choices.to_vec();
+        self.replay_from(&mut m, path, &mut out);
+        out
+    }
+
+    /// Takes the transactions of `path` on `m` again, appending their choices to `out`. A
+    /// transaction the machine refuses ends the list (it was taken once, so only a cudasem bug
+    /// makes it refuse; a replay of the list then stops there too).
+    fn replay_from(
+        &self,
+        m: &mut Machine,
+        path: impl IntoIterator<Item = (StateKey, ChoiceIndex)>,
+        out: &mut Vec<Choice>,
+    ) {
+        for (key, index) in path {
+            if self.retake(m, key, index, out).is_err() {
+                break;
+            }
+        }
+    }
 }
 
 /// A reachable final outcome and where it was first found.
@@ -160,10 +276,11 @@ pub struct OutcomeInfo {
 pub struct Exploration {
     pub units: Units,
     oracle: Oracle<StateKey>,
-    /// Per edge index: the choices it stands for.
-    edge_choices: Vec<ChoiceRange>,
-    /// Every successor's choices, back to back.
-    choice_arena: Vec<Choice>,
+    /// Per edge index: the transaction it stands for, of its source's state.
+    edge_choice: Vec<ChoiceIndex>,
+    /// The initial machine, settled: witnesses and lassos are replayed from it.
+    initial: Box<Machine>,
+    how: How,
     /// System choices folded before the initial node.
     pub initial_choices: Vec<Choice>,
     pub outcomes: BTreeMap<Outcome, OutcomeInfo>,
@@ -244,8 +361,6 @@ pub fn explore_with(
         // A chunk of consecutive nodes: the successors of its machine states are computed in
         // parallel (phase 1), then entered into the graph in node order (phase 2), exactly as
         // one node after the other would: the result does not depend on `jobs`.
-        // On one thread, one node at a time: every state recorded so far is known to `expand`,
-        // which then drops every known successor's machine at once.
         let size = if pool.is_some() { CHUNK } else { 1 };
         let chunk = next..search.graph.node_count().min(next + size);
         let mut expanded = search.expand_chunk(chunk.clone(), pool.as_ref());
@@ -257,10 +372,11 @@ pub fn explore_with(
             let from = NodeIndex::new(n);
             next = n + 1;
             // Successors of the machine state, computed once.
-            if let Some(result) = expanded.remove(&search.graph[from].state) {
-                search.record(from, result)?;
+            let id = search.id_of(from);
+            if let Some(result) = expanded.remove(&id) {
+                search.record(from, id, result)?;
             }
-            search.add_edges(from);
+            search.add_edges(from, id);
             if search.bound_hit.is_some() {
                 break 'search;
             }
@@ -270,22 +386,38 @@ pub fn explore_with(
 }
 
 /// The stateful search under way: the state graph built so far and what it needs to grow.
+///
+/// What a state costs is kept small (issue 14: the search used to hold some 5 KB per state):
+/// a distinct machine state is a [`StateRec`] and an entry of `states`; a node an entry of
+/// `graph`, `index` and `parent`; a successor a [`Succ`]; an edge an entry of `graph` and
+/// `edge_choice`. No transaction's choices are stored ([`ChoiceIndex`]), and a state not
+/// expanded yet has its machine only when it is its origin's one new successor: otherwise it
+/// is rebuilt, when its turn comes, from the machine of the state that first reached it
+/// ([`Kept`]).
 struct Search<'o> {
-    units: Units,
-    /// The memory system's units: their steps make no program unit have stepped.
     memory_units: UnitSet,
     limits: Limits,
     observe: &'o Observe,
+    how: How,
+    /// The initial machine, settled.
+    initial: Box<Machine>,
     /// System choices folded before the initial node.
     initial_choices: Vec<Choice>,
-    states: FingerprintMap<StateKey, StateInfo>,
+    states: FingerprintMap<StateKey, StateId>,
+    recs: Vec<StateRec>,
+    /// The final outcomes of terminal states.
+    outcomes: FingerprintMap<StateId, Outcome>,
+    /// The machines kept for the states not expanded yet that they are the origin of.
+    kept: FingerprintMap<StateId, Kept>,
+    /// The machines of states not expanded yet that are their origin's only new successor.
+    ready: FingerprintMap<StateId, Box<Machine>>,
     graph: DiGraph<Node<StateKey>, Unit, u32>,
-    index: FingerprintMap<(StateKey, UnitSet), NodeId>,
-    /// Per edge: the choices it stands for.
-    edge_choices: Vec<ChoiceRange>,
-    choice_arena: Vec<Choice>,
-    /// Breadth-first parents, to name a witness for each outcome.
-    parent: Vec<Option<(NodeId, ChoiceRange)>>,
+    index: FingerprintMap<(StateId, UnitSet), NodeId>,
+    /// Per edge: the transaction it stands for.
+    edge_choice: Vec<ChoiceIndex>,
+    /// Per node: its breadth-first parent and the transaction from it ([`NONE`] for the
+    /// initial node), to name a witness for each outcome.
+    parent: Vec<(u32, ChoiceIndex)>,
     /// Every state's successors, back to back.
     succ_arena: Vec<Succ>,
     bound_hit: Option<Bound>,
@@ -308,64 +440,114 @@ impl<'o> Search<'o> {
         if let Err(e) = settle(&mut init, &mut initial_choices) {
             return Err(Refused::new(&initial_choices, init.steps(), e).into());
         }
+        let key0 = init.state_fingerprint();
+        let info = state_info(&init, &units, observe);
         let mut search = Search {
             memory_units: units.memory_units(),
-            units,
+            how: How {
+                folding: limits.folding,
+                units,
+                fences: por == Por::Persistent,
+            },
             limits,
             observe,
+            initial: Box::new(init),
             initial_choices,
             states: FingerprintMap::default(),
+            recs: Vec::new(),
+            outcomes: FingerprintMap::default(),
+            kept: FingerprintMap::default(),
+            ready: FingerprintMap::default(),
             graph: DiGraph::default(),
             index: FingerprintMap::default(),
-            edge_choices: Vec::new(),
-            choice_arena: Vec::new(),
+            edge_choice: Vec::new(),
             parent: Vec::new(),
             succ_arena: Vec::new(),
             bound_hit: None,
             por,
             reduced_states: 0,
         };
-        let key0 = init.state_fingerprint();
-        let info = state_info(init, &search.units, observe);
         let done0 = info.done;
-        search.states.insert(key0, info);
+        search.insert_state(key0, info, (NONE, NONE));
         let root = search.graph.add_node(Node {
             state: key0,
             stepped: UnitSet::EMPTY,
             done: done0,
             enabled: UnitSet::EMPTY,
         });
-        search.parent.push(None);
-        search.index.insert((key0, UnitSet::EMPTY), root);
+        search.parent.push((NONE, NONE));
+        search.index.insert((0, UnitSet::EMPTY), root);
         Ok(search)
     }
 
+    /// The state of node `n`.
+    fn id_of(&self, n: NodeId) -> StateId {
+        self.states
+            .get(&self.graph[n].state)
+            .copied()
+            .unwrap_or(NONE)
+    }
+
+    /// Enters a state found for the first time, reached by transaction `origin`.
+    fn insert_state(&mut self, key: StateKey, info: StateInfo, origin: (StateId, ChoiceIndex)) {
+        let id = self.recs.len() as StateId;
+        let terminal = info.outcome.is_some();
+        if let Some(o) = info.outcome {
+            self.outcomes.insert(id, o);
+        }
+        self.recs.push(StateRec {
+            key,
+            done: info.done,
+            pruned: UnitSet::EMPTY,
+            // Terminal states have no successors: expanded at once.
+            succ_start: if terminal { 0 } else { NONE },
+            succ_len: 0,
+            origin,
+        });
+        self.states.insert(key, id);
+    }
+
     /// The successors of the machine states of the nodes `chunk` not expanded yet, on the
-    /// `pool`'s threads when there is one (phase 1: a pure function of each machine).
+    /// `pool`'s threads when there is one (phase 1: a pure function of each machine, rebuilt
+    /// from its origin's).
     fn expand_chunk(
         &mut self,
         chunk: std::ops::Range<usize>,
         pool: Option<&rayon::ThreadPool>,
-    ) -> FingerprintMap<StateKey, Result<Expansion, Failed>> {
-        let mut work: Vec<(StateKey, Box<Machine>)> = Vec::new();
+    ) -> FingerprintMap<StateId, Result<(Box<Machine>, Expansion), Failed>> {
+        let mut work: Vec<(StateId, Option<Box<Machine>>)> = Vec::new();
         for n in chunk {
-            let key = self.graph[NodeIndex::new(n)].state;
-            if let Some(s) = self.states.get_mut(&key)
-                && s.succ.is_none()
-                && let Some(m) = s.machine.take()
+            let id = self.id_of(NodeIndex::new(n));
+            if self
+                .recs
+                .get(id as usize)
+                .is_some_and(|r| !r.expanded() && !work.iter().any(|w| w.0 == id))
             {
-                work.push((key, m));
+                work.push((id, self.ready.remove(&id)));
             }
         }
-        let (folding, units, observe, states, por) = (
-            self.limits.folding,
-            &self.units,
+        let (how, observe, states, recs, kept, initial, por) = (
+            &self.how,
             self.observe,
             &self.states,
+            &self.recs,
+            &self.kept,
+            &*self.initial,
             self.por,
         );
-        let expand_one = |(key, m): (StateKey, Box<Machine>)| {
-            (key, expand(m, key, folding, por, units, observe, states))
+        let expand_one = |(id, ready): (StateId, Option<Box<Machine>>)| {
+            let rec = &recs[id as usize];
+            let machine = match ready {
+                Some(m) => Ok(m),
+                None => rebuild(rec, recs, kept, initial, how),
+            };
+            (
+                id,
+                machine.and_then(|m| {
+                    let e = expand(&m, rec.key, por, how, observe, states)?;
+                    Ok((m, e))
+                }),
+            )
         };
         match pool {
             Some(pool) => pool.install(|| work.into_par_iter().map(expand_one).collect()),
@@ -373,97 +555,137 @@ impl<'o> Search<'o> {
         }
     }
 
-    /// Enters the successors of node `from`'s machine state into the arenas (phase 2), and
-    /// the new states among them into the state map. A refused enabled choice is a cudasem
-    /// bug, never skipped (a skipped choice would hide states and make the verdict wrong).
+    /// Enters the successors of node `from`'s machine state `id` into the arenas (phase 2),
+    /// and the new states among them into the state table. A refused enabled choice is a
+    /// cudasem bug, never skipped (a skipped choice would hide states and make the verdict
+    /// wrong).
     fn record(
         &mut self,
         from: NodeId,
-        result: Result<Expansion, Failed>,
+        id: StateId,
+        result: Result<(Box<Machine>, Expansion), Failed>,
     ) -> Result<(), ExploreFailure> {
-        let key = self.graph[from].state;
-        let list = match result {
-            Ok(list) => list,
+        let (machine, list) = match result {
+            Ok(r) => r,
             Err(failed) => {
-                let mut prefix = path_to(
-                    from,
-                    &self.parent,
-                    &self.initial_choices,
-                    &self.choice_arena,
-                );
+                let mut prefix = self.path_to(from);
                 prefix.extend_from_slice(&failed.taken);
                 return Err(Refused::new(&prefix, failed.steps, failed.error).into());
             }
         };
-        let succ_start = self.succ_arena.len();
-        let base = self.choice_arena.len();
-        self.choice_arena.extend_from_slice(&list.choices);
+        let key = self.recs[id as usize].key;
         // A persistent singleton: the first successor that may be explored alone and leads to
         // a state not known before (the cycle proviso, [`ample`]).
         let alone = list
-            .succ
             .iter()
             .position(|e| e.alone && e.to != key && !self.states.contains_key(&e.to));
         let mut pruned = UnitSet::EMPTY;
         if alone.is_some() {
             self.reduced_states += 1;
         }
-        for (i, e) in list.succ.into_iter().enumerate() {
+        let succ_start = self.succ_arena.len();
+        // The new non-terminal successors, with their machines.
+        let mut new: Vec<(StateId, Option<Box<Machine>>)> = Vec::new();
+        for (i, e) in list.into_iter().enumerate() {
             if alone.is_some_and(|a| a != i) {
                 pruned = pruned.union(e.units);
                 continue;
             }
-            let choices = ChoiceRange {
-                start: (base + e.choices.start) as u32,
-                len: e.choices.len() as u32,
+            // The first machine found with a fingerprint is the one explored: its state's
+            // origin is this transaction.
+            let to = match (self.states.get(&e.to), e.info) {
+                (Some(&to), _) => to,
+                (None, Some(info)) => {
+                    let terminal = info.outcome.is_some();
+                    self.insert_state(e.to, info, (id, e.choice));
+                    let to = (self.recs.len() - 1) as StateId;
+                    if !terminal {
+                        new.push((to, e.machine));
+                    }
+                    to
+                }
+                // Unknown before the chunk, so its information came with it.
+                (None, None) => continue,
             };
             self.succ_arena.push(Succ {
                 units: e.units,
-                choices,
-                to: e.to,
+                to,
+                choice: e.choice,
             });
-            // The first machine found with a fingerprint is the one kept.
-            if let Some(info) = e.info
-                && !self.states.contains_key(&e.to)
-            {
-                self.states.insert(e.to, info);
+        }
+        let rec = &mut self.recs[id as usize];
+        rec.succ_start = succ_start as u32;
+        rec.succ_len = (self.succ_arena.len() - succ_start) as u32;
+        rec.pruned = pruned;
+        let origin = rec.origin.0;
+        match new.len() {
+            0 => {}
+            // Its only new successor keeps its own machine: the same memory as keeping this
+            // one, and no transaction to take again.
+            1 => {
+                if let Some((to, Some(m))) = new.pop() {
+                    self.ready.insert(to, m);
+                } else {
+                    self.kept.insert(
+                        id,
+                        Kept {
+                            machine,
+                            pending: 1,
+                        },
+                    );
+                }
+            }
+            n => {
+                self.kept.insert(
+                    id,
+                    Kept {
+                        machine,
+                        pending: n as u32,
+                    },
+                );
             }
         }
-        if let Some(s) = self.states.get_mut(&key) {
-            s.succ = Some(SuccRange {
-                start: succ_start as u32,
-                len: (self.succ_arena.len() - succ_start) as u32,
-            });
-            s.pruned = pruned;
+        // One state fewer waits for the origin's machine.
+        if let Entry::Occupied(mut k) = self.kept.entry(origin) {
+            k.get_mut().pending = k.get().pending.saturating_sub(1);
+            if k.get().pending == 0 {
+                k.remove();
+            }
         }
         Ok(())
     }
 
-    /// The edges out of node `from`, one per successor and unit it steps, to the nodes
-    /// (machine state × stepped units) they reach, new ones appended; stops at the node bound.
-    fn add_edges(&mut self, from: NodeId) {
+    /// The edges out of node `from` (state `id`), one per successor and unit it steps, to the
+    /// nodes (machine state × stepped units) they reach, new ones appended; stops at the node
+    /// bound.
+    fn add_edges(&mut self, from: NodeId, id: StateId) {
         let Search {
-            units,
+            how,
             memory_units,
             limits,
-            states,
+            recs,
             graph,
             index,
-            edge_choices,
+            edge_choice,
             parent,
             succ_arena,
             bound_hit,
             ..
         } = self;
-        let (key, stepped) = (graph[from].state, graph[from].stepped);
-        let succ = states.get(&key).and_then(|s| s.succ).map_or(&[][..], |r| {
-            let start = r.start as usize;
-            &succ_arena[start..start + r.len as usize]
-        });
+        let Some(rec) = recs.get(id as usize) else {
+            return;
+        };
+        let stepped = graph[from].stepped;
+        let succ = if rec.expanded() {
+            let start = rec.succ_start as usize;
+            &succ_arena[start..start + rec.succ_len as usize]
+        } else {
+            &[][..]
+        };
         // Units whose transitions a persistent set left out are enabled here all the same.
-        let mut enabled_units = states.get(&key).map_or(UnitSet::EMPTY, |s| s.pruned);
+        let mut enabled_units = rec.pruned;
         for s in succ {
-            let to_done = states.get(&s.to).map_or(UnitSet::EMPTY, |i| i.done);
+            let to = &recs[s.to as usize];
             // The memory system's steps make no program unit have stepped.
             let to_stepped = stepped.union(s.units.difference(*memory_units));
             let to_node = match index.entry((s.to, to_stepped)) {
@@ -474,13 +696,13 @@ impl<'o> Search<'o> {
                         break;
                     }
                     let n = graph.add_node(Node {
-                        state: s.to,
+                        state: to.key,
                         stepped: to_stepped,
-                        done: to_done,
+                        done: to.done,
                         enabled: UnitSet::EMPTY,
                     });
                     e.insert(n);
-                    parent.push(Some((from, s.choices)));
+                    parent.push((from.index() as u32, s.choice));
                     n
                 }
             };
@@ -489,7 +711,7 @@ impl<'o> Search<'o> {
             // live unit rather than lose the transition.
             let labels = if s.units.is_empty() {
                 graph[from]
-                    .live(units.graph_units())
+                    .live(how.units.graph_units())
                     .min()
                     .map_or(UnitSet::EMPTY, UnitSet::single)
             } else {
@@ -498,49 +720,104 @@ impl<'o> Search<'o> {
             for u in labels.iter() {
                 enabled_units = enabled_units.with(u);
                 graph.add_edge(from, to_node, u);
-                edge_choices.push(s.choices);
+                edge_choice.push(s.choice);
             }
         }
         graph[from].enabled = enabled_units;
+    }
+
+    /// The choices of the breadth-first path from the initial machine to node `n`.
+    fn path_to(&self, n: NodeId) -> Vec<Choice> {
+        path_to(
+            n,
+            &self.graph,
+            &self.parent,
+            &self.how,
+            &self.initial,
+            &self.initial_choices,
+        )
     }
 
     /// The exploration: outcomes are the terminal states in breadth-first order, each with
     /// the shortest run that reaches it.
     fn finish(self) -> Exploration {
         let mut outcomes: BTreeMap<Outcome, OutcomeInfo> = BTreeMap::new();
-        let mut counted: FingerprintMap<StateKey, ()> = FingerprintMap::default();
+        let mut counted: FingerprintMap<StateId, ()> = FingerprintMap::default();
         for n in self.graph.node_indices() {
-            let key = self.graph[n].state;
-            let Some(o) = self.states.get(&key).and_then(|s| s.outcome.as_ref()) else {
+            let id = self.id_of(n);
+            let Some(o) = self.outcomes.get(&id) else {
                 continue;
             };
-            if counted.insert(key, ()).is_some() {
+            if counted.insert(id, ()).is_some() {
                 continue;
             }
             let e = outcomes.entry(o.clone()).or_insert_with(|| OutcomeInfo {
                 states: 0,
-                witness: path_to(n, &self.parent, &self.initial_choices, &self.choice_arena),
+                witness: self.path_to(n),
             });
             e.states += 1;
         }
         let lts = Lts {
-            units: self.units.graph_units(),
-            owed: self.units.op_units(),
+            units: self.how.units.graph_units(),
+            owed: self.how.units.op_units(),
             graph: self.graph,
         };
         Exploration {
-            units: self.units,
+            units: self.how.units.clone(),
             oracle: Oracle::new(lts),
-            edge_choices: self.edge_choices,
-            choice_arena: self.choice_arena,
+            edge_choice: self.edge_choice,
+            initial: self.initial,
+            how: self.how,
             initial_choices: self.initial_choices,
             outcomes,
-            machine_states: self.states.len(),
+            machine_states: self.recs.len(),
             bound_hit: self.bound_hit,
             limits: self.limits,
             por: self.por,
             reduced_states: self.reduced_states,
         }
+    }
+}
+
+/// The machine of state `rec`: the initial machine, or its origin's with the origin's
+/// transaction taken again (the same machine the search found it with: the steps are
+/// deterministic).
+fn rebuild(
+    rec: &StateRec,
+    recs: &[StateRec],
+    kept: &FingerprintMap<StateId, Kept>,
+    initial: &Machine,
+    how: &How,
+) -> Result<Box<Machine>, Failed> {
+    let (origin, index) = rec.origin;
+    if origin == NONE {
+        return Ok(Box::new(initial.clone()));
+    }
+    let from = &recs[origin as usize];
+    let mut m = match kept.get(&origin) {
+        Some(k) => k.machine.clone(),
+        // Kept until every state it is the origin of is expanded: only a bug loses it.
+        None => {
+            return Err(Failed {
+                taken: Vec::new(),
+                steps: 0,
+                error: semantics::machine::StepError {
+                    choice: Choice::Warp { block: 0, warp: 0 },
+                    message:
+                        "the search lost the machine of a state not expanded yet (a cudasem bug)"
+                            .to_string(),
+                },
+            });
+        }
+    };
+    let mut taken = Vec::new();
+    match how.retake(&mut m, from.key, index, &mut taken) {
+        Ok(()) => Ok(m),
+        Err(error) => Err(Failed {
+            taken,
+            steps: m.steps(),
+            error,
+        }),
     }
 }
 
@@ -561,48 +838,56 @@ pub(crate) fn worker_pool(jobs: usize) -> Option<rayon::ThreadPool> {
         .ok()
 }
 
+/// What a search learns of a machine state when it first finds it (the machine itself is
+/// not kept: [`Kept`]).
+#[derive(Debug, Clone)]
+struct StateInfo {
+    done: UnitSet,
+    /// The final outcome, for terminal states.
+    outcome: Option<Outcome>,
+}
+
 /// The node information of a machine state reached for the first time.
-fn state_info(m: Machine, units: &Units, observe: &Observe) -> StateInfo {
-    let mut info = StateInfo::default();
+fn state_info(m: &Machine, units: &Units, observe: &Observe) -> StateInfo {
     match m.termination() {
         Some(t) => {
-            let outcome = Outcome::of(&m, t, observe);
+            let outcome = Outcome::of(m, t, observe);
             // A fault ends the run: not a non-termination, so its units count as done.
-            info.done = if matches!(outcome.status, Status::Error { .. }) {
+            let done = if matches!(outcome.status, Status::Error { .. }) {
                 UnitSet::all(units.graph_units())
             } else {
-                units.done(&m)
+                units.done(m)
             };
-            info.outcome = Some(outcome);
-            info.succ = Some(SuccRange { start: 0, len: 0 });
+            StateInfo {
+                done,
+                outcome: Some(outcome),
+            }
         }
-        None => {
-            info.done = units.done(&m);
-            info.machine = Some(Box::new(m));
-        }
+        None => StateInfo {
+            done: units.done(m),
+            outcome: None,
+        },
     }
-    info
 }
 
 /// One successor of a machine state, as computed by [`expand`].
 struct Expanded {
     units: UnitSet,
-    /// The choice, then the invisible and system choices folded after it: a range of the
-    /// expansion's own choice list ([`Expansion::choices`]).
-    choices: std::ops::Range<usize>,
+    /// Its transaction: the index of its first choice in the state's enabled list.
+    choice: ChoiceIndex,
     to: StateKey,
     /// The successor's node information, unless its state was known before the chunk.
     info: Option<StateInfo>,
     /// Its transaction may be explored alone ([`ample::alone_ample`]; the cycle proviso is
     /// checked when it is recorded).
     alone: bool,
+    /// The successor's machine when its state was not known before the chunk and is not
+    /// terminal: kept if it turns out to be its origin's only new successor.
+    machine: Option<Box<Machine>>,
 }
 
-/// The successors of one machine state, their choices back to back (one allocation).
-struct Expansion {
-    choices: Vec<Choice>,
-    succ: Vec<Expanded>,
-}
+/// The successors of one machine state.
+type Expansion = Vec<Expanded>;
 
 /// A step the machine refused while expanding a state: the choices of the transaction up to
 /// it, the machine's step count and the error.
@@ -614,99 +899,76 @@ struct Failed {
 
 /// The successors of machine state `key`, one per enabled choice in the machine's order (a
 /// pure function of the machine: threads may compute them in any order). `known` is only
-/// read, to drop at once the machines of states already recorded.
+/// read, to skip the information of states already recorded.
 fn expand(
-    m: Box<Machine>,
+    m: &Machine,
     key: StateKey,
-    folding: Folding,
     por: Por,
-    units: &Units,
+    how: &How,
     observe: &Observe,
-    known: &FingerprintMap<StateKey, StateInfo>,
+    known: &FingerprintMap<StateKey, StateId>,
 ) -> Result<Expansion, Failed> {
-    let enabled: Vec<Choice> = branches(&m);
-    let mut out = Expansion {
-        choices: Vec::new(),
-        succ: Vec::with_capacity(enabled.len()),
-    };
-    let mut last = Some(m);
-    for (i, c) in enabled.iter().enumerate() {
-        let Some(m) = last.as_deref() else { break };
-        let u = units.of(m, c);
+    let enabled: Vec<Choice> = branches(m);
+    let mut out = Vec::with_capacity(enabled.len());
+    let mut taken = Vec::new();
+    for c in &enabled {
+        let u = how.units.of(m, c);
         // Every choice is judged: which one is the persistent singleton is decided when the
         // successors are recorded, in node order, whatever the number of threads.
         let candidate = (por == Por::Persistent && enabled.len() > 1)
             .then(|| ample::Candidate::of(m, &enabled, c))
             .flatten();
-        // The last child takes the parent's machine: one clone fewer per state.
-        let mut m2 = if i + 1 == enabled.len() {
-            match last.take() {
-                Some(m) => *m,
-                None => break,
+        let mut m2 = m.clone();
+        taken.clear();
+        let (fp, settled) = match how.take(&mut m2, c, key, candidate.is_some(), &mut taken) {
+            Ok(t) => t,
+            Err(error) => {
+                return Err(Failed {
+                    taken,
+                    steps: m2.steps(),
+                    error,
+                });
             }
-        } else {
-            m.clone()
         };
-        let start = out.choices.len();
-        let folded = fold::step_folded(
-            &mut m2,
-            c,
-            folding,
-            Some(key),
-            Some(units),
-            candidate.is_some(),
-            por == Por::Persistent,
-            &mut out.choices,
-        );
-        let mut settled = false;
-        let (fp, refused) = match folded {
-            Ok(fp) => {
-                let before = out.choices.len();
-                let e = settle(&mut m2, &mut out.choices).err();
-                settled = out.choices.len() > before;
-                (fp, e)
-            }
-            Err(e) => (None, Some(e)),
-        };
-        if let Some(error) = refused {
-            return Err(Failed {
-                taken: out.choices.split_off(start),
-                steps: m2.steps(),
-                error,
-            });
-        }
         let to = m2.state_fingerprint();
         let alone = candidate.is_some_and(|cand| cand.alone(fp, &m2, settled));
-        let info = (!known.contains_key(&to)).then(|| state_info(m2, units, observe));
-        out.succ.push(Expanded {
+        let info = (!known.contains_key(&to)).then(|| state_info(&m2, &how.units, observe));
+        let machine = info
+            .as_ref()
+            .is_some_and(|i| i.outcome.is_none())
+            .then(|| Box::new(m2));
+        out.push(Expanded {
             units: u,
-            choices: start..out.choices.len(),
+            choice: rank(&enabled, c),
             to,
             info,
             alone,
+            machine,
         });
     }
     Ok(out)
 }
 
-/// The choices of the breadth-first path from the initial machine to node `n`.
+/// The choices of the breadth-first path from the initial machine to node `n` of `graph`
+/// (`parent` per node), each transaction taken again ([`How::replay`]).
 fn path_to(
     n: NodeId,
-    parent: &[Option<(NodeId, ChoiceRange)>],
+    graph: &DiGraph<Node<StateKey>, Unit, u32>,
+    parent: &[(u32, ChoiceIndex)],
+    how: &How,
+    initial: &Machine,
     initial_choices: &[Choice],
-    choice_arena: &[Choice],
 ) -> Vec<Choice> {
     let mut path = Vec::new();
-    let mut cur = n;
-    while let Some((p, list)) = parent[cur.index()] {
-        path.push(list);
-        cur = p;
+    let mut cur = n.index();
+    while let Some(&(p, index)) = parent.get(cur)
+        && p != NONE
+    {
+        path.push((graph[NodeIndex::new(p as usize)].state, index));
+        cur = p as usize;
     }
-    let mut out = initial_choices.to_vec();
-    for list in path.into_iter().rev() {
-        out.extend_from_slice(ChoiceRange::of(choice_arena, list));
-    }
-    out
+    path.reverse();
+    how.replay(initial, initial_choices, path)
 }
 
 impl Exploration {
@@ -739,14 +1001,19 @@ impl Exploration {
             return None;
         }
         let cx: Counterexample = self.oracle.counterexample(model)?;
+        // The stem starts at the initial node and the cycle where the stem ends: one replay
+        // takes both, each transaction again from the state it leaves.
+        let g = &self.oracle.lts().graph;
+        let path = |ts: &[Transition]| -> Vec<(StateKey, ChoiceIndex)> {
+            ts.iter()
+                .map(|t| (g[t.from].state, self.choice_of(t)))
+                .collect()
+        };
+        let mut m = (*self.initial).clone();
         let mut stem = self.initial_choices.clone();
-        for t in &cx.stem {
-            stem.extend_from_slice(self.choices_of(t));
-        }
+        self.how.replay_from(&mut m, path(&cx.stem), &mut stem);
         let mut cycle = Vec::new();
-        for t in &cx.cycle {
-            cycle.extend_from_slice(self.choices_of(t));
-        }
+        self.how.replay_from(&mut m, path(&cx.cycle), &mut cycle);
         let stepping = cx.cycle.iter().fold(UnitSet::EMPTY, |s, t| s.with(t.unit));
         Some(Lasso {
             model,
@@ -757,15 +1024,16 @@ impl Exploration {
         })
     }
 
-    /// The choices of the edge `t` stands for.
-    fn choices_of(&self, t: &Transition) -> &[Choice] {
+    /// The transaction of the edge `t` stands for.
+    fn choice_of(&self, t: &Transition) -> ChoiceIndex {
         let g = &self.oracle.lts().graph;
         g.edges_connecting(t.from, t.to)
             .find(|e| *e.weight() == t.unit)
             .and_then(|e| {
-                self.edge_choices
+                self.edge_choice
                     .get(petgraph::visit::EdgeRef::id(&e).index())
+                    .copied()
             })
-            .map_or(&[], |&range| ChoiceRange::of(&self.choice_arena, range))
+            .unwrap_or(NONE)
     }
 }

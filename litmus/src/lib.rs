@@ -21,6 +21,7 @@ pub mod translate;
 use explore::progress::{ProgressModel, Verdict};
 use explore::{Lasso, Level, Limits};
 use parse::{LitmusTest, Quantifier, Term};
+use scheduler::{BoundHit, Budget};
 use semantics::machine::{Machine, MemoryKind};
 use std::sync::Arc;
 use traces::Choice;
@@ -119,6 +120,30 @@ impl Status {
             Status::Unsupported(_) => "unsupported",
             Status::Bounded => "bounded",
             Status::TimeLimit => "time_limit",
+        }
+    }
+
+    /// The bound that cut the search, in the one vocabulary of bounds ([`BoundHit`]), if one
+    /// did: `max_states` is the state bound the search ran under ([`Options::max_states`]),
+    /// `time_ms` the time bound as set, when known.
+    pub fn bound_hit(&self, max_states: usize, time_ms: Option<u64>) -> Option<BoundHit> {
+        match self {
+            Status::Bounded => Some(BoundHit::States(max_states as u64)),
+            Status::TimeLimit => Some(BoundHit::Time(time_ms)),
+            Status::Ok | Status::Unsupported(_) => None,
+        }
+    }
+}
+
+impl Options {
+    /// These options with the budget's state bound, when it sets one (the time bound is the
+    /// [`scheduler::Stop`] of [`check_until`]).
+    pub fn with_budget(self, budget: &Budget) -> Options {
+        Options {
+            max_states: budget.states.map_or(self.max_states, |n| {
+                usize::try_from(n).unwrap_or(usize::MAX)
+            }),
+            ..self
         }
     }
 }
@@ -472,4 +497,32 @@ fn first_message(ptx: &str, d: &[ptx_parser::Diagnostic]) -> LoadError {
                 message: d.message.clone(),
             }
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_litmus_search_names_its_bound_in_the_one_vocabulary() {
+        assert_eq!(
+            Status::Bounded.bound_hit(10, None),
+            Some(BoundHit::States(10))
+        );
+        assert_eq!(
+            Status::TimeLimit.bound_hit(10, Some(1500)),
+            Some(BoundHit::Time(Some(1500)))
+        );
+        assert_eq!(Status::Ok.bound_hit(10, None), None);
+        assert_eq!(Status::Unsupported(String::new()).bound_hit(10, None), None);
+        let budget = Budget {
+            states: Some(3),
+            ..Budget::UNBOUNDED
+        };
+        assert_eq!(Options::default().with_budget(&budget).max_states, 3);
+        assert_eq!(
+            Options::default().with_budget(&Budget::UNBOUNDED),
+            Options::default()
+        );
+    }
 }
