@@ -4,17 +4,48 @@
 //! object (`"bound_hit": {"bound": "states", "limit": 1000}`, `null` when no bound cut it).
 //! The time bound's text stays [`crate::timeout::cause_text`]'s, which also tells an interrupt
 //! and the memory budget apart from the clock.
+//!
+//! The loops below the CLI see one stop flag, set by the clock, Ctrl-C or the memory
+//! watchdog, and call what it cut the time bound; [`stopped`] names the memory bound
+//! (`{"bound": "memory", "limit": BYTES}`) where the memory watchdog set it.
 
 use explore::dfs::DfsBound;
 use scheduler::BoundHit;
 use semantics::machine::Termination;
+
+/// The bound a stop flag cut, with `time_ms` the time bound: the memory bound where the memory
+/// watchdog set the flag (`--max-memory`), else the time bound (the clock, or Ctrl-C).
+pub fn stopped(time_ms: Option<u64>) -> BoundHit {
+    stopped_by(
+        time_ms,
+        crate::timeout::over_budget(),
+        crate::budget::bytes(),
+    )
+}
+
+/// [`stopped`] with the watchdog's state given: `over_budget`, the memory budget `bytes`.
+fn stopped_by(time_ms: Option<u64>, over_budget: bool, bytes: u64) -> BoundHit {
+    if over_budget {
+        BoundHit::Memory(bytes)
+    } else {
+        BoundHit::Time(time_ms)
+    }
+}
+
+/// A bound a loop below the CLI reported, named as [`stopped`] names a stop flag's cut.
+pub fn named(hit: BoundHit) -> BoundHit {
+    match hit {
+        BoundHit::Time(ms) => stopped(ms),
+        other => other,
+    }
+}
 
 /// The bound of a run that ended in `t`, if a bound ended it. `time_ms` is the time bound as
 /// `--timeout` gave it ([`crate::timeout::Timeout::millis`]), here and below.
 pub fn of_run(t: &Termination, max_steps: u64, time_ms: Option<u64>) -> Option<BoundHit> {
     match t {
         Termination::StepLimit => Some(BoundHit::Steps(max_steps)),
-        Termination::TimeLimit => Some(BoundHit::Time(time_ms)),
+        Termination::TimeLimit => Some(stopped(time_ms)),
         _ => None,
     }
 }
@@ -23,7 +54,7 @@ pub fn of_run(t: &Termination, max_steps: u64, time_ms: Option<u64>) -> Option<B
 pub fn of_states(b: explore::Bound, time_ms: Option<u64>) -> BoundHit {
     match b {
         explore::Bound::States(n) => BoundHit::States(n as u64),
-        explore::Bound::Time => BoundHit::Time(time_ms),
+        explore::Bound::Time => stopped(time_ms),
     }
 }
 
@@ -33,7 +64,7 @@ pub fn of_dfs(b: DfsBound, time_ms: Option<u64>) -> Option<BoundHit> {
     match b {
         DfsBound::Transitions(n) => Some(BoundHit::Transitions(n)),
         DfsBound::Depth(d) => Some(BoundHit::Depth(d as u64)),
-        DfsBound::Time => Some(BoundHit::Time(time_ms)),
+        DfsBound::Time => Some(stopped(time_ms)),
         DfsBound::Halted => None,
     }
 }
@@ -46,7 +77,7 @@ pub fn of_litmus(
 ) -> Option<BoundHit> {
     match status {
         litmus::Status::Bounded => Some(BoundHit::States(max_states as u64)),
-        litmus::Status::TimeLimit => Some(BoundHit::Time(time_ms)),
+        litmus::Status::TimeLimit => Some(stopped(time_ms)),
         litmus::Status::Ok | litmus::Status::Unsupported(_) => None,
     }
 }
@@ -101,5 +132,22 @@ mod tests {
             Some(BoundHit::States(10))
         );
         assert_eq!(of_litmus(&litmus::Status::Ok, 10, none), None);
+    }
+
+    #[test]
+    fn a_stop_flag_set_by_the_memory_watchdog_names_the_memory_bound() {
+        assert_eq!(
+            stopped_by(Some(2500), false, 1 << 20),
+            BoundHit::Time(Some(2500))
+        );
+        let memory = stopped_by(Some(2500), true, 40 << 20);
+        assert_eq!(memory, BoundHit::Memory(40 << 20));
+        assert_eq!(memory.to_string(), "the memory bound (--max-memory 40M)");
+        assert_eq!(
+            json(Some(memory)).to_string(),
+            r#"{"bound":"memory","limit":41943040}"#
+        );
+        // Not cut by a stop flag: named as the loop named it.
+        assert_eq!(named(BoundHit::Steps(4)), BoundHit::Steps(4));
     }
 }

@@ -158,6 +158,11 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
+/// Whether the memory watchdog (`--max-memory`) set the stop flags.
+pub fn over_budget() -> bool {
+    OVER_BUDGET.load(Ordering::SeqCst)
+}
+
 /// The command has begun writing its report: the watchdog lets it finish.
 pub fn reporting() {
     REPORTING.store(true, Ordering::SeqCst);

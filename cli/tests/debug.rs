@@ -13,7 +13,7 @@ mod common;
 use common::workspace;
 
 /// Exit code and stdout (stderr appended) of `cudasem ARGS` in `dir` with `stdin`.
-fn cudasem_in(dir: &Path, args: &[&str], stdin: &str) -> (i32, String) {
+fn cudasem_in(dir: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> (i32, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cudasem"))
         .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args(args)
@@ -26,7 +26,7 @@ fn cudasem_in(dir: &Path, args: &[&str], stdin: &str) -> (i32, String) {
         .spawn()
         .expect("the cudasem binary runs");
     if let Some(mut input) = child.stdin.take() {
-        input.write_all(stdin.as_bytes()).expect("write stdin");
+        input.write_all(stdin.as_ref()).expect("write stdin");
     }
     let out = child.wait_with_output().expect("cudasem ends");
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -128,6 +128,29 @@ fn trace_save_and_load_continue_from_a_prefix() {
     insta::assert_snapshot!(tail);
     let saved = std::fs::read_to_string(dir.join("prefix.jsonl")).expect("the trace was written");
     assert_eq!(saved.lines().count(), 21, "a header and 20 choices");
+}
+
+/// A script line that is not UTF-8 text is an error (exit code 1), and the lines after it still
+/// run; standard input that ends without a final newline or `quit` ends the session after its
+/// last command.
+#[test]
+fn a_script_line_that_is_not_text_is_an_error_and_the_rest_runs() {
+    let mut script = b"step\n".to_vec();
+    script.extend_from_slice(b"break L\xff\xfe\n");
+    script.extend_from_slice(b"step");
+    let (code, out) = cudasem_in(
+        &workspace(),
+        &["debug", L55.0, "--launch", L55.1, "--warp-size", "2"],
+        script,
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains(
+            "error: line 2 of the script is not UTF-8 text: it was skipped\n(cudasem) step\n[2] "
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("panicked"), "{out}");
 }
 
 #[test]

@@ -210,7 +210,7 @@ fn continue_on_a_kernel_that_does_not_terminate_ends_at_the_step_bound() {
     assert_eq!(code, Some(0), "{out}\n{stderr}");
     let bound: Vec<&str> = out
         .lines()
-        .filter(|l| l.starts_with("stopped at the step bound after 3000 steps"))
+        .filter(|l| l.starts_with("stopped at the step bound (--max-steps 3000) after 3000 steps"))
         .collect();
     assert_eq!(bound.len(), 2, "both `continue`s hit the bound:\n{out}");
     assert!(out.contains("the kernel may not terminate"), "{out}");

@@ -270,7 +270,7 @@ fn each_bound_stops_progress_and_says_which() {
     let cases: [(&[&str], &str); 3] = [
         (
             &["--max-states", "1000"],
-            "more than 1000 states (raise the bound or shrink the program) (--max-states 1000)",
+            "stopped by the state bound (--max-states 1000): more than 1000 states",
         ),
         (
             &["--max-states", "1000000000", "--timeout", "0.3"],

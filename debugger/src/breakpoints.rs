@@ -30,6 +30,11 @@ impl Session {
     pub(super) fn resolve(&self, loc: &Location) -> Result<(Vec<u32>, String), DebugError> {
         let p = &self.program;
         let ptx_line = |line: u32| {
+            if line == 0 {
+                return Err(DebugError::Refused(
+                    "PTX lines count from 1: write ptx:1 or a later line".to_string(),
+                ));
+            }
             p.source
                 .iter()
                 .position(|s| s.ptx_line >= line)
@@ -216,6 +221,16 @@ impl Session {
                 )
             }
         };
+        let size = semantics::machine::type_size(ty) as u64;
+        // The last watched byte is `address + size - 1`.
+        if address.checked_add(size.saturating_sub(1)).is_none() {
+            return Err(format!(
+                "{name}: its {size} bytes would run past the end of the address space (the last \
+                 address is {:#x})",
+                u64::MAX
+            )
+            .into());
+        }
         let id = self.take_id();
         self.watchpoints.push(Watchpoint {
             id,
@@ -338,14 +353,45 @@ impl Session {
         if self.watchpoints.is_empty() {
             return None;
         }
+        let (text, seen) = self.watch_check(&self.machine, &self.last_events);
+        self.watch_seen(seen);
+        (!text.is_empty()).then_some(text)
+    }
+
+    /// [`Session::watch_hits`] for a step of a run of machine `m` (the machine after the
+    /// step), which did `events`.
+    pub(super) fn watch_hits_in(&mut self, m: &Machine, events: &[Event]) -> Option<String> {
+        if self.watchpoints.is_empty() {
+            return None;
+        }
+        let (text, seen) = self.watch_check(m, events);
+        self.watch_seen(seen);
+        (!text.is_empty()).then_some(text)
+    }
+
+    /// Counts the hits `watch_check` found and remembers the values it read.
+    fn watch_seen(&mut self, seen: Vec<WatchSeen>) {
+        for (id, key, new) in seen {
+            if let Some(v) = new {
+                self.watched.insert((id, key), v);
+            }
+            if let Some(x) = self.watchpoints.iter_mut().find(|x| x.id == id) {
+                x.hits += 1;
+            }
+        }
+    }
+
+    /// The watchpoint report of a step that did `events` in machine `m` (empty when it wrote
+    /// no watched byte), and for each hit the watchpoint, the block whose memory it watches (0
+    /// outside `.shared`) and the value now there.
+    fn watch_check(&self, m: &Machine, events: &[Event]) -> (String, Vec<WatchSeen>) {
         let mut out = String::new();
-        let events = std::mem::take(&mut self.last_events);
-        let wps = self.watchpoints.clone();
-        for w in &wps {
+        let mut seen = Vec::new();
+        for w in &self.watchpoints {
             let size = semantics::machine::type_size(w.ty) as u64;
             let mut writers: Vec<(u32, u32, u32)> = Vec::new();
             let mut blocks: Vec<u32> = Vec::new();
-            for e in &events {
+            for e in events {
                 if let Event::Memory {
                     block,
                     warp,
@@ -358,8 +404,7 @@ impl Session {
                 } = e
                     && *space == w.space
                     && w.block.is_none_or(|b| b == *block)
-                    && *address < w.address + size
-                    && w.address < address + *n as u64
+                    && overlap((*address, *n as u64), (w.address, size))
                 {
                     writers.push((*block, *warp, *lane));
                     let key = if w.space == MemSpace::Shared {
@@ -373,14 +418,9 @@ impl Session {
                 }
             }
             for key in blocks {
-                let new = self.read_value(w.space, w.address, w.ty, key);
+                let new = self.read_value_in(m, w.space, w.address, w.ty, key);
                 let old = self.watched.get(&(w.id, key)).copied();
-                if let Some(v) = new {
-                    self.watched.insert((w.id, key), v);
-                }
-                if let Some(x) = self.watchpoints.iter_mut().find(|x| x.id == w.id) {
-                    x.hits += 1;
-                }
+                seen.push((w.id, key, new));
                 let who: Vec<String> = writers
                     .iter()
                     .filter(|(b, _, _)| w.space != MemSpace::Shared || *b == key)
@@ -403,7 +443,17 @@ impl Session {
                 );
             }
         }
-        self.last_events = events;
-        (!out.is_empty()).then_some(out)
+        (out, seen)
     }
+}
+
+/// A watchpoint hit: the watchpoint, the block whose memory it watches (0 outside `.shared`),
+/// and the value read there after the step.
+type WatchSeen = (u32, u32, Option<u64>);
+
+/// Whether the byte ranges `[a, a + m)` and `[b, b + n)` share a byte (an access near the end
+/// of the address space does not wrap around to its start).
+fn overlap((a, m): (u64, u64), (b, n): (u64, u64)) -> bool {
+    let (a, m, b, n) = (a as u128, m as u128, b as u128, n as u128);
+    a < b + n && b < a + m
 }

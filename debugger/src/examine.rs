@@ -7,6 +7,7 @@ use super::{Focus, Session, memory_space_name, view};
 use crate::DebugError;
 use memory_model::{MemorySystem, Who};
 use ptx_parser::ScalarType;
+use semantics::machine::Machine;
 use traces::MemSpace;
 
 impl Session {
@@ -18,13 +19,19 @@ impl Session {
         ty: ScalarType,
         block: u32,
     ) -> Option<u64> {
-        view::read(
-            &self.machine,
-            space,
-            address,
-            semantics::machine::type_size(ty),
-            block,
-        )
+        self.read_value_in(&self.machine, space, address, ty, block)
+    }
+
+    /// [`Session::read_value`] in machine `m`.
+    pub(super) fn read_value_in(
+        &self,
+        m: &Machine,
+        space: MemSpace,
+        address: u64,
+        ty: ScalarType,
+        block: u32,
+    ) -> Option<u64> {
+        view::read(m, space, address, semantics::machine::type_size(ty), block)
     }
 
     /// A launch buffer or module variable by name, with the name to show. A variable of a `.cu`

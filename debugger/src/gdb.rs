@@ -6,8 +6,9 @@
 
 use super::command::{ListAt, Radix, ThreadSel};
 use super::source;
-use super::{Focus, Session, Stop};
+use super::{Focus, Session, Stop, view};
 use crate::DebugError;
+use semantics::machine::Machine;
 use std::fmt::Write as _;
 use traces::Choice;
 
@@ -65,20 +66,20 @@ impl Session {
         w: u32,
         back: impl Fn(u16) -> bool + Copy + 'static,
     ) -> (Stop, u64) {
-        let mut pick = move |s: &Session| -> Option<Choice> {
-            if back(s.call_depth(b, w)) || s.machine.warp_view(b, w).is_none_or(|v| v.completed) {
+        let mut pick = move |s: &Session, m: &Machine, enabled: &[Choice]| -> Option<usize> {
+            if back(Session::call_depth_in(m, b, w))
+                || m.warp_view(b, w).is_none_or(|v| v.completed)
+            {
                 return None;
             }
-            s.warp_choices(b, w, None)
-                .first()
-                .copied()
-                .or_else(|| Session::policy_pick(s))
+            Some(
+                enabled
+                    .iter()
+                    .position(|c| view::choice_warp(c) == Some((b, w)))
+                    .unwrap_or_else(|| s.policy_pick(enabled)),
+            )
         };
-        let (mut stop, taken) = self.run(self.options.max_steps, &[], &mut pick, None);
-        if matches!(stop, Stop::Done) && taken >= self.options.max_steps {
-            stop = Stop::StepBound;
-        }
-        (stop, taken)
+        self.run(self.options.max_steps, &[], &mut pick, None)
     }
 
     pub(super) fn cmd_display(

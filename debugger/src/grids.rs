@@ -41,13 +41,23 @@ impl Session {
     /// A block in a step line or a message: `block 2`, and ` (grid 1 block 0)` after it in a
     /// program of several grids (commands take the global number, so it is printed first).
     pub(super) fn block_name(&self, block: u32) -> String {
-        format!("block {block}{}", self.grid_note(block))
+        self.block_name_in(&self.machine, block)
+    }
+
+    /// [`Session::block_name`] in machine `m` (the one a run is stepping).
+    pub(super) fn block_name_in(&self, m: &Machine, block: u32) -> String {
+        format!("block {block}{}", m.grid_note(block))
     }
 
     /// A warp in a step line or a message: `warp 2.0`, and ` (grid 1 block 0)` after it in a
     /// program of several grids.
     pub(super) fn warp_name(&self, block: u32, warp: u32) -> String {
-        format!("warp {block}.{warp}{}", self.grid_note(block))
+        self.warp_name_in(&self.machine, block, warp)
+    }
+
+    /// [`Session::warp_name`] in machine `m`.
+    pub(super) fn warp_name_in(&self, m: &Machine, block: u32, warp: u32) -> String {
+        format!("warp {block}.{warp}{}", m.grid_note(block))
     }
 
     /// `info grids`: each grid of the program with its kernel, stream, phase, global block

@@ -15,17 +15,30 @@ impl Session {
         w: u32,
         lane: u32,
     ) -> Result<&semantics::program::Function, DebugError> {
-        let v = self.warp_or_why(b, w)?;
+        self.lane_function_in(&self.machine, b, w, lane)
+    }
+
+    /// [`Session::lane_function`] in machine `m`.
+    pub(super) fn lane_function_in(
+        &self,
+        m: &Machine,
+        b: u32,
+        w: u32,
+        lane: u32,
+    ) -> Result<&semantics::program::Function, DebugError> {
+        let v = m
+            .warp_view(b, w)
+            .ok_or_else(|| DebugError::from(self.why_not_in(m, b, w)))?;
         let pc = if self.config.warp_model == semantics::machine::WarpModel::SimtStack {
             v.pc
         } else {
             *v.lane_pcs.get(lane as usize).unwrap_or(&v.pc)
         };
         let depth = *v.depth.get(lane as usize).unwrap_or(&0);
-        let active_depth = self.call_depth(b, w);
+        let active_depth = Session::call_depth_in(m, b, w);
         let f = if depth == 0 {
             // The kernel of the block's own grid (a program's grids run different kernels).
-            let kernel = self.grid_kernel(self.grid_of(b).0 as usize);
+            let kernel = self.grid_kernel(m.grid_of_block(b).0 as usize);
             self.program
                 .functions
                 .iter()
@@ -51,7 +64,19 @@ impl Session {
         w: u32,
         lane: u32,
     ) -> Result<(ScalarType, u64), DebugError> {
-        let lanes = self.lanes_in_warp(b, w);
+        self.register_value_in(&self.machine, name, b, w, lane)
+    }
+
+    /// [`Session::register_value`] in machine `m`.
+    pub(super) fn register_value_in(
+        &self,
+        m: &Machine,
+        name: &str,
+        b: u32,
+        w: u32,
+        lane: u32,
+    ) -> Result<(ScalarType, u64), DebugError> {
+        let lanes = self.lanes_in_warp_in(m, b, w);
         if lane >= lanes {
             return Err(format!(
                 "warp {w} has {} lane{} (0 to {})",
@@ -61,7 +86,7 @@ impl Session {
             )
             .into());
         }
-        let f = self.lane_function(b, w, lane)?;
+        let f = self.lane_function_in(m, b, w, lane)?;
         let Some(i) = f.registers.iter().position(|r| r.name == name) else {
             let mut near: Vec<&str> = f.registers.iter().map(|r| r.name.as_str()).collect();
             near.truncate(12);
@@ -73,8 +98,7 @@ impl Session {
             .into());
         };
         let ty = f.registers[i].ty;
-        let bits = self
-            .machine
+        let bits = m
             .register(b, w, lane, semantics::program::RegId(i as u16))
             .ok_or_else(|| format!("register `{name}` of lane {lane} is not readable now"))?;
         Ok((ty, bits))
@@ -606,10 +630,15 @@ impl Session {
 
     /// One line for the last step: what it executed and the warp's state after it.
     pub(super) fn step_line(&self) -> String {
+        self.step_line_of(&self.machine, &self.last_events)
+    }
+
+    /// [`Session::step_line`] for the last step of a run of machine `m`, which did `events`.
+    pub(super) fn step_line_of(&self, m: &Machine, events: &[Event]) -> String {
         let step = self.history.len();
         let ws = self.warp_size();
         let mut s = String::new();
-        for e in &self.last_events {
+        for e in events {
             match e {
                 Event::Executed {
                     block,
@@ -625,7 +654,7 @@ impl Session {
                     let _ = writeln!(
                         s,
                         "[{step}] {} {}",
-                        self.warp_name(*block, *warp),
+                        self.warp_name_in(m, *block, *warp),
                         self.pc_text(*pc)
                     );
                     if self.config.warp_model == semantics::machine::WarpModel::SimtStack {
@@ -646,7 +675,11 @@ impl Session {
                     }
                 }
                 Event::BlockIssued { block, sm, .. } => {
-                    let _ = writeln!(s, "[{step}] {} issued on SM {sm}", self.block_name(*block));
+                    let _ = writeln!(
+                        s,
+                        "[{step}] {} issued on SM {sm}",
+                        self.block_name_in(m, *block)
+                    );
                 }
                 Event::MemoryStep {
                     choice,
@@ -659,7 +692,7 @@ impl Session {
                         let _ = writeln!(
                             s,
                             "      delivered {value:#x} to {} lane {lane}",
-                            self.warp_name(*block, *warp)
+                            self.warp_name_in(m, *block, *warp)
                         );
                     }
                 }
@@ -667,7 +700,7 @@ impl Session {
                     let _ = writeln!(
                         s,
                         "[{step}] barrier {barrier} of {} completed (endBar)",
-                        self.block_name(*block)
+                        self.block_name_in(m, *block)
                     );
                 }
                 Event::BarrierArrived {
@@ -681,14 +714,14 @@ impl Session {
                     let _ = writeln!(
                         s,
                         "      {} arrived at barrier {barrier}: {arrived} of {expected} threads",
-                        self.warp_name(*block, *warp)
+                        self.warp_name_in(m, *block, *warp)
                     );
                 }
                 Event::WarpCompleted { block, warp, .. } => {
-                    let _ = writeln!(s, "      {} completed", self.warp_name(*block, *warp));
+                    let _ = writeln!(s, "      {} completed", self.warp_name_in(m, *block, *warp));
                 }
                 Event::BlockCompleted { block, .. } => {
-                    let _ = writeln!(s, "      {} completed", self.block_name(*block));
+                    let _ = writeln!(s, "      {} completed", self.block_name_in(m, *block));
                 }
                 Event::Memory { .. } | Event::WarpMemory { .. } => {}
             }

@@ -41,7 +41,6 @@ use semantics::machine::{
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use traces::{AccessKind, Choice, Event, MemSpace, lane_mask};
 
 /// The session's scheduling policy for `step`, `continue`, `next` and `until`.
@@ -252,8 +251,10 @@ enum Stop {
     },
     Watchpoint(String),
     Terminated,
+    /// The interrupt flag (Ctrl-C) stopped the run; the session goes on.
     Interrupted,
-    StepBound,
+    /// A bound of the run's budget cut it (the step bound of `--max-steps`).
+    Bound(scheduler::BoundHit),
     Failed(DebugError),
 }
 
@@ -275,7 +276,8 @@ pub struct Session {
     last_events: Vec<Event>,
     /// A warp that stopped at a breakpoint at this pc does not stop there again on resuming.
     resume_from: Option<(u32, u32, u32)>,
-    interrupt: Arc<AtomicBool>,
+    /// Ctrl-C: the stop flag of the run loop, cleared when each command ends.
+    interrupt: scheduler::Stop,
     host: Box<dyn Host>,
     /// The texts of the `.file`s the host could read, by file index (for `list`).
     source_files: BTreeMap<u32, Arc<str>>,
@@ -338,7 +340,7 @@ impl Session {
             focus: Focus::default(),
             last_events: Vec::new(),
             resume_from: None,
-            interrupt: Arc::new(AtomicBool::new(false)),
+            interrupt: scheduler::Stop::new(),
             host: Box::new(NoFiles),
             source_files: BTreeMap::new(),
             watched: BTreeMap::new(),
@@ -360,8 +362,8 @@ impl Session {
             .collect();
     }
 
-    /// The flag that interrupts a running `continue` (set it from a Ctrl-C handler).
-    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+    /// The flag that interrupts a running `continue` (request it from a Ctrl-C handler).
+    pub fn interrupt_flag(&self) -> scheduler::Stop {
         self.interrupt.clone()
     }
 
@@ -443,7 +445,7 @@ impl Session {
             Ok(Some(c)) => self.execute(c),
             Err(e) => Reply::error(e.into()),
         };
-        self.interrupt.store(false, Ordering::Relaxed);
+        self.interrupt.clear();
         // A `tbreak` that stopped this command is spent.
         self.breakpoints.retain(|b| !(b.temporary && b.hits > 0));
         if self.history.len() != before && reply.outcome == Outcome::Ok {

@@ -3,6 +3,10 @@
 
 use super::*;
 use crate::DebugError;
+use scheduler::{BoundHit, Budget, Ended, Observer, Scheduler};
+use semantics::machine::EventDetail;
+use std::cell::RefCell;
+use std::ops::ControlFlow;
 
 impl Session {
     // ----- stepping -------------------------------------------------------------------------
@@ -58,11 +62,17 @@ impl Session {
     /// Lanes of warp `w` of block `b` that are threads (the last warp of a block may be
     /// underpopulated).
     pub(super) fn lanes_in_warp(&self, b: u32, w: u32) -> u32 {
-        let ws = self.warp_size();
-        self.threads_in_block(b).saturating_sub(w * ws).min(ws)
+        self.lanes_in_warp_in(&self.machine, b, w)
     }
 
-    /// Takes one choice, recording it.
+    /// [`Session::lanes_in_warp`] in machine `m` (the one a run is stepping).
+    pub(super) fn lanes_in_warp_in(&self, m: &Machine, b: u32, w: u32) -> u32 {
+        let ws = self.warp_size();
+        m.threads_in_block(b).saturating_sub(w * ws).min(ws)
+    }
+
+    /// Takes one choice, recording it (a step the user chose: `warp`, `choose`, `next`'s
+    /// first step; runs of steps go through [`Session::run`]).
     pub(super) fn take(&mut self, choice: Choice) -> Result<(), DebugError> {
         let mut events = Vec::new();
         self.machine
@@ -70,31 +80,45 @@ impl Session {
             .map_err(|e| DebugError::Refused(e.to_string()))?;
         self.history.record(choice, &self.machine);
         self.last_events = events;
-        if let Some((b, w)) = view::choice_warp(&choice) {
-            if self.focus.block != b || self.focus.warp != w {
-                self.focus = Focus {
+        (self.focus, self.resume_from) = self.followed(&self.machine, &choice);
+        Ok(())
+    }
+
+    /// The focus and the breakpoint to resume from after `choice` was taken in `m`: the focus
+    /// follows the warp that stepped (keeping its lane where the warp has it), and a warp that
+    /// stopped at a breakpoint has left it once it steps.
+    pub(super) fn followed(
+        &self,
+        m: &Machine,
+        choice: &Choice,
+    ) -> (Focus, Option<(u32, u32, u32)>) {
+        let (mut focus, mut resume_from) = (self.focus, self.resume_from);
+        if let Some((b, w)) = view::choice_warp(choice) {
+            if focus.block != b || focus.warp != w {
+                focus = Focus {
                     block: b,
                     warp: w,
-                    lane: self
-                        .focus
+                    lane: focus
                         .lane
-                        .min(self.lanes_in_warp(b, w).saturating_sub(1)),
+                        .min(self.lanes_in_warp_in(m, b, w).saturating_sub(1)),
                 };
             }
-            if self
-                .resume_from
-                .is_some_and(|(rb, rw, _)| rb == b && rw == w)
-            {
-                self.resume_from = None;
+            if resume_from.is_some_and(|(rb, rw, _)| rb == b && rw == w) {
+                resume_from = None;
             }
         }
-        Ok(())
+        (focus, resume_from)
     }
 
     /// The pc a choice would execute at, if it steps a warp or lanes.
     pub(super) fn choice_pc(&self, c: &Choice) -> Option<(u32, u32, u32, u64)> {
+        self.choice_pc_in(&self.machine, c)
+    }
+
+    /// [`Session::choice_pc`] in machine `m`.
+    pub(super) fn choice_pc_in(&self, m: &Machine, c: &Choice) -> Option<(u32, u32, u32, u64)> {
         let (b, w) = view::choice_warp(c)?;
-        let v = self.machine.warp_view(b, w)?;
+        let v = m.warp_view(b, w)?;
         match c {
             Choice::Lanes { mask, .. } => {
                 let lane = mask.trailing_zeros() as usize;
@@ -104,13 +128,15 @@ impl Session {
         }
     }
 
-    /// The breakpoint `c` would run into, with the lanes that satisfy its condition.
+    /// The breakpoint `c` would run into in machine `m`, with the lanes that satisfy its
+    /// condition.
     pub(super) fn breakpoint_hit(
         &self,
+        m: &Machine,
         c: &Choice,
         temp: &[u32],
     ) -> Option<(Option<u32>, u32, u32, u64)> {
-        let (b, w, pc, lanes) = self.choice_pc(c)?;
+        let (b, w, pc, lanes) = self.choice_pc_in(m, c)?;
         if self.resume_from == Some((b, w, pc)) {
             return None;
         }
@@ -124,7 +150,7 @@ impl Session {
             match &bp.condition {
                 None => return Some((Some(bp.id), b, w, lanes)),
                 Some(cond) => {
-                    let hits = self.condition_lanes(cond, b, w, lanes);
+                    let hits = self.condition_lanes(m, cond, b, w, lanes);
                     if hits != 0 {
                         return Some((Some(bp.id), b, w, hits));
                     }
@@ -134,15 +160,23 @@ impl Session {
         None
     }
 
-    /// The lanes of `lanes` in which `cond` holds (a register unknown to a lane: false there).
-    pub(super) fn condition_lanes(&self, cond: &Condition, b: u32, w: u32, lanes: u64) -> u64 {
+    /// The lanes of `lanes` in which `cond` holds in machine `m` (a register unknown to a
+    /// lane: false there).
+    pub(super) fn condition_lanes(
+        &self,
+        m: &Machine,
+        cond: &Condition,
+        b: u32,
+        w: u32,
+        lanes: u64,
+    ) -> u64 {
         let mut out = 0;
-        for lane in 0..self.lanes_in_warp(b, w) {
+        for lane in 0..self.lanes_in_warp_in(m, b, w) {
             if lanes >> lane & 1 == 0 {
                 continue;
             }
-            let a = self.operand_value(&cond.lhs, b, w, lane);
-            let z = self.operand_value(&cond.rhs, b, w, lane);
+            let a = self.operand_value(m, &cond.lhs, b, w, lane);
+            let z = self.operand_value(m, &cond.rhs, b, w, lane);
             if let (Some(a), Some(z)) = (a, z)
                 && cond.cmp.holds(a, z)
             {
@@ -152,98 +186,108 @@ impl Session {
         out
     }
 
-    pub(super) fn operand_value(&self, o: &Operand, b: u32, w: u32, lane: u32) -> Option<i128> {
+    /// An operand of a breakpoint's condition in one lane of machine `m`.
+    pub(super) fn operand_value(
+        &self,
+        m: &Machine,
+        o: &Operand,
+        b: u32,
+        w: u32,
+        lane: u32,
+    ) -> Option<i128> {
         match o {
             Operand::Int(v) => Some(*v),
             Operand::Lane => Some(lane as i128),
             Operand::Tid => Some((w * self.warp_size() + lane) as i128),
             Operand::Reg(name) => {
-                let (ty, bits) = self.register_value(name, b, w, lane).ok()?;
+                let (ty, bits) = self.register_value_in(m, name, b, w, lane).ok()?;
                 Some(view::integer_value(ty, bits))
             }
         }
     }
 
-    /// Takes steps until `limit` steps were taken, `pick` has nothing, a breakpoint or
-    /// watchpoint or the end is reached, or the interrupt flag is set. With `lines`, one line
-    /// per step is appended.
+    /// Takes steps on the run loop ([`scheduler::run_resumable`]) until `limit` steps were
+    /// taken (the step bound, [`Stop::Bound`]), `pick` has nothing, a breakpoint (or one of
+    /// `temp`'s addresses) or watchpoint or the end is reached, or the interrupt flag is set.
+    /// With `lines`, one line per step is appended.
+    ///
+    /// `pick` chooses from the enabled choices of the machine being stepped (an index into
+    /// them), as a [`scheduler::Scheduler`] does; the session's own machine is that machine
+    /// again when the run is over.
     pub(super) fn run(
         &mut self,
         limit: u64,
         temp: &[u32],
-        pick: &mut dyn FnMut(&Session) -> Option<Choice>,
-        mut lines: Option<&mut String>,
+        pick: &mut Pick<'_>,
+        lines: Option<&mut String>,
     ) -> (Stop, u64) {
-        let mut taken = 0u64;
-        loop {
-            if self.machine.termination().is_some() || self.machine.enabled().is_empty() {
-                return (Stop::Terminated, taken);
+        // Stepped by the loop; the session's machine is a stand-in until it comes back.
+        let mut machine = std::mem::replace(&mut self.machine, self.initial.clone());
+        // Events only where something reads them on every step: a watchpoint, or the lines
+        // of `step N`. The last step's events (for `rule`) are rebuilt after the run.
+        let detail = (!self.watchpoints.is_empty() || lines.is_some()).then_some(EventDetail::Full);
+        let interrupt = self.interrupt.clone();
+        let before = self.history.len();
+        let run = RefCell::new(Stepper {
+            session: self,
+            temp,
+            pick,
+            lines,
+            stop: None,
+        });
+        let ran = scheduler::run_resumable(
+            &mut machine,
+            &mut Picks(&run),
+            &Budget::steps(limit),
+            &interrupt,
+            &mut Sees(&run, detail),
+        );
+        let seen = run.into_inner().stop;
+        self.machine = machine;
+        let ran = match ran {
+            Ok(ran) => ran,
+            // A choice of the machine's own enabled set refused: a bug of cudasem.
+            Err(refused) => {
+                let taken = self.history.len() - before;
+                return (
+                    Stop::Failed(DebugError::Refused(refused.to_string())),
+                    taken,
+                );
             }
-            if taken >= limit {
-                return (Stop::Done, taken);
-            }
-            // Cleared when the command ends (`handle`), so it only ever stops the command that
-            // was running (or about to run) when it came.
-            if self.interrupt.load(Ordering::Relaxed) {
-                return (Stop::Interrupted, taken);
-            }
-            let Some(choice) = pick(self) else {
-                return (Stop::Done, taken);
+        };
+        if ran.taken > 0 {
+            self.last_events = match detail {
+                Some(_) => ran.last_events,
+                None => self.last_step_events(),
             };
-            if let Some((id, b, w, lanes)) = self.breakpoint_hit(&choice, temp) {
-                let pc = self.choice_pc(&choice).map_or(0, |x| x.2);
-                self.resume_from = Some((b, w, pc));
-                self.focus = Focus {
-                    block: b,
-                    warp: w,
-                    lane: if lanes == 0 {
-                        0
-                    } else {
-                        lanes.trailing_zeros()
-                    },
-                };
-                return match id {
-                    Some(id) => {
-                        if let Some(bp) = self.breakpoints.iter_mut().find(|x| x.id == id) {
-                            bp.hits += 1;
-                        }
-                        (
-                            Stop::Breakpoint {
-                                id,
-                                block: b,
-                                warp: w,
-                                lanes,
-                            },
-                            taken,
-                        )
-                    }
-                    None => (Stop::Done, taken),
-                };
-            }
-            if let Err(e) = self.take(choice) {
-                return (Stop::Failed(e), taken);
-            }
-            taken += 1;
-            if let Some(out) = lines.as_deref_mut() {
-                out.push_str(&self.step_line());
-            }
-            if let Some(text) = self.watch_hits() {
-                return (Stop::Watchpoint(text), taken);
-            }
+        }
+        let stop = match ran.ended {
+            Ended::Terminated(_) => Stop::Terminated,
+            // The interrupt flag is the run's stop flag (the session reads no clock).
+            Ended::Bound(BoundHit::Time(_)) => Stop::Interrupted,
+            Ended::Bound(hit) => Stop::Bound(hit),
+            Ended::SchedulerStopped | Ended::ObserverStopped => seen.unwrap_or(Stop::Done),
+        };
+        (stop, ran.taken)
+    }
+
+    /// The events of the last step taken, rebuilt from the history (exact: the machine is
+    /// deterministic given its choices); none before the first step.
+    fn last_step_events(&self) -> Vec<Event> {
+        let mut events = Vec::new();
+        match self.history.state_at(self.history.len(), Some(&mut events)) {
+            Ok(_) => events,
+            // The run took this step a moment ago; a replay that fails to is a bug, and `rule`
+            // then says no step was taken rather than show a wrong rule.
+            Err(_) => Vec::new(),
         }
     }
 
-    /// The policy's next choice.
-    pub(super) fn policy_pick(s: &Session) -> Option<Choice> {
-        let en = s.machine.enabled();
-        if en.is_empty() {
-            return None;
-        }
-        let i = s
-            .options
+    /// The policy's next choice among `enabled` (an index into them; never empty).
+    pub(super) fn policy_pick(&self, enabled: &[Choice]) -> usize {
+        self.options
             .policy
-            .pick(en, s.history.choices().last(), s.history.len());
-        en.get(i.min(en.len() - 1)).copied()
+            .pick(enabled, self.history.choices().last(), self.history.len())
     }
 
     /// What a run ended in, as text.
@@ -299,10 +343,10 @@ impl Session {
                 );
                 s.push_str(&self.step_line());
             }
-            Stop::StepBound => {
+            Stop::Bound(hit) => {
                 let _ = writeln!(
                     s,
-                    "stopped at the step bound after {taken} steps (now at step {}): no breakpoint, \
+                    "stopped at {hit} after {taken} steps (now at step {}): no breakpoint, \
                      watchpoint or end of the kernel came; the kernel may not terminate",
                     self.history.len()
                 );
@@ -326,12 +370,16 @@ impl Session {
         }
         let verbose = n <= 64;
         let mut lines = String::new();
-        let (stop, taken) = self.run(
+        let (mut stop, taken) = self.run(
             n,
             &[],
-            &mut Session::policy_pick,
+            &mut |s, _, enabled| Some(s.policy_pick(enabled)),
             verbose.then_some(&mut lines),
         );
+        // `step N` asked for N steps: taking them all is no bound cutting it.
+        if matches!(stop, Stop::Bound(BoundHit::Steps(_))) {
+            stop = Stop::Done;
+        }
         if !verbose {
             let _ = writeln!(
                 lines,
@@ -345,16 +393,12 @@ impl Session {
     }
 
     pub(super) fn cmd_continue(&mut self, until: Option<&[u32]>) -> Result<String, DebugError> {
-        let limit = self.options.max_steps;
-        let (mut stop, taken) = self.run(
-            limit,
+        let (stop, taken) = self.run(
+            self.options.max_steps,
             until.unwrap_or_default(),
-            &mut Session::policy_pick,
+            &mut |s, _, enabled| Some(s.policy_pick(enabled)),
             None,
         );
-        if matches!(stop, Stop::Done) && taken >= limit {
-            stop = Stop::StepBound;
-        }
         let mut s = self.stop_text(&stop, taken);
         if until.is_some() && matches!(stop, Stop::Done) {
             let _ = writeln!(
@@ -397,19 +441,24 @@ impl Session {
 
     /// Why warp `(b, w)` cannot step now.
     pub(super) fn why_not(&self, b: u32, w: u32) -> String {
-        if self.machine.termination().is_some() {
+        self.why_not_in(&self.machine, b, w)
+    }
+
+    /// Why warp `(b, w)` cannot step in machine `m`.
+    pub(super) fn why_not_in(&self, m: &Machine, b: u32, w: u32) -> String {
+        if m.termination().is_some() {
             return "the kernel has ended".to_string();
         }
         let blocks = self.total_blocks();
         // A block past the last is described by the last grid's shape.
-        let warps = self.warps_in_block(b.min(blocks.saturating_sub(1)));
+        let warps = m.warps_in_block(b.min(blocks.saturating_sub(1)));
         if b >= blocks || w >= warps {
             return format!(
                 "there is no warp {w} in block {b} (grid of {blocks} blocks, {warps} warps per block)"
             );
         }
-        let block = self.block_name(b);
-        match self.machine.warp_view(b, w) {
+        let block = self.block_name_in(m, b);
+        match m.warp_view(b, w) {
             None => format!("{block} is not resident (not issued yet, or completed)"),
             Some(v) if v.completed => format!("warp {w} of {block} has completed"),
             Some(v) if v.waiting != 0 => format!(
@@ -485,7 +534,12 @@ impl Session {
 
     /// The deepest call depth of the warp's active lanes (0 if none).
     pub(super) fn call_depth(&self, b: u32, w: u32) -> u16 {
-        self.machine.warp_view(b, w).map_or(0, |v| {
+        Session::call_depth_in(&self.machine, b, w)
+    }
+
+    /// [`Session::call_depth`] in machine `m`.
+    pub(super) fn call_depth_in(m: &Machine, b: u32, w: u32) -> u16 {
+        m.warp_view(b, w).map_or(0, |v| {
             (0..v.depth.len())
                 .filter(|l| v.active >> l & 1 == 1)
                 .map(|l| v.depth[l])
@@ -584,5 +638,91 @@ impl Session {
             s.push_str(&self.step_line());
         }
         Ok(s)
+    }
+}
+
+/// How a run of steps chooses: an index into the enabled choices of the machine being
+/// stepped, or `None` to stop (the run is then [`Stop::Done`]).
+pub(super) type Pick<'p> = dyn FnMut(&Session, &Machine, &[Choice]) -> Option<usize> + 'p;
+
+/// One run of the session's steps on the run loop: the scheduler ([`Picks`]) chooses as the
+/// command asks and refuses a choice that would run into a breakpoint; the observer ([`Sees`])
+/// logs each step, follows the warp that stepped, writes step lines and stops at a watchpoint.
+/// Both share this state, which the loop never hands to both at once.
+struct Stepper<'s, 'p> {
+    session: &'s mut Session,
+    temp: &'s [u32],
+    pick: &'s mut Pick<'p>,
+    lines: Option<&'s mut String>,
+    /// Why the scheduler or the observer stopped the run.
+    stop: Option<Stop>,
+}
+
+/// The scheduler of a [`Stepper`].
+struct Picks<'a, 's, 'p>(&'a RefCell<Stepper<'s, 'p>>);
+
+impl Scheduler for Picks<'_, '_, '_> {
+    fn pick(&mut self, m: &Machine, enabled: &[Choice]) -> Option<usize> {
+        let run = &mut *self.0.borrow_mut();
+        let s = &mut *run.session;
+        let i = (run.pick)(s, m, enabled)?.min(enabled.len() - 1);
+        let choice = &enabled[i];
+        let Some((id, b, w, lanes)) = s.breakpoint_hit(m, choice, run.temp) else {
+            return Some(i);
+        };
+        // Stopped before the warp executes the instruction: it resumes from there.
+        let pc = s.choice_pc_in(m, choice).map_or(0, |x| x.2);
+        s.resume_from = Some((b, w, pc));
+        s.focus = Focus {
+            block: b,
+            warp: w,
+            lane: if lanes == 0 {
+                0
+            } else {
+                lanes.trailing_zeros()
+            },
+        };
+        run.stop = Some(match id {
+            Some(id) => {
+                if let Some(bp) = s.breakpoints.iter_mut().find(|x| x.id == id) {
+                    bp.hits += 1;
+                }
+                Stop::Breakpoint {
+                    id,
+                    block: b,
+                    warp: w,
+                    lanes,
+                }
+            }
+            // One of `until`'s addresses: reached.
+            None => Stop::Done,
+        });
+        None
+    }
+}
+
+/// The observer of a [`Stepper`], reading events in this detail.
+struct Sees<'a, 's, 'p>(&'a RefCell<Stepper<'s, 'p>>, Option<EventDetail>);
+
+impl Observer for Sees<'_, '_, '_> {
+    fn detail(&self) -> Option<EventDetail> {
+        self.1
+    }
+
+    fn observe(&mut self, choice: &Choice, events: &[Event], m: &Machine) -> ControlFlow<()> {
+        let run = &mut *self.0.borrow_mut();
+        let s = &mut *run.session;
+        s.history.record(*choice, m);
+        (s.focus, s.resume_from) = s.followed(m, choice);
+        if let Some(out) = run.lines.as_deref_mut() {
+            out.push_str(&s.step_line_of(m, events));
+        }
+        match s.watch_hits_in(m, events) {
+            Some(text) => {
+                run.stop = Some(Stop::Watchpoint(text));
+                ControlFlow::Break(())
+            }
+            None => ControlFlow::Continue(()),
+        }
     }
 }

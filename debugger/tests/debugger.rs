@@ -9,7 +9,6 @@ use debugger::{Options, Outcome, Policy, Session};
 use debugger_common::*;
 use proptest::prelude::*;
 use semantics::machine::{ArgValue, BufferSpec, WarpModel};
-use std::sync::atomic::Ordering;
 
 /// histogram_shared (tests/kernels): 2 blocks of 64 threads, shared-memory atomics, barriers.
 fn histogram(policy: Policy, snapshot_every: u64) -> Session {
@@ -61,6 +60,10 @@ LOOP:
 ";
 
 fn spin() -> Session {
+    spin_with(Options::default())
+}
+
+fn spin_with(options: Options) -> Session {
     let l = launch(
         "spin",
         1,
@@ -71,12 +74,7 @@ fn spin() -> Session {
             bytes: vec![0; 4],
         }],
     );
-    session(
-        SPIN,
-        l,
-        config(WarpModel::SimtStack, 32),
-        Options::default(),
-    )
+    session(SPIN, l, config(WarpModel::SimtStack, 32), options)
 }
 
 /// Takes `choices` again by their index in the enabled set (`choose N`).
@@ -176,7 +174,7 @@ fn interrupt_stops_continue_and_the_session_lives_on() {
     // Stands in for the CLI's Ctrl-C handler; nothing here depends on when it fires.
     let setter = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(50));
-        flag.store(true, Ordering::Relaxed);
+        flag.request();
     });
     let r = s.handle("continue");
     setter.join().expect("the setter thread ends");
@@ -189,6 +187,99 @@ fn interrupt_stops_continue_and_the_session_lives_on() {
     assert_eq!(s.step_count(), at + 1);
     let r = s.handle("print %r");
     assert!(r.text.starts_with("%r = "), "{}", r.text);
+}
+
+/// `continue` runs on the one run loop (`scheduler::run_resumable`): cut by the step bound, it
+/// names the bound as every command does and leaves the kernel running, so a second `continue`
+/// goes on from there; the state and the last step's rule (`rule`, whose events a long run
+/// rebuilds from the history instead of recording every step's) are those of a session that
+/// took the same steps one at a time.
+#[test]
+fn continue_names_the_step_bound_and_goes_on_from_where_it_stopped() {
+    let bounded = || {
+        spin_with(Options {
+            max_steps: 50,
+            ..Options::default()
+        })
+    };
+    let mut s = bounded();
+    let r = s.handle("continue");
+    assert_eq!(r.outcome, Outcome::Ok);
+    assert!(
+        r.text.starts_with(
+            "stopped at the step bound (--max-steps 50) after 50 steps (now at step 50)"
+        ),
+        "{}",
+        r.text
+    );
+    assert!(
+        s.machine().termination().is_none(),
+        "the bound ends the run, not the kernel"
+    );
+    let r = s.handle("continue");
+    assert!(
+        r.text.starts_with(
+            "stopped at the step bound (--max-steps 50) after 50 steps (now at step 100)"
+        ),
+        "{}",
+        r.text
+    );
+    let mut one_by_one = bounded();
+    for _ in 0..100 {
+        let r = one_by_one.handle("step");
+        assert_eq!(r.outcome, Outcome::Ok, "{}", r.text);
+    }
+    assert_eq!(one_by_one.machine(), s.machine());
+    assert_eq!(one_by_one.choices_taken(), s.choices_taken());
+    let rule = s.handle("rule").text;
+    assert!(rule.starts_with("step 100: "), "{rule}");
+    assert_eq!(one_by_one.handle("rule").text, rule);
+    // `step N` takes its N steps: no bound is named.
+    let r = s.handle("step 70");
+    assert!(
+        r.text.starts_with("took 70 steps; now at step 170"),
+        "{}",
+        r.text
+    );
+    assert!(!r.text.contains("bound"), "{}", r.text);
+}
+
+/// Locations and watched addresses at the edges: PTX line 0 and a watchpoint whose bytes would
+/// run past the end of the address space are errors; a watchpoint on the last word of the
+/// address space is kept, and stepping past stores never wraps around to the start.
+#[test]
+fn breakpoints_and_watchpoints_at_the_edges() {
+    let mut s = histogram(Policy::RoundRobin, 64);
+    for bad in [
+        "break ptx:0",
+        "watch .global 0xffffffffffffffff",
+        "watch .shared 0xfffffffffffffffe",
+        "watch .global 0xfffffffffffffff9 .u64",
+    ] {
+        let r = s.handle(bad);
+        assert_eq!(r.outcome, Outcome::Error, "{bad}: {}", r.text);
+    }
+    assert!(
+        s.handle("break ptx:0")
+            .text
+            .contains("PTX lines count from 1"),
+        "the error says how lines are counted"
+    );
+    assert!(
+        s.handle("watch .global 0xffffffffffffffff")
+            .text
+            .contains("past the end of the address space")
+    );
+    for edge in [
+        "watch .global 0xfffffffffffffffc",
+        "watch .shared 0xfffffffffffffffc",
+    ] {
+        let r = s.handle(edge);
+        assert_eq!(r.outcome, Outcome::Ok, "{edge}: {}", r.text);
+    }
+    let r = s.handle("continue");
+    assert_eq!(r.outcome, Outcome::Ok, "{}", r.text);
+    assert!(r.text.contains("the kernel ended"), "{}", r.text);
 }
 
 #[test]

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The bounds of a run or a search; `None` is unbounded. The run loop ([`crate::run_with`])
-/// reads `steps`, and the [`crate::Stop`] flag for `time`; `states`, `transitions` and `depth`
+/// reads `steps`, and the [`crate::Stop`] flag for `time` (and for the memory budget, which a
+/// caller's watchdog measures: it names that cut [`BoundHit::Memory`]); `states`, `transitions` and `depth`
 /// are the bounds of the searches above this crate, named here so that every command reports
 /// them alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -66,13 +67,16 @@ pub enum BoundHit {
     /// The depth bound of one schedule of a search.
     Depth(u64),
     /// The time bound (in milliseconds when known): the [`crate::Stop`] flag was set, by the
-    /// clock, an interrupt or a memory budget.
+    /// clock or an interrupt.
     Time(Option<u64>),
+    /// The memory bound in bytes: the [`crate::Stop`] flag was set because the process's
+    /// memory passed `--max-memory`.
+    Memory(u64),
 }
 
 impl BoundHit {
     /// The bound's name in one word, as JSON writes it (`steps`, `states`, `transitions`,
-    /// `depth`, `time`).
+    /// `depth`, `time`, `memory`).
     pub fn name(&self) -> &'static str {
         match self {
             BoundHit::Steps(_) => "steps",
@@ -80,12 +84,13 @@ impl BoundHit {
             BoundHit::Transitions(_) => "transitions",
             BoundHit::Depth(_) => "depth",
             BoundHit::Time(_) => "time",
+            BoundHit::Memory(_) => "memory",
         }
     }
 
     /// The bound as the user set it: the flag with its value (`--max-steps 100`,
-    /// `--timeout 2`), or for the depth bound, which no flag sets, `depth 2000`; a time bound
-    /// of unknown value is `time`.
+    /// `--timeout 2`, `--max-memory 512M`), or for the depth bound, which no flag sets,
+    /// `depth 2000`; a time bound of unknown value is `time`.
     pub fn setting(&self) -> String {
         match *self {
             BoundHit::Steps(n) => format!("--max-steps {n}"),
@@ -94,8 +99,20 @@ impl BoundHit {
             BoundHit::Depth(d) => format!("depth {d}"),
             BoundHit::Time(Some(ms)) => format!("--timeout {}", seconds(ms)),
             BoundHit::Time(None) => "time".to_string(),
+            BoundHit::Memory(bytes) => format!("--max-memory {}", size(bytes)),
         }
     }
+}
+
+/// `512M`, `3G`, `1000`: a byte count as `--max-memory` takes it (K, M, G and T are powers of
+/// 1024), in the largest unit that divides it.
+fn size(bytes: u64) -> String {
+    for (shift, unit) in [(40, 'T'), (30, 'G'), (20, 'M'), (10, 'K')] {
+        if bytes != 0 && bytes.trailing_zeros() >= shift {
+            return format!("{}{unit}", bytes >> shift);
+        }
+    }
+    bytes.to_string()
 }
 
 /// `1.5`, `2`: a time bound in seconds, as `--timeout` takes it.
@@ -116,6 +133,7 @@ impl fmt::Display for BoundHit {
             BoundHit::Transitions(_) => "transition",
             BoundHit::Depth(_) => "depth",
             BoundHit::Time(_) => "time",
+            BoundHit::Memory(_) => "memory",
         };
         match self {
             BoundHit::Time(None) => write!(f, "the time bound"),
@@ -137,6 +155,8 @@ mod tests {
             BoundHit::Depth(2000),
             BoundHit::Time(Some(1500)),
             BoundHit::Time(None),
+            BoundHit::Memory(512 << 20),
+            BoundHit::Memory(1000),
         ];
         let texts = [
             "the step bound (--max-steps 100)",
@@ -145,6 +165,8 @@ mod tests {
             "the depth bound (depth 2000)",
             "the time bound (--timeout 1.5)",
             "the time bound",
+            "the memory bound (--max-memory 512M)",
+            "the memory bound (--max-memory 1000)",
         ];
         let jsons = [
             r#"{"bound":"steps","limit":100}"#,
@@ -153,6 +175,8 @@ mod tests {
             r#"{"bound":"depth","limit":2000}"#,
             r#"{"bound":"time","limit":1500}"#,
             r#"{"bound":"time","limit":null}"#,
+            r#"{"bound":"memory","limit":536870912}"#,
+            r#"{"bound":"memory","limit":1000}"#,
         ];
         for ((hit, text), json) in hits.into_iter().zip(texts).zip(jsons) {
             assert_eq!(hit.to_string(), text);

@@ -25,7 +25,7 @@ pub mod stop;
 
 pub use budget::{BoundHit, Budget};
 pub use refused::Refused;
-pub use run::{Ended, Observer, Ran, run_with};
+pub use run::{Ended, Observer, Ran, run_resumable, run_with};
 pub use stop::Stop;
 
 use rand::{RngExt, SeedableRng};

@@ -6,6 +6,10 @@
 //! A run ends in one of four ways ([`Ended`]): the machine ends it (completion, deadlock, a
 //! fault of the program), a bound of the budget cuts it, the scheduler has no choice to give,
 //! or an observer stops it. Only the first says anything about how the program ends.
+//!
+//! [`run_with`] ends the machine at the bound that cut it (a report of the run says so);
+//! [`run_resumable`] is the same loop leaving the machine where the bound found it, for the
+//! debugger, whose `continue` goes on from where the last one stopped.
 
 use crate::budget::{BoundHit, Budget};
 use crate::{Refused, Scheduler, Stop};
@@ -48,8 +52,9 @@ impl<F: FnMut(&Choice, &Machine) -> ControlFlow<()>> Observer for Watch<F> {
 pub enum Ended {
     /// The machine ended it: completed, deadlocked, or the program faulted.
     Terminated(Termination),
-    /// A bound of the budget cut it; the machine is stopped with [`Termination::StepLimit`]
-    /// or [`Termination::TimeLimit`].
+    /// A bound of the budget cut it; [`run_with`] stops the machine with
+    /// [`Termination::StepLimit`] or [`Termination::TimeLimit`], [`run_resumable`] leaves it
+    /// as it was.
     Bound(BoundHit),
     /// The scheduler had no choice to give ([`Scheduler::pick`] returned `None`). The machine
     /// is left as it was: another run may go on from it.
@@ -87,17 +92,43 @@ pub struct Ran {
     pub ended: Ended,
     /// Steps this run took (the machine's own count goes on across runs).
     pub taken: u64,
+    /// The events of the last step this run took, in the observer's [`Observer::detail`]
+    /// (empty without one, or when the run took no step): a caller that shows where a run
+    /// stopped shows the step it stopped after (the debugger's `rule`) without recording
+    /// every step's events.
+    pub last_events: Vec<Event>,
 }
 
 /// Runs `machine` with `scheduler`'s choices until it ends, a bound of `budget` is hit (the
 /// steps; the time when `stop` is requested), the scheduler gives no choice, or `observer`
-/// stops it. Never hangs while `budget.steps` is bounded or `stop` can be set.
+/// stops it. Never hangs while `budget.steps` is bounded or `stop` can be set. A bound that
+/// cuts the run ends the machine with [`Termination::StepLimit`] or
+/// [`Termination::TimeLimit`].
 ///
 /// The error is a refused enabled choice: the machine failed a step it listed as enabled, a
 /// broken invariant of cudasem, never the program's fault. Its prefix is empty: a caller that
 /// needs the schedule records it (a [`crate::replay::Recorder`]'s last choice is the refused
 /// one).
 pub fn run_with(
+    machine: &mut Machine,
+    scheduler: &mut dyn Scheduler,
+    budget: &Budget,
+    stop: &Stop,
+    observer: &mut dyn Observer,
+) -> Result<Ran, Refused> {
+    let ran = run_resumable(machine, scheduler, budget, stop, observer)?;
+    match ran.ended {
+        Ended::Bound(BoundHit::Time(_)) => machine.stop_at_time_limit(),
+        Ended::Bound(_) => machine.stop_at_step_limit(),
+        _ => {}
+    }
+    Ok(ran)
+}
+
+/// [`run_with`], leaving the machine as the bound found it: a bound that cuts this run ends
+/// the run, not the program, and another run may go on from there (the debugger's
+/// `continue` after its step bound or an interrupt).
+pub fn run_resumable(
     machine: &mut Machine,
     scheduler: &mut dyn Scheduler,
     budget: &Budget,
@@ -114,11 +145,9 @@ pub fn run_with(
             break Ended::Terminated(t.clone());
         }
         if taken >= max_steps {
-            machine.stop_at_step_limit();
             break Ended::Bound(BoundHit::Steps(max_steps));
         }
         if stop.requested() {
-            machine.stop_at_time_limit();
             break Ended::Bound(budget.time_hit());
         }
         let enabled = machine.enabled();
@@ -153,5 +182,9 @@ pub fn run_with(
             break Ended::ObserverStopped;
         }
     };
-    Ok(Ran { ended, taken })
+    Ok(Ran {
+        ended,
+        taken,
+        last_events: events,
+    })
 }

@@ -40,6 +40,16 @@ impl Stop {
         }
     }
 
+    /// Withdraws a request, and its being seen: a session that goes on after an interrupt
+    /// (the debugger, where Ctrl-C stops the command running, not the session) clears the
+    /// flag when that command ends, so that it never reaches a later one.
+    pub fn clear(&self) {
+        if let Some(f) = &self.0 {
+            f.requested.store(false, Ordering::Relaxed);
+            f.seen.store(false, Ordering::Relaxed);
+        }
+    }
+
     /// Whether a stop was requested. A `true` answer is remembered as seen ([`Stop::seen`]):
     /// the loop that asked stops now.
     #[inline]
@@ -79,5 +89,18 @@ mod tests {
         let n = Stop::never();
         n.request();
         assert!(!n.requested());
+    }
+
+    #[test]
+    fn a_cleared_flag_is_unset_and_unseen_for_every_clone() {
+        let a = Stop::new();
+        let b = a.clone();
+        a.request();
+        assert!(b.requested());
+        b.clear();
+        assert!(!a.requested(), "clones share the cleared flag");
+        assert!(!a.seen(), "the request that was seen is withdrawn with it");
+        a.request();
+        assert!(b.requested(), "a cleared flag can be set again");
     }
 }

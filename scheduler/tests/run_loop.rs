@@ -4,7 +4,9 @@
 
 use scheduler::replay::{Recorder, replay};
 use scheduler::run::Observer;
-use scheduler::{BoundHit, Budget, Ended, Random, RoundRobin, Scheduler, Stop, run_with};
+use scheduler::{
+    BoundHit, Budget, Ended, Random, RoundRobin, Scheduler, Stop, run_resumable, run_with,
+};
 use semantics::machine::{EventDetail, Machine, Termination, WarpModel};
 use std::ops::ControlFlow;
 use traces::{Choice, Event};
@@ -201,4 +203,80 @@ fn each_bound_that_cuts_a_run_is_named() {
     .unwrap();
     assert!(matches!(ran.ended, Ended::Terminated(_)), "{name}");
     assert_eq!(ran.ended.bound_hit(), None);
+}
+
+#[test]
+fn a_resumable_run_cut_by_a_bound_goes_on_to_the_end_of_one_whole_run() {
+    for (name, m) in kernels() {
+        let mut whole = m.clone();
+        let mut whole_recorder = Recorder::new(RoundRobin::new());
+        let all = run_with(
+            &mut whole,
+            &mut whole_recorder,
+            &Budget::steps(20_000),
+            &Stop::never(),
+            &mut (),
+        )
+        .unwrap();
+        // In pieces of 7 steps, each cut by the step bound, then an interrupt, then the rest.
+        let mut pieces = m.clone();
+        let mut recorder = Recorder::new(RoundRobin::new());
+        let mut taken = 0;
+        for _ in 0..3 {
+            let ran = run_resumable(
+                &mut pieces,
+                &mut recorder,
+                &Budget::steps(7),
+                &Stop::never(),
+                &mut (),
+            )
+            .unwrap();
+            taken += ran.taken;
+            if let Ended::Bound(hit) = ran.ended {
+                assert_eq!(hit, BoundHit::Steps(7), "{name}");
+                assert_eq!(
+                    pieces.termination(),
+                    None,
+                    "{name}: the bound ends the run only"
+                );
+            }
+        }
+        let interrupt = Stop::new();
+        interrupt.request();
+        let ran = run_resumable(
+            &mut pieces,
+            &mut recorder,
+            &Budget::UNBOUNDED,
+            &interrupt,
+            &mut (),
+        )
+        .unwrap();
+        if pieces.termination().is_none() {
+            assert_eq!(ran.ended, Ended::Bound(BoundHit::Time(None)), "{name}");
+            assert_eq!(ran.taken, 0, "{name}");
+        }
+        interrupt.clear();
+        let mut last = Steps::default();
+        let rest = run_resumable(
+            &mut pieces,
+            &mut recorder,
+            &Budget::steps(20_000 - taken),
+            &interrupt,
+            &mut last,
+        )
+        .unwrap();
+        assert_eq!(recorder.choices, whole_recorder.choices, "{name}");
+        assert_eq!(rest.ended.termination(), all.ended.termination(), "{name}");
+        match all.ended {
+            Ended::Terminated(_) => {
+                assert_eq!(pieces.termination(), whole.termination(), "{name}")
+            }
+            _ => assert_eq!(pieces.termination(), None, "{name}: cut, not ended"),
+        }
+        // The run hands back its last step's events: those its observer saw last.
+        match last.seen.last() {
+            Some(s) => assert_eq!(rest.last_events, s.1, "{name}"),
+            None => assert!(rest.last_events.is_empty(), "{name}"),
+        }
+    }
 }

@@ -192,7 +192,7 @@ fn install_ctrlc(session: &Session, busy: Arc<AtomicBool>, scripted: bool) {
     let flag = session.interrupt_flag();
     let handler = move || {
         if busy.load(Ordering::SeqCst) {
-            flag.store(true, Ordering::SeqCst);
+            flag.request();
         } else if scripted {
             // No flush: the main thread holds the stdout lock while it waits for input, and
             // every answer was flushed when it was written.
@@ -231,14 +231,38 @@ fn drive(mut session: Session, args: &DebugArgs) -> Exit {
 /// Scripted mode: the banner, then each command echoed after the prompt and its answer. The
 /// echo comes before the command runs (and is flushed), so whoever watches the output sees
 /// what is running, e.g. a `continue` to interrupt.
-fn scripted(session: &mut Session, input: impl BufRead, busy: &AtomicBool) -> Exit {
+///
+/// A line that is not UTF-8 text is an error (the next lines still run, and the exit code is
+/// 1, as for a command that failed); a script that cannot be read any further ends the session
+/// with exit code 2.
+fn scripted(session: &mut Session, mut input: impl BufRead, busy: &AtomicBool) -> Exit {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(session.banner().as_bytes());
     let _ = out.flush();
     let mut failed = false;
     let mut internal = false;
-    for line in input.lines() {
-        let Ok(line) = line else { break };
+    let mut bytes = Vec::new();
+    let mut number = 0u64;
+    loop {
+        bytes.clear();
+        match input.read_until(b'\n', &mut bytes) {
+            Ok(0) => break,
+            Ok(_) => number += 1,
+            Err(e) => {
+                let _ = out.flush();
+                eprintln!("error: cannot read the script after line {number}: {e}");
+                return Exit::BadInput;
+            }
+        }
+        let Ok(line) = std::str::from_utf8(&bytes) else {
+            let _ = writeln!(
+                out,
+                "error: line {} of the script is not UTF-8 text: it was skipped",
+                number
+            );
+            failed = true;
+            continue;
+        };
         let trimmed = line.trim();
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;

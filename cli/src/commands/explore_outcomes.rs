@@ -68,8 +68,21 @@ pub fn run(args: &ExploreArgs, setup: &Setup) -> Result<(String, Exit), Failure>
                 || r.refused.is_some()
                 || r.outcomes.keys().any(|o| o.status.is_failure())
         }) || part.prefix.refused.is_some();
+        // A bound that cut a subtree of this shard, named as every command names it.
+        let cut = part
+            .parts
+            .iter()
+            .find_map(|(_, r)| r.bound_hit)
+            .and_then(|b| crate::bounds::of_dfs(b, args.timeout.millis()));
+        let note = match cut {
+            Some(hit) => format!(" (cut by {hit}: see the merged report)"),
+            None if failing => {
+                " (a failing outcome or a refusal: see the merged report)".to_string()
+            }
+            None => String::new(),
+        };
         let text = format!(
-            "explore shard {shard}: {} of {} subtrees (split depth {}), {} outcomes{} in {seconds:.3} s; report written to {}: combine the reports of all {} shards with `cudasem merge`\n",
+            "explore shard {shard}: {} of {} subtrees (split depth {}), {} outcomes{note} in {seconds:.3} s; report written to {}: combine the reports of all {} shards with `cudasem merge`\n",
             part.parts.len(),
             part.prefix.subtrees,
             args.split_depth,
@@ -78,11 +91,6 @@ pub fn run(args: &ExploreArgs, setup: &Setup) -> Result<(String, Exit), Failure>
                 .flat_map(|(_, r)| r.outcomes.keys())
                 .collect::<std::collections::BTreeSet<_>>()
                 .len(),
-            if failing {
-                " (a failing outcome, a refusal or a bound hit: see the merged report)"
-            } else {
-                ""
-            },
             path.display(),
             shard.count
         );

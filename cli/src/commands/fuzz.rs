@@ -108,6 +108,9 @@ crate::per_context_args!(FuzzArgs, "--html" => html, "--save-failures" => save_f
 #[derive(Serialize)]
 struct JsonOutcome {
     status: String,
+    /// The bound that cut the runs of a `step-limit` (or `time-limit`) outcome; `null` for
+    /// the others.
+    bound_hit: Option<scheduler::BoundHit>,
     count: u64,
     first_run: u64,
     data: Vec<(String, Vec<crate::output::Value>)>,
@@ -122,6 +125,8 @@ struct JsonOutcome {
 #[derive(Serialize)]
 struct JsonFailure {
     status: String,
+    /// The bound that cut the failing runs (`step-limit`, `time-limit`), or `null`.
+    bound_hit: Option<scheduler::BoundHit>,
     count: u64,
     first_run: u64,
     seed: u64,
@@ -217,9 +222,12 @@ fn run_inner(args: &FuzzArgs) -> Result<Exit, Failure> {
             r.outcomes.len(),
             r.failures.values().map(|t| t.count).sum::<u64>(),
             if r.stopped {
-                " (stopped by the time bound)"
+                format!(
+                    " (stopped by {})",
+                    crate::bounds::stopped(args.timeout.millis())
+                )
             } else {
-                ""
+                String::new()
             },
             path.display(),
             shard.count
@@ -285,7 +293,7 @@ pub fn render(
                 time_limit_hit: report.stopped,
                 bound_hit: report
                     .stopped
-                    .then(|| scheduler::BoundHit::Time(args.timeout.millis())),
+                    .then(|| crate::bounds::stopped(args.timeout.millis())),
                 seed: args.seed,
                 schedule,
                 max_steps: args.max_steps,
@@ -295,6 +303,7 @@ pub fn render(
                     .zip(&witnesses)
                     .map(|((o, t), w)| JsonOutcome {
                         status: o.status.to_string(),
+                        bound_hit: run_bound(args, &o.status),
                         count: t.count,
                         first_run: t.first_run,
                         data: setup.data_values(&o.data),
@@ -373,7 +382,7 @@ fn failure_details(
         out.push(failure_entry(
             args,
             setup,
-            (status.to_string(), None),
+            (status.to_string(), run_bound(args, status), None),
             (tally.count, tally.first_run),
             seed,
             &choices,
@@ -437,12 +446,24 @@ fn replay_of(
     )?)
 }
 
-/// A failure's report entry: `(status, violation)`, `(runs, first run)`, and the (possibly
+/// The bound that cut a run that ended in `status`: the step bound of each run, or the stop
+/// flag's (a run the time or memory bound stopped).
+fn run_bound(args: &FuzzArgs, status: &scheduler::outcome::Status) -> Option<scheduler::BoundHit> {
+    match status {
+        scheduler::outcome::Status::StepLimit => Some(scheduler::BoundHit::Steps(args.max_steps)),
+        scheduler::outcome::Status::TimeLimit => {
+            Some(crate::bounds::stopped(args.timeout.millis()))
+        }
+        _ => None,
+    }
+}
+
+/// A failure's report entry: `(status, bound, violation)`, `(runs, first run)`, and the (possibly
 /// minimised) schedule `choices` of a run with `seed`, with its preemptions and replay command.
 fn failure_entry(
     args: &FuzzArgs,
     setup: &Setup,
-    (status, violation): (String, Option<String>),
+    (status, bound_hit, violation): (String, Option<scheduler::BoundHit>, Option<String>),
     (count, first_run): (u64, u64),
     seed: u64,
     choices: &[traces::Choice],
@@ -451,6 +472,7 @@ fn failure_entry(
         .map_err(|r| Failure::refused(setup, &args.options, &r))?;
     Ok(JsonFailure {
         status,
+        bound_hit,
         count,
         first_run,
         seed,
@@ -526,7 +548,7 @@ fn expectation_failures(
         out.push(failure_entry(
             args,
             setup,
-            ("expectation violated".to_string(), Some(violation)),
+            ("expectation violated".to_string(), None, Some(violation)),
             (count, first_run),
             seed,
             &choices,
@@ -606,8 +628,11 @@ fn text(
                 ));
                 continue;
             }
+            let cut = f
+                .bound_hit
+                .map_or_else(String::new, |hit| format!(" cut by {hit}"));
             s.push_str(&format!(
-                "  {}: {} runs, first run {} ({}); a schedule of {} steps with {} preemptions reproduces it:\n    {}\n",
+                "  {}: {} runs{cut}, first run {} ({}); a schedule of {} steps with {} preemptions reproduces it:\n    {}\n",
                 f.status, f.count, f.first_run, f.schedule, f.steps, f.preemptions, f.replay
             ));
         }

@@ -88,7 +88,13 @@ pub fn run(args: ProgressArgs) -> Exit {
                     // The state bound cut the exploration: no verdict, as any bound does.
                     ExploreError::StateBound(n) => {
                         let hit = scheduler::BoundHit::States(n as u64);
-                        eprintln!("{path}: stopped: {e} ({}); no verdict", hit.setting());
+                        eprintln!(
+                            "{path}: stopped by {hit}: more than {n} states; no verdict (raise \
+                             the bound or shrink the program)"
+                        );
+                        if let Err(exit) = bounded_row(&test, hit, args.format) {
+                            return exit;
+                        }
                         Exit::Misbehaved
                     }
                     // Time, memory or Ctrl-C: this test has no verdict, and the command ends.
@@ -97,6 +103,10 @@ pub fn run(args: ProgressArgs) -> Exit {
                             "{path}: stopped: {} after {states} states; no verdict",
                             args.timeout.flag_text()
                         );
+                        let hit = crate::bounds::stopped(args.timeout.millis());
+                        if let Err(exit) = bounded_row(&test, hit, args.format) {
+                            return exit;
+                        }
                         return outcome.worst(Exit::Misbehaved);
                     }
                     // The LTS broke an invariant of its construction: a bug in cudasem.
@@ -219,6 +229,7 @@ impl Row<'_> {
                 Value::String(self.test.name.clone()).to_string(),
             ),
             ("verdicts".to_string(), ordered_object(&verdicts)),
+            ("bound_hit".to_string(), "null".to_string()),
         ];
         if let Some(s) = self.sequential {
             fields.push((
@@ -312,6 +323,30 @@ fn why(cx: &Counterexample) -> String {
 }
 
 /// A JSON object with its keys in the given order.
+/// The JSON line of a test a bound cut (`--format json`): no verdicts, and the bound, as every
+/// command names it (`"bound_hit": {"bound": "states", "limit": N}`). The text says it on
+/// standard error. `Err` is the exit of a standard output that cannot be written.
+fn bounded_row(test: &AxbTest, hit: scheduler::BoundHit, format: OutputFormat) -> Result<(), Exit> {
+    if format != OutputFormat::Json {
+        return Ok(());
+    }
+    let line = raw_object(&[
+        (
+            "test".to_string(),
+            Value::String(test.name.clone()).to_string(),
+        ),
+        ("verdicts".to_string(), "null".to_string()),
+        (
+            "bound_hit".to_string(),
+            crate::bounds::json(Some(hit)).to_string(),
+        ),
+    ]);
+    crate::emit::stdout(&format!("{line}\n")).map_err(|error| {
+        eprint!("{}", error.rendered());
+        Exit::BadInput
+    })
+}
+
 fn ordered_object(fields: &[(String, Value)]) -> String {
     let raw: Vec<(String, String)> = fields
         .iter()

@@ -23,7 +23,12 @@ use smallvec::SmallVec;
 
 /// Successors of the instruction at `pc` inside `start..end`, taken first; and whether it ends the
 /// function (ret/exit/trap, or a guarded terminator falling off the end).
-fn successors(instr: &Instr, pc: Pc, end: Pc, brk_targets: &[Pc]) -> (SmallVec<[Pc; 2]>, bool) {
+pub(super) fn successors(
+    instr: &Instr,
+    pc: Pc,
+    end: Pc,
+    brk_targets: &[Pc],
+) -> (SmallVec<[Pc; 2]>, bool) {
     let guarded = instr.guard.is_some();
     let next = pc + 1;
     let mut succ: SmallVec<[Pc; 2]> = SmallVec::new();

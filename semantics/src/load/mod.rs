@@ -15,12 +15,15 @@
 //! * here: the pipeline, indirect-call candidates and the result slots of body-less functions;
 //! * [`cfg`]: basic blocks and reconvergence points (the thesis's step 6 for ordinary PTX);
 //! * [`shared_writes`]: where a thread may write shared memory before its next full-block
-//!   barrier (the cached memory's shared loads at issue).
+//!   barrier (the cached memory's shared loads at issue);
+//! * [`liveness`]: the registers live at each address (computed on first use: the canonical
+//!   state leaves out dead registers).
 
 mod cfg;
 pub(crate) mod consts;
 mod decode;
 pub(crate) mod layout;
+pub mod liveness;
 mod lower;
 pub(crate) mod scope;
 pub(crate) mod shared_writes;
@@ -125,6 +128,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
         files,
         reconvergence,
         shared_writes,
+        liveness: Default::default(),
         hash,
     };
     Ok((program, diags))

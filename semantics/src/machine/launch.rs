@@ -225,6 +225,7 @@ fn build(
         checking: config.check_invariants || cfg!(debug_assertions),
         scratch: Vec::new(),
         mem_generation: 0,
+        final_registers: Default::default(),
     };
     m.schedule_grids();
     m.refresh_issue();

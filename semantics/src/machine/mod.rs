@@ -41,6 +41,7 @@ pub enum EventDetail {
 }
 pub use thread::{type_signed, type_size};
 
+pub use crate::program::FinalRegisters;
 use crate::program::{FuncId, Pc, Program};
 use memory_model::Flat;
 use memory_model::cached::{CacheConfig, Cached};
@@ -499,6 +500,9 @@ pub struct Machine {
     /// The cached memory's [`Cached::generation`] when its choices were last copied into
     /// `enabled` (derived): an unchanged generation means unchanged memory choices.
     mem_generation: u64,
+    /// Whether anything reads a thread's registers after it exits: which registers the
+    /// canonical state keeps ([`Machine::set_final_registers`]).
+    final_registers: FinalRegisters,
 }
 
 impl Machine {
@@ -632,6 +636,32 @@ impl Machine {
 
     pub fn config(&self) -> &MachineConfig {
         &self.config
+    }
+
+    /// Whether anything reads a thread's registers once it has exited ([`FinalRegisters`],
+    /// by default [`FinalRegisters::Unobserved`]).
+    pub fn final_registers(&self) -> FinalRegisters {
+        self.final_registers
+    }
+
+    /// Says whether anything reads a thread's registers once it has exited. With
+    /// [`FinalRegisters::Unobserved`] (the default) the canonical state
+    /// ([`Machine::state_fingerprint`]) also leaves out the registers that only `exit` would
+    /// read (and every register of an exited lane but `shfl` sources), which merges states that
+    /// differ only there; a tool that compares states by final registers sets
+    /// [`FinalRegisters::Observed`]. Every machine
+    /// whose fingerprints are compared (a search and the replay of its lassos) must say the
+    /// same. Clones keep the setting.
+    pub fn set_final_registers(&mut self, final_registers: FinalRegisters) {
+        if self.final_registers == final_registers {
+            return;
+        }
+        self.final_registers = final_registers;
+        // The blocks' memoised fingerprints were taken under the other setting.
+        let ids: Vec<u32> = self.blocks.iter().map(|(id, _)| id).collect();
+        for id in ids {
+            self.blocks.get_mut(id);
+        }
     }
 
     /// The memory system (read-only view).

@@ -6,9 +6,19 @@
 //! future behaviour, and nothing else, so that a spin loop closes a cycle:
 //! * hashed: memory contents ([`memory_model::Flat::hash_state`]), resident blocks (SM, warps,
 //!   barriers, live counts), every warp's execution state (pc, masks, token stack, per-lane pcs,
-//!   call depths, registers and frames, carry flags, barrier waits), the issue cursor, the
+//!   call depths, live registers and frames, carry flags, barrier waits), the issue cursor, the
 //!   completed-block count and how the run ended (if it has);
-//! * left out: the step counter and the thread-instruction counter (monotone: no loop would ever
+//! * registers: only those live where their lane resumes ([`crate::load::liveness`]: the
+//!   dead-variable reduction): at the lane's current call depth, live-in where the lane
+//!   resumes (its own pc under independent thread scheduling; under the SIMT stack the warp
+//!   pc if the lane is active, else the pc of the topmost token that holds it, which is where
+//!   `unwind` activates it; for a lane disabled by `ret` or `brk`, the union over every token
+//!   that holds it and their reconvergence points, an over-approximation, which is sound); at
+//!   a caller's depth, live-in at the `call` it returns past; at a depth deeper than the lane's, what a callee may read before writing; an exited
+//!   lane's registers all while [`FinalRegisters::Observed`] (only `shfl` sources otherwise).
+//!   The number of registers kept is hashed with each lane's column. Under cached memory every
+//!   register is kept (a pending load writes its register later);
+//! * left out: dead registers (above), the step counter and the thread-instruction counter (monotone: no loop would ever
 //!   close), the enabled set (a function of the state; its *order* depends on history), SM
 //!   occupancy (a function of the resident blocks), the leftovers of barriers not in use, the
 //!   safety monitor's shadow pcs, scratch buffers, and what is fixed for the whole launch
@@ -31,7 +41,9 @@ use super::block::{Barrier, Block, BlockShared};
 use super::thread::Level;
 use super::warp::{ItsState, ModelState, SimtState, SimtToken, Warp, lane_mask, lanes};
 use super::{Machine, Sm, Termination};
+use crate::program::{FinalRegisters, LiveSet, Liveness, Pc};
 pub use memory_model::StateHasher;
+use smallvec::SmallVec;
 use std::hash::Hasher;
 use traces::{DisableMask, TokenKind};
 
@@ -63,7 +75,7 @@ impl Machine {
     /// Feeds the canonical state into `h` (see the module documentation).
     pub fn hash_state<H: Hasher>(&self, h: &mut H) {
         let Machine {
-            program: _,
+            program,
             info: _,
             config: _,
             mem,
@@ -78,6 +90,7 @@ impl Machine {
             checking: _,
             scratch: _,
             mem_generation: _,
+            final_registers,
         } = self;
         match termination {
             None => h.write_u8(0),
@@ -107,7 +120,13 @@ impl Machine {
         h.write_usize(blocks.len());
         // A block is hashed once per change (the table memoizes its fingerprint): a successor
         // state shares every block but the stepped one with its parent.
-        for (id, b, fingerprint) in blocks.fingerprints(block_fingerprint) {
+        // Cached memory: every register (an in-flight load writes its register when it
+        // completes, outside the instruction order the analysis follows).
+        let keep = Keep {
+            live: cached.is_none().then(|| program.liveness(*final_registers)),
+            final_registers: *final_registers,
+        };
+        for (id, b, fingerprint) in blocks.fingerprints(move |b| block_fingerprint(b, keep)) {
             h.write_u64(pack32(id, b.sm));
             h.write_u64(fingerprint as u64);
             h.write_u64((fingerprint >> 64) as u64);
@@ -212,14 +231,21 @@ impl Machine {
     }
 }
 
+/// Which registers the canonical state keeps: the live ones under `live`, every one without.
+#[derive(Clone, Copy)]
+struct Keep<'a> {
+    live: Option<&'a Liveness>,
+    final_registers: FinalRegisters,
+}
+
 /// The fingerprint of one resident block (its index and SM are hashed by the caller).
-fn block_fingerprint(b: &Block) -> u128 {
+fn block_fingerprint(b: &Block, keep: Keep<'_>) -> u128 {
     let mut h = StateHasher::new();
-    hash_block(b, &mut h);
+    hash_block(b, &mut h, keep);
     h.finish128()
 }
 
-fn hash_block<H: Hasher>(b: &Block, h: &mut H) {
+fn hash_block<H: Hasher>(b: &Block, h: &mut H, keep: Keep<'_>) {
     let Block {
         id: _,
         ctaid: _,
@@ -242,7 +268,7 @@ fn hash_block<H: Hasher>(b: &Block, h: &mut H) {
         .fold(0u16, |m, (i, bar)| m | (bar.in_use as u16) << i);
     h.write_u64(warps.len() as u64 | (in_use as u64) << 48);
     for w in warps {
-        hash_warp(w, h);
+        hash_warp(w, h, keep);
     }
     for bar in bars.iter().filter(|bar| bar.in_use) {
         hash_barrier(bar, h);
@@ -298,7 +324,7 @@ fn token_kind(k: TokenKind) -> u8 {
     }
 }
 
-fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
+fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
     let Warp {
         index,
         tid_base,
@@ -366,7 +392,10 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
         }
     }
     h.write_usize(levels.len());
-    for level in levels {
+    let mut kept = keep
+        .live
+        .map(|live| Kept::new(live, keep.final_registers, w));
+    for (k, level) in levels.iter().enumerate() {
         let Level {
             regs,
             frame_base,
@@ -380,11 +409,182 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H) {
                 frame_base.get(l).copied().unwrap_or(0),
                 func.get(l).map_or(0, |f| f.0),
             ));
-            h.write_u32(call_pc.get(l).copied().unwrap_or(0));
-            for r in 0..nregs {
-                h.write_u64(regs.get(r * ws + l).copied().unwrap_or(0));
+            let call_pc = call_pc.get(l).copied().unwrap_or(0);
+            let reg = |r: usize| regs.get(r * ws + l).copied().unwrap_or(0);
+            match kept.as_mut().and_then(|kept| kept.of(l, k, nregs)) {
+                None => {
+                    h.write_u64(pack32(call_pc, nregs as u32));
+                    for r in 0..nregs {
+                        h.write_u64(reg(r));
+                    }
+                }
+                Some((bits, count)) => {
+                    h.write_u64(pack32(call_pc, count));
+                    for (i, &word) in bits.iter().enumerate() {
+                        let mut m = word;
+                        while m != 0 {
+                            h.write_u64(reg(i * 64 + m.trailing_zeros() as usize));
+                            m &= m - 1;
+                        }
+                    }
+                }
             }
         }
+    }
+}
+
+/// The live registers of each lane of a warp at each call level, memoised for runs of lanes
+/// that resume alike (all of a converged warp's lanes share one set).
+struct Kept<'a> {
+    live: &'a Liveness,
+    final_registers: FinalRegisters,
+    w: &'a Warp,
+    /// The key of `bits`.
+    key: Option<(usize, Resume)>,
+    /// The live registers below the level's count, and how many.
+    bits: SmallVec<[u64; 4]>,
+    count: u32,
+    /// `bits` is every register.
+    all: bool,
+}
+
+/// What decides a lane's live registers at one level (with the level).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Resume {
+    /// At its call depth under the SIMT stack: the addresses it may resume at, bit 0 for
+    /// the warp pc, bit `1 + i` for token `i` (with its reconvergence point when bit 63 is
+    /// set too).
+    Tokens(u64),
+    /// At its call depth under independent thread scheduling: its pc.
+    Pc(Pc),
+    /// A caller's level: the `call` the lane returns past.
+    Call(Pc),
+    /// A level deeper than the lane's call depth.
+    Stale,
+    /// The lane has exited.
+    Exited,
+    /// Nothing says where the lane resumes: every register.
+    Unknown,
+}
+
+impl<'a> Kept<'a> {
+    fn new(live: &'a Liveness, final_registers: FinalRegisters, w: &'a Warp) -> Kept<'a> {
+        Kept {
+            live,
+            final_registers,
+            w,
+            key: None,
+            bits: SmallVec::new(),
+            count: 0,
+            all: false,
+        }
+    }
+
+    /// Lane `l`'s live registers at level `k` of `nregs` registers and how many; `None` for
+    /// every register.
+    fn of(&mut self, l: usize, k: usize, nregs: usize) -> Option<(&[u64], u32)> {
+        let resume = self.resume(l, k);
+        if self.key != Some((k, resume)) {
+            self.key = Some((k, resume));
+            self.compute(resume, nregs);
+        }
+        (!self.all).then_some((&self.bits[..], self.count))
+    }
+
+    fn resume(&self, l: usize, k: usize) -> Resume {
+        let w = self.w;
+        if w.exited >> l & 1 == 1 {
+            return Resume::Exited;
+        }
+        let depth = w.depth.get(l).map_or(0, |&d| d as usize);
+        if k > depth {
+            return Resume::Stale;
+        }
+        if k < depth {
+            return Resume::Call(w.levels[k + 1].call_pc.get(l).copied().unwrap_or(0));
+        }
+        match &w.model {
+            ModelState::Its(s) => Resume::Pc(s.lane_pc.get(l).copied().unwrap_or(0)),
+            ModelState::Simt(s) if s.stack.len() < 63 => {
+                let bit = 1u64 << l;
+                // An active lane executes from the warp pc: the tokens that hold it are
+                // reconvergence points it reaches by executing, where its registers are
+                // what it computes on the way.
+                if s.active & bit != 0 {
+                    return Resume::Tokens(1);
+                }
+                // A lane disabled by `ret` or `brk` waits for a call or break token, past
+                // others that hold it: every token that holds it (a union, sound).
+                if (s.dis.ret | s.dis.brk) & bit != 0 {
+                    let mut sig = 0;
+                    for (i, t) in s.stack.iter().enumerate() {
+                        sig |= (t.mask >> l & 1) << (i + 1);
+                    }
+                    return if sig == 0 {
+                        Resume::Unknown
+                    } else {
+                        Resume::Tokens(sig | 1 << 63)
+                    };
+                }
+                // A waiting lane resumes at the topmost token that holds it: `unwind` pops
+                // tokens from the top and activates the lanes of the first that holds any
+                // lane not disabled (thesis 5.4.1 `updExecState`).
+                match s.stack.iter().rposition(|t| t.mask & bit != 0) {
+                    Some(i) => Resume::Tokens(1 << (i + 1)),
+                    None => Resume::Unknown,
+                }
+            }
+            ModelState::Simt(_) => Resume::Unknown,
+        }
+    }
+
+    fn compute(&mut self, resume: Resume, nregs: usize) {
+        let live = self.live;
+        let words = nregs.div_ceil(64);
+        self.bits.clear();
+        self.bits.resize(words, 0);
+        self.all = false;
+        let union = |set: LiveSet<'_>, bits: &mut SmallVec<[u64; 4]>, all: &mut bool| match set {
+            LiveSet::All => *all = true,
+            LiveSet::Bits(b) => {
+                for (x, y) in bits.iter_mut().zip(b) {
+                    *x |= y;
+                }
+            }
+        };
+        let (bits, all) = (&mut self.bits, &mut self.all);
+        union(LiveSet::Bits(live.always()), bits, all);
+        match resume {
+            Resume::Unknown => *all = true,
+            Resume::Exited => {
+                if self.final_registers == FinalRegisters::Observed {
+                    *all = true;
+                }
+            }
+            Resume::Stale => union(live.stale(), bits, all),
+            Resume::Call(pc) | Resume::Pc(pc) => union(live.live_in(pc), bits, all),
+            Resume::Tokens(sig) => {
+                let s = self.w.simt();
+                if sig & 1 == 1 {
+                    union(live.live_in(s.pc), bits, all);
+                }
+                for (i, t) in s.stack.iter().enumerate() {
+                    if sig >> (i + 1) & 1 == 1 {
+                        union(live.live_in(t.pc), bits, all);
+                        if let Some(r) = t.reconv.filter(|_| sig >> 63 == 1) {
+                            union(live.live_in(r), bits, all);
+                        }
+                    }
+                }
+            }
+        }
+        // Only the level's registers.
+        if !nregs.is_multiple_of(64)
+            && let Some(last) = bits.last_mut()
+        {
+            *last &= (1u64 << (nregs % 64)) - 1;
+        }
+        self.count = bits.iter().map(|b| b.count_ones()).sum();
     }
 }
 

@@ -16,6 +16,7 @@ mod registers;
 
 pub use instr::*;
 
+pub use crate::load::liveness::{FinalRegisters, LazyLiveness, LiveSet, Liveness};
 pub use crate::load::shared_writes::SharedWrites;
 use ptx_parser::{Name, ScalarType, Span};
 use serde::Serialize;
@@ -49,6 +50,10 @@ pub struct Program {
     /// the instructions; the cached memory's shared loads at issue ask it).
     #[serde(skip)]
     pub shared_writes: SharedWrites,
+    /// The registers live at each address, under each [`FinalRegisters`]: computed on first
+    /// use ([`Program::liveness`]), equal between any two programs (a cache, not data).
+    #[serde(skip)]
+    pub liveness: LazyLiveness,
     /// A stable hash of the module text and everything that affects execution (traces check it).
     pub hash: u64,
 }
@@ -200,5 +205,10 @@ impl Program {
     }
     pub fn function(&self, id: FuncId) -> &Function {
         &self.functions[id.0 as usize]
+    }
+    /// The registers live at each address when final registers are `exit`'s
+    /// ([`crate::load::liveness`]), computed on the first call.
+    pub fn liveness(&self, exit: FinalRegisters) -> &Liveness {
+        self.liveness.get(self, exit)
     }
 }

@@ -120,7 +120,7 @@ impl Setup {
             steps: machine.steps(),
             choices: watched.choices,
             cut: ran.ended == Ended::SchedulerStopped,
-            bound_hit: ran.ended.bound_hit(),
+            bound_hit: ran.ended.bound_hit().map(crate::bounds::named),
             policy: None,
         })
     }
