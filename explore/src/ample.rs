@@ -155,7 +155,8 @@ impl Candidate {
         {
             return false;
         }
-        // The steps before the last are invisible (the fold's condition); the last decides.
+        // The steps besides the last visible one are invisible (the fold's condition); that
+        // one decides (`last` is the visible step's footprint, or the last step's if none was).
         match outcome_footprint(fp, true).last.kind {
             FootprintKind::Local => true,
             FootprintKind::Exit {

@@ -16,12 +16,18 @@
 //! enabled, and it neither enables nor disables any of them. A
 //! *transaction* of the search is then one enabled choice followed, while it was invisible, by
 //! the next steps of the same warp, up to and including the next visible one (global or shared
-//! memory, atomics, fences, barriers, exit): `l1 … lk v`. Every interleaving of other warps'
-//! steps between the `li` reaches the same states as the one that takes them right before `v`
-//! (the `li` move right), so the search loses no reachable outcome, no terminal state's
-//! observation and no fair cycle by scheduling only at transaction boundaries.
-//!
-//! The fold continues after an invisible step only when all of these hold (otherwise the
+//! memory, atomics, fences, barriers, exit), and then by the invisible steps that follow that
+//! one, up to but excluding the warp's next visible step: `l1 … lk v m1 … mj`. Every
+//! interleaving of other warps' steps between these steps reaches the same states as the one
+//! that takes them together (the `li` move right up to `v`, the `mi` left up to it), so the
+//! search loses no reachable outcome, no terminal state's observation and no fair cycle by
+//! scheduling only at transaction boundaries. Taking the `mi` too leaves every warp of a node
+//! parked at its next visible instruction (or where the fold had to stop): the results a visible
+//! step wrote and the invisible steps after it consumed (a loaded flag once compared, an atomic's
+//! result once tested) are then dead registers, not part of the canonical state, and paths that
+//! meet there (a spin loop's first attempt and its retries) are one node.
+
+//! The fold takes a further step only when all of these hold (otherwise the
 //! transaction ends there and the next state is an ordinary node of the search):
 //! * the machine has not terminated and no system choice (block issue, barrier completion) is
 //!   enabled, except the release of a barrier of a warp alone in its block (taken);
@@ -105,8 +111,8 @@ impl FromStr for Folding {
 }
 
 /// What a transaction may touch besides its own warp, for sleep sets: the footprint of its
-/// last step (the visible one, or the step where the fold stopped), and whether invisible steps
-/// came before it.
+/// visible step (or of its last step, where the fold stopped before any), and whether it took
+/// invisible steps besides (`invisible_before`: before or after that step).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TransactionFootprint {
     pub last: Footprint,
@@ -171,8 +177,11 @@ pub fn step_folded(
     // The warp's pc before the step just taken, once watched (module header).
     let mut pc: Option<Option<u32>> = None;
     let mut steps = 1;
+    let folds = |f: &Footprint| invisible(f, alone) || (fences && invisible_fence(f));
+    // Whether the transaction has taken its visible step: from then on it takes only the
+    // invisible steps that follow it, and stops right before the warp's next visible one.
+    let mut visible_taken = fp.is_some_and(|f| !folds(&f.last));
     while let Some(f) = fp
-        && (invisible(&f.last, alone) || (fences && invisible_fence(&f.last)))
         && steps < MAX_FOLDED
     {
         // The warp's own barrier, complete: its release is the block's alone (module header).
@@ -187,6 +196,11 @@ pub fn step_folded(
         if label.is_some_and(|l| units.is_some_and(|u| u.of(machine, &next) != l)) {
             break;
         }
+        let next_fp = machine.footprint(&next);
+        let next_folds = folds(&next_fp);
+        if visible_taken && !next_folds {
+            break;
+        }
         if steps >= WATCH_AFTER {
             let now = warp_pc(machine, warp);
             if pc.is_some_and(|before| now <= before) {
@@ -198,15 +212,16 @@ pub fn step_folded(
             }
             pc = Some(now);
         }
-        let next_fp = machine.footprint(&next);
         // `next` is enabled: a refusal is a cudasem bug, reported (after the choices taken).
         machine.step(&next)?;
         taken.push(next);
         steps += 1;
+        // The footprint kept is the visible step's: the invisible ones are the warp's own.
         fp = Some(TransactionFootprint {
-            last: next_fp,
+            last: if visible_taken { f.last } else { next_fp },
             invisible_before: true,
         });
+        visible_taken |= !next_folds;
     }
     Ok(fp)
 }
