@@ -580,7 +580,7 @@ impl Report<'_> {
         match x.bound_hit {
             Some(b @ explore::Bound::States(_)) => s.push_str(&format!(
                 "bound: {} REACHED: the exploration is incomplete, nothing is proven\n",
-                crate::bounds::of_states(b, None).setting()
+                b.hit(None).setting()
             )),
             Some(explore::Bound::Time) => s.push_str(&format!(
                 "bound: {} after {} states: the exploration is incomplete, nothing is proven\n",
@@ -708,7 +708,7 @@ impl Report<'_> {
                 "time_limit_hit": x.bound_hit == Some(explore::Bound::Time),
             },
             "bound_hit": crate::bounds::json(
-                x.bound_hit.map(|b| crate::bounds::of_states(b, self.args.timeout.millis()))
+                x.bound_hit.map(|b| crate::bounds::named(b.hit(self.args.timeout.millis())))
             ),
             "outcomes": outcomes,
             "lasso": lasso_json,

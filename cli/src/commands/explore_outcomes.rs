@@ -73,7 +73,7 @@ pub fn run(args: &ExploreArgs, setup: &Setup) -> Result<(String, Exit), Failure>
             .parts
             .iter()
             .find_map(|(_, r)| r.bound_hit)
-            .and_then(|b| crate::bounds::of_dfs(b, args.timeout.millis()));
+            .and_then(|b| b.hit(args.timeout.millis()).map(crate::bounds::named));
         let note = match cut {
             Some(hit) => format!(" (cut by {hit}: see the merged report)"),
             None if failing => {
@@ -205,7 +205,7 @@ pub fn render(
                     "time_limit_hit": report.bound_hit == Some(DfsBound::Time),
                 },
                 "bound_hit": crate::bounds::json(
-                    report.bound_hit.and_then(|b| crate::bounds::of_dfs(b, args.timeout.millis()))
+                    report.bound_hit.and_then(|b| b.hit(args.timeout.millis()).map(crate::bounds::named))
                 ),
                 "outcomes": outcomes,
                 "seconds": seconds,
@@ -261,7 +261,7 @@ fn text(
         // Stateful search has no depth bound; kept for completeness of the match.
         Some(b @ (DfsBound::Transitions(_) | DfsBound::Depth(_))) => s.push_str(&format!(
             "bound: {} REACHED: the search is incomplete, outcomes may be missing\n",
-            crate::bounds::of_dfs(b, None).map_or_else(String::new, |hit| hit.setting())
+            b.hit(None).map_or_else(String::new, |hit| hit.setting())
         )),
         Some(DfsBound::Time) => s.push_str(&format!(
             "bound: {}: the search is incomplete, outcomes may be missing\n",

@@ -136,7 +136,10 @@ pub fn run(args: LitmusArgs) -> Exit {
             outcome = outcome.worst(internal);
             continue;
         }
-        let hit = crate::bounds::of_litmus(&report.status, args.max_states, args.timeout.millis());
+        let hit = report
+            .status
+            .bound_hit(args.max_states, args.timeout.millis())
+            .map(crate::bounds::named);
         let text = match args.format {
             OutputFormat::Text => text_report(
                 &path,
