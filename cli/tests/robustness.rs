@@ -336,13 +336,15 @@ fn a_long_failing_run_reproduces_by_its_command_line_without_a_trace_file() {
 
 #[test]
 fn an_exploration_over_the_memory_budget_stops_and_says_so() {
-    // The spin lock's state space outgrows 30 MiB within a second; the states bound and the
-    // time bound are far away.
+    // The spin lock's state space at 8 blocks outgrows 30 MiB within a second; the states
+    // bound and the time bound are far away.
     let (code, out, err) = cudasem_here(&[
         "explore",
         "tests/kernels/spinlock.ptx",
         "--launch",
         "tests/kernels/spinlock.ron",
+        "--grid",
+        "8",
         "--max-states",
         "100000000",
         "--max-memory",

@@ -107,10 +107,12 @@ fn a_bad_timeout_is_a_usage_error() {
 
 /// The spin-lock corpus kernel (many threads in one block, blocks spinning on one lock) has
 /// millions of states: a short time bound cuts every search first.
-const BIG: [&str; 3] = [
+const BIG: [&str; 5] = [
     "tests/kernels/spinlock.ptx",
     "--launch",
     "tests/kernels/spinlock.ron",
+    "--grid",
+    "8",
 ];
 
 #[test]

@@ -717,7 +717,7 @@ fn in_a_browser_the_lasso_shows_stem_cycle_and_starved_lanes() {
     assert!(text_of(&d, "pos").contains("(cycle)"));
     let lasso = text_of(&d, "lassobody");
     assert!(
-        lasso.contains("Stem: steps 1 to 6; cycle: steps 7 to 9"),
+        lasso.contains("Stem: steps 1 to 5; cycle: steps 6 to 8"),
         "{lasso}"
     );
     assert!(
