@@ -399,6 +399,15 @@ impl Cached {
             .map(|o| o.req.who)
     }
 
+    /// The request of in-flight op `op` (None: no such op): who issued it and, for a load or
+    /// an atomic, the register it will write.
+    pub fn op_request(&self, op: OpId) -> Option<&Request> {
+        self.ops
+            .get(op as usize)
+            .and_then(Option::as_ref)
+            .map(|o| &o.req)
+    }
+
     /// Whether the thread has ops in flight (barriers, exit, call and ret wait until it has none).
     pub fn thread_busy(&self, who: Who) -> bool {
         self.index.by_thread.busy(who)
@@ -450,12 +459,20 @@ impl Cached {
     /// in "Folded micro steps"), so running it at issue reaches the same outcomes. Indexed:
     /// O(the thread's ops in flight).
     pub fn load_at_issue(&self, req: &Request) -> bool {
-        self.config.micro_steps == MicroSteps::Folded
-            && req.space == crate::MemSpace::Shared
+        req.space == crate::MemSpace::Shared
             && matches!(req.kind, RequestKind::Load { .. })
             && req.order == MemOrder::Weak
-            && !self.index.shared_writers.contains_key(&req.who.block)
+            && self.shared_loads_at_issue(req.who.block)
             && self.dependencies(req).next().is_none()
+    }
+
+    /// The memory's half of [`Cached::load_at_issue`] that holds for every weak `.shared`
+    /// load of block `block` alike: the micro steps are folded and no op that writes the
+    /// block's shared memory is in flight. A load of a thread with no op in flight then waits
+    /// for none, so a warp whose loading threads are all idle may load at issue as a whole.
+    pub fn shared_loads_at_issue(&self, block: u32) -> bool {
+        self.config.micro_steps == MicroSteps::Folded
+            && !self.index.shared_writers.contains_key(&block)
     }
 
     /// Whether any op is in flight (a grid completes only when none is).

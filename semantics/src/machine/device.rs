@@ -341,15 +341,18 @@ impl Machine {
             return;
         }
         let changed = !may_stay
-            // Under cached memory a warp that was enabled stays so unless its next
-            // instruction now waits for a pending load (a pass over the enabled set per warp
-            // step is what made cached runs slow, issue 15).
-            || self.simt_mem_blocked(block, warp)
             || completed
             || waiting
             || new_targets != was_targets
             // A call whose lanes pick their results may be next (see `pick`).
             || !self.info.picks.is_empty();
+        // Under cached memory a warp that was enabled stays so unless its next instruction
+        // now waits for a pending load (a pass over the enabled set per warp step is what made
+        // cached runs slow, issue 15). A warp that waits has no choices: its old ones go, and
+        // the scoreboard is not asked again to find none (issue 15).
+        if !changed && self.simt_mem_blocked(block, warp) {
+            self.retain_enabled(|c| c.warp() != Some((block, warp)));
+        }
         self.refresh_after_step(block, warp, changed, barriers_changed, completed);
     }
 

@@ -301,15 +301,23 @@ impl Machine {
     pub(crate) fn mem_step(&mut self, m: MemChoice, events: Option<&mut Vec<Event>>) {
         // A memory step can only unblock a warp (a pending register or a busy thread goes):
         // under the SIMT stack, the stepping op's warp needs a refresh (a pass over the
-        // enabled set) only when its scoreboard answer changes.
-        let ws = self.info.shape.warp_size;
-        let scoreboard_before = match m {
-            MemChoice::Step { op } if !self.config.warp_model.per_thread() => {
-                self.cached.as_ref().and_then(|c| c.op_who(op)).map(|who| {
-                    let key = (who.block, who.thread / ws);
-                    (key, self.simt_mem_blocked(key.0, key.1))
-                })
-            }
+        // enabled set) only when its scoreboard answer changes. Only the step that ends the op
+        // changes it (registers are released and the thread stops waiting at `end`), and then
+        // the answer before follows from the answer after and the op's request
+        // ([`Machine::blocked_by_op`]): the scoreboard is asked once per op, not once per
+        // micro step (issue 15).
+        let stepping = match m {
+            MemChoice::Step { op } if !self.config.warp_model.per_thread() => self
+                .cached
+                .as_ref()
+                .and_then(|c| c.op_request(op))
+                .map(|req| {
+                    let dest = match req.kind {
+                        RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
+                        _ => None,
+                    };
+                    (req.who, dest)
+                }),
             _ => None,
         };
         let Machine { cached, mem, .. } = self;
@@ -374,13 +382,47 @@ impl Machine {
         }
         touched.sort_unstable();
         touched.dedup();
+        let stepping_ended = ended.is_some();
         for (block, warp) in touched {
-            let unchanged = scoreboard_before.is_some_and(|(key, was)| {
-                key == (block, warp) && self.simt_mem_blocked(block, warp) == was
+            let unchanged = stepping.is_some_and(|(who, dest)| {
+                (who.block, who.thread / self.info.shape.warp_size) == (block, warp)
+                    && (!stepping_ended || {
+                        // Monotone: blocked after means blocked before.
+                        let after = self.simt_mem_blocked(block, warp);
+                        after || !self.blocked_by_op(block, warp, who, dest)
+                    })
             });
             if !unchanged {
                 self.refresh_warp(block, warp);
             }
         }
+    }
+
+    /// Whether the op of thread `who` that writes `dest` (if any) kept warp `warp` of block
+    /// `block` from issuing under the SIMT stack: its instruction drains the memory operations
+    /// of the op's lane, or touches the op's destination register in one of the warp's lanes
+    /// (see [`Machine::mem_blocked`]). With the op gone and the warp no longer blocked, this is
+    /// the scoreboard's answer before the op ended.
+    fn blocked_by_op(&self, block: u32, warp: u32, who: Who, dest: Option<Dest>) -> bool {
+        let Some(w) = self.resident_warp(block, warp) else {
+            return false;
+        };
+        let ModelState::Simt(s) = &w.model else {
+            return false;
+        };
+        let Some(instr) = self.program.instructions.get(s.pc as usize) else {
+            return false;
+        };
+        let lanes = w.real & !w.exited;
+        let lane = who.thread - warp * self.info.shape.warp_size;
+        if instr.op.drains_memory() && lanes >> lane & 1 != 0 {
+            return true;
+        }
+        let Some(d) = dest.filter(|d| d.warp == warp && lanes >> d.lane & 1 != 0) else {
+            return false;
+        };
+        let mut hit = false;
+        instr.for_each_register(&mut |r| hit |= r.0 as u32 == d.reg);
+        hit
     }
 }

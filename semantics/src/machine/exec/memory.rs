@@ -98,12 +98,14 @@ pub(super) fn ld(
             let deriv = cx.mem_derivation(Rule::Ld);
             // Scalar `.global`/`.shared` loads: the whole warp through one call; an observed step
             // passes a trace (on the stack) from which the lanes' events are then recorded.
-            // Under cached memory accesses become in-flight programs: the per-lane path only.
+            // Under cached memory accesses become in-flight programs: the per-lane path, except
+            // for a weak `.shared` load that every lane performs at issue (deviation D30, see
+            // below), which is the flat load.
             let mut trace_buf = cx.lane_trace();
             let mut trace = trace_buf.as_mut();
             if let (1, Some(ms), Some(Some(d))) = (n, direct_space(*space), dst.first())
                 && size <= 8
-                && cx.cache.is_none()
+                && (cx.cache.is_none() || warp_loads_at_issue(cx, w.tid_base, exec, ms))
                 && let Some(res) = crate::machine::fast::load_traced(
                     cx.mem,
                     (cx.block, w.tid_base),
@@ -197,6 +199,24 @@ pub(super) fn ld(
         _ => return Err(misrouted(op)),
     }
     Ok(())
+}
+
+/// Whether the `exec` lanes of a weak `.shared` load (`cx.shared_quiet`: nothing of the block
+/// can write shared memory before the lanes' threads next wait for their ops) all perform it at
+/// issue under cached memory ([`Cached::load_at_issue`]): the memory lets the block's shared
+/// loads run at issue and no lane's thread has an op in flight, so none waits for one. The
+/// per-lane path would then make each lane's load at issue, in lane order, as the warp-wide
+/// flat load does, without a request per lane (issue 15).
+///
+/// [`Cached::load_at_issue`]: memory_model::cached::Cached::load_at_issue
+fn warp_loads_at_issue(cx: &Ctx, tid_base: u32, exec: u64, space: MemSpace) -> bool {
+    let Some(cache) = cx.cache.as_deref() else {
+        return false;
+    };
+    cx.shared_quiet
+        && space == MemSpace::Shared
+        && cache.shared_loads_at_issue(cx.block)
+        && lanes(exec).all(|l| !cache.thread_busy(who(cx, tid_base, l)))
 }
 
 /// (st), thesis 5.3.2: `⟨θ ▷ pc | φ⟩ —st ss a v→Θ ⟨θ ◁ pc+1⟩`: each executing lane writes its
