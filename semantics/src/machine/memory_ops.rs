@@ -163,30 +163,23 @@ impl Machine {
             return false;
         };
         let tid_base = warp * self.info.shape.warp_size;
-        if instr.op.drains_memory() {
-            let mut m = lanes;
-            while m != 0 {
-                let l = m.trailing_zeros();
-                m &= m - 1;
-                if cache.thread_busy(Who {
+        let pending = cache.pending_registers(block, warp);
+        waits_for_memory(
+            instr,
+            lanes,
+            |l| {
+                cache.thread_busy(Who {
                     block,
                     thread: tid_base + l,
-                }) {
-                    return true;
-                }
-            }
-        }
-        let pending = cache.pending_registers(block, warp);
-        if pending.is_empty() {
-            return false;
-        }
-        let mut hit = false;
-        instr.for_each_register(&mut |r| {
-            hit |= pending
-                .iter()
-                .any(|&(reg, pending_lanes)| reg == r.0 as u32 && pending_lanes & lanes != 0);
-        });
-        hit
+                })
+            },
+            |reg| {
+                pending
+                    .iter()
+                    .filter(|&&(r, _)| r == reg)
+                    .fold(0, |m, &(_, pending_lanes)| m | pending_lanes)
+            },
+        )
     }
 
     /// Whether the cached memory keeps a warp's next SIMT-stack step from issuing (see
@@ -415,14 +408,34 @@ impl Machine {
         };
         let lanes = w.real & !w.exited;
         let lane = who.thread - warp * self.info.shape.warp_size;
-        if instr.op.drains_memory() && lanes >> lane & 1 != 0 {
-            return true;
-        }
-        let Some(d) = dest.filter(|d| d.warp == warp && lanes >> d.lane & 1 != 0) else {
-            return false;
-        };
-        let mut hit = false;
-        instr.for_each_register(&mut |r| hit |= r.0 as u32 == d.reg);
-        hit
+        let dest = dest.filter(|d| d.warp == warp);
+        waits_for_memory(
+            instr,
+            lanes,
+            |l| l == lane,
+            |reg| match dest {
+                Some(d) if d.reg == reg => 1u64 << d.lane,
+                _ => 0,
+            },
+        )
     }
+}
+
+/// The scoreboard's rule (thesis 5.8.1, blocked registers): an instruction on `lanes` waits for memory when it
+/// drains the memory operations of its lanes and one of them is `busy`, or when it names a
+/// register that is `pending` (the lanes whose load or atomic will still write it) in one of
+/// `lanes`. One rule for the scoreboard's answer ([`Machine::mem_blocked`]) and for the answer
+/// one op gave ([`Machine::blocked_by_op`]).
+fn waits_for_memory(
+    instr: &crate::program::Instr,
+    lanes: u64,
+    busy: impl Fn(u32) -> bool,
+    pending: impl Fn(u32) -> u64,
+) -> bool {
+    if instr.op.drains_memory() && super::warp::lanes(lanes).any(|l| busy(l as u32)) {
+        return true;
+    }
+    let mut hit = false;
+    instr.for_each_register(&mut |r| hit |= !hit && pending(r.0 as u32) & lanes != 0);
+    hit
 }
