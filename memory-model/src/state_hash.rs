@@ -155,11 +155,32 @@ fn hash_segment<H: Hasher>(s: &Segment, h: &mut H) {
 impl Flat {
     /// Feeds the observable contents of the memory into `h` (see the module documentation).
     pub fn hash_state<H: Hasher>(&self, h: &mut H) {
+        self.hash_global_state(h);
+        // Memoized as a whole (most kernels an explorer meets use no shared or local memory)
+        // and per block (a successor state shares every block but one with its parent).
+        let blocks = self.blocks.fingerprint(|table| {
+            let mut h = StateHasher::new();
+            h.write_usize(table.len());
+            for (id, _, fingerprint) in table.fingerprints(block_fingerprint) {
+                h.write_u32(id);
+                h.write_u64(fingerprint as u64);
+                h.write_u64((fingerprint >> 64) as u64);
+            }
+            h.finish128()
+        });
+        h.write_u64(blocks as u64);
+        h.write_u64((blocks >> 64) as u64);
+    }
+
+    /// Feeds the observable contents of global memory into `h`: [`Flat::hash_state`] less the
+    /// blocks' shared and local memory, which [`Flat::block_fingerprints`] gives per block
+    /// (for a fingerprint that does not depend on the blocks' numbering).
+    pub fn hash_global_state<H: Hasher>(&self, h: &mut H) {
         let Flat {
             global,
             constant: _,
             param: _,
-            blocks,
+            blocks: _, // per block: `block_fingerprints`
             local_limit: _,
             last_global: _,
         } = self;
@@ -174,20 +195,14 @@ impl Flat {
         });
         h.write_u64(global as u64);
         h.write_u64((global >> 64) as u64);
-        // Memoized as a whole (most kernels an explorer meets use no shared or local memory)
-        // and per block (a successor state shares every block but one with its parent).
-        let blocks = blocks.fingerprint(|table| {
-            let mut h = StateHasher::new();
-            h.write_usize(table.len());
-            for (id, _, fingerprint) in table.fingerprints(block_fingerprint) {
-                h.write_u32(id);
-                h.write_u64(fingerprint as u64);
-                h.write_u64((fingerprint >> 64) as u64);
-            }
-            h.finish128()
-        });
-        h.write_u64(blocks as u64);
-        h.write_u64((blocks >> 64) as u64);
+    }
+
+    /// Each block's shared and local memory, fingerprinted (memoized until the block's memory
+    /// changes), by block number.
+    pub fn block_fingerprints(&self) -> impl Iterator<Item = (u32, u128)> + '_ {
+        self.blocks
+            .fingerprints(block_fingerprint)
+            .map(|(id, _, fingerprint)| (id, fingerprint))
     }
 }
 

@@ -22,6 +22,8 @@ pub(super) struct Lowered {
     pub address_taken: BTreeSet<FuncId>,
     /// The body-less functions called (indices into the module's extern slots).
     pub extern_called: BTreeSet<usize>,
+    /// Whether some instruction reads `%ctaid` or `%smid` (blocks are told apart).
+    pub reads_block_identity: bool,
 }
 
 /// The lowering of a module's bodies: what it produced so far and its reused buffers.
@@ -112,6 +114,7 @@ impl<'a> Lowering<'_, 'a> {
             is_entry,
             address_taken: &mut self.out.address_taken,
             extern_called: &mut self.out.extern_called,
+            reads_block_identity: &mut self.out.reads_block_identity,
         };
         for (k, fi) in flat.iter().enumerate() {
             stmt_pc.push(self.out.instructions.len() as Pc);

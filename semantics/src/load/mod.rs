@@ -65,6 +65,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
         label_pcs,
         address_taken,
         extern_called,
+        reads_block_identity,
     } = lower::lower_bodies(&bodies, &layout, &mctx, &lines, &mut diags);
 
     // Indirect-call candidates: every function whose address the program takes.
@@ -128,6 +129,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
         files,
         reconvergence,
         shared_writes,
+        reads_block_identity,
         liveness: Default::default(),
         hash,
     };

@@ -74,13 +74,114 @@ impl Machine {
 
     /// Feeds the canonical state into `h` (see the module documentation).
     pub fn hash_state<H: Hasher>(&self, h: &mut H) {
+        let keep = self.hash_outside_blocks(h);
+        h.write_usize(self.blocks.len());
+        // A block is hashed once per change (the table memoizes its fingerprint): a successor
+        // state shares every block but the stepped one with its parent.
+        for (id, b, fingerprint) in self
+            .blocks
+            .fingerprints(move |b| block_fingerprint(b, keep))
+        {
+            h.write_u64(pack32(id, b.sm));
+            h.write_u64(fingerprint as u64);
+            h.write_u64((fingerprint >> 64) as u64);
+        }
+        self.mem.hash_state(h);
+        if let Some(c) = &self.cached {
+            c.hash_state(h);
+        }
+    }
+
+    /// Whether the grid's blocks are interchangeable: a permutation of the resident blocks
+    /// (their execution state and their shared and local memory together) maps every
+    /// execution to an execution, so that states equal up to such a permutation have the same
+    /// futures up to it (the symmetry of identical processes, Emerson and Sistla; Ip and
+    /// Dill's scalarsets). True when the program never reads `%ctaid` or `%smid` (nothing
+    /// else a thread can read differs between blocks: the windows of shared and local memory
+    /// are at the same generic addresses in every block), memory is flat (under cached memory
+    /// a block's SM decides which L1 it sees), there is one grid, and every block of it has
+    /// been issued (an unissued block's turn depends on its number, deviation D8).
+    pub fn blocks_interchangeable(&self) -> bool {
+        self.cached.is_none()
+            && !self.program.reads_block_identity
+            && matches!(&self.grids[..], [g] if g.next_block == g.info.shape.blocks)
+    }
+
+    /// The fingerprint of the state up to a permutation of the blocks: as
+    /// [`Machine::state_fingerprint`], but the resident blocks (each with its shared and local
+    /// memory) are hashed as a multiset, without their numbers and SMs. Equal for two states
+    /// that differ by a permutation of the blocks; meaningful where
+    /// [`Machine::blocks_interchangeable`] holds.
+    pub fn symmetric_fingerprint(&self) -> u128 {
+        let mut h = StateHasher::new();
+        let keep = self.hash_outside_blocks(&mut h);
+        let blocks = self.block_identities(keep);
+        let mut sorted: Vec<u128> = blocks.iter().map(|&(_, f)| f).collect();
+        sorted.sort_unstable();
+        h.write_usize(sorted.len());
+        for f in sorted {
+            h.write_u64(f as u64);
+            h.write_u64((f >> 64) as u64);
+        }
+        self.mem.hash_global_state(&mut h);
+        h.finish128()
+    }
+
+    /// The resident blocks in canonical order: sorted by what [`Machine::symmetric_fingerprint`]
+    /// hashes of each (its execution state with its shared and local memory), equal ones by
+    /// number. Two states with one symmetric fingerprint map onto each other by sending the
+    /// i-th block of one's order to the i-th of the other's (up to blocks with equal states,
+    /// which are interchangeable).
+    pub fn canonical_block_order(&self) -> Vec<u32> {
+        let keep = self.keep();
+        let mut blocks = self.block_identities(keep);
+        blocks.sort_unstable_by_key(|&(id, f)| (f, id));
+        blocks.into_iter().map(|(id, _)| id).collect()
+    }
+
+    /// Each resident block's number and the fingerprint of its state with its shared and local
+    /// memory, by number.
+    fn block_identities(&self, keep: Keep<'_>) -> Vec<(u32, u128)> {
+        let mut memory = self.mem.block_fingerprints().peekable();
+        self.blocks
+            .fingerprints(move |b| block_fingerprint(b, keep))
+            .map(|(id, _, state)| {
+                while memory.next_if(|&(m, _)| m < id).is_some() {}
+                let shared = memory.next_if(|&(m, _)| m == id).map_or(0, |(_, f)| f);
+                let mut h = StateHasher::new();
+                h.write_u64(state as u64);
+                h.write_u64((state >> 64) as u64);
+                h.write_u64(shared as u64);
+                h.write_u64((shared >> 64) as u64);
+                (id, h.finish128())
+            })
+            .collect()
+    }
+
+    /// Which registers the canonical state keeps (see the module documentation).
+    fn keep(&self) -> Keep<'_> {
+        // Cached memory: every register (an in-flight load writes its register when it
+        // completes, outside the instruction order the analysis follows).
+        Keep {
+            live: self
+                .cached
+                .is_none()
+                .then(|| self.program.liveness(self.final_registers)),
+            final_registers: self.final_registers,
+        }
+    }
+
+    /// Feeds what the canonical state holds outside the resident blocks and memory into `h`
+    /// (how the run ended, the grids' issue and completion counts), checking that every field
+    /// is accounted for; returns which registers the blocks' hashes keep.
+    fn hash_outside_blocks<H: Hasher>(&self, h: &mut H) -> Keep<'_> {
         let Machine {
-            program,
+            program: _,
             info: _,
             config: _,
-            mem,
-            cached,
-            blocks,
+            mem: _,    // by the caller
+            cached: _, // by the caller
+            blocks: _, // by the caller
             sms,
             grids,
             enabled: _,
@@ -90,7 +191,7 @@ impl Machine {
             checking: _,
             scratch: _,
             mem_generation: _,
-            final_registers,
+            final_registers: _, // decides `keep`
         } = self;
         match termination {
             None => h.write_u8(0),
@@ -117,24 +218,7 @@ impl Machine {
         // SM occupancy is left out: it is a function of the resident blocks (their SM, their
         // warps' real lanes and completion, the launch's shared bytes), which are hashed.
         let _: &[Sm] = sms;
-        h.write_usize(blocks.len());
-        // A block is hashed once per change (the table memoizes its fingerprint): a successor
-        // state shares every block but the stepped one with its parent.
-        // Cached memory: every register (an in-flight load writes its register when it
-        // completes, outside the instruction order the analysis follows).
-        let keep = Keep {
-            live: cached.is_none().then(|| program.liveness(*final_registers)),
-            final_registers: *final_registers,
-        };
-        for (id, b, fingerprint) in blocks.fingerprints(move |b| block_fingerprint(b, keep)) {
-            h.write_u64(pack32(id, b.sm));
-            h.write_u64(fingerprint as u64);
-            h.write_u64((fingerprint >> 64) as u64);
-        }
-        mem.hash_state(h);
-        if let Some(c) = cached {
-            c.hash_state(h);
-        }
+        self.keep()
     }
 
     /// The number of blocks in the grid (in every grid: global block numbers are

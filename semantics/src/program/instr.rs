@@ -60,6 +60,15 @@ pub enum SpecialReg {
     WarpSz,
 }
 
+impl SpecialReg {
+    /// Whether the register's value can differ between two blocks of one grid: the block's
+    /// index and the SM it runs on. Every other one is the same for threads at the same place
+    /// in their blocks (the clock reads the machine's step counter, deviation D14).
+    pub const fn tells_blocks_apart(self) -> bool {
+        matches!(self, SpecialReg::Ctaid(_) | SpecialReg::SmId)
+    }
+}
+
 /// A source operand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Src {

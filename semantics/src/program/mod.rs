@@ -50,6 +50,10 @@ pub struct Program {
     /// the instructions; the cached memory's shared loads at issue ask it).
     #[serde(skip)]
     pub shared_writes: SharedWrites,
+    /// Whether some instruction reads a special register whose value differs between the
+    /// blocks of a grid (`%ctaid`, `%smid`): if none does, blocks with equal states behave
+    /// alike, which the explorers' symmetry reduction relies on.
+    pub reads_block_identity: bool,
     /// The registers live at each address, under each [`FinalRegisters`]: computed on first
     /// use ([`Program::liveness`]), equal between any two programs (a cache, not data).
     #[serde(skip)]

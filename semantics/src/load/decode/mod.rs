@@ -192,6 +192,9 @@ pub(crate) struct FnCx<'a, 'e> {
     pub address_taken: &'e mut BTreeSet<FuncId>,
     /// The body-less functions called (indices into [`ModuleCtx::extern_slots`]).
     pub extern_called: &'e mut BTreeSet<usize>,
+    /// Set when an instruction reads a special register that tells blocks apart
+    /// ([`SpecialReg::tells_blocks_apart`]).
+    pub reads_block_identity: &'e mut bool,
 }
 
 /// Decoding state of one instruction.

@@ -264,7 +264,10 @@ impl<'a, 'e, 'f> Cx<'a, 'e, 'f> {
                 named @ Named::Local(Local::Reg { .. }) => self
                     .reg_named(named, name, *component, *span, Some(ty), false, mem)
                     .map(Src::Reg),
-                Named::Special(s) => Some(Src::Special(s)),
+                Named::Special(s) => {
+                    *self.f.reads_block_identity |= s.tells_blocks_apart();
+                    Some(Src::Special(s))
+                }
                 Named::Local(Local::Frame { offset, .. }) => Some(Src::FrameAddr(offset)),
                 Named::Local(Local::KernelParam { offset, .. }) => Some(Src::Imm(offset as u64)),
                 Named::Local(Local::Static(i)) | Named::Var(i) => {
