@@ -371,3 +371,42 @@ fn unspecified_results_are_counted_and_rendered() {
     );
     assert_eq!(j["status"], "failed", "{j}");
 }
+
+/// `check --explore` names the bound that cut its search, in text and JSON, with the flag
+/// that sets it: the schedule budget (`--max-schedules`), the depth of one schedule
+/// (`--max-steps`); an exhausted search names none.
+#[test]
+fn the_bound_that_cut_the_explore_search_is_named() {
+    // Five one-thread blocks bump one counter: 5! orders of dependent atomics, more than one
+    // schedule's worth of transitions.
+    let dir = scratch_kernel("    atom.global.add.u32 %r, [%o], 1;\n", 1);
+    let base = [
+        "check",
+        "kernel.ptx",
+        "--launch",
+        "kernel.ron",
+        "--grid",
+        "5",
+        "--explore",
+    ];
+    let (code, out, err) = cudasem(dir.path(), &[&base[..], &["--max-schedules", "1"]].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("(the schedule bound (--max-schedules 1) cut the search)"),
+        "{out}"
+    );
+    let (_, out, _) = cudasem(
+        dir.path(),
+        &[&base[..], &["--max-schedules", "1", "--format", "json"]].concat(),
+    );
+    let j: Value = serde_json::from_str(out.trim()).expect("JSON");
+    assert_eq!(j["search_bound_hit"]["bound"], "schedules", "{j}");
+    assert_eq!(j["search_bound_hit"]["limit"], 1, "{j}");
+    assert_eq!(j["complete"], false, "{j}");
+
+    // Exhausted: no bound.
+    let (_, out, _) = cudasem(dir.path(), &[&base[..], &["--format", "json"]].concat());
+    let j: Value = serde_json::from_str(out.trim()).expect("JSON");
+    assert!(j.get("search_bound_hit").is_none(), "{j}");
+    assert_eq!(j["complete"], true, "{j}");
+}

@@ -3,11 +3,12 @@
 
 use explore::Folding;
 use explore::coverage::{
-    CheckError, Coverage, Dependence, Judged, Runs, Sampling, cached_memory_caveat, check_config,
-    check_every_execution,
+    CheckError, Coverage, Dependence, Judged, Runs, Sampling, cached_memory_caveat, check_bound,
+    check_config, check_every_execution,
 };
-use scheduler::Stop;
+use explore::dfs::DfsBound;
 use scheduler::outcome::Observe;
+use scheduler::{BoundHit, Stop};
 use semantics::machine::{ArgValue, BufferSpec, LaunchConfig, Machine, MachineConfig, MemoryKind};
 use semantics::monitors::ScheduleDependence;
 use std::sync::Arc;
@@ -154,7 +155,7 @@ fn the_verdict_follows_the_runs_and_the_dependence() {
     let explore = runs(
         12,
         Sampling::Explore {
-            max_schedules: 1000,
+            cut: Some(BoundHit::Schedules(1000)),
         },
     );
     // A time-out or a run that did not complete decides, whatever else holds.
@@ -208,8 +209,35 @@ fn the_verdict_follows_the_runs_and_the_dependence() {
     assert!(!partial.complete());
     assert_eq!(
         partial.text(""),
-        "only the 12 schedule(s) checked (bound --max-schedules 1000 reached, or a finding stopped the search): the kernel has atomics or strong accesses (first at PTX line 9)"
+        "only the 12 schedule(s) checked (the schedule bound (--max-schedules 1000) cut the search): the kernel has atomics or strong accesses (first at PTX line 9)"
     );
+    // A finding stopped it: no bound is named.
+    let found = Coverage::of(
+        &Runs {
+            sampling: Sampling::Explore { cut: None },
+            ..explore
+        },
+        atomics,
+    );
+    assert_eq!(
+        found.text(""),
+        "only the 12 schedule(s) checked (a finding stopped the search): the kernel has atomics or strong accesses (first at PTX line 9)"
+    );
+    // The search's bounds by the flags that set them.
+    assert_eq!(
+        check_bound(Some(DfsBound::Transitions(5_000)), 300, 10, Some(2_000)),
+        Some(BoundHit::Schedules(10))
+    );
+    assert_eq!(
+        check_bound(Some(DfsBound::Depth(300)), 300, 10, None),
+        Some(BoundHit::Steps(300))
+    );
+    assert_eq!(
+        check_bound(Some(DfsBound::Time), 300, 10, Some(2_000)),
+        Some(BoundHit::Time(Some(2_000)))
+    );
+    assert_eq!(check_bound(Some(DfsBound::Halted), 300, 10, None), None);
+    assert_eq!(check_bound(None, 300, 10, None), None);
     assert_eq!(
         Coverage::of(&policy, Some(Dependence::WarpLevel { ptx_line: 4 })).text(""),
         "only the 1 schedule(s) run: the kernel has warp-level communication (first at PTX line 4); try --schedules N or --explore"

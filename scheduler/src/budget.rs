@@ -66,6 +66,9 @@ pub enum BoundHit {
     Transitions(u64),
     /// The depth bound of one schedule of a search.
     Depth(u64),
+    /// The schedule bound of `check --explore`: a budget of that many schedules' worth of
+    /// transitions.
+    Schedules(u64),
     /// The time bound (in milliseconds when known): the [`crate::Stop`] flag was set, by the
     /// clock or an interrupt.
     Time(Option<u64>),
@@ -83,6 +86,7 @@ impl BoundHit {
             BoundHit::States(_) => "states",
             BoundHit::Transitions(_) => "transitions",
             BoundHit::Depth(_) => "depth",
+            BoundHit::Schedules(_) => "schedules",
             BoundHit::Time(_) => "time",
             BoundHit::Memory(_) => "memory",
         }
@@ -97,6 +101,7 @@ impl BoundHit {
             BoundHit::States(n) => format!("--max-states {n}"),
             BoundHit::Transitions(n) => format!("--max-transitions {n}"),
             BoundHit::Depth(d) => format!("depth {d}"),
+            BoundHit::Schedules(n) => format!("--max-schedules {n}"),
             BoundHit::Time(Some(ms)) => format!("--timeout {}", seconds(ms)),
             BoundHit::Time(None) => "time".to_string(),
             BoundHit::Memory(bytes) => format!("--max-memory {}", size(bytes)),
@@ -132,6 +137,7 @@ impl fmt::Display for BoundHit {
             BoundHit::States(_) => "state",
             BoundHit::Transitions(_) => "transition",
             BoundHit::Depth(_) => "depth",
+            BoundHit::Schedules(_) => "schedule",
             BoundHit::Time(_) => "time",
             BoundHit::Memory(_) => "memory",
         };
@@ -153,6 +159,7 @@ mod tests {
             BoundHit::States(7),
             BoundHit::Transitions(9),
             BoundHit::Depth(2000),
+            BoundHit::Schedules(10),
             BoundHit::Time(Some(1500)),
             BoundHit::Time(None),
             BoundHit::Memory(512 << 20),
@@ -163,6 +170,7 @@ mod tests {
             "the state bound (--max-states 7)",
             "the transition bound (--max-transitions 9)",
             "the depth bound (depth 2000)",
+            "the schedule bound (--max-schedules 10)",
             "the time bound (--timeout 1.5)",
             "the time bound",
             "the memory bound (--max-memory 512M)",
@@ -173,6 +181,7 @@ mod tests {
             r#"{"bound":"states","limit":7}"#,
             r#"{"bound":"transitions","limit":9}"#,
             r#"{"bound":"depth","limit":2000}"#,
+            r#"{"bound":"schedules","limit":10}"#,
             r#"{"bound":"time","limit":1500}"#,
             r#"{"bound":"time","limit":null}"#,
             r#"{"bound":"memory","limit":536870912}"#,

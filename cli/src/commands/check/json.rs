@@ -35,6 +35,7 @@ impl Report<'_> {
             unspecified,
             benign_left_out: self.benign_left_out,
             bound_hit: self.result.bound_hit,
+            search_bound_hit: self.search_bound_hit,
         };
         serde_json::to_string(&j).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
     }
@@ -61,6 +62,10 @@ struct J<'a> {
     /// Which bound cut the schedule (`{"bound": "steps", "limit": 100}`).
     #[serde(skip_serializing_if = "Option::is_none")]
     bound_hit: Option<BoundHit>,
+    /// Which bound cut `--explore`'s search of schedules (`{"bound": "schedules", "limit":
+    /// 10000}`); absent when none did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    search_bound_hit: Option<BoundHit>,
 }
 #[derive(Serialize)]
 struct JUnspec<'a> {

@@ -181,6 +181,7 @@ fn check(args: &CheckArgs) -> Result<Exit, Failure> {
         seed,
         runs,
         exhausted,
+        cut,
         all_completed,
     } = run_schedules(&setup, &mode, args, options)?;
     if let Some(path) = &r.html {
@@ -196,7 +197,7 @@ fn check(args: &CheckArgs) -> Result<Exit, Failure> {
             runs,
             exhausted,
             all_completed,
-            max_schedules: args.max_schedules,
+            cut,
         },
     );
     let replay = if result.findings.is_clean() && result.termination == Termination::Completed {
@@ -216,6 +217,7 @@ fn check(args: &CheckArgs) -> Result<Exit, Failure> {
         seed,
         replay,
         benign_left_out,
+        search_bound_hit: cut,
     };
     Ok(report.print(&ctx, r.format))
 }
@@ -227,6 +229,9 @@ struct Ran {
     seed: Option<u64>,
     runs: u64,
     exhausted: bool,
+    /// The bound that cut `--explore`'s search (`None`: exhausted, a finding stopped it, or no
+    /// search).
+    cut: Option<scheduler::BoundHit>,
     all_completed: bool,
 }
 
@@ -239,6 +244,7 @@ fn run_schedules(
 ) -> Result<Ran, Failure> {
     let mut runs = 0u64;
     let mut exhausted = false;
+    let mut cut = None;
     let mut failing: Option<(Checked, Option<u64>)> = None;
     let mut last: Option<Checked> = None;
     let mut all_completed = true;
@@ -269,6 +275,12 @@ fn run_schedules(
             let x = explore(setup, options, args.max_schedules, args.reduction)?;
             runs = x.checked;
             exhausted = x.exhausted;
+            cut = explore::coverage::check_bound(
+                x.cut,
+                setup.max_steps(),
+                args.max_schedules,
+                setup.budget.time_ms,
+            );
             all_completed = x.result.termination == Termination::Completed;
             if setup.fails(&x.result) {
                 failing = Some((x.result, None));
@@ -291,6 +303,7 @@ fn run_schedules(
         seed,
         runs,
         exhausted,
+        cut,
         all_completed,
     })
 }
@@ -300,7 +313,7 @@ struct Reach {
     runs: u64,
     exhausted: bool,
     all_completed: bool,
-    max_schedules: u64,
+    cut: Option<scheduler::BoundHit>,
 }
 
 /// Whether a clean result covers every schedule, and the coverage line that says how far it
@@ -317,10 +330,10 @@ fn coverage(
         runs,
         exhausted,
         all_completed,
-        max_schedules,
+        cut,
     } = reach;
     let sampling = match mode {
-        Mode::Explore => Sampling::Explore { max_schedules },
+        Mode::Explore => Sampling::Explore { cut },
         _ => Sampling::Policy,
     };
     let runs = Runs {

@@ -97,6 +97,8 @@ pub(super) struct Report<'a> {
     pub(super) replay: Vec<String>,
     /// Benign races `--benign ignore` left out of `result`.
     pub(super) benign_left_out: usize,
+    /// The bound that cut `--explore`'s search of schedules, if one did.
+    pub(super) search_bound_hit: Option<scheduler::BoundHit>,
 }
 
 /// Why a benign race is benign, by its kind.

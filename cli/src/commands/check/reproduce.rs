@@ -161,6 +161,7 @@ pub(crate) fn replay_checked(
         replay: Vec::new(),
         // A replay reports every finding of the schedule, benign races included.
         benign_left_out: 0,
+        search_bound_hit: None,
     };
     Ok(report.print(&ctx, args.format))
 }

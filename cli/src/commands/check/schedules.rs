@@ -206,6 +206,7 @@ pub(super) fn explore(
             result: first,
             checked: 1,
             exhausted: false,
+            cut: Some(explore::dfs::DfsBound::Halted),
         });
     }
     let config = check_config(setup.max_steps(), bound, first.steps, folding);
