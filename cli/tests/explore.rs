@@ -287,10 +287,15 @@ fn the_spin_lock_is_explored_up_to_a_permutation_of_its_blocks() {
     // A model whose F depends on the units' names gets no symmetry, and the report says why.
     let obe = run(&["--progress", "obe"]);
     assert!(
-        obe.contains("symmetry: not applied (the progress model obe depends on which unit is which"),
+        obe.contains(
+            "symmetry: not applied (the progress model obe depends on which unit is which"
+        ),
         "{obe}"
     );
-    assert_eq!(states_of(&obe), states_of(&run(&["--progress", "obe", "--symmetry", "none"])));
+    assert_eq!(
+        states_of(&obe),
+        states_of(&run(&["--progress", "obe", "--symmetry", "none"]))
+    );
 }
 
 #[test]
@@ -307,7 +312,8 @@ fn a_kernel_that_reads_ctaid_says_why_symmetry_is_not_applied() {
         "--format",
         "json",
     ]);
-    let j: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let j: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
     assert_eq!(j["symmetry"], "not_applied");
     assert!(
         j["symmetry_note"]
@@ -323,7 +329,14 @@ fn the_symmetric_search_is_the_same_at_any_jobs() {
     let run = |jobs: &str| {
         let mut args = SPINLOCK.to_vec();
         args.extend_from_slice(&[
-            "--grid", "3", "--progress", "unfair", "--format", "json", "--jobs", jobs,
+            "--grid",
+            "3",
+            "--progress",
+            "unfair",
+            "--format",
+            "json",
+            "--jobs",
+            jobs,
         ]);
         let (code, out, err) = cudasem(&args);
         assert_eq!(code, 1, "{out}{err}");

@@ -1,5 +1,5 @@
 //! `cudasem explore FILE.ptx --launch L [--progress MODEL] [--level blocks|warps|lanes]
-//! [--max-states N] [run options]`: exhaustive exploration (`explore`).
+//! [--max-states N] [--symmetry blocks|none] [run options]`: exhaustive exploration (`explore`).
 //!
 //! Prints the bound and the state counts, the set of final outcomes, and the verdict:
 //! "terminates under MODEL" (every execution fair under the model at the level ends), or
@@ -7,6 +7,8 @@
 //! step by step (choice, pc, lanes, active mask, token stack), why the cycle is fair under the
 //! model (F, the units stepping in it, the units disabled on it), and the `cudasem replay`
 //! command that re-executes it and checks that the cycle closes. With a bound hit, no verdict.
+//! A line says whether the states were taken up to a permutation of the blocks
+//! (`explore::symmetry`), or why not.
 //!
 //! Exit codes: 0 terminates and no outcome is a failure, 1 may not terminate, a failing
 //! outcome (deadlock, fault) or no verdict (bound hit), 2 bad input.
