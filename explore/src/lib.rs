@@ -20,6 +20,11 @@
 //! * Terminal states: completed runs and faults are final outcomes (a fault is not a
 //!   non-termination: its units count as done); a deadlock is an outcome *and* a
 //!   non-termination under every model (the oracle's deadlock rule).
+//! * Symmetry ([`symmetry`], [`explore_symmetric`]): where no thread can tell its block from
+//!   another, a state's key is its fingerprint up to a permutation of the blocks; it is
+//!   explored through the first concrete machine found (its representative, whose fingerprint
+//!   labels its nodes), and the search falls back to concrete states when a cycle of the
+//!   quotient permutes blocks.
 //! * Bounds: `max_states` distinct nodes. A bound hit is reported, and then no verdict is
 //!   claimed ([`Exploration::verdict`] returns `None`).
 //!
