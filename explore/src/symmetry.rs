@@ -54,6 +54,11 @@
 //! not apply and the quotient is not trusted: the search runs again without symmetry
 //! ([`SymmetryUse::FellBack`]). The check ([`cycles_are_exact`]) runs after every complete
 //! quotient search, as the search always answers verdicts; it is a linear pass over the graph.
+//! It is conservative: a component whose representatives were first reached with the blocks in
+//! different roles fails it too, though there the permutations of its inexact edges compose to
+//! the identity round every cycle (the spin lock under ITS, whose spin loop spans several
+//! states). Accepting those would need the units of each such component renamed into one
+//! numbering and a lasso's cycle replayed through the permutations.
 //!
 //! **Nodes and `stepped`.** A node is (machine state, units that have stepped). On a non-exact
 //! edge the units that have stepped are named in `t`'s numbering and are renamed into `r(q)`'s
