@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 14's growth tables through the CLI: `cudasem explore --progress fair --level blocks` on the
 # corpus grid barrier and spin lock at N = 2..MAX_N blocks of 32 threads, with the default
-# reductions (fold + persistent sets) and with `--reduction none`. The grid barrier's launch is
+# reductions (fold + persistent sets + symmetry over identical blocks), with the default reductions
+# but `--symmetry none` (row `fold-nosym`), and with `--reduction none`. The grid barrier's launch is
 # written per N (its buffers and `n` grow with the grid; `--grid N` alone would index past them);
 # the spin lock's does not depend on N. Prints a Markdown table: states, seconds, peak memory,
 # verdict (or the bound that cut the search).
@@ -38,7 +39,11 @@ RON
 echo "| kernel | blocks | reduction | states | s | peak MB | answer |"
 echo "|---|---|---|---|---|---|---|"
 for kernel in grid_barrier spinlock; do
-    for reduction in fold none; do
+    for reduction in fold fold-nosym none; do
+        case $reduction in
+            fold-nosym) flags=(--reduction fold --symmetry none) ;;
+            *) flags=(--reduction "$reduction") ;;
+        esac
         for n in $(seq 2 "$MAX_N"); do
             if [ "$kernel" = grid_barrier ]; then
                 launch=(--launch "$(grid_barrier_launch "$n")")
@@ -46,7 +51,7 @@ for kernel in grid_barrier spinlock; do
                 launch=(--launch tests/kernels/spinlock.ron --grid "$n")
             fi
             out=$(/usr/bin/time -f "TIME %e %M" "$BIN" explore "tests/kernels/$kernel.ptx" "${launch[@]}" \
-                --progress fair --level blocks --reduction "$reduction" --timeout "$TIMEOUT" 2>&1)
+                --progress fair --level blocks "${flags[@]}" --timeout "$TIMEOUT" 2>&1)
             states=$(grep -oE '^explored .*: [0-9]+ states' <<<"$out" | grep -oE '[0-9]+ states$' | grep -oE '[0-9]+')
             read -r secs kb < <(grep -oE '^TIME [0-9.]+ [0-9]+' <<<"$out" | cut -d' ' -f2-)
             if grep -q 'REACHED\|reached after' <<<"$out"; then

@@ -240,3 +240,122 @@ fn explore_dot_draws_the_lasso() {
     assert!(last.contains(&format!("-> {start} ")), "{last}");
     insta::assert_snapshot!("listing_6_2_lasso_dot", out);
 }
+
+const SPINLOCK: [&str; 4] = [
+    "explore",
+    "tests/kernels/spinlock.ptx",
+    "--launch",
+    "tests/kernels/spinlock.ron",
+];
+
+/// The states count of a text report's first line.
+fn states_of(out: &str) -> u64 {
+    let first = out.lines().next().unwrap_or_default();
+    let (_, rest) = first.split_once("): ").expect("a header line");
+    rest.split(' ').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn the_spin_lock_is_explored_up_to_a_permutation_of_its_blocks() {
+    let run = |extra: &[&str]| {
+        let mut args = SPINLOCK.to_vec();
+        args.extend_from_slice(&["--grid", "3", "--level", "blocks"]);
+        args.extend_from_slice(extra);
+        let (code, out, err) = cudasem(&args);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("verdict: terminates under"), "{out}");
+        out
+    };
+    let sym = run(&[]);
+    assert!(
+        sym.contains("symmetry: blocks: states (and an outcome's terminal states) are counted up to a permutation of the blocks"),
+        "{sym}"
+    );
+    let plain = run(&["--symmetry", "none"]);
+    assert!(!plain.contains("symmetry:"), "{plain}");
+    let unreduced = run(&["--reduction", "none"]);
+    assert!(!unreduced.contains("symmetry:"), "{unreduced}");
+    assert!(states_of(&sym) < states_of(&plain), "{sym}{plain}");
+    // The outcomes are the same, counts of terminal states aside.
+    let outcomes = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.starts_with("  completed"))
+            .map(|l| l.split("  (").next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(outcomes(&sym), outcomes(&plain));
+    // A model whose F depends on the units' names gets no symmetry, and the report says why.
+    let obe = run(&["--progress", "obe"]);
+    assert!(
+        obe.contains(
+            "symmetry: not applied (the progress model obe depends on which unit is which"
+        ),
+        "{obe}"
+    );
+    assert_eq!(
+        states_of(&obe),
+        states_of(&run(&["--progress", "obe", "--symmetry", "none"]))
+    );
+}
+
+#[test]
+fn a_kernel_that_reads_ctaid_says_why_symmetry_is_not_applied() {
+    let (_, out, err) = cudasem(&[
+        "explore",
+        "tests/kernels/grid_barrier.ptx",
+        "--launch",
+        "tests/kernels/grid_barrier.ron",
+        "--grid",
+        "2",
+        "--max-states",
+        "20",
+        "--format",
+        "json",
+    ]);
+    let j: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    assert_eq!(j["symmetry"], "not_applied");
+    assert!(
+        j["symmetry_note"]
+            .as_str()
+            .unwrap()
+            .contains("the kernel reads %ctaid"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_symmetric_search_is_the_same_at_any_jobs() {
+    let run = |jobs: &str| {
+        let mut args = SPINLOCK.to_vec();
+        args.extend_from_slice(&[
+            "--grid",
+            "3",
+            "--progress",
+            "unfair",
+            "--format",
+            "json",
+            "--jobs",
+            jobs,
+        ]);
+        let (code, out, err) = cudasem(&args);
+        assert_eq!(code, 1, "{out}{err}");
+        let mut j: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(j["symmetry"], "blocks");
+        assert!(!j["lasso"]["cycle"].as_array().unwrap().is_empty());
+        for timing in ["seconds", "states_per_second"] {
+            j.as_object_mut().unwrap().remove(timing);
+        }
+        j
+    };
+    assert_eq!(run("1"), run("2"));
+}
+
+#[test]
+fn an_unknown_symmetry_is_a_usage_error() {
+    let mut args = SPINLOCK.to_vec();
+    args.extend_from_slice(&["--symmetry", "warps"]);
+    let (code, out, err) = cudasem(&args);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("unknown symmetry `warps`"), "{err}");
+}

@@ -20,6 +20,11 @@
 //! * Terminal states: completed runs and faults are final outcomes (a fault is not a
 //!   non-termination: its units count as done); a deadlock is an outcome *and* a
 //!   non-termination under every model (the oracle's deadlock rule).
+//! * Symmetry ([`symmetry`], [`explore_symmetric`]): where no thread can tell its block from
+//!   another, a state's key is its fingerprint up to a permutation of the blocks; it is
+//!   explored through the first concrete machine found (its representative, whose fingerprint
+//!   labels its nodes), and the search falls back to concrete states when a cycle of the
+//!   quotient permutes blocks.
 //! * Bounds: `max_states` distinct nodes. A bound hit is reported, and then no verdict is
 //!   claimed ([`Exploration::verdict`] returns `None`).
 //!
@@ -42,10 +47,12 @@ pub mod keyed;
 pub mod policy;
 pub mod progress;
 pub mod split;
+pub mod symmetry;
 pub mod units;
 
 pub use ample::Por;
 pub use fold::{Folding, UnknownFolding};
+pub use symmetry::{NotApplicable, Symmetry, SymmetryUse, UnknownSymmetry};
 
 pub use units::{
     Level, TooManyUnits, Units, UnknownLevel, branches, is_system, issues_compete, settle,
@@ -127,12 +134,21 @@ struct Succ {
     units: UnitSet,
     to: StateId,
     choice: ChoiceIndex,
+    /// [`NONE`] for an exact edge (the transaction reaches the target's representative
+    /// itself, [`symmetry`]); else the block permutation from the machine it reaches to the
+    /// representative, an index into [`Search::maps`].
+    map: u32,
 }
 
 /// Per distinct machine state (the search's dense table, by [`StateId`]).
 #[derive(Debug, Clone)]
 struct StateRec {
+    /// The state's key: its fingerprint, or its fingerprint up to a permutation of the blocks
+    /// under [`Symmetry::Blocks`].
     key: StateKey,
+    /// The fingerprint of its representative, the concrete machine the search explores it
+    /// through (the same as `key` without symmetry): its label in the graph.
+    label: StateKey,
     done: UnitSet,
     /// The units of the successors a persistent set left out ([`Por::Persistent`]): still
     /// enabled here, for the progress models.
@@ -295,6 +311,15 @@ pub struct Exploration {
     /// Machine states explored through a persistent singleton rather than every enabled
     /// transaction.
     pub reduced_states: usize,
+    /// What the search did with symmetry ([`symmetry`]): with [`SymmetryUse::Applied`] the
+    /// states (and an outcome's terminal states) are counted up to a permutation of the
+    /// blocks, and verdicts and lassos come only for the models [`Symmetry::preserves`].
+    pub symmetry: SymmetryUse,
+    /// Under symmetry, per node its state, and per state its representative's label and the
+    /// transaction that first reached it (a lasso's stem is that chain: [`symmetry`]); empty
+    /// otherwise.
+    node_state: Vec<StateId>,
+    origins: Vec<(StateKey, (StateId, ChoiceIndex))>,
 }
 
 /// Why no state graph came out.
@@ -354,7 +379,56 @@ pub fn explore_with(
     por: Por,
     stop: &Stop,
 ) -> Result<Exploration, ExploreFailure> {
-    let mut search = Search::start(machine, level, observe, limits, por)?;
+    explore_symmetric(machine, level, observe, limits, por, Symmetry::None, stop)
+}
+
+/// [`explore_with`] with states taken up to the symmetry `symmetry` where the launch has it
+/// ([`symmetry::applicable`]); the search runs again without it when the quotient has a cycle
+/// that permutes blocks ([`SymmetryUse::FellBack`]). Ask only for a `symmetry` that preserves
+/// the model whose verdict is wanted ([`Symmetry::for_model`]): [`Exploration::verdict`]
+/// answers only for those.
+pub fn explore_symmetric(
+    machine: &Machine,
+    level: Level,
+    observe: &Observe,
+    limits: Limits,
+    por: Por,
+    symmetry: Symmetry,
+    stop: &Stop,
+) -> Result<Exploration, ExploreFailure> {
+    if symmetry == Symmetry::None {
+        return search(machine, level, observe, limits, por, false, stop);
+    }
+    let mut settled = machine.clone();
+    // A machine whose system choices fail is reported by the search itself.
+    let applicable = settle(&mut settled, &mut Vec::new())
+        .ok()
+        .map_or(Ok(()), |()| symmetry::applicable(&settled));
+    if let Err(why) = applicable {
+        let mut x = search(machine, level, observe, limits, por, false, stop)?;
+        x.symmetry = SymmetryUse::NotApplicable(why);
+        return Ok(x);
+    }
+    let x = search(machine, level, observe, limits, por, true, stop)?;
+    if x.symmetry != SymmetryUse::FellBack {
+        return Ok(x);
+    }
+    let mut x = search(machine, level, observe, limits, por, false, stop)?;
+    x.symmetry = SymmetryUse::FellBack;
+    Ok(x)
+}
+
+/// The stateful search, over quotient states when `symmetric`.
+fn search(
+    machine: &Machine,
+    level: Level,
+    observe: &Observe,
+    limits: Limits,
+    por: Por,
+    symmetric: bool,
+    stop: &Stop,
+) -> Result<Exploration, ExploreFailure> {
+    let mut search = Search::start(machine, level, observe, limits, por, symmetric)?;
     let pool = worker_pool(limits.jobs);
     let mut next = 0usize;
     'search: while next < search.graph.node_count() {
@@ -423,6 +497,15 @@ struct Search<'o> {
     bound_hit: Option<Bound>,
     por: Por,
     reduced_states: usize,
+    /// States are taken up to a permutation of the blocks ([`symmetry`]).
+    symmetric: bool,
+    /// Per node, its state.
+    node_state: Vec<StateId>,
+    /// Under symmetry, per state its representative's canonical block order
+    /// ([`Machine::canonical_block_order`]).
+    orders: Vec<Box<[u32]>>,
+    /// The block permutations of the non-exact edges ([`Succ::map`]).
+    maps: Vec<Box<[u32]>>,
 }
 
 impl<'o> Search<'o> {
@@ -433,6 +516,7 @@ impl<'o> Search<'o> {
         observe: &'o Observe,
         limits: Limits,
         por: Por,
+        symmetric: bool,
     ) -> Result<Search<'o>, ExploreFailure> {
         let units = Units::new(machine, level)?;
         let mut init = machine.clone();
@@ -440,7 +524,13 @@ impl<'o> Search<'o> {
         if let Err(e) = settle(&mut init, &mut initial_choices) {
             return Err(Refused::new(&initial_choices, init.steps(), e).into());
         }
-        let key0 = init.state_fingerprint();
+        let label0 = init.state_fingerprint();
+        let key0 = if symmetric {
+            init.symmetric_fingerprint()
+        } else {
+            label0
+        };
+        let order0 = symmetric.then(|| init.canonical_block_order().into_boxed_slice());
         let info = state_info(&init, &units, observe);
         let mut search = Search {
             memory_units: units.memory_units(),
@@ -466,37 +556,52 @@ impl<'o> Search<'o> {
             bound_hit: None,
             por,
             reduced_states: 0,
+            symmetric,
+            node_state: Vec::new(),
+            orders: Vec::new(),
+            maps: Vec::new(),
         };
         let done0 = info.done;
-        search.insert_state(key0, info, (NONE, NONE));
+        search.insert_state(key0, label0, info, order0, (NONE, NONE));
         let root = search.graph.add_node(Node {
-            state: key0,
+            state: label0,
             stepped: UnitSet::EMPTY,
             done: done0,
             enabled: UnitSet::EMPTY,
         });
         search.parent.push((NONE, NONE));
+        search.node_state.push(0);
         search.index.insert((0, UnitSet::EMPTY), root);
         Ok(search)
     }
 
     /// The state of node `n`.
     fn id_of(&self, n: NodeId) -> StateId {
-        self.states
-            .get(&self.graph[n].state)
-            .copied()
-            .unwrap_or(NONE)
+        self.node_state.get(n.index()).copied().unwrap_or(NONE)
     }
 
-    /// Enters a state found for the first time, reached by transaction `origin`.
-    fn insert_state(&mut self, key: StateKey, info: StateInfo, origin: (StateId, ChoiceIndex)) {
+    /// Enters a state found for the first time, reached by transaction `origin`, explored
+    /// through the machine with fingerprint `label` (and, under symmetry, canonical block
+    /// order `order`).
+    fn insert_state(
+        &mut self,
+        key: StateKey,
+        label: StateKey,
+        info: StateInfo,
+        order: Option<Box<[u32]>>,
+        origin: (StateId, ChoiceIndex),
+    ) {
         let id = self.recs.len() as StateId;
         let terminal = info.outcome.is_some();
         if let Some(o) = info.outcome {
             self.outcomes.insert(id, o);
         }
+        if self.symmetric {
+            self.orders.push(order.unwrap_or_default());
+        }
         self.recs.push(StateRec {
             key,
+            label,
             done: info.done,
             pruned: UnitSet::EMPTY,
             // Terminal states have no successors: expanded at once.
@@ -526,7 +631,7 @@ impl<'o> Search<'o> {
                 work.push((id, self.ready.remove(&id)));
             }
         }
-        let (how, observe, states, recs, kept, initial, por) = (
+        let (how, observe, states, recs, kept, initial, por, symmetric) = (
             &self.how,
             self.observe,
             &self.states,
@@ -534,6 +639,7 @@ impl<'o> Search<'o> {
             &self.kept,
             &*self.initial,
             self.por,
+            self.symmetric,
         );
         let expand_one = |(id, ready): (StateId, Option<Box<Machine>>)| {
             let rec = &recs[id as usize];
@@ -544,7 +650,7 @@ impl<'o> Search<'o> {
             (
                 id,
                 machine.and_then(|m| {
-                    let e = expand(&m, rec.key, por, how, observe, states)?;
+                    let e = expand(&m, rec.label, por, how, observe, states, symmetric)?;
                     Ok((m, e))
                 }),
             )
@@ -593,11 +699,25 @@ impl<'o> Search<'o> {
             }
             // The first machine found with a fingerprint is the one explored: its state's
             // origin is this transaction.
+            let mut map = NONE;
             let to = match (self.states.get(&e.to), e.info) {
-                (Some(&to), _) => to,
+                (Some(&to), _) => {
+                    // Under symmetry, a machine other than the representative: the edge is
+                    // not exact, and the permutation renames its units ([`symmetry`]).
+                    if self.recs[to as usize].label != e.label {
+                        let blocks = self.how.units.blocks();
+                        map = self.maps.len() as u32;
+                        self.maps.push(symmetry::block_map(
+                            e.order.as_deref().unwrap_or_default(),
+                            &self.orders[to as usize],
+                            blocks,
+                        ));
+                    }
+                    to
+                }
                 (None, Some(info)) => {
                     let terminal = info.outcome.is_some();
-                    self.insert_state(e.to, info, (id, e.choice));
+                    self.insert_state(e.to, e.label, info, e.order, (id, e.choice));
                     let to = (self.recs.len() - 1) as StateId;
                     if !terminal {
                         new.push((to, e.machine));
@@ -611,6 +731,7 @@ impl<'o> Search<'o> {
                 units: e.units,
                 to,
                 choice: e.choice,
+                map,
             });
         }
         let rec = &mut self.recs[id as usize];
@@ -670,6 +791,8 @@ impl<'o> Search<'o> {
             parent,
             succ_arena,
             bound_hit,
+            node_state,
+            maps,
             ..
         } = self;
         let Some(rec) = recs.get(id as usize) else {
@@ -687,7 +810,11 @@ impl<'o> Search<'o> {
         for s in succ {
             let to = &recs[s.to as usize];
             // The memory system's steps make no program unit have stepped.
-            let to_stepped = stepped.union(s.units.difference(*memory_units));
+            let mut to_stepped = stepped.union(s.units.difference(*memory_units));
+            // Named as in the target's representative ([`symmetry`], "Nodes and `stepped`").
+            if let Some(map) = maps.get(s.map as usize) {
+                to_stepped = how.units.rename_blocks(to_stepped, map);
+            }
             let to_node = match index.entry((s.to, to_stepped)) {
                 Entry::Occupied(e) => *e.get(),
                 Entry::Vacant(e) => {
@@ -696,13 +823,14 @@ impl<'o> Search<'o> {
                         break;
                     }
                     let n = graph.add_node(Node {
-                        state: to.key,
+                        state: to.label,
                         stepped: to_stepped,
                         done: to.done,
                         enabled: UnitSet::EMPTY,
                     });
                     e.insert(n);
                     parent.push((from.index() as u32, s.choice));
+                    node_state.push(s.to);
                     n
                 }
             };
@@ -726,8 +854,17 @@ impl<'o> Search<'o> {
         graph[from].enabled = enabled_units;
     }
 
-    /// The choices of the breadth-first path from the initial machine to node `n`.
+    /// The choices of the breadth-first path from the initial machine to node `n`; under
+    /// symmetry, of the chain of transactions that first reached its state, which ends on the
+    /// state's representative itself (a node's parent edge may not be exact).
     fn path_to(&self, n: NodeId) -> Vec<Choice> {
+        if self.symmetric {
+            let chain = origin_chain(self.id_of(n), |id| {
+                let r = &self.recs[id as usize];
+                (r.label, r.origin)
+            });
+            return self.how.replay(&self.initial, &self.initial_choices, chain);
+        }
         path_to(
             n,
             &self.graph,
@@ -757,6 +894,33 @@ impl<'o> Search<'o> {
             });
             e.states += 1;
         }
+        let symmetry = match (self.symmetric, self.bound_hit) {
+            (false, _) => SymmetryUse::Off,
+            // A search cut short gives no verdict: no cycle to trust.
+            (true, Some(_)) => SymmetryUse::Applied,
+            (true, None) => {
+                let edges = self.recs.iter().enumerate().flat_map(|(id, r)| {
+                    let succ: &[Succ] = if r.expanded() {
+                        let start = r.succ_start as usize;
+                        &self.succ_arena[start..start + r.succ_len as usize]
+                    } else {
+                        &[]
+                    };
+                    succ.iter().map(move |s| (id as u32, s.to, s.map == NONE))
+                });
+                if symmetry::cycles_are_exact(self.recs.len(), edges) {
+                    SymmetryUse::Applied
+                } else {
+                    SymmetryUse::FellBack
+                }
+            }
+        };
+        let (node_state, origins) = if self.symmetric {
+            let origins = self.recs.iter().map(|r| (r.label, r.origin)).collect();
+            (self.node_state, origins)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let lts = Lts {
             units: self.how.units.graph_units(),
             owed: self.how.units.op_units(),
@@ -775,8 +939,30 @@ impl<'o> Search<'o> {
             limits: self.limits,
             por: self.por,
             reduced_states: self.reduced_states,
+            symmetry,
+            node_state,
+            origins,
         }
     }
+}
+
+/// The transactions from the initial state to state `id` along the states' origins (`rec`
+/// gives a state's label and origin), as (state label, transaction) pairs.
+fn origin_chain(
+    mut id: StateId,
+    rec: impl Fn(StateId) -> (StateKey, (StateId, ChoiceIndex)),
+) -> Vec<(StateKey, ChoiceIndex)> {
+    let mut chain = Vec::new();
+    while id != NONE {
+        let (_, (origin, index)) = rec(id);
+        if origin == NONE {
+            break;
+        }
+        chain.push((rec(origin).0, index));
+        id = origin;
+    }
+    chain.reverse();
+    chain
 }
 
 /// The machine of state `rec`: the initial machine, or its origin's with the origin's
@@ -811,7 +997,7 @@ fn rebuild(
         }
     };
     let mut taken = Vec::new();
-    match how.retake(&mut m, from.key, index, &mut taken) {
+    match how.retake(&mut m, from.label, index, &mut taken) {
         Ok(()) => Ok(m),
         Err(error) => Err(Failed {
             taken,
@@ -876,6 +1062,10 @@ struct Expanded {
     /// Its transaction: the index of its first choice in the state's enabled list.
     choice: ChoiceIndex,
     to: StateKey,
+    /// Its machine's fingerprint (`to` without symmetry).
+    label: StateKey,
+    /// Under symmetry, its machine's canonical block order.
+    order: Option<Box<[u32]>>,
     /// The successor's node information, unless its state was known before the chunk.
     info: Option<StateInfo>,
     /// Its transaction may be explored alone ([`ample::alone_ample`]; the cycle proviso is
@@ -897,9 +1087,10 @@ struct Failed {
     error: semantics::machine::StepError,
 }
 
-/// The successors of machine state `key`, one per enabled choice in the machine's order (a
-/// pure function of the machine: threads may compute them in any order). `known` is only
-/// read, to skip the information of states already recorded.
+/// The successors of machine state `key` (the machine's fingerprint), one per enabled choice
+/// in the machine's order (a pure function of the machine: threads may compute them in any
+/// order). `known` is only read, to skip the information of states already recorded. Under
+/// `symmetric`, the successors' keys are their fingerprints up to a permutation of the blocks.
 fn expand(
     m: &Machine,
     key: StateKey,
@@ -907,6 +1098,7 @@ fn expand(
     how: &How,
     observe: &Observe,
     known: &FingerprintMap<StateKey, StateId>,
+    symmetric: bool,
 ) -> Result<Expansion, Failed> {
     let enabled: Vec<Choice> = branches(m);
     let mut out = Vec::with_capacity(enabled.len());
@@ -930,7 +1122,13 @@ fn expand(
                 });
             }
         };
-        let to = m2.state_fingerprint();
+        let label = m2.state_fingerprint();
+        let (to, order) = if symmetric {
+            let order = m2.canonical_block_order().into_boxed_slice();
+            (m2.symmetric_fingerprint(), Some(order))
+        } else {
+            (label, None)
+        };
         let alone = candidate.is_some_and(|cand| cand.alone(fp, &m2, settled));
         let info = (!known.contains_key(&to)).then(|| state_info(&m2, &how.units, observe));
         let machine = info
@@ -941,6 +1139,8 @@ fn expand(
             units: u,
             choice: rank(&enabled, c),
             to,
+            label,
+            order,
             info,
             alone,
             machine,
@@ -986,18 +1186,23 @@ impl Exploration {
     }
 
     /// The verdict under `model`; `None` when a bound cut the exploration, or when its
-    /// reduction does not preserve `model`'s verdict ([`Por::preserves`]).
+    /// reductions do not preserve `model`'s verdict ([`Por::preserves`],
+    /// [`Symmetry::preserves`]).
     pub fn verdict(&self, model: ProgressModel) -> Option<Verdict> {
-        if self.bound_hit.is_some() || !self.por.preserves(model) {
-            None
-        } else {
-            Some(self.oracle.verdict(model))
-        }
+        self.decides(model).then(|| self.oracle.verdict(model))
+    }
+
+    /// Whether the search decides `model`: complete, and reduced only in ways that preserve
+    /// its verdict.
+    fn decides(&self, model: ProgressModel) -> bool {
+        self.bound_hit.is_none()
+            && self.por.preserves(model)
+            && (!self.symmetry.applied() || Symmetry::Blocks.preserves(model))
     }
 
     /// A lasso when `model`'s verdict is FAIL (never when bounded out).
     pub fn lasso(&self, model: ProgressModel) -> Option<Lasso> {
-        if self.bound_hit.is_some() || !self.por.preserves(model) {
+        if !self.decides(model) {
             return None;
         }
         let cx: Counterexample = self.oracle.counterexample(model)?;
@@ -1011,7 +1216,21 @@ impl Exploration {
         };
         let mut m = (*self.initial).clone();
         let mut stem = self.initial_choices.clone();
-        self.how.replay_from(&mut m, path(&cx.stem), &mut stem);
+        if self.symmetry.applied() {
+            // The chain of first transactions to the cycle's state: it ends on the state's
+            // representative itself, where the cycle's exact edges start ([`symmetry`]).
+            let start = cx
+                .cycle
+                .first()
+                .map(|t| t.from)
+                .or_else(|| cx.stem.last().map(|t| t.to))
+                .map_or(0, |n| n.index());
+            let id = self.node_state.get(start).copied().unwrap_or(NONE);
+            let chain = origin_chain(id, |id| self.origins[id as usize]);
+            self.how.replay_from(&mut m, chain, &mut stem);
+        } else {
+            self.how.replay_from(&mut m, path(&cx.stem), &mut stem);
+        }
         let mut cycle = Vec::new();
         self.how.replay_from(&mut m, path(&cx.cycle), &mut cycle);
         let stepping = cx.cycle.iter().fold(UnitSet::EMPTY, |s, t| s.with(t.unit));

@@ -173,6 +173,11 @@ impl Units {
         }
     }
 
+    /// The blocks of the launch, in every grid.
+    pub fn blocks(&self) -> u32 {
+        self.blocks
+    }
+
     /// The units of the program (blocks, warps or lanes).
     pub fn count(&self) -> usize {
         self.count_u64() as usize
@@ -267,6 +272,28 @@ impl Units {
                 UnitSet::from_bits(lanes << base)
             }
         }
+    }
+
+    /// `set` with every unit of block `b` renamed to the same unit of block `map[b]` (a
+    /// permutation of the blocks, [`crate::symmetry::block_map`]); grids, the memory system
+    /// and its slots keep their names.
+    pub fn rename_blocks(&self, set: UnitSet, map: &[u32]) -> UnitSet {
+        let per_block = match self.level {
+            Level::Grids => return set,
+            Level::Blocks => 1,
+            Level::Warps => self.warps_per_block,
+            Level::Lanes => self.threads_per_block,
+        } as usize;
+        let program = self.count();
+        set.iter().fold(UnitSet::EMPTY, |out, u| {
+            let renamed = if u < program {
+                let (block, rest) = (u / per_block, u % per_block);
+                map.get(block).map_or(u, |&b| b as usize * per_block + rest)
+            } else {
+                u
+            };
+            out.with(renamed)
+        })
     }
 
     /// The units that have terminated (the memory system's unit always has, the operation

@@ -1,5 +1,5 @@
 //! `cudasem explore FILE.ptx --launch L [--progress MODEL] [--level blocks|warps|lanes]
-//! [--max-states N] [run options]`: exhaustive exploration (`explore`).
+//! [--max-states N] [--symmetry blocks|none] [run options]`: exhaustive exploration (`explore`).
 //!
 //! Prints the bound and the state counts, the set of final outcomes, and the verdict:
 //! "terminates under MODEL" (every execution fair under the model at the level ends), or
@@ -7,6 +7,8 @@
 //! step by step (choice, pc, lanes, active mask, token stack), why the cycle is fair under the
 //! model (F, the units stepping in it, the units disabled on it), and the `cudasem replay`
 //! command that re-executes it and checks that the cycle closes. With a bound hit, no verdict.
+//! A line says whether the states were taken up to a permutation of the blocks
+//! (`explore::symmetry`), or why not.
 //!
 //! Exit codes: 0 terminates and no outcome is a failure, 1 may not terminate, a failing
 //! outcome (deadlock, fault) or no verdict (bound hit), 2 bad input.
@@ -54,6 +56,13 @@ pub struct ExploreArgs {
     /// source-set DPOR. `none`: every step, nothing pruned (the unreduced search).
     #[arg(long, value_name = "R", default_value = "fold", value_parser = parse_folding)]
     pub reduction: Folding,
+    /// `--search full`: `blocks` counts states up to a permutation of the blocks where no
+    /// thread can tell its block from another (no `%ctaid` or `%smid` read, flat memory) and
+    /// the model is unfair or fair: the same outcomes, verdict and lasso from far fewer states
+    /// (docs/exploration.md, "Symmetry"); the report says when it does not apply, and why.
+    /// `none`: concrete states. `--reduction none` turns it off too.
+    #[arg(long, value_name = "S", default_value = "blocks", value_parser = parse_symmetry)]
+    pub symmetry: explore::Symmetry,
     /// Bound on the explored states (machine state × units that have stepped) of
     /// `--search full`.
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
@@ -115,6 +124,11 @@ pub fn parse_model(s: &str) -> Result<ProgressModel, Error> {
 pub fn parse_folding(s: &str) -> Result<Folding, Error> {
     s.parse()
         .map_err(|e: explore::UnknownFolding| Error::Usage(e.to_string()))
+}
+
+fn parse_symmetry(s: &str) -> Result<explore::Symmetry, Error> {
+    s.parse()
+        .map_err(|e: explore::UnknownSymmetry| Error::Usage(e.to_string()))
 }
 
 fn parse_level(s: &str) -> Result<Level, Error> {
@@ -342,13 +356,34 @@ fn run_inner(args: &ExploreArgs) -> Result<Exit, Failure> {
         Folding::None => explore::Por::None,
         Folding::Invisible => explore::Por::for_model(args.progress),
     };
-    let x = explore::explore_with(&setup.machine, level, &setup.observe(), limits, por, &stop)
-        .map_err(|e| match e {
-            explore::ExploreFailure::Refused(r) => Failure::refused(&setup, &args.options, &r),
-            units @ explore::ExploreFailure::TooManyUnits(_) => {
-                Failure::BadInput(Error::Input(format!("error: {units}\n")))
-            }
-        })?;
+    // Symmetry likewise (`Symmetry::preserves`), and not in the unreduced search.
+    let symmetry = match args.reduction {
+        Folding::None => explore::Symmetry::None,
+        Folding::Invisible => args.symmetry,
+    };
+    let model_blind = symmetry.preserves(args.progress);
+    let x = explore::explore_symmetric(
+        &setup.machine,
+        level,
+        &setup.observe(),
+        limits,
+        por,
+        symmetry.for_model(args.progress),
+        &stop,
+    )
+    .map(|mut x| {
+        if !model_blind {
+            x.symmetry =
+                explore::SymmetryUse::NotApplicable(explore::NotApplicable::Model(args.progress));
+        }
+        x
+    })
+    .map_err(|e| match e {
+        explore::ExploreFailure::Refused(r) => Failure::refused(&setup, &args.options, &r),
+        units @ explore::ExploreFailure::TooManyUnits(_) => {
+            Failure::BadInput(Error::Input(format!("error: {units}\n")))
+        }
+    })?;
     crate::timeout::reporting();
     let seconds = start.elapsed().as_secs_f64();
     let model = args.progress;
@@ -452,6 +487,30 @@ impl Witnesses {
             violations,
             lasso,
         })
+    }
+}
+
+/// The JSON word for what the search did with symmetry.
+fn symmetry_word(u: explore::SymmetryUse) -> &'static str {
+    match u {
+        explore::SymmetryUse::Off => "none",
+        explore::SymmetryUse::NotApplicable(_) => "not_applied",
+        explore::SymmetryUse::Applied => "blocks",
+        explore::SymmetryUse::FellBack => "fell_back",
+    }
+}
+
+/// The report's line on symmetry; none when it was not asked for.
+fn symmetry_note(u: explore::SymmetryUse) -> Option<String> {
+    match u {
+        explore::SymmetryUse::Off => None,
+        explore::SymmetryUse::NotApplicable(why) => Some(format!("not applied ({why})")),
+        explore::SymmetryUse::Applied => Some(
+            "blocks: states (and an outcome's terminal states) are counted up to a permutation of the blocks, which no thread can tell apart".to_string(),
+        ),
+        explore::SymmetryUse::FellBack => Some(
+            "not applied: up to a permutation of the blocks the states have a cycle that permutes blocks, so the search ran again without symmetry".to_string(),
+        ),
     }
 }
 
@@ -592,6 +651,9 @@ impl Report<'_> {
                 self.limits.max_states
             )),
         }
+        if let Some(note) = symmetry_note(x.symmetry) {
+            s.push_str(&format!("symmetry: {note}\n"));
+        }
         s
     }
 
@@ -710,6 +772,8 @@ impl Report<'_> {
             "bound_hit": crate::bounds::json(
                 x.bound_hit.map(|b| crate::bounds::named(b.hit(self.args.timeout.millis())))
             ),
+            "symmetry": symmetry_word(x.symmetry),
+            "symmetry_note": symmetry_note(x.symmetry),
             "outcomes": outcomes,
             "lasso": lasso_json,
             "seconds": self.seconds,
