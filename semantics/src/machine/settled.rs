@@ -59,11 +59,20 @@ pub(crate) struct Segments {
 }
 
 impl Segments {
+    /// Whether segment `i` holds the `size` bytes at `a`.
+    #[inline]
+    fn holds(&self, i: u32, a: u64, size: u64) -> bool {
+        self.spans.get(i as usize).is_some_and(|&(base, len)| {
+            let off = a.wrapping_sub(base);
+            off < len && len - off >= size.max(1)
+        })
+    }
+
     /// The segment holding the `size` bytes at `a`.
     fn find(&self, a: u64, size: u64) -> u32 {
         let i = self.spans.partition_point(|&(base, _)| base <= a);
-        match i.checked_sub(1).map(|i| (i, self.spans[i])) {
-            Some((i, (base, len))) if a - base < len && len - (a - base) >= size.max(1) => i as u32,
+        match i.checked_sub(1) {
+            Some(i) if self.holds(i as u32, a, size) => i as u32,
             _ => NONE,
         }
     }
@@ -229,7 +238,7 @@ impl Machine {
     /// the loading one, no block not issued yet and no grid not started yet (see the module
     /// documentation). Under cached memory, never (a load is an in-flight operation whose
     /// micro steps interleave with everything). A load with a lane outside every global
-    /// segment (it faults) or in shared memory: no.
+    /// segment or misaligned (it faults) or in shared memory: no.
     ///
     /// A fact about the future only: the fold of invisible steps and persistent sets may use
     /// it, a footprint that finds races with earlier steps must not. Sound as long as every
@@ -265,8 +274,15 @@ impl Machine {
             };
             match ms {
                 MemSpace::Global => {
-                    let s = segments.find(a, size);
-                    if s == NONE {
+                    // A lane that faults (outside every segment, or misaligned: PTX ISA
+                    // 9.7.9.8, to the element's size, a vector's to its whole size) ends the
+                    // run: such a step commutes with nothing.
+                    // The lanes of a warp mostly read one segment: the last one found first.
+                    let s = match loaded[..n].last() {
+                        Some(&s) if segments.holds(s, a, size) => s,
+                        _ => segments.find(a, size),
+                    };
+                    if s == NONE || !a.is_multiple_of(size) {
                         return false;
                     }
                     if !loaded[..n].contains(&s) {
