@@ -358,3 +358,51 @@ fn the_grid_barriers_read_only_and_finished_buffers_are_settled() {
         assert!(spins_after > 0, "some block spun after the last add");
     }
 }
+
+/// Loads that fault: lanes past the end of the buffer, and a misaligned one.
+const FAULTS: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 a)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [a];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.u32 %r2, [%rd3];
+    ld.global.u32 %r3, [%rd1+2];
+    ret;
+}
+"#;
+
+#[test]
+fn a_load_that_faults_is_not_settled() {
+    let p = load(FAULTS);
+    let indexed = pc_of(&p, FAULTS, "ld.global.u32 %r2");
+    let misaligned = pc_of(&p, FAULTS, "ld.global.u32 %r3");
+    let machine = |threads: u32| {
+        let l = launch(
+            "k",
+            1,
+            threads,
+            vec![zeros("a", 1)],
+            vec![ArgValue::Buffer(0)],
+        );
+        let mut m = Machine::new(p.clone(), &l, &flat(WarpModel::SimtStack)).unwrap();
+        issue(&mut m);
+        run_to(&mut m, 0, indexed);
+        m
+    };
+    let mut m = machine(1);
+    assert!(settled(&m, 0), "in bounds and aligned, and no other warp");
+    run_to(&mut m, 0, misaligned);
+    assert!(!settled(&m, 0), "misaligned");
+    m.step(&warp_choice(&m, 0)).unwrap();
+    assert!(m.termination().is_some(), "the misaligned load faults");
+    // Two lanes: the second reads past the end of the one-word buffer.
+    let m = machine(2);
+    assert!(!settled(&m, 0), "lane 1 is out of bounds");
+}
