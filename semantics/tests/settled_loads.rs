@@ -406,3 +406,62 @@ fn a_load_that_faults_is_not_settled() {
     let m = machine(2);
     assert!(!settled(&m, 0), "lane 1 is out of bounds");
 }
+
+/// Block 0 calls `wait`, and stores to `a` after it returns; block 1 loads `a`.
+const AFTER_RETURN: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.func wait()
+{
+    .reg .b32 %r<2>;
+    mov.u32 %r1, 1;
+    add.u32 %r1, %r1, 1;
+    ret;
+}
+.visible .entry k(.param .u64 a)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [a];
+    mov.u32 %r1, %ctaid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra LOAD;
+    call wait, ();
+    st.global.u32 [%rd1], 5;
+LOAD:
+    ld.global.u32 %r2, [%rd1];
+    ret;
+}
+"#;
+
+#[test]
+fn a_caller_writes_after_its_callee_returns() {
+    let p = load(AFTER_RETURN);
+    let kernel = p.entry("k").unwrap().0 as usize;
+    let wait = p.functions.iter().position(|f| f.name == "wait").unwrap();
+    let line = |f: usize, text: &str| {
+        let lines: Vec<&str> = AFTER_RETURN.lines().collect();
+        let func = &p.functions[f];
+        (func.start..func.end)
+            .find(|&pc| lines[p.source[pc as usize].ptx_line as usize - 1].contains(text))
+            .unwrap()
+    };
+    for model in [WarpModel::SimtStack, WarpModel::Its] {
+        let l = launch("k", 2, 1, vec![zeros("a", 1)], vec![ArgValue::Buffer(0)]);
+        let mut m = Machine::new(p.clone(), &l, &flat(model)).unwrap();
+        issue(&mut m);
+        issue(&mut m);
+        run_to(&mut m, 1, line(kernel, "ld.global"));
+        // Inside the callee nothing is ahead of block 0's pc; its caller's frame stores to `a`.
+        run_to(&mut m, 0, line(wait, "add.u32"));
+        assert_eq!(m.warp_view(0, 0).unwrap().depth[0], 1, "{model:?}");
+        assert!(
+            !settled(&m, 1),
+            "{model:?}: block 0 stores after its call returns"
+        );
+        run_to(&mut m, 0, line(kernel, "ld.global"));
+        assert!(settled(&m, 1), "{model:?}: block 0 is past its store");
+    }
+}
