@@ -465,3 +465,74 @@ fn a_caller_writes_after_its_callee_returns() {
         assert!(settled(&m, 1), "{model:?}: block 0 is past its store");
     }
 }
+
+/// Block 0's warp diverges: lane 0 takes `OTHER` (first: the branch's target runs first),
+/// while lane 1 waits on the SIMT stack to store to `a` on the fall-through path; block 1 loads
+/// `a` (its lane 0 stores before it).
+const DIVERGED: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 a)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<5>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [a];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %tid.x;
+    add.u32 %r3, %r1, %r2;
+    setp.ne.u32 %p1, %r3, 1;
+    @%p1 bra OTHER;
+    st.global.u32 [%rd1], 5;
+    bra.uni JOIN;
+OTHER:
+    add.u32 %r3, %r3, 1;
+    add.u32 %r3, %r3, 1;
+JOIN:
+    ld.global.u32 %r4, [%rd1];
+    ret;
+}
+"#;
+
+#[test]
+fn lanes_waiting_on_the_simt_stack_may_still_write() {
+    let p = load(DIVERGED);
+    let store = pc_of(&p, DIVERGED, "st.global");
+    let join = pc_of(&p, DIVERGED, "ld.global");
+    let other = pc_of(&p, DIVERGED, "add.u32 %r3, %r3, 1");
+    let l = launch("k", 2, 2, vec![zeros("a", 1)], vec![ArgValue::Buffer(0)]);
+    let mut m = Machine::new(p.clone(), &l, &flat(WarpModel::SimtStack)).unwrap();
+    issue(&mut m);
+    issue(&mut m);
+    // Block 1 at its load, reconverged (not at the implicit `sync` of the join).
+    for _ in 0..100 {
+        let v = m.warp_view(1, 0).unwrap();
+        if v.pc == join && v.stack.is_empty() {
+            break;
+        }
+        m.step(&warp_choice(&m, 1)).unwrap();
+    }
+    let (mut stored, mut other_with_store_pending) = (false, 0);
+    for _ in 0..100 {
+        let v = m.warp_view(0, 0).unwrap();
+        if v.pc == join && v.stack.is_empty() {
+            break;
+        }
+        assert_eq!(
+            settled(&m, 1),
+            stored,
+            "block 0 at pc {} (stored: {stored})",
+            v.pc
+        );
+        if !stored && (other..other + 2).contains(&v.pc) {
+            other_with_store_pending += 1;
+        }
+        stored |= v.pc == store;
+        m.step(&warp_choice(&m, 0)).unwrap();
+    }
+    assert!(stored);
+    // The warp ran `OTHER` while lane 1 waited on the stack to store: the case this is about.
+    assert!(other_with_store_pending > 0);
+    assert!(settled(&m, 1));
+}
