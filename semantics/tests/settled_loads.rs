@@ -536,3 +536,63 @@ fn lanes_waiting_on_the_simt_stack_may_still_write() {
     assert!(other_with_store_pending > 0);
     assert!(settled(&m, 1));
 }
+
+/// Block 0 stores through an `end` pointer (one past its buffer) at `end[-1]`; block 1 loads
+/// the buffer through its `begin` pointer.
+const END_POINTER: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 begin, .param .u64 end)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [begin];
+    ld.param.u64 %rd2, [end];
+    mov.u32 %r1, %ctaid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra LOAD;
+    st.global.u32 [%rd2+-4], 9;
+LOAD:
+    ld.global.u32 %r2, [%rd1];
+    ret;
+}
+"#;
+
+#[test]
+fn an_end_pointer_names_the_buffer_it_ends() {
+    let p = load(END_POINTER);
+    let store = pc_of(&p, END_POINTER, "st.global");
+    let load_pc = pc_of(&p, END_POINTER, "ld.global");
+    let machine = |end: u64| {
+        let l = launch(
+            "k",
+            2,
+            1,
+            vec![zeros("a", 1)],
+            vec![
+                ArgValue::Buffer(0),
+                ArgValue::Scalar {
+                    ty: ptx_parser::ScalarType::U64,
+                    bits: end,
+                },
+            ],
+        );
+        Machine::new(p.clone(), &l, &flat(WarpModel::SimtStack)).unwrap()
+    };
+    // The buffer's address (the layout does not depend on the arguments).
+    let begin = machine(0).buffer_address(0).unwrap();
+    let mut m = machine(begin + 4);
+    issue(&mut m);
+    issue(&mut m);
+    run_to(&mut m, 0, store);
+    run_to(&mut m, 1, load_pc);
+    assert!(m.writes_within_provenance(&warp_choice(&m, 0)));
+    assert!(
+        !settled(&m, 1),
+        "block 0 may still write the word through `end`"
+    );
+    run_to(&mut m, 0, load_pc);
+    assert!(settled(&m, 1));
+}

@@ -77,6 +77,16 @@ impl Segments {
         }
     }
 
+    /// The segment a pointer value names: the one holding its byte, or the one it points just
+    /// past the end of (an `end` pointer, from which `end[-1]` is written; buffers are apart,
+    /// so that is no other segment's byte).
+    fn pointee(&self, v: u64) -> u32 {
+        match self.find(v, 1) {
+            NONE => self.find(v.wrapping_sub(1), 1),
+            s => s,
+        }
+    }
+
     /// The atoms of grid `g` that name one of `loaded`, and Top.
     fn forbidden(&self, g: usize, loaded: &[u32]) -> u64 {
         let mut bits = Provenance::TOP.bits();
@@ -157,7 +167,7 @@ impl Machine {
                                 g.info.param_base + offset as u64,
                                 size as u32,
                             )
-                            .map_or(NONE, |v| segments.find(v, 1)),
+                            .map_or(NONE, |v| segments.pointee(v)),
                         Atom::Variable(i) => program
                             .variables
                             .get(i as usize)
