@@ -17,7 +17,10 @@
 //! * [`shared_writes`]: where a thread may write shared memory before its next full-block
 //!   barrier (the cached memory's shared loads at issue);
 //! * [`liveness`]: the registers live at each address (computed on first use: the canonical
-//!   state leaves out dead registers).
+//!   state leaves out dead registers);
+//! * [`may_write`]: per address, the global memory a thread there may still write, by
+//!   provenance (computed on first use: the search asks whether a load reads only words no
+//!   other warp will write).
 
 mod cfg;
 pub(crate) mod consts;
@@ -25,6 +28,7 @@ mod decode;
 pub(crate) mod layout;
 pub mod liveness;
 mod lower;
+pub mod may_write;
 pub(crate) mod scope;
 pub(crate) mod shared_writes;
 mod source_text;
@@ -131,6 +135,7 @@ pub fn load(module: &Module, source: &str) -> Result<(Program, Vec<Diagnostic>),
         shared_writes,
         reads_block_identity,
         liveness: Default::default(),
+        may_write: Default::default(),
         hash,
     };
     Ok((program, diags))

@@ -17,6 +17,7 @@ mod launch;
 mod memory_ops;
 mod pick;
 pub mod render;
+mod settled;
 pub mod state_hash;
 pub(crate) mod thread;
 mod unchanged;
@@ -503,6 +504,9 @@ pub struct Machine {
     /// Whether anything reads a thread's registers after it exits: which registers the
     /// canonical state keeps ([`Machine::set_final_registers`]).
     final_registers: FinalRegisters,
+    /// The launch's global segments and where the program's pointer provenances point
+    /// ([`Machine::loads_only_settled_words`]), built on first use.
+    segments: settled::SegmentCache,
 }
 
 impl Machine {

@@ -17,6 +17,7 @@ mod registers;
 pub use instr::*;
 
 pub use crate::load::liveness::{FinalRegisters, LazyLiveness, LiveSet, Liveness};
+pub use crate::load::may_write::{Atom, LazyMayWrite, MayWrite, Provenance};
 pub use crate::load::shared_writes::SharedWrites;
 use ptx_parser::{Name, ScalarType, Span};
 use serde::Serialize;
@@ -58,6 +59,10 @@ pub struct Program {
     /// use ([`Program::liveness`]), equal between any two programs (a cache, not data).
     #[serde(skip)]
     pub liveness: LazyLiveness,
+    /// Per address, the global memory a thread there may still write: computed on first use
+    /// ([`Program::may_write`]), equal between any two programs (a cache, not data).
+    #[serde(skip)]
+    pub may_write: LazyMayWrite,
     /// A stable hash of the module text and everything that affects execution (traces check it).
     pub hash: u64,
 }
@@ -214,5 +219,10 @@ impl Program {
     /// ([`crate::load::liveness`]), computed on the first call.
     pub fn liveness(&self, exit: FinalRegisters) -> &Liveness {
         self.liveness.get(self, exit)
+    }
+    /// What a thread at each address may still write of global memory, by provenance
+    /// ([`crate::load::may_write`]), computed on the first call.
+    pub fn may_write(&self) -> &MayWrite {
+        self.may_write.get(self)
     }
 }
