@@ -508,7 +508,16 @@ pub(crate) fn transition_event(
     // too ([`dpor::outcome_footprint`]).
     let flat_fences = config.reduction == Reduction::SourceDpor && child.cache().is_none();
     let judged = |fp: TransactionFootprint| dpor::outcome_footprint(fp, flat_fences);
-    let fp = match fold::step_folded(child, &c, config.folding, None, None, sleeping, false, path) {
+    let fp = match fold::step_folded(
+        child,
+        &c,
+        config.folding,
+        None,
+        None,
+        sleeping,
+        Default::default(),
+        path,
+    ) {
         Ok(fp) => fp.filter(|_| sleeping).map(judged),
         Err(e) => return Err(Refused::new(path.iter(), child.steps(), e)),
     };

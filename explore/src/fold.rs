@@ -59,6 +59,7 @@ use super::units::Units;
 use semantics::machine::{Footprint, FootprintKind, Machine, StepError};
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use traces::Choice;
 
 /// The most steps one transaction takes (the last may be the visible one).
@@ -135,13 +136,61 @@ impl TransactionFootprint {
     }
 }
 
+/// What a search folds besides the steps every search may fold ([`invisible`]), when it only
+/// ever reorders a step with the steps that come after it and runs no monitor (the stateful
+/// search under persistent sets). Both are steps that commute with every step another warp can
+/// take *from the state they are taken in*, which is all the fold's argument needs (module
+/// header); a search that compares a step with earlier ones (DPOR's races, sleep sets woken by
+/// later steps) or a monitor that orders fences must not fold them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Forward<'a> {
+    /// Under flat memory, a fence with no memory access ([`invisible_fence`]): it changes no
+    /// state. The race monitors order fences, which is why only such a search folds it.
+    pub fences: bool,
+    /// Loads of settled words ([`Machine::loads_only_settled_words`]: every global word the
+    /// load reads is one no other warp may write from this state on, by the may-write summary
+    /// of the program): such a load commutes with every later step of every other warp.
+    /// The summary names a store's memory by where its address came from; the flag is set when
+    /// a step taken is a store that leaves that memory
+    /// ([`Machine::writes_within_provenance`]), after which the search's answer rests on a
+    /// false premise and the caller runs it again without this rule.
+    pub settled_loads: Option<&'a AtomicBool>,
+}
+
+impl Forward<'_> {
+    /// Whether the step of `c`, of footprint `fp`, is a load of settled words to fold.
+    fn settled_load(&self, machine: &Machine, c: &Choice, fp: &Footprint) -> bool {
+        self.settled_loads.is_some()
+            && matches!(
+                fp.kind,
+                FootprintKind::Memory {
+                    global_reads: Some(_),
+                    global_writes: None,
+                    fence: false,
+                    ..
+                }
+            )
+            && machine.loads_only_settled_words(c)
+    }
+
+    /// Notes a store of `c` that leaves the memory its address came from (see
+    /// [`Forward::settled_loads`]).
+    fn check_store(&self, machine: &Machine, c: &Choice) {
+        if let Some(escaped) = self.settled_loads
+            && !machine.writes_within_provenance(c)
+        {
+            escaped.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
 /// Takes `choice` on `machine` and, under [`Folding::Invisible`], the invisible steps of its
 /// warp that follow up to the next visible one (module header), appending every choice taken to
 /// `taken`. `start` is the fingerprint of the machine before the step, when the caller knows it
 /// (a transaction that comes back to it stops there). `units`, when given, keeps the
-/// transaction within the units of the first step. `fences`: under flat memory a fence with no
-/// memory access is folded too ([`invisible_fence`]); only for a search that runs no monitor,
-/// since the race monitors order fences. Returns the transaction's footprint (the
+/// transaction within the units of the first step. `forward`: what a search
+/// that only ever reorders a step with the steps after it, and runs no monitor, folds besides
+/// ([`Forward`]). Returns the transaction's footprint (the
 /// footprints are computed only when `footprints` is asked for), or the error of the step that
 /// failed (every choice is enabled when taken, so a failure is a cudasem bug: `taken` then holds
 /// the choices taken before it).
@@ -153,13 +202,16 @@ pub fn step_folded(
     start: Option<u128>,
     units: Option<&Units>,
     footprints: bool,
-    fences: bool,
+    forward: Forward<'_>,
     taken: &mut Vec<Choice>,
 ) -> Result<Option<TransactionFootprint>, StepError> {
-    let fences = fences && machine.cache().is_none();
+    let fences = forward.fences && machine.cache().is_none();
     let need_fp = footprints || folding == Folding::Invisible;
     let first_fp = need_fp.then(|| machine.footprint(choice));
+    let first_settled = folding == Folding::Invisible
+        && first_fp.is_some_and(|f| forward.settled_load(machine, choice, &f));
     let label = units.map(|u| u.of(machine, choice));
+    forward.check_store(machine, choice);
     machine.step(choice)?;
     taken.push(*choice);
     let mut fp = first_fp.map(|last| TransactionFootprint {
@@ -180,7 +232,7 @@ pub fn step_folded(
     let folds = |f: &Footprint| invisible(f, alone) || (fences && invisible_fence(f));
     // Whether the transaction has taken its visible step: from then on it takes only the
     // invisible steps that follow it, and stops right before the warp's next visible one.
-    let mut visible_taken = fp.is_some_and(|f| !folds(&f.last));
+    let mut visible_taken = fp.is_some_and(|f| !folds(&f.last)) && !first_settled;
     while let Some(f) = fp
         && steps < MAX_FOLDED
     {
@@ -197,7 +249,7 @@ pub fn step_folded(
             break;
         }
         let next_fp = machine.footprint(&next);
-        let next_folds = folds(&next_fp);
+        let next_folds = folds(&next_fp) || forward.settled_load(machine, &next, &next_fp);
         if visible_taken && !next_folds {
             break;
         }
@@ -213,6 +265,7 @@ pub fn step_folded(
             pc = Some(now);
         }
         // `next` is enabled: a refusal is a cudasem bug, reported (after the choices taken).
+        forward.check_store(machine, &next);
         machine.step(&next)?;
         taken.push(next);
         steps += 1;

@@ -70,6 +70,8 @@ use scheduler::{Refused, Stop};
 use semantics::machine::Machine;
 use std::collections::BTreeMap;
 use std::collections::hash_map::Entry;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use traces::Choice;
 
 /// Bounds of an exploration.
@@ -187,8 +189,13 @@ struct Kept {
 struct How {
     folding: Folding,
     units: Units,
-    /// Fences with no memory access are folded ([`fold::step_folded`]): under persistent sets.
+    /// Fences with no memory access are folded ([`fold::Forward::fences`]): under persistent
+    /// sets.
     fences: bool,
+    /// Loads of settled words are folded ([`fold::Forward::settled_loads`]), under persistent
+    /// sets and flat memory; the flag is set when a store the search takes leaves the memory
+    /// its address came from, and the search then runs again without the rule.
+    escaped: Option<Arc<AtomicBool>>,
 }
 
 impl How {
@@ -211,7 +218,10 @@ impl How {
             Some(key),
             Some(&self.units),
             footprints,
-            self.fences,
+            fold::Forward {
+                fences: self.fences,
+                settled_loads: self.escaped.as_deref(),
+            },
             taken,
         )?;
         let before = taken.len();
@@ -287,6 +297,22 @@ pub struct OutcomeInfo {
     pub witness: Vec<Choice>,
 }
 
+/// Whether the stateful search folded loads of settled words ([`fold::Forward::settled_loads`]:
+/// loads of global words no other warp may write from the state they are taken in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SettledLoads {
+    /// Not folded: the search reduces nothing with persistent sets, does not fold, or memory
+    /// is cached.
+    #[default]
+    Off,
+    /// Folded.
+    Applied,
+    /// A store the search took left the memory its address came from (an index past its
+    /// buffer into another), which the may-write summary assumes never happens: the search
+    /// ran again without folding them.
+    FellBack,
+}
+
 /// The result of building the state graph.
 #[derive(Debug, Clone)]
 pub struct Exploration {
@@ -315,6 +341,8 @@ pub struct Exploration {
     /// states (and an outcome's terminal states) are counted up to a permutation of the
     /// blocks, and verdicts and lassos come only for the models [`Symmetry::preserves`].
     pub symmetry: SymmetryUse,
+    /// Whether the fold took loads of settled words as invisible ([`fold::Forward`]).
+    pub settled_loads: SettledLoads,
     /// Under symmetry, per node its state, and per state its representative's label and the
     /// transaction that first reached it (a lasso's stem is that chain: [`symmetry`]); empty
     /// otherwise.
@@ -418,7 +446,9 @@ pub fn explore_symmetric(
     Ok(x)
 }
 
-/// The stateful search, over quotient states when `symmetric`.
+/// The stateful search, over quotient states when `symmetric`, folding loads of settled
+/// words where it may ([`fold::Forward::settled_loads`]); run again without that rule when a
+/// store it took left the memory its address came from ([`SettledLoads::FellBack`]).
 fn search(
     machine: &Machine,
     level: Level,
@@ -428,7 +458,29 @@ fn search(
     symmetric: bool,
     stop: &Stop,
 ) -> Result<Exploration, ExploreFailure> {
-    let mut search = Search::start(machine, level, observe, limits, por, symmetric)?;
+    let x = search_once(machine, level, observe, limits, por, symmetric, true, stop)?;
+    if x.settled_loads != SettledLoads::FellBack {
+        return Ok(x);
+    }
+    let mut x = search_once(machine, level, observe, limits, por, symmetric, false, stop)?;
+    x.settled_loads = SettledLoads::FellBack;
+    Ok(x)
+}
+
+/// One stateful search, folding loads of settled words when `settled` asks and the search may
+/// (persistent sets, the fold, flat memory).
+#[allow(clippy::too_many_arguments)]
+fn search_once(
+    machine: &Machine,
+    level: Level,
+    observe: &Observe,
+    limits: Limits,
+    por: Por,
+    symmetric: bool,
+    settled: bool,
+    stop: &Stop,
+) -> Result<Exploration, ExploreFailure> {
+    let mut search = Search::start(machine, level, observe, limits, por, symmetric, settled)?;
     let pool = worker_pool(limits.jobs);
     let mut next = 0usize;
     'search: while next < search.graph.node_count() {
@@ -517,6 +569,7 @@ impl<'o> Search<'o> {
         limits: Limits,
         por: Por,
         symmetric: bool,
+        settled: bool,
     ) -> Result<Search<'o>, ExploreFailure> {
         let units = Units::new(machine, level)?;
         let mut init = machine.clone();
@@ -538,6 +591,11 @@ impl<'o> Search<'o> {
                 folding: limits.folding,
                 units,
                 fences: por == Por::Persistent,
+                escaped: (settled
+                    && por == Por::Persistent
+                    && limits.folding == Folding::Invisible
+                    && machine.cache().is_none())
+                .then(Arc::default),
             },
             limits,
             observe,
@@ -921,6 +979,11 @@ impl<'o> Search<'o> {
         } else {
             (Vec::new(), Vec::new())
         };
+        let settled_loads = match &self.how.escaped {
+            None => SettledLoads::Off,
+            Some(escaped) if escaped.load(Ordering::Relaxed) => SettledLoads::FellBack,
+            Some(_) => SettledLoads::Applied,
+        };
         let lts = Lts {
             units: self.how.units.graph_units(),
             owed: self.how.units.op_units(),
@@ -940,6 +1003,7 @@ impl<'o> Search<'o> {
             por: self.por,
             reduced_states: self.reduced_states,
             symmetry,
+            settled_loads,
             node_state,
             origins,
         }

@@ -322,3 +322,99 @@ LOOP:
         }
     }
 }
+
+/// Block 0 stores 1 through `p` at offset `off`, then raises `flag`; block 1 loads `q[0]`, then
+/// the flag, and records both in `out`. With `off = q - p` the store lands in `q`, which the
+/// may-write summary names by the store's provenance (`p`): block 1's load of `q` then looks
+/// settled although block 0 will write it, and folding it into block 1's next transaction would
+/// lose the outcome `out = (0, 1)` (the load before the store, the flag after it).
+const ESCAPE: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u64 q, .param .u64 off, .param .u64 flag, .param .u64 out)
+{
+    .reg .pred %b;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [p];
+    ld.param.u64 %rd2, [q];
+    ld.param.u64 %rd3, [off];
+    ld.param.u64 %rd4, [flag];
+    ld.param.u64 %rd5, [out];
+    mov.u32 %r1, %ctaid.x;
+    setp.ne.u32 %b, %r1, 0;
+    @%b bra READER;
+    add.s64 %rd6, %rd1, %rd3;
+    st.global.u32 [%rd6], 1;
+    st.volatile.global.u32 [%rd4], 1;
+    ret;
+READER:
+    ld.global.u32 %r2, [%rd2];
+    ld.volatile.global.u32 %r3, [%rd4];
+    st.global.u32 [%rd5], %r2;
+    st.global.u32 [%rd5+4], %r3;
+    ret;
+}
+"#;
+
+fn escape_machine(off: Option<u64>) -> Machine {
+    use semantics::machine::{ArgValue, BufferSpec, LaunchConfig};
+    let parsed = ptx_parser::parse(ESCAPE);
+    let program = Arc::new(semantics::load(&parsed.module, ESCAPE).unwrap().0);
+    let buffer = |name: &str, words: usize| BufferSpec {
+        name: name.into(),
+        elem: ptx_parser::ScalarType::U32,
+        bytes: vec![0; 4 * words],
+    };
+    let launch = |off: u64| LaunchConfig {
+        args: vec![
+            ArgValue::Buffer(0),
+            ArgValue::Buffer(1),
+            ArgValue::Scalar {
+                ty: ptx_parser::ScalarType::U64,
+                bits: off,
+            },
+            ArgValue::Buffer(2),
+            ArgValue::Buffer(3),
+        ],
+        buffers: vec![
+            buffer("p", 1),
+            buffer("q", 1),
+            buffer("flag", 1),
+            buffer("out", 2),
+        ],
+        ..LaunchConfig::kernel_1d("k", 2, 1)
+    };
+    let config = MachineConfig::default();
+    let m = Machine::new(program.clone(), &launch(0), &config).unwrap();
+    // The layout does not depend on the arguments: `q - p` lands in `q`.
+    let off = off.unwrap_or_else(|| m.buffer_address(1).unwrap() - m.buffer_address(0).unwrap());
+    Machine::new(program, &launch(off), &config).unwrap()
+}
+
+#[test]
+fn a_store_that_leaves_its_buffer_makes_the_search_run_again_without_settled_loads() {
+    let observe = Observe {
+        buffers: vec![0, 1, 3],
+        variables: Vec::new(),
+    };
+    let outs =
+        |x: &Exploration| -> Vec<String> { x.outcomes.keys().map(|o| format!("{o:?}")).collect() };
+    for (off, expect) in [
+        (Some(0), explore::SettledLoads::Applied),
+        (None, explore::SettledLoads::FellBack),
+    ] {
+        let m = escape_machine(off);
+        let full = search(&m, Level::Blocks, &observe, Por::None).expect("full");
+        let reduced = search(&m, Level::Blocks, &observe, Por::Persistent).expect("reduced");
+        assert_eq!(full.settled_loads, explore::SettledLoads::Off);
+        assert_eq!(reduced.settled_loads, expect, "off {off:?}");
+        assert_eq!(outs(&reduced), outs(&full), "off {off:?}");
+    }
+    // The escaping store does reach `q`: the reader sees the store or not, the flag or not, in
+    // all four combinations; the one with the flag but not the store is what a fold trusting
+    // the summary would lose.
+    let x = search(&escape_machine(None), Level::Blocks, &observe, Por::None).expect("full");
+    assert_eq!(x.outcomes.len(), 4, "{:?}", outs(&x));
+}

@@ -45,7 +45,7 @@ fn main() {
                 None,
                 Some(&units),
                 false,
-                false,
+                Default::default(),
                 &mut t,
             )
             .expect("steps");

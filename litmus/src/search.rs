@@ -238,7 +238,14 @@ pub fn explore_until(
         let mut taken = Vec::new();
         // The choice came from the enabled set: a refusal is a cudasem bug, never skipped.
         let refused = match fold::step_folded(
-            &mut m, &choice, folding, None, None, false, false, &mut taken,
+            &mut m,
+            &choice,
+            folding,
+            None,
+            None,
+            false,
+            Default::default(),
+            &mut taken,
         ) {
             Ok(_) => settle(&mut m, &mut taken).err(),
             Err(e) => Some(e),
