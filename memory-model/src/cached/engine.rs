@@ -59,7 +59,7 @@ pub struct Op {
     pub buf: [u8; 64],
     pub buf_mask: u64,
     /// Derived, not state (left out of equality and the state hash): the number of the doomed
-    /// L1 line the op pins, set when a flush or an invalidation dooms it (`L1::doomed_seq`),
+    /// L1 line the op pins, set when a flush or an invalidation dooms it (`L1::doomed_mark`),
     /// so that the op's lookups go straight to it (a hint: checked before use, and stale once
     /// the op's read unpins it).
     pub doomed_hint: Option<u64>,
@@ -263,7 +263,9 @@ impl Cached {
     }
 
     pub(super) fn geometry(&self, id: OpId, req: &Request) -> Result<Geometry, Stuck> {
-        if !matches!(req.size, 1 | 2 | 4 | 8) || !req.addr.is_multiple_of(req.size as u64) {
+        // Sizes are powers of two: a mask tests alignment (no division on this path, which
+        // the enabled set takes for every op it tests).
+        if !matches!(req.size, 1 | 2 | 4 | 8) || req.addr & (req.size as u64 - 1) != 0 {
             return Err(stuck(
                 Some(id),
                 format!(
@@ -466,12 +468,9 @@ impl Cached {
         let mut report = StepReport::default();
         match choice {
             MemChoice::Step { op } => {
-                let ok = self
-                    .ops
-                    .get(op as usize)
-                    .and_then(Option::as_ref)
-                    .is_some_and(|o| o.deps.is_empty() && !self.blocked(op, o));
-                if !ok {
+                // The enabled list is exact (debug builds compare it with a scan after every
+                // mutation): in flight, dependencies ended, and no pure retry.
+                if !self.enabled.contains(&choice) {
                     return Err(stuck(
                         Some(op),
                         format!(
@@ -496,7 +495,7 @@ impl Cached {
                 result?;
             }
             silent => {
-                if !self.silent_enabled(silent) {
+                if !self.enabled.contains(&silent) {
                     return Err(stuck(None, format!("{silent} is not enabled")));
                 }
                 self.silent(silent, dram, &mut report);
@@ -570,15 +569,15 @@ impl Cached {
             && let Some(c) = self.l1.get_mut(sm)
         {
             // The lines that left are journaled: the ops watching them are tested again.
-            let from = c.doomed().len();
+            let from = c.doomed_mark();
             c.flush(is_global);
             self.hint_doomed(sm, from);
         }
     }
 
-    /// Tells the pinners of SM `sm`'s doomed lines from position `from` on which line they
-    /// pin (`Op::doomed_hint`).
-    pub(super) fn hint_doomed(&mut self, sm: u32, from: usize) {
+    /// Tells the pinners of SM `sm`'s doomed lines numbered `from` (an `L1::doomed_mark`)
+    /// or later which line they pin (`Op::doomed_hint`).
+    pub(super) fn hint_doomed(&mut self, sm: u32, from: u64) {
         let Cached {
             l1,
             ops,
@@ -601,21 +600,26 @@ impl Cached {
     /// What the enabledness of an op depends on besides the op (by its next statement, as
     /// [`Cached::blocked`] tests it); `None`: its next step never defers.
     pub(super) fn watch_of(&self, id: OpId, op: &Op) -> Option<Watch> {
-        let prog = op.prog?;
-        let Some(Stm::Op(name)) = prog.program().stms.get(op.pc as usize).copied() else {
-            return None;
+        let name = next_op(op)?;
+        let g = self.geometry(id, &op.req).ok();
+        watch_for(op, name, g)
+    }
+
+    /// [`Cached::watch_of`] and [`Cached::blocked`] together, with the next statement and the
+    /// access located once (the enabled set asks both of every op it tests again).
+    pub(super) fn watch_and_blocked(&self, id: OpId, op: &Op) -> (Option<Watch>, bool) {
+        let Some(name) = next_op(op) else {
+            return (None, false);
         };
-        let sm = op.req.sm;
-        let key = || self.geometry(id, &op.req).ok().map(|g| g.key);
-        Some(match name {
-            OpName::Lock => Watch::Lock(op.req.who.block),
-            OpName::ReserveL1 | OpName::WriteL1 => Watch::L1Room(sm),
-            OpName::ReserveL2 | OpName::WriteL2 => Watch::L2Room,
-            OpName::EvictL1 | OpName::DiscardL1 => Watch::L1Line(sm, key()?),
-            OpName::ReadL1 => Watch::L1Fill(sm, key()?),
-            OpName::ReadL2 => Watch::L2Fill(key()?),
-            _ => return None,
-        })
+        if name == OpName::Lock {
+            return (watch_for(op, name, None), self.lock_blocked(op));
+        }
+        if !name.can_defer() {
+            return (None, false);
+        }
+        let g = self.geometry(id, &op.req).ok();
+        let blocked = g.is_some_and(|g| self.blocked_at(id, op, name, g));
+        (watch_for(op, name, g), blocked)
     }
 
     /// One micro step of op `id` (thesis (step)/(end)): statements up to the next `yield`,
@@ -757,6 +761,31 @@ fn no_such_sm(id: OpId, sm: u32, count: u32) -> Stuck {
         Some(id),
         format!("sm {sm} does not exist ({count} SMs configured)"),
     )
+}
+
+/// The operation an op's next statement names, if it names one (not a `yield`, a branch or
+/// the end).
+pub(super) fn next_op(op: &Op) -> Option<OpName> {
+    match op.prog?.program().stms.get(op.pc as usize).copied() {
+        Some(Stm::Op(name)) => Some(name),
+        _ => None,
+    }
+}
+
+/// What the enabledness of an op whose next operation is `name` depends on, given where its
+/// access lands (`g`; `None`: it has no line, and only the room watches need none).
+fn watch_for(op: &Op, name: OpName, g: Option<Geometry>) -> Option<Watch> {
+    let sm = op.req.sm;
+    let key = || g.map(|g| g.key);
+    Some(match name {
+        OpName::Lock => Watch::Lock(op.req.who.block),
+        OpName::ReserveL1 | OpName::WriteL1 => Watch::L1Room(sm),
+        OpName::ReserveL2 | OpName::WriteL2 => Watch::L2Room,
+        OpName::EvictL1 | OpName::DiscardL1 => Watch::L1Line(sm, key()?),
+        OpName::ReadL1 => Watch::L1Fill(sm, key()?),
+        OpName::ReadL2 => Watch::L2Fill(key()?),
+        _ => return None,
+    })
 }
 
 /// SM `sm`'s L1 for writing; an SM that does not exist is ⊥.

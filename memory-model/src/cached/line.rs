@@ -257,6 +257,11 @@ impl Cache {
         self.lines.len()
     }
 
+    /// The lowest key (an iterator over a persistent map allocates its path; this does not).
+    pub fn min_key(&self) -> Option<Key> {
+        self.lines.get_min().map(|(k, _)| *k)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
@@ -521,8 +526,14 @@ pub struct L1 {
     /// Several doomed lines may share a key (flush, refetch, flush again). Not counted against
     /// the capacity (they are on their way out). Changed only here (pushed by a flush or an
     /// invalidation, unpinned and dropped by a read), so the indexes below follow it.
-    doomed: Vec<(Key, Line)>,
-    /// A number per doomed line, in `doomed`'s order and ascending (derived bookkeeping, not
+    ///
+    /// In the order they were doomed; a dropped line leaves a hole (`None`), and the holes
+    /// go once they are half of the list: a full-size kernel keeps a hundred doomed lines per
+    /// SM, and closing the gap of each line that left moved the lines after it (issue 15).
+    doomed: Vec<Option<(Key, Line)>>,
+    /// How many entries of `doomed` are holes.
+    holes: usize,
+    /// A number per entry of `doomed`, in its order and ascending (derived bookkeeping, not
     /// state: each line doomed gets the next one), so a line is found again by binary search
     /// however many lines before it left.
     doomed_seq: Vec<u64>,
@@ -535,10 +546,13 @@ pub struct L1 {
     next_seq: u64,
 }
 
-/// Equal L1s have equal lines, live and doomed (the rest is derived).
+/// Equal L1s have equal lines, live and doomed in the order they were doomed (the holes and
+/// the numbers are derived).
 impl PartialEq for L1 {
     fn eq(&self, other: &Self) -> bool {
-        self.live == other.live && self.doomed == other.doomed
+        self.live == other.live
+            && self.doomed_len() == other.doomed_len()
+            && self.doomed().eq(other.doomed())
     }
 }
 
@@ -546,6 +560,7 @@ impl PartialEq for L1 {
 #[derive(Debug, Clone, Copy)]
 pub enum Slot {
     Live,
+    /// The doomed line at this position.
     Doomed(usize),
 }
 
@@ -554,21 +569,39 @@ impl L1 {
         L1 {
             live: Cache::new(),
             doomed: Vec::new(),
+            holes: 0,
             doomed_seq: Vec::new(),
             next_seq: 0,
         }
     }
 
     /// The doomed lines, oldest first.
-    pub fn doomed(&self) -> &[(Key, Line)] {
-        &self.doomed
+    pub fn doomed(&self) -> impl Iterator<Item = &(Key, Line)> + '_ {
+        self.doomed.iter().flatten()
     }
 
-    /// Whether the numbers of the doomed lines are in order, each pinner's hint (`hint_of`)
-    /// names its line, and no op pins two doomed lines (tests).
+    /// How many lines are doomed.
+    pub fn doomed_len(&self) -> usize {
+        self.doomed.len() - self.holes
+    }
+
+    /// Whether some line is doomed.
+    pub fn has_doomed(&self) -> bool {
+        self.doomed_len() != 0
+    }
+
+    /// The number the next doomed line gets: [`L1::doomed_from`] with it lists the lines
+    /// doomed after this call.
+    pub fn doomed_mark(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Whether the numbers of the doomed lines are in order, the holes counted, each pinner's
+    /// hint (`hint_of`) names its line, and no op pins two doomed lines (tests).
     pub fn doomed_consistent(&self, hint_of: impl Fn(OpId) -> Option<u64>) -> bool {
         let mut pinners = Vec::new();
-        for ((_, l), seq) in self.doomed.iter().zip(&self.doomed_seq) {
+        for (line, seq) in self.doomed.iter().zip(&self.doomed_seq) {
+            let Some((_, l)) = line else { continue };
             for &p in &l.pins {
                 pinners.push(p);
                 if hint_of(p) != Some(*seq) {
@@ -582,6 +615,7 @@ impl L1 {
         // An op pins at most the one line of its access (see `doomed_slot`).
         pinners.len() == n
             && self.doomed_seq.len() == self.doomed.len()
+            && self.doomed.iter().filter(|l| l.is_none()).count() == self.holes
             && self.doomed_seq.windows(2).all(|w| w[0] < w[1])
     }
 
@@ -590,14 +624,45 @@ impl L1 {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.doomed_seq.push(seq);
-        self.doomed.push((key, l));
+        self.doomed.push(Some((key, l)));
     }
 
-    /// The doomed lines from position `from` on, with their numbers.
-    pub fn doomed_from(&self, from: usize) -> impl Iterator<Item = (u64, &Line)> {
-        let seqs = self.doomed_seq.get(from..).unwrap_or(&[]);
-        let lines = self.doomed.get(from..).unwrap_or(&[]);
-        seqs.iter().copied().zip(lines.iter().map(|(_, l)| l))
+    /// Drops the doomed line at position `i`: it becomes a hole; trailing holes go, and all
+    /// holes once they are half of the list (amortized O(1) per line).
+    fn drop_doomed(&mut self, i: usize) {
+        if self.doomed.get_mut(i).and_then(Option::take).is_none() {
+            return;
+        }
+        self.holes += 1;
+        while matches!(self.doomed.last(), Some(None)) {
+            self.doomed.pop();
+            self.doomed_seq.pop();
+            self.holes -= 1;
+        }
+        if self.holes * 2 > self.doomed.len() {
+            let mut seqs = self.doomed_seq.iter();
+            let mut kept = Vec::with_capacity(self.doomed.len() - self.holes);
+            self.doomed.retain(|l| {
+                let seq = *seqs.next().expect("a number per doomed entry");
+                if l.is_some() {
+                    kept.push(seq);
+                }
+                l.is_some()
+            });
+            self.doomed_seq = kept;
+            self.holes = 0;
+        }
+    }
+
+    /// The doomed lines numbered `from` (a [`L1::doomed_mark`]) or later, with their numbers.
+    pub fn doomed_from(&self, from: u64) -> impl Iterator<Item = (u64, &Line)> {
+        let at = self.doomed_seq.partition_point(|s| *s < from);
+        let seqs = self.doomed_seq.get(at..).unwrap_or(&[]);
+        let lines = self.doomed.get(at..).unwrap_or(&[]);
+        seqs.iter()
+            .copied()
+            .zip(lines)
+            .filter_map(|(s, l)| l.as_ref().map(|(_, l)| (s, l)))
     }
 
     /// The position of the doomed line at `key` that `op` pins, if any. `hint`: the number of
@@ -607,7 +672,7 @@ impl L1 {
     /// the doomed lines would find (`doomed_consistent` checks both).
     fn doomed_slot(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<usize> {
         let i = self.doomed_seq.binary_search(&hint?).ok()?;
-        let (k, l) = &self.doomed[i];
+        let (k, l) = self.doomed[i].as_ref()?;
         (*k == key && l.pins.contains(&op)).then_some(i)
     }
 
@@ -623,7 +688,7 @@ impl L1 {
     /// The line `op` sees at `key` ([`L1::find`] and the line in one lookup).
     pub fn seen_by(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<&Line> {
         match self.doomed_slot(key, op, hint) {
-            Some(i) => Some(&self.doomed[i].1),
+            Some(i) => self.doomed[i].as_ref().map(|(_, l)| l),
             None => self.live.get(key),
         }
     }
@@ -639,7 +704,7 @@ impl L1 {
             Slot::Live => self.live.with_line(key, f),
             Slot::Doomed(i) => {
                 // Only a pinner sees a doomed line, and its steps pin nobody else.
-                let (_, l) = self.doomed.get_mut(i)?;
+                let (_, l) = self.doomed.get_mut(i)?.as_mut()?;
                 let valid = l.valid;
                 let r = f(l);
                 if l.valid != valid {
@@ -689,9 +754,8 @@ impl L1 {
             let hit = self
                 .with_line(key, Slot::Doomed(i), |l| l.read(mask, op))
                 .flatten();
-            if hit.is_some() && !self.doomed[i].1.pinned() {
-                self.doomed.remove(i);
-                self.doomed_seq.remove(i);
+            if hit.is_some() && self.doomed[i].as_ref().is_some_and(|(_, l)| !l.pinned()) {
+                self.drop_doomed(i);
             }
             return Ok(hit);
         }

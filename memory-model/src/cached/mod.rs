@@ -237,6 +237,10 @@ pub struct Cached {
     log: enabled::EditLog,
     /// Scratch (derived, empty between mutations): the ops a mutation must test again.
     recheck: Vec<OpId>,
+    /// Scratch (derived, empty between mutations): the keys of the lines a mutation changed,
+    /// and of those whose valid bytes changed (kept to spare an allocation per mutation).
+    touched_keys: Vec<line::Key>,
+    filled_keys: Vec<line::Key>,
     /// Scratch (derived, empty between mutations): the hint (`Op::doomed_hint`) for the op
     /// whose micro step dooms a line it pins (no program does so today).
     stepping_hint: Option<(OpId, u64)>,
@@ -270,6 +274,8 @@ impl Cached {
             enabled: Arc::default(),
             log: enabled::EditLog::default(),
             recheck: Vec::new(),
+            touched_keys: Vec::new(),
+            filled_keys: Vec::new(),
             stepping_hint: None,
             generation: 0,
         }

@@ -393,7 +393,7 @@ impl Cached {
                 l.dirty &= rest;
             });
         } else {
-            let from = l1.doomed().len();
+            let from = l1.doomed_mark();
             l1.invalidate(g.key);
             self.hint_doomed(cx.req.sm, from);
         }

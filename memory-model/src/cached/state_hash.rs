@@ -224,7 +224,7 @@ fn l1_fingerprint(c: &L1) -> u128 {
     for (k, l) in live.lines().iter() {
         hash_line(*k, l, &mut h);
     }
-    h.write_usize(doomed.len());
+    h.write_usize(c.doomed_len());
     for (k, l) in doomed {
         hash_line(*k, l, &mut h);
     }
@@ -260,6 +260,8 @@ impl Cached {
             enabled: _,
             log: _,
             recheck: _,
+            touched_keys: _,
+            filled_keys: _,
             stepping_hint: _,
             generation: _,
         } = self;
