@@ -31,7 +31,7 @@
 
 use super::index::Watch;
 use super::l1s::L1s;
-use super::line::{Cache, Flow, Key, L1, WrittenBack};
+use super::line::{Cache, DoomedHint, Flow, Key, L1, WrittenBack};
 use super::program::{
     Cond, Fold, MicroSteps, OpName, ProgramId, Stm, cta_scoped, program_for, stretch_ends,
 };
@@ -62,7 +62,7 @@ pub struct Op {
     /// L1 line the op pins, set when a flush or an invalidation dooms it (`L1::doomed_mark`),
     /// so that the op's lookups go straight to it (a hint: checked before use, and stale once
     /// the op's read unpins it).
-    pub doomed_hint: Option<u64>,
+    pub doomed_hint: Option<DoomedHint>,
 }
 
 /// Equal ops have equal requests, positions and σ (the hint is derived).
@@ -413,6 +413,7 @@ impl Cached {
                     .get(p as usize)
                     .and_then(Option::as_ref)
                     .and_then(|o| o.doomed_hint)
+                    .map(|h| h.seq)
             };
             debug_assert!(
                 self.l1.in_use().all(|(_, c)| c.doomed_consistent(hint_of)),
@@ -581,17 +582,19 @@ impl Cached {
         let Cached {
             l1,
             ops,
-            stepping_hint,
+            stepping,
+            deferred_hints,
             ..
         } = self;
         let Some(c) = l1.get(sm) else { return };
-        for (seq, line) in c.doomed_from(from) {
+        for (hint, line) in c.doomed_from(from) {
             for &p in &line.pins {
-                match ops.get_mut(p as usize) {
-                    Some(Some(o)) => o.doomed_hint = Some(seq),
-                    // The op whose micro step this is (out of its slot meanwhile): it takes
-                    // the hint when it goes back.
-                    _ => *stepping_hint = Some((p, seq)),
+                if *stepping {
+                    // The op list is out of its place during a micro step: the hints are
+                    // given once it is back.
+                    deferred_hints.push((p, hint));
+                } else if let Some(Some(o)) = ops.get_mut(p as usize) {
+                    o.doomed_hint = Some(hint);
                 }
             }
         }
@@ -630,18 +633,28 @@ impl Cached {
         dram: &mut Flat,
         report: &mut StepReport,
     ) -> Result<(), Stuck> {
-        let Some(mut op) = self.ops.get_mut(id as usize).and_then(Option::take) else {
+        // The op runs in its slot: the op list leaves the state for the micro step (a move of
+        // the list, not of the op; copying every stepping op out and back was a visible share
+        // of a step at full size, issue 15). Nothing in a micro step reads other ops but the
+        // doomed-line hints, which wait in `deferred_hints` until the list is back.
+        let mut ops = std::mem::take(&mut self.ops);
+        let Some(op) = ops.get_mut(id as usize).and_then(Option::as_mut) else {
+            self.ops = ops;
             return Err(stuck(Some(id), "no such memory op"));
         };
-        let result = self.run(id, &mut op, dram, report);
-        if let Some((p, seq)) = self.stepping_hint.take()
-            && p == id
-        {
-            op.doomed_hint = Some(seq);
+        self.stepping = true;
+        let result = self.run(id, op, dram, report);
+        self.stepping = false;
+        self.ops = ops;
+        for (p, hint) in std::mem::take(&mut self.deferred_hints) {
+            if let Some(Some(o)) = self.ops.get_mut(p as usize) {
+                o.doomed_hint = Some(hint);
+            }
         }
-        match result {
-            Ok(true) => self.end(id, op.into_inner(), report),
-            Ok(false) | Err(_) => self.ops[id as usize] = Some(op),
+        if let Ok(true) = result
+            && let Some(op) = self.ops[id as usize].take()
+        {
+            self.end(id, op.into_inner(), report);
         }
         result.map(|_| ())
     }

@@ -556,6 +556,15 @@ impl PartialEq for L1 {
     }
 }
 
+/// Which doomed line of an L1 an op pins (`Op::doomed_hint`): its number, and where it was
+/// in the list when the op was told (a guess: the holes go now and then, and a guess that
+/// misses is followed by a binary search on the number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DoomedHint {
+    pub seq: u64,
+    pub pos: u32,
+}
+
 /// Where the line an op sees for a key lives.
 #[derive(Debug, Clone, Copy)]
 pub enum Slot {
@@ -654,15 +663,22 @@ impl L1 {
         }
     }
 
-    /// The doomed lines numbered `from` (a [`L1::doomed_mark`]) or later, with their numbers.
-    pub fn doomed_from(&self, from: u64) -> impl Iterator<Item = (u64, &Line)> {
+    /// The doomed lines numbered `from` (a [`L1::doomed_mark`]) or later, with the hints
+    /// that find them.
+    pub fn doomed_from(&self, from: u64) -> impl Iterator<Item = (DoomedHint, &Line)> {
         let at = self.doomed_seq.partition_point(|s| *s < from);
         let seqs = self.doomed_seq.get(at..).unwrap_or(&[]);
         let lines = self.doomed.get(at..).unwrap_or(&[]);
         seqs.iter()
-            .copied()
             .zip(lines)
-            .filter_map(|(s, l)| l.as_ref().map(|(_, l)| (s, l)))
+            .enumerate()
+            .filter_map(move |(i, (s, l))| {
+                let hint = DoomedHint {
+                    seq: *s,
+                    pos: (at + i) as u32,
+                };
+                l.as_ref().map(|(_, l)| (hint, l))
+            })
     }
 
     /// The position of the doomed line at `key` that `op` pins, if any. `hint`: the number of
@@ -670,15 +686,19 @@ impl L1 {
     /// unpinned it, hence checked). Every pinner of a doomed line holds that line's number,
     /// and an op pins at most the one L1 line of its access, so this is the line a pass over
     /// the doomed lines would find (`doomed_consistent` checks both).
-    fn doomed_slot(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<usize> {
-        let i = self.doomed_seq.binary_search(&hint?).ok()?;
+    fn doomed_slot(&self, key: Key, op: OpId, hint: Option<DoomedHint>) -> Option<usize> {
+        let h = hint?;
+        let i = match self.doomed_seq.get(h.pos as usize) {
+            Some(s) if *s == h.seq => h.pos as usize,
+            _ => self.doomed_seq.binary_search(&h.seq).ok()?,
+        };
         let (k, l) = self.doomed[i].as_ref()?;
         (*k == key && l.pins.contains(&op)).then_some(i)
     }
 
     /// The line `op` sees at `key`: a doomed line it pins, else the live line (`hint`: see
     /// `doomed_slot`).
-    pub fn find(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<Slot> {
+    pub fn find(&self, key: Key, op: OpId, hint: Option<DoomedHint>) -> Option<Slot> {
         if let Some(i) = self.doomed_slot(key, op, hint) {
             return Some(Slot::Doomed(i));
         }
@@ -686,7 +706,7 @@ impl L1 {
     }
 
     /// The line `op` sees at `key` ([`L1::find`] and the line in one lookup).
-    pub fn seen_by(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<&Line> {
+    pub fn seen_by(&self, key: Key, op: OpId, hint: Option<DoomedHint>) -> Option<&Line> {
         match self.doomed_slot(key, op, hint) {
             Some(i) => self.doomed[i].as_ref().map(|(_, l)| l),
             None => self.live.get(key),
@@ -748,7 +768,7 @@ impl L1 {
         key: Key,
         mask: u64,
         op: OpId,
-        hint: Option<u64>,
+        hint: Option<DoomedHint>,
     ) -> Result<Option<Hit>, Stuck> {
         if let Some(i) = self.doomed_slot(key, op, hint) {
             let hit = self
@@ -774,5 +794,66 @@ pub fn read_l2(cache: &mut Cache, key: Key, mask: u64, op: OpId) -> Result<Optio
             format!("readL2: line {key:#x} is not cached"),
         )),
         Some(hit) => Ok(hit),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DoomedHint, L1, Line, Slot};
+
+    /// An L1 whose lines at keys 0, 32, 64, ... are each pinned by the op of their index
+    /// (`ops`), flushed: every line doomed, in key order.
+    fn doomed_l1(ops: &[u32]) -> L1 {
+        let mut c = L1::new();
+        for &op in ops {
+            c.live.insert(op as u64 * 32, Line::reserved(Some(op)));
+        }
+        c.flush(|_| true);
+        c
+    }
+
+    /// Op `op`'s fill of its doomed line arrives and its read hits: the line goes.
+    fn fill_and_read(c: &mut L1, op: u32, hint: DoomedHint) {
+        let key = op as u64 * 32;
+        let Some(Slot::Doomed(i)) = c.find(key, op, Some(hint)) else {
+            panic!("op {op} finds its doomed line");
+        };
+        c.with_line(key, Slot::Doomed(i), |l| l.update(&[7; 64], 0xff));
+        let hit = c.read(key, 0xf, op, Some(hint)).expect("the line is there");
+        assert!(hit.is_some(), "op {op} reads its filled line");
+    }
+
+    #[test]
+    fn dropped_doomed_lines_leave_holes_and_the_rest_stays_in_order() {
+        let mut c = doomed_l1(&[0, 1, 2, 3, 4]);
+        let hints: Vec<DoomedHint> = c.doomed_from(0).map(|(h, _)| h).collect();
+        assert_eq!(hints.len(), 5);
+        // Two holes in five entries: kept.
+        fill_and_read(&mut c, 1, hints[1]);
+        fill_and_read(&mut c, 0, hints[0]);
+        assert_eq!(c.doomed_len(), 3);
+        assert!(c.doomed_consistent(|p| Some(hints[p as usize].seq)));
+        // A third: the holes are over half the list and go, so the positions op 2 and op 4
+        // were told are stale; the numbers still find their lines.
+        fill_and_read(&mut c, 3, hints[3]);
+        assert_eq!(c.doomed_len(), 2);
+        for op in [2, 4] {
+            let l = c.seen_by(op as u64 * 32, op, Some(hints[op as usize]));
+            assert!(
+                l.is_some_and(|l| l.pins.contains(&op)),
+                "op {op} still sees its line"
+            );
+        }
+        let keys: Vec<u64> = c.doomed().map(|(k, _)| *k).collect();
+        assert_eq!(keys, [64, 128], "the doomed lines left keep their order");
+        // Equal to an L1 that doomed only those two lines (holes and numbers are derived).
+        assert_eq!(c, doomed_l1(&[2, 4]));
+        assert!(c.doomed_consistent(|p| Some(hints[p as usize].seq)));
+        // The last hole at the end goes at once.
+        fill_and_read(&mut c, 4, hints[4]);
+        assert_eq!(c, doomed_l1(&[2]));
+        fill_and_read(&mut c, 2, hints[2]);
+        assert!(!c.has_doomed());
+        assert_eq!(c, L1::new());
     }
 }

@@ -241,9 +241,11 @@ pub struct Cached {
     /// and of those whose valid bytes changed (kept to spare an allocation per mutation).
     touched_keys: Vec<line::Key>,
     filled_keys: Vec<line::Key>,
-    /// Scratch (derived, empty between mutations): the hint (`Op::doomed_hint`) for the op
-    /// whose micro step dooms a line it pins (no program does so today).
-    stepping_hint: Option<(OpId, u64)>,
+    /// Whether a micro step runs (derived): the op list is then out of its place, and the
+    /// doomed-line hints (`Op::doomed_hint`) a flush or an invalidation gives wait in
+    /// `deferred_hints` (empty between mutations).
+    stepping: bool,
+    deferred_hints: Vec<(OpId, line::DoomedHint)>,
     /// Counts the mutations of this state (derived): a caller that remembers the value it saw
     /// knows whether [`Cached::enabled`] may have changed since.
     generation: u64,
@@ -276,7 +278,8 @@ impl Cached {
             recheck: Vec::new(),
             touched_keys: Vec::new(),
             filled_keys: Vec::new(),
-            stepping_hint: None,
+            stepping: false,
+            deferred_hints: Vec::new(),
             generation: 0,
         }
     }
@@ -373,6 +376,7 @@ impl Cached {
                                 .get(p as usize)
                                 .and_then(Option::as_ref)
                                 .and_then(|o| o.doomed_hint)
+                                .map(|h| h.seq)
                         })
                 })
             })

@@ -22,7 +22,7 @@ pub(super) struct OpCx {
     pub line: Option<Geometry>,
     pub name: OpName,
     /// The op's `doomed_hint`.
-    pub hint: Option<u64>,
+    pub hint: Option<line::DoomedHint>,
 }
 
 impl OpCx {

@@ -262,7 +262,8 @@ impl Cached {
             recheck: _,
             touched_keys: _,
             filled_keys: _,
-            stepping_hint: _,
+            stepping: _,
+            deferred_hints: _,
             generation: _,
         } = self;
         // Most SMs run no block in a litmus-size launch: only the L1s holding a line are
