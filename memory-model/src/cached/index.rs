@@ -171,6 +171,26 @@ impl ThreadOps {
         !self.get(who).is_empty()
     }
 
+    /// Whether any thread `tid_base + l` of block `block`, for the set bits `l` of `lanes`,
+    /// has ops (one lookup of the block, not one per lane).
+    pub fn any_busy(&self, block: u32, tid_base: u32, lanes: u64) -> bool {
+        let Some((threads, _)) = self.blocks.get(&block) else {
+            return false;
+        };
+        let mut m = lanes;
+        while m != 0 {
+            let l = m.trailing_zeros();
+            m &= m - 1;
+            if threads
+                .get((tid_base + l) as usize)
+                .is_some_and(|ids| !ids.is_empty())
+            {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Whether no thread has ops.
     pub fn is_empty(&self) -> bool {
         self.blocks.is_empty()

@@ -423,6 +423,14 @@ impl Cached {
         self.index.by_thread.busy(who)
     }
 
+    /// Whether any of the threads `tid_base + l` of block `block`, for the set bits `l` of
+    /// `lanes` (a warp's lanes), has ops in flight: [`Cached::thread_busy`] for a warp at
+    /// once, with one lookup of the block instead of one per lane (the scoreboard asks it of
+    /// every warp instruction that drains memory, and the warp-wide shared load of every lane).
+    pub fn any_thread_busy(&self, block: u32, tid_base: u32, lanes: u64) -> bool {
+        self.index.by_thread.any_busy(block, tid_base, lanes)
+    }
+
     /// The registers of warp `warp` of block `block` that in-flight loads and atomics will
     /// write, each with the lanes it is pending for (bit i: lane i), by register number (the
     /// machine's scoreboard: an instruction touching a pending register of one of its lanes
