@@ -41,13 +41,26 @@ use smallvec::SmallVec;
 
 /// An in-flight memory op (thesis `MemOp` minus the priority): request, program position and
 /// the implicit state σ.
+///
+/// Laid out in declaration order: first what the enabled set reads of every op it tests
+/// again (program position, doomed-line hint, request, dependencies), σ's line buffer last.
+/// A full-size kernel has tens of thousands of ops in flight and the ops a step wakes were
+/// last touched long before, so each is read from memory: the fewer cache lines that takes
+/// the better (the position lay in the op's last line, the request in its first two: issue
+/// 15).
 #[derive(Debug)]
+#[repr(C)]
 pub struct Op {
-    pub req: Request,
     /// `None`: no program exists for the request (stuck at its first step).
     pub prog: Option<ProgramId>,
     /// Index of the next statement.
     pub pc: u8,
+    /// Derived, not state (left out of equality and the state hash): the number of the doomed
+    /// L1 line the op pins, set when a flush or an invalidation dooms it (`L1::doomed_mark`),
+    /// so that the op's lookups go straight to it (a hint: checked before use, and stale once
+    /// the op's read unpins it).
+    pub doomed_hint: Option<DoomedHint>,
+    pub req: Request,
     /// In-flight ops that must end before this one may step (O1-O3); ids leave the list as
     /// their ops end, so a reused id never inherits an old dependency.
     pub deps: SmallVec<[OpId; 4]>,
@@ -55,14 +68,10 @@ pub struct Op {
     pub value: u64,
     /// An atomic's new value (thesis `v_in1` after `atomOp`).
     pub new: u64,
-    /// Line bytes in transit between levels (thesis `v_i/o` of a fill), and which are valid.
-    pub buf: [u8; 64],
+    /// Which bytes of `buf` are valid.
     pub buf_mask: u64,
-    /// Derived, not state (left out of equality and the state hash): the number of the doomed
-    /// L1 line the op pins, set when a flush or an invalidation dooms it (`L1::doomed_mark`),
-    /// so that the op's lookups go straight to it (a hint: checked before use, and stale once
-    /// the op's read unpins it).
-    pub doomed_hint: Option<DoomedHint>,
+    /// Line bytes in transit between levels (thesis `v_i/o` of a fill).
+    pub buf: [u8; 64],
 }
 
 /// Equal ops have equal requests, positions and σ (the hint is derived).
