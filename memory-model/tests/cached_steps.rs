@@ -353,3 +353,55 @@ fn overlay_global_reads_valid_l2_bytes_over_dram() {
         assert_eq!(bytes, want, "range {start}+{len}");
     }
 }
+
+/// `any_thread_busy` (a warp's lanes at once) says what `thread_busy` says of the lanes one by
+/// one, as ops of some threads of two blocks are issued and end.
+#[test]
+fn any_thread_busy_agrees_with_thread_busy_lane_by_lane() {
+    let (mut c, mut dram, x) = setup();
+    dram.create_block(1, 64, 40);
+    let busy_lanes = |c: &Cached, block: u32, tid_base: u32, lanes: u64| {
+        (0..64)
+            .filter(|l| lanes >> l & 1 != 0)
+            .any(|l| c.thread_busy(who(block, tid_base + l)))
+    };
+    let check = |c: &Cached| {
+        for block in [0, 1, 2] {
+            for tid_base in [0, 32] {
+                for lanes in [0, 1, 0b10, 0b1010, 0xffff_ffff, u64::MAX >> 1, 1 << 3] {
+                    assert_eq!(
+                        c.any_thread_busy(block, tid_base, lanes),
+                        busy_lanes(c, block, tid_base, lanes),
+                        "block {block}, threads from {tid_base}, lanes {lanes:#x}"
+                    );
+                }
+            }
+        }
+    };
+    check(&c);
+    let ops: Vec<_> = [(0, 1), (0, 3), (1, 35), (1, 33)]
+        .into_iter()
+        .map(|(b, t)| {
+            c.issue(ld(
+                who(b, t),
+                0,
+                G,
+                x + 4 * t as u64,
+                None,
+                MemOrder::Weak,
+                1,
+            ))
+        })
+        .collect();
+    check(&c);
+    assert!(c.any_thread_busy(1, 32, 0b1010));
+    assert!(!c.any_thread_busy(1, 0, 0xffff_ffff));
+    for op in ops {
+        while c.op_who(op).is_some() {
+            c.step(MemChoice::Step { op }, &mut dram)
+                .unwrap_or_else(|e| panic!("{e:?}"));
+            check(&c);
+        }
+    }
+    assert!(!c.any_thread_busy(0, 0, u64::MAX));
+}

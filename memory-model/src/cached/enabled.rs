@@ -11,11 +11,11 @@
 //! in flight or lines cached (issue 15). The from-scratch computation stays for the debug
 //! checks and the tests.
 
-use super::engine::{Geometry, Op, is_global};
+use super::engine::{Geometry, Op, is_global, next_op};
 use super::index::FastMap;
 use super::index::Watch;
 use super::line::Key;
-use super::program::{OpName, ProgramId, Stm};
+use super::program::{OpName, ProgramId};
 use super::{Cached, MemChoice, OpId, SilentActions};
 use smallvec::SmallVec;
 
@@ -82,9 +82,10 @@ impl EnabledList {
         self.pos(c).is_some()
     }
 
-    /// Makes `c` enabled (`on`) or not; logs the change.
-    fn set(&mut self, c: MemChoice, on: bool, log: &mut EditLog) {
-        match (self.pos(&c), on) {
+    /// Makes `c` enabled (`on`) or not, `pos` being its position now ([`EnabledList::pos`]);
+    /// logs the change.
+    fn set(&mut self, c: MemChoice, pos: Option<usize>, on: bool, log: &mut EditLog) {
+        match (pos, on) {
             (None, true) => {
                 self.set_pos(c, self.list.len() as u32);
                 self.list.push(c);
@@ -205,8 +206,10 @@ impl Cached {
         let after = self.room_tight(before.sm);
         let mut ops = std::mem::take(&mut self.recheck);
         let mut silent: SmallVec<[MemChoice; 8]> = SmallVec::new();
-        let mut keys = Vec::new();
-        let mut filled = Vec::new();
+        let mut keys = std::mem::take(&mut self.touched_keys);
+        let mut filled = std::mem::take(&mut self.filled_keys);
+        keys.clear();
+        filled.clear();
         let all = self.config.silent == SilentActions::All;
         // The L2's changed lines: reads waiting for the lines whose valid bytes changed.
         if self.l2.was_touched() {
@@ -274,6 +277,10 @@ impl Cached {
         }
         ops.clear();
         self.recheck = ops;
+        keys.clear();
+        filled.clear();
+        self.touched_keys = keys;
+        self.filled_keys = filled;
         for c in silent {
             let on = self.silent_enabled(c);
             self.set_enabled(c, on);
@@ -305,11 +312,12 @@ impl Cached {
     fn set_enabled(&mut self, c: MemChoice, on: bool) {
         // Most tests confirm what the list says: no copy of a list shared with a clone (and
         // no atomic operation on its count) for them.
-        if self.enabled.contains(&c) == on {
+        let pos = self.enabled.pos(&c);
+        if pos.is_some() == on {
             return;
         }
         let list = std::sync::Arc::make_mut(&mut self.enabled);
-        list.set(c, on, &mut self.log);
+        list.set(c, pos, on, &mut self.log);
     }
 
     /// Tests op `id` again: its `Step` is enabled when it is in flight, its dependencies
@@ -320,8 +328,8 @@ impl Cached {
             Some(o) if self.index.ready.contains(id) => {
                 // Only an op whose next statement can defer is watched, and only such an op
                 // can be blocked.
-                let watch = self.watch_of(id, o);
-                (watch.is_none() || !self.blocked(id, o), watch)
+                let (watch, blocked) = self.watch_and_blocked(id, o);
+                (watch.is_none() || !blocked, watch)
             }
             _ => (false, None),
         };
@@ -375,7 +383,7 @@ impl Cached {
                 }
             }
             // Global keys sort before local ones: the lowest key says whether any is global.
-            if l1.live.lines().keys().next().is_some_and(|k| is_global(*k)) {
+            if l1.live.min_key().is_some_and(is_global) {
                 out(MemChoice::Flush { sm });
             }
         }
@@ -412,7 +420,7 @@ impl Cached {
             MemChoice::Flush { sm } => self
                 .l1
                 .get(sm)
-                .is_some_and(|c| c.live.lines().keys().next().is_some_and(|k| is_global(*k))),
+                .is_some_and(|c| c.live.min_key().is_some_and(is_global)),
             MemChoice::EvictL2 { line } => {
                 all && self
                     .l2
@@ -429,35 +437,35 @@ impl Cached {
     /// operation that defers without changing anything (such a step is not offered, so an
     /// explorer sees no self-loops). Errors count as progress (the step reports them).
     pub(super) fn blocked(&self, id: OpId, op: &Op) -> bool {
-        let Some(prog) = op.prog else { return false };
-        let Some(Stm::Op(name)) = prog.program().stms.get(op.pc as usize).copied() else {
+        let Some(name) = next_op(op) else {
             return false;
         };
-        match name {
-            OpName::Lock => {
-                return self
-                    .banks(&op.req)
-                    .iter()
-                    .any(|b| self.locks.contains_key(&(op.req.who.block, *b)));
-            }
-            OpName::ReserveL1
-            | OpName::WriteL1
-            | OpName::ReserveL2
-            | OpName::WriteL2
-            | OpName::ReadL1
-            | OpName::ReadL2
-            | OpName::EvictL1
-            | OpName::DiscardL1 => {}
-            // Every other operation always makes progress: no need to locate the access (the
-            // enabled set asks this of every op after every step).
-            _ => return false,
+        if name == OpName::Lock {
+            return self.lock_blocked(op);
+        }
+        // Every other operation always makes progress: no need to locate the access (the
+        // enabled set asks this of every op it tests).
+        if !name.can_defer() {
+            return false;
         }
         // Shared and fence programs defer only at `lock`; a malformed access errors (progress).
         let Ok(g) = self.geometry(id, &op.req) else {
             return false;
         };
+        self.blocked_at(id, op, name, g)
+    }
+
+    /// Whether an atomic at `lock` would find one of its banks held.
+    pub(super) fn lock_blocked(&self, op: &Op) -> bool {
+        self.banks(&op.req)
+            .iter()
+            .any(|b| self.locks.contains_key(&(op.req.who.block, *b)))
+    }
+
+    /// [`Cached::blocked`] for an op whose next operation `name` can defer
+    /// ([`OpName::can_defer`], not `lock`) and whose access lands at `g`.
+    pub(super) fn blocked_at(&self, id: OpId, op: &Op, name: OpName, g: Geometry) -> bool {
         let l1 = self.l1.get(op.req.sm);
-        let l2_mask = self.l2_mask(op, g);
         match name {
             OpName::ReserveL1 | OpName::WriteL1 => l1.is_some_and(|c| {
                 c.live
@@ -470,10 +478,12 @@ impl Cached {
                 c.seen_by(g.key, id, op.doomed_hint)
                     .is_some_and(|l| l.valid & g.mask != g.mask && l.pins.contains(&id))
             }),
-            OpName::ReadL2 => self
-                .l2
-                .get(g.key)
-                .is_some_and(|l| l.valid & l2_mask != l2_mask && l.pins.contains(&id)),
+            OpName::ReadL2 => {
+                let l2_mask = self.l2_mask(op, g);
+                self.l2
+                    .get(g.key)
+                    .is_some_and(|l| l.valid & l2_mask != l2_mask && l.pins.contains(&id))
+            }
             OpName::EvictL1 => {
                 l1.is_some_and(|c| c.live.get(g.key).is_some_and(|l| !l.evictable()))
             }

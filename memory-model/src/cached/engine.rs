@@ -31,7 +31,7 @@
 
 use super::index::Watch;
 use super::l1s::L1s;
-use super::line::{Cache, Flow, Key, L1, WrittenBack};
+use super::line::{Cache, DoomedHint, Flow, Key, L1, WrittenBack};
 use super::program::{
     Cond, Fold, MicroSteps, OpName, ProgramId, Stm, cta_scoped, program_for, stretch_ends,
 };
@@ -41,13 +41,26 @@ use smallvec::SmallVec;
 
 /// An in-flight memory op (thesis `MemOp` minus the priority): request, program position and
 /// the implicit state σ.
+///
+/// Laid out in declaration order: first what the enabled set reads of every op it tests
+/// again (program position, doomed-line hint, request, dependencies), σ's line buffer last.
+/// A full-size kernel has tens of thousands of ops in flight and the ops a step wakes were
+/// last touched long before, so each is read from memory: the fewer cache lines that takes
+/// the better (the position lay in the op's last line, the request in its first two: issue
+/// 15).
 #[derive(Debug)]
+#[repr(C)]
 pub struct Op {
-    pub req: Request,
     /// `None`: no program exists for the request (stuck at its first step).
     pub prog: Option<ProgramId>,
     /// Index of the next statement.
     pub pc: u8,
+    /// Derived, not state (left out of equality and the state hash): the number of the doomed
+    /// L1 line the op pins, set when a flush or an invalidation dooms it (`L1::doomed_mark`),
+    /// so that the op's lookups go straight to it (a hint: checked before use, and stale once
+    /// the op's read unpins it).
+    pub doomed_hint: Option<DoomedHint>,
+    pub req: Request,
     /// In-flight ops that must end before this one may step (O1-O3); ids leave the list as
     /// their ops end, so a reused id never inherits an old dependency.
     pub deps: SmallVec<[OpId; 4]>,
@@ -55,14 +68,10 @@ pub struct Op {
     pub value: u64,
     /// An atomic's new value (thesis `v_in1` after `atomOp`).
     pub new: u64,
-    /// Line bytes in transit between levels (thesis `v_i/o` of a fill), and which are valid.
-    pub buf: [u8; 64],
+    /// Which bytes of `buf` are valid.
     pub buf_mask: u64,
-    /// Derived, not state (left out of equality and the state hash): the number of the doomed
-    /// L1 line the op pins, set when a flush or an invalidation dooms it (`L1::doomed_seq`),
-    /// so that the op's lookups go straight to it (a hint: checked before use, and stale once
-    /// the op's read unpins it).
-    pub doomed_hint: Option<u64>,
+    /// Line bytes in transit between levels (thesis `v_i/o` of a fill).
+    pub buf: [u8; 64],
 }
 
 /// Equal ops have equal requests, positions and σ (the hint is derived).
@@ -263,7 +272,9 @@ impl Cached {
     }
 
     pub(super) fn geometry(&self, id: OpId, req: &Request) -> Result<Geometry, Stuck> {
-        if !matches!(req.size, 1 | 2 | 4 | 8) || !req.addr.is_multiple_of(req.size as u64) {
+        // Sizes are powers of two: a mask tests alignment (no division on this path, which
+        // the enabled set takes for every op it tests).
+        if !matches!(req.size, 1 | 2 | 4 | 8) || req.addr & (req.size as u64 - 1) != 0 {
             return Err(stuck(
                 Some(id),
                 format!(
@@ -411,6 +422,7 @@ impl Cached {
                     .get(p as usize)
                     .and_then(Option::as_ref)
                     .and_then(|o| o.doomed_hint)
+                    .map(|h| h.seq)
             };
             debug_assert!(
                 self.l1.in_use().all(|(_, c)| c.doomed_consistent(hint_of)),
@@ -466,12 +478,9 @@ impl Cached {
         let mut report = StepReport::default();
         match choice {
             MemChoice::Step { op } => {
-                let ok = self
-                    .ops
-                    .get(op as usize)
-                    .and_then(Option::as_ref)
-                    .is_some_and(|o| o.deps.is_empty() && !self.blocked(op, o));
-                if !ok {
+                // The enabled list is exact (debug builds compare it with a scan after every
+                // mutation): in flight, dependencies ended, and no pure retry.
+                if !self.enabled.contains(&choice) {
                     return Err(stuck(
                         Some(op),
                         format!(
@@ -496,7 +505,7 @@ impl Cached {
                 result?;
             }
             silent => {
-                if !self.silent_enabled(silent) {
+                if !self.enabled.contains(&silent) {
                     return Err(stuck(None, format!("{silent} is not enabled")));
                 }
                 self.silent(silent, dram, &mut report);
@@ -570,29 +579,31 @@ impl Cached {
             && let Some(c) = self.l1.get_mut(sm)
         {
             // The lines that left are journaled: the ops watching them are tested again.
-            let from = c.doomed().len();
+            let from = c.doomed_mark();
             c.flush(is_global);
             self.hint_doomed(sm, from);
         }
     }
 
-    /// Tells the pinners of SM `sm`'s doomed lines from position `from` on which line they
-    /// pin (`Op::doomed_hint`).
-    pub(super) fn hint_doomed(&mut self, sm: u32, from: usize) {
+    /// Tells the pinners of SM `sm`'s doomed lines numbered `from` (an `L1::doomed_mark`)
+    /// or later which line they pin (`Op::doomed_hint`).
+    pub(super) fn hint_doomed(&mut self, sm: u32, from: u64) {
         let Cached {
             l1,
             ops,
-            stepping_hint,
+            stepping,
+            deferred_hints,
             ..
         } = self;
         let Some(c) = l1.get(sm) else { return };
-        for (seq, line) in c.doomed_from(from) {
+        for (hint, line) in c.doomed_from(from) {
             for &p in &line.pins {
-                match ops.get_mut(p as usize) {
-                    Some(Some(o)) => o.doomed_hint = Some(seq),
-                    // The op whose micro step this is (out of its slot meanwhile): it takes
-                    // the hint when it goes back.
-                    _ => *stepping_hint = Some((p, seq)),
+                if *stepping {
+                    // The op list is out of its place during a micro step: the hints are
+                    // given once it is back.
+                    deferred_hints.push((p, hint));
+                } else if let Some(Some(o)) = ops.get_mut(p as usize) {
+                    o.doomed_hint = Some(hint);
                 }
             }
         }
@@ -601,21 +612,26 @@ impl Cached {
     /// What the enabledness of an op depends on besides the op (by its next statement, as
     /// [`Cached::blocked`] tests it); `None`: its next step never defers.
     pub(super) fn watch_of(&self, id: OpId, op: &Op) -> Option<Watch> {
-        let prog = op.prog?;
-        let Some(Stm::Op(name)) = prog.program().stms.get(op.pc as usize).copied() else {
-            return None;
+        let name = next_op(op)?;
+        let g = self.geometry(id, &op.req).ok();
+        watch_for(op, name, g)
+    }
+
+    /// [`Cached::watch_of`] and [`Cached::blocked`] together, with the next statement and the
+    /// access located once (the enabled set asks both of every op it tests again).
+    pub(super) fn watch_and_blocked(&self, id: OpId, op: &Op) -> (Option<Watch>, bool) {
+        let Some(name) = next_op(op) else {
+            return (None, false);
         };
-        let sm = op.req.sm;
-        let key = || self.geometry(id, &op.req).ok().map(|g| g.key);
-        Some(match name {
-            OpName::Lock => Watch::Lock(op.req.who.block),
-            OpName::ReserveL1 | OpName::WriteL1 => Watch::L1Room(sm),
-            OpName::ReserveL2 | OpName::WriteL2 => Watch::L2Room,
-            OpName::EvictL1 | OpName::DiscardL1 => Watch::L1Line(sm, key()?),
-            OpName::ReadL1 => Watch::L1Fill(sm, key()?),
-            OpName::ReadL2 => Watch::L2Fill(key()?),
-            _ => return None,
-        })
+        if name == OpName::Lock {
+            return (watch_for(op, name, None), self.lock_blocked(op));
+        }
+        if !name.can_defer() {
+            return (None, false);
+        }
+        let g = self.geometry(id, &op.req).ok();
+        let blocked = g.is_some_and(|g| self.blocked_at(id, op, name, g));
+        (watch_for(op, name, g), blocked)
     }
 
     /// One micro step of op `id` (thesis (step)/(end)): statements up to the next `yield`,
@@ -626,18 +642,28 @@ impl Cached {
         dram: &mut Flat,
         report: &mut StepReport,
     ) -> Result<(), Stuck> {
-        let Some(mut op) = self.ops.get_mut(id as usize).and_then(Option::take) else {
+        // The op runs in its slot: the op list leaves the state for the micro step (a move of
+        // the list, not of the op; copying every stepping op out and back was a visible share
+        // of a step at full size, issue 15). Nothing in a micro step reads other ops but the
+        // doomed-line hints, which wait in `deferred_hints` until the list is back.
+        let mut ops = std::mem::take(&mut self.ops);
+        let Some(op) = ops.get_mut(id as usize).and_then(Option::as_mut) else {
+            self.ops = ops;
             return Err(stuck(Some(id), "no such memory op"));
         };
-        let result = self.run(id, &mut op, dram, report);
-        if let Some((p, seq)) = self.stepping_hint.take()
-            && p == id
-        {
-            op.doomed_hint = Some(seq);
+        self.stepping = true;
+        let result = self.run(id, op, dram, report);
+        self.stepping = false;
+        self.ops = ops;
+        for (p, hint) in std::mem::take(&mut self.deferred_hints) {
+            if let Some(Some(o)) = self.ops.get_mut(p as usize) {
+                o.doomed_hint = Some(hint);
+            }
         }
-        match result {
-            Ok(true) => self.end(id, op.into_inner(), report),
-            Ok(false) | Err(_) => self.ops[id as usize] = Some(op),
+        if let Ok(true) = result
+            && let Some(op) = self.ops[id as usize].take()
+        {
+            self.end(id, op.into_inner(), report);
         }
         result.map(|_| ())
     }
@@ -757,6 +783,31 @@ fn no_such_sm(id: OpId, sm: u32, count: u32) -> Stuck {
         Some(id),
         format!("sm {sm} does not exist ({count} SMs configured)"),
     )
+}
+
+/// The operation an op's next statement names, if it names one (not a `yield`, a branch or
+/// the end).
+pub(super) fn next_op(op: &Op) -> Option<OpName> {
+    match op.prog?.program().stms.get(op.pc as usize).copied() {
+        Some(Stm::Op(name)) => Some(name),
+        _ => None,
+    }
+}
+
+/// What the enabledness of an op whose next operation is `name` depends on, given where its
+/// access lands (`g`; `None`: it has no line, and only the room watches need none).
+fn watch_for(op: &Op, name: OpName, g: Option<Geometry>) -> Option<Watch> {
+    let sm = op.req.sm;
+    let key = || g.map(|g| g.key);
+    Some(match name {
+        OpName::Lock => Watch::Lock(op.req.who.block),
+        OpName::ReserveL1 | OpName::WriteL1 => Watch::L1Room(sm),
+        OpName::ReserveL2 | OpName::WriteL2 => Watch::L2Room,
+        OpName::EvictL1 | OpName::DiscardL1 => Watch::L1Line(sm, key()?),
+        OpName::ReadL1 => Watch::L1Fill(sm, key()?),
+        OpName::ReadL2 => Watch::L2Fill(key()?),
+        _ => return None,
+    })
 }
 
 /// SM `sm`'s L1 for writing; an SM that does not exist is ⊥.

@@ -47,6 +47,10 @@ type PendingRegs = SmallVec<[(u32, u64); 4]>;
 #[derive(Debug, Clone, Default)]
 pub(super) struct IdSet {
     words: SmallVec<[u64; 2]>,
+    /// Every word below this one is zero (derived: a lower bound [`IdSet::first`] starts
+    /// from, so that the smallest free slot of a full-size kernel's tens of thousands of ops
+    /// is found without a pass over the empty words before it: issue 15).
+    low: usize,
 }
 
 impl IdSet {
@@ -56,6 +60,7 @@ impl IdSet {
             self.words.resize(w + 1, 0);
         }
         self.words[w] |= 1 << (id % 64);
+        self.low = self.low.min(w);
     }
 
     /// Removes `id`; whether it was there.
@@ -70,6 +75,7 @@ impl IdSet {
         while self.words.last() == Some(&0) {
             self.words.pop();
         }
+        self.low = self.low.min(self.words.len());
         was
     }
 
@@ -93,8 +99,15 @@ impl IdSet {
         })
     }
 
-    pub fn first(&self) -> Option<OpId> {
-        self.iter().next()
+    /// The smallest id (moves the lower bound of the nonzero words up to it).
+    pub fn first(&mut self) -> Option<OpId> {
+        let skip = self.words[self.low..]
+            .iter()
+            .take_while(|w| **w == 0)
+            .count();
+        self.low += skip;
+        let w = *self.words.get(self.low)?;
+        Some(self.low as OpId * 64 + w.trailing_zeros())
     }
 
     pub fn last(&self) -> Option<OpId> {
@@ -108,7 +121,8 @@ impl IdSet {
     }
 }
 
-/// Trailing zero words are never stored, so equal sets have equal words.
+/// Trailing zero words are never stored, so equal sets have equal words (the lower bound
+/// is derived).
 impl PartialEq for IdSet {
     fn eq(&self, other: &Self) -> bool {
         self.words == other.words
@@ -155,6 +169,26 @@ impl ThreadOps {
     /// Whether the thread has ops.
     pub fn busy(&self, who: Who) -> bool {
         !self.get(who).is_empty()
+    }
+
+    /// Whether any thread `tid_base + l` of block `block`, for the set bits `l` of `lanes`,
+    /// has ops (one lookup of the block, not one per lane).
+    pub fn any_busy(&self, block: u32, tid_base: u32, lanes: u64) -> bool {
+        let Some((threads, _)) = self.blocks.get(&block) else {
+            return false;
+        };
+        let mut m = lanes;
+        while m != 0 {
+            let l = m.trailing_zeros();
+            m &= m - 1;
+            if threads
+                .get((tid_base + l) as usize)
+                .is_some_and(|ids| !ids.is_empty())
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether no thread has ops.

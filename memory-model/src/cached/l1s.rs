@@ -79,7 +79,7 @@ impl L1s {
         self.caches
             .iter()
             .enumerate()
-            .filter(|(_, c)| !c.live.is_empty() || !c.doomed().is_empty())
+            .filter(|(_, c)| !c.live.is_empty() || c.has_doomed())
             .map(|(sm, c)| (sm as u32, c))
     }
 }

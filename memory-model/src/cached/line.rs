@@ -257,6 +257,11 @@ impl Cache {
         self.lines.len()
     }
 
+    /// The lowest key (an iterator over a persistent map allocates its path; this does not).
+    pub fn min_key(&self) -> Option<Key> {
+        self.lines.get_min().map(|(k, _)| *k)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
@@ -521,8 +526,14 @@ pub struct L1 {
     /// Several doomed lines may share a key (flush, refetch, flush again). Not counted against
     /// the capacity (they are on their way out). Changed only here (pushed by a flush or an
     /// invalidation, unpinned and dropped by a read), so the indexes below follow it.
-    doomed: Vec<(Key, Line)>,
-    /// A number per doomed line, in `doomed`'s order and ascending (derived bookkeeping, not
+    ///
+    /// In the order they were doomed; a dropped line leaves a hole (`None`), and the holes
+    /// go once they are half of the list: a full-size kernel keeps a hundred doomed lines per
+    /// SM, and closing the gap of each line that left moved the lines after it (issue 15).
+    doomed: Vec<Option<(Key, Line)>>,
+    /// How many entries of `doomed` are holes.
+    holes: usize,
+    /// A number per entry of `doomed`, in its order and ascending (derived bookkeeping, not
     /// state: each line doomed gets the next one), so a line is found again by binary search
     /// however many lines before it left.
     doomed_seq: Vec<u64>,
@@ -535,17 +546,30 @@ pub struct L1 {
     next_seq: u64,
 }
 
-/// Equal L1s have equal lines, live and doomed (the rest is derived).
+/// Equal L1s have equal lines, live and doomed in the order they were doomed (the holes and
+/// the numbers are derived).
 impl PartialEq for L1 {
     fn eq(&self, other: &Self) -> bool {
-        self.live == other.live && self.doomed == other.doomed
+        self.live == other.live
+            && self.doomed_len() == other.doomed_len()
+            && self.doomed().eq(other.doomed())
     }
+}
+
+/// Which doomed line of an L1 an op pins (`Op::doomed_hint`): its number, and where it was
+/// in the list when the op was told (a guess: the holes go now and then, and a guess that
+/// misses is followed by a binary search on the number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DoomedHint {
+    pub seq: u64,
+    pub pos: u32,
 }
 
 /// Where the line an op sees for a key lives.
 #[derive(Debug, Clone, Copy)]
 pub enum Slot {
     Live,
+    /// The doomed line at this position.
     Doomed(usize),
 }
 
@@ -554,21 +578,39 @@ impl L1 {
         L1 {
             live: Cache::new(),
             doomed: Vec::new(),
+            holes: 0,
             doomed_seq: Vec::new(),
             next_seq: 0,
         }
     }
 
     /// The doomed lines, oldest first.
-    pub fn doomed(&self) -> &[(Key, Line)] {
-        &self.doomed
+    pub fn doomed(&self) -> impl Iterator<Item = &(Key, Line)> + '_ {
+        self.doomed.iter().flatten()
     }
 
-    /// Whether the numbers of the doomed lines are in order, each pinner's hint (`hint_of`)
-    /// names its line, and no op pins two doomed lines (tests).
+    /// How many lines are doomed.
+    pub fn doomed_len(&self) -> usize {
+        self.doomed.len() - self.holes
+    }
+
+    /// Whether some line is doomed.
+    pub fn has_doomed(&self) -> bool {
+        self.doomed_len() != 0
+    }
+
+    /// The number the next doomed line gets: [`L1::doomed_from`] with it lists the lines
+    /// doomed after this call.
+    pub fn doomed_mark(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Whether the numbers of the doomed lines are in order, the holes counted, each pinner's
+    /// hint (`hint_of`) names its line, and no op pins two doomed lines (tests).
     pub fn doomed_consistent(&self, hint_of: impl Fn(OpId) -> Option<u64>) -> bool {
         let mut pinners = Vec::new();
-        for ((_, l), seq) in self.doomed.iter().zip(&self.doomed_seq) {
+        for (line, seq) in self.doomed.iter().zip(&self.doomed_seq) {
+            let Some((_, l)) = line else { continue };
             for &p in &l.pins {
                 pinners.push(p);
                 if hint_of(p) != Some(*seq) {
@@ -582,6 +624,7 @@ impl L1 {
         // An op pins at most the one line of its access (see `doomed_slot`).
         pinners.len() == n
             && self.doomed_seq.len() == self.doomed.len()
+            && self.doomed.iter().filter(|l| l.is_none()).count() == self.holes
             && self.doomed_seq.windows(2).all(|w| w[0] < w[1])
     }
 
@@ -590,14 +633,52 @@ impl L1 {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.doomed_seq.push(seq);
-        self.doomed.push((key, l));
+        self.doomed.push(Some((key, l)));
     }
 
-    /// The doomed lines from position `from` on, with their numbers.
-    pub fn doomed_from(&self, from: usize) -> impl Iterator<Item = (u64, &Line)> {
-        let seqs = self.doomed_seq.get(from..).unwrap_or(&[]);
-        let lines = self.doomed.get(from..).unwrap_or(&[]);
-        seqs.iter().copied().zip(lines.iter().map(|(_, l)| l))
+    /// Drops the doomed line at position `i`: it becomes a hole; trailing holes go, and all
+    /// holes once they are half of the list (amortized O(1) per line).
+    fn drop_doomed(&mut self, i: usize) {
+        if self.doomed.get_mut(i).and_then(Option::take).is_none() {
+            return;
+        }
+        self.holes += 1;
+        while matches!(self.doomed.last(), Some(None)) {
+            self.doomed.pop();
+            self.doomed_seq.pop();
+            self.holes -= 1;
+        }
+        if self.holes * 2 > self.doomed.len() {
+            let mut seqs = self.doomed_seq.iter();
+            let mut kept = Vec::with_capacity(self.doomed.len() - self.holes);
+            self.doomed.retain(|l| {
+                let seq = *seqs.next().expect("a number per doomed entry");
+                if l.is_some() {
+                    kept.push(seq);
+                }
+                l.is_some()
+            });
+            self.doomed_seq = kept;
+            self.holes = 0;
+        }
+    }
+
+    /// The doomed lines numbered `from` (a [`L1::doomed_mark`]) or later, with the hints
+    /// that find them.
+    pub fn doomed_from(&self, from: u64) -> impl Iterator<Item = (DoomedHint, &Line)> {
+        let at = self.doomed_seq.partition_point(|s| *s < from);
+        let seqs = self.doomed_seq.get(at..).unwrap_or(&[]);
+        let lines = self.doomed.get(at..).unwrap_or(&[]);
+        seqs.iter()
+            .zip(lines)
+            .enumerate()
+            .filter_map(move |(i, (s, l))| {
+                let hint = DoomedHint {
+                    seq: *s,
+                    pos: (at + i) as u32,
+                };
+                l.as_ref().map(|(_, l)| (hint, l))
+            })
     }
 
     /// The position of the doomed line at `key` that `op` pins, if any. `hint`: the number of
@@ -605,15 +686,19 @@ impl L1 {
     /// unpinned it, hence checked). Every pinner of a doomed line holds that line's number,
     /// and an op pins at most the one L1 line of its access, so this is the line a pass over
     /// the doomed lines would find (`doomed_consistent` checks both).
-    fn doomed_slot(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<usize> {
-        let i = self.doomed_seq.binary_search(&hint?).ok()?;
-        let (k, l) = &self.doomed[i];
+    fn doomed_slot(&self, key: Key, op: OpId, hint: Option<DoomedHint>) -> Option<usize> {
+        let h = hint?;
+        let i = match self.doomed_seq.get(h.pos as usize) {
+            Some(s) if *s == h.seq => h.pos as usize,
+            _ => self.doomed_seq.binary_search(&h.seq).ok()?,
+        };
+        let (k, l) = self.doomed[i].as_ref()?;
         (*k == key && l.pins.contains(&op)).then_some(i)
     }
 
     /// The line `op` sees at `key`: a doomed line it pins, else the live line (`hint`: see
     /// `doomed_slot`).
-    pub fn find(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<Slot> {
+    pub fn find(&self, key: Key, op: OpId, hint: Option<DoomedHint>) -> Option<Slot> {
         if let Some(i) = self.doomed_slot(key, op, hint) {
             return Some(Slot::Doomed(i));
         }
@@ -621,9 +706,9 @@ impl L1 {
     }
 
     /// The line `op` sees at `key` ([`L1::find`] and the line in one lookup).
-    pub fn seen_by(&self, key: Key, op: OpId, hint: Option<u64>) -> Option<&Line> {
+    pub fn seen_by(&self, key: Key, op: OpId, hint: Option<DoomedHint>) -> Option<&Line> {
         match self.doomed_slot(key, op, hint) {
-            Some(i) => Some(&self.doomed[i].1),
+            Some(i) => self.doomed[i].as_ref().map(|(_, l)| l),
             None => self.live.get(key),
         }
     }
@@ -639,7 +724,7 @@ impl L1 {
             Slot::Live => self.live.with_line(key, f),
             Slot::Doomed(i) => {
                 // Only a pinner sees a doomed line, and its steps pin nobody else.
-                let (_, l) = self.doomed.get_mut(i)?;
+                let (_, l) = self.doomed.get_mut(i)?.as_mut()?;
                 let valid = l.valid;
                 let r = f(l);
                 if l.valid != valid {
@@ -683,15 +768,14 @@ impl L1 {
         key: Key,
         mask: u64,
         op: OpId,
-        hint: Option<u64>,
+        hint: Option<DoomedHint>,
     ) -> Result<Option<Hit>, Stuck> {
         if let Some(i) = self.doomed_slot(key, op, hint) {
             let hit = self
                 .with_line(key, Slot::Doomed(i), |l| l.read(mask, op))
                 .flatten();
-            if hit.is_some() && !self.doomed[i].1.pinned() {
-                self.doomed.remove(i);
-                self.doomed_seq.remove(i);
+            if hit.is_some() && self.doomed[i].as_ref().is_some_and(|(_, l)| !l.pinned()) {
+                self.drop_doomed(i);
             }
             return Ok(hit);
         }
@@ -710,5 +794,66 @@ pub fn read_l2(cache: &mut Cache, key: Key, mask: u64, op: OpId) -> Result<Optio
             format!("readL2: line {key:#x} is not cached"),
         )),
         Some(hit) => Ok(hit),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DoomedHint, L1, Line, Slot};
+
+    /// An L1 whose lines at keys 0, 32, 64, ... are each pinned by the op of their index
+    /// (`ops`), flushed: every line doomed, in key order.
+    fn doomed_l1(ops: &[u32]) -> L1 {
+        let mut c = L1::new();
+        for &op in ops {
+            c.live.insert(op as u64 * 32, Line::reserved(Some(op)));
+        }
+        c.flush(|_| true);
+        c
+    }
+
+    /// Op `op`'s fill of its doomed line arrives and its read hits: the line goes.
+    fn fill_and_read(c: &mut L1, op: u32, hint: DoomedHint) {
+        let key = op as u64 * 32;
+        let Some(Slot::Doomed(i)) = c.find(key, op, Some(hint)) else {
+            panic!("op {op} finds its doomed line");
+        };
+        c.with_line(key, Slot::Doomed(i), |l| l.update(&[7; 64], 0xff));
+        let hit = c.read(key, 0xf, op, Some(hint)).expect("the line is there");
+        assert!(hit.is_some(), "op {op} reads its filled line");
+    }
+
+    #[test]
+    fn dropped_doomed_lines_leave_holes_and_the_rest_stays_in_order() {
+        let mut c = doomed_l1(&[0, 1, 2, 3, 4]);
+        let hints: Vec<DoomedHint> = c.doomed_from(0).map(|(h, _)| h).collect();
+        assert_eq!(hints.len(), 5);
+        // Two holes in five entries: kept.
+        fill_and_read(&mut c, 1, hints[1]);
+        fill_and_read(&mut c, 0, hints[0]);
+        assert_eq!(c.doomed_len(), 3);
+        assert!(c.doomed_consistent(|p| Some(hints[p as usize].seq)));
+        // A third: the holes are over half the list and go, so the positions op 2 and op 4
+        // were told are stale; the numbers still find their lines.
+        fill_and_read(&mut c, 3, hints[3]);
+        assert_eq!(c.doomed_len(), 2);
+        for op in [2, 4] {
+            let l = c.seen_by(op as u64 * 32, op, Some(hints[op as usize]));
+            assert!(
+                l.is_some_and(|l| l.pins.contains(&op)),
+                "op {op} still sees its line"
+            );
+        }
+        let keys: Vec<u64> = c.doomed().map(|(k, _)| *k).collect();
+        assert_eq!(keys, [64, 128], "the doomed lines left keep their order");
+        // Equal to an L1 that doomed only those two lines (holes and numbers are derived).
+        assert_eq!(c, doomed_l1(&[2, 4]));
+        assert!(c.doomed_consistent(|p| Some(hints[p as usize].seq)));
+        // The last hole at the end goes at once.
+        fill_and_read(&mut c, 4, hints[4]);
+        assert_eq!(c, doomed_l1(&[2]));
+        fill_and_read(&mut c, 2, hints[2]);
+        assert!(!c.has_doomed());
+        assert_eq!(c, L1::new());
     }
 }

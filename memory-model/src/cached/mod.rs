@@ -237,9 +237,15 @@ pub struct Cached {
     log: enabled::EditLog,
     /// Scratch (derived, empty between mutations): the ops a mutation must test again.
     recheck: Vec<OpId>,
-    /// Scratch (derived, empty between mutations): the hint (`Op::doomed_hint`) for the op
-    /// whose micro step dooms a line it pins (no program does so today).
-    stepping_hint: Option<(OpId, u64)>,
+    /// Scratch (derived, empty between mutations): the keys of the lines a mutation changed,
+    /// and of those whose valid bytes changed (kept to spare an allocation per mutation).
+    touched_keys: Vec<line::Key>,
+    filled_keys: Vec<line::Key>,
+    /// Whether a micro step runs (derived): the op list is then out of its place, and the
+    /// doomed-line hints (`Op::doomed_hint`) a flush or an invalidation gives wait in
+    /// `deferred_hints` (empty between mutations).
+    stepping: bool,
+    deferred_hints: Vec<(OpId, line::DoomedHint)>,
     /// Counts the mutations of this state (derived): a caller that remembers the value it saw
     /// knows whether [`Cached::enabled`] may have changed since.
     generation: u64,
@@ -270,7 +276,10 @@ impl Cached {
             enabled: Arc::default(),
             log: enabled::EditLog::default(),
             recheck: Vec::new(),
-            stepping_hint: None,
+            touched_keys: Vec::new(),
+            filled_keys: Vec::new(),
+            stepping: false,
+            deferred_hints: Vec::new(),
             generation: 0,
         }
     }
@@ -367,6 +376,7 @@ impl Cached {
                                 .get(p as usize)
                                 .and_then(Option::as_ref)
                                 .and_then(|o| o.doomed_hint)
+                                .map(|h| h.seq)
                         })
                 })
             })
@@ -411,6 +421,14 @@ impl Cached {
     /// Whether the thread has ops in flight (barriers, exit, call and ret wait until it has none).
     pub fn thread_busy(&self, who: Who) -> bool {
         self.index.by_thread.busy(who)
+    }
+
+    /// Whether any of the threads `tid_base + l` of block `block`, for the set bits `l` of
+    /// `lanes` (a warp's lanes), has ops in flight: [`Cached::thread_busy`] for a warp at
+    /// once, with one lookup of the block instead of one per lane (the scoreboard asks it of
+    /// every warp instruction that drains memory, and the warp-wide shared load of every lane).
+    pub fn any_thread_busy(&self, block: u32, tid_base: u32, lanes: u64) -> bool {
+        self.index.by_thread.any_busy(block, tid_base, lanes)
     }
 
     /// The registers of warp `warp` of block `block` that in-flight loads and atomics will

@@ -22,7 +22,7 @@ pub(super) struct OpCx {
     pub line: Option<Geometry>,
     pub name: OpName,
     /// The op's `doomed_hint`.
-    pub hint: Option<u64>,
+    pub hint: Option<line::DoomedHint>,
 }
 
 impl OpCx {
@@ -393,7 +393,7 @@ impl Cached {
                 l.dirty &= rest;
             });
         } else {
-            let from = l1.doomed().len();
+            let from = l1.doomed_mark();
             l1.invalidate(g.key);
             self.hint_doomed(cx.req.sm, from);
         }

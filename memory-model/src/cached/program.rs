@@ -67,6 +67,25 @@ pub enum OpName {
 }
 
 impl OpName {
+    /// Whether the operation can defer (thesis ε: the program yields and retries it), so that
+    /// its enabledness depends on more than the op: a bank lock, a reserve or allocating
+    /// write (room), a read of a line being filled, an eviction or discard of a pinned line.
+    /// Every other operation always makes progress.
+    pub fn can_defer(self) -> bool {
+        matches!(
+            self,
+            OpName::Lock
+                | OpName::ReserveL1
+                | OpName::WriteL1
+                | OpName::ReserveL2
+                | OpName::WriteL2
+                | OpName::ReadL1
+                | OpName::ReadL2
+                | OpName::EvictL1
+                | OpName::DiscardL1
+        )
+    }
+
     /// The thesis's name of the operation.
     pub fn name(self) -> &'static str {
         match self {

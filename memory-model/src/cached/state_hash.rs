@@ -224,7 +224,7 @@ fn l1_fingerprint(c: &L1) -> u128 {
     for (k, l) in live.lines().iter() {
         hash_line(*k, l, &mut h);
     }
-    h.write_usize(doomed.len());
+    h.write_usize(c.doomed_len());
     for (k, l) in doomed {
         hash_line(*k, l, &mut h);
     }
@@ -260,7 +260,10 @@ impl Cached {
             enabled: _,
             log: _,
             recheck: _,
-            stepping_hint: _,
+            touched_keys: _,
+            filled_keys: _,
+            stepping: _,
+            deferred_hints: _,
             generation: _,
         } = self;
         // Most SMs run no block in a litmus-size launch: only the L1s holding a line are

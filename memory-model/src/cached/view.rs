@@ -88,7 +88,7 @@ impl Cached {
             .lines()
             .iter()
             .map(|(k, l)| self.line_view(*k, l, false));
-        let doomed = c.doomed().iter().map(|(k, l)| self.line_view(*k, l, true));
+        let doomed = c.doomed().map(|(k, l)| self.line_view(*k, l, true));
         live.chain(doomed).collect()
     }
 
