@@ -359,3 +359,43 @@ fn an_unknown_symmetry_is_a_usage_error() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("unknown symmetry `warps`"), "{err}");
 }
+
+/// The grid barrier's loads of `in[]` and, once every block has added to the counter, of the
+/// counter and the partial sums, read words no other block writes again: the default search
+/// folds them (JSON `settled_loads`), and decides the barrier in far fewer states than
+/// `--reduction none`, with the same verdict.
+#[test]
+fn loads_of_settled_words_are_folded_by_the_default_search() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "explore",
+            "tests/kernels/grid_barrier.ptx",
+            "--launch",
+            "tests/kernels/grid_barrier.ron",
+            "--grid",
+            "2",
+            "--progress",
+            "fair",
+            "--level",
+            "blocks",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = cudasem(&args);
+        assert_eq!(code, 0, "{out}{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    };
+    let folded = run(&[]);
+    let none = run(&["--reduction", "none"]);
+    assert_eq!(folded["settled_loads"], "folded", "{folded}");
+    assert_eq!(none["settled_loads"], "off", "{none}");
+    assert_eq!(folded["terminates"], true, "{folded}");
+    assert_eq!(none["terminates"], true, "{none}");
+    assert!(
+        folded["states"].as_u64() < none["states"].as_u64(),
+        "{folded} {none}"
+    );
+    assert_eq!(folded["outcomes"].as_array().map(Vec::len), Some(1));
+    assert_eq!(none["outcomes"].as_array().map(Vec::len), Some(1));
+}

@@ -514,6 +514,18 @@ fn symmetry_note(u: explore::SymmetryUse) -> Option<String> {
     }
 }
 
+/// The JSON word for whether the fold took loads of settled words as invisible.
+fn settled_word(u: explore::SettledLoads) -> &'static str {
+    match u {
+        explore::SettledLoads::Off => "off",
+        explore::SettledLoads::Applied => "folded",
+        explore::SettledLoads::FellBack => "fell_back",
+    }
+}
+
+/// The report's line when the search had to run again without folding loads of settled words.
+const SETTLED_FELL_BACK: &str = "a store left the buffer its address was computed from (an index past its end into another), which folding loads of words no other warp writes again assumes never happens: the search ran again without folding them";
+
 /// A finished search and what its report shows.
 struct Report<'a> {
     args: &'a ExploreArgs,
@@ -654,6 +666,9 @@ impl Report<'_> {
         if let Some(note) = symmetry_note(x.symmetry) {
             s.push_str(&format!("symmetry: {note}\n"));
         }
+        if x.settled_loads == explore::SettledLoads::FellBack {
+            s.push_str(&format!("settled loads: {SETTLED_FELL_BACK}\n"));
+        }
         s
     }
 
@@ -774,6 +789,7 @@ impl Report<'_> {
             ),
             "symmetry": symmetry_word(x.symmetry),
             "symmetry_note": symmetry_note(x.symmetry),
+            "settled_loads": settled_word(x.settled_loads),
             "outcomes": outcomes,
             "lasso": lasso_json,
             "seconds": self.seconds,
