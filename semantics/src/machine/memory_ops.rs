@@ -167,12 +167,7 @@ impl Machine {
         waits_for_memory(
             instr,
             lanes,
-            |l| {
-                cache.thread_busy(Who {
-                    block,
-                    thread: tid_base + l,
-                })
-            },
+            |busy_lanes| cache.any_thread_busy(block, tid_base, busy_lanes),
             |reg| {
                 pending
                     .iter()
@@ -377,18 +372,40 @@ impl Machine {
         touched.dedup();
         let stepping_ended = ended.is_some();
         for (block, warp) in touched {
-            let unchanged = stepping.is_some_and(|(who, dest)| {
-                (who.block, who.thread / self.info.shape.warp_size) == (block, warp)
-                    && (!stepping_ended || {
-                        // Monotone: blocked after means blocked before.
-                        let after = self.simt_mem_blocked(block, warp);
-                        after || !self.blocked_by_op(block, warp, who, dest)
-                    })
-            });
-            if !unchanged {
-                self.refresh_warp(block, warp);
+            match stepping {
+                Some((who, dest))
+                    if (who.block, who.thread / self.info.shape.warp_size) == (block, warp) =>
+                {
+                    // Monotone: blocked after means blocked before.
+                    if !stepping_ended
+                        || self.simt_mem_blocked(block, warp)
+                        || !self.blocked_by_op(block, warp, who, dest)
+                    {
+                        continue;
+                    }
+                    // The op kept the warp from issuing and no longer does. A warp the
+                    // scoreboard keeps waiting has no choices in the enabled set (they go when
+                    // it starts to wait, and `warp_choices` offers none while it waits), so its
+                    // new choices are appended without a pass over the set to remove old ones
+                    // (`refresh_warp`): the same set in the same order (issue 15).
+                    self.append_warp_choices(block, warp);
+                }
+                _ => self.refresh_warp(block, warp),
             }
         }
+    }
+
+    /// Appends the choices of warp `warp` of block `block`, which has none in the enabled set
+    /// (see [`Machine::refresh_warp`], which removes them first).
+    fn append_warp_choices(&mut self, block: u32, warp: u32) {
+        debug_assert!(
+            self.enabled.len() > 256
+                || !self.enabled.iter().any(|c| c.warp() == Some((block, warp))),
+            "a warp that waited for memory still had choices"
+        );
+        let mut out = std::mem::take(&mut self.enabled);
+        self.warp_choices(block, warp, &mut out);
+        self.enabled = out;
     }
 
     /// Whether the op of thread `who` that writes `dest` (if any) kept warp `warp` of block
@@ -412,7 +429,7 @@ impl Machine {
         waits_for_memory(
             instr,
             lanes,
-            |l| l == lane,
+            |busy_lanes| busy_lanes & (1u64 << lane) != 0,
             |reg| match dest {
                 Some(d) if d.reg == reg => 1u64 << d.lane,
                 _ => 0,
@@ -422,17 +439,18 @@ impl Machine {
 }
 
 /// The scoreboard's rule (thesis 5.8.1, blocked registers): an instruction on `lanes` waits for memory when it
-/// drains the memory operations of its lanes and one of them is `busy`, or when it names a
+/// drains the memory operations of its lanes and one of them is `busy` (asked once, of all the
+/// lanes: one lookup for the warp instead of one per lane), or when it names a
 /// register that is `pending` (the lanes whose load or atomic will still write it) in one of
 /// `lanes`. One rule for the scoreboard's answer ([`Machine::mem_blocked`]) and for the answer
 /// one op gave ([`Machine::blocked_by_op`]).
 fn waits_for_memory(
     instr: &crate::program::Instr,
     lanes: u64,
-    busy: impl Fn(u32) -> bool,
+    busy: impl FnOnce(u64) -> bool,
     pending: impl Fn(u32) -> u64,
 ) -> bool {
-    if instr.op.drains_memory() && super::warp::lanes(lanes).any(|l| busy(l as u32)) {
+    if instr.op.drains_memory() && busy(lanes) {
         return true;
     }
     let mut hit = false;
