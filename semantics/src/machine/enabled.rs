@@ -206,11 +206,15 @@ impl Machine {
         }
     }
 
-    /// Recomputes the enabled set from scratch (tests compare it with the incremental one).
+    /// Recomputes the enabled set from scratch (tests compare it with the incremental one):
+    /// the memory's choices under cached memory, then every warp's, barrier's and issue's.
     pub fn enabled_from_scratch(&mut self) -> Vec<Choice> {
         let mut out = EnabledSet::default();
         if self.termination.is_some() {
             return out.to_vec();
+        }
+        if let Some(cache) = &self.cached {
+            out.extend(cache.enabled_unordered().iter().map(|&m| Choice::Mem(m)));
         }
         let keys: Vec<(u32, u32)> = self
             .blocks

@@ -167,18 +167,8 @@ impl Machine {
         waits_for_memory(
             instr,
             lanes,
-            |l| {
-                cache.thread_busy(Who {
-                    block,
-                    thread: tid_base + l,
-                })
-            },
-            |reg| {
-                pending
-                    .iter()
-                    .filter(|&&(r, _)| r == reg)
-                    .fold(0, |m, &(_, pending_lanes)| m | pending_lanes)
-            },
+            |busy_lanes| cache.any_thread_busy(block, tid_base, busy_lanes),
+            |reg| pending_lanes(pending, reg),
         )
     }
 
@@ -297,7 +287,7 @@ impl Machine {
         // enabled set) only when its scoreboard answer changes. Only the step that ends the op
         // changes it (registers are released and the thread stops waiting at `end`), and then
         // the answer before follows from the answer after and the op's request
-        // ([`Machine::blocked_by_op`]): the scoreboard is asked once per op, not once per
+        // ([`Machine::unblocked_by_op`]): the scoreboard is asked once per op, not once per
         // micro step (issue 15).
         let stepping = match m {
             MemChoice::Step { op } if !self.config.warp_model.per_thread() => self
@@ -377,26 +367,49 @@ impl Machine {
         touched.dedup();
         let stepping_ended = ended.is_some();
         for (block, warp) in touched {
-            let unchanged = stepping.is_some_and(|(who, dest)| {
-                (who.block, who.thread / self.info.shape.warp_size) == (block, warp)
-                    && (!stepping_ended || {
-                        // Monotone: blocked after means blocked before.
-                        let after = self.simt_mem_blocked(block, warp);
-                        after || !self.blocked_by_op(block, warp, who, dest)
-                    })
-            });
-            if !unchanged {
-                self.refresh_warp(block, warp);
+            match stepping {
+                Some((who, dest))
+                    if (who.block, who.thread / self.info.shape.warp_size) == (block, warp) =>
+                {
+                    if !stepping_ended || !self.unblocked_by_op(block, warp, who, dest) {
+                        continue;
+                    }
+                    // The op kept the warp from issuing and no longer does. A warp the
+                    // scoreboard keeps waiting has no choices in the enabled set (they go when
+                    // it starts to wait, and `warp_choices` offers none while it waits), so its
+                    // new choices are appended without a pass over the set to remove old ones
+                    // (`refresh_warp`): the same set in the same order (issue 15).
+                    self.append_warp_choices(block, warp);
+                }
+                _ => self.refresh_warp(block, warp),
             }
         }
     }
 
-    /// Whether the op of thread `who` that writes `dest` (if any) kept warp `warp` of block
-    /// `block` from issuing under the SIMT stack: its instruction drains the memory operations
-    /// of the op's lane, or touches the op's destination register in one of the warp's lanes
-    /// (see [`Machine::mem_blocked`]). With the op gone and the warp no longer blocked, this is
-    /// the scoreboard's answer before the op ended.
-    fn blocked_by_op(&self, block: u32, warp: u32, who: Who, dest: Option<Dest>) -> bool {
+    /// Appends the choices of warp `warp` of block `block`, which has none in the enabled set
+    /// (see [`Machine::refresh_warp`], which removes them first).
+    fn append_warp_choices(&mut self, block: u32, warp: u32) {
+        debug_assert!(
+            self.enabled.len() > 256
+                || !self.enabled.iter().any(|c| c.warp() == Some((block, warp))),
+            "a warp that waited for memory still had choices"
+        );
+        let mut out = std::mem::take(&mut self.enabled);
+        self.warp_choices(block, warp, &mut out);
+        self.enabled = out;
+    }
+
+    /// Whether the op of thread `who` that writes `dest` (if any), which just ended, kept warp
+    /// `warp` of block `block` from issuing under the SIMT stack and nothing keeps it now: the
+    /// scoreboard's answer changed with the op's end (see [`Machine::mem_blocked`]). Monotone (a
+    /// memory step only unblocks), so the answer before is the answer after or the op's own:
+    /// its instruction drains the memory operations of the op's lane, or touches the op's
+    /// destination register in one of the warp's lanes. The op's own answer is asked first
+    /// (no lookup in the memory), and the warp is looked up once for both.
+    fn unblocked_by_op(&self, block: u32, warp: u32, who: Who, dest: Option<Dest>) -> bool {
+        let Some(cache) = &self.cached else {
+            return false;
+        };
         let Some(w) = self.resident_warp(block, warp) else {
             return false;
         };
@@ -407,35 +420,57 @@ impl Machine {
             return false;
         };
         let lanes = w.real & !w.exited;
-        let lane = who.thread - warp * self.info.shape.warp_size;
+        let tid_base = warp * self.info.shape.warp_size;
+        let lane = who.thread - tid_base;
         let dest = dest.filter(|d| d.warp == warp);
-        waits_for_memory(
+        let before = waits_for_memory(
             instr,
             lanes,
-            |l| l == lane,
+            |busy_lanes| busy_lanes & (1u64 << lane) != 0,
             |reg| match dest {
                 Some(d) if d.reg == reg => 1u64 << d.lane,
                 _ => 0,
             },
-        )
+        );
+        before && {
+            let pending = cache.pending_registers(block, warp);
+            !waits_for_memory(
+                instr,
+                lanes,
+                |busy_lanes| cache.any_thread_busy(block, tid_base, busy_lanes),
+                |reg| pending_lanes(pending, reg),
+            )
+        }
     }
 }
 
 /// The scoreboard's rule (thesis 5.8.1, blocked registers): an instruction on `lanes` waits for memory when it
-/// drains the memory operations of its lanes and one of them is `busy`, or when it names a
+/// drains the memory operations of its lanes and one of them is `busy` (asked once, of all the
+/// lanes: one lookup for the warp instead of one per lane), or when it names a
 /// register that is `pending` (the lanes whose load or atomic will still write it) in one of
 /// `lanes`. One rule for the scoreboard's answer ([`Machine::mem_blocked`]) and for the answer
-/// one op gave ([`Machine::blocked_by_op`]).
+/// one op gave ([`Machine::unblocked_by_op`]).
 fn waits_for_memory(
     instr: &crate::program::Instr,
     lanes: u64,
-    busy: impl Fn(u32) -> bool,
+    busy: impl FnOnce(u64) -> bool,
     pending: impl Fn(u32) -> u64,
 ) -> bool {
-    if instr.op.drains_memory() && super::warp::lanes(lanes).any(|l| busy(l as u32)) {
+    if instr.op.drains_memory() && busy(lanes) {
         return true;
     }
     let mut hit = false;
     instr.for_each_register(&mut |r| hit |= !hit && pending(r.0 as u32) & lanes != 0);
     hit
+}
+
+/// The lanes for which register `reg` is pending in a warp's pending registers
+/// ([`Cached::pending_registers`]).
+///
+/// [`Cached::pending_registers`]: memory_model::cached::Cached::pending_registers
+fn pending_lanes(pending: &[(u32, u64)], reg: u32) -> u64 {
+    pending
+        .iter()
+        .filter(|&&(r, _)| r == reg)
+        .fold(0, |m, &(_, lanes)| m | lanes)
 }

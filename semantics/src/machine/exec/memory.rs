@@ -216,7 +216,7 @@ fn warp_loads_at_issue(cx: &Ctx, tid_base: u32, exec: u64, space: MemSpace) -> b
     cx.shared_quiet
         && space == MemSpace::Shared
         && cache.shared_loads_at_issue(cx.block)
-        && lanes(exec).all(|l| !cache.thread_busy(who(cx, tid_base, l)))
+        && !cache.any_thread_busy(cx.block, tid_base, exec)
 }
 
 /// (st), thesis 5.3.2: `⟨θ ▷ pc | φ⟩ —st ss a v→Θ ⟨θ ◁ pc+1⟩`: each executing lane writes its
