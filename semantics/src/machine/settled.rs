@@ -181,8 +181,10 @@ impl Machine {
         })
     }
 
-    /// The step `choice` takes, when it executes an instruction of one warp.
-    fn step_of(&self, choice: &Choice) -> Option<Step<'_>> {
+    /// The step `choice` takes, when it executes an instruction of one warp whose operation
+    /// `wanted` accepts (asked before the guard is evaluated per lane: the fold asks about
+    /// every step it takes, and most are neither loads nor stores).
+    fn step_of(&self, choice: &Choice, wanted: fn(&Op) -> bool) -> Option<Step<'_>> {
         let (block, warp, lanes_of) = match *choice {
             Choice::Warp { block, warp } => (block, warp, None),
             Choice::Lanes { block, warp, mask } => (block, warp, Some(mask)),
@@ -201,6 +203,9 @@ impl Machine {
             _ => return None,
         };
         let ins = self.program.instructions.get(pc as usize)?;
+        if !wanted(&ins.op) {
+            return None;
+        }
         let ws = self.info.shape.warp_size as usize;
         let mut exec = mask & !w.exited;
         if let Some(g) = ins.guard {
@@ -257,7 +262,7 @@ impl Machine {
         if self.cached.is_some() || self.termination.is_some() {
             return false;
         }
-        let Some(step) = self.step_of(choice) else {
+        let Some(step) = self.step_of(choice, |op| matches!(op, Op::Ld { .. })) else {
             return false;
         };
         let Some(Op::Ld {
@@ -357,7 +362,8 @@ impl Machine {
     /// means the search relied on a false assumption (say so, and search again without the
     /// query).
     pub fn writes_within_provenance(&self, choice: &Choice) -> bool {
-        let Some(step) = self.step_of(choice) else {
+        let Some(step) = self.step_of(choice, |op| matches!(op, Op::St { .. } | Op::Atom { .. }))
+        else {
             return true;
         };
         let (space, addr, size) = match self
