@@ -62,8 +62,10 @@ pub enum SpecialReg {
 
 impl SpecialReg {
     /// Whether the register's value can differ between two blocks of one grid: the block's
-    /// index and the SM it runs on. Every other one is the same for threads at the same place
-    /// in their blocks (the clock reads the machine's step counter, deviation D14).
+    /// index `%ctaid` and the SM it runs on, `%smid` (PTX ISA section 10, "Special
+    /// Registers"). Every other one is the same for threads at the same place in their blocks:
+    /// `%warpid` numbers the warps within a CTA (the same section), and the clock reads the
+    /// machine's step counter (deviation D14).
     pub const fn tells_blocks_apart(self) -> bool {
         matches!(self, SpecialReg::Ctaid(_) | SpecialReg::SmId)
     }
