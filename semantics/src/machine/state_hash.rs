@@ -115,11 +115,10 @@ impl Machine {
     pub fn symmetric_fingerprint(&self) -> u128 {
         let mut h = StateHasher::new();
         let keep = self.hash_outside_blocks(&mut h);
-        let blocks = self.block_identities(keep);
-        let mut sorted: Vec<u128> = blocks.iter().map(|&(_, f)| f).collect();
-        sorted.sort_unstable();
-        h.write_usize(sorted.len());
-        for f in sorted {
+        let mut blocks = self.block_identities(keep);
+        blocks.sort_unstable_by_key(|&(_, f)| f);
+        h.write_usize(blocks.len());
+        for (_, f) in blocks {
             h.write_u64(f as u64);
             h.write_u64((f >> 64) as u64);
         }
