@@ -110,6 +110,7 @@ impl Setup {
                 .into_iter()
                 .map(|(n, _)| n)
                 .collect(),
+            registers: Vec::new(),
         }
     }
 

@@ -84,6 +84,7 @@ fn observe_out() -> Observe {
     Observe {
         buffers: vec![2],
         variables: Vec::new(),
+        registers: Vec::new(),
     }
 }
 

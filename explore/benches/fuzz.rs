@@ -44,6 +44,7 @@ fn axb_mutex_run(bencher: divan::Bencher) {
     let observe = Observe {
         buffers: Vec::new(),
         variables: vec!["loc0".to_string()],
+        registers: Vec::new(),
     };
     let mut seed = 0u64;
     bencher.bench_local(|| {

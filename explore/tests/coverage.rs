@@ -50,6 +50,7 @@ fn observe() -> Observe {
     Observe {
         buffers: vec![0],
         variables: vec![],
+        registers: Vec::new(),
     }
 }
 

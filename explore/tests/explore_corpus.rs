@@ -57,6 +57,7 @@ fn observe_lock() -> Observe {
     Observe {
         buffers: Vec::new(),
         variables: vec!["lock".to_string()],
+        registers: Vec::new(),
     }
 }
 
@@ -174,6 +175,7 @@ fn observe_out() -> Observe {
     Observe {
         buffers: vec![3],
         variables: Vec::new(),
+        registers: Vec::new(),
     }
 }
 

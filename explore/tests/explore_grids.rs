@@ -75,6 +75,7 @@ fn observe() -> Observe {
     Observe {
         buffers: vec![1],
         variables: vec![],
+        registers: Vec::new(),
     }
 }
 
@@ -294,6 +295,7 @@ fn the_grid_that_takes_the_sm_second_decides_the_outcome() {
     let observe = Observe {
         buffers: vec![0],
         variables: vec![],
+        registers: Vec::new(),
     };
     let all = |v: i32| Outcome {
         status: Status::Completed,

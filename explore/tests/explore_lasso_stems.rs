@@ -30,6 +30,7 @@ fn lasso_stems_are_shortest() {
     let observe = Observe {
         buffers: Vec::new(),
         variables: vec!["lock".into()],
+        registers: Vec::new(),
     };
     let mut checked = 0;
     for (grid, block, warp_model, level) in [

@@ -398,6 +398,7 @@ fn a_store_that_leaves_its_buffer_makes_the_search_run_again_without_settled_loa
     let observe = Observe {
         buffers: vec![0, 1, 3],
         variables: Vec::new(),
+        registers: Vec::new(),
     };
     let outs =
         |x: &Exploration| -> Vec<String> { x.outcomes.keys().map(|o| format!("{o:?}")).collect() };

@@ -66,6 +66,7 @@ fn observe(vars: &[&str]) -> Observe {
     Observe {
         buffers: Vec::new(),
         variables: vars.iter().map(|v| v.to_string()).collect(),
+        registers: Vec::new(),
     }
 }
 

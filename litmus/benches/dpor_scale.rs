@@ -12,14 +12,16 @@
 mod common;
 use common::read;
 use explore::Folding;
-use explore::dfs::{DfsConfig, Memo, Reduction, outcomes_until};
+use explore::dfs::{DfsConfig, Memo, Reduction, outcomes_each};
+use litmus::translate::Translation;
 use scheduler::Stop;
 use scheduler::outcome::Observe;
 use semantics::machine::{Machine, MemoryKind};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-fn litmus(name: &str) -> Option<Machine> {
+fn litmus(name: &str) -> Option<(Machine, Translation)> {
     use litmus::{parse::parse, translate::translate};
     let root = std::env::var_os("CUDASEM_ROOT")
         .map(std::path::PathBuf::from)
@@ -30,8 +32,8 @@ fn litmus(name: &str) -> Option<Machine> {
     }
     let text = read(&rel);
     let t = translate(&parse(&text).ok()?, MemoryKind::Flat).ok()?;
-    let program = litmus::load(&t.ptx).ok()?;
-    Machine::new(Arc::new(program), &t.launch, &t.config).ok()
+    let m = litmus::start(&t).ok()?;
+    Some((m, t))
 }
 
 fn main() {
@@ -42,10 +44,9 @@ fn main() {
     } else {
         ["MP", "SB", "LB", "IRIW"].map(String::from).to_vec()
     };
-    let observe = Observe {
-        buffers: Vec::new(),
-        variables: vec![litmus::translate::OUT.to_string()],
-    };
+    // The litmus outcome is the condition's registers (kept as the threads' final registers)
+    // and locations: each execution is replayed to read them.
+    let observe = Observe::default();
     let reductions = [
         ("sleep+states", Reduction::SleepSets, Memo::States),
         (
@@ -65,7 +66,9 @@ fn main() {
         for (label, reduction, memo) in reductions {
             for n in 2..=8 {
                 let name = format!("{family}-{n}");
-                let Some(m) = litmus(&name) else { continue };
+                let Some((m, t)) = litmus(&name) else {
+                    continue;
+                };
                 let config = DfsConfig {
                     reduction,
                     memo,
@@ -87,7 +90,17 @@ fn main() {
                     })
                 };
                 let start = Instant::now();
-                let r = outcomes_until(&m, &observe, config, &stop);
+                let mut distinct = BTreeSet::new();
+                let r = outcomes_each(&m, &observe, config, &stop, &mut |choices| {
+                    let mut end = m.clone();
+                    for c in choices {
+                        if end.step(c).is_err() {
+                            break;
+                        }
+                    }
+                    distinct.insert(litmus::search::observe(&end, &t));
+                    true
+                });
                 let secs = start.elapsed().as_secs_f64();
                 stop.request();
                 let _ = timer.join();
@@ -97,7 +110,7 @@ fn main() {
                 println!(
                     "| {name} | {label} | {} | {} | {} | {} | {secs:.2}{cut} |",
                     r.executions,
-                    r.outcomes.len(),
+                    distinct.len(),
                     r.states,
                     r.transitions,
                 );

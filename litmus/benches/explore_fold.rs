@@ -23,6 +23,7 @@ fn grid_barrier_2_blocks(bencher: divan::Bencher, folding: Folding) {
     let observe = Observe {
         buffers: vec![3],
         variables: Vec::new(),
+        registers: Vec::new(),
     };
     let limits = Limits {
         folding,

@@ -12,7 +12,6 @@ use explore::split::{self, Split};
 use explore::{Folding, Level, Limits, explore};
 use scheduler::outcome::Observe;
 use semantics::machine::{Machine, MemoryKind};
-use std::sync::Arc;
 
 mod common;
 use common::{grid_barrier, read};
@@ -21,12 +20,15 @@ fn main() {
     divan::main();
 }
 
-fn litmus(name: &str) -> Machine {
+/// A litmus family's machine and what its outcomes observe (the condition's registers and
+/// locations).
+fn litmus(name: &str) -> (Machine, Observe) {
     use litmus::{parse::parse, translate::translate};
     let text = read(&format!("tests/litmus/families/{name}.litmus"));
     let t = translate(&parse(&text).expect("parses"), MemoryKind::Flat).expect("translates");
-    let program = litmus::load(&t.ptx).expect("loads");
-    Machine::new(Arc::new(program), &t.launch, &t.config).expect("launches")
+    let m = litmus::start(&t).expect("launches");
+    let observe = t.observe(m.program());
+    (m, observe)
 }
 
 const JOBS: [usize; 5] = [1, 2, 4, 8, 16];
@@ -41,6 +43,7 @@ fn grid_barrier_full(bencher: divan::Bencher, jobs: usize) {
     let observe = Observe {
         buffers: vec![3],
         variables: Vec::new(),
+        registers: Vec::new(),
     };
     let limits = Limits {
         max_states: 50_000_000,
@@ -59,7 +62,7 @@ fn grid_barrier_full(bencher: divan::Bencher, jobs: usize) {
 
 #[divan::bench(args = JOBS, sample_count = 1, sample_size = 1)]
 fn iriw_5_outcomes_split(bencher: divan::Bencher, jobs: usize) {
-    let m = litmus("IRIW-5");
+    let (m, observe) = litmus("IRIW-5");
     let config = DfsConfig {
         reduction: Reduction::SleepSets,
         memo: Memo::States,
@@ -70,7 +73,7 @@ fn iriw_5_outcomes_split(bencher: divan::Bencher, jobs: usize) {
     bencher.bench_local(|| {
         let r = split::outcomes(
             &m,
-            &Observe::default(),
+            &observe,
             config,
             Split { depth: 2, jobs },
             &scheduler::Stop::never(),
@@ -84,7 +87,7 @@ fn iriw_5_outcomes_split(bencher: divan::Bencher, jobs: usize) {
 /// costs in states (printed) and time.
 #[divan::bench(args = [0, 1, 2, 3], sample_count = 1, sample_size = 1)]
 fn iriw_5_outcomes_depth(bencher: divan::Bencher, depth: usize) {
-    let m = litmus("IRIW-5");
+    let (m, observe) = litmus("IRIW-5");
     let config = DfsConfig {
         reduction: Reduction::SleepSets,
         memo: Memo::States,
@@ -95,7 +98,7 @@ fn iriw_5_outcomes_depth(bencher: divan::Bencher, depth: usize) {
     bencher.bench_local(|| {
         let r = split::outcomes(
             &m,
-            &Observe::default(),
+            &observe,
             config,
             Split { depth, jobs: 1 },
             &scheduler::Stop::never(),
@@ -113,16 +116,12 @@ fn iriw_5_outcomes_depth(bencher: divan::Bencher, depth: usize) {
 /// reduction improves.
 #[divan::bench(args = ["SB-2", "SB-3", "SB-4", "SB-5", "IRIW-4", "IRIW-5", "IRIW-6"], sample_count = 1, sample_size = 1)]
 fn families_executions(bencher: divan::Bencher, name: &str) {
-    let m = litmus(name);
+    let (m, observe) = litmus(name);
     let config = DfsConfig {
         reduction: Reduction::SleepSets,
         memo: Memo::States,
         max_transitions: 50_000_000,
         folding: Folding::Invisible,
-    };
-    let observe = Observe {
-        buffers: Vec::new(),
-        variables: vec![litmus::translate::OUT.to_string()],
     };
     let mut r = None;
     bencher.bench_local(|| {
@@ -145,16 +144,12 @@ fn families_executions(bencher: divan::Bencher, name: &str) {
 /// (2^n - 1), against the hundreds of thousands of states of the sleep-set search above.
 #[divan::bench(args = ["SB-4", "SB-8", "MP-8", "LB-8", "IRIW-4", "IRIW-6", "IRIW-8"], sample_count = 3, sample_size = 1)]
 fn families_dpor(bencher: divan::Bencher, name: &str) {
-    let m = litmus(name);
+    let (m, observe) = litmus(name);
     let config = DfsConfig {
         reduction: Reduction::SourceDpor,
         memo: Memo::Stateless { max_depth: 10_000 },
         max_transitions: 50_000_000,
         folding: Folding::Invisible,
-    };
-    let observe = Observe {
-        buffers: Vec::new(),
-        variables: vec![litmus::translate::OUT.to_string()],
     };
     let mut r = None;
     bencher.bench_local(|| {

@@ -111,6 +111,7 @@ fn grid_barrier_fair(bencher: divan::Bencher, blocks: u32) {
     let observe = Observe {
         buffers: vec![3],
         variables: Vec::new(),
+        registers: Vec::new(),
     };
     let por = Por::for_model(ProgressModel::new(ModelKind::Fair, Strength::Weak));
     let run = || {

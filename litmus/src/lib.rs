@@ -22,7 +22,7 @@ use explore::progress::{ProgressModel, Verdict};
 use explore::{Lasso, Level, Limits};
 use parse::{LitmusTest, Quantifier, Term};
 use scheduler::{BoundHit, Budget};
-use semantics::machine::{Machine, MemoryKind};
+use semantics::machine::{FinalRegisters, Machine, MemoryKind};
 use std::sync::Arc;
 use traces::Choice;
 use traces::format::CompactTrace;
@@ -472,7 +472,11 @@ pub enum LoadError {
 /// witness's choices replay on. The error says why the translation does not run.
 pub fn start(t: &translate::Translation) -> Result<Machine, StartError> {
     let program = load(&t.ptx).map_err(StartError::Load)?;
-    Machine::new(Arc::new(program), &t.launch, &t.config).map_err(StartError::Launch)
+    let mut machine =
+        Machine::new(Arc::new(program), &t.launch, &t.config).map_err(StartError::Launch)?;
+    // The condition reads the threads' final registers (translate's module header).
+    machine.set_final_registers(FinalRegisters::Observed);
+    Ok(machine)
 }
 
 /// Parses and loads PTX text; the error is the first diagnostic.

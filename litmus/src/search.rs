@@ -27,7 +27,7 @@
 //! `max_states`; then the stateful search decides the test, as it would have without DPOR.
 
 use super::parse::{Quantifier, Term};
-use super::translate::{OUT, Slot, Translation};
+use super::translate::{Slot, Translation};
 use explore::dfs::{self, DfsBound};
 use explore::fold::{self, Folding};
 use explore::keyed::FingerprintSet;
@@ -89,9 +89,21 @@ pub struct Exploration {
     pub refused: Option<Refused>,
 }
 
-/// Reads the observed terms of a completed machine.
+/// Reads the observed terms of a completed machine: locations from memory, registers from
+/// the threads' final registers (the machine keeps them: [`super::start`] sets
+/// `FinalRegisters::Observed`).
 pub fn observe(machine: &Machine, t: &Translation) -> Values {
-    let out = machine.variable(OUT).unwrap_or_default();
+    let register = |thread: usize, name: &str| -> i64 {
+        let (Some(reg), Some(&(block, warp))) = (
+            Translation::register_id(machine.program(), name),
+            t.placement.get(thread),
+        ) else {
+            return 0;
+        };
+        machine
+            .register(block, warp, 0, reg)
+            .map_or(0, |v| v as u32 as i32 as i64)
+    };
     let word = |bytes: &[u8], i: usize| -> i64 {
         bytes
             .get(i * 4..i * 4 + 4)
@@ -101,7 +113,7 @@ pub fn observe(machine: &Machine, t: &Translation) -> Values {
     t.observed
         .iter()
         .map(|(_, slot)| match slot {
-            Slot::Out(i) => word(&out, *i),
+            Slot::Register { thread, name } => register(*thread, name),
             Slot::Variable(v) => machine.variable(v).map_or(0, |b| word(&b, 0)),
             Slot::Const(c) => *c,
         })

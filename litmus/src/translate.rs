@@ -8,10 +8,14 @@
 //! share an SM.
 //!
 //! Memory locations are module `.global .s32` variables named `loc_<name>` (initial values from
-//! the init section); registers are `.s32` PTX registers `%t<thread>_<reg>`; at its end every
-//! thread stores the registers the condition reads into the module array `litmus_out`, which
-//! the explorer reads back (a global rather than a launch buffer, so the launch needs no
-//! arguments and a printed `cudasem replay` command needs only grid, block and device flags).
+//! the init section), so the launch needs no arguments and a printed `cudasem replay` command
+//! needs only grid, block and device flags; registers are `.s32` PTX registers
+//! `%t<thread>_<reg>`. The explorer reads the registers the condition names from the threads'
+//! final registers, which the machine keeps for it (`FinalRegisters::Observed`): at its end a
+//! thread sets every other register it wrote to a constant, so that final states differ only in
+//! what the condition reads. (Storing the registers to memory instead would add a visible store
+//! per register, and under cached memory an in-flight operation, whose steps interleave with
+//! every other thread's: up to 30 times the states.)
 //!
 //! Qualifiers map directly (`ld.acquire.gpu` → `ld.acquire.gpu.global.s32`). Adjustments, each
 //! semantics-preserving: `red` becomes `atom` into a scratch register (PTX has no
@@ -32,7 +36,10 @@ use super::parse::{
     BarrierMode, BranchCond, FenceKind, Init, InitValue, Instr, LitmusTest, LocalOp, Proxy, RmwOp,
     Scope, Sem, Term, Thread, Value,
 };
+use scheduler::outcome::{FinalRegister, Observe};
+use semantics::Program;
 use semantics::machine::{DeviceConfig, LaunchConfig, MachineConfig, MemoryKind, WarpModel};
+use semantics::program::RegId;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -52,8 +59,9 @@ fn unsupported<T>(reason: impl Into<String>) -> Result<T, Unsupported> {
 /// Where a condition term is read after the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Slot {
-    /// Element `i` of `litmus_out`.
-    Out(usize),
+    /// The final value of register `name` of litmus thread `thread` (the machine keeps the
+    /// registers of exited threads: `FinalRegisters::Observed`).
+    Register { thread: usize, name: String },
     /// Module variable (a memory location).
     Variable(String),
     /// A constant (a register the thread never has: herd reads it as its initial value).
@@ -74,8 +82,44 @@ pub struct Translation {
 
 /// The kernel's name.
 pub const ENTRY: &str = "litmus";
-/// The output array's name.
-pub const OUT: &str = "litmus_out";
+
+impl Translation {
+    /// The id of register `name` (`%t1_r0`) of the kernel in `program` (this translation's PTX,
+    /// loaded).
+    pub fn register_id(program: &Program, name: &str) -> Option<RegId> {
+        let entry = program.functions.iter().find(|f| f.name == ENTRY)?;
+        let r = entry.registers.iter().position(|r| r.name == name)?;
+        u16::try_from(r).ok().map(RegId)
+    }
+
+    /// What a generic outcome search (`explore::dfs`) must record of a final machine of
+    /// `program` (this translation's PTX, loaded) to tell the test's outcomes apart: the
+    /// registers the condition reads, from the threads' final registers, and its locations.
+    pub fn observe(&self, program: &Program) -> Observe {
+        let mut observe = Observe::default();
+        for (_, slot) in &self.observed {
+            match slot {
+                Slot::Register { thread, name } => {
+                    let (Some(reg), Some(&(block, warp))) = (
+                        Translation::register_id(program, name),
+                        self.placement.get(*thread),
+                    ) else {
+                        continue;
+                    };
+                    observe.registers.push(FinalRegister {
+                        block,
+                        warp,
+                        lane: 0,
+                        reg,
+                    });
+                }
+                Slot::Variable(v) => observe.variables.push(v.clone()),
+                Slot::Const(_) => {}
+            }
+        }
+        observe
+    }
+}
 
 /// The PTX variable of a location.
 pub fn location_variable(name: &str) -> String {
@@ -207,30 +251,29 @@ fn registers(
     regs
 }
 
-/// Where each observed term is read after the run, and which registers each thread stores
-/// into `litmus_out` at its end.
+/// Where each observed term is read after the run, and which registers of each thread the
+/// condition reads (the thread keeps their final values and clears the others).
 struct Outputs {
     observed: Vec<(Term, Slot)>,
-    /// Per thread: (register, slot of `litmus_out`).
-    stores: Vec<Vec<(String, usize)>>,
-    /// Slots of `litmus_out` in use.
-    slots: usize,
+    /// Per thread: the registers the condition reads.
+    kept: Vec<BTreeSet<String>>,
 }
 
 impl Outputs {
     fn of(test: &LitmusTest, regs: &[BTreeSet<String>]) -> Outputs {
         let mut out = Outputs {
             observed: Vec::new(),
-            stores: vec![Vec::new(); test.threads.len()],
-            slots: 0,
+            kept: vec![BTreeSet::new(); test.threads.len()],
         };
         for term in test.observed() {
             let slot = match &term {
                 Term::Reg { thread, reg } => {
                     if regs[*thread].contains(reg) {
-                        out.stores[*thread].push((reg.clone(), out.slots));
-                        out.slots += 1;
-                        Slot::Out(out.slots - 1)
+                        out.kept[*thread].insert(reg.clone());
+                        Slot::Register {
+                            thread: *thread,
+                            name: reg_name(*thread, reg),
+                        }
                     } else {
                         Slot::Const(0)
                     }
@@ -244,8 +287,8 @@ impl Outputs {
     }
 }
 
-/// The PTX module: the locations, the output array and the kernel, which dispatches on the
-/// linear thread id to each litmus thread's code.
+/// The PTX module: the locations and the kernel, which dispatches on the linear thread id to
+/// each litmus thread's code.
 fn module(
     test: &LitmusTest,
     place: &Placement,
@@ -270,7 +313,6 @@ fn module(
             i32_of(*v)?
         );
     }
-    let _ = writeln!(s, ".global .s32 {OUT}[{}];", outputs.slots.max(1));
     let _ = writeln!(s, "\n.visible .entry {ENTRY}()\n{{");
     s.push_str("\t.reg .pred %p;\n\t.reg .u32 %blk, %thr;\n\t.reg .s32 %scratch, %lhs;\n");
     for (i, rs) in regs.iter().enumerate() {
@@ -280,7 +322,8 @@ fn module(
     }
     dispatch(&mut s, place);
     for (i, t) in test.threads.iter().enumerate() {
-        thread_code(&mut s, i, t, reg_init, &outputs.stores[i], barriers)?;
+        let cleared: Vec<&String> = regs[i].difference(&outputs.kept[i]).collect();
+        thread_code(&mut s, i, t, reg_init, &cleared, barriers)?;
     }
     s.push_str("}\n");
     Ok(s)
@@ -305,17 +348,21 @@ fn dispatch(s: &mut String, place: &Placement) {
     s.push_str("\texit;\n");
 }
 
-/// Litmus thread `i`'s code: its initial register values, its instructions, and the stores of
-/// the registers the condition reads.
+/// Litmus thread `i`'s code: its initial register values, its instructions, and at its end the
+/// clearing of every register it wrote that the condition does not read (`cleared`, and the
+/// scratch registers and predicate its instructions use), so that its final registers hold
+/// only what the condition reads (module header). The clearing is register-only: a search
+/// folds it into the thread's last visible step.
 fn thread_code(
     s: &mut String,
     i: usize,
     t: &Thread,
     reg_init: &BTreeMap<(usize, String), i64>,
-    stores: &[(String, usize)],
+    cleared: &[&String],
     barriers: &Barriers,
 ) -> Result<(), Unsupported> {
     let _ = writeln!(s, "P{i}:");
+    let start = s.len();
     for (reg, v) in reg_init.range((i, String::new())..(i + 1, String::new())) {
         if *v != 0 {
             let _ = writeln!(s, "\tmov.s32 {}, {};", reg_name(i, &reg.1), i32_of(*v)?);
@@ -324,14 +371,19 @@ fn thread_code(
     for (k, l) in t.instrs.iter().enumerate() {
         emit(s, i, k, &l.instr, barriers)?;
     }
+    let body = s[start..].to_string();
     let _ = writeln!(s, "END_P{i}:");
-    for (reg, slot) in stores {
-        let _ = writeln!(
-            s,
-            "\tst.global.s32 [{OUT}+{}], {};",
-            slot * 4,
-            reg_name(i, reg)
-        );
+    for reg in cleared {
+        let _ = writeln!(s, "\tmov.s32 {}, 0;", reg_name(i, reg));
+    }
+    for scratch in ["%scratch", "%lhs"] {
+        if body.contains(scratch) {
+            let _ = writeln!(s, "\tmov.s32 {scratch}, 0;");
+        }
+    }
+    if body.contains("%p") {
+        // The value the dispatch left (this thread's branch was taken).
+        s.push_str("\tsetp.eq.u32 %p, %blk, %blk;\n");
     }
     s.push_str("\texit;\n");
     Ok(())

@@ -469,13 +469,12 @@ fn litmus_tests_keep_outcomes_and_verdicts() {
         let Ok(t) = translate(&test, MemoryKind::Flat) else {
             continue;
         };
-        let Ok(program) = litmus::load(&t.ptx) else {
+        let Ok(m) = litmus::start(&t) else {
             continue;
         };
-        let observe = observe_globals(&program, Vec::new());
-        let Ok(m) = Machine::new(Arc::new(program), &t.launch, &t.config) else {
-            continue;
-        };
+        // Every global, and the condition's registers (the threads' final registers).
+        let mut observe = observe_globals(m.program(), Vec::new());
+        observe.registers = t.observe(m.program()).registers;
         let name = f.display().to_string();
         let stop = scheduler::Stop::never();
         let full = litmus::search::explore_until(m.clone(), &t, 20_000, Folding::None, &stop);

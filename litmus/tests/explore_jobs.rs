@@ -11,7 +11,6 @@ use litmus::parse::parse;
 use litmus::translate::translate;
 use scheduler::outcome::Observe;
 use semantics::machine::{Machine, MemoryKind};
-use std::sync::Arc;
 
 /// Everything an exploration answers, printed: what must not depend on `jobs`.
 fn answer(x: &Exploration) -> String {
@@ -33,17 +32,17 @@ fn limits(jobs: usize, folding: Folding) -> Limits {
     }
 }
 
-fn litmus_machines() -> Vec<(String, Machine)> {
+/// The litmus families with what their outcomes observe (the condition's registers and
+/// locations).
+fn litmus_machines() -> Vec<(String, Machine, Observe)> {
     let dir = workspace_root().join("tests/litmus/families");
     let mut out = Vec::new();
     for name in ["MP-2", "MP-3", "SB-2", "SB-3", "LB-2", "LB-3", "IRIW-4"] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.litmus"))).unwrap();
         let t = translate(&parse(&text).unwrap(), MemoryKind::Flat).unwrap();
-        let program = litmus::load(&t.ptx).unwrap();
-        out.push((
-            name.to_string(),
-            Machine::new(Arc::new(program), &t.launch, &t.config).unwrap(),
-        ));
+        let m = litmus::start(&t).unwrap();
+        let observe = t.observe(m.program());
+        out.push((name.to_string(), m, observe));
     }
     out
 }
@@ -59,7 +58,7 @@ fn the_stateful_search_is_the_same_at_any_jobs() {
     cases.extend(
         litmus_machines()
             .into_iter()
-            .map(|(n, m)| (n, m, Observe::default(), Level::Warps)),
+            .map(|(n, m, o)| (n, m, o, Level::Warps)),
     );
     for (i, (name, m, observe, level)) in cases.iter().enumerate() {
         // The unreduced search on the litmus tests only (the kernels' is large and slow).

@@ -13,16 +13,14 @@ use litmus::parse::parse;
 use litmus::translate::translate;
 use scheduler::outcome::Observe;
 use scheduler::replay::{CycleCheck, replay};
-use semantics::machine::{Machine, MemoryKind};
-use std::sync::Arc;
+use semantics::machine::MemoryKind;
 
 /// The verdict under weak `fair` at warp level, with `memory`; `None` when bounded out.
 fn verdict(path: &str, memory: MemoryKind, folding: Folding) -> Option<Verdict> {
     let text = std::fs::read_to_string(conformance_path().join("ptx-litmus").join(path)).unwrap();
     let test = parse(&text).unwrap();
     let t = translate(&test, memory).unwrap();
-    let program = litmus::load(&t.ptx).unwrap();
-    let m = Machine::new(Arc::new(program), &t.launch, &t.config).unwrap();
+    let m = litmus::start(&t).unwrap();
     let limits = Limits {
         max_states: 300_000,
         folding,

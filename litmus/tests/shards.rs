@@ -16,7 +16,6 @@ use scheduler::outcome::{Observe, Outcome};
 use scheduler::shard::{MergeError, Shard};
 use semantics::machine::{Machine, MemoryKind};
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 fn config() -> DfsConfig {
     DfsConfig {
@@ -37,12 +36,8 @@ fn cases() -> Vec<(String, Machine, Observe)> {
     for name in ["MP-3", "SB-3", "LB-3", "IRIW-4"] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.litmus"))).unwrap();
         let t = translate(&parse(&text).unwrap(), MemoryKind::Flat).unwrap();
-        let program = litmus::load(&t.ptx).unwrap();
-        let m = Machine::new(Arc::new(program), &t.launch, &t.config).unwrap();
-        let observe = Observe {
-            buffers: Vec::new(),
-            variables: vec![litmus::translate::OUT.to_string()],
-        };
+        let m = litmus::start(&t).unwrap();
+        let observe = t.observe(m.program());
         out.push((name.to_string(), m, observe));
     }
     out

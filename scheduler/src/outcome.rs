@@ -2,6 +2,7 @@
 //! bytes of the observed buffers and module variables ([`Observe`]).
 
 use semantics::machine::{ErrorKind, Machine, Termination};
+use semantics::program::RegId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -12,6 +13,19 @@ pub struct Observe {
     pub buffers: Vec<usize>,
     /// Module `.global` / `.const` variables by name.
     pub variables: Vec<String>,
+    /// Registers of threads, read from the final machine: a register of a thread that has
+    /// exited only where the machine keeps them (`FinalRegisters::Observed`; litmus tests read
+    /// their condition's registers so).
+    pub registers: Vec<FinalRegister>,
+}
+
+/// One register of one thread (its block, warp and lane), as [`Observe`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FinalRegister {
+    pub block: u32,
+    pub warp: u32,
+    pub lane: u32,
+    pub reg: RegId,
 }
 
 /// How a run ended, without the details that vary between equivalent runs (step counts,
@@ -83,7 +97,7 @@ pub fn error_kind_word(kind: ErrorKind) -> &'static str {
 }
 
 /// A final outcome: the status and the observed bytes, in [`Observe`] order (buffers, then
-/// variables). Ordered, so histograms print in a stable order.
+/// variables, then registers, each little-endian in 8 bytes, empty where the machine has none). Ordered, so histograms print in a stable order.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Outcome {
     pub status: Status,
@@ -99,6 +113,11 @@ impl Outcome {
                 .iter()
                 .map(|v| machine.variable(v).unwrap_or_default()),
         );
+        data.extend(observe.registers.iter().map(|r| {
+            machine
+                .register(r.block, r.warp, r.lane, r.reg)
+                .map_or_else(Vec::new, |v| v.to_le_bytes().to_vec())
+        }));
         Outcome {
             status: Status::of(termination),
             data,

@@ -7,7 +7,7 @@ mod machine_common;
 use machine_common::*;
 use semantics::Program;
 use semantics::machine::{ArgValue, FinalRegisters, Machine, WarpModel};
-use semantics::program::{LiveSet, Pc};
+use semantics::program::{LiveSet, Pc, RegId};
 
 /// The register of function `f` named `name`.
 fn reg(p: &Program, f: usize, name: &str) -> u16 {
@@ -286,6 +286,32 @@ fn registers_only_exit_reads_are_dead_unless_final_registers_are_observed() {
         run(&mut a, &mut scheduler::RoundRobin::new(), 1000);
         run(&mut b, &mut scheduler::RoundRobin::new(), 1000);
         assert_eq!(a.buffer(1), b.buffer(1));
+    }
+}
+
+#[test]
+fn a_completed_block_keeps_its_final_registers_while_they_are_observed() {
+    for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
+        // %old (the exchange's result) differs, memory does not: only an observer of final
+        // registers tells the ends apart, and only if the block leaves them behind.
+        let ends = |exit: FinalRegisters| {
+            let mut ends = [1, 2].map(|value| at_membar(After::OverwriteV, value, model, 1));
+            for m in &mut ends {
+                m.set_final_registers(exit);
+                run(m, &mut scheduler::RoundRobin::new(), 1000);
+            }
+            ends
+        };
+        let [a, b] = ends(FinalRegisters::Observed);
+        assert_eq!(a.buffer(1), b.buffer(1), "{model:?}");
+        let old = RegId(reg(a.program(), 0, "%old"));
+        assert_eq!(a.register(0, 0, 0, old), Some(1), "{model:?}");
+        assert_eq!(b.register(0, 0, 0, old), Some(2), "{model:?}");
+        assert_ne!(a.state_fingerprint(), b.state_fingerprint(), "{model:?}");
+        // Unobserved (the default): the completed block leaves nothing behind.
+        let [c, d] = ends(FinalRegisters::Unobserved);
+        assert_eq!(c.register(0, 0, 0, old), None, "{model:?}");
+        assert_eq!(c.state_fingerprint(), d.state_fingerprint(), "{model:?}");
     }
 }
 

@@ -46,6 +46,7 @@ pub fn observe_globals(p: &semantics::Program, buffers: Vec<usize>) -> Observe {
             .filter(|v| v.space == semantics::program::Space::Global && v.size <= 64)
             .map(|v| v.name.clone())
             .collect(),
+        registers: Vec::new(),
     }
 }
 

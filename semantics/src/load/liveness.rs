@@ -44,13 +44,15 @@ use std::sync::OnceLock;
 /// analysis, and whether the canonical state keeps an exited lane's registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum FinalRegisters {
-    /// A thread's final registers may be observed: `exit` reads every register. For a tool
-    /// that compares states by what an exited thread left in its registers.
+    /// A thread's final registers may be observed: `exit` reads every register, and exited
+    /// lanes, completed warps and completed blocks keep their registers in the canonical state
+    /// (the machine keeps a completed block's for [`crate::machine::Machine::register`]). For a
+    /// tool that compares states by what an exited thread left in its registers: the litmus
+    /// command reads its condition's registers so.
     Observed,
     /// Nothing reads a thread's registers once it has exited (the default): an exited thread
-    /// has no future, every search's outcome is memory contents and how the run ended, a
-    /// completed warp's registers were never part of the canonical state, and litmus tests store
-    /// the registers their condition reads into memory before they exit.
+    /// has no future, and every other search's outcome is memory contents and how the run
+    /// ended.
     #[default]
     Unobserved,
 }

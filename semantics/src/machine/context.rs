@@ -9,6 +9,7 @@
 use super::Machine;
 use super::block::{Barrier, Block, BlockShared};
 use super::warp::Warp;
+use crate::program::FinalRegisters;
 use std::sync::Arc;
 use traces::{Derivation, Event, Rule};
 
@@ -110,6 +111,9 @@ impl Machine {
     /// Block (compl): every warp completed; the block leaves its SM.
     pub(crate) fn complete_block(&mut self, block: u32, events: Option<&mut Vec<Event>>) {
         if let Some(b) = self.blocks.remove(block) {
+            if self.final_registers == FinalRegisters::Observed {
+                Arc::make_mut(&mut self.finals).insert(block, b.warps.clone());
+            }
             let grid = self.grid_index(block);
             let shared = self.grids[grid].info.shared_bytes;
             let s = &mut Arc::make_mut(&mut self.sms)[b.sm as usize];

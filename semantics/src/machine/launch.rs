@@ -226,6 +226,7 @@ fn build(
         scratch: Vec::new(),
         mem_generation: 0,
         final_registers: Default::default(),
+        finals: Default::default(),
         segments: Default::default(),
     };
     m.schedule_grids();

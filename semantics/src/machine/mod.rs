@@ -48,6 +48,8 @@ use memory_model::Flat;
 use memory_model::cached::{CacheConfig, Cached};
 use ptx_parser::ScalarType;
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 use traces::{Choice, Event};
@@ -504,6 +506,11 @@ pub struct Machine {
     /// Whether anything reads a thread's registers after it exits: which registers the
     /// canonical state keeps ([`Machine::set_final_registers`]).
     final_registers: FinalRegisters,
+    /// Under [`FinalRegisters::Observed`], the warps of every completed block with the
+    /// registers their threads exited with (a completed block leaves the resident blocks, and
+    /// an observer reads its threads' final registers after the run); empty otherwise.
+    /// Shared copy-on-write: only a block's completion adds to it.
+    finals: Arc<BTreeMap<u32, SmallVec<[Arc<warp::Warp>; 1]>>>,
     /// The launch's global segments and where the program's pointer provenances point
     /// ([`Machine::loads_only_settled_words`]), built on first use.
     segments: settled::SegmentCache,
@@ -655,7 +662,10 @@ impl Machine {
     /// differ only there; a tool that compares states by final registers sets
     /// [`FinalRegisters::Observed`]. Every machine
     /// whose fingerprints are compared (a search and the replay of its lassos) must say the
-    /// same. Clones keep the setting.
+    /// same. Clones keep the setting. Set it before the run: with `Observed`, a block that
+    /// completes keeps its threads' final registers ([`Machine::register`] reads them, and the
+    /// canonical state holds them), so that two runs that leave different values in the
+    /// registers of exited threads end in different states.
     pub fn set_final_registers(&mut self, final_registers: FinalRegisters) {
         if self.final_registers == final_registers {
             return;
@@ -733,7 +743,9 @@ impl Machine {
         })
     }
 
-    /// A register's value for one lane of a resident warp at the lane's current call depth.
+    /// A register's value for one lane of a resident warp at the lane's current call depth;
+    /// of a completed block, the value the lane exited with, where the machine keeps them
+    /// ([`FinalRegisters::Observed`]).
     pub fn register(
         &self,
         block: u32,
@@ -741,7 +753,10 @@ impl Machine {
         lane: u32,
         reg: crate::program::RegId,
     ) -> Option<u64> {
-        let w = self.blocks.get(block)?.warps.get(warp as usize)?;
+        let w = match self.blocks.get(block) {
+            Some(b) => b.warps.get(warp as usize)?,
+            None => self.finals.get(&block)?.get(warp as usize)?,
+        };
         let d = *w.depth.get(lane as usize)? as usize;
         w.levels
             .get(d)?

@@ -191,7 +191,8 @@ impl Machine {
             scratch: _,
             mem_generation: _,
             final_registers: _, // decides `keep`
-            segments: _,        // a function of the launch
+            finals,
+            segments: _, // a function of the launch
         } = self;
         match termination {
             None => h.write_u8(0),
@@ -218,6 +219,18 @@ impl Machine {
         // SM occupancy is left out: it is a function of the resident blocks (their SM, their
         // warps' real lanes and completion, the launch's shared bytes), which are hashed.
         let _: &[Sm] = sms;
+        // The registers the threads of completed blocks exited with, where an observer reads
+        // them (`FinalRegisters::Observed`; empty otherwise, and nothing is written, so other
+        // states hash as they always did).
+        if !finals.is_empty() {
+            h.write_usize(finals.len());
+            for (id, warps) in finals.iter() {
+                h.write_u32(*id);
+                for w in warps {
+                    hash_final_registers(w, h);
+                }
+            }
+        }
         self.keep()
     }
 
@@ -429,7 +442,10 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
     let retry = matches!(model, ModelState::Simt(s) if s.retry);
     h.write_u8(*completed as u8 | (retry as u8) << 1);
     if *completed {
-        // A completed warp never steps again and nothing reads its registers.
+        // A completed warp never steps again; only an observer of final registers reads them.
+        if keep.final_registers == FinalRegisters::Observed {
+            hash_final_registers(w, h);
+        }
         return;
     }
     // The model's state (one model per machine: the other model's fields do not exist).
@@ -513,6 +529,22 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The registers every real lane of a completed warp exited with, at the call level it exited
+/// from: what an observer of final registers reads ([`FinalRegisters::Observed`]).
+fn hash_final_registers<H: Hasher>(w: &Warp, h: &mut H) {
+    let ws = w.depth.len();
+    for l in lanes(w.real & lane_mask(ws.min(64) as u32)) {
+        let Some(level) = w.levels.get(w.depth[l] as usize) else {
+            continue;
+        };
+        let nregs = level.regs.len().checked_div(ws).unwrap_or(0);
+        h.write_usize(nregs);
+        for r in 0..nregs {
+            h.write_u64(level.regs.get(r * ws + l).copied().unwrap_or(0));
         }
     }
 }

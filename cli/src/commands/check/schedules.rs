@@ -186,6 +186,7 @@ pub(super) fn observe_all(setup: &Setup) -> Observe {
             .filter(|v| v.space == semantics::program::Space::Global && v.size <= 8)
             .map(|v| v.name.clone())
             .collect(),
+        registers: Vec::new(),
     }
 }
 
