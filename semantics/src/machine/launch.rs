@@ -227,6 +227,7 @@ fn build(
         mem_generation: 0,
         final_registers: Default::default(),
         segments: Default::default(),
+        private: Default::default(),
     };
     m.schedule_grids();
     m.refresh_issue();

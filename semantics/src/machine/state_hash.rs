@@ -192,6 +192,7 @@ impl Machine {
             mem_generation: _,
             final_registers: _, // decides `keep`
             segments: _,        // a function of the launch
+            private: _,         // a function of the launch
         } = self;
         match termination {
             None => h.write_u8(0),
