@@ -8,12 +8,19 @@
 # verdict (or the bound that cut the search).
 #
 #   bench/explore-families.sh [TIMEOUT_S] [MAX_N]
+#
+# Environment: CUDASEM_BIN runs that binary instead of building one (say, a copy of an earlier
+# build, for a before/after table); REDUCTIONS picks the rows (default "fold fold-nosym none").
 set -u
 cd "$(dirname "$0")/.."
 TIMEOUT=${1:-30}
 MAX_N=${2:-8}
-cargo build --release -q -p cli || exit 1
-BIN=${CARGO_TARGET_DIR:-target}/release/cudasem
+if [ -n "${CUDASEM_BIN:-}" ]; then
+    BIN=$CUDASEM_BIN
+else
+    cargo build --release -q -p cli || exit 1
+    BIN=${CARGO_TARGET_DIR:-target}/release/cudasem
+fi
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 
@@ -39,7 +46,7 @@ RON
 echo "| kernel | blocks | reduction | states | s | peak MB | answer |"
 echo "|---|---|---|---|---|---|---|"
 for kernel in grid_barrier spinlock; do
-    for reduction in fold fold-nosym none; do
+    for reduction in ${REDUCTIONS:-fold fold-nosym none}; do
         case $reduction in
             fold-nosym) flags=(--reduction fold --symmetry none) ;;
             *) flags=(--reduction "$reduction") ;;

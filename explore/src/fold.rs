@@ -147,37 +147,57 @@ pub struct Forward<'a> {
     /// Under flat memory, a fence with no memory access ([`invisible_fence`]): it changes no
     /// state. The race monitors order fences, which is why only such a search folds it.
     pub fences: bool,
-    /// Loads of settled words ([`Machine::loads_only_settled_words`]: every global word the
-    /// load reads is one no other warp may write from this state on, by the may-write summary
-    /// of the program): such a load commutes with every later step of every other warp.
-    /// The summary names a store's memory by where its address came from; the flag is set when
-    /// a step taken is a store that leaves that memory
-    /// ([`Machine::writes_within_provenance`]), after which the search's answer rests on a
-    /// false premise and the caller runs it again without this rule.
-    pub settled_loads: Option<&'a AtomicBool>,
+    /// The two rules that rest on where addresses came from (their provenance, the may-write
+    /// summary's): when set, the fold takes as invisible
+    /// * loads of settled words ([`Machine::loads_only_settled_words`]: every global word the
+    ///   load reads is one no other warp may write from this state on): such a load commutes
+    ///   with every later step of every other warp;
+    /// * accesses of words private to their warp ([`Machine::accesses_only_private_words`]:
+    ///   no other warp of the launch ever reads or writes them), under flat memory: such an
+    ///   access commutes with every step of every other warp, as a `.local` one does.
+    ///
+    /// The flag is set when a step taken is a store that leaves the memory its address came
+    /// from ([`Machine::writes_within_provenance`]) or an access with an address the analysis
+    /// could not compute that touches another warp's private words
+    /// ([`Machine::respects_private_words`]), after which the search's answer rests on a
+    /// false premise and the caller runs it again without these rules.
+    pub provenance_rules: Option<&'a AtomicBool>,
 }
 
 impl Forward<'_> {
-    /// Whether the step of `c`, of footprint `fp`, is a load of settled words to fold.
-    fn settled_load(&self, machine: &Machine, c: &Choice, fp: &Footprint) -> bool {
-        self.settled_loads.is_some()
-            && matches!(
-                fp.kind,
-                FootprintKind::Memory {
-                    global_reads: Some(_),
-                    global_writes: None,
-                    fence: false,
-                    ..
-                }
-            )
-            && machine.loads_only_settled_words(c)
+    /// Whether the step of `c`, of footprint `fp`, is a load of settled words or an access of
+    /// words private to its warp, to fold ([`Forward::provenance_rules`]).
+    fn by_provenance(&self, machine: &Machine, c: &Choice, fp: &Footprint) -> bool {
+        if self.provenance_rules.is_none() {
+            return false;
+        }
+        match fp.kind {
+            FootprintKind::Memory {
+                global_reads: Some(_),
+                global_writes: None,
+                fence: false,
+                ..
+            } if machine.loads_only_settled_words(c) => true,
+            FootprintKind::Memory {
+                global_reads,
+                global_writes,
+                shared_reads: None,
+                shared_writes: None,
+                fence: false,
+            } => {
+                (global_reads.is_some() || global_writes.is_some())
+                    && machine.accesses_only_private_words(c)
+            }
+            _ => false,
+        }
     }
 
-    /// Notes a store of `c` that leaves the memory its address came from (see
-    /// [`Forward::settled_loads`]).
-    fn check_store(&self, machine: &Machine, c: &Choice) {
-        if let Some(escaped) = self.settled_loads
-            && !machine.writes_within_provenance(c)
+    /// Notes a step of `c` that breaks the premise of [`Forward::provenance_rules`]: a store
+    /// that leaves the memory its address came from, or an access that touches another warp's
+    /// private words.
+    fn check_step(&self, machine: &Machine, c: &Choice) {
+        if let Some(escaped) = self.provenance_rules
+            && !(machine.writes_within_provenance(c) && machine.respects_private_words(c))
         {
             escaped.store(true, Ordering::Relaxed);
         }
@@ -208,10 +228,10 @@ pub fn step_folded(
     let fences = forward.fences && machine.cache().is_none();
     let need_fp = footprints || folding == Folding::Invisible;
     let first_fp = need_fp.then(|| machine.footprint(choice));
-    let first_settled = folding == Folding::Invisible
-        && first_fp.is_some_and(|f| forward.settled_load(machine, choice, &f));
+    let first_by_provenance = folding == Folding::Invisible
+        && first_fp.is_some_and(|f| forward.by_provenance(machine, choice, &f));
     let label = units.map(|u| u.of(machine, choice));
-    forward.check_store(machine, choice);
+    forward.check_step(machine, choice);
     machine.step(choice)?;
     taken.push(*choice);
     let mut fp = first_fp.map(|last| TransactionFootprint {
@@ -232,7 +252,7 @@ pub fn step_folded(
     let folds = |f: &Footprint| invisible(f, alone) || (fences && invisible_fence(f));
     // Whether the transaction has taken its visible step: from then on it takes only the
     // invisible steps that follow it, and stops right before the warp's next visible one.
-    let mut visible_taken = fp.is_some_and(|f| !folds(&f.last)) && !first_settled;
+    let mut visible_taken = fp.is_some_and(|f| !folds(&f.last)) && !first_by_provenance;
     while let Some(f) = fp
         && steps < MAX_FOLDED
     {
@@ -249,7 +269,7 @@ pub fn step_folded(
             break;
         }
         let next_fp = machine.footprint(&next);
-        let next_folds = folds(&next_fp) || forward.settled_load(machine, &next, &next_fp);
+        let next_folds = folds(&next_fp) || forward.by_provenance(machine, &next, &next_fp);
         if visible_taken && !next_folds {
             break;
         }
@@ -265,7 +285,7 @@ pub fn step_folded(
             pc = Some(now);
         }
         // `next` is enabled: a refusal is a cudasem bug, reported (after the choices taken).
-        forward.check_store(machine, &next);
+        forward.check_step(machine, &next);
         machine.step(&next)?;
         taken.push(next);
         steps += 1;

@@ -192,7 +192,7 @@ struct How {
     /// Fences with no memory access are folded ([`fold::Forward::fences`]): under persistent
     /// sets.
     fences: bool,
-    /// Loads of settled words are folded ([`fold::Forward::settled_loads`]), under persistent
+    /// Loads of settled words are folded ([`fold::Forward::provenance_rules`]), under persistent
     /// sets and flat memory; the flag is set when a store the search takes leaves the memory
     /// its address came from, and the search then runs again without the rule.
     escaped: Option<Arc<AtomicBool>>,
@@ -220,7 +220,7 @@ impl How {
             footprints,
             fold::Forward {
                 fences: self.fences,
-                settled_loads: self.escaped.as_deref(),
+                provenance_rules: self.escaped.as_deref(),
             },
             taken,
         )?;
@@ -297,8 +297,9 @@ pub struct OutcomeInfo {
     pub witness: Vec<Choice>,
 }
 
-/// Whether the stateful search folded loads of settled words ([`fold::Forward::settled_loads`]:
-/// loads of global words no other warp may write from the state they are taken in).
+/// Whether the stateful search folded loads of settled words and accesses of words private to
+/// their warp ([`fold::Forward::provenance_rules`]: loads of global words no other warp may write
+/// from the state they are taken in, accesses of words no other warp ever touches).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SettledLoads {
     /// Not folded: the search reduces nothing with persistent sets, does not fold, or memory
@@ -308,8 +309,10 @@ pub enum SettledLoads {
     /// Folded.
     Applied,
     /// A store the search took left the memory its address came from (an index past its
-    /// buffer into another), which the may-write summary assumes never happens: the search
-    /// ran again without folding them.
+    /// buffer into another), which the may-write summary assumes never happens, or an access
+    /// whose address the analysis could not compute touched a word private to another warp
+    /// (the same assumption, [`fold::Forward::provenance_rules`]): the search ran again without
+    /// folding loads of settled words or accesses of private words.
     FellBack,
 }
 
@@ -447,7 +450,7 @@ pub fn explore_symmetric(
 }
 
 /// The stateful search, over quotient states when `symmetric`, folding loads of settled
-/// words where it may ([`fold::Forward::settled_loads`]); run again without that rule when a
+/// words where it may ([`fold::Forward::provenance_rules`]); run again without that rule when a
 /// store it took left the memory its address came from ([`SettledLoads::FellBack`]).
 fn search(
     machine: &Machine,

@@ -36,6 +36,11 @@
 //! variable that holds it (Top when none does; a generic absolute address outside the global
 //! window writes no global memory); a frame address and every other state space write none.
 //!
+//! **What an instruction accesses** ([`MayWrite::accessed`]): the same for every `ld`, `st` and
+//! `atom` on `.global` or a generic address, loads included: the global memory its address
+//! names. The private words of a launch ([`crate::machine::Machine::accesses_only_private_words`])
+//! ask it for the accesses whose addresses they cannot compute.
+//!
 //! **What a thread may still write** ([`MayWrite::ahead`]): a backward may-analysis, `ahead(pc)
 //! = own(pc) ∪ callees(pc) ∪ ⋃ ahead(successors)`, where a `call`'s callees are everything
 //! their bodies may write from their first address (every candidate of an indirect call; Top
@@ -152,6 +157,7 @@ impl Provenance {
 pub struct MayWrite {
     atoms: Vec<Atom>,
     own: Vec<Provenance>,
+    accessed: Vec<Provenance>,
     ahead: Vec<Provenance>,
 }
 
@@ -166,6 +172,17 @@ impl MayWrite {
     #[inline]
     pub fn own(&self, pc: Pc) -> Provenance {
         self.own
+            .get(pc as usize)
+            .copied()
+            .unwrap_or(Provenance::TOP)
+    }
+
+    /// The global memory the instruction at `pc` may read or write: its address's provenance
+    /// when it is an `ld`, `st` or `atom` on `.global` or a generic address (Top through a plain
+    /// integer), empty for every other instruction (Top outside every function).
+    #[inline]
+    pub fn accessed(&self, pc: Pc) -> Provenance {
+        self.accessed
             .get(pc as usize)
             .copied()
             .unwrap_or(Provenance::TOP)
@@ -186,13 +203,19 @@ impl MayWrite {
         let n = program.instructions.len();
         let mut atoms = Atoms::default();
         let mut own = vec![Provenance::EMPTY; n];
+        let mut accessed = vec![Provenance::EMPTY; n];
         for (id, f) in program.functions.iter().enumerate() {
-            stores_of_function(program, FuncId(id as u32), f, &mut atoms, &mut own);
+            let out = Addressed {
+                own: &mut own,
+                accessed: &mut accessed,
+            };
+            stores_of_function(program, FuncId(id as u32), f, &mut atoms, out);
         }
         let ahead = ahead(program, &own);
         MayWrite {
             atoms: atoms.list,
             own,
+            accessed,
             ahead,
         }
     }
@@ -455,15 +478,24 @@ impl Cx<'_> {
     }
 }
 
-/// The global memory each store of `f` writes ([`MayWrite::own`]), from the forward analysis of
-/// which register holds what.
+/// Per address, what [`stores_of_function`] fills in.
+struct Addressed<'a> {
+    /// [`MayWrite::own`].
+    own: &'a mut [Provenance],
+    /// [`MayWrite::accessed`].
+    accessed: &'a mut [Provenance],
+}
+
+/// The global memory each store of `f` writes ([`MayWrite::own`]) and each access reads or
+/// writes ([`MayWrite::accessed`]), from the forward analysis of which register holds what.
 fn stores_of_function(
     program: &Program,
     id: FuncId,
     f: &Function,
     atoms: &mut Atoms,
-    own: &mut [Provenance],
+    out: Addressed<'_>,
 ) {
+    let Addressed { own, accessed } = out;
     let nregs = f.registers.len().max(program.global_registers.len());
     let blocks = &f.cfg.blocks;
     let cx = Cx {
@@ -530,11 +562,16 @@ fn stores_of_function(
         regs.copy_from_slice(entry.get(k).and_then(|e| e.as_deref()).unwrap_or(&all_top));
         for pc in bb.start..bb.end {
             let ins = &program.instructions[pc as usize];
-            own[pc as usize] = match &ins.op {
+            (own[pc as usize], accessed[pc as usize]) = match &ins.op {
                 Op::St { space, addr, .. } | Op::Atom { space, addr, .. } => {
-                    cx.store(atoms, &regs, *space, addr)
+                    let p = cx.store(atoms, &regs, *space, addr);
+                    (p, p)
                 }
-                _ => Provenance::EMPTY,
+                // A load's address names memory as a store's does.
+                Op::Ld { space, addr, .. } => {
+                    (Provenance::EMPTY, cx.store(atoms, &regs, *space, addr))
+                }
+                _ => (Provenance::EMPTY, Provenance::EMPTY),
             };
             if analysed {
                 cx.transfer(atoms, ins, &mut regs);
@@ -543,15 +580,18 @@ fn stores_of_function(
             }
         }
     }
-    // Addresses outside every basic block (none in a well-formed graph): Top if they store.
+    // Addresses outside every basic block (none in a well-formed graph): Top if they store
+    // (or load, for what they access).
     for pc in f.start..f.end {
-        if !blocks.iter().any(|b| b.start <= pc && pc < b.end)
-            && matches!(
-                program.instructions[pc as usize].op,
-                Op::St { .. } | Op::Atom { .. }
-            )
-        {
-            own[pc as usize] = Provenance::TOP;
+        if !blocks.iter().any(|b| b.start <= pc && pc < b.end) {
+            match program.instructions[pc as usize].op {
+                Op::St { .. } | Op::Atom { .. } => {
+                    own[pc as usize] = Provenance::TOP;
+                    accessed[pc as usize] = Provenance::TOP;
+                }
+                Op::Ld { .. } => accessed[pc as usize] = Provenance::TOP,
+                _ => {}
+            }
         }
     }
 }

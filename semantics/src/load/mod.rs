@@ -21,7 +21,11 @@
 //! * [`may_write`]: per address, the global memory a thread there may still write, by
 //!   provenance (computed on first use: the search asks whether a load reads only words no
 //!   other warp will write).
+//! * [`address_forms`]: per global access of a kernel, its address as an affine function of
+//!   `%tid` and `%ctaid` under a launch (the machine computes it on first use: the search asks
+//!   whether an access touches only words private to its warp).
 
+pub mod address_forms;
 mod cfg;
 pub(crate) mod consts;
 mod decode;

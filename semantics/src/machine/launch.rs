@@ -228,6 +228,7 @@ fn build(
         final_registers: Default::default(),
         finals: Default::default(),
         segments: Default::default(),
+        private: Default::default(),
     };
     m.schedule_grids();
     m.refresh_issue();

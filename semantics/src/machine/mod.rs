@@ -16,6 +16,7 @@ mod invariants;
 mod launch;
 mod memory_ops;
 mod pick;
+mod private;
 pub mod render;
 mod settled;
 pub mod state_hash;
@@ -514,6 +515,9 @@ pub struct Machine {
     /// The launch's global segments and where the program's pointer provenances point
     /// ([`Machine::loads_only_settled_words`]), built on first use.
     segments: settled::SegmentCache,
+    /// The launch's words private to one warp ([`Machine::accesses_only_private_words`]),
+    /// built on first use.
+    private: private::PrivateCache,
 }
 
 impl Machine {

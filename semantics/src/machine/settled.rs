@@ -43,7 +43,7 @@ use std::sync::{Arc, OnceLock};
 use traces::Choice;
 
 /// No segment.
-const NONE: u32 = u32::MAX;
+pub(super) const NONE: u32 = u32::MAX;
 
 /// At most this many distinct segments in one load's lanes (more: not settled).
 const LOADED: usize = 4;
@@ -52,16 +52,16 @@ const LOADED: usize = 4;
 #[derive(Debug)]
 pub(crate) struct Segments {
     /// `(base, len)` of each global segment, sorted by base.
-    spans: Vec<(u64, u64)>,
+    pub(super) spans: Vec<(u64, u64)>,
     /// Per grid, per atom of [`crate::program::MayWrite::atoms`]: the segment it names, or
     /// [`NONE`].
-    atom_segment: Vec<Vec<u32>>,
+    pub(super) atom_segment: Vec<Vec<u32>>,
 }
 
 impl Segments {
     /// Whether segment `i` holds the `size` bytes at `a`.
     #[inline]
-    fn holds(&self, i: u32, a: u64, size: u64) -> bool {
+    pub(super) fn holds(&self, i: u32, a: u64, size: u64) -> bool {
         self.spans.get(i as usize).is_some_and(|&(base, len)| {
             let off = a.wrapping_sub(base);
             off < len && len - off >= size.max(1)
@@ -69,7 +69,7 @@ impl Segments {
     }
 
     /// The segment holding the `size` bytes at `a`.
-    fn find(&self, a: u64, size: u64) -> u32 {
+    pub(super) fn find(&self, a: u64, size: u64) -> u32 {
         let i = self.spans.partition_point(|&(base, _)| base <= a);
         match i.checked_sub(1) {
             Some(i) if self.holds(i as u32, a, size) => i as u32,
@@ -119,17 +119,17 @@ impl std::fmt::Debug for SegmentCache {
 }
 
 /// The lanes of a step and the instruction they execute.
-struct Step<'a> {
-    block: u32,
-    warp: u32,
+pub(super) struct Step<'a> {
+    pub(super) block: u32,
+    pub(super) warp: u32,
     w: &'a Warp,
     /// The lanes that execute it (guard evaluated).
-    exec: u64,
-    pc: Pc,
+    pub(super) exec: u64,
+    pub(super) pc: Pc,
 }
 
 impl Machine {
-    fn segments(&self) -> &Segments {
+    pub(super) fn segments(&self) -> &Segments {
         self.segments.0.get_or_init(|| {
             let program = &self.program;
             let atoms = program.may_write().atoms();
@@ -184,7 +184,7 @@ impl Machine {
     /// The step `choice` takes, when it executes an instruction of one warp whose operation
     /// `wanted` accepts (asked before the guard is evaluated per lane: the fold asks about
     /// every step it takes, and most are neither loads nor stores).
-    fn step_of(&self, choice: &Choice, wanted: fn(&Op) -> bool) -> Option<Step<'_>> {
+    pub(super) fn step_of(&self, choice: &Choice, wanted: fn(&Op) -> bool) -> Option<Step<'_>> {
         let (block, warp, lanes_of) = match *choice {
             Choice::Warp { block, warp } => (block, warp, None),
             Choice::Lanes { block, warp, mask } => (block, warp, Some(mask)),
@@ -227,7 +227,7 @@ impl Machine {
     }
 
     /// The space and address lane `l` of `step` accesses with `addr` in `space`.
-    fn lane_access(
+    pub(super) fn lane_access(
         &self,
         step: &Step<'_>,
         l: usize,

@@ -193,6 +193,7 @@ impl Machine {
             final_registers: _, // decides `keep`
             finals,
             segments: _, // a function of the launch
+            private: _,  // a function of the launch
         } = self;
         match termination {
             None => h.write_u8(0),
