@@ -717,10 +717,7 @@ fn in_a_browser_the_lasso_shows_stem_cycle_and_starved_lanes() {
     assert!(text_of(&d, "pos").contains("(cycle)"));
     let lasso = text_of(&d, "lassobody");
     assert!(
-        // One warp alone: its accesses of `lock` are private, so the whole spin is one warp's
-        // invisible steps, and the fold closes the cycle after three turns of the loop
-        // (docs/exploration.md, "Words private to a warp").
-        lasso.contains("Stem: steps 1 to 5; cycle: steps 6 to 14"),
+        lasso.contains("Stem: steps 1 to 5; cycle: steps 6 to 8"),
         "{lasso}"
     );
     assert!(

@@ -50,6 +50,10 @@
 //! the cycle does not raise it, and the state after that step recurs one period later, where
 //! it is compared. Straight-line code is then never fingerprinted inside the transaction, and
 //! a loop once per iteration; and only from the [`WATCH_AFTER`]th step of a transaction on.
+//! Before that step, the fold compares with the transaction's start state only, and only when
+//! the warp's pc is back at its start pc: an invisible loop that returns to the start state
+//! (a spin on a word private to its warp) then closes after one period, so a lasso's cycle
+//! goes round the loop once.
 //!
 //! The fold is a property of the search, not of the machine: the recorded choice list holds
 //! every step, so witnesses and lassos replay step by step, and `run`, `fuzz` and the debugger
@@ -231,6 +235,11 @@ pub fn step_folded(
     let first_by_provenance = folding == Folding::Invisible
         && first_fp.is_some_and(|f| forward.by_provenance(machine, choice, &f));
     let label = units.map(|u| u.of(machine, choice));
+    // Where the warp starts, to close a loop back to the start state after one period.
+    let start_pc = match (start, choice.warp()) {
+        (Some(_), Some(w)) => Some(warp_pc(machine, w)),
+        _ => None,
+    };
     forward.check_step(machine, choice);
     machine.step(choice)?;
     taken.push(*choice);
@@ -273,7 +282,15 @@ pub fn step_folded(
         if visible_taken && !next_folds {
             break;
         }
-        if steps >= WATCH_AFTER {
+        if steps < WATCH_AFTER {
+            // Back where the transaction began: an invisible loop that has come back to the
+            // start state closes here, after one period, not after the first watched repeat.
+            if start_pc.is_some_and(|sp| warp_pc(machine, warp) == sp)
+                && start == Some(machine.state_fingerprint())
+            {
+                break;
+            }
+        } else {
             let now = warp_pc(machine, warp);
             if pc.is_some_and(|before| now <= before) {
                 let key = machine.state_fingerprint();
