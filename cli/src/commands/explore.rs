@@ -524,7 +524,7 @@ fn settled_word(u: explore::SettledLoads) -> &'static str {
 }
 
 /// The report's line when the search had to run again without folding loads of settled words.
-const SETTLED_FELL_BACK: &str = "a store left the buffer its address was computed from (an index past its end into another), which folding loads of words no other warp writes again assumes never happens: the search ran again without folding them";
+const SETTLED_FELL_BACK: &str = "an access left the buffer its address was computed from (an index past its end into another), or reached a word that the launch's address analysis gives to another warp; folding loads of words no other warp writes again, and accesses of words private to one warp, assumes neither happens: the search ran again without folding them";
 
 /// A finished search and what its report shows.
 struct Report<'a> {
