@@ -173,3 +173,41 @@ fn micro_steps(bencher: divan::Bencher, blocks: u32) {
         .with_inputs(|| (c.clone(), dram.clone()))
         .bench_local_values(|(mut c, mut dram)| drain(&mut c, &mut dram));
 }
+
+/// The ops of a tiled matmul's tile stores (issue 15, third pass): each thread of `blocks`
+/// blocks issues a `st.shared` of its word and the engine steps it at once (one micro step:
+/// `writeMem; releaseRegs; end`), block by block. Such an op touches no cache, so what this
+/// measures is the engine's own cost per op: the op's slot and indexes at issue, the micro
+/// step, its end, and the enabled list kept on both sides. Items are ops.
+#[divan::bench(args = [1, 16], sample_count = 5, sample_size = 1)]
+fn shared_stores(bencher: divan::Bencher, blocks: u32) {
+    let mut dram = Flat::new(1024);
+    for b in 0..blocks {
+        dram.create_block(b, THREADS_PER_BLOCK as u64 * 4, THREADS_PER_BLOCK);
+    }
+    let c = Cached::new(CacheConfig::default());
+    bencher
+        .counter(divan::counter::ItemsCount::new(blocks * THREADS_PER_BLOCK))
+        .with_inputs(|| (c.clone(), dram.clone()))
+        .bench_local_values(|(mut c, mut dram)| {
+            for t in 0..blocks * THREADS_PER_BLOCK {
+                let (block, thread) = (t / THREADS_PER_BLOCK, t % THREADS_PER_BLOCK);
+                let op = c.issue(Request {
+                    who: Who { block, thread },
+                    sm: block % 16,
+                    kind: RequestKind::Store {
+                        cop: None,
+                        value: t as u64,
+                    },
+                    space: MemSpace::Shared,
+                    addr: thread as u64 * 4,
+                    size: 4,
+                    order: MemOrder::Weak,
+                    scope: None,
+                });
+                c.step(MemChoice::Step { op }, &mut dram)
+                    .expect("a shared store steps at once");
+            }
+            c.idle()
+        });
+}

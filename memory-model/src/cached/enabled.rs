@@ -17,7 +17,6 @@ use super::index::Watch;
 use super::line::Key;
 use super::program::{OpName, ProgramId};
 use super::{Cached, MemChoice, OpId, SilentActions};
-use smallvec::SmallVec;
 
 /// One change of the enabled list, in the order the list saw them (so that a mirror of the
 /// list, such as the machine's enabled set, follows it in O(1) per change).
@@ -80,6 +79,35 @@ impl EnabledList {
 
     pub(super) fn contains(&self, c: &MemChoice) -> bool {
         self.pos(c).is_some()
+    }
+
+    /// Whether `Step { op }` is enabled: [`EnabledList::pos`] for a step, without matching on
+    /// the choice (every op a mutation tests again asks this).
+    #[inline]
+    fn step_listed(&self, op: OpId) -> bool {
+        self.step_pos.get(op as usize).is_some_and(|p| *p != ABSENT)
+    }
+
+    /// Makes `Step { op }` enabled (`on`) or not, which it is not yet (resp. is): `set` for a
+    /// step, its position found by the op's id; logs the change.
+    fn set_step(&mut self, op: OpId, on: bool, log: &mut EditLog) {
+        let i = op as usize;
+        let c = MemChoice::Step { op };
+        if on {
+            if self.step_pos.len() <= i {
+                self.step_pos.resize(i + 1, ABSENT);
+            }
+            self.step_pos[i] = self.list.len() as u32;
+            self.list.push(c);
+            log.push(EnabledEdit::Push(c));
+        } else {
+            let p = std::mem::replace(&mut self.step_pos[i], ABSENT) as usize;
+            self.list.swap_remove(p);
+            if let Some(&moved) = self.list.get(p) {
+                self.set_pos(moved, p as u32);
+            }
+            log.push(EnabledEdit::SwapRemove(p as u32));
+        }
     }
 
     /// Makes `c` enabled (`on`) or not, `pos` being its position now ([`EnabledList::pos`]);
@@ -202,10 +230,18 @@ impl Cached {
     /// documentation): the ops in `self.recheck` (stepped, issued, made ready), the ops
     /// watching a changed line or the room of a cache that was or is tight (`before`), and the
     /// silent rules of the changed lines. Then a new generation.
-    pub(super) fn after_mutation(&mut self, before: RoomBefore) {
-        let after = self.room_tight(before.sm);
+    ///
+    /// `before: None`: the mutation changed no cache line ([`Cached::changes_no_line`]), so
+    /// no room changed either and nobody waiting for room is tested again (room is a function
+    /// of the lines; the answers of the ops waiting for it stand).
+    pub(super) fn after_mutation(&mut self, before: Option<RoomBefore>) {
+        debug_assert!(
+            before.is_some() || (!self.l2.was_touched() && self.l1.touched_none()),
+            "a mutation said to change no cache line changed one"
+        );
         let mut ops = std::mem::take(&mut self.recheck);
-        let mut silent: SmallVec<[MemChoice; 8]> = SmallVec::new();
+        let mut silent = std::mem::take(&mut self.silent_scratch);
+        silent.clear();
         let mut keys = std::mem::take(&mut self.touched_keys);
         let mut filled = std::mem::take(&mut self.filled_keys);
         keys.clear();
@@ -240,6 +276,10 @@ impl Cached {
             }
             // `get_mut` above journals the SM again: nothing is left to journal.
             self.l1.take_touched();
+            // Whether `Flush` is enabled depends on which lines the L1 holds (its lowest key),
+            // and a line that comes or goes is journaled among the filled keys: without one,
+            // the flush's answer stands.
+            let lines_changed = !filled.is_empty();
             filled.sort_unstable();
             filled.dedup();
             for &k in &filled {
@@ -254,21 +294,13 @@ impl Cached {
                     silent.push(MemChoice::WriteBackL1 { sm, line: k });
                 }
             }
-            silent.push(MemChoice::Flush { sm });
-        }
-        // Room.
-        if before.l2 || after.l2 {
-            self.index.watchers_of(Watch::L2Room, &mut ops);
-            // Whether an L1 may write a dirty victim back depends on the L2.
-            self.index.l1_room_watchers(&mut ops);
-            if all {
-                self.all_l1_write_backs(&mut silent);
+            if lines_changed {
+                silent.push(MemChoice::Flush { sm });
             }
         }
-        if let Some(sm) = before.sm
-            && (before.l1 || after.l1)
-        {
-            self.index.watchers_of(Watch::L1Room(sm), &mut ops);
+        // Room.
+        if let Some(before) = before {
+            self.room_changes(before, &mut ops, &mut silent);
         }
         ops.sort_unstable();
         ops.dedup();
@@ -281,10 +313,12 @@ impl Cached {
         filled.clear();
         self.touched_keys = keys;
         self.filled_keys = filled;
-        for c in silent {
+        for &c in &silent {
             let on = self.silent_enabled(c);
             self.set_enabled(c, on);
         }
+        silent.clear();
+        self.silent_scratch = silent;
         self.generation = self.generation.wrapping_add(1);
         self.check_index();
         #[cfg(debug_assertions)]
@@ -297,9 +331,46 @@ impl Cached {
         }
     }
 
+    /// The ops waiting for room in a cache that was (`before`) or is tight, and with
+    /// [`SilentActions::All`] the L1 write-backs that depend on room in the L2.
+    fn room_changes(&self, before: RoomBefore, ops: &mut Vec<OpId>, silent: &mut Vec<MemChoice>) {
+        let after = self.room_tight(before.sm);
+        if before.l2 || after.l2 {
+            self.index.watchers_of(Watch::L2Room, ops);
+            // Whether an L1 may write a dirty victim back depends on the L2.
+            self.index.l1_room_watchers(ops);
+            if self.config.silent == SilentActions::All {
+                self.all_l1_write_backs(silent);
+            }
+        }
+        if let Some(sm) = before.sm
+            && (before.l1 || after.l1)
+        {
+            self.index.watchers_of(Watch::L1Room(sm), ops);
+        }
+    }
+
+    /// Whether taking `choice` changes no cache line: a micro step of a shared-memory op
+    /// (its program touches shared memory and bank locks only) whose end flushes no L1.
+    /// Issuing changes none either. Such a mutation skips the room tests (`after_mutation`).
+    pub(super) fn changes_no_line(&self, choice: &MemChoice) -> bool {
+        match *choice {
+            MemChoice::Step { op } => self
+                .ops
+                .get(op as usize)
+                .and_then(Option::as_ref)
+                .is_some_and(|o| {
+                    o.req.space == crate::MemSpace::Shared
+                        && !matches!(o.req.kind, super::RequestKind::Fence)
+                        && !super::engine::flushes_l1_at_end(&o.req)
+                }),
+            _ => false,
+        }
+    }
+
     /// Every L1's dirty local lines (the candidates of `WriteBackL1`, which depend on room in
     /// the L2).
-    fn all_l1_write_backs(&self, out: &mut SmallVec<[MemChoice; 8]>) {
+    fn all_l1_write_backs(&self, out: &mut Vec<MemChoice>) {
         for (sm, l1) in self.l1.in_use() {
             for (k, l) in l1.live.lines().iter() {
                 if !is_global(*k) && l.dirty != 0 {
@@ -334,7 +405,10 @@ impl Cached {
             _ => (false, None),
         };
         self.index.watch(id, watch);
-        self.set_enabled(MemChoice::Step { op: id }, on);
+        // Most tests confirm what the list says (as in `set_enabled`), found by the op's id.
+        if self.enabled.step_listed(id) != on {
+            std::sync::Arc::make_mut(&mut self.enabled).set_step(id, on, &mut self.log);
+        }
     }
 
     /// The `Step` choices computed from the op list alone (what the incremental list must hold).

@@ -32,6 +32,7 @@
 use super::index::Watch;
 use super::l1s::L1s;
 use super::line::{Cache, DoomedHint, Flow, Key, L1, WrittenBack};
+use super::operations::OpCx;
 use super::program::{
     Cond, Fold, MicroSteps, OpName, ProgramId, Stm, cta_scoped, program_for, stretch_ends,
 };
@@ -271,9 +272,33 @@ impl Cached {
         self.config.l2_lines as usize
     }
 
+    /// Where the access of op `id` lands; ⊥ for an access no line holds (misaligned, or
+    /// outside the spaces and key ranges the caches hold).
+    #[inline]
     pub(super) fn geometry(&self, id: OpId, req: &Request) -> Result<Geometry, Stuck> {
-        // Sizes are powers of two: a mask tests alignment (no division on this path, which
-        // the enabled set takes for every op it tests).
+        // The common case inline (an aligned global access: the enabled set and every micro
+        // step ask this), everything else in `geometry_of_any`. Sizes are powers of two: a
+        // mask tests alignment (no division).
+        let size = req.size;
+        if matches!(size, 1 | 2 | 4 | 8)
+            && req.addr & (size as u64 - 1) == 0
+            && req.space == MemSpace::Global
+            && is_global(req.addr)
+        {
+            let base = req.addr & !(self.line_bytes - 1);
+            let off = (req.addr - base) as usize;
+            return Ok(Geometry {
+                key: base,
+                off,
+                mask: ((1u64 << size) - 1) << off,
+            });
+        }
+        self.geometry_of_any(id, req)
+    }
+
+    /// [`Cached::geometry`] for any access (local ones, and the errors).
+    #[inline(never)]
+    fn geometry_of_any(&self, id: OpId, req: &Request) -> Result<Geometry, Stuck> {
         if !matches!(req.size, 1 | 2 | 4 | 8) || req.addr & (req.size as u64 - 1) != 0 {
             return Err(stuck(
                 Some(id),
@@ -488,18 +513,21 @@ impl Cached {
                         ),
                     ));
                 }
-                let req = self.ops[op as usize].as_ref().map(|o| o.req);
+                // Only where the op's access goes: a shared-memory op also wakes the ops
+                // waiting for its block's bank locks.
+                let shared_block = self.ops[op as usize]
+                    .as_ref()
+                    .filter(|o| o.req.space == MemSpace::Shared)
+                    .map(|o| o.req.who.block);
                 let result = self.micro_step(op, dram, &mut report);
                 // The op's next statement (or its end), and, for a shared-memory op, the ops
                 // waiting for its block's bank locks, which no cache journals. Line changes
                 // are journaled by the caches (doomed lines' fills included) and the room by
                 // `after_mutation`.
                 self.recheck.push(op);
-                if let Some(req) = req
-                    && req.space == MemSpace::Shared
-                {
+                if let Some(block) = shared_block {
                     let mut ids = std::mem::take(&mut self.recheck);
-                    self.index.watchers_of(Watch::Lock(req.who.block), &mut ids);
+                    self.index.watchers_of(Watch::Lock(block), &mut ids);
                     self.recheck = ids;
                 }
                 result?;
@@ -686,6 +714,26 @@ impl Cached {
             ));
         };
         let stms = prog.program().stms;
+        // What every operation of the step knows (the op's id, request, line and doomed-line
+        // hint), gathered once per micro step rather than once per operation: the access is
+        // located here once. Shared programs and fences have no cache line; a malformed
+        // access is ⊥ at the first statement that needs its line, as before.
+        let (line, line_err) =
+            if op.req.space == MemSpace::Shared || matches!(op.req.kind, RequestKind::Fence) {
+                (None, None)
+            } else {
+                match self.geometry(id, &op.req) {
+                    Ok(g) => (Some(g), None),
+                    Err(e) => (None, Some(e)),
+                }
+            };
+        let mut cx = OpCx {
+            id,
+            req: op.req,
+            line,
+            name: OpName::ReleaseRegs,
+            hint: op.doomed_hint,
+        };
         loop {
             let Some(stm) = stms.get(op.pc as usize).copied() else {
                 return Err(stuck(Some(id), "memory program ran past its end"));
@@ -703,7 +751,12 @@ impl Cached {
                 }
                 Stm::End => return Ok(true),
                 Stm::IfNot(cond, skip) => {
-                    op.pc = if self.cond(id, op, cond)? {
+                    let g = match (line, &line_err) {
+                        (Some(g), _) => g,
+                        (None, Some(e)) => return Err(e.clone()),
+                        (None, None) => self.geometry(id, &op.req)?,
+                    };
+                    op.pc = if self.cond(id, op, cond, g)? {
                         skip
                     } else {
                         op.pc + 1
@@ -711,7 +764,11 @@ impl Cached {
                 }
                 Stm::Op(name) => {
                     report.operations.push(name.name());
-                    match self.exec(id, op, name, dram, report)? {
+                    if let Some(e) = &line_err {
+                        return Err(e.clone());
+                    }
+                    cx.name = name;
+                    match self.exec(&cx, op, dram, report)? {
                         Flow::Continue => op.pc += 1,
                         Flow::Defer => return Ok(false),
                     }
@@ -734,10 +791,10 @@ impl Cached {
     /// Thesis (end): the op leaves; ops waiting for it lose the dependency; an acquiring op
     /// flushes its SM's L1 (module documentation).
     fn end(&mut self, id: OpId, op: Op, report: &mut StepReport) {
-        self.index.remove(id, &op, &self.ops);
         // Only ops of the same thread can wait for it (O1-O3); only those that did change (and
         // lose their memoized fingerprint).
-        let thread: SmallVec<[OpId; 8]> = SmallVec::from_slice(self.index.of_thread(op.req.who));
+        let mut thread: SmallVec<[OpId; 8]> = SmallVec::new();
+        self.index.remove(id, &op, &self.ops, &mut thread);
         for j in thread {
             if let Some(o) = self.ops.get_mut(j as usize).and_then(Option::as_mut)
                 && o.deps.contains(&id)
@@ -762,8 +819,7 @@ impl Cached {
         self.index.truncate(self.ops.len());
     }
 
-    fn cond(&self, id: OpId, op: &Op, cond: Cond) -> Result<bool, Stuck> {
-        let g = self.geometry(id, &op.req)?;
+    fn cond(&self, id: OpId, op: &Op, cond: Cond, g: Geometry) -> Result<bool, Stuck> {
         Ok(match cond {
             // Doomed lines are invisible to lookups (A10 repair).
             Cond::IsCachedL1 => {

@@ -40,6 +40,16 @@ type Ids = SmallVec<[OpId; 4]>;
 /// Pending registers of a warp: (register, lanes it is pending for), by register.
 type PendingRegs = SmallVec<[(u32, u64); 4]>;
 
+/// A warp's pending registers, and how many in-flight ops write a (register, lane) that
+/// another op of the warp also writes. While there are none, an op that ends clears its lane
+/// without looking for another writer among the warp's ops. One entry per warp for both: an
+/// op that ends looks its warp up once.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Pending {
+    pub regs: PendingRegs,
+    pub dups: u32,
+}
+
 /// A set of op ids as a bit set: ids are slots, dense and reused smallest first, so a bit per
 /// slot is small, and the enabled scan walks set bits instead of a tree. Inline up to 128 ids:
 /// explorers clone the memory state for every successor, and litmus-size states then allocate
@@ -209,8 +219,9 @@ impl ThreadOps {
         &mut threads[t]
     }
 
-    /// Takes `id` off the thread's list.
-    fn remove(&mut self, who: Who, id: OpId) {
+    /// Takes `id` off the thread's list; `rest` becomes the ops the thread still has (one
+    /// lookup of the block for both: the op's end asks which of them waited for it).
+    fn remove(&mut self, who: Who, id: OpId, rest: &mut SmallVec<[OpId; 8]>) {
         let Some((threads, busy)) = self.blocks.get_mut(&who.block) else {
             return;
         };
@@ -219,6 +230,7 @@ impl ThreadOps {
         };
         let had = !ids.is_empty();
         ids.retain(|i| *i != id);
+        *rest = SmallVec::from_slice(ids);
         if had && ids.is_empty() {
             *busy -= 1;
             if *busy == 0 {
@@ -254,12 +266,9 @@ pub(super) struct OpIndex {
     pub by_thread: ThreadOps,
     /// Per (block, warp of the destination), the registers in-flight loads and atomics will
     /// write and the lanes they write them for (the machine's scoreboard asks this of a warp's
-    /// next instruction after every step that may unblock it: O(registers), not O(ops)).
-    pub pending: FastMap<(u32, u32), PendingRegs>,
-    /// Per (block, warp), how many in-flight ops write a (register, lane) that another op
-    /// of the warp also writes (zeros are not stored). While there are none, an op that ends
-    /// clears its lane without looking for another writer among the warp's ops.
-    pub pending_dups: FastMap<(u32, u32), u32>,
+    /// next instruction after every step that may unblock it: O(registers), not O(ops)),
+    /// with the count of their duplicates ([`Pending`]).
+    pub pending: FastMap<(u32, u32), Pending>,
     /// The ops whose dependencies all ended (the candidates of the enabled set).
     pub ready: IdSet,
     /// Free slots below the length of the op list (the smallest is reused first).
@@ -315,11 +324,11 @@ impl OpIndex {
     pub fn add(&mut self, id: OpId, op: &Op) {
         insert_sorted(self.by_thread.entry(op.req.who), id);
         if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
-            let regs = self.pending.entry(w).or_default();
+            let Pending { regs, dups } = self.pending.entry(w).or_default();
             match regs.iter_mut().find(|(r, _)| *r == d.reg) {
                 Some((_, lanes)) => {
                     if *lanes >> d.lane & 1 != 0 {
-                        *self.pending_dups.entry(w).or_default() += 1;
+                        *dups += 1;
                     }
                     *lanes |= 1 << d.lane
                 }
@@ -339,40 +348,36 @@ impl OpIndex {
         }
     }
 
-    /// Forgets the op that leaves slot `id` (`ops`: the op list without it).
-    pub fn remove(&mut self, id: OpId, op: &Op, ops: &[Option<Fingerprinted<Op>>]) {
-        self.by_thread.remove(op.req.who, id);
+    /// Forgets the op that leaves slot `id` (`ops`: the op list without it); `rest` becomes
+    /// the ops its thread still has, by id.
+    pub fn remove(
+        &mut self,
+        id: OpId,
+        op: &Op,
+        ops: &[Option<Fingerprinted<Op>>],
+        rest: &mut SmallVec<[OpId; 8]>,
+    ) {
+        self.by_thread.remove(op.req.who, id, rest);
         if let (Some(w), Some(d)) = (dest_warp(op), dest(op)) {
             // Another op of the warp may write the same register of the same lane: only while
             // the warp has such duplicates, which the machine's scoreboard never issues (an
             // instruction that writes a pending register waits), so the pass over every op
             // is for other callers of the engine.
-            let dups = self.pending_dups.get(&w).copied().unwrap_or(0);
-            let still = dups > 0
-                && ops.iter().flatten().any(|o| {
-                    dest_warp(o) == Some(w)
-                        && dest(o).is_some_and(|e| e.reg == d.reg && e.lane == d.lane)
-                });
-            if still {
-                if dups == 1 {
-                    self.pending_dups.remove(&w);
-                } else {
-                    self.pending_dups.insert(w, dups - 1);
-                }
-            } else {
-                let empty = match self.pending.get_mut(&w) {
-                    Some(regs) => {
-                        if let Some(i) = regs.iter().position(|(r, _)| *r == d.reg) {
-                            regs[i].1 &= !(1 << d.lane);
-                            if regs[i].1 == 0 {
-                                regs.remove(i);
-                            }
-                        }
-                        regs.is_empty()
+            if let Some(p) = self.pending.get_mut(&w) {
+                let still = p.dups > 0
+                    && ops.iter().flatten().any(|o| {
+                        dest_warp(o) == Some(w)
+                            && dest(o).is_some_and(|e| e.reg == d.reg && e.lane == d.lane)
+                    });
+                if still {
+                    p.dups -= 1;
+                } else if let Some(i) = p.regs.iter().position(|(r, _)| *r == d.reg) {
+                    p.regs[i].1 &= !(1 << d.lane);
+                    if p.regs[i].1 == 0 {
+                        p.regs.remove(i);
                     }
-                    None => false,
-                };
-                if empty {
+                }
+                if p.regs.is_empty() {
                     self.pending.remove(&w);
                 }
             }
@@ -406,12 +411,19 @@ impl OpIndex {
 
     /// Registers op `id` under `w` (None: under nothing), moving it from where it was. O(1):
     /// the op leaves its list by a swap with the list's last op.
+    #[inline]
     pub fn watch(&mut self, id: OpId, w: Option<Watch>) {
-        let i = id as usize;
-        let old = self.watch_on.get(i).copied().flatten();
-        if old.map(|(o, _)| o) == w {
-            return;
+        let old = self.watch_on.get(id as usize).copied().flatten();
+        // Most tests leave the op where it was.
+        if old.map(|(o, _)| o) != w {
+            self.move_watch(id, old, w);
         }
+    }
+
+    /// [`OpIndex::watch`] for an op that moves from `old` (what it is registered under now,
+    /// with its position there) to `w`.
+    fn move_watch(&mut self, id: OpId, old: Option<(Watch, u32)>, w: Option<Watch>) {
+        let i = id as usize;
         if let Some((old, pos)) = old {
             self.watch_on[i] = None;
             self.watched -= 1;
@@ -467,7 +479,6 @@ impl OpIndex {
         let registered = self.watch_on.iter().flatten().count();
         self.by_thread == scratch.by_thread
             && self.pending == scratch.pending
-            && self.pending_dups == scratch.pending_dups
             && self.ready == scratch.ready
             && self.free == scratch.free
             && self.shared_writers == scratch.shared_writers

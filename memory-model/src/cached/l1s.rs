@@ -54,6 +54,7 @@ impl L1s {
 
     /// SM `sm`'s L1 for writing (the list copied first if shared, grown if needed; `None`: no
     /// such SM). Forgets the L1's fingerprint.
+    #[inline]
     pub fn get_mut(&mut self, sm: u32) -> Option<&mut L1> {
         if sm >= self.sms {
             return None;
@@ -67,6 +68,11 @@ impl L1s {
             caches.resize_with(i + 1, || Fingerprinted::new(L1::new()));
         }
         Some(&mut *caches[i])
+    }
+
+    /// Whether no L1 was borrowed for writing since the last [`L1s::take_touched`].
+    pub fn touched_none(&self) -> bool {
+        self.touched.is_empty()
     }
 
     /// The SMs whose L1 was borrowed for writing since the last call.

@@ -241,6 +241,8 @@ pub struct Cached {
     /// and of those whose valid bytes changed (kept to spare an allocation per mutation).
     touched_keys: Vec<line::Key>,
     filled_keys: Vec<line::Key>,
+    /// Scratch (derived, empty between mutations): the silent choices a mutation tests again.
+    silent_scratch: Vec<MemChoice>,
     /// Whether a micro step runs (derived): the op list is then out of its place, and the
     /// doomed-line hints (`Op::doomed_hint`) a flush or an invalidation gives wait in
     /// `deferred_hints` (empty between mutations).
@@ -278,6 +280,7 @@ impl Cached {
             recheck: Vec::new(),
             touched_keys: Vec::new(),
             filled_keys: Vec::new(),
+            silent_scratch: Vec::new(),
             stepping: false,
             deferred_hints: Vec::new(),
             generation: 0,
@@ -312,13 +315,12 @@ impl Cached {
     /// returned id is the acquire half's.
     pub fn issue(&mut self, request: Request) -> OpId {
         let (first, second) = self.fence_halves(request);
-        // No cache changes: only the new ops need a look.
-        let before = self.room_tight(None);
+        // No cache changes (so no room changes): only the new ops need a look.
         let id = self.issue_op(first);
         if let Some(second) = second {
             self.issue_op(second);
         }
-        self.after_mutation(before);
+        self.after_mutation(None);
         id
     }
 
@@ -395,7 +397,7 @@ impl Cached {
     /// that gets stuck (thesis ⊥), give `Err(Stuck)`; the stuck op stays in flight where it
     /// stopped.
     pub fn step(&mut self, choice: MemChoice, dram: &mut Flat) -> Result<StepReport, Stuck> {
-        let before = self.room_tight(self.sm_of(&choice));
+        let before = (!self.changes_no_line(&choice)).then(|| self.room_tight(self.sm_of(&choice)));
         let report = self.step_choice(choice, dram);
         self.after_mutation(before);
         report
@@ -439,7 +441,7 @@ impl Cached {
         self.index
             .pending
             .get(&(block, warp))
-            .map_or(&[], |regs| regs.as_slice())
+            .map_or(&[], |p| p.regs.as_slice())
     }
 
     /// The registers of warp `warp` of block `block` that in-flight loads and atomics will
@@ -504,7 +506,7 @@ impl Cached {
     pub fn flush_l1(&mut self, sm: u32) {
         let before = self.room_tight(Some(sm));
         self.flush(sm);
-        self.after_mutation(before);
+        self.after_mutation(Some(before));
     }
 
     /// Global memory as the threads would see it through L2: `out` starts as DRAM's bytes at

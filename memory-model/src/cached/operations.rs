@@ -73,56 +73,43 @@ impl Geometry {
 
 impl Cached {
     /// One operation of 𝔒⟦−⟧ (thesis 4.4.3), by name.
+    /// `cx` names the operation and carries the op's line (the micro step locates it once).
     pub(super) fn exec(
         &mut self,
-        id: OpId,
+        cx: &OpCx,
         op: &mut Op,
-        name: OpName,
         dram: &mut Flat,
         report: &mut StepReport,
     ) -> Result<Flow, Stuck> {
-        let req = op.req;
-        // Shared programs and fences have no cache line.
-        let line = if req.space == MemSpace::Shared || matches!(req.kind, RequestKind::Fence) {
-            None
-        } else {
-            Some(self.geometry(id, &req)?)
-        };
-        let cx = OpCx {
-            id,
-            req,
-            line,
-            name,
-            hint: op.doomed_hint,
-        };
-        match name {
-            OpName::ReadMem => self.read_mem(&cx, op, dram),
-            OpName::WriteMem => Self::write_mem(&cx, op, dram),
-            OpName::AtomOp => Self::atom_op(&cx, op),
-            OpName::WriteToRegs => Ok(Self::write_to_regs(&cx, op, report)),
+        let req = cx.req;
+        match cx.name {
+            OpName::ReadMem => self.read_mem(cx, op, dram),
+            OpName::WriteMem => Self::write_mem(cx, op, dram),
+            OpName::AtomOp => Self::atom_op(cx, op),
+            OpName::WriteToRegs => Ok(Self::write_to_regs(cx, op, report)),
             // Registers are released when the op ends (`ended` in the report).
             OpName::ReleaseRegs => Ok(Flow::Continue),
-            OpName::Lock => Ok(self.lock(&cx)),
-            OpName::Unlock => Ok(self.unlock(&cx)),
-            OpName::ReadL1 => self.read_l1(&cx, op),
-            OpName::ReadL2 => self.read_l2(&cx, op),
-            OpName::WriteL1 => self.write_l1(&cx, op, dram),
-            OpName::WriteL2 => self.write_l2(&cx, op, dram),
-            OpName::ReserveL1 => self.reserve_l1(&cx, dram),
-            OpName::ReserveL2 => self.reserve_l2(&cx, dram),
-            OpName::UpdateL1 => self.update_l1(&cx, op),
-            OpName::UpdateL2 => self.update_l2(&cx, op),
-            OpName::EvictL1 => self.evict_l1(&cx),
-            OpName::DiscardL1 => self.discard_l1(&cx),
-            OpName::ClassifyFirstL1 => self.classify_l1(&cx, line::EvClass::First),
-            OpName::ClassifyNormalL1 => self.classify_l1(&cx, line::EvClass::Normal),
-            OpName::ClassifyFirstL2 => self.classify_l2(&cx, line::EvClass::First),
-            OpName::ClassifyNormalL2 => self.classify_l2(&cx, line::EvClass::Normal),
+            OpName::Lock => Ok(self.lock(cx)),
+            OpName::Unlock => Ok(self.unlock(cx)),
+            OpName::ReadL1 => self.read_l1(cx, op),
+            OpName::ReadL2 => self.read_l2(cx, op),
+            OpName::WriteL1 => self.write_l1(cx, op, dram),
+            OpName::WriteL2 => self.write_l2(cx, op, dram),
+            OpName::ReserveL1 => self.reserve_l1(cx, dram),
+            OpName::ReserveL2 => self.reserve_l2(cx, dram),
+            OpName::UpdateL1 => self.update_l1(cx, op),
+            OpName::UpdateL2 => self.update_l2(cx, op),
+            OpName::EvictL1 => self.evict_l1(cx),
+            OpName::DiscardL1 => self.discard_l1(cx),
+            OpName::ClassifyFirstL1 => self.classify_l1(cx, line::EvClass::First),
+            OpName::ClassifyNormalL1 => self.classify_l1(cx, line::EvClass::Normal),
+            OpName::ClassifyFirstL2 => self.classify_l2(cx, line::EvClass::First),
+            OpName::ClassifyNormalL2 => self.classify_l2(cx, line::EvClass::Normal),
             OpName::FlushL1 => {
                 self.flush(req.sm);
                 Ok(Flow::Continue)
             }
-            OpName::InvalidateL1 => self.invalidate_l1(&cx),
+            OpName::InvalidateL1 => self.invalidate_l1(cx),
         }
     }
 

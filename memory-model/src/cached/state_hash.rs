@@ -262,6 +262,7 @@ impl Cached {
             recheck: _,
             touched_keys: _,
             filled_keys: _,
+            silent_scratch: _,
             stepping: _,
             deferred_hints: _,
             generation: _,
