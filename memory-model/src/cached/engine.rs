@@ -638,7 +638,9 @@ impl Cached {
     }
 
     /// What the enabledness of an op depends on besides the op (by its next statement, as
-    /// [`Cached::blocked`] tests it); `None`: its next step never defers.
+    /// [`Cached::blocked`] tests it); `None`: its next step never defers. (Only the debug
+    /// check of the indexes asks it alone.)
+    #[cfg(debug_assertions)]
     pub(super) fn watch_of(&self, id: OpId, op: &Op) -> Option<Watch> {
         let name = next_op(op)?;
         let g = self.geometry(id, &op.req).ok();

@@ -95,7 +95,8 @@ impl IdSet {
             .is_some_and(|w| w >> (id % 64) & 1 != 0)
     }
 
-    /// The ids, ascending.
+    /// The ids, ascending (for the debug check of the indexes).
+    #[cfg(debug_assertions)]
     pub fn iter(&self) -> impl Iterator<Item = OpId> + '_ {
         self.words.iter().enumerate().flat_map(|(i, &w)| {
             let mut w = w;
