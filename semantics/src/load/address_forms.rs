@@ -358,7 +358,7 @@ impl Cx<'_> {
         let kept = computed.and_then(|(d, f, w)| self.fits(&f, w).then_some((d, f)));
         let guarded = ins.guard.is_some();
         let globals = self.globals;
-        written(&ins.op, &mut |r| {
+        ins.op.for_each_written(&mut |r| {
             let Some(slot) = regs.get_mut(r.0 as usize) else {
                 return;
             };
@@ -383,64 +383,6 @@ fn wide(ty: ScalarType) -> Option<ScalarType> {
         B32 => B64,
         _ => return None,
     })
-}
-
-/// Every register `op` may write (exhaustive: a new operation must say what it writes).
-fn written(op: &Op, f: &mut impl FnMut(RegId)) {
-    match op {
-        Op::Unary { dst, .. }
-        | Op::Binary { dst, .. }
-        | Op::Ternary { dst, .. }
-        | Op::Bfi { dst, .. }
-        | Op::Prmt { dst, .. }
-        | Op::Pack { dst, .. }
-        | Op::Cvt { dst, .. }
-        | Op::Cvta { dst, .. }
-        | Op::IsSpace { dst, .. }
-        | Op::Set { dst, .. }
-        | Op::Slct { dst, .. }
-        | Op::Vote { dst, .. }
-        | Op::Redux { dst, .. }
-        | Op::ActiveMask { dst }
-        | Op::Extern { dst, .. } => f(*dst),
-        Op::Unpack { dsts, .. } => dsts.iter().flatten().for_each(|d| f(*d)),
-        Op::Setp { dst, dst_neg, .. } => {
-            f(*dst);
-            dst_neg.iter().for_each(|q| f(*q));
-        }
-        Op::Ld { dst, .. } => dst.iter().flatten().for_each(|d| f(*d)),
-        Op::Atom { dst, .. } => dst.iter().for_each(|d| f(*d)),
-        Op::Shfl { dst, dst_pred, .. } | Op::Match { dst, dst_pred, .. } => {
-            f(*dst);
-            dst_pred.iter().for_each(|p| f(*p));
-        }
-        Op::Barrier { kind, .. } => {
-            if let crate::program::BarrierKind::Red { dst, .. } = kind {
-                f(*dst);
-            }
-        }
-        Op::Mma(m) => m.d.iter().for_each(|d| f(*d)),
-        Op::LdMatrix { dst, rows, .. } => dst.iter().chain(rows.iter()).for_each(|r| f(*r)),
-        Op::Call { rets, .. } => rets.iter().for_each(|r| {
-            if let crate::program::ParamLoc::Reg(r) = r {
-                f(*r);
-            }
-        }),
-        Op::St { .. }
-        | Op::WarpSync { .. }
-        | Op::Fence { .. }
-        | Op::Bra { .. }
-        | Op::BraIndirect { .. }
-        | Op::Ret
-        | Op::Exit
-        | Op::Trap
-        | Op::Nop
-        | Op::Ssy { .. }
-        | Op::Sync
-        | Op::Brk
-        | Op::PreBrk { .. }
-        | Op::PreRet { .. } => {}
-    }
 }
 
 /// The address of the access `ins` makes, when it may reach global memory: an `ld`, `st` or

@@ -1,6 +1,7 @@
 //! The registers an instruction reads or writes, for the cached memory model's scoreboard
 //! (thesis 5.8.1: a warp whose next instruction uses a register blocked by a pending memory
-//! operation cannot be scheduled).
+//! operation cannot be scheduled), and the registers an operation may write, for the
+//! load-time analyses (address forms).
 
 use super::RegId;
 use super::instr::{AddrBase, Address, BarrierKind, CallTarget, Instr, Op, ParamLoc, PredSrc, Src};
@@ -297,5 +298,66 @@ impl Op {
             self,
             Op::Barrier { .. } | Op::Call { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Brk
         )
+    }
+}
+
+impl Op {
+    /// Calls `f` with every register the operation may write (exhaustive: a new operation
+    /// must say what it writes). A guarded instruction may leave them unwritten in a lane.
+    pub fn for_each_written(&self, f: &mut impl FnMut(RegId)) {
+        match self {
+            Op::Unary { dst, .. }
+            | Op::Binary { dst, .. }
+            | Op::Ternary { dst, .. }
+            | Op::Bfi { dst, .. }
+            | Op::Prmt { dst, .. }
+            | Op::Pack { dst, .. }
+            | Op::Cvt { dst, .. }
+            | Op::Cvta { dst, .. }
+            | Op::IsSpace { dst, .. }
+            | Op::Set { dst, .. }
+            | Op::Slct { dst, .. }
+            | Op::Vote { dst, .. }
+            | Op::Redux { dst, .. }
+            | Op::ActiveMask { dst }
+            | Op::Extern { dst, .. } => f(*dst),
+            Op::Unpack { dsts, .. } => dsts.iter().flatten().for_each(|d| f(*d)),
+            Op::Setp { dst, dst_neg, .. } => {
+                f(*dst);
+                dst_neg.iter().for_each(|q| f(*q));
+            }
+            Op::Ld { dst, .. } => dst.iter().flatten().for_each(|d| f(*d)),
+            Op::Atom { dst, .. } => dst.iter().for_each(|d| f(*d)),
+            Op::Shfl { dst, dst_pred, .. } | Op::Match { dst, dst_pred, .. } => {
+                f(*dst);
+                dst_pred.iter().for_each(|p| f(*p));
+            }
+            Op::Barrier { kind, .. } => {
+                if let BarrierKind::Red { dst, .. } = kind {
+                    f(*dst);
+                }
+            }
+            Op::Mma(m) => m.d.iter().for_each(|d| f(*d)),
+            Op::LdMatrix { dst, rows, .. } => dst.iter().chain(rows.iter()).for_each(|r| f(*r)),
+            Op::Call { rets, .. } => rets.iter().for_each(|r| {
+                if let ParamLoc::Reg(r) = r {
+                    f(*r);
+                }
+            }),
+            Op::St { .. }
+            | Op::WarpSync { .. }
+            | Op::Fence { .. }
+            | Op::Bra { .. }
+            | Op::BraIndirect { .. }
+            | Op::Ret
+            | Op::Exit
+            | Op::Trap
+            | Op::Nop
+            | Op::Ssy { .. }
+            | Op::Sync
+            | Op::Brk
+            | Op::PreBrk { .. }
+            | Op::PreRet { .. } => {}
+        }
     }
 }
