@@ -35,7 +35,9 @@ pub struct LitmusArgs {
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
     /// Bound on the distinct states explored per test; a test that hits it gets no verdict.
-    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    /// (A litmus state is small: 5,000,000 states of a 4-thread test under cached memory take
+    /// about 300 MB; `--max-memory` bounds the process.)
+    #[arg(long, value_name = "N", default_value_t = 5_000_000)]
     pub max_states: usize,
     /// Which steps are scheduling points: `fold` (visible operations only; a thread's
     /// register-only steps run with its next visible one) or `none` (every step).
