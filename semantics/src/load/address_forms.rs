@@ -297,7 +297,7 @@ impl Cx<'_> {
                 let w = int_width(*ty)?;
                 let (exact, dw, cty) = match op {
                     TernaryOp::Mad => (false, w, *ty),
-                    TernaryOp::MadWide => (true, 2 * w, wide(*ty)?),
+                    TernaryOp::MadWide => (true, 2 * w, super::types::wide(*ty)?),
                     _ => return None,
                 };
                 let p = Self::product(&src(a, *ty, exact)?, &src(b, *ty, exact)?)?;
@@ -369,20 +369,6 @@ impl Cx<'_> {
             *slot = if guarded { join(*slot, new) } else { new };
         });
     }
-}
-
-/// The type of `mad.wide`'s addend: twice the width, same signedness.
-fn wide(ty: ScalarType) -> Option<ScalarType> {
-    use ScalarType::*;
-    Some(match ty {
-        S16 => S32,
-        S32 => S64,
-        U16 => U32,
-        U32 => U64,
-        B16 => B32,
-        B32 => B64,
-        _ => return None,
-    })
 }
 
 /// The address of the access `ins` makes, when it may reach global memory: an `ld`, `st` or
