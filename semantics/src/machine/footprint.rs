@@ -214,35 +214,17 @@ impl Machine {
         };
         let ws = self.info.shape.warp_size as usize;
         let kind = match &instr.op {
-            Op::Ld {
-                space,
-                ty,
-                vector,
-                addr,
-                ..
-            }
-            | Op::St {
-                space,
-                ty,
-                vector,
-                addr,
-                ..
-            } => self.spans(
-                w,
-                mask,
-                ws,
-                *space,
-                addr,
-                super::type_size(*ty) * (*vector).max(1) as u32,
-                if matches!(instr.op, Op::St { .. }) {
-                    Access::Write
-                } else {
-                    Access::Read
-                },
-            ),
-            Op::Atom {
-                space, ty, addr, ..
-            } => self.spans(w, mask, ws, *space, addr, ty.size(), Access::Update),
+            op @ (Op::Ld { .. } | Op::St { .. } | Op::Atom { .. }) => match access_of(op) {
+                Some((space, addr, bytes)) => {
+                    let access = match op {
+                        Op::Ld { .. } => Access::Read,
+                        Op::St { .. } => Access::Write,
+                        _ => Access::Update,
+                    };
+                    self.spans(w, mask, ws, space, addr, bytes, access)
+                }
+                None => FootprintKind::Anything,
+            },
             Op::Fence { .. } => FootprintKind::Memory {
                 global_reads: None,
                 global_writes: None,
@@ -323,6 +305,35 @@ impl Machine {
             shared_writes: s.shared_writes,
             fence: false,
         }
+    }
+}
+
+/// The memory an `ld`, `st` or `atom` accesses: its state space, its address and the bytes
+/// each lane touches (an element times the vector length; an atomic, its type).
+pub(super) fn access_of(op: &Op) -> Option<(Space, &Address, u32)> {
+    match op {
+        Op::Ld {
+            space,
+            ty,
+            vector,
+            addr,
+            ..
+        }
+        | Op::St {
+            space,
+            ty,
+            vector,
+            addr,
+            ..
+        } => Some((
+            *space,
+            addr,
+            super::type_size(*ty) * (*vector).max(1) as u32,
+        )),
+        Op::Atom {
+            space, ty, addr, ..
+        } => Some((*space, addr, ty.size())),
+        _ => None,
     }
 }
 

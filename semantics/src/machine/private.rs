@@ -93,32 +93,9 @@ impl std::fmt::Debug for PrivateCache {
     }
 }
 
-/// The global memory an `ld`, `st` or `atom` accesses: its space, address and bytes.
+/// [`super::footprint::access_of`], its bytes as an address width.
 fn access_of(op: &Op) -> Option<(Space, &crate::program::Address, u64)> {
-    match op {
-        Op::Ld {
-            space,
-            ty,
-            vector,
-            addr,
-            ..
-        }
-        | Op::St {
-            space,
-            ty,
-            vector,
-            addr,
-            ..
-        } => Some((
-            *space,
-            addr,
-            super::type_size(*ty) as u64 * (*vector).max(1) as u64,
-        )),
-        Op::Atom {
-            space, ty, addr, ..
-        } => Some((*space, addr, ty.size() as u64)),
-        _ => None,
-    }
+    super::footprint::access_of(op).map(|(space, addr, bytes)| (space, addr, u64::from(bytes)))
 }
 
 /// The maximal runs of bytes touched by one owner only, from `(lo, hi, owner)` spans: spans that
