@@ -59,6 +59,12 @@ pub struct QuickLaunch {
     /// Buffers to print, comma separated (overrides `print`; default all).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub print: Option<Vec<String>>,
+    /// A register of one thread to print with the buffers (repeatable): `BLOCK.THREAD:%REG`,
+    /// block and thread as linear indices (x fastest), `%REG` a register the kernel declares.
+    /// Its final value tells outcomes apart (`explore`, `fuzz`), as a litmus test's condition
+    /// reads its threads' registers; exited threads then keep their registers.
+    #[arg(long = "print-register", value_name = "BLOCK.THREAD:%REG")]
+    pub print_registers: Vec<String>,
     /// An expectation on the final buffers (repeatable; adds to the launch file's `expect`):
     /// `out == [1, 2, 3]`, `sum(out) == 8256`, `out[i] == 2*a[i]` (an index variable ranges
     /// over the buffer it indexes). A run that violates one fails (docs/run.md).
@@ -393,6 +399,7 @@ mod tests {
                     args: vec!["buffer:a".into(), "s32:-3".into()],
                     globals: vec!["g=7".into()],
                     print: Some(vec!["a".into(), "b".into()]),
+                    print_registers: vec!["0.1:%r1".into(), "1.0:%p2".into()],
                     expect: vec!["a[i] == i".into(), "sum(b) == 0".into()],
                 }),
                 context: Some(1),

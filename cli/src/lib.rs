@@ -21,6 +21,7 @@ mod flags;
 mod fuzz_inputs;
 mod options;
 mod output;
+mod registers;
 mod render;
 mod teach;
 mod timeout;

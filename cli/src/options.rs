@@ -68,6 +68,8 @@ pub struct Setup {
     /// Every launch of a program of several launches, in launch order (traces record them);
     /// empty for the one-kernel form.
     pub grids: Vec<semantics::machine::GridLaunch>,
+    /// Registers observed in final states (`--print-register`), after the buffers and variables.
+    pub registers: Vec<crate::registers::ObservedRegister>,
 }
 
 impl Setup {
@@ -110,7 +112,7 @@ impl Setup {
                 .into_iter()
                 .map(|(n, _)| n)
                 .collect(),
-            registers: Vec::new(),
+            registers: self.registers.iter().map(|r| r.at).collect(),
         }
     }
 
@@ -162,12 +164,20 @@ impl Setup {
                     .into_iter()
                     .map(|(n, e)| (cuda_front::demangle::short_name(&n), e)),
             );
+        // A register comes as 8 bytes whatever its type: its declared type's bytes are the value.
+        let names = names.chain(self.registers.iter().map(|r| (r.label.clone(), r.elem)));
         let shown = data[..printed.min(data.len())]
             .iter()
             .chain(data.iter().skip(printed + skipped));
         names
             .zip(shown)
-            .map(|((name, elem), bytes)| (name, crate::output::decode(elem, bytes)))
+            .map(|((name, elem), bytes)| {
+                let bytes = match self.registers.iter().any(|r| r.label == name) {
+                    true => &bytes[..elem.size().min(bytes.len())],
+                    false => bytes,
+                };
+                (name, crate::output::decode(elem, bytes))
+            })
             .collect()
     }
 
@@ -226,7 +236,7 @@ impl RunOptions {
             resolution,
             config,
         } = self.prepare(file)?;
-        let (machine, grids) = match resolution.program {
+        let (mut machine, grids) = match resolution.program {
             None => (
                 Machine::new(Arc::clone(&program), &resolution.first.config, &config)
                     .map_err(does_not_fit)?,
@@ -239,6 +249,14 @@ impl RunOptions {
             ),
         };
         let resolved = resolution.first;
+        let registers = crate::registers::observe(
+            &self.launch.quick.print_registers,
+            &program,
+            &resolved.config,
+            &resolved.kernel,
+            !grids.is_empty(),
+            &mut machine,
+        )?;
         let launch_path = self.launch.file.as_deref().map(|p| {
             std::fs::canonicalize(p)
                 .unwrap_or_else(|_| p.to_path_buf())
@@ -255,6 +273,7 @@ impl RunOptions {
             config,
             machine,
             grids,
+            registers,
         })
     }
 

@@ -129,6 +129,10 @@ fn run_inner(args: &RunArgs) -> Result<Exit, Failure> {
             elem: resolved.elems[i],
             bytes: &result.buffers[i],
         })
+        .chain(crate::registers::printed(
+            &setup.registers,
+            &result.registers,
+        ))
         .collect();
     let report = RunReport {
         kernel: &setup.kernel_title(),
@@ -399,6 +403,9 @@ const RECORD_LIMIT: usize = 100_000;
 /// and its schedule when it was short enough to keep.
 struct RunResult {
     buffers: Vec<Vec<u8>>,
+    /// The `--print-register` registers' final values, each its declared type's bytes (empty
+    /// where the machine has none).
+    registers: Vec<Vec<u8>>,
     termination: Termination,
     steps: u64,
     choices: Option<Vec<Choice>>,
@@ -495,9 +502,11 @@ fn execute(setup: &Setup, args: &RunArgs) -> Result<RunResult, Failure> {
     let buffers = (0..resolved.config.buffers.len())
         .map(|i| machine.buffer(i))
         .collect();
+    let registers = crate::registers::final_bytes(&machine, &setup.registers);
     let complete = recorder.complete();
     Ok(RunResult {
         buffers,
+        registers,
         termination,
         steps: machine.steps(),
         choices: complete.then_some(recorder.choices),

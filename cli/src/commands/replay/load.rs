@@ -103,7 +103,7 @@ fn load_file(args: &ReplayArgs) -> Result<Loaded, Error> {
         .unwrap_or_else(|| "kernel".to_string());
     // A program of several launches: its launches share the first's buffers and globals.
     let grids = trace.launch.launches.clone();
-    let machine = if grids.is_empty() {
+    let mut machine = if grids.is_empty() {
         Machine::new(Arc::clone(&program), &launch, &config)
     } else {
         let program_launch = ProgramLaunch {
@@ -140,6 +140,14 @@ fn load_file(args: &ReplayArgs) -> Result<Loaded, Error> {
         .collect();
     // `--expect` flags, bound to the trace's buffers (a trace file carries no expectations).
     let expect = expectations_of(args, &launch, &elems)?;
+    let registers = crate::registers::observe(
+        &args.options.launch.quick.print_registers,
+        &program,
+        &launch,
+        &kernel,
+        !grids.is_empty(),
+        &mut machine,
+    )?;
     Ok(Loaded {
         setup: Setup {
             ptx_path,
@@ -157,6 +165,7 @@ fn load_file(args: &ReplayArgs) -> Result<Loaded, Error> {
             config,
             machine,
             grids,
+            registers,
         },
         choices: trace.choices,
         events: trace.events,

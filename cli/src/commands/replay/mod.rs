@@ -147,11 +147,13 @@ fn run_inner(args: &ReplayArgs) -> Result<Exit, crate::failure::Failure> {
         return Ok(Exit::BadInput);
     }
     let lasso = lasso_text(&loaded, &r);
+    // The printed buffers, then the `--print-register` registers.
     let buffers_bytes: Vec<Vec<u8>> = setup
         .resolved
         .print
         .iter()
         .map(|&i| machine.buffer(i))
+        .chain(crate::registers::final_bytes(&machine, &setup.registers))
         .collect();
     let title = setup.kernel_title();
     let report = report_of(&loaded, &r, &machine, &title, &buffers_bytes);
@@ -264,6 +266,12 @@ fn report_of<'a>(
             elem: setup.resolved.elems[i],
             bytes,
         })
+        .chain(crate::registers::printed(
+            &setup.registers,
+            buffers_bytes
+                .get(setup.resolved.print.len()..)
+                .unwrap_or_default(),
+        ))
         .collect();
     let expectations = if r.termination == Some(Termination::Completed) {
         let all: Vec<Vec<u8>> = (0..setup.resolved.config.buffers.len())
