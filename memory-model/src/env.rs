@@ -330,6 +330,10 @@ impl MemoryEnv for CachedMemory {
 }
 
 /// The memory environment the machine holds: one of the two, chosen at launch (`--memory`).
+/// Not boxed: the machine held a `Flat` and an `Option<Cached>` side by side before, so this is
+/// the layout it had (a box would add an allocation to every clone of a cached machine, and
+/// explorers clone one per successor state).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Memory {
     Flat(Flat),
