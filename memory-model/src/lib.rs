@@ -1,6 +1,10 @@
 //! `memory-model`: the memory environments the CUDA machine links to (thesis chapter 4, 5.8.1).
 //!
-//! * [`MemorySystem`]: the seam. Loads, stores, atomics (read-modify-write in one call, the new
+//! * [`MemoryEnv`] (module [`env`]): the seam the machine sees. Issue a request (performed at
+//!   once by [`Flat`], in flight under [`CachedMemory`]), the memory choices and their steps,
+//!   the barrier hook, whether ops are in flight, global memory as a thread reads it, the
+//!   canonical state; [`Memory`] is the one the machine holds.
+//! * [`MemorySystem`]: flat accesses. Loads, stores, atomics (read-modify-write in one call, the new
 //!   value computed by the caller's closure, which is [`atomic::apply`] for the machine) and
 //!   fences, per state space, for an accessing thread [`Who`].
 //! * [`flat`]: [`Flat`], sequentially consistent memory; every access completes inside the call.
@@ -30,12 +34,14 @@
 pub mod atomic;
 mod block_table;
 pub mod cached;
+pub mod env;
 mod fingerprinted;
 pub mod flat;
 mod state_hash;
 pub mod vocabulary;
 
 pub use block_table::BlockTable;
+pub use env::{CachedMemory, Issued, Memory, MemoryEnv};
 pub use fingerprinted::Fingerprinted;
 pub use flat::{Flat, PAGE_SIZE, Segment};
 pub use state_hash::StateHasher;

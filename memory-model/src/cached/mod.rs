@@ -210,7 +210,8 @@ pub struct Stuck {
 }
 
 /// The cached memory environment (thesis `MemEnv` minus DRAM, plus the in-flight ops `ōp`).
-/// DRAM, shared and local bytes stay in the [`Flat`] passed to [`Cached::step`].
+/// DRAM, shared and local bytes stay in the [`Flat`] passed to [`Cached::step`]: the engine
+/// over its own DRAM is [`crate::CachedMemory`], the memory environment the machine holds.
 #[derive(Debug, Clone)]
 pub struct Cached {
     config: CacheConfig,

@@ -10,6 +10,7 @@ use super::Machine;
 use super::block::{Barrier, Block, BlockShared};
 use super::warp::Warp;
 use crate::program::FinalRegisters;
+use memory_model::MemoryEnv;
 use std::sync::Arc;
 use traces::{Derivation, Event, Rule};
 
@@ -75,7 +76,7 @@ impl Machine {
                 end_choices: 0,
             },
         };
-        self.mem.create_block(
+        self.mem.pages_mut().create_block(
             block,
             info.shared_bytes as u64,
             info.shape.threads_per_block,
@@ -120,7 +121,7 @@ impl Machine {
             s.blocks = s.blocks.saturating_sub(1);
             s.shared = s.shared.saturating_sub(shared);
             // Threads/warps not yet freed (none, normally).
-            self.mem.release_block(block);
+            self.mem.pages_mut().release_block(block);
             Arc::make_mut(&mut self.grids)[grid].completed_blocks += 1;
             self.schedule_grids();
             if let Some(ev) = events {

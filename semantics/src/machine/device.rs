@@ -12,6 +12,7 @@ use super::warp::{self, Warp, choice_fits};
 use super::{
     ErrorKind, LaunchInfo, Machine, MachineConfig, MachineError, StepError, Termination, WaitInfo,
 };
+use memory_model::MemoryEnv;
 use std::sync::Arc;
 use traces::{Choice, Derivation, Event, Rule};
 
@@ -127,13 +128,13 @@ impl Machine {
                 self.end_barrier(block, barrier, events);
             }
             Choice::Mem(m) => {
-                if self.cached.is_none() {
+                if self.mem.performs_accesses_at_once() {
                     return Err(Self::not_enabled(
                         choice,
                         "flat memory has no memory choices",
                     ));
                 }
-                if !self.cached.as_ref().is_some_and(|c| c.offers(&m)) {
+                if !self.mem.offers(&m) {
                     return Err(Self::not_enabled(
                         choice,
                         "the memory environment does not offer it now",
@@ -143,11 +144,11 @@ impl Machine {
             }
         }
         self.steps += 1;
-        if self.cached.is_some() && self.termination.is_none() {
+        if self.termination.is_none() {
             self.refresh_mem();
         }
         if self.termination.is_none() {
-            if self.grid_completed() && self.cached.as_ref().is_none_or(|c| c.idle()) {
+            if self.grid_completed() && self.mem.idle() {
                 // Every grid of the program has completed (one grid: grid (compl)).
                 self.termination = Some(Termination::Completed);
                 self.enabled.clear();
@@ -178,7 +179,7 @@ impl Machine {
             Choice::Lanes { mask, .. } => (mask.trailing_zeros() as usize, mask),
             _ => (0, w.real & !w.exited),
         };
-        let mem_blocked = self.cached.is_some()
+        let mem_blocked = !self.mem.performs_accesses_at_once()
             && w.pc_of(lane)
                 .is_some_and(|pc| self.mem_blocked(block, warp, pc, lanes));
         if mem_blocked {
@@ -242,7 +243,6 @@ impl Machine {
             grids,
             config,
             mem,
-            cached,
             blocks,
             steps,
             ..
@@ -260,7 +260,7 @@ impl Machine {
             program.shared_size,
         );
         let (sm, ctaid) = (b.sm, b.ctaid);
-        let shared_quiet = cached.is_some() && {
+        let shared_quiet = !mem.performs_accesses_at_once() && {
             let w = &b.warps[warp as usize];
             w.pc_of(group.trailing_zeros() as usize)
                 .and_then(|pc| program.instructions.get(pc as usize))
@@ -278,7 +278,6 @@ impl Machine {
             program,
             info,
             mem,
-            cache: cached.as_mut(),
             block,
             special: sp,
             events: events.as_deref_mut(),
@@ -385,12 +384,10 @@ impl Machine {
         let Some(b) = self.blocks.get_mut(block) else {
             return;
         };
-        if let Some(c) = self.cached.as_mut() {
-            // bar.sync orders memory for the block (PTX ISA 9.7.13.1, membar.cta semantics): its
-            // threads drained their ops before arriving; now no line of the SM's L1 filled
-            // before the barrier may serve a read after it (digest T3's stale line).
-            c.flush_l1(b.sm);
-        }
+        // bar.sync orders memory for the block (PTX ISA 9.7.13.1, membar.cta semantics): its
+        // threads drained their ops before arriving; under cached memory no line of the SM's
+        // L1 filled before the barrier may serve a read after it (digest T3's stale line).
+        self.mem.barrier_completed(b.sm);
         let released = barrier::end_bar(b, barrier, ws);
         if let Some(ev) = events {
             ev.push(Event::BarrierCompleted {

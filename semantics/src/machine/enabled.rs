@@ -8,6 +8,7 @@ use super::block::Block;
 use super::block::barrier;
 use super::grid::GridPhase;
 use super::warp::{ModelState, Warp, its, simt_stack};
+use memory_model::MemoryEnv;
 use smallvec::SmallVec;
 use std::ops::{Deref, DerefMut};
 use traces::Choice;
@@ -213,9 +214,7 @@ impl Machine {
         if self.termination.is_some() {
             return out.to_vec();
         }
-        if let Some(cache) = &self.cached {
-            out.extend(cache.enabled_unordered().iter().map(|&m| Choice::Mem(m)));
-        }
+        out.extend(self.mem.enabled_unordered().iter().map(|&m| Choice::Mem(m)));
         let keys: Vec<(u32, u32)> = self
             .blocks
             .iter()

@@ -24,6 +24,7 @@ use super::exec::resolve;
 use super::warp::ModelState;
 use crate::program::{AddrBase, Address, Op, Space};
 use memory_model::MemSpace;
+use memory_model::MemoryEnv;
 use traces::Choice;
 
 /// A byte span `[lo, hi)` of one region.
@@ -163,7 +164,7 @@ impl Machine {
     /// The footprint of an exit in the current state ([`FootprintKind::Exit`]).
     fn exit_footprint(&self) -> FootprintKind {
         FootprintKind::Exit {
-            commutes_with_exits: self.cache().is_none()
+            commutes_with_exits: self.mem.performs_accesses_at_once()
                 && self
                     .grids
                     .iter()

@@ -208,13 +208,18 @@ fn build(
         program,
         info: grids[0].info.clone(),
         config: *config,
-        mem,
-        cached: (config.memory == super::MemoryKind::Cached).then(|| {
-            memory_model::cached::Cached::new(memory_model::cached::CacheConfig {
-                num_sms: dev.num_sms,
-                ..config.cache
-            })
-        }),
+        mem: match config.memory {
+            super::MemoryKind::Flat => memory_model::Memory::Flat(mem),
+            super::MemoryKind::Cached => {
+                memory_model::Memory::Cached(memory_model::CachedMemory::new(
+                    mem,
+                    memory_model::cached::CacheConfig {
+                        num_sms: dev.num_sms,
+                        ..config.cache
+                    },
+                ))
+            }
+        },
         blocks: memory_model::BlockTable::new(),
         sms: vec![Sm::default(); dev.num_sms as usize].into(),
         grids: grids.into(),

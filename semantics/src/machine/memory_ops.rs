@@ -1,27 +1,25 @@
-//! The machine's side of the cached memory model (thesis 5.8.1 `memOp` and the device rule that
-//! runs the memory environment beside the context): building [`Request`]s from PTX qualifiers,
-//! the register scoreboard that keeps a warp from issuing while an operand is pending, and the
-//! `Choice::Mem` transition that runs one micro step and writes delivered values to registers.
+//! The machine's side of the memory seam ([`MemoryEnv`]; thesis 5.8.1 `memOp` and the device
+//! rule that runs the memory environment beside the context): building [`Request`]s from PTX
+//! qualifiers, the register scoreboard that keeps a warp from issuing while an operand is
+//! pending, and the `Choice::Mem` transition that runs one memory step and writes delivered
+//! values to registers.
 //!
-//! `.global` and `.shared` accesses and fences are memory programs; `.local`, `.const` and
-//! `.param` stay direct accesses (private or read-only: their caching cannot change a value a
-//! thread reads, docs/deviations.md, D16).
+//! Which accesses become ops in flight is the memory's to say ([`MemoryEnv::in_flight_space`]):
+//! under cached memory `.global` and `.shared` accesses and fences are memory programs, and
+//! `.local`, `.const` and `.param` stay direct accesses (private or read-only: their caching
+//! cannot change a value a thread reads, docs/deviations.md, D16). Flat memory performs every
+//! access at once: no op is ever in flight, the scoreboard never waits, there is no memory
+//! choice.
 
 use super::exec::extend;
 use super::warp::{ModelState, Warp, lanes};
 use super::{ErrorKind, Machine, MachineError, Termination};
 use crate::program::{MemOrder, MemQualifiers, Op, Pc, Program, Scope, Space};
 use memory_model::cached::{Dest, EnabledEdit, MemChoice, Request, RequestKind, Rmw, StepReport};
-use memory_model::{MemSpace, Who};
+use memory_model::{MemSpace, MemoryEnv, Who};
 use smallvec::SmallVec;
 use std::sync::Arc;
 use traces::{Choice, Derivation, Event, Rule};
-
-/// Whether accesses to `space` go through the cached memory's programs.
-#[inline]
-pub(super) fn cached_space(space: MemSpace) -> bool {
-    matches!(space, MemSpace::Global | MemSpace::Shared)
-}
 
 /// Whether the instruction is a weak `ld` that may read shared memory (`.shared`, or a generic
 /// address): the loads [`Cached::load_at_issue`] may perform at issue.
@@ -151,14 +149,15 @@ fn rule_of(m: &MemChoice) -> Rule {
 }
 
 impl Machine {
-    /// Whether the cached memory keeps the instruction at `pc` from issuing for `lanes` of the
+    /// Whether the memory keeps the instruction at `pc` from issuing for `lanes` of the
     /// warp: it reads or writes a register a pending load or atomic will write (thesis 5.8.1,
     /// blocked registers), or it must wait for the lanes' memory operations to end
-    /// ([`Op::drains_memory`]).
+    /// ([`Op::drains_memory`]). Never under a memory that performs accesses at once.
     pub(crate) fn mem_blocked(&self, block: u32, warp: u32, pc: u32, lanes: u64) -> bool {
-        let Some(cache) = &self.cached else {
+        let cache = &self.mem;
+        if cache.performs_accesses_at_once() {
             return false;
-        };
+        }
         let Some(instr) = self.program.instructions.get(pc as usize) else {
             return false;
         };
@@ -175,7 +174,7 @@ impl Machine {
     /// Whether the cached memory keeps a warp's next SIMT-stack step from issuing (see
     /// [`Machine::mem_blocked`]); false under flat memory.
     pub(crate) fn simt_mem_blocked(&self, block: u32, warp: u32) -> bool {
-        self.cached.is_some()
+        !self.mem.performs_accesses_at_once()
             && self
                 .resident_warp(block, warp)
                 .is_some_and(|w| match &w.model {
@@ -187,9 +186,8 @@ impl Machine {
     /// How many memory choices lead the enabled set (see [`Machine::refresh_mem`]); 0 when
     /// unknown (then a pass over the whole set is still right: it keeps memory choices).
     fn mem_run(&self) -> usize {
-        self.cached
-            .as_ref()
-            .and_then(|c| c.enabled_edits(self.mem_generation))
+        self.mem
+            .enabled_edits(self.mem_generation)
             .map_or(0, |(run, _)| run)
     }
 
@@ -209,7 +207,8 @@ impl Machine {
         list.truncate(w);
     }
 
-    /// Brings the memory choices in the enabled set up to date with the memory environment.
+    /// Brings the memory choices in the enabled set up to date with the memory environment
+    /// (nothing to do under flat memory, whose generation never changes).
     /// They are the set's first `cache.enabled_count()` entries, in the memory's own order
     /// ([`Cached::enabled_unordered`]): the other refreshes only remove choices (keeping the
     /// order) and append, so the run stays a prefix, and this replays the memory's edits on
@@ -221,14 +220,11 @@ impl Machine {
     /// [`Cached::enabled_edits`]: memory_model::cached::Cached::enabled_edits
     pub(crate) fn refresh_mem(&mut self) {
         let Machine {
-            cached: Some(cache),
+            mem: cache,
             enabled,
             mem_generation,
             ..
-        } = self
-        else {
-            return;
-        };
+        } = self;
         if cache.generation() == *mem_generation {
             return;
         }
@@ -290,24 +286,18 @@ impl Machine {
         // ([`Machine::unblocked_by_op`]): the scoreboard is asked once per op, not once per
         // micro step (issue 15).
         let stepping = match m {
-            MemChoice::Step { op } if !self.config.warp_model.per_thread() => self
-                .cached
-                .as_ref()
-                .and_then(|c| c.op_request(op))
-                .map(|req| {
+            MemChoice::Step { op } if !self.config.warp_model.per_thread() => {
+                self.mem.op_request(op).map(|req| {
                     let dest = match req.kind {
                         RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
                         _ => None,
                     };
                     (req.who, dest)
-                }),
+                })
+            }
             _ => None,
         };
-        let Machine { cached, mem, .. } = self;
-        let Some(cache) = cached.as_mut() else {
-            return;
-        };
-        let report = match cache.step(m, mem) {
+        let report = match self.mem.step(m) {
             Ok(r) => r,
             Err(stuck) => {
                 self.termination = Some(Termination::Error(MachineError {
@@ -407,9 +397,7 @@ impl Machine {
     /// destination register in one of the warp's lanes. The op's own answer is asked first
     /// (no lookup in the memory), and the warp is looked up once for both.
     fn unblocked_by_op(&self, block: u32, warp: u32, who: Who, dest: Option<Dest>) -> bool {
-        let Some(cache) = &self.cached else {
-            return false;
-        };
+        let cache = &self.mem;
         let Some(w) = self.resident_warp(block, warp) else {
             return false;
         };

@@ -45,8 +45,8 @@ pub use thread::{type_signed, type_size};
 
 pub use crate::program::FinalRegisters;
 use crate::program::{FuncId, Pc, Program};
-use memory_model::Flat;
 use memory_model::cached::{CacheConfig, Cached};
+use memory_model::{Flat, Memory, MemoryEnv};
 use ptx_parser::ScalarType;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
@@ -482,10 +482,9 @@ pub struct Machine {
     /// body-less functions' value sets (grid 0's launch; a grid's own shape is in `grids`).
     info: Arc<LaunchInfo>,
     config: MachineConfig,
-    mem: Flat,
-    /// The caches and in-flight memory programs under [`MemoryKind::Cached`] (DRAM, shared and
-    /// local bytes stay in `mem`).
-    cached: Option<Cached>,
+    /// The memory environment (thesis chapter 4, 5.8.1): flat, or cached with its own DRAM
+    /// (`--memory`). The machine asks it through [`MemoryEnv`], never which one it is.
+    mem: Memory,
     /// Resident blocks by linear index.
     blocks: memory_model::BlockTable<block::Block>,
     /// Shared copy-on-write: only issue and completion change occupancy, and explorers clone
@@ -501,7 +500,7 @@ pub struct Machine {
     termination: Option<Termination>,
     checking: bool,
     scratch: Vec<u64>,
-    /// The cached memory's [`Cached::generation`] when its choices were last copied into
+    /// The memory's [`MemoryEnv::generation`] when its choices were last copied into
     /// `enabled` (derived): an unchanged generation means unchanged memory choices.
     mem_generation: u64,
     /// Whether anything reads a thread's registers after it exits: which registers the
@@ -611,20 +610,30 @@ impl Machine {
         self.info
             .buffers
             .get(index)
-            .map(|b| self.observe_global(*b, self.mem.read_global(*b)))
+            .map(|b| self.observe_global(*b, self.mem.pages().read_global(*b)))
             .unwrap_or_default()
     }
 
     fn observe_global(&self, base: u64, mut bytes: Vec<u8>) -> Vec<u8> {
-        if let Some(c) = &self.cached {
-            c.overlay_global(base, &mut bytes);
-        }
+        self.mem.observe_global(base, &mut bytes);
         bytes
     }
 
     /// The cached memory environment (caches and in-flight memory programs), if configured.
     pub fn cache(&self) -> Option<&Cached> {
-        self.cached.as_ref()
+        self.mem.cached()
+    }
+
+    /// The memory environment (the seam: [`MemoryEnv`]).
+    pub fn memory_env(&self) -> &Memory {
+        &self.mem
+    }
+
+    /// Whether every memory access is performed inside the step that issues it (flat memory:
+    /// [`MemoryEnv::performs_accesses_at_once`]); the reductions that reason about a step's
+    /// accesses need it.
+    pub fn performs_accesses_at_once(&self) -> bool {
+        self.mem.performs_accesses_at_once()
     }
 
     /// The global address of launch buffer `index`.
@@ -638,9 +647,10 @@ impl Machine {
         match v.space {
             crate::program::Space::Global => self
                 .mem
+                .pages()
                 .global_named(name)
                 .map(|s| self.observe_global(s.base, s.bytes())),
-            crate::program::Space::Const => self.mem.const_named(name).map(|s| s.bytes()),
+            crate::program::Space::Const => self.mem.pages().const_named(name).map(|s| s.bytes()),
             _ => None,
         }
     }
@@ -682,9 +692,10 @@ impl Machine {
         }
     }
 
-    /// The memory system (read-only view).
+    /// The memory's paged bytes (read-only view; under cached memory DRAM's, see
+    /// [`MemoryEnv::pages`]).
     pub fn memory(&self) -> &Flat {
-        &self.mem
+        self.mem.pages()
     }
 
     /// Warp `warp` of resident block `block`, if there is one.

@@ -39,6 +39,7 @@ use super::settled::{NONE, Segments};
 use super::warp::lanes;
 use crate::load::address_forms::{LaunchConstants, access_forms};
 use crate::program::{AddrBase, FunctionKind, Op, Space};
+use memory_model::MemoryEnv;
 use memory_model::{MemSpace, MemorySystem, Who};
 use std::sync::{Arc, OnceLock};
 use traces::Choice;
@@ -174,7 +175,7 @@ impl Machine {
                 }
             }
         }
-        let mem = std::cell::RefCell::new(self.mem.clone());
+        let mem = std::cell::RefCell::new(self.mem.pages().clone());
         let who = Who {
             block: 0,
             thread: 0,
@@ -255,7 +256,7 @@ impl Machine {
     /// provenance names ([`Machine::respects_private_words`]), which a search that asks this
     /// checks of every step it takes.
     pub fn accesses_only_private_words(&self, choice: &Choice) -> bool {
-        if self.cached.is_some() || self.termination.is_some() {
+        if !self.mem.performs_accesses_at_once() || self.termination.is_some() {
             return false;
         }
         let Some(step) = self.step_of(choice, |op| {
@@ -295,7 +296,7 @@ impl Machine {
     /// enumerated, and is checked all the same (a search that relies on the private words
     /// falls back on any failure, so an error of the analysis would cost states, not answers).
     pub fn respects_private_words(&self, choice: &Choice) -> bool {
-        if self.cached.is_some() {
+        if !self.mem.performs_accesses_at_once() {
             return true;
         }
         let Some(step) = self.step_of(choice, |op| {

@@ -38,6 +38,7 @@ use super::exec::resolve;
 use super::grid::GridPhase;
 use super::warp::{ModelState, Warp, lanes};
 use crate::program::{AddrBase, Atom, Op, Pc, Provenance};
+use memory_model::MemoryEnv;
 use memory_model::{MemSpace, MemorySystem, Who};
 use std::sync::{Arc, OnceLock};
 use traces::Choice;
@@ -139,7 +140,12 @@ impl Machine {
                 .filter(|v| v.space == crate::program::Space::Global)
                 .map(|v| v.address)
                 .chain(self.info.buffers.iter().copied())
-                .filter_map(|base| self.mem.global_segment(base).map(|s| (s.base, s.len)))
+                .filter_map(|base| {
+                    self.mem
+                        .pages()
+                        .global_segment(base)
+                        .map(|s| (s.base, s.len))
+                })
                 .collect();
             spans.sort_unstable();
             spans.dedup();
@@ -147,7 +153,7 @@ impl Machine {
                 spans,
                 atom_segment: Vec::new(),
             };
-            let mut mem = self.mem.clone();
+            let mut mem = self.mem.pages().clone();
             let who = Who {
                 block: 0,
                 thread: 0,
@@ -259,7 +265,7 @@ impl Machine {
     /// it, a footprint that finds races with earlier steps must not. Sound as long as every
     /// store stays in the memory its provenance names ([`Machine::writes_within_provenance`]).
     pub fn loads_only_settled_words(&self, choice: &Choice) -> bool {
-        if self.cached.is_some() || self.termination.is_some() {
+        if !self.mem.performs_accesses_at_once() || self.termination.is_some() {
             return false;
         }
         let Some(step) = self.step_of(choice, |op| matches!(op, Op::Ld { .. })) else {

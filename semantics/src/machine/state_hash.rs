@@ -42,6 +42,7 @@ use super::thread::Level;
 use super::warp::{ItsState, ModelState, SimtState, SimtToken, Warp, lane_mask, lanes};
 use super::{Machine, Sm, Termination};
 use crate::program::{FinalRegisters, LiveSet, Liveness, Pc};
+use memory_model::MemoryEnv;
 pub use memory_model::StateHasher;
 use smallvec::SmallVec;
 use std::hash::Hasher;
@@ -87,9 +88,6 @@ impl Machine {
             h.write_u64((fingerprint >> 64) as u64);
         }
         self.mem.hash_state(h);
-        if let Some(c) = &self.cached {
-            c.hash_state(h);
-        }
     }
 
     /// Whether the grid's blocks are interchangeable: a permutation of the resident blocks
@@ -102,7 +100,7 @@ impl Machine {
     /// a block's SM decides which L1 it sees), there is one grid, and every block of it has
     /// been issued (an unissued block's turn depends on its number, deviation D8).
     pub fn blocks_interchangeable(&self) -> bool {
-        self.cached.is_none()
+        !self.mem.reads_depend_on_sm()
             && !self.program.reads_block_identity
             && matches!(&self.grids[..], [g] if g.next_block == g.info.shape.blocks)
     }
@@ -122,7 +120,7 @@ impl Machine {
             h.write_u64(f as u64);
             h.write_u64((f >> 64) as u64);
         }
-        self.mem.hash_global_state(&mut h);
+        self.mem.pages().hash_global_state(&mut h);
         h.finish128()
     }
 
@@ -141,7 +139,7 @@ impl Machine {
     /// Each resident block's number and the fingerprint of its state with its shared and local
     /// memory, by number.
     fn block_identities(&self, keep: Keep<'_>) -> Vec<(u32, u128)> {
-        let mut memory = self.mem.block_fingerprints().peekable();
+        let mut memory = self.mem.pages().block_fingerprints().peekable();
         self.blocks
             .fingerprints(move |b| block_fingerprint(b, keep))
             .map(|(id, _, state)| {
@@ -159,12 +157,12 @@ impl Machine {
 
     /// Which registers the canonical state keeps (see the module documentation).
     fn keep(&self) -> Keep<'_> {
-        // Cached memory: every register (an in-flight load writes its register when it
-        // completes, outside the instruction order the analysis follows).
+        // A memory that keeps accesses in flight: every register (an in-flight load writes its
+        // register when it completes, outside the instruction order the analysis follows).
         Keep {
             live: self
-                .cached
-                .is_none()
+                .mem
+                .performs_accesses_at_once()
                 .then(|| self.program.liveness(self.final_registers)),
             final_registers: self.final_registers,
         }
@@ -179,7 +177,6 @@ impl Machine {
             info: _,
             config: _,
             mem: _,    // by the caller
-            cached: _, // by the caller
             blocks: _, // by the caller
             sms,
             grids,

@@ -105,9 +105,10 @@ pub(super) fn ld(
             let mut trace = trace_buf.as_mut();
             if let (1, Some(ms), Some(Some(d))) = (n, direct_space(*space), dst.first())
                 && size <= 8
-                && (cx.cache.is_none() || warp_loads_at_issue(cx, w.tid_base, exec, ms))
+                && (cx.mem.performs_accesses_at_once()
+                    || warp_loads_at_issue(cx, w.tid_base, exec, ms))
                 && let Some(res) = crate::machine::fast::load_traced(
-                    cx.mem,
+                    cx.mem.pages_mut(),
                     (cx.block, w.tid_base),
                     regs,
                     fb,
@@ -133,10 +134,9 @@ pub(super) fn ld(
                 let who = who(cx, w.tid_base, l);
                 for (i, d) in dst.iter().take(n as usize).enumerate() {
                     let ea = a + i as u64 * size as u64;
-                    if let Some(cache) = cx.cache.as_deref_mut()
-                        && crate::machine::memory_ops::cached_space(ms)
-                    {
+                    if cx.mem.in_flight_space(ms) {
                         cx.mem
+                            .pages_mut()
                             .check_access(who, ms, ea, size.min(8), false)
                             .map_err(|e| Fault::mem(l, e, "ld"))?;
                         let bits = match (d, dst_bits.get(i)) {
@@ -161,8 +161,8 @@ pub(super) fn ld(
                         );
                         // A weak shared load that nothing can race with runs at issue, below,
                         // as under flat memory (deviation D30).
-                        if !(cx.shared_quiet && cache.load_at_issue(&req)) {
-                            cache.issue(req);
+                        if !(cx.shared_quiet && cx.mem.load_at_issue(&req)) {
+                            cx.mem.issue(req);
                             // The access is made now (its value arrives with a later memory
                             // step): the monitors see it here, as under flat memory.
                             cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), 0, false);
@@ -171,10 +171,12 @@ pub(super) fn ld(
                     }
                     let v = if size > 8 {
                         cx.mem
+                            .pages_mut()
                             .load(who, ms, ea, 8)
                             .map_err(|e| Fault::mem(l, e, "ld"))?
                     } else {
                         cx.mem
+                            .pages_mut()
                             .load(who, ms, ea, size)
                             .map_err(|e| Fault::mem(l, e, "ld"))?
                     };
@@ -210,9 +212,7 @@ pub(super) fn ld(
 ///
 /// [`Cached::load_at_issue`]: memory_model::cached::Cached::load_at_issue
 fn warp_loads_at_issue(cx: &Ctx, tid_base: u32, exec: u64, space: MemSpace) -> bool {
-    let Some(cache) = cx.cache.as_deref() else {
-        return false;
-    };
+    let cache = &*cx.mem;
     cx.shared_quiet
         && space == MemSpace::Shared
         && cache.shared_loads_at_issue(cx.block)
@@ -250,9 +250,9 @@ pub(super) fn st(
             let mut trace_buf = cx.lane_trace();
             let mut trace = trace_buf.as_mut();
             if let (1, Some(ms), Some(s0)) = (n, direct_space(*space), src.first())
-                && cx.cache.is_none()
+                && cx.mem.performs_accesses_at_once()
                 && let Some(res) = crate::machine::fast::store_traced(
-                    cx.mem,
+                    cx.mem.pages_mut(),
                     (cx.block, w.tid_base),
                     regs,
                     fb,
@@ -291,13 +291,12 @@ pub(super) fn st(
                     let ea = a + i as u64 * size as u64;
                     let v = read_src(regs, ws, s, l, &sp, fb);
                     let unchanged;
-                    if let Some(cache) = cx.cache.as_deref_mut()
-                        && crate::machine::memory_ops::cached_space(ms)
-                    {
+                    if cx.mem.in_flight_space(ms) {
                         cx.mem
+                            .pages_mut()
                             .check_access(who, ms, ea, size, true)
                             .map_err(|e| Fault::mem(l, e, "st"))?;
-                        cache.issue(crate::machine::memory_ops::store_request(
+                        cx.mem.issue(crate::machine::memory_ops::store_request(
                             who,
                             sp.sm,
                             (ms, ea, size),
@@ -310,9 +309,11 @@ pub(super) fn st(
                         unchanged = cx.observing()
                             && cx
                                 .mem
+                                .pages_mut()
                                 .load(who, ms, ea, size)
                                 .is_ok_and(|old| old == v & mask);
                         cx.mem
+                            .pages_mut()
                             .store(who, ms, ea, size, v)
                             .map_err(|e| Fault::mem(l, e, "st"))?;
                     }
@@ -374,10 +375,9 @@ pub(super) fn atom(
                     .map(|b| read_src(regs, ws, b, l, &sp, fb))
                     .unwrap_or(0);
                 let who = who(cx, w.tid_base, l);
-                if let Some(cache) = cx.cache.as_deref_mut()
-                    && crate::machine::memory_ops::cached_space(ms)
-                {
+                if cx.mem.in_flight_space(ms) {
                     cx.mem
+                        .pages_mut()
                         .check_access(who, ms, ad, size, true)
                         .map_err(|e| Fault::mem(l, e, "atom"))?;
                     let dest = dst.map(|d| memory_model::cached::Dest {
@@ -394,7 +394,7 @@ pub(super) fn atom(
                         a: av,
                         b: bv,
                     };
-                    cache.issue(crate::machine::memory_ops::atomic_request(
+                    cx.mem.issue(crate::machine::memory_ops::atomic_request(
                         who,
                         sp.sm,
                         (ms, ad, size),
@@ -417,6 +417,7 @@ pub(super) fn atom(
                 let (op, ty) = (*op, *ty);
                 let (old, new) = cx
                     .mem
+                    .pages_mut()
                     .atomic(who, ms, ad, size, |old| {
                         alu::atom_new_value(op, ty, old, av, bv)
                     })
@@ -440,27 +441,27 @@ pub(super) fn atom(
     Ok(())
 }
 
-/// (membar), thesis 5.3.2 and 4.6: `membar lvl` (and `fence`): under flat memory every access
-/// is already performed; under cached memory each lane issues a fence program.
+/// (membar), thesis 5.3.2 and 4.6: `membar lvl` (and `fence`): each lane issues a fence (flat
+/// memory performs it at once: every access is already performed; cached memory runs a fence
+/// program).
 pub(super) fn membar(cx: &mut Ctx, w: &mut Warp, exec: u64, op: &Op) -> Result<(), Fault> {
     let sp = cx.special;
     // Only `each!` is used: the register macros name locals that are not there.
     lane_macros!($, regs, ws, sp, fb, exec);
     match op {
         Op::Fence { .. } => {
-            if let (Op::Fence { level, order }, Some(cache)) = (op, cx.cache.as_deref_mut()) {
+            if let Op::Fence { level, order } = op {
                 let tid_base = w.tid_base;
-                each!(|l| cache.issue(crate::machine::memory_ops::fence_request(
+                let block = cx.block;
+                each!(|l| cx.mem.issue(crate::machine::memory_ops::fence_request(
                     Who {
-                        block: cx.block,
+                        block,
                         thread: tid_base + l as u32,
                     },
                     sp.sm,
                     *level,
                     *order,
                 )));
-            } else if let Op::Fence { level, .. } = op {
-                each!(|l| cx.mem.fence(who(cx, w.tid_base, l), *level));
             }
         }
         _ => return Err(misrouted(op)),

@@ -15,7 +15,7 @@ use crate::program::{
     AddrBase, Address, BinaryOp, FuncId, Op, PredSrc, Program, ShflMode, Space, Src, VoteMode,
 };
 use memory_model::{
-    Flat, MemError, MemErrorKind, MemSpace, MemorySystem, Who, from_generic, to_generic,
+    MemError, MemErrorKind, MemSpace, MemoryEnv, MemorySystem, Who, from_generic, to_generic,
 };
 use traces::{AccessKind, Derivation, Event, Rule};
 
@@ -88,9 +88,13 @@ impl Fault {
 pub(crate) struct Ctx<'a> {
     pub program: &'a Program,
     pub info: &'a LaunchInfo,
-    pub mem: &'a mut Flat,
-    /// Cached memory: `.global`/`.shared` accesses and fences become in-flight memory programs.
-    pub cache: Option<&'a mut memory_model::cached::Cached>,
+    /// The memory environment: the spaces it performs at once are read and written on its
+    /// pages ([`MemoryEnv::pages_mut`]); the others' accesses and fences are issued
+    /// ([`MemoryEnv::issue`]) and stay in flight.
+    ///
+    /// [`MemoryEnv::pages_mut`]: memory_model::MemoryEnv::pages_mut
+    /// [`MemoryEnv::issue`]: memory_model::MemoryEnv::issue
+    pub mem: &'a mut memory_model::Memory,
     pub block: u32,
     pub special: SpecialCtx,
     /// Recording events (observed steps only).
@@ -523,9 +527,11 @@ fn extern_result(
     let ws = cx.info.shape.warp_size as usize;
     let size = type_size(ty).min(8);
     // The launch always writes the slot (a set's first value when it gives a set).
+    let slot_reader = who(cx, w.tid_base, 0);
     let fixed = cx
         .mem
-        .load(who(cx, w.tid_base, 0), MemSpace::Const, slot, size)
+        .pages_mut()
+        .load(slot_reader, MemSpace::Const, slot, size)
         .unwrap_or(0);
     let picked = w.picked & exec;
     w.picked &= !exec;

@@ -7,7 +7,7 @@ use super::super::exec::{Ctx, Fault};
 use super::super::thread::{Level, frame_span};
 use super::Warp;
 use crate::program::{FuncId, Op, ParamLoc, Pc, Program};
-use memory_model::{MemSpace, MemorySystem, Who};
+use memory_model::{MemSpace, MemoryEnv, MemorySystem, Who};
 use std::sync::Arc;
 
 /// Reads a call argument / return value location of one lane.
@@ -46,6 +46,7 @@ fn read_loc(
             for (i, b) in buf.iter_mut().take(size as usize).enumerate() {
                 *b = cx
                     .mem
+                    .pages_mut()
                     .load(who, MemSpace::Local, base + i as u64, 1)
                     .map_err(|e| Fault::new(ErrorKind::Resource, Some(lane), e.message))?
                     as u8;
@@ -84,6 +85,7 @@ fn write_loc(
             let base = lvl.frame_base[lane] as u64 + offset as u64;
             for (i, b) in buf.iter().take(size as usize).enumerate() {
                 cx.mem
+                    .pages_mut()
                     .store(who, MemSpace::Local, base + i as u64, 1, *b as u64)
                     .map_err(|e| {
                         Fault::new(
@@ -122,7 +124,7 @@ pub(crate) fn enter(
     let cf = program.function(callee);
     let base = w.levels[d].frame_base[lane] as u64
         + frame_span(program.function(caller).frame_size) as u64;
-    if base + cf.frame_size as u64 > cx.mem.local_limit() {
+    if base + cf.frame_size as u64 > cx.mem.pages().local_limit() {
         return Err(Fault::new(
             ErrorKind::Resource,
             Some(lane),
@@ -130,7 +132,7 @@ pub(crate) fn enter(
                 "call stack overflow: calling `{}` needs local memory up to {:#x}, the limit is {:#x} bytes per thread",
                 cf.name,
                 base + cf.frame_size as u64,
-                cx.mem.local_limit()
+                cx.mem.pages().local_limit()
             ),
         ));
     }
