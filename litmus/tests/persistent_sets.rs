@@ -216,3 +216,49 @@ fn the_stateful_search_with_sets_keeps_outcomes_and_verdicts_and_cuts_states() {
         }
     }
 }
+
+/// A warp's future footprint (`Machine::future_independent`) holds what it may still do, and
+/// no more: MP-2's reader will load `x`, so the writer's store to `x` is dependent with its
+/// future until it has loaded it, and independent after.
+#[test]
+fn a_warps_future_footprint_shrinks_as_it_runs() {
+    use semantics::machine::FootprintKind;
+    use traces::Choice;
+    let (mut m, _, _) = litmus_machine(&family("MP", 2)).expect("MP-2");
+    explore::settle(&mut m, &mut Vec::new()).expect("settles");
+    let futures = m.future_footprints();
+    let (writer, reader) = (
+        Choice::Warp { block: 0, warp: 0 },
+        Choice::Warp { block: 1, warp: 0 },
+    );
+    let writes = |m: &Machine, c: &Choice| {
+        matches!(
+            m.footprint(c).kind,
+            FootprintKind::Memory {
+                global_writes: Some(_),
+                ..
+            }
+        )
+    };
+    let reads = |m: &Machine, c: &Choice| {
+        matches!(
+            m.footprint(c).kind,
+            FootprintKind::Memory {
+                global_reads: Some(_),
+                ..
+            }
+        )
+    };
+    while !writes(&m, &writer) {
+        m.step(&writer).expect("the writer steps");
+    }
+    let store_x = m.footprint(&writer);
+    assert!(!m.future_independent(&futures, (1, 0), &store_x));
+    // Its own future is not asked about: a warp is dependent with itself anyway.
+    let mut loads = 0;
+    while loads < 2 {
+        loads += reads(&m, &reader) as usize;
+        m.step(&reader).expect("the reader steps");
+    }
+    assert!(m.future_independent(&futures, (1, 0), &store_x));
+}
