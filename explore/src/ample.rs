@@ -5,8 +5,9 @@
 //! generation", 1991).
 //!
 //! A state explores only an *ample* subset of its enabled transactions when a sound one is
-//! known, and all of them otherwise. The ample sets built here are single transactions that
-//! commute with every transaction any other warp can take, now or later ([`alone_ample`]):
+//! known, and all of them otherwise. The ample sets built here are, first, single transactions
+//! that commute with every transaction any other warp can take, now or later ([`alone_ample`]),
+//! and otherwise the transactions of a set of warps ("Sets of warps" below). The singletons:
 //! * a transaction whose every step touches its own warp only ([`FootprintKind::Local`]: the
 //!   fold stopped inside a warp's invisible steps, or every step is a scheduling point,
 //!   [`Folding::None`]);
@@ -62,6 +63,54 @@
 //! removes the states between the fence and the warp's next visible step outright, where a
 //! singleton removes only the other warps' transitions from them.
 //!
+//! **Sets of warps** ([`persistent_sets`]). Where no singleton is known, a state may explore
+//! the transactions of a set `W` of warps: every enabled choice of each warp of `W`, and those
+//! of no other warp. `W` is built as the closure of a candidate warp `p` (Godefroid ch. 4's
+//! conflict-based persistent sets; Valmari's stubborn sets): a warp `q` outside `W` joins it
+//! when one of the next transactions of a warp of `W` is not independent
+//! ([`Footprint::independent`]) of some step in `q`'s *future footprint*, everything `q` may
+//! still do from its pcs on by the kernel's control-flow graph, with each access's bytes from
+//! its address form under the launch and an unknown address as its whole space
+//! ([`semantics::machine::future`]). A `q` with no enabled choice (at a barrier) ends the
+//! candidate (its later steps would be outside the set), and so does a transaction of `W` that
+//! faults, settles a system choice or has no known footprint. Only under flat memory, with no
+//! system choice enabled and every block of every grid issued (no warp can appear later). Of
+//! the closures that leave something out, the search takes the smallest (ties by the first
+//! choice) whose every transaction leads to a state not known before.
+//! * **C0.** `W` holds an enabled warp: the set is not empty.
+//! * **C1 (persistence).** Take a run from `s` made of steps of warps outside `W` (and of
+//!   system choices, which need a warp of theirs to arrive or exit first, so come after such
+//!   steps and touch only their block). Each step is one of its warp's future steps from `s`,
+//!   so it is independent of every transaction of `W` taken from `s`; those transactions'
+//!   footprints depend only on their own warps' registers, which such steps do not write, so
+//!   they are the same at every state of the run, stay enabled and commute with each step.
+//!   That is Godefroid's definition 4.1; theorem 4.3 (terminal states, by induction on the
+//!   distance to one, which a transaction of the set shortens) follows.
+//! * **C2** (invisibility) is not needed: no property of a state's labels is checked, only
+//!   terminal states, outcomes and the progress verdicts below.
+//! * **C3 (cycle proviso).** Every transaction of the set leads to a state not known before,
+//!   so, as for singletons, every cycle of the reduced graph has a fully expanded state.
+//!
+//! The fairness argument carries over to sets: a weakly fair run from `s` either steps a warp
+//! of `W`, and its first such transaction is one of the set's (the warp's enabled choices are
+//! its own, unchanged by the independent steps before) and moves to the front; or it steps no
+//! warp of `W`, and then every unit of a warp of `W`, enabled throughout, must step infinitely
+//! often through its other warps (at block level), so putting a transaction of the set in
+//! front leaves the run weakly fair, with the same units stepping infinitely often and the same
+//! units enabled. Under the unfair model any prefix does. So sets preserve what singletons do.
+//!
+//! **Looking ahead, tried and left out.** For what the static future cannot see (a warp spinning
+//! on a held lock reaches the critical section only after the holder releases it), the set's
+//! persistence can be checked directly: explore the transactions of the warps outside `W` from
+//! `s`, `W` frozen, up to a bound, each with its concrete footprint (an atomic that leaves its
+//! bytes as they were, a failing `atom.cas`, as a read), and accept `W` when every one is
+//! independent of the set. That is Godefroid's definition itself, so it is sound. On the spin
+//! lock it found sets, but they prune only edges: the holder's critical-section states are
+//! reachable in any order the spinners step (their failed attempts are self-loops), so the
+//! states stayed (2..8 blocks: 65 -> 63, 226 -> 222, ... 8,356 -> 8,356), while the grid
+//! barrier's 32-thread transactions made it 25x slower (docs/exploration.md, "Persistent sets
+//! over several warps"). It is not built.
+//!
 //! What it does not preserve, and why the other models are not reduced:
 //! * models whose F depends on which units have stepped (OBE, HSA+OBE, LOBE) or on the lowest
 //!   live unit (HSA): a run where `p` never starts may be fair there (a unit that never stepped
@@ -78,7 +127,7 @@ use super::fold::{TransactionFootprint, alone_in_block};
 use super::progress::{ModelKind, ProgressModel, Strength};
 use super::units::is_system;
 use scheduler::outcome::Status;
-use semantics::machine::{FootprintKind, Machine};
+use semantics::machine::{Footprint, FootprintKind, Futures, Machine};
 use traces::Choice;
 
 /// Which partial-order reduction the stateful search applies (besides the fold).
@@ -130,9 +179,11 @@ impl Candidate {
     pub(crate) fn of(before: &Machine, enabled: &[Choice], c: &Choice) -> Option<Candidate> {
         let warp = c.warp()?;
         let single = enabled.iter().filter(|e| e.warp() == Some(warp)).count() == 1;
-        (before.cache().is_none() && single && !enabled.iter().any(is_system)).then(|| Candidate {
-            alone_in_block: alone_in_block(before, warp),
-        })
+        (before.performs_accesses_at_once() && single && !enabled.iter().any(is_system)).then(
+            || Candidate {
+                alone_in_block: alone_in_block(before, warp),
+            },
+        )
     }
 
     /// Whether the transaction, of footprint `fp`, that led to `after` (then `settled`: system
@@ -165,4 +216,93 @@ impl Candidate {
             _ => false,
         }
     }
+}
+
+/// One enabled transaction of a state, as the construction of persistent sets over several
+/// warps sees it ([`persistent_sets`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Judged {
+    /// The footprint of its visible step (the last step's when none was visible; a fence
+    /// under flat memory as a local step, [`outcome_footprint`]), `None` when unknown.
+    pub footprint: Option<Footprint>,
+    /// It neither faults nor settles a system choice after it.
+    pub clean: bool,
+}
+
+impl Judged {
+    /// The transaction of footprint `fp` that led to `after` (then `settled`).
+    pub fn of(fp: Option<TransactionFootprint>, after: &Machine, settled: bool) -> Judged {
+        Judged {
+            footprint: fp.map(|fp| outcome_footprint(fp, true).last),
+            clean: !settled
+                && !matches!(
+                    after.termination().map(Status::of),
+                    Some(Status::Error { .. })
+                ),
+        }
+    }
+}
+
+/// The persistent sets over several warps of state `m` (module header, "Sets of warps"): for
+/// each warp with an enabled choice, the closure of the warps whose future conflicts with the
+/// next transactions of the warps already in it, as the indices into `enabled` of the closure's
+/// transactions; only closures of enabled warps that leave out some transaction, distinct,
+/// smallest first, ties by their first index. `judged` holds every enabled choice's
+/// transaction. Empty when a system choice is enabled, memory is cached or a block is still
+/// to be issued.
+pub fn persistent_sets(
+    m: &Machine,
+    futures: &Futures,
+    enabled: &[Choice],
+    judged: &[Judged],
+) -> Vec<Vec<usize>> {
+    if !m.performs_accesses_at_once()
+        || enabled.iter().any(is_system)
+        || !m.every_block_issued()
+        || judged.len() != enabled.len()
+    {
+        return Vec::new();
+    }
+    let live = m.live_warps();
+    let mut warps: Vec<(u32, u32)> = enabled.iter().filter_map(Choice::warp).collect();
+    warps.sort_unstable();
+    warps.dedup();
+    let mut sets: Vec<Vec<usize>> = Vec::new();
+    'candidates: for &p in &warps {
+        let mut closure = vec![p];
+        let mut next = 0;
+        while let Some(&w) = closure.get(next) {
+            next += 1;
+            for (c, j) in enabled.iter().zip(judged) {
+                if c.warp() != Some(w) {
+                    continue;
+                }
+                let (Some(fp), true) = (j.footprint, j.clean) else {
+                    continue 'candidates;
+                };
+                for &q in &live {
+                    if closure.contains(&q) || m.future_independent(futures, q, &fp) {
+                        continue;
+                    }
+                    // A warp with no enabled choice would be in the set without a transaction
+                    // of it: its later steps would not be independent of the set's.
+                    if warps.binary_search(&q).is_err() {
+                        continue 'candidates;
+                    }
+                    closure.push(q);
+                }
+            }
+        }
+        let set: Vec<usize> = enabled
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.warp().is_some_and(|w| closure.contains(&w)))
+            .map(|(i, _)| i)
+            .collect();
+        if set.len() < enabled.len() && !sets.contains(&set) {
+            sets.push(set);
+        }
+    }
+    sets.sort_by_key(|s| (s.len(), s.first().copied()));
+    sets
 }

@@ -225,7 +225,7 @@ pub(crate) fn search_from(
     if config.reduction != Reduction::SourceDpor || config.memo != Memo::States {
         return search(root, path, sleep, observe, config, stop, each, false);
     }
-    if root.cache().is_some() {
+    if !root.performs_accesses_at_once() {
         // Memory micro steps commute with nothing: DPOR cannot reduce them, and without
         // the state cache their interleavings are explored again and again.
         return search(root, path, sleep, observe, cached, stop, each, false);
@@ -506,7 +506,8 @@ pub(crate) fn transition_event(
     // back to it is cut by the step bound instead.
     // DPOR judges fences under flat memory by what they change (nothing): for its sleep sets
     // too ([`dpor::outcome_footprint`]).
-    let flat_fences = config.reduction == Reduction::SourceDpor && child.cache().is_none();
+    let flat_fences =
+        config.reduction == Reduction::SourceDpor && child.performs_accesses_at_once();
     let judged = |fp: TransactionFootprint| dpor::outcome_footprint(fp, flat_fences);
     let fp = match fold::step_folded(
         child,

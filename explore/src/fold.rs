@@ -166,6 +166,13 @@ pub struct Forward<'a> {
     /// ([`Machine::respects_private_words`]), after which the search's answer rests on a
     /// false premise and the caller runs it again without these rules.
     pub provenance_rules: Option<&'a AtomicBool>,
+    /// Under flat memory, the exit of a warp alone in its block once every block of every grid
+    /// is issued ([`FootprintKind::Exit`] with `commutes_with_exits`): it touches only its own
+    /// block's barrier counts, which no other warp reads, and counters no step reads again, so
+    /// it commutes with every step of every other warp and enables or disables none. A search
+    /// that keeps only final states and outcomes may take it as invisible; the progress models
+    /// may not (which units have completed decides what a fair run owes).
+    pub exits: bool,
 }
 
 impl Forward<'_> {
@@ -229,7 +236,7 @@ pub fn step_folded(
     forward: Forward<'_>,
     taken: &mut Vec<Choice>,
 ) -> Result<Option<TransactionFootprint>, StepError> {
-    let fences = forward.fences && machine.cache().is_none();
+    let fences = forward.fences && machine.performs_accesses_at_once();
     let need_fp = footprints || folding == Folding::Invisible;
     let first_fp = need_fp.then(|| machine.footprint(choice));
     let first_by_provenance = folding == Folding::Invisible
@@ -258,7 +265,16 @@ pub fn step_folded(
     // The warp's pc before the step just taken, once watched (module header).
     let mut pc: Option<Option<u32>> = None;
     let mut steps = 1;
-    let folds = |f: &Footprint| invisible(f, alone) || (fences && invisible_fence(f));
+    let exits = forward.exits && machine.performs_accesses_at_once() && alone;
+    let folds = |f: &Footprint| {
+        invisible(f, alone)
+            || (fences && invisible_fence(f))
+            || (exits
+                && f.kind
+                    == FootprintKind::Exit {
+                        commutes_with_exits: true,
+                    })
+    };
     // Whether the transaction has taken its visible step: from then on it takes only the
     // invisible steps that follow it, and stops right before the warp's next visible one.
     let mut visible_taken = fp.is_some_and(|f| !folds(&f.last)) && !first_by_provenance;
@@ -369,7 +385,7 @@ pub fn invisible_fence(fp: &Footprint) -> bool {
 /// arrivals are invisible to every other warp. Under `--memory cached` a shared access is an
 /// in-flight operation whose micro steps interleave with everything, so it stays visible.
 pub fn alone_in_block(machine: &Machine, (block, warp): (u32, u32)) -> bool {
-    machine.cache().is_none()
+    machine.performs_accesses_at_once()
         && (0..machine.warps_in_block(block)).all(|w| w == warp || machine.warp_completed(block, w))
 }
 

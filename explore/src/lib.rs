@@ -196,6 +196,9 @@ struct How {
     /// sets and flat memory; the flag is set when a store the search takes leaves the memory
     /// its address came from, and the search then runs again without the rule.
     escaped: Option<Arc<AtomicBool>>,
+    /// The launch's future footprints, for persistent sets over several warps
+    /// ([`ample::persistent_sets`]): under persistent sets and flat memory.
+    futures: Option<Arc<semantics::machine::Futures>>,
 }
 
 impl How {
@@ -221,6 +224,7 @@ impl How {
             fold::Forward {
                 fences: self.fences,
                 provenance_rules: self.escaped.as_deref(),
+                exits: false,
             },
             taken,
         )?;
@@ -597,8 +601,10 @@ impl<'o> Search<'o> {
                 escaped: (settled
                     && por == Por::Persistent
                     && limits.folding == Folding::Invisible
-                    && machine.cache().is_none())
+                    && machine.performs_accesses_at_once())
                 .then(Arc::default),
+                futures: (por == Por::Persistent && machine.performs_accesses_at_once())
+                    .then(|| Arc::new(init.future_footprints())),
             },
             limits,
             observe,
@@ -732,7 +738,7 @@ impl<'o> Search<'o> {
         id: StateId,
         result: Result<(Box<Machine>, Expansion), Failed>,
     ) -> Result<(), ExploreFailure> {
-        let (machine, list) = match result {
+        let (machine, Expansion { list, sets }) = match result {
             Ok(r) => r,
             Err(failed) => {
                 let mut prefix = self.path_to(from);
@@ -743,18 +749,25 @@ impl<'o> Search<'o> {
         let key = self.recs[id as usize].key;
         // A persistent singleton: the first successor that may be explored alone and leads to
         // a state not known before (the cycle proviso, [`ample`]).
-        let alone = list
-            .iter()
-            .position(|e| e.alone && e.to != key && !self.states.contains_key(&e.to));
+        let new_target = |e: &Expanded| e.to != key && !self.states.contains_key(&e.to);
+        let alone = list.iter().position(|e| e.alone && new_target(e));
+        // Else the smallest persistent set over several warps whose every transaction leads to
+        // a state not known before (the cycle proviso for sets, [`ample`]).
+        let kept: Option<Vec<usize>> = match alone {
+            Some(a) => Some(vec![a]),
+            None => sets
+                .into_iter()
+                .find(|set| set.iter().all(|&i| list.get(i).is_some_and(new_target))),
+        };
         let mut pruned = UnitSet::EMPTY;
-        if alone.is_some() {
+        if kept.is_some() {
             self.reduced_states += 1;
         }
         let succ_start = self.succ_arena.len();
         // The new non-terminal successors, with their machines.
         let mut new: Vec<(StateId, Option<Box<Machine>>)> = Vec::new();
         for (i, e) in list.into_iter().enumerate() {
-            if alone.is_some_and(|a| a != i) {
+            if kept.as_ref().is_some_and(|k| !k.contains(&i)) {
                 pruned = pruned.union(e.units);
                 continue;
             }
@@ -1144,7 +1157,12 @@ struct Expanded {
 }
 
 /// The successors of one machine state.
-type Expansion = Vec<Expanded>;
+struct Expansion {
+    list: Vec<Expanded>,
+    /// The persistent sets over several warps ([`ample::persistent_sets`]), as indices into
+    /// `list`, smallest first.
+    sets: Vec<Vec<usize>>,
+}
 
 /// A step the machine refused while expanding a state: the choices of the transaction up to
 /// it, the machine's step count and the error.
@@ -1170,6 +1188,14 @@ fn expand(
     let enabled: Vec<Choice> = branches(m);
     let mut out = Vec::with_capacity(enabled.len());
     let mut taken = Vec::new();
+    // Persistent sets over several warps need every transaction's footprint.
+    let futures = how.futures.as_deref().filter(|_| {
+        por == Por::Persistent
+            && enabled.len() > 1
+            && !enabled.iter().any(is_system)
+            && m.every_block_issued()
+    });
+    let mut judged = Vec::new();
     for c in &enabled {
         let u = how.units.of(m, c);
         // Every choice is judged: which one is the persistent singleton is decided when the
@@ -1179,7 +1205,8 @@ fn expand(
             .flatten();
         let mut m2 = m.clone();
         taken.clear();
-        let (fp, settled) = match how.take(&mut m2, c, key, candidate.is_some(), &mut taken) {
+        let footprints = candidate.is_some() || futures.is_some();
+        let (fp, settled) = match how.take(&mut m2, c, key, footprints, &mut taken) {
             Ok(t) => t,
             Err(error) => {
                 return Err(Failed {
@@ -1197,6 +1224,9 @@ fn expand(
             (label, None)
         };
         let alone = candidate.is_some_and(|cand| cand.alone(fp, &m2, settled));
+        if futures.is_some() {
+            judged.push(ample::Judged::of(fp, &m2, settled));
+        }
         let info = (!known.contains_key(&to)).then(|| state_info(&m2, &how.units, observe));
         let machine = info
             .as_ref()
@@ -1213,7 +1243,11 @@ fn expand(
             machine,
         });
     }
-    Ok(out)
+    let sets = match futures {
+        Some(f) => ample::persistent_sets(m, f, &enabled, &judged),
+        _ => Vec::new(),
+    };
+    Ok(Expansion { list: out, sets })
 }
 
 /// The choices of the breadth-first path from the initial machine to node `n` of `graph`

@@ -129,7 +129,7 @@ impl Units {
     pub fn new(machine: &Machine, level: Level) -> Result<Units, TooManyUnits> {
         let u = Units {
             level,
-            memory: machine.cache().is_some(),
+            memory: !machine.performs_accesses_at_once(),
             op_slots: 0,
             grids: machine.grids().len() as u32,
             blocks: machine.total_blocks(),

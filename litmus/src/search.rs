@@ -32,10 +32,11 @@ use explore::dfs::{self, DfsBound};
 use explore::fold::{self, Folding};
 use explore::keyed::FingerprintSet;
 use explore::settle;
+use explore::{Por, ample};
 use scheduler::Refused;
 use scheduler::Stop;
 use scheduler::outcome::Observe;
-use semantics::machine::{Machine, MemoryKind, Termination};
+use semantics::machine::{Futures, Machine, MemoryKind, Termination};
 use std::collections::BTreeMap;
 use traces::Choice;
 
@@ -139,10 +140,88 @@ impl Exploration {
 }
 
 struct Frame {
-    machine: Machine,
     /// The choices that led here from the parent (the picked one, then settled system ones).
     taken: Vec<Choice>,
-    next: usize,
+    /// The successors still to visit: the machine, the choices and the state fingerprint of
+    /// each transaction.
+    succ: std::vec::IntoIter<Successor>,
+}
+
+/// A transaction the machine refused: the choices taken up to it, the step count, the error.
+type Refusal = (Vec<Choice>, u64, semantics::machine::StepError);
+
+/// One successor: its machine, the choices of its transaction, its state fingerprint.
+type Successor = (Machine, Vec<Choice>, u128);
+
+/// The successors of `m` to visit: one per enabled choice, in the machine's order, or, under
+/// `futures` (persistent sets), those of one persistent set over several warps
+/// ([`explore::ample::persistent_sets`]) when there is one: the one with the fewest successors
+/// not `visited` yet, then the smallest, then the first. Any persistent set keeps every
+/// terminal state ([`explore_until_with`]), and one whose successors were all visited adds
+/// nothing to the search.
+fn successors(
+    m: &Machine,
+    folding: Folding,
+    futures: Option<&Futures>,
+    visited: &FingerprintSet<u128>,
+) -> Result<Vec<Successor>, Refusal> {
+    let enabled = m.enabled();
+    let futures = futures.filter(|_| enabled.len() > 1);
+    let mut out = Vec::with_capacity(enabled.len());
+    let mut judged = Vec::new();
+    for choice in enabled {
+        let mut m2 = m.clone();
+        let mut taken = Vec::new();
+        // The choice came from the enabled set: a refusal is a cudasem bug, never skipped.
+        let fp = match fold::step_folded(
+            &mut m2,
+            choice,
+            folding,
+            None,
+            None,
+            futures.is_some(),
+            // Under persistent sets, flat memory: a fence changes no state, and the exit of a
+            // warp alone in its block commutes with everything (the final states and outcomes
+            // are all this search keeps; no race monitor orders fences here).
+            fold::Forward {
+                fences: futures.is_some(),
+                provenance_rules: None,
+                exits: futures.is_some(),
+            },
+            &mut taken,
+        ) {
+            Ok(fp) => fp,
+            Err(e) => return Err((taken, m2.steps(), e)),
+        };
+        let before = taken.len();
+        if let Err(e) = settle(&mut m2, &mut taken) {
+            return Err((taken, m2.steps(), e));
+        }
+        if futures.is_some() {
+            judged.push(ample::Judged::of(fp, &m2, taken.len() > before));
+        }
+        let key = m2.state_fingerprint();
+        out.push((m2, taken, key));
+    }
+    let fresh = |set: &Vec<usize>| {
+        set.iter()
+            .filter(|&&i| out.get(i).is_some_and(|s| !visited.contains(&s.2)))
+            .count()
+    };
+    if let Some(f) = futures
+        && let Some(set) = ample::persistent_sets(m, f, enabled, &judged)
+            .into_iter()
+            .enumerate()
+            .min_by_key(|(k, set)| (fresh(set), *k))
+            .map(|(_, set)| set)
+    {
+        let mut i = 0;
+        out.retain(|_| {
+            i += 1;
+            set.contains(&(i - 1))
+        });
+    }
+    Ok(out)
 }
 
 /// Explores every execution of `initial` (a fresh machine of `t`) by the stateful search.
@@ -209,12 +288,36 @@ pub fn explore_staged(
 }
 
 /// [`explore`] (the stateful search, module header), cut short (`timed_out`) when `stop` is
-/// requested.
+/// requested; with persistent sets ([`Por::Persistent`]) when `folding` folds invisible steps.
 pub fn explore_until(
     initial: Machine,
     t: &Translation,
     max_states: usize,
     folding: Folding,
+    stop: &Stop,
+) -> Exploration {
+    let por = match folding {
+        Folding::Invisible => Por::Persistent,
+        Folding::None => Por::None,
+    };
+    explore_until_with(initial, t, max_states, folding, por, stop)
+}
+
+/// [`explore_until`] with the partial-order reduction `por`: under flat memory,
+/// [`Por::Persistent`] visits at each state only the transactions of the smallest persistent
+/// set over several warps ([`explore::ample::persistent_sets`]) when one is known. A
+/// depth-first search with a visited set and persistent sets reaches every terminal state
+/// (Godefroid, "Partial-Order Methods for the Verification of Concurrent Systems", theorem
+/// 4.3: by induction on the distance to the terminal state, which a transaction of the set
+/// shortens; it needs no cycle proviso, since terminal states are all it must keep), so the
+/// same completed final states and outcomes with the same counts, and the same deadlocks; a
+/// run that ends in another warp's fault ends in the same fault, so `faults` may be lower.
+pub fn explore_until_with(
+    initial: Machine,
+    t: &Translation,
+    max_states: usize,
+    folding: Folding,
+    por: Por,
     stop: &Stop,
 ) -> Exploration {
     let mut result = Exploration::empty(Searched::States);
@@ -231,47 +334,44 @@ pub fn explore_until(
     if classify(&root, t, &mut result, &[&taken]) {
         return result;
     }
+    let futures = (por == Por::Persistent && root.performs_accesses_at_once())
+        .then(|| root.future_footprints());
+    let futures = futures.as_ref();
+    // Expands `m`, reached by `taken` after the stack's frames; a refusal ends the search.
+    let expand = |m: &Machine,
+                  stack: &[Frame],
+                  taken: &[Choice],
+                  visited: &FingerprintSet<u128>,
+                  result: &mut Exploration| {
+        successors(m, folding, futures, visited)
+            .map_err(|(failed, steps, e)| {
+                let prefix: Vec<Choice> = stack
+                    .iter()
+                    .flat_map(|f| f.taken.iter().copied())
+                    .chain(taken.iter().copied())
+                    .chain(failed)
+                    .collect();
+                result.refused = Some(Refused::new(&prefix, steps, e));
+            })
+            .ok()
+    };
+    let Some(succ) = expand(&root, &stack, &taken, &visited, &mut result) else {
+        return result;
+    };
     stack.push(Frame {
-        machine: root,
         taken,
-        next: 0,
+        succ: succ.into_iter(),
     });
     while let Some(top) = stack.last_mut() {
         if stop.requested() {
             result.timed_out = true;
             break;
         }
-        let Some(choice) = top.machine.enabled().get(top.next).copied() else {
+        let Some((m, taken, key)) = top.succ.next() else {
             stack.pop();
             continue;
         };
-        top.next += 1;
-        let mut m = top.machine.clone();
-        let mut taken = Vec::new();
-        // The choice came from the enabled set: a refusal is a cudasem bug, never skipped.
-        let refused = match fold::step_folded(
-            &mut m,
-            &choice,
-            folding,
-            None,
-            None,
-            false,
-            Default::default(),
-            &mut taken,
-        ) {
-            Ok(_) => settle(&mut m, &mut taken).err(),
-            Err(e) => Some(e),
-        };
-        if let Some(e) = refused {
-            let prefix: Vec<Choice> = stack
-                .iter()
-                .flat_map(|f| f.taken.iter().copied())
-                .chain(taken.iter().copied())
-                .collect();
-            result.refused = Some(Refused::new(&prefix, m.steps(), e));
-            break;
-        }
-        if !visited.insert(m.state_fingerprint()) {
+        if !visited.insert(key) {
             continue;
         }
         result.states += 1;
@@ -287,10 +387,12 @@ pub fn explore_until(
         if classify(&m, t, &mut result, &path) {
             continue;
         }
+        let Some(succ) = expand(&m, &stack, &taken, &visited, &mut result) else {
+            break;
+        };
         stack.push(Frame {
-            machine: m,
             taken,
-            next: 0,
+            succ: succ.into_iter(),
         });
     }
     result

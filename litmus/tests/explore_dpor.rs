@@ -499,8 +499,9 @@ fn litmus_command_decides_small_and_spinning_tests_statefully() {
     assert_eq!(r.searched, litmus::search::Searched::States);
 }
 
-/// MP-8, SB-8, LB-8 and IRIW-8 are decided by DPOR, with the 2^n − 1 outcomes of the first
-/// three (on the stateful search alone they do not end in 30 s).
+/// MP-8, SB-8, LB-8 and IRIW-8 are decided, with the 2^n − 1 outcomes of the first three: by
+/// DPOR or by the stateful search with persistent sets over several warps, whichever ends
+/// first (without persistent sets the stateful search alone does not end in 30 s).
 #[test]
 fn litmus_command_decides_the_eight_thread_families() {
     for family in ["MP", "SB", "LB", "IRIW"] {
@@ -508,7 +509,6 @@ fn litmus_command_decides_the_eight_thread_families() {
         let test = parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let r = litmus::check(&test, &litmus::Options::default());
         assert_eq!(r.status, litmus::Status::Ok, "{family}-8");
-        assert_eq!(r.searched, litmus::search::Searched::Dpor, "{family}-8");
         assert!(r.holds.is_some(), "{family}-8");
         if family != "IRIW" {
             assert_eq!(r.outcomes.len(), 255, "{family}-8");

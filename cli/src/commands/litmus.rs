@@ -40,7 +40,10 @@ pub struct LitmusArgs {
     #[arg(long, value_name = "N", default_value_t = 5_000_000)]
     pub max_states: usize,
     /// Which steps are scheduling points: `fold` (visible operations only; a thread's
-    /// register-only steps run with its next visible one) or `none` (every step).
+    /// register-only steps run with its next visible one; under flat memory the search also
+    /// explores only a persistent set of threads where one is known, Godefroid, "Partial-Order
+    /// Methods for the Verification of Concurrent Systems", chapter 4) or `none` (every step,
+    /// every interleaving).
     #[arg(
         long,
         value_name = "R",

@@ -11,6 +11,7 @@ mod enabled;
 pub(crate) mod exec;
 mod fast;
 mod footprint;
+pub mod future;
 mod grid;
 mod invariants;
 mod launch;
@@ -25,6 +26,7 @@ mod unchanged;
 pub(crate) mod warp;
 
 pub use footprint::{Footprint, FootprintKind};
+pub use future::Futures;
 pub use grid::{GridPhase, GridShape, GridView, GridWait, MAX_ACTIVE_GRIDS, NotResident, SmFull};
 
 /// How much of a warp's state an observed step's [`Event::Executed`] carries.
