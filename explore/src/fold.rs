@@ -332,6 +332,62 @@ pub fn step_folded(
     Ok(fp)
 }
 
+/// Parks every warp of a search's initial machine at its first visible instruction: the
+/// `l1 … lk` of each warp's first transaction taken before the search starts, warp by warp in
+/// order. The fold's argument covers it (each step is invisible: it
+/// commutes with every step of every other warp and enables or disables none), and every node
+/// of the search then has each warp parked at its next visible instruction, the root included:
+/// the states in which some warp has not yet run its prologue (loading parameters, computing
+/// its index) are not nodes. Only [`invisible`] steps of a warp not alone in its block and,
+/// with `fences` under flat memory, [`invisible_fence`]s are taken, never a visible one, and a
+/// warp stops where its state repeats (an invisible loop from the start: the search's own fold
+/// then closes its cycle) or after [`MAX_FOLDED`] steps. Nothing is taken while a system
+/// choice is enabled. Returns the units that stepped ([`Units::of`]), to mark them stepped.
+///
+/// Which units have stepped is what the OBE-like progress models owe fairness to, so a search
+/// parks only where the model does not depend on it (the unfair model and weak fairness towards
+/// every live unit, [`super::Por::preserves`]) or keeps no verdict at all (litmus outcomes).
+pub fn park(
+    machine: &mut Machine,
+    fences: bool,
+    units: Option<&Units>,
+    taken: &mut Vec<Choice>,
+) -> Result<super::progress::UnitSet, StepError> {
+    let mut stepped = super::progress::UnitSet::EMPTY;
+    let fences = fences && machine.performs_accesses_at_once();
+    let mut warps: Vec<(u32, u32)> = machine.enabled().iter().filter_map(Choice::warp).collect();
+    warps.sort_unstable();
+    warps.dedup();
+    for warp in warps {
+        let mut seen: Vec<u128> = Vec::new();
+        let mut pc = warp_pc(machine, warp);
+        for _ in 0..MAX_FOLDED {
+            let Some(next) = continuation(machine, warp) else {
+                break;
+            };
+            let f = machine.footprint(&next);
+            if !(invisible(&f, false) || (fences && invisible_fence(&f))) {
+                break;
+            }
+            if let Some(u) = units {
+                stepped = stepped.union(u.of(machine, &next));
+            }
+            machine.step(&next)?;
+            taken.push(next);
+            let now = warp_pc(machine, warp);
+            if now <= pc {
+                let key = machine.state_fingerprint();
+                if seen.contains(&key) {
+                    break;
+                }
+                seen.push(key);
+            }
+            pc = now;
+        }
+    }
+    Ok(stepped)
+}
+
 /// The pc of `warp` as [`Machine::warp_view`] gives it (the SIMT stack's warp pc, under ITS
 /// the lowest live lane's), `None` when the warp is not resident. A function of the machine
 /// state, as the repeat check needs (module header).

@@ -330,7 +330,8 @@ pub struct Exploration {
     /// The initial machine, settled: witnesses and lassos are replayed from it.
     initial: Box<Machine>,
     how: How,
-    /// System choices folded before the initial node.
+    /// System choices folded before the initial node, then (under persistent sets) the steps
+    /// that park every warp at its first visible instruction ([`fold::park`]).
     pub initial_choices: Vec<Choice>,
     pub outcomes: BTreeMap<Outcome, OutcomeInfo>,
     /// Distinct machine states (nodes differ also by `stepped`).
@@ -534,7 +535,8 @@ struct Search<'o> {
     how: How,
     /// The initial machine, settled.
     initial: Box<Machine>,
-    /// System choices folded before the initial node.
+    /// System choices folded before the initial node, then (under persistent sets) the steps
+    /// that park every warp at its first visible instruction ([`fold::park`]).
     initial_choices: Vec<Choice>,
     states: FingerprintMap<StateKey, StateId>,
     recs: Vec<StateRec>,
@@ -584,6 +586,15 @@ impl<'o> Search<'o> {
         if let Err(e) = settle(&mut init, &mut initial_choices) {
             return Err(Refused::new(&initial_choices, init.steps(), e).into());
         }
+        // Every warp parked at its first visible instruction (fold::park), where the model does
+        // not depend on which units have stepped: the persistent sets' models.
+        let mut stepped0 = UnitSet::EMPTY;
+        if por == Por::Persistent && limits.folding == Folding::Invisible {
+            match fold::park(&mut init, true, Some(&units), &mut initial_choices) {
+                Ok(s) => stepped0 = s,
+                Err(e) => return Err(Refused::new(&initial_choices, init.steps(), e).into()),
+            }
+        }
         let label0 = init.state_fingerprint();
         let key0 = if symmetric {
             init.symmetric_fingerprint()
@@ -632,7 +643,7 @@ impl<'o> Search<'o> {
         search.insert_state(key0, label0, info, order0, (NONE, NONE));
         let root = search.graph.add_node(Node {
             state: label0,
-            stepped: UnitSet::EMPTY,
+            stepped: stepped0,
             done: done0,
             enabled: UnitSet::EMPTY,
         });

@@ -419,3 +419,41 @@ fn a_store_that_leaves_its_buffer_makes_the_search_run_again_without_settled_loa
     let x = search(&escape_machine(None), Level::Blocks, &observe, Por::None).expect("full");
     assert_eq!(x.outcomes.len(), 4, "{:?}", outs(&x));
 }
+
+/// Under persistent sets the search starts with every warp parked at its first visible
+/// instruction (`fold::park`): replaying the search's initial choices on a fresh machine leaves
+/// no warp whose next step is one only it can see (its prologue: parameter loads, index
+/// arithmetic). Without parking, the spin lock's blocks start at pc 0 and the states in which
+/// one block has not run its prologue are nodes of every grid size. The unreduced search parks
+/// nothing.
+#[test]
+fn the_reduced_search_starts_with_every_warp_parked() {
+    for grid in [2, 3] {
+        let (m, observe) = kernel("spinlock", grid, WarpModel::SimtStack);
+        let x = search(&m, Level::Blocks, &observe, Por::Persistent).expect("decided");
+        let mut fresh = m.clone();
+        let r = replay(&mut fresh, &x.initial_choices, None, None, false);
+        assert_eq!(r.divergence, None);
+        let invisible: Vec<_> = fresh
+            .enabled()
+            .iter()
+            .filter(|c| c.warp().is_some())
+            .filter(|c| explore::fold::invisible(&fresh.footprint(c), false))
+            .copied()
+            .collect();
+        assert!(
+            invisible.is_empty(),
+            "{grid} blocks: warps not parked at the root: {invisible:?}"
+        );
+        let unreduced = search(&m, Level::Blocks, &observe, Por::None).expect("decided");
+        let mut fresh = m.clone();
+        replay(&mut fresh, &unreduced.initial_choices, None, None, false);
+        assert!(
+            fresh
+                .enabled()
+                .iter()
+                .any(|c| explore::fold::invisible(&fresh.footprint(c), false)),
+            "{grid} blocks: the unreduced search starts where the launch does"
+        );
+    }
+}
