@@ -39,9 +39,9 @@ use super::exec::resolve;
 use super::footprint::{Footprint, FootprintKind};
 use super::grid::GridPhase;
 use super::warp::{ModelState, Warp, lanes};
-use crate::load::address_forms::{Affine, LaunchConstants, access_forms};
+use crate::load::address_forms::Affine;
 use crate::program::{AddrBase, FunctionKind, Op, Pc, Space};
-use memory_model::{MemSpace, MemoryEnv, MemorySystem, Who};
+use memory_model::MemSpace;
 use std::collections::HashMap;
 
 /// At most this many basic blocks per kernel (the reachability is quadratic in them).
@@ -271,11 +271,6 @@ impl Machine {
             warps: HashMap::new(),
             unknown: false,
         };
-        let mem = std::cell::RefCell::new(self.mem.pages().clone());
-        let who = Who {
-            block: 0,
-            thread: 0,
-        };
         let mut pairs = 0usize;
         for grid in self.grids.iter() {
             let info = &grid.info;
@@ -288,18 +283,8 @@ impl Machine {
                 futures.unknown = true;
                 return futures;
             };
-            let param = |offset: u32, size: u32| {
-                mem.borrow_mut()
-                    .load(who, MemSpace::Param, info.param_base + offset as u64, size)
-                    .ok()
-            };
-            let launch = LaunchConstants {
-                block_dim: shape.block_dim,
-                grid_dim: shape.grid_dim,
-                global_window: memory_model::to_generic(MemSpace::Global, 0),
-                param: &param,
-            };
-            let forms: HashMap<Pc, Affine> = access_forms(program, info.entry, &launch)
+            let forms: HashMap<Pc, Affine> = self
+                .grid_access_forms(info)
                 .into_iter()
                 .filter_map(|a| Some((a.pc, a.address?)))
                 .collect();

@@ -37,7 +37,7 @@ use super::Machine;
 use super::exec::resolve;
 use super::settled::{NONE, Segments};
 use super::warp::lanes;
-use crate::load::address_forms::{LaunchConstants, access_forms};
+use crate::load::address_forms::{AccessForm, LaunchConstants, access_forms};
 use crate::program::{AddrBase, FunctionKind, Op, Space};
 use memory_model::MemoryEnv;
 use memory_model::{MemSpace, MemorySystem, Who};
@@ -175,28 +175,12 @@ impl Machine {
                 }
             }
         }
-        let mem = std::cell::RefCell::new(self.mem.pages().clone());
-        let who = Who {
-            block: 0,
-            thread: 0,
-        };
         let mut spans = Vec::new();
         let mut pairs = 0usize;
         for (g, grid) in self.grids.iter().enumerate() {
             let info = &grid.info;
             let shape = &info.shape;
-            let param = |offset: u32, size: u32| {
-                mem.borrow_mut()
-                    .load(who, MemSpace::Param, info.param_base + offset as u64, size)
-                    .ok()
-            };
-            let launch = LaunchConstants {
-                block_dim: shape.block_dim,
-                grid_dim: shape.grid_dim,
-                global_window: memory_model::to_generic(MemSpace::Global, 0),
-                param: &param,
-            };
-            let forms = access_forms(program, info.entry, &launch);
+            let forms = self.grid_access_forms(info);
             let mut known = Vec::new();
             for form in forms {
                 match form.address {
@@ -321,6 +305,32 @@ impl Machine {
             Some((MemSpace::Global, a)) => !private.foreign(a, size, owner),
             _ => true,
         })
+    }
+}
+
+impl Machine {
+    /// The address forms of the accesses of a grid's kernel under its launch
+    /// ([`access_forms`]): its block and grid shape, and its pointer parameters' values read
+    /// from the launch's `.param` bytes. What the private-word map and the future footprints
+    /// evaluate per thread.
+    pub(crate) fn grid_access_forms(&self, info: &super::LaunchInfo) -> Vec<AccessForm> {
+        let mem = std::cell::RefCell::new(self.mem.pages().clone());
+        let who = Who {
+            block: 0,
+            thread: 0,
+        };
+        let param = |offset: u32, size: u32| {
+            mem.borrow_mut()
+                .load(who, MemSpace::Param, info.param_base + offset as u64, size)
+                .ok()
+        };
+        let launch = LaunchConstants {
+            block_dim: info.shape.block_dim,
+            grid_dim: info.shape.grid_dim,
+            global_window: memory_model::to_generic(MemSpace::Global, 0),
+            param: &param,
+        };
+        access_forms(&self.program, info.entry, &launch)
     }
 }
 
