@@ -5,7 +5,7 @@
 use super::command::MemTarget;
 use super::{Focus, Session, memory_space_name, view};
 use crate::DebugError;
-use memory_model::{MemorySystem, Who};
+use memory_model::Who;
 use ptx_parser::ScalarType;
 use semantics::machine::Machine;
 use traces::MemSpace;
@@ -226,12 +226,11 @@ impl Session {
             return Err("at most 4096 elements at a time".into());
         }
         let size = semantics::machine::type_size(region.ty) as u64;
-        // One copy of the memory for the whole read: a load may note what it touched.
-        let mut memory = self.machine.memory().clone();
         let mut values = Vec::new();
         for i in start..end {
             let a = region.address + i * size;
-            match memory.load(who, region.space, a, size as u32) {
+            // As a thread reads it: under cached memory, L2's valid bytes over DRAM's.
+            match self.machine.read(who, region.space, a, size as u32) {
                 Ok(v) => values.push(view::value_text(region.ty, v)),
                 Err(_) => {
                     return Err(format!(

@@ -1,7 +1,7 @@
 //! Renderings of the debugger: values by their PTX type, lane masks, pcs with their PTX line
 //! and label, the token stack with PTX lines, aligned tables, and host-side memory reads.
 
-use memory_model::{MemorySystem, Who};
+use memory_model::Who;
 use ptx_parser::ScalarType;
 use semantics::Program;
 use semantics::machine::{Machine, WarpModel, WarpView};
@@ -103,8 +103,9 @@ pub(crate) fn value_text(ty: ScalarType, bits: u64) -> String {
     }
 }
 
-/// Reads `size` bytes at `address` in `space` (`block`'s shared memory) from a copy of the
-/// memory (copy-on-write pages: cheap); `None` where nothing is mapped.
+/// Reads `size` bytes at `address` in `space` (`block`'s shared memory) as a thread would
+/// ([`Machine::read`]: under cached memory, L2's valid bytes over DRAM's); `None` where nothing
+/// is mapped.
 pub(crate) fn read(
     m: &Machine,
     space: MemSpace,
@@ -112,9 +113,7 @@ pub(crate) fn read(
     size: u32,
     block: u32,
 ) -> Option<u64> {
-    let mut mem = m.memory().clone();
-    mem.load(Who { block, thread: 0 }, space, address, size)
-        .ok()
+    m.read(Who { block, thread: 0 }, space, address, size).ok()
 }
 
 /// Values in rows of 8 with the first index: `  [0] 9 5`.

@@ -172,3 +172,43 @@ fn list_shows_cuda_source_lines() {
     let r = bare.handle("list source_lines.cu:1");
     assert!(r.text.contains("its text is not at hand"), "{}", r.text);
 }
+
+/// Under cached memory a completed store may sit in a dirty L2 line that has not been written
+/// back (the write-back is a silent action, thesis chapter 4): `x` shows what a thread would
+/// read, L2's bytes over DRAM's, as `run` prints the buffer, not DRAM's stale zero.
+#[test]
+fn examine_under_cached_memory_reads_through_l2() {
+    const STORE: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry store(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, 42;
+    st.global.u32 [%rd2], %r1;
+    exit;
+}
+"#;
+    let mut c = config(WarpModel::SimtStack, 32);
+    c.memory = semantics::machine::MemoryKind::Cached;
+    let mut s = session(
+        STORE,
+        launch("store", 1, 1, vec![u32_buffer("out", &[0])]),
+        c,
+        Options::default(),
+    );
+    let r = s.handle("continue");
+    assert_eq!(r.outcome, Outcome::Ok, "{}", r.text);
+    let m = s.machine();
+    let dram = m.memory().read_global(m.buffer_address(0).expect("out"));
+    assert_eq!(
+        dram[..4],
+        [0, 0, 0, 0],
+        "the store was written back: the test needs a dirty L2 line"
+    );
+    assert_eq!(values(&ok(&mut s, "x/1wu out")), ["42"]);
+}
