@@ -6,7 +6,7 @@
 //!
 //! A state explores only an *ample* subset of its enabled transactions when a sound one is
 //! known, and all of them otherwise. The ample sets built here are, first, single transactions
-//! that commute with every transaction any other warp can take, now or later ([`alone_ample`]),
+//! that commute with every transaction any other warp can take, now or later (`Candidate::alone`),
 //! and otherwise the transactions of a set of warps ("Sets of warps" below). The singletons:
 //! * a transaction whose every step touches its own warp only ([`FootprintKind::Local`]: the
 //!   fold stopped inside a warp's invisible steps, or every step is a scheduling point,

@@ -1159,7 +1159,7 @@ struct Expanded {
     order: Option<Box<[u32]>>,
     /// The successor's node information, unless its state was known before the chunk.
     info: Option<StateInfo>,
-    /// Its transaction may be explored alone ([`ample::alone_ample`]; the cycle proviso is
+    /// Its transaction may be explored alone (`ample::Candidate::alone`; the cycle proviso is
     /// checked when it is recorded).
     alone: bool,
     /// The successor's machine when its state was not known before the chunk and is not
