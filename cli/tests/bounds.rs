@@ -131,14 +131,14 @@ fn both_searches_of_explore_name_their_bound() {
         "{out}"
     );
 
-    let (code, out, err) = explore(&["--max-states", "5"]);
+    let (code, out, err) = explore(&["--max-states", "2"]);
     assert_eq!(code, 1, "{err}");
-    assert!(out.contains("bound: --max-states 5 REACHED"), "{out}");
-    let (_, out, _) = explore(&["--max-states", "5", "--format", "json"]);
+    assert!(out.contains("bound: --max-states 2 REACHED"), "{out}");
+    let (_, out, _) = explore(&["--max-states", "2", "--format", "json"]);
     let j = json_of(&out);
     assert_eq!(
         j["bound_hit"],
-        json!({"bound": "states", "limit": 5}),
+        json!({"bound": "states", "limit": 2}),
         "{out}"
     );
 

@@ -149,7 +149,7 @@ fn a_bound_withholds_the_verdict() {
         "--launch",
         "tests/thesis/listing_6_2.two_blocks.ron",
         "--max-states",
-        "5",
+        "2",
         "--format",
         "json",
     ]);
@@ -158,7 +158,7 @@ fn a_bound_withholds_the_verdict() {
     assert!(j["terminates"].is_null());
     assert!(j["lasso"].is_null());
     assert_eq!(j["bound"]["hit"], true);
-    assert_eq!(j["bound"]["max_states"], 5);
+    assert_eq!(j["bound"]["max_states"], 2);
 }
 
 #[test]

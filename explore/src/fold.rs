@@ -170,8 +170,12 @@ pub struct Forward<'a> {
     /// is issued ([`FootprintKind::Exit`] with `commutes_with_exits`): it touches only its own
     /// block's barrier counts, which no other warp reads, and counters no step reads again, so
     /// it commutes with every step of every other warp and enables or disables none. A search
-    /// that keeps only final states and outcomes may take it as invisible; the progress models
-    /// may not (which units have completed decides what a fair run owes).
+    /// that keeps only final states and outcomes may take it as invisible, and so may the
+    /// stateful search under the models persistent sets preserve (unfair; weak fairness towards
+    /// every live unit): a weakly fair run must take the exit (the warp stays enabled until it
+    /// does), so taking it at once only moves it over independent transactions, and an unfair
+    /// cycle that leaves it untaken is a cycle of the other warps, which stays one after it. The
+    /// OBE-like models may not: which units have completed or stepped decides what they owe.
     pub exits: bool,
 }
 

@@ -189,8 +189,9 @@ struct Kept {
 struct How {
     folding: Folding,
     units: Units,
-    /// Fences with no memory access are folded ([`fold::Forward::fences`]): under persistent
-    /// sets.
+    /// Fences with no memory access, and the exits of warps alone in their blocks once every
+    /// block is issued, are folded ([`fold::Forward::fences`], [`fold::Forward::exits`]): under
+    /// persistent sets.
     fences: bool,
     /// Loads of settled words are folded ([`fold::Forward::provenance_rules`]), under persistent
     /// sets and flat memory; the flag is set when a store the search takes leaves the memory
@@ -224,7 +225,7 @@ impl How {
             fold::Forward {
                 fences: self.fences,
                 provenance_rules: self.escaped.as_deref(),
-                exits: false,
+                exits: self.fences,
             },
             taken,
         )?;
