@@ -10,8 +10,7 @@
 //! bound cut the search, as every command names it), `holds`, `outcomes`, `witness`.
 //!
 //! Exit codes: 0 every file was checked (an "unsupported" verdict included), 2 a file could not
-//! be read or parsed (`file:line:col: message`; the other files are still checked) or
-//! `--memory cached`, which is not implemented yet.
+//! be read or parsed (`file:line:col: message`; the other files are still checked).
 
 use crate::Exit;
 use crate::error::Error;
