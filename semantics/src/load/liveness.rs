@@ -321,41 +321,36 @@ fn effects(ins: &Instr, f: &crate::program::Function, uses: &mut [u64], kills: &
     }
 }
 
-/// The destinations `op` writes whole in every lane that executes it. Anything not listed
-/// here kills nothing (a use, conservatively).
+/// The destinations `op` writes whole in every lane that executes it: those of
+/// [`Op::for_each_written`] for the operations listed here. Anything not listed kills nothing
+/// (a use, conservatively): a `bar.red` result, an `mma`/`ldmatrix` fragment and a call's
+/// results are left out, and so is any operation added later until it is listed.
 fn whole_writes(op: &Op, f: &mut impl FnMut(RegId)) {
-    match op {
-        Op::Unary { dst, .. }
-        | Op::Binary { dst, .. }
-        | Op::Ternary { dst, .. }
-        | Op::Bfi { dst, .. }
-        | Op::Prmt { dst, .. }
-        | Op::Pack { dst, .. }
-        | Op::Cvt { dst, .. }
-        | Op::Cvta { dst, .. }
-        | Op::IsSpace { dst, .. }
-        | Op::Set { dst, .. }
-        | Op::Slct { dst, .. }
-        | Op::Vote { dst, .. }
-        | Op::Redux { dst, .. }
-        | Op::ActiveMask { dst }
-        | Op::Extern { dst, .. } => f(*dst),
-        Op::Unpack { dsts, .. } => dsts.iter().flatten().for_each(|d| f(*d)),
-        Op::Setp { dst, dst_neg, .. } => {
-            f(*dst);
-            if let Some(q) = dst_neg {
-                f(*q);
-            }
-        }
-        Op::Ld { dst, .. } => dst.iter().flatten().for_each(|d| f(*d)),
-        Op::Atom { dst: Some(d), .. } => f(*d),
-        Op::Shfl { dst, dst_pred, .. } | Op::Match { dst, dst_pred, .. } => {
-            f(*dst);
-            if let Some(p) = dst_pred {
-                f(*p);
-            }
-        }
-        _ => {}
+    if matches!(
+        op,
+        Op::Unary { .. }
+            | Op::Binary { .. }
+            | Op::Ternary { .. }
+            | Op::Bfi { .. }
+            | Op::Prmt { .. }
+            | Op::Pack { .. }
+            | Op::Cvt { .. }
+            | Op::Cvta { .. }
+            | Op::IsSpace { .. }
+            | Op::Set { .. }
+            | Op::Slct { .. }
+            | Op::Vote { .. }
+            | Op::Redux { .. }
+            | Op::ActiveMask { .. }
+            | Op::Extern { .. }
+            | Op::Unpack { .. }
+            | Op::Setp { .. }
+            | Op::Ld { .. }
+            | Op::Atom { .. }
+            | Op::Shfl { .. }
+            | Op::Match { .. }
+    ) {
+        op.for_each_written(f);
     }
 }
 
