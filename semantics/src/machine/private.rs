@@ -243,23 +243,9 @@ impl Machine {
         if !self.mem.performs_accesses_at_once() || self.termination.is_some() {
             return false;
         }
-        let Some(step) = self.step_of(choice, |op| {
-            matches!(op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. })
-        }) else {
+        let Some((step, (space, addr, size), private)) = self.private_access(choice) else {
             return false;
         };
-        let Some((space, addr, size)) = self
-            .program
-            .instructions
-            .get(step.pc as usize)
-            .and_then(|i| access_of(&i.op))
-        else {
-            return false;
-        };
-        let private = self.private_words();
-        if private.runs.is_empty() {
-            return false;
-        }
         let segments: &Segments = self.segments();
         let owner = (step.block, step.warp);
         lanes(step.exec).all(|l| match self.lane_access(&step, l, space, addr) {
@@ -283,21 +269,7 @@ impl Machine {
         if !self.mem.performs_accesses_at_once() {
             return true;
         }
-        let Some(step) = self.step_of(choice, |op| {
-            matches!(op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. })
-        }) else {
-            return true;
-        };
-        let private = self.private_words();
-        if private.runs.is_empty() {
-            return true;
-        }
-        let Some((space, addr, size)) = self
-            .program
-            .instructions
-            .get(step.pc as usize)
-            .and_then(|i| access_of(&i.op))
-        else {
+        let Some((step, (space, addr, size), private)) = self.private_access(choice) else {
             return true;
         };
         let owner = (step.block, step.warp);
@@ -309,6 +281,25 @@ impl Machine {
 }
 
 impl Machine {
+    /// What both private-word questions look at: `choice`'s step when it is an `ld`, `st` or
+    /// `atom`, the memory its instruction addresses, and the private words, when there are any.
+    #[allow(clippy::type_complexity)]
+    fn private_access(
+        &self,
+        choice: &Choice,
+    ) -> Option<(
+        super::settled::Step<'_>,
+        (Space, &crate::program::Address, u64),
+        &PrivateWords,
+    )> {
+        let step = self.step_of(choice, |op| {
+            matches!(op, Op::Ld { .. } | Op::St { .. } | Op::Atom { .. })
+        })?;
+        let access = access_of(&self.program.instructions.get(step.pc as usize)?.op)?;
+        let private = self.private_words();
+        (!private.runs.is_empty()).then_some((step, access, private))
+    }
+
     /// The address forms of the accesses of a grid's kernel under its launch
     /// ([`access_forms`]): its block and grid shape, and its pointer parameters' values read
     /// from the launch's `.param` bytes. What the private-word map and the future footprints
