@@ -226,11 +226,13 @@ impl Session {
             return Err("at most 4096 elements at a time".into());
         }
         let size = semantics::machine::type_size(region.ty) as u64;
+        // One reader for the whole read; as a thread reads memory: under cached memory, L2's
+        // valid bytes over DRAM's.
+        let mut memory = self.machine.reader();
         let mut values = Vec::new();
         for i in start..end {
             let a = region.address + i * size;
-            // As a thread reads it: under cached memory, L2's valid bytes over DRAM's.
-            match self.machine.read(who, region.space, a, size as u32) {
+            match memory.read(who, region.space, a, size as u32) {
                 Ok(v) => values.push(view::value_text(region.ty, v)),
                 Err(_) => {
                     return Err(format!(

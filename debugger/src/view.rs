@@ -104,7 +104,7 @@ pub(crate) fn value_text(ty: ScalarType, bits: u64) -> String {
 }
 
 /// Reads `size` bytes at `address` in `space` (`block`'s shared memory) as a thread would
-/// ([`Machine::read`]: under cached memory, L2's valid bytes over DRAM's); `None` where nothing
+/// ([`semantics::machine::MemoryReader::read`]: under cached memory, L2's valid bytes over DRAM's); `None` where nothing
 /// is mapped.
 pub(crate) fn read(
     m: &Machine,
@@ -113,7 +113,9 @@ pub(crate) fn read(
     size: u32,
     block: u32,
 ) -> Option<u64> {
-    m.read(Who { block, thread: 0 }, space, address, size).ok()
+    m.reader()
+        .read(Who { block, thread: 0 }, space, address, size)
+        .ok()
 }
 
 /// Values in rows of 8 with the first index: `  [0] 9 5`.

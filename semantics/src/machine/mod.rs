@@ -616,28 +616,14 @@ impl Machine {
             .unwrap_or_default()
     }
 
-    /// `size` bytes (1, 2, 4 or 8) at `address` in `space` as thread `who` would read them
-    /// between steps, for debuggers: the memory's bytes, and under cached memory, for `.global`,
-    /// valid L2 bytes over DRAM's (what [`Machine::buffer`] shows; an SM's L1 is not consulted:
-    /// it is one SM's view, and a load that misses it reads L2). Little-endian in the low bits.
-    pub fn read(
-        &self,
-        who: memory_model::Who,
-        space: memory_model::MemSpace,
-        address: u64,
-        size: u32,
-    ) -> Result<u64, memory_model::MemError> {
-        use memory_model::MemorySystem;
-        // A copy of the pages (copy-on-write: cheap), since a load may note what it touched.
-        let value = self.mem.pages().clone().load(who, space, address, size)?;
-        if space != memory_model::MemSpace::Global {
-            return Ok(value);
+    /// A reader of memory as threads would read it between steps, for debuggers
+    /// ([`MemoryReader::read`]); one reader serves many reads.
+    pub fn reader(&self) -> MemoryReader<'_> {
+        MemoryReader {
+            // A copy of the pages (copy-on-write: cheap), since a load may note what it touched.
+            pages: self.mem.pages().clone(),
+            memory: &self.mem,
         }
-        let mut bytes = value.to_le_bytes()[..size as usize].to_vec();
-        self.mem.observe_global(address, &mut bytes);
-        let mut raw = [0u8; 8];
-        raw[..bytes.len()].copy_from_slice(&bytes);
-        Ok(u64::from_le_bytes(raw))
     }
 
     fn observe_global(&self, base: u64, mut bytes: Vec<u8>) -> Vec<u8> {
@@ -857,4 +843,35 @@ pub struct BarrierView {
     pub expected: u32,
     /// `Some("popc")` for a `bar.red` barrier.
     pub reduction: Option<String>,
+}
+
+/// Memory as threads would read it between steps ([`Machine::reader`]).
+pub struct MemoryReader<'a> {
+    pages: Flat,
+    memory: &'a Memory,
+}
+
+impl MemoryReader<'_> {
+    /// `size` bytes (1, 2, 4 or 8) at `address` in `space` as thread `who` would read them: the
+    /// memory's bytes, and under cached memory, for `.global`, valid L2 bytes over DRAM's (what
+    /// [`Machine::buffer`] shows; an SM's L1 is not consulted: it is one SM's view, and a load
+    /// that misses it reads L2; thesis chapter 4). Little-endian in the low bits.
+    pub fn read(
+        &mut self,
+        who: memory_model::Who,
+        space: memory_model::MemSpace,
+        address: u64,
+        size: u32,
+    ) -> Result<u64, memory_model::MemError> {
+        use memory_model::MemorySystem;
+        let value = self.pages.load(who, space, address, size)?;
+        if space != memory_model::MemSpace::Global {
+            return Ok(value);
+        }
+        let mut bytes = value.to_le_bytes()[..size as usize].to_vec();
+        self.memory.observe_global(address, &mut bytes);
+        let mut raw = [0u8; 8];
+        raw[..bytes.len()].copy_from_slice(&bytes);
+        Ok(u64::from_le_bytes(raw))
+    }
 }
