@@ -192,7 +192,7 @@ struct How {
     /// Fences with no memory access, and the exits of warps alone in their blocks once every
     /// block is issued, are folded ([`fold::Forward::fences`], [`fold::Forward::exits`]): under
     /// persistent sets.
-    fences: bool,
+    fold_fences_and_exits: bool,
     /// Loads of settled words are folded ([`fold::Forward::provenance_rules`]), under persistent
     /// sets and flat memory; the flag is set when a store the search takes leaves the memory
     /// its address came from, and the search then runs again without the rule.
@@ -223,9 +223,9 @@ impl How {
             Some(&self.units),
             footprints,
             fold::Forward {
-                fences: self.fences,
+                fences: self.fold_fences_and_exits,
                 provenance_rules: self.escaped.as_deref(),
-                exits: self.fences,
+                exits: self.fold_fences_and_exits,
             },
             taken,
         )?;
@@ -609,7 +609,7 @@ impl<'o> Search<'o> {
             how: How {
                 folding: limits.folding,
                 units,
-                fences: por == Por::Persistent,
+                fold_fences_and_exits: por == Por::Persistent,
                 escaped: (settled
                     && por == Por::Persistent
                     && limits.folding == Folding::Invisible
