@@ -149,6 +149,9 @@ impl Setup {
     pub fn data_values(&self, data: &[Vec<u8>]) -> Vec<(String, Vec<crate::output::Value>)> {
         let printed = self.resolved.print.len();
         let skipped = self.observed_buffers().len() - printed;
+        // Each name with its element type and how many of its bytes are the value: all of a
+        // buffer's or variable's; a register comes as 8 bytes whatever its type, and its
+        // declared type's bytes are the value.
         let names = self
             .resolved
             .print
@@ -157,25 +160,26 @@ impl Setup {
                 (
                     self.resolved.config.buffers[i].name.clone(),
                     self.resolved.elems[i],
+                    usize::MAX,
                 )
             })
             .chain(
                 self.observed_variables()
                     .into_iter()
-                    .map(|(n, e)| (cuda_front::demangle::short_name(&n), e)),
+                    .map(|(n, e)| (cuda_front::demangle::short_name(&n), e, usize::MAX)),
+            )
+            .chain(
+                self.registers
+                    .iter()
+                    .map(|r| (r.label.clone(), r.elem, r.elem.size())),
             );
-        // A register comes as 8 bytes whatever its type: its declared type's bytes are the value.
-        let names = names.chain(self.registers.iter().map(|r| (r.label.clone(), r.elem)));
         let shown = data[..printed.min(data.len())]
             .iter()
             .chain(data.iter().skip(printed + skipped));
         names
             .zip(shown)
-            .map(|((name, elem), bytes)| {
-                let bytes = match self.registers.iter().any(|r| r.label == name) {
-                    true => &bytes[..elem.size().min(bytes.len())],
-                    false => bytes,
-                };
+            .map(|((name, elem, len), bytes)| {
+                let bytes = &bytes[..len.min(bytes.len())];
                 (name, crate::output::decode(elem, bytes))
             })
             .collect()
