@@ -128,6 +128,8 @@ fn perform(mem: &mut Flat, request: Request) -> Result<Option<u64>, MemError> {
                 crate::atomic::apply(rmw.op, rmw.ty, old, rmw.a, rmw.b)
             })
             .map(|(old, _)| Some(old)),
+        // Thesis 5.3.2, rule membar: flat memory performs every access at once, so a fence
+        // orders nothing that is not already ordered (a no-op, `MemorySystem::fence`).
         RequestKind::Fence => {
             mem.fence(who, scope.unwrap_or(crate::Scope::Sys));
             Ok(None)
