@@ -67,7 +67,7 @@ pub trait PerContext {
     fn json(&self) -> bool;
 }
 
-/// `impl PerContext for ARGS`, whose fields are `options` (the [`RunOptions`]), `format` (text
+/// `impl PerContext for ARGS`, whose fields are `options` (the `RunOptions`), `format` (text
 /// or JSON) and these output-file flags: `per_context_args!(RunArgs, "--html" => html)`.
 #[macro_export]
 macro_rules! per_context_args {

@@ -3,9 +3,9 @@
 //! - [`HEADER`]: the CUDA device header cudasem ships (the standard names: `threadIdx`,
 //!   `__syncthreads_count`, `__shfl_down_sync`, `atomicAdd(float*)`, `cooperative_groups`...),
 //!   built from clang's `__nvvm_*` builtins;
-//! - [`compile`]: a `.cu` file to PTX through clang's NVPTX backend, with line tables on so
+//! - [`compile`](mod@compile): a `.cu` file to PTX through clang's NVPTX backend, with line tables on so
 //!   that reports cite `.cu` lines (the crate's only I/O: it runs clang);
-//! - [`demangle`]: C++ kernel names as a person reads them;
+//! - [`demangle`](mod@demangle): C++ kernel names as a person reads them;
 //! - [`launch_gen`]: a launch file (RON) written from a kernel's signature.
 
 pub mod compile;

@@ -1,5 +1,5 @@
 //! Launch descriptions: the launch file (RON), the quick-launch flags, and their resolution
-//! against a loaded program into a [`LaunchConfig`] the machine runs.
+//! against a loaded program into a [`LaunchConfig`](semantics::machine::LaunchConfig) the machine runs.
 //!
 //! Three steps, each with its own errors:
 //! 1. [`Launch::from_ron`] reads a launch file. Syntax errors and per-field errors carry RON's

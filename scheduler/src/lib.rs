@@ -10,7 +10,7 @@
 //!   live in the `explore` crate above this one, litmus tests in `litmus` above that.
 //! * [`run_with`]: the one run loop: steps until the machine terminates, a bound of a
 //!   [`Budget`] is hit ([`BoundHit`] says which), the scheduler stops or an [`Observer`] does.
-//!   [`run`], [`run_until`] and [`try_run_until`] are that loop with no observer and a step
+//!   [`run()`], [`run_until`] and [`try_run_until`] are that loop with no observer and a step
 //!   bound.
 
 pub mod budget;
@@ -136,7 +136,7 @@ pub fn run(machine: &mut Machine, scheduler: &mut dyn Scheduler, max_steps: u64)
     run_until(machine, scheduler, max_steps, &Stop::never())
 }
 
-/// [`run`], and stops with [`Termination::TimeLimit`] when `stop` is requested. A refused
+/// [`run()`], and stops with [`Termination::TimeLimit`] when `stop` is requested. A refused
 /// enabled choice (a cudasem bug, [`try_run_until`]) ends the run as an internal
 /// [`Termination::Error`]; loops that report such bugs call [`try_run_until`].
 pub fn run_until(

@@ -1,5 +1,5 @@
 //! The run loop, once: [`run_with`] steps a machine with a [`Scheduler`]'s choices within a
-//! [`Budget`], and shows every step to an [`Observer`]. The plain runs ([`crate::run`],
+//! [`Budget`], and shows every step to an [`Observer`]. The plain runs ([`crate::run()`],
 //! [`crate::try_run_until`]), the teaching views, `check`'s monitored schedules and the
 //! campaigns of [`crate::fuzz`] are this loop with different observers.
 //!

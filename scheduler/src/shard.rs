@@ -10,7 +10,7 @@
 //!   [`crate::fuzz::merge`]);
 //! * the outcomes search: the schedule tree is cut at a prefix depth into subtrees in
 //!   depth-first order, shard `I` explores those with index `k mod N = I`
-//!   ([`crate::explore::split`]).
+//!   (the `explore` crate's `split` module).
 //!
 //! A report names its campaign by an opaque `campaign` text the caller chooses (the CLI: the
 //! program's hash and the options that change results); merging reports of different

@@ -8,7 +8,7 @@
 //!   and renderers show it.
 //! * [`Trace`]: the replayable record `{version, program_hash, launch, config, seed, choices}`,
 //!   optionally with the policy, the PTX path, a lasso's cycle start and the events.
-//! * [`format`]: a trace as RON, as JSON Lines, and as the compact string printed on failures.
+//! * [`format`](mod@format): a trace as RON, as JSON Lines, and as the compact string printed on failures.
 //!
 //! Ids are plain integers: a block is its linear index in the grid (`x + y*gx + z*gx*gy`), a warp
 //! its index in the block, a lane its index in the warp, a mask has bit `i` for lane `i`.
@@ -568,7 +568,7 @@ pub const TRACE_VERSION: u32 = 1;
 /// A replayable run: the choices made, with what identifies the run. `L` and `C` are the launch
 /// and machine configuration types of the crate that records the trace (traces knows neither).
 /// The optional fields are left out of the serialized form when empty, and default when absent,
-/// so traces written before they existed still read. Formats: [`format`] (RON, JSON Lines, and
+/// so traces written before they existed still read. Formats: [`format`](mod@format) (RON, JSON Lines, and
 /// the compact string of [`format::CompactTrace`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trace<L, C> {

@@ -1,9 +1,9 @@
 //! Trace formats (ARCHITECTURE.md section 5): RON (readable), JSON Lines (tools) and a compact
 //! string (printed on every failure inside the exact `cudasem replay` command).
 //!
-//! * **RON**: the whole [`Trace`] as one pretty-printed value.
+//! * **RON**: the whole [`Trace`](crate::Trace) as one pretty-printed value.
 //! * **JSON Lines**: a header line (the trace without `choices` and `events`), then one line per
-//!   choice: the bare [`Choice`], or `{"choice": ..., "events": [...]}` when events were
+//!   choice: the bare [`Choice`](crate::Choice), or `{"choice": ..., "events": [...]}` when events were
 //!   recorded. `cudasem run --trace` writes this format (without events).
 //! * **Compact, version 2** (printed): `cudasem2:HASH:COUNT:CYCLE:TABLE:BODY`. HASH is the
 //!   program hash (hex), COUNT the number of choices (decimal), CYCLE the lasso's cycle start
@@ -12,7 +12,7 @@
 //!   enabled choices in: TABLE lists the distinct choices, the most frequent first (ties in
 //!   the order they first occur),
 //!   each an upper-case kind letter and its fields in base 36 (`0-9a-z`) separated by `_`
-//!   ([`Choice`]: `I` issue block_sm of grid 0, `J` issue grid_block_sm, `W` warp block_warp,
+//!   ([`Choice`](crate::Choice): `I` issue block_sm of grid 0, `J` issue grid_block_sm, `W` warp block_warp,
 //!   `T` target block_warp_k, `L` lanes block_warp_mask, `R` the same for a contiguous mask:
 //!   block_warp_first_count, `B` barrier end block_barrier, and
 //!   the cached memory's `M` step op, `E` evict L1 sm_line, `F` evict L2 line, `K` write back
