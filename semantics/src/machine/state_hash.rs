@@ -552,17 +552,7 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
         // Then the kept registers row by row: a row that every real lane keeps is its
         // memoised fingerprint (rehashed only when a step wrote it), else the values of the
         // lanes that keep it.
-        for r in 0..nregs {
-            let keeping = groups
-                .iter()
-                .filter(|(bits, _)| {
-                    bits.as_ref()
-                        .is_none_or(|b| b.get(r / 64).is_some_and(|w| w >> (r % 64) & 1 == 1))
-                })
-                .fold(0, |m, (_, lanes)| m | lanes);
-            if keeping == 0 {
-                continue;
-            }
+        let row = |h: &mut H, r: usize, keeping: u64| {
             if keeping == real_lanes {
                 let f = regs.row_fingerprint(r, real_lanes, keep.fresh);
                 h.write_u64(f as u64);
@@ -570,6 +560,35 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
             } else {
                 for l in lanes(keeping) {
                     h.write_u64(regs.get(r, l).unwrap_or(0));
+                }
+            }
+        };
+        match &groups[..] {
+            [] => {}
+            // Every lane keeps the same registers (a converged warp): those rows, in order.
+            [(None, keeping)] => (0..nregs).for_each(|r| row(h, r, *keeping)),
+            [(Some(bits), keeping)] => {
+                for (i, &word) in bits.iter().enumerate() {
+                    let mut m = word;
+                    while m != 0 {
+                        row(h, i * 64 + m.trailing_zeros() as usize, *keeping);
+                        m &= m - 1;
+                    }
+                }
+            }
+            _ => {
+                for r in 0..nregs {
+                    let keeping = groups
+                        .iter()
+                        .filter(|(bits, _)| {
+                            bits.as_ref().is_none_or(|b| {
+                                b.get(r / 64).is_some_and(|w| w >> (r % 64) & 1 == 1)
+                            })
+                        })
+                        .fold(0, |m, (_, lanes)| m | lanes);
+                    if keeping != 0 {
+                        row(h, r, keeping);
+                    }
                 }
             }
         }
