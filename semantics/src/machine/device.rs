@@ -234,7 +234,6 @@ impl Machine {
         mut events: Option<&mut Vec<Event>>,
         detail: super::EventDetail,
     ) {
-        let ws = self.info.shape.warp_size as usize;
         let checking = self.checking;
         let grid = self.grid_index(block);
         let named_grid = self.named_grid(block);
@@ -307,7 +306,7 @@ impl Machine {
             self.enabled.clear();
             return;
         }
-        warp::refresh_targets(program, w, ws);
+        warp::refresh_targets(program, w);
         let completed = w.completed;
         let real = w.real;
         let new_targets = w.targets();
@@ -380,7 +379,6 @@ impl Machine {
 
     /// Block (endBar): the barrier completes, reduction results are written, waiters released.
     fn end_barrier(&mut self, block: u32, barrier: u32, events: Option<&mut Vec<Event>>) {
-        let ws = self.info.shape.warp_size as usize;
         let Some(b) = self.blocks.get_mut(block) else {
             return;
         };
@@ -388,7 +386,7 @@ impl Machine {
         // threads drained their ops before arriving; under cached memory no line of the SM's
         // L1 filled before the barrier may serve a read after it (digest T3's stale line).
         self.mem.barrier_completed(b.sm);
-        let released = barrier::end_bar(b, barrier, ws);
+        let released = barrier::end_bar(b, barrier);
         if let Some(ev) = events {
             ev.push(Event::BarrierCompleted {
                 block,

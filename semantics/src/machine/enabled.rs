@@ -98,13 +98,7 @@ impl Machine {
     /// The converged groups of an ITS warp that may step now (see [`its::groups`]).
     fn its_groups(&self, b: &Block, w: &Warp, out: &mut Vec<u64>) {
         let sp = self.special(b, w);
-        its::groups(
-            &self.program,
-            w,
-            self.info.shape.warp_size as usize,
-            &sp,
-            out,
-        );
+        its::groups(&self.program, w, &sp, out);
     }
 
     /// Whether `Lanes{block, warp, mask}` is one of the warp's current choices (ITS/threads),
@@ -191,7 +185,6 @@ impl Machine {
 
     /// Recomputes the SIMT `Target` count of a warp (nothing under ITS).
     pub(crate) fn update_targets(&mut self, block: u32, warp: u32) {
-        let ws = self.info.shape.warp_size as usize;
         // Read first: the block and warp are copied (copy-on-write) only if the count changes.
         let Some(w) = self.resident_warp(block, warp) else {
             return;
@@ -199,7 +192,7 @@ impl Machine {
         let ModelState::Simt(s) = &w.model else {
             return;
         };
-        let t = simt_stack::pending_targets(&self.program, w, ws);
+        let t = simt_stack::pending_targets(&self.program, w);
         if t != s.targets
             && let Some(w) = self.resident_warp_mut(block, warp)
         {

@@ -213,7 +213,6 @@ impl Machine {
         let Some(instr) = self.program.instructions.get(pc as usize) else {
             return anything;
         };
-        let ws = self.info.shape.warp_size as usize;
         let kind = match &instr.op {
             op @ (Op::Ld { .. } | Op::St { .. } | Op::Atom { .. }) => match access_of(op) {
                 Some((space, addr, bytes)) => {
@@ -222,7 +221,7 @@ impl Machine {
                         Op::St { .. } => Access::Write,
                         _ => Access::Update,
                     };
-                    self.spans(w, mask, ws, space, addr, bytes, access)
+                    self.spans(w, mask, space, addr, bytes, access)
                 }
                 None => FootprintKind::Anything,
             },
@@ -259,7 +258,6 @@ impl Machine {
         &self,
         w: &super::warp::Warp,
         mask: u64,
-        ws: usize,
         space: Space,
         addr: &Address,
         size: u32,
@@ -276,8 +274,8 @@ impl Machine {
                 return FootprintKind::Anything;
             };
             let base = match addr.base {
-                AddrBase::Reg(r) => match level.regs.get(r.0 as usize * ws + l) {
-                    Some(&v) => v,
+                AddrBase::Reg(r) => match level.regs.get(r.0 as usize, l) {
+                    Some(v) => v,
                     None => return FootprintKind::Anything,
                 },
                 AddrBase::Absolute => 0,

@@ -322,7 +322,6 @@ impl Machine {
             delivered,
             ended,
         } = report;
-        let ws = self.info.shape.warp_size as usize;
         // At most the delivering warp and the warp whose op ended.
         let mut touched: SmallVec<[(u32, u32); 2]> = SmallVec::new();
         if let Some(d) = delivered {
@@ -332,10 +331,11 @@ impl Machine {
             {
                 let w = Arc::make_mut(w);
                 let v = extend(d.value, d.size, d.dest.signed, d.dest.bits);
-                if let Some(r) = w.levels.get_mut(d.dest.level as usize).and_then(|lvl| {
-                    lvl.regs
-                        .get_mut(d.dest.reg as usize * ws + d.dest.lane as usize)
-                }) {
+                if let Some(r) = w
+                    .levels
+                    .get_mut(d.dest.level as usize)
+                    .and_then(|lvl| lvl.regs.slot(d.dest.reg as usize, d.dest.lane as usize))
+                {
                     *r = v;
                 }
                 touched.push((block, d.dest.warp));

@@ -18,6 +18,7 @@ mod launch;
 mod memory_ops;
 mod pick;
 mod private;
+mod regs;
 pub mod render;
 mod settled;
 pub mod state_hash;
@@ -785,11 +786,7 @@ impl Machine {
             None => self.finals.get(&block)?.get(warp as usize)?,
         };
         let d = *w.depth.get(lane as usize)? as usize;
-        w.levels
-            .get(d)?
-            .regs
-            .get(reg.0 as usize * self.info.shape.warp_size as usize + lane as usize)
-            .copied()
+        w.levels.get(d)?.regs.get(reg.0 as usize, lane as usize)
     }
 
     /// The barriers in use in a resident block (thesis 5.5.1 χ(b) ≠ ε), for debuggers.

@@ -50,8 +50,7 @@ pub(crate) fn pending_pick(
     pc: Pc,
 ) -> Option<(u32, u32)> {
     let values = pick_values(program, info, pc)?;
-    let ws = info.shape.warp_size as usize;
-    let exec = simt_stack::guard_mask(program, w, group, level, pc, ws);
+    let exec = simt_stack::guard_mask(program, w, group, level, pc);
     let open = exec & !w.picked;
     (open != 0).then(|| (open.trailing_zeros(), values.len() as u32))
 }

@@ -212,12 +212,11 @@ impl Machine {
         if !wanted(&ins.op) {
             return None;
         }
-        let ws = self.info.shape.warp_size as usize;
         let mut exec = mask & !w.exited;
         if let Some(g) = ins.guard {
             for l in lanes(exec) {
                 let level = w.levels.get(w.depth[l] as usize)?;
-                let p = *level.regs.get(g.reg.0 as usize * ws + l)? != 0;
+                let p = level.regs.get(g.reg.0 as usize, l)? != 0;
                 if p == g.negated {
                     exec &= !(1 << l);
                 }
@@ -240,11 +239,10 @@ impl Machine {
         space: crate::program::Space,
         addr: &crate::program::Address,
     ) -> Option<(MemSpace, u64)> {
-        let ws = self.info.shape.warp_size as usize;
         let depth = step.w.depth[l] as usize;
         let level = step.w.levels.get(depth)?;
         let base = match addr.base {
-            AddrBase::Reg(r) => *level.regs.get(r.0 as usize * ws + l)?,
+            AddrBase::Reg(r) => level.regs.get(r.0 as usize, l)?,
             AddrBase::Absolute => 0,
             // A frame address names the thread's own frame (`.local`/`.param`).
             AddrBase::Frame => return Some((MemSpace::Local, 0)),

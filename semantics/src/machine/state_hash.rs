@@ -16,8 +16,12 @@
 //!   that holds it and their reconvergence points, an over-approximation, which is sound); at
 //!   a caller's depth, live-in at the `call` it returns past; at a depth deeper than the lane's, what a callee may read before writing; an exited
 //!   lane's registers all while [`FinalRegisters::Observed`] (only `shfl` sources otherwise).
-//!   The number of registers kept is hashed with each lane's column. Under cached memory every
-//!   register is kept (a pending load writes its register later);
+//!   The number of registers kept is hashed with each lane. Under cached memory every
+//!   register is kept (a pending load writes its register later). The kept registers are
+//!   hashed row by row (a row is one register of every lane, `Regs`): a row every real lane
+//!   keeps is hashed as its fingerprint, memoised with the row and dropped by every write to
+//!   it, so that a successor state rehashes only the rows its step wrote; a row only some
+//!   lanes keep is hashed as those lanes' values;
 //! * left out: dead registers (above), the step counter and the thread-instruction counter (monotone: no loop would ever
 //!   close), the enabled set (a function of the state; its *order* depends on history), SM
 //!   occupancy (a function of the resident blocks), the leftovers of barriers not in use, the
@@ -64,6 +68,26 @@ impl Machine {
     pub fn state_fingerprint(&self) -> u128 {
         let mut h = StateHasher::new();
         self.hash_state(&mut h);
+        h.finish128()
+    }
+
+    /// [`Machine::state_fingerprint`] computed from scratch: no block's or register row's
+    /// memoised fingerprint is read or filled. Always equal to it (a test checks this after
+    /// every step of the corpus: a memo that outlived a change would make them differ).
+    pub fn state_fingerprint_from_scratch(&self) -> u128 {
+        let mut h = StateHasher::new();
+        let keep = Keep {
+            fresh: true,
+            ..self.hash_outside_blocks(&mut h)
+        };
+        h.write_usize(self.blocks.len());
+        for (id, b) in self.blocks.iter() {
+            let fingerprint = block_fingerprint(b, keep);
+            h.write_u64(pack32(id, b.sm));
+            h.write_u64(fingerprint as u64);
+            h.write_u64((fingerprint >> 64) as u64);
+        }
+        self.mem.hash_state(&mut h);
         h.finish128()
     }
 
@@ -165,6 +189,7 @@ impl Machine {
                 .performs_accesses_at_once()
                 .then(|| self.program.liveness(self.final_registers)),
             final_registers: self.final_registers,
+            fresh: false,
         }
     }
 
@@ -326,11 +351,13 @@ impl Machine {
     }
 }
 
-/// Which registers the canonical state keeps: the live ones under `live`, every one without.
+/// Which registers the canonical state keeps: the live ones under `live`, every one without;
+/// and whether register rows are hashed afresh instead of through their memos.
 #[derive(Clone, Copy)]
 struct Keep<'a> {
     live: Option<&'a Liveness>,
     final_registers: FinalRegisters,
+    fresh: bool,
 }
 
 /// The fingerprint of one resident block (its index and SM are hashed by the caller).
@@ -493,6 +520,9 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
     let mut kept = keep
         .live
         .map(|live| Kept::new(live, keep.final_registers, w));
+    // Lanes that keep the same registers, with those registers (`None`: every one). Usually
+    // one group (a converged warp), so that most rows are kept by every real lane.
+    let mut groups: SmallVec<[KeptGroup; 2]> = SmallVec::new();
     for (k, level) in levels.iter().enumerate() {
         let Level {
             regs,
@@ -500,36 +530,74 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
             func,
             call_pc,
         } = level;
-        let nregs = regs.len().checked_div(ws).unwrap_or(0);
+        let nregs = regs.count();
         h.write_usize(nregs);
+        groups.clear();
         for l in each_real_lane() {
             h.write_u64(pack32(
                 frame_base.get(l).copied().unwrap_or(0),
                 func.get(l).map_or(0, |f| f.0),
             ));
             let call_pc = call_pc.get(l).copied().unwrap_or(0);
-            let reg = |r: usize| regs.get(r * ws + l).copied().unwrap_or(0);
-            match kept.as_mut().and_then(|kept| kept.of(l, k, nregs)) {
-                None => {
-                    h.write_u64(pack32(call_pc, nregs as u32));
-                    for r in 0..nregs {
-                        h.write_u64(reg(r));
+            let (bits, count) = match kept.as_mut().and_then(|kept| kept.of(l, k, nregs)) {
+                None => (None, nregs as u32),
+                Some((bits, count)) => (Some(bits), count),
+            };
+            h.write_u64(pack32(call_pc, count));
+            match groups.iter_mut().find(|(b, _)| b.as_deref() == bits) {
+                Some((_, lanes)) => *lanes |= 1 << l,
+                None => groups.push((bits.map(SmallVec::from_slice), 1 << l)),
+            }
+        }
+        // Then the kept registers row by row: a row that every real lane keeps is its
+        // memoised fingerprint (rehashed only when a step wrote it), else the values of the
+        // lanes that keep it.
+        let row = |h: &mut H, r: usize, keeping: u64| {
+            if keeping == real_lanes {
+                let f = regs.row_fingerprint(r, real_lanes, keep.fresh);
+                h.write_u64(f as u64);
+                h.write_u64((f >> 64) as u64);
+            } else {
+                for l in lanes(keeping) {
+                    h.write_u64(regs.get(r, l).unwrap_or(0));
+                }
+            }
+        };
+        match &groups[..] {
+            [] => {}
+            // Every lane keeps the same registers (a converged warp): those rows, in order.
+            [(None, keeping)] => (0..nregs).for_each(|r| row(h, r, *keeping)),
+            [(Some(bits), keeping)] => {
+                for (i, &word) in bits.iter().enumerate() {
+                    let mut m = word;
+                    while m != 0 {
+                        row(h, i * 64 + m.trailing_zeros() as usize, *keeping);
+                        m &= m - 1;
                     }
                 }
-                Some((bits, count)) => {
-                    h.write_u64(pack32(call_pc, count));
-                    for (i, &word) in bits.iter().enumerate() {
-                        let mut m = word;
-                        while m != 0 {
-                            h.write_u64(reg(i * 64 + m.trailing_zeros() as usize));
-                            m &= m - 1;
-                        }
+            }
+            _ => {
+                for r in 0..nregs {
+                    let keeping = groups
+                        .iter()
+                        .filter(|(bits, _)| {
+                            bits.as_ref().is_none_or(|b| {
+                                b.get(r / 64).is_some_and(|w| w >> (r % 64) & 1 == 1)
+                            })
+                        })
+                        .fold(0, |m, (_, lanes)| m | lanes);
+                    if keeping != 0 {
+                        row(h, r, keeping);
                     }
                 }
             }
         }
     }
 }
+
+/// Lanes of one call level that keep the same registers: the registers (`None`: every one)
+/// and the lanes.
+type KeptGroup = (Option<SmallVec<[u64; 4]>>, u64);
 
 /// The registers every real lane of a completed warp exited with, at the call level it exited
 /// from: what an observer of final registers reads ([`FinalRegisters::Observed`]).
@@ -539,10 +607,10 @@ fn hash_final_registers<H: Hasher>(w: &Warp, h: &mut H) {
         let Some(level) = w.levels.get(w.depth[l] as usize) else {
             continue;
         };
-        let nregs = level.regs.len().checked_div(ws).unwrap_or(0);
+        let nregs = level.regs.count();
         h.write_usize(nregs);
         for r in 0..nregs {
-            h.write_u64(level.regs.get(r * ws + l).copied().unwrap_or(0));
+            h.write_u64(level.regs.get(r, l).unwrap_or(0));
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Thread layer (thesis 5.3): per-lane registers, call frames and special registers.
 //!
-//! Registers are stored per warp as structure-of-arrays, one [`Level`] per call depth:
-//! `regs[reg * warp_size + lane]` (docs/internals/machine.md). A lane at call depth `d` uses
+//! Registers are stored per warp as structure-of-arrays, one [`Level`] per call depth, one
+//! shared row per register ([`Regs`]: docs/internals/machine.md). A lane at call depth `d` uses
 //! levels `0..=d`; level `d` holds the registers of the function the lane runs at that depth
 //! (lanes at the same depth may run different functions under ITS: each lane owns its column,
 //! and a level grows to the largest register count any of them needs). The thesis keeps a call
@@ -13,6 +13,7 @@
 //! step 3, `%stackBase`, without the explicit add/sub instructions).
 
 use super::GridShape;
+use super::regs::Regs;
 use crate::program::{FuncId, Pc, Program, SpecialReg};
 use std::sync::Arc;
 
@@ -20,11 +21,11 @@ use std::sync::Arc;
 ///
 /// The frame arrays change only at `call`/`ret`: they are shared copy-on-write (`Arc<[T]>`,
 /// written through `Arc::make_mut`), so cloning a warp (an explorer does it per successor state)
-/// allocates the registers only.
+/// copies one pointer per register row ([`Regs`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Level {
-    /// `regs[reg * warp_size + lane]`.
-    pub regs: Vec<u64>,
+    /// Register `reg` of `lane`: `regs.at(reg, lane)`.
+    pub regs: Regs,
     /// Per lane: `.local` address of the frame.
     pub frame_base: Arc<[u32]>,
     /// Per lane: the function running at this depth.
@@ -36,7 +37,7 @@ pub(crate) struct Level {
 impl Level {
     pub fn new(warp_size: usize, nregs: usize, func: FuncId) -> Level {
         Level {
-            regs: vec![0; nregs.max(1) * warp_size],
+            regs: Regs::new(warp_size, nregs),
             frame_base: vec![0; warp_size].into(),
             func: vec![func; warp_size].into(),
             call_pc: vec![0; warp_size].into(),
@@ -44,11 +45,8 @@ impl Level {
     }
 
     /// Makes room for `nregs` registers (never shrinks: other lanes may use more).
-    pub fn ensure_regs(&mut self, warp_size: usize, nregs: usize) {
-        let need = nregs.max(1) * warp_size;
-        if self.regs.len() < need {
-            self.regs.resize(need, 0);
-        }
+    pub fn ensure_regs(&mut self, nregs: usize) {
+        self.regs.ensure(nregs.max(1));
     }
 }
 

@@ -177,7 +177,7 @@ pub(crate) fn vote(bar: &mut Barrier, p: bool) {
 /// (endBar), thesis 5.5.2: barrier `barrier` of `block` completes: the reduction result goes to
 /// the lanes that executed `bar.red`, the barrier is free again (χ(b) = ε), and every warp (or
 /// lane, under ITS) waiting for it is released. Returns the released warps, ascending.
-pub(crate) fn end_bar(b: &mut Block, barrier: u32, ws: usize) -> Vec<u32> {
+pub(crate) fn end_bar(b: &mut Block, barrier: u32) -> Vec<u32> {
     let bar = &mut Arc::make_mut(&mut b.shared.bars)[barrier as usize];
     let result = bar.result();
     let participants = std::mem::take(&mut bar.participants);
@@ -185,9 +185,13 @@ pub(crate) fn end_bar(b: &mut Block, barrier: u32, ws: usize) -> Vec<u32> {
     for &(wi, lanes_m, dst, level) in &participants {
         if let Some(w) = b.warps.get_mut(wi as usize) {
             let w = Arc::make_mut(w);
-            if let Some(lvl) = w.levels.get_mut(level as usize) {
+            if let Some(row) = w
+                .levels
+                .get_mut(level as usize)
+                .and_then(|lvl| lvl.regs.row_mut(dst.0 as usize))
+            {
                 for l in lanes(lanes_m) {
-                    if let Some(r) = lvl.regs.get_mut(dst.0 as usize * ws + l) {
+                    if let Some(r) = row.get_mut(l) {
                         *r = result;
                     }
                 }

@@ -15,8 +15,8 @@ pub(super) fn dop(
     exec: u64,
     op: &Op,
 ) -> Result<(), Fault> {
-    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
-    lane_macros!($, regs, ws, sp, fb, exec);
+    let (_, sp, fb, regs) = frame(cx, &mut w.levels[level]);
+    lane_macros!($, regs, sp, fb, exec);
     match op {
         Op::Unary {
             op,
@@ -106,8 +106,8 @@ pub(super) fn mov(
     func: FuncId,
     op: &Op,
 ) -> Result<(), Fault> {
-    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
-    lane_macros!($, regs, ws, sp, fb, exec);
+    let (_, sp, fb, regs) = frame(cx, &mut w.levels[level]);
+    lane_macros!($, regs, sp, fb, exec);
     match op {
         Op::Pack {
             part_ty,
@@ -181,8 +181,8 @@ pub(super) fn setp(
     exec: u64,
     op: &Op,
 ) -> Result<(), Fault> {
-    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
-    lane_macros!($, regs, ws, sp, fb, exec);
+    let (_, sp, fb, regs) = frame(cx, &mut w.levels[level]);
+    lane_macros!($, regs, sp, fb, exec);
     match op {
         Op::Setp {
             cmp,
@@ -199,7 +199,7 @@ pub(super) fn setp(
             let (p, q) = match combine {
                 None => (p, q),
                 Some((bop, c)) => {
-                    let c = read_pred(regs, ws, c, l, &sp, fb);
+                    let c = read_pred(regs, c, l, &sp, fb);
                     (combine_bool(*bop, p, c), combine_bool(*bop, q, c))
                 }
             };
@@ -218,7 +218,7 @@ pub(super) fn setp(
             b,
             combine,
         } => each!(|l| {
-            let c = combine.map(|(bop, c)| (bop, read_pred(regs, ws, &c, l, &sp, fb)));
+            let c = combine.map(|(bop, c)| (bop, read_pred(regs, &c, l, &sp, fb)));
             let v = alu::set_result(*cmp, *dst_ty, *src_ty, *ftz, rd!(a, l), rd!(b, l), c);
             wr!(dst, l, v)
         }),

@@ -3,13 +3,14 @@
 //! (comm) combines, each lane receives its result.
 
 use super::*;
+use crate::machine::regs::Regs;
 use crate::program::{ReduxOp, RegId};
 use ptx_parser::ScalarType;
 
 /// The lanes of one warp-collective step: the registers of the warp's level, what an operand
 /// reads (special registers, frame addresses), and the executing lanes.
 struct Lanes<'a> {
-    regs: &'a mut [u64],
+    regs: &'a mut Regs,
     ws: usize,
     sp: SpecialCtx,
     fb: &'a [u32],
@@ -18,19 +19,19 @@ struct Lanes<'a> {
 
 impl<'a> Lanes<'a> {
     /// The fields under the names `lane_macros!` reads.
-    fn parts(self) -> (&'a mut [u64], usize, SpecialCtx, &'a [u32], u64) {
+    fn parts(self) -> (&'a mut Regs, usize, SpecialCtx, &'a [u32], u64) {
         (self.regs, self.ws, self.sp, self.fb, self.exec)
     }
 
     /// Each executing lane's value of `a`, and the executing lanes its own membermask `mask`
     /// names (`match.sync` and `redux.sync` work among those).
     fn members(&self, a: &Src, mask: &Src) -> ([u64; 64], [u64; 64]) {
-        let (regs, ws, sp, fb) = (&*self.regs, self.ws, &self.sp, self.fb);
+        let (regs, sp, fb) = (&*self.regs, &self.sp, self.fb);
         let mut vals = [0u64; 64];
         let mut parts = [0u64; 64];
         for l in lanes(self.exec) {
-            vals[l] = read_src(regs, ws, a, l, sp, fb);
-            parts[l] = self.exec & read_src(regs, ws, mask, l, sp, fb);
+            vals[l] = read_src(regs, a, l, sp, fb);
+            parts[l] = self.exec & read_src(regs, mask, l, sp, fb);
         }
         (vals, parts)
     }
@@ -63,9 +64,9 @@ pub(super) fn comm(
             mask,
         } => vote(ln, *mode, *dst, pred, mask.as_ref()),
         Op::ActiveMask { dst } => {
-            let Lanes { regs, ws, exec, .. } = ln;
+            let Lanes { regs, exec, .. } = ln;
             for l in lanes(exec) {
-                regs[dst.0 as usize * ws + l] = group;
+                regs.set(dst.0 as usize, l, group);
             }
         }
         Op::Shfl {
@@ -107,14 +108,14 @@ pub(super) fn comm(
 
 /// `vote.sync` (thesis 5.4.2 `vote`).
 fn vote(ln: Lanes<'_>, mode: VoteMode, dst: RegId, pred: &PredSrc, mask: Option<&Src>) {
-    let (regs, ws, sp, fb, exec) = ln.parts();
-    lane_macros!($, regs, ws, sp, fb, exec);
+    let (regs, _, sp, fb, exec) = ln.parts();
+    lane_macros!($, regs, sp, fb, exec);
     // Every lane votes among the lanes its own membermask names (PTX ISA 9.7.13.6
     // "vote.sync": "membermask ... of threads participating"): lanes may name different
     // masks and still execute together.
     let mut votes = 0u64;
     each!(|l| {
-        if read_pred(regs, ws, pred, l, &sp, fb) {
+        if read_pred(regs, pred, l, &sp, fb) {
             votes |= 1 << l;
         }
     });
@@ -142,7 +143,7 @@ fn shfl(
     [a, b, c]: [&Src; 3],
 ) {
     let (regs, ws, sp, fb, exec) = ln.parts();
-    lane_macros!($, regs, ws, sp, fb, exec);
+    lane_macros!($, regs, sp, fb, exec);
     let mut vals = [0u64; 64];
     let mut preds = [false; 64];
     each!(|l| {
@@ -194,7 +195,7 @@ fn match_sync(
     // Each lane compares among the lanes its own membermask names (PTX ISA
     // `match.sync`).
     let (vals, parts) = ln.members(a, mask);
-    let Lanes { regs, ws, exec, .. } = ln;
+    let Lanes { regs, exec, .. } = ln;
     let mut res = [(0u64, false); 64];
     for l in lanes(exec) {
         let part = parts[l];
@@ -210,9 +211,9 @@ fn match_sync(
         res[l] = (v, all_eq);
     }
     for l in lanes(exec) {
-        regs[dst.0 as usize * ws + l] = res[l].0;
+        regs.set(dst.0 as usize, l, res[l].0);
         if let Some(p) = dst_pred {
-            regs[p.0 as usize * ws + l] = res[l].1 as u64;
+            regs.set(p.0 as usize, l, res[l].1 as u64);
         }
     }
 }
@@ -222,7 +223,7 @@ fn redux(ln: Lanes<'_>, (op, ty): (&ReduxOp, &ScalarType), dst: &RegId, a: &Src,
     // Each lane reduces over the lanes its own membermask names (PTX ISA
     // `redux.sync`).
     let (vals, parts) = ln.members(a, mask);
-    let Lanes { regs, ws, exec, .. } = ln;
+    let Lanes { regs, exec, .. } = ln;
     let mut out = [0u64; 64];
     let mut buf = [0u64; 64];
     for l in lanes(exec) {
@@ -234,14 +235,14 @@ fn redux(ln: Lanes<'_>, (op, ty): (&ReduxOp, &ScalarType), dst: &RegId, a: &Src,
         out[l] = alu::redux(*op, *ty, &buf[..n]);
     }
     for l in lanes(exec) {
-        regs[dst.0 as usize * ws + l] = out[l];
+        regs.set(dst.0 as usize, l, out[l]);
     }
 }
 
 /// `mma.sync.aligned` (PTX ISA 9.7.14.5.14): the fragments of every lane in, `d` out.
 fn mma_sync(ln: Lanes<'_>, mma: &crate::program::Mma) -> Result<(), Fault> {
     let (regs, ws, sp, fb, exec) = ln.parts();
-    lane_macros!($, regs, ws, sp, fb, exec);
+    lane_macros!($, regs, sp, fb, exec);
     full_warp(ws, exec, "mma.sync.aligned")?;
     let (na, nb, nc) = (mma.a.len(), mma.b.len(), mma.c.len());
     let mut a = vec![0u64; alu::mma::LANES * na];
@@ -289,7 +290,7 @@ fn ldmatrix(
     rows: &[RegId; 4],
 ) -> Result<(), Fault> {
     let (regs, ws, sp, fb, exec) = ln.parts();
-    lane_macros!($, regs, ws, sp, fb, exec);
+    lane_macros!($, regs, sp, fb, exec);
     full_warp(ws, exec, "ldmatrix.sync.aligned")?;
     // Row r of matrix i is what lane 8i + r loaded: four words, two elements each,
     // lowest first.

@@ -24,8 +24,8 @@ pub(super) fn cvta(
     } else {
         0
     };
-    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
-    lane_macros!($, regs, ws, sp, fb, exec);
+    let (_, sp, fb, regs) = frame(cx, &mut w.levels[level]);
+    lane_macros!($, regs, sp, fb, exec);
     match op {
         Op::Cvta {
             to_generic: tg,
@@ -75,7 +75,7 @@ pub(super) fn ld(
 ) -> Result<(), Fault> {
     let in_kernel = cx.kernel_params(func);
     let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
-    lane_macros!($, regs, ws, sp, fb, exec);
+    lane_macros!($, regs, sp, fb, exec);
     match op {
         Op::Ld {
             space,
@@ -124,13 +124,8 @@ pub(super) fn ld(
                 return cx.warp_access_done(&deriv, trace, (AccessKind::Load, ms, size), res, "ld");
             }
             for l in lanes(exec) {
-                let (ms, a) = lane_address(
-                    (regs, ws, fb),
-                    (*space, addr, in_kernel),
-                    l,
-                    (size, n),
-                    "ld",
-                )?;
+                let (ms, a) =
+                    lane_address((regs, fb), (*space, addr, in_kernel), l, (size, n), "ld")?;
                 let who = who(cx, w.tid_base, l);
                 for (i, d) in dst.iter().take(n as usize).enumerate() {
                     let ea = a + i as u64 * size as u64;
@@ -189,7 +184,7 @@ pub(super) fn ld(
                                 None => reg_bits(cx.program, func, d.0),
                             };
                             let v = extend(v, size.min(8), signed, bits);
-                            regs[d.0 as usize * ws + l] = v;
+                            regs.set(d.0 as usize, l, v);
                             v
                         }
                         None => v,
@@ -232,7 +227,7 @@ pub(super) fn st(
 ) -> Result<(), Fault> {
     let in_kernel = cx.kernel_params(func);
     let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
-    lane_macros!($, regs, ws, sp, fb, exec);
+    lane_macros!($, regs, sp, fb, exec);
     match op {
         Op::St {
             space,
@@ -274,13 +269,8 @@ pub(super) fn st(
                 );
             }
             for l in lanes(exec) {
-                let (ms, a) = lane_address(
-                    (regs, ws, fb),
-                    (*space, addr, in_kernel),
-                    l,
-                    (size, n),
-                    "st",
-                )?;
+                let (ms, a) =
+                    lane_address((regs, fb), (*space, addr, in_kernel), l, (size, n), "st")?;
                 let who = who(cx, w.tid_base, l);
                 let mask = if size >= 8 {
                     u64::MAX
@@ -289,7 +279,7 @@ pub(super) fn st(
                 };
                 for (i, s) in src.iter().take(n as usize).enumerate() {
                     let ea = a + i as u64 * size as u64;
-                    let v = read_src(regs, ws, s, l, &sp, fb);
+                    let v = read_src(regs, s, l, &sp, fb);
                     let unchanged;
                     if cx.mem.in_flight_space(ms) {
                         cx.mem
@@ -348,8 +338,8 @@ pub(super) fn atom(
     op: &Op,
 ) -> Result<(), Fault> {
     let in_kernel = cx.kernel_params(func);
-    let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
-    lane_macros!($, regs, ws, sp, fb, exec);
+    let (_, sp, fb, regs) = frame(cx, &mut w.levels[level]);
+    lane_macros!($, regs, sp, fb, exec);
     match op {
         Op::Atom {
             space,
@@ -367,12 +357,12 @@ pub(super) fn atom(
             while m != 0 {
                 let l = m.trailing_zeros() as usize;
                 m &= m - 1;
-                let ad = address(regs, ws, addr, l, fb);
+                let ad = address(regs, addr, l, fb);
                 let (ms, ad) = resolve(*space, addr.base, ad, in_kernel);
-                let av = read_src(regs, ws, a, l, &sp, fb);
+                let av = read_src(regs, a, l, &sp, fb);
                 let bv = b
                     .as_ref()
-                    .map(|b| read_src(regs, ws, b, l, &sp, fb))
+                    .map(|b| read_src(regs, b, l, &sp, fb))
                     .unwrap_or(0);
                 let who = who(cx, w.tid_base, l);
                 if cx.mem.in_flight_space(ms) {
@@ -423,7 +413,7 @@ pub(super) fn atom(
                     })
                     .map_err(|e| Fault::mem(l, e, "atom"))?;
                 if let Some(d) = dst {
-                    regs[d.0 as usize * ws + l] = old;
+                    regs.set(d.0 as usize, l, old);
                 }
                 cx.mem_event(
                     &deriv,
@@ -447,7 +437,7 @@ pub(super) fn atom(
 pub(super) fn membar(cx: &mut Ctx, w: &mut Warp, exec: u64, op: &Op) -> Result<(), Fault> {
     let sp = cx.special;
     // Only `each!` is used: the register macros name locals that are not there.
-    lane_macros!($, regs, ws, sp, fb, exec);
+    lane_macros!($, regs, sp, fb, exec);
     match op {
         Op::Fence { .. } => {
             if let Op::Fence { level, order } = op {

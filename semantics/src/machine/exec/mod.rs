@@ -11,6 +11,7 @@ use super::thread::{Level, SpecialCtx, reg_bits, type_signed, type_size};
 use super::warp::{Warp, lanes};
 use super::{ErrorKind, LaunchInfo};
 use crate::alu;
+use crate::machine::regs::Regs;
 use crate::program::{
     AddrBase, Address, BinaryOp, FuncId, Op, PredSrc, Program, ShflMode, Space, Src, VoteMode,
 };
@@ -24,7 +25,7 @@ use traces::{AccessKind, Derivation, Event, Rule};
 /// locals (`$` is passed in so that the generated macros can have their own parameters).
 #[rustfmt::skip] // rustfmt re-indents the inner macros on every run (the `$d` tokens)
 macro_rules! lane_macros {
-    ($d:tt, $regs:ident, $ws:ident, $sp:ident, $fb:ident, $exec:ident) => {
+    ($d:tt, $regs:ident, $sp:ident, $fb:ident, $exec:ident) => {
         #[allow(unused_macros)]
         macro_rules! each {
             (|$d l:ident| $d body:expr) => {{
@@ -39,13 +40,13 @@ macro_rules! lane_macros {
         #[allow(unused_macros)]
         macro_rules! rd {
             ($d s:expr, $d l:expr) => {
-                read_src($regs, $ws, $d s, $d l, &$sp, $fb)
+                read_src($regs, $d s, $d l, &$sp, $fb)
             };
         }
         #[allow(unused_macros)]
         macro_rules! wr {
             ($d r:expr, $d l:expr, $d v:expr) => {
-                $regs[$d r.0 as usize * $ws + $d l] = $d v
+                $regs.set($d r.0 as usize, $d l, $d v)
             };
         }
     };
@@ -262,16 +263,9 @@ impl Ctx<'_> {
 
 /// Reads a source operand for one lane.
 #[inline(always)]
-pub(crate) fn read_src(
-    regs: &[u64],
-    ws: usize,
-    s: &Src,
-    lane: usize,
-    sp: &SpecialCtx,
-    fb: &[u32],
-) -> u64 {
+pub(crate) fn read_src(regs: &Regs, s: &Src, lane: usize, sp: &SpecialCtx, fb: &[u32]) -> u64 {
     match *s {
-        Src::Reg(r) => regs[r.0 as usize * ws + lane],
+        Src::Reg(r) => regs.at(r.0 as usize, lane),
         Src::Imm(v) => v,
         Src::Special(x) => sp.read(x, lane as u32),
         Src::FrameAddr(o) => fb[lane] as u64 + o as u64,
@@ -280,20 +274,19 @@ pub(crate) fn read_src(
 
 #[inline(always)]
 pub(crate) fn read_pred(
-    regs: &[u64],
-    ws: usize,
+    regs: &Regs,
     p: &PredSrc,
     lane: usize,
     sp: &SpecialCtx,
     fb: &[u32],
 ) -> bool {
-    (read_src(regs, ws, &p.src, lane, sp, fb) != 0) != p.negated
+    (read_src(regs, &p.src, lane, sp, fb) != 0) != p.negated
 }
 
 /// One call level's registers as the thread rules read and write them (what `lane_macros!`
 /// names): the warp size, the special registers, the lanes' frame bases, the registers.
 #[inline(always)]
-fn frame<'a>(cx: &Ctx, lvl: &'a mut Level) -> (usize, SpecialCtx, &'a [u32], &'a mut Vec<u64>) {
+fn frame<'a>(cx: &Ctx, lvl: &'a mut Level) -> (usize, SpecialCtx, &'a [u32], &'a mut Regs) {
     let Level {
         regs, frame_base, ..
     } = lvl;
@@ -343,13 +336,13 @@ pub(crate) fn resolve(
 /// The space and in-space address that lane `l` of an `ld`/`st` of `n` elements of `size` bytes
 /// accesses; a vector access (`.v2`, `.v4`) must be aligned to its whole size (PTX ISA 9.7.9.8).
 fn lane_address(
-    (regs, ws, fb): (&[u64], usize, &[u32]),
+    (regs, fb): (&Regs, &[u32]),
     (space, addr, in_kernel): (Space, &Address, Option<u64>),
     l: usize,
     (size, n): (u32, u32),
     what: &str,
 ) -> Result<(MemSpace, u64), Fault> {
-    let a = address(regs, ws, addr, l, fb);
+    let a = address(regs, addr, l, fb);
     let (ms, a) = resolve(space, addr.base, a, in_kernel);
     if n > 1 && a % (size as u64 * n as u64) != 0 {
         return Err(Fault::new(
@@ -365,9 +358,9 @@ fn lane_address(
     Ok((ms, a))
 }
 
-fn address(regs: &[u64], ws: usize, a: &Address, lane: usize, fb: &[u32]) -> u64 {
+fn address(regs: &Regs, a: &Address, lane: usize, fb: &[u32]) -> u64 {
     let base = match a.base {
-        AddrBase::Reg(r) => regs[r.0 as usize * ws + lane],
+        AddrBase::Reg(r) => regs.at(r.0 as usize, lane),
         AddrBase::Absolute => 0,
         AddrBase::Frame => fb[lane] as u64,
     };
@@ -414,14 +407,7 @@ pub(super) fn extend(v: u64, size: u32, signed: bool, dst_bits: u32) -> u64 {
 /// The lanes of `exec` for which `op` computes a value PTX leaves unspecified: an integer
 /// `div`/`rem` whose divisor is zero (PTX ISA 9.7.1.8 `div`, 9.7.1.9 `rem`: "the result is
 /// unspecified"). Read before the instruction runs, since it may overwrite its divisor.
-fn unspecified_lanes(
-    regs: &[u64],
-    ws: usize,
-    sp: &SpecialCtx,
-    fb: &[u32],
-    exec: u64,
-    op: &Op,
-) -> u64 {
+fn unspecified_lanes(regs: &Regs, sp: &SpecialCtx, fb: &[u32], exec: u64, op: &Op) -> u64 {
     let Op::Binary {
         op: BinaryOp::Div | BinaryOp::Rem,
         ty,
@@ -441,7 +427,7 @@ fn unspecified_lanes(
     while rest != 0 {
         let l = rest.trailing_zeros() as usize;
         rest &= rest - 1;
-        if read_src(regs, ws, b, l, sp, fb) & m == 0 {
+        if read_src(regs, b, l, sp, fb) & m == 0 {
             zero |= 1 << l;
         }
     }
@@ -465,7 +451,7 @@ pub(crate) fn exec_data(
 ) -> Result<(), Fault> {
     let (ws, sp, fb, regs) = frame(cx, &mut w.levels[level]);
     if cx.events.is_some() {
-        cx.unspecified = unspecified_lanes(regs, ws, &sp, fb, exec, op);
+        cx.unspecified = unspecified_lanes(regs, &sp, fb, exec, op);
     }
     if super::fast::try_exec(regs, fb, ws, &sp, exec, op) {
         return Ok(());
@@ -524,7 +510,6 @@ fn extern_result(
     func: FuncId,
     (dst, ty, slot): (crate::program::RegId, ptx_parser::ScalarType, u64),
 ) {
-    let ws = cx.info.shape.warp_size as usize;
     let size = type_size(ty).min(8);
     // The launch always writes the slot (a set's first value when it gives a set).
     let slot_reader = who(cx, w.tid_base, 0);
@@ -542,7 +527,7 @@ fn extern_result(
             Some(p) if picked >> l & 1 == 1 => p[l],
             _ => fixed,
         };
-        regs[dst.0 as usize * ws + l] = extend(v, size, signed, bits);
+        regs.set(dst.0 as usize, l, extend(v, size, signed, bits));
     }
 }
 

@@ -3,6 +3,7 @@
 //! page, with a [`LaneTrace`] of what each lane did for the events of an observed step.
 
 use super::{column, gather, map1};
+use crate::machine::regs::Regs;
 use crate::machine::thread::SpecialCtx;
 use crate::machine::warp::{lane_mask, lanes};
 use crate::program::{AddrBase, Address, RegId, Src};
@@ -12,7 +13,7 @@ use memory_model::{Flat, MemError, MemSpace};
 /// computed too, and ignored). `false` if the base register's column is out of range.
 #[inline(always)]
 fn addresses<const N: usize>(
-    regs: &[u64],
+    regs: &Regs,
     ws: usize,
     a: &Address,
     fb: &[u32],
@@ -22,8 +23,7 @@ fn addresses<const N: usize>(
     let out = &mut out[..ws];
     match a.base {
         AddrBase::Reg(r) => {
-            let base = r.0 as usize * ws;
-            let Some(col) = regs.get(base..base + ws) else {
+            let Some(col) = regs.row(r.0 as usize).and_then(|col| col.get(..ws)) else {
                 return false;
             };
             map1(out, col, |v| v.wrapping_add(off));
@@ -90,7 +90,7 @@ impl LaneTrace {
 pub(crate) fn load_traced(
     mem: &mut Flat,
     who: (u32, u32),
-    regs: &mut [u64],
+    regs: &mut Regs,
     fb: &[u32],
     ws: usize,
     exec: u64,
@@ -136,7 +136,7 @@ pub(crate) fn load_traced(
 fn load_n<const N: usize>(
     mem: &mut Flat,
     (block, tid_base): (u32, u32),
-    regs: &mut [u64],
+    regs: &mut Regs,
     fb: &[u32],
     ws: usize,
     exec: u64,
@@ -148,7 +148,7 @@ fn load_n<const N: usize>(
 ) -> Option<Result<(), (usize, MemError)>> {
     let mut addrs = [0u64; N];
     let mut vals = [0u64; N];
-    column(regs, ws, dst)?;
+    regs.row(dst.0 as usize)?.get(..ws)?;
     if !addresses(regs, ws, addr, fb, &mut addrs) {
         return None;
     }
@@ -188,7 +188,7 @@ fn load_n<const N: usize>(
 pub(crate) fn store_traced(
     mem: &mut Flat,
     who: (u32, u32),
-    regs: &[u64],
+    regs: &Regs,
     fb: &[u32],
     sp: &SpecialCtx,
     ws: usize,
@@ -234,7 +234,7 @@ pub(crate) fn store_traced(
 fn store_n<const N: usize>(
     mem: &mut Flat,
     (block, tid_base): (u32, u32),
-    regs: &[u64],
+    regs: &Regs,
     fb: &[u32],
     sp: &SpecialCtx,
     ws: usize,
@@ -250,10 +250,7 @@ fn store_n<const N: usize>(
     }
     let buf: [u64; N];
     let vals: &[u64] = match *src {
-        Src::Reg(r) => {
-            let base = r.0 as usize * ws;
-            regs.get(base..base + ws)?
-        }
+        Src::Reg(r) => regs.row(r.0 as usize)?.get(..ws)?,
         _ => {
             let mut b = [0u64; N];
             if !gather::<N>(regs, ws, src, sp, fb, &mut b) {

@@ -31,6 +31,7 @@ mod memory;
 use super::thread::SpecialCtx;
 use super::warp::{lane_mask, lanes};
 use crate::alu;
+use crate::machine::regs::Regs;
 use crate::program::{ArithFlags, BinaryOp, Compare, Op, RegId, Src, TernaryOp, UnaryOp};
 pub(crate) use memory::{LaneTrace, load_traced, store_traced};
 use ptx_parser::ScalarType;
@@ -39,7 +40,7 @@ use ptx_parser::ScalarType;
 /// untouched (the caller then runs the generic path).
 #[inline]
 pub(crate) fn try_exec(
-    regs: &mut [u64],
+    regs: &mut Regs,
     fb: &[u32],
     ws: usize,
     sp: &SpecialCtx,
@@ -76,7 +77,7 @@ fn int_ty(ty: ScalarType) -> Option<IntTy> {
 
 #[inline(always)]
 fn gather<const N: usize>(
-    regs: &[u64],
+    regs: &Regs,
     ws: usize,
     s: &Src,
     sp: &SpecialCtx,
@@ -85,13 +86,10 @@ fn gather<const N: usize>(
 ) -> bool {
     let out = &mut out[..ws];
     match *s {
-        Src::Reg(r) => {
-            let base = r.0 as usize * ws;
-            match regs.get(base..base + ws) {
-                Some(col) => out.copy_from_slice(col),
-                None => return false,
-            }
-        }
+        Src::Reg(r) => match regs.row(r.0 as usize).and_then(|col| col.get(..ws)) {
+            Some(col) => out.copy_from_slice(col),
+            None => return false,
+        },
         Src::Imm(v) => out.fill(v),
         Src::Special(x) => {
             for (l, o) in out.iter_mut().enumerate() {
@@ -112,9 +110,8 @@ fn gather<const N: usize>(
 
 /// The destination column, if in range.
 #[inline(always)]
-fn column(regs: &mut [u64], ws: usize, dst: RegId) -> Option<&mut [u64]> {
-    let base = dst.0 as usize * ws;
-    regs.get_mut(base..base + ws)
+fn column(regs: &mut Regs, ws: usize, dst: RegId) -> Option<&mut [u64]> {
+    regs.row_mut(dst.0 as usize)?.get_mut(..ws)
 }
 
 /// Writes the `exec` lanes of `vals` to the column.
@@ -308,7 +305,7 @@ fn setp_kernel(cmp: Compare, ty: ScalarType, a: &[u64], b: &[u64], o: &mut [u64]
 /// The registers and lanes of one warp instruction on the fast path: the level's register
 /// file, the frame bases, the warp size, the special registers and the executing lanes.
 struct Lanes<'a> {
-    regs: &'a mut [u64],
+    regs: &'a mut Regs,
     fb: &'a [u32],
     ws: usize,
     sp: &'a SpecialCtx,
@@ -322,13 +319,10 @@ struct Lanes<'a> {
 macro_rules! get {
     ($l:expr, $buf:ident, $s:expr) => {
         match *$s {
-            Src::Reg(r) => {
-                let base = r.0 as usize * $l.ws;
-                match $l.regs.get(base..base + $l.ws) {
-                    Some(col) => col,
-                    None => return false,
-                }
-            }
+            Src::Reg(r) => match $l.regs.row(r.0 as usize).and_then(|col| col.get(..$l.ws)) {
+                Some(col) => col,
+                None => return false,
+            },
             Src::Imm(v) => {
                 $buf = [v; N];
                 &$buf[..$l.ws]
@@ -358,7 +352,7 @@ macro_rules! put {
 
 #[inline(always)]
 fn exec_n<const N: usize>(
-    regs: &mut [u64],
+    regs: &mut Regs,
     fb: &[u32],
     ws: usize,
     sp: &SpecialCtx,
@@ -542,7 +536,7 @@ fn setp_n<const N: usize>(
     }
     if let Some(q) = dst_neg {
         // Check both destinations before writing either.
-        if column(l.regs, l.ws, *q).is_none() {
+        if l.regs.row(q.0 as usize).is_none() {
             return false;
         }
         put!(l, dst, &out);

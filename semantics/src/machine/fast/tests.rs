@@ -74,7 +74,7 @@ fn check(op: &Op, dst: usize, expect: impl Fn(&[u64], usize) -> Option<u64>) {
     for seed in 0..40u64 {
         let init = values(6 * ws, seed * 7919 + 1);
         for exec in [u64::from(u32::MAX), 0x8000_0001, 0x0F0F_0F0F & (seed | 1)] {
-            let mut regs = init.clone();
+            let mut regs = Regs::from_flat(ws, &init);
             assert!(try_exec(&mut regs, &[0; 32], ws, &sp(), exec, op), "{op:?}");
             for l in 0..ws {
                 let want = if exec >> l & 1 == 1 {
@@ -86,7 +86,7 @@ fn check(op: &Op, dst: usize, expect: impl Fn(&[u64], usize) -> Option<u64>) {
                     init[dst * ws + l]
                 };
                 assert_eq!(
-                    regs[dst * ws + l],
+                    regs.at(dst, l),
                     want,
                     "{op:?} lane {l} a={:#x} b={:#x} c={:#x}",
                     init[ws + l],

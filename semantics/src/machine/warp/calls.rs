@@ -16,7 +16,6 @@ fn read_loc(
     cx: &mut Ctx,
     lvl: &Level,
     tid: u32,
-    ws: usize,
     loc: &ParamLoc,
     lane: usize,
     size: u32,
@@ -24,12 +23,7 @@ fn read_loc(
 ) -> Result<(), Fault> {
     match *loc {
         ParamLoc::Reg(r) => {
-            let v = lvl
-                .regs
-                .get(r.0 as usize * ws + lane)
-                .copied()
-                .unwrap_or(0)
-                .to_le_bytes();
+            let v = lvl.regs.get(r.0 as usize, lane).unwrap_or(0).to_le_bytes();
             let n = (size as usize).min(8);
             buf[..n].copy_from_slice(&v[..n]);
         }
@@ -61,7 +55,6 @@ fn write_loc(
     cx: &mut Ctx,
     lvl: &mut Level,
     tid: u32,
-    ws: usize,
     loc: &ParamLoc,
     lane: usize,
     size: u32,
@@ -72,7 +65,7 @@ fn write_loc(
             let mut v = [0u8; 8];
             let n = (size as usize).min(8);
             v[..n].copy_from_slice(&buf[..n]);
-            if let Some(slot) = lvl.regs.get_mut(r.0 as usize * ws + lane) {
+            if let Some(slot) = lvl.regs.slot(r.0 as usize, lane) {
                 *slot = u64::from_le_bytes(v);
             }
         }
@@ -141,8 +134,8 @@ pub(crate) fn enter(
     }
     let (lo, hi) = w.levels.split_at_mut(d + 1);
     let (from, to) = (&mut lo[d], &mut hi[0]);
-    to.ensure_regs(ws, cf.registers.len());
-    copy_module_registers(program, from, to, ws, lane);
+    to.ensure_regs(cf.registers.len());
+    copy_module_registers(program, from, to, lane);
     Arc::make_mut(&mut to.frame_base)[lane] = base as u32;
     Arc::make_mut(&mut to.func)[lane] = callee;
     Arc::make_mut(&mut to.call_pc)[lane] = call_pc;
@@ -151,8 +144,8 @@ pub(crate) fn enter(
     for (arg, p) in args.iter().zip(cf.params.iter()) {
         let size = loc_size(&p.loc, p.size).min(256);
         buf[..size as usize].fill(0);
-        read_loc(cx, from, tid, ws, arg, lane, size, &mut buf)?;
-        write_loc(cx, to, tid, ws, &p.loc, lane, size, &buf)?;
+        read_loc(cx, from, tid, arg, lane, size, &mut buf)?;
+        write_loc(cx, to, tid, &p.loc, lane, size, &buf)?;
     }
     Arc::make_mut(&mut w.depth)[lane] = (d + 1) as u16;
     Ok(())
@@ -161,10 +154,9 @@ pub(crate) fn enter(
 /// Module-scope `.reg` variables (ids `0..n` in every function) are one per thread: the lane's
 /// values follow it into a callee and back (the thesis's `%stackBase`, Listing 5.3 after the
 /// stack transformation).
-fn copy_module_registers(program: &Program, from: &Level, to: &mut Level, ws: usize, lane: usize) {
+fn copy_module_registers(program: &Program, from: &Level, to: &mut Level, lane: usize) {
     for r in 0..program.global_registers.len() {
-        let i = r * ws + lane;
-        if let (Some(&v), Some(slot)) = (from.regs.get(i), to.regs.get_mut(i)) {
+        if let (Some(v), Some(slot)) = (from.regs.get(r, lane), to.regs.slot(r, lane)) {
             *slot = v;
         }
     }
@@ -173,7 +165,6 @@ fn copy_module_registers(program: &Program, from: &Level, to: &mut Level, ws: us
 /// Leaves the current function for one lane (thesis (return): pop κ), copying the return values
 /// into the caller's locations named by its `call`.
 pub(crate) fn leave(cx: &mut Ctx, w: &mut Warp, lane: usize) -> Result<Pc, Fault> {
-    let ws = cx.info.shape.warp_size as usize;
     let d = w.depth[lane] as usize;
     let program = cx.program;
     let callee = w.levels[d].func[lane];
@@ -185,7 +176,7 @@ pub(crate) fn leave(cx: &mut Ctx, w: &mut Warp, lane: usize) -> Result<Pc, Fault
     let tid = w.tid_base + lane as u32;
     let (lo, hi) = w.levels.split_at_mut(d);
     let (to, from) = (&mut lo[d - 1], &mut hi[0]);
-    copy_module_registers(program, from, to, ws, lane);
+    copy_module_registers(program, from, to, lane);
     let mut buf = [0u8; 256];
     for (ret, p) in rets
         .iter()
@@ -193,8 +184,8 @@ pub(crate) fn leave(cx: &mut Ctx, w: &mut Warp, lane: usize) -> Result<Pc, Fault
     {
         let size = loc_size(&p.loc, p.size).min(256);
         buf[..size as usize].fill(0);
-        read_loc(cx, from, tid, ws, &p.loc, lane, size, &mut buf)?;
-        write_loc(cx, to, tid, ws, ret, lane, size, &buf)?;
+        read_loc(cx, from, tid, &p.loc, lane, size, &mut buf)?;
+        write_loc(cx, to, tid, ret, lane, size, &buf)?;
     }
     Arc::make_mut(&mut w.depth)[lane] = (d - 1) as u16;
     Ok(call_pc + 1)

@@ -26,7 +26,6 @@ use traces::{DisableMask, Event, Rule};
 pub(crate) fn groups(
     program: &Program,
     w: &Warp,
-    ws: usize,
     sp: &super::super::thread::SpecialCtx,
     out: &mut Vec<u64>,
 ) {
@@ -62,7 +61,7 @@ pub(crate) fn groups(
                 // Every lane names its own membermask (PTX ISA 9.7.13.6 "vote.sync"): a lane is
                 // ready when all live lanes its mask names are here.
                 let lvl = &w.levels[d as usize];
-                let need = |k: usize| read_src(&lvl.regs, ws, mask, k, sp, &lvl.frame_base) & live;
+                let need = |k: usize| read_src(&lvl.regs, mask, k, sp, &lvl.frame_base) & live;
                 let ready = lanes(g_ready)
                     .filter(|&k| need(k) & !g_ready == 0)
                     .fold(0u64, |m, k| m | 1 << k);
@@ -98,7 +97,6 @@ pub(crate) fn step(
     w: &mut Warp,
     group: u64,
 ) -> Result<Outcome, Fault> {
-    let ws = cx.info.shape.warp_size as usize;
     let lead = group.trailing_zeros() as usize;
     let pc = w.its().lane_pc[lead];
     let level = w.depth[lead] as usize;
@@ -116,7 +114,7 @@ pub(crate) fn step(
         Some(g) => {
             let regs = &w.levels[level].regs;
             lanes(group)
-                .filter(|&l| (regs[g.reg.0 as usize * ws + l] != 0) != g.negated)
+                .filter(|&l| (regs.at(g.reg.0 as usize, l) != 0) != g.negated)
                 .fold(0u64, |m, l| m | 1 << l)
         }
     };
@@ -131,7 +129,7 @@ pub(crate) fn step(
     advance(w, group & !exec, pc);
     let here = Here { level, exec, pc };
     let rule = match &instr.op {
-        op @ (Op::Bra { .. } | Op::BraIndirect { .. }) => bra(program, w, here, op, ws)?,
+        op @ (Op::Bra { .. } | Op::BraIndirect { .. }) => bra(program, w, here, op)?,
         op @ Op::Call { args, .. } => call(cx, w, here, op, args)?,
         Op::Ret | Op::Exit => ret_exit(cx, w, exec, matches!(instr.op, Op::Exit), &mut out)?,
         Op::Ssy { .. } | Op::Sync | Op::PreRet { .. } => {
@@ -177,9 +175,9 @@ fn advance(w: &mut Warp, m: u64, pc: Pc) {
 
 /// `bra` (and `brx.idx`) under ITS: each executing lane goes to its own target; no token, no
 /// divergence to record (the lanes' pcs are the state).
-fn bra(program: &Program, w: &mut Warp, h: Here, op: &Op, ws: usize) -> Result<Rule, Fault> {
+fn bra(program: &Program, w: &mut Warp, h: Here, op: &Op) -> Result<Rule, Fault> {
     let mut gs = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
-    target_groups(program, w, h.level, h.exec, op, ws, &mut gs)
+    target_groups(program, w, h.level, h.exec, op, &mut gs)
         .map_err(|(l, m)| Fault::new(ErrorKind::Stuck, Some(l), m))?;
     for (t, m) in gs {
         for l in lanes(m) {
@@ -199,9 +197,8 @@ fn call(
     args: &[crate::program::ParamLoc],
 ) -> Result<Rule, Fault> {
     let program = cx.program;
-    let ws = cx.info.shape.warp_size as usize;
     let mut gs = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
-    target_groups(program, w, h.level, h.exec, op, ws, &mut gs)
+    target_groups(program, w, h.level, h.exec, op, &mut gs)
         .map_err(|(l, m)| Fault::new(ErrorKind::Stuck, Some(l), m))?;
     for (t, m) in gs {
         let callee = program.function_of(t).ok_or_else(|| {
@@ -280,7 +277,6 @@ fn barrier(
     (kind, id, count): (&BarrierKind, &Src, Option<&Src>),
     out: &mut Outcome,
 ) -> Result<Rule, Fault> {
-    let ws = cx.info.shape.warp_size as usize;
     let ModelState::Its(its) = &mut w.model else {
         unreachable!("an ITS rule on a SIMT-stack warp")
     };
@@ -289,8 +285,8 @@ fn barrier(
     let sp = cx.special;
     let red = kind.reduction();
     for l in lanes(h.exec) {
-        let b = barrier::index(read_src(regs, ws, id, l, &sp, fb), l)?;
-        let c = count.map(|c| read_src(regs, ws, c, l, &sp, fb) as u32);
+        let b = barrier::index(read_src(regs, id, l, &sp, fb), l)?;
+        let c = count.map(|c| read_src(regs, c, l, &sp, fb) as u32);
         let bar = &mut Arc::make_mut(&mut bk.bars)[b as usize];
         arrive(
             bar,
@@ -307,7 +303,7 @@ fn barrier(
             f
         })?;
         if let BarrierKind::Red { dst, pred, .. } = kind {
-            let p = read_pred(regs, ws, pred, l, &sp, fb);
+            let p = read_pred(regs, pred, l, &sp, fb);
             barrier::vote(bar, p);
             bar.participants
                 .push((w.index, 1 << l, *dst, h.level as u16));

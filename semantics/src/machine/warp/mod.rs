@@ -410,11 +410,11 @@ pub(crate) fn step(
 
 /// Recomputes the SIMT stack's target count after the warp's state changed (nothing under
 /// ITS). Returns whether it changed.
-pub(crate) fn refresh_targets(program: &Program, w: &mut Warp, ws: usize) -> bool {
+pub(crate) fn refresh_targets(program: &Program, w: &mut Warp) -> bool {
     let ModelState::Simt(s) = &w.model else {
         return false;
     };
-    let t = simt_stack::pending_targets(program, w, ws);
+    let t = simt_stack::pending_targets(program, w);
     let changed = t != s.targets;
     if changed {
         w.simt_mut().targets = t;

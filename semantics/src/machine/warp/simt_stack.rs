@@ -105,14 +105,7 @@ pub(crate) fn unwind(w: &mut Warp) -> Result<bool, StackUnderflow> {
 
 /// Evaluates the guard of the instruction at the warp pc for the active lanes (→Θe).
 #[inline]
-pub(crate) fn guard_mask(
-    program: &Program,
-    w: &Warp,
-    mask: u64,
-    level: usize,
-    pc: Pc,
-    ws: usize,
-) -> u64 {
+pub(crate) fn guard_mask(program: &Program, w: &Warp, mask: u64, level: usize, pc: Pc) -> u64 {
     let Some(instr) = program.instructions.get(pc as usize) else {
         return 0;
     };
@@ -120,8 +113,7 @@ pub(crate) fn guard_mask(
         None => mask,
         Some(g) => {
             let regs = &w.levels[level].regs;
-            let base = g.reg.0 as usize * ws;
-            match regs.get(base..base + ws) {
+            match regs.row(g.reg.0 as usize) {
                 // The whole column at once (branch-free, vectorisable), then the lanes of `mask`.
                 Some(col) => {
                     let mut set = 0u64;
@@ -133,7 +125,7 @@ pub(crate) fn guard_mask(
                 None => {
                     let mut out = 0;
                     for l in lanes(mask) {
-                        if (regs.get(base + l).copied().unwrap_or(0) != 0) != g.negated {
+                        if (regs.get(g.reg.0 as usize, l).unwrap_or(0) != 0) != g.negated {
                             out |= 1 << l;
                         }
                     }
@@ -152,7 +144,6 @@ pub(crate) fn target_groups(
     level: usize,
     exec: u64,
     op: &Op,
-    ws: usize,
     out: &mut smallvec::SmallVec<[(Pc, u64); 4]>,
 ) -> Result<(), (usize, String)> {
     out.clear();
@@ -177,7 +168,7 @@ pub(crate) fn target_groups(
             Op::Bra { target, .. } => *target,
             Op::BraIndirect { index, targets, .. } => {
                 let i = match index {
-                    crate::program::Src::Reg(r) => regs[r.0 as usize * ws + l],
+                    crate::program::Src::Reg(r) => regs.at(r.0 as usize, l),
                     crate::program::Src::Imm(v) => *v,
                     _ => 0,
                 };
@@ -199,7 +190,7 @@ pub(crate) fn target_groups(
                 target: CallTarget::Indirect { reg, .. },
                 ..
             } => {
-                let v = regs[reg.0 as usize * ws + l];
+                let v = regs.at(reg.0 as usize, l);
                 match cx_program.function_at(v) {
                     Some(f) => cx_program.function(f).start,
                     None => {
@@ -224,7 +215,7 @@ pub(crate) fn target_groups(
 }
 
 /// Number of `Target` choices of the warp's next step (0 when it is an ordinary `Warp` step).
-pub(crate) fn pending_targets(program: &Program, w: &Warp, ws: usize) -> u32 {
+pub(crate) fn pending_targets(program: &Program, w: &Warp) -> u32 {
     let s = w.simt();
     if w.completed || s.active == 0 {
         return 0;
@@ -242,9 +233,9 @@ pub(crate) fn pending_targets(program: &Program, w: &Warp, ws: usize) -> u32 {
             ..
         } => {
             let level = w.active_level();
-            let exec = guard_mask(program, w, s.active, level, s.pc, ws);
+            let exec = guard_mask(program, w, s.active, level, s.pc);
             let mut groups = smallvec::SmallVec::new();
-            match target_groups(program, w, level, exec, &instr.op, ws, &mut groups) {
+            match target_groups(program, w, level, exec, &instr.op, &mut groups) {
                 Ok(()) if groups.len() > 1 => groups.len() as u32,
                 _ => 0,
             }
@@ -296,7 +287,6 @@ struct Here {
     retry: bool,
     /// The target group a `Target` choice picked.
     k: Option<u32>,
-    ws: usize,
 }
 
 /// The rules a step applied, warp rule first (the derivation below the warp layer).
@@ -332,8 +322,7 @@ pub(crate) fn step(
     let op = &locate(program, w)?.op;
     let level = w.active_level();
     let func = w.levels[level].func[alpha.trailing_zeros() as usize];
-    let ws = cx.info.shape.warp_size as usize;
-    let exec = guard_mask(program, w, alpha, level, pc, ws);
+    let exec = guard_mask(program, w, alpha, level, pc);
     out.exec = exec;
     let h = Here {
         pc,
@@ -344,7 +333,6 @@ pub(crate) fn step(
         explicit: program.function(func).explicit_reconvergence,
         retry,
         k,
-        ws,
     };
     let rules = match op {
         Op::Bra { .. } | Op::BraIndirect { .. } | Op::Call { .. } if exec == 0 => {
@@ -438,7 +426,7 @@ fn sync_ipdom(w: &mut Warp, out: &mut Outcome) -> Result<(), Fault> {
 /// (bra_uni) or (bra_guard) (thesis 5.4.1).
 fn bra(cx: &mut Ctx, w: &mut Warp, h: &Here, op: &Op, out: &mut Outcome) -> Result<Rules, Fault> {
     let mut groups = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
-    target_groups(cx.program, w, h.level, h.exec, op, h.ws, &mut groups)
+    target_groups(cx.program, w, h.level, h.exec, op, &mut groups)
         .map_err(|(l, m)| stuck(Some(l), m))?;
     let rule = if groups.len() > 1 {
         let (t, taken) = bra_target(cx.program, w.simt_mut(), h, &groups)?;
@@ -551,7 +539,7 @@ fn call(
 ) -> Result<Rules, Fault> {
     let program = cx.program;
     let mut groups = smallvec::SmallVec::<[(Pc, u64); 4]>::new();
-    target_groups(program, w, h.level, h.exec, op, h.ws, &mut groups)
+    target_groups(program, w, h.level, h.exec, op, &mut groups)
         .map_err(|(l, m)| stuck(Some(l), m))?;
     if h.explicit {
         // stack-cons₆: a call token returning to pc+1 (from preRet) must be on the stack.
@@ -732,17 +720,17 @@ fn bar(
     ),
     out: &mut Outcome,
 ) -> Result<Rules, Fault> {
-    let (ws, level, exec) = (h.ws, h.level, h.exec);
+    let (level, exec) = (h.level, h.exec);
     let regs = &w.levels[level].regs;
     let fb = &w.levels[level].frame_base;
     let sp = cx.special;
     let mut ids = 0u16;
     let mut counts = [None::<u32>; 16];
     for l in lanes(exec) {
-        let b = barrier::index(read_src(regs, ws, id, l, &sp, fb), l)?;
+        let b = barrier::index(read_src(regs, id, l, &sp, fb), l)?;
         ids |= 1 << b;
         if let Some(c) = count {
-            counts[b as usize] = Some(read_src(regs, ws, c, l, &sp, fb) as u32);
+            counts[b as usize] = Some(read_src(regs, c, l, &sp, fb) as u32);
         }
     }
     let red = kind.reduction();
@@ -769,9 +757,9 @@ fn bar(
         if let BarrierKind::Red { dst, pred, .. } = kind {
             let mut lanes_b = 0u64;
             for l in lanes(exec) {
-                if read_src(regs, ws, id, l, &sp, fb) == b as u64 {
+                if read_src(regs, id, l, &sp, fb) == b as u64 {
                     lanes_b |= 1 << l;
-                    let p = super::super::exec::read_pred(regs, ws, pred, l, &sp, fb);
+                    let p = super::super::exec::read_pred(regs, pred, l, &sp, fb);
                     barrier::vote(bar, p);
                 }
             }
