@@ -15,7 +15,7 @@
 //! `--max-schedules` round-robin runs' worth of transitions.
 //!
 //! The command is modules of one job: [`schedules`] runs and explores the schedules with the
-//! monitors on, [`reproduce`] writes the replay commands and checks a replayed trace, [`render`]
+//! monitors on, [`reproduce`](mod@reproduce) writes the replay commands and checks a replayed trace, [`render`]
 //! (with [`text`] and [`json`]) writes the report.
 //!
 //! Exit codes: 0 clean, 1 a finding (or the kernel misbehaved, or a bound cut it short), 2 bad

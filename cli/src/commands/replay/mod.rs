@@ -20,7 +20,7 @@
 //!
 //! The command is modules of one job: [`trace`] (the trace file: its launch and configuration,
 //! reading and writing), [`load`] (a trace or compact string to a ready machine and schedule),
-//! [`reproduce`] (the replay commands every failing command prints).
+//! [`reproduce`](mod@reproduce) (the replay commands every failing command prints).
 
 mod load;
 mod reproduce;
