@@ -52,10 +52,13 @@
 //! acquire-free fence's end), every warp step of it is local or issues `.global` requests or
 //! fences (`Cached::issue` reads only the thread's own ops; a `.shared` access is left out, as
 //! a weak shared load is read at issue depending on the other warps' shared stores in flight,
-//! D30), condition 2 holds for `w`'s threads, the kernel has no barrier (the other warps'
-//! arrivals could complete one that releases `w`), and condition 3. Another warp's steps, its
-//! ops' micro steps and the silent rules touch no thread of `w`, and `w`'s warp is enabled or
-//! disabled by its own scoreboard only, so the argument above carries over.
+//! D30), condition 2 holds for `w`'s threads, and condition 3. Another warp's steps, its ops'
+//! micro steps and the silent rules touch no thread of `w`, and `w`'s warp is enabled or
+//! disabled by its own scoreboard only, so the argument above carries over. Barriers: an
+//! arrival is not one of `w`'s set's steps (it touches the block's barrier state), and a warp
+//! arrives only when its threads have no op in flight, so while `w` waits at a barrier its set
+//! is empty; a barrier the other warps complete without `w` (`bar` with a thread count)
+//! flushes the L1 and releases those warps, none of which is `w`'s.
 //!
 //! "Commutes" holds up to the names of ops: `Cached::issue` gives a new op the lowest free id,
 //! so an op of `b` that ends and frees an id, and another block's warp step that issues, give
@@ -68,7 +71,6 @@
 use super::ample::Judged;
 use memory_model::cached::{Cached, MemChoice, Place};
 use semantics::machine::{FootprintKind, Machine};
-use semantics::program::Op;
 use traces::Choice;
 
 /// Whose choices a set holds: a block's, or one warp's (its threads' ops included).
@@ -150,13 +152,6 @@ pub fn block_persistent_sets(
             stalled.push(warp);
         }
     }
-    // A warp's set leaves out its block's other warps, which may be about to complete a
-    // barrier with it: only in kernels without barriers.
-    let no_barriers = !m
-        .program()
-        .instructions
-        .iter()
-        .any(|i| matches!(i.op, Op::Barrier { .. }));
     let warp_of = |c: &Choice| -> Option<(u32, u32)> {
         match c {
             Choice::Mem(MemChoice::Step { op }) => cache
@@ -177,7 +172,7 @@ pub fn block_persistent_sets(
         if let Some(b) = block_of(c) {
             groups.push(Group::Block(b));
         }
-        if no_barriers && let Some((b, w)) = warp_of(c) {
+        if let Some((b, w)) = warp_of(c) {
             groups.push(Group::Warp(b, w));
         }
     }

@@ -138,3 +138,26 @@ fn block_sets_cut_the_states_of_mp_2_under_cached_memory() {
         reduced.states
     );
 }
+
+/// The tests the sets newly decide within the litmus command's bound (1M states) under cached
+/// memory, against the fold alone with a larger bound: the same outcomes and counts. Slow
+/// (minutes, millions of states): `cargo test --release -p litmus --test
+/// cached_persistent_sets -- --ignored`.
+#[test]
+#[ignore]
+fn block_sets_keep_the_answers_of_the_tests_they_newly_decide() {
+    let manual = conformance_path().join("ptx-litmus/Manual");
+    for name in [
+        "Coherence-weak",
+        "Cause-base-weak",
+        "SB+sc-gpu-multiFence",
+        "Cause-base-strong",
+    ] {
+        let (m, t) = cached_machine(&manual.join(format!("{name}.litmus"))).expect(name);
+        let reduced = search(&m, &t, Folding::Invisible, Por::Persistent, 1_000_000);
+        let folded = search(&m, &t, Folding::Invisible, Por::None, 30_000_000);
+        println!("{name}: {} -> {} states", folded.states, reduced.states);
+        assert!(!reduced.bounded && !folded.bounded, "{name}: bounded");
+        assert_eq!(answer(&reduced), answer(&folded), "{name}");
+    }
+}
