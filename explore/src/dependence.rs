@@ -49,7 +49,8 @@
 //! every enabled choice of warp `w` and of its threads' ops. Only the warp's own places are
 //! private to it: its state, and its threads' ops ([`Place::Thread`]). It is persistent when
 //! every op step of `G_w` touches only those (an op's end that writes a register, an
-//! acquire-free fence's end), every warp step of it is local or issues `.global` requests or
+//! acquire-free fence's end) and is not a `.shared` op's (its end lets the other warps' weak
+//! shared loads be read at issue, D30), every warp step of it is local or issues `.global` requests or
 //! fences (`Cached::issue` reads only the thread's own ops; a `.shared` access is left out, as
 //! a weak shared load is read at issue depending on the other warps' shared stores in flight,
 //! D30), condition 2 holds for `w`'s threads, and condition 3. Another warp's steps, its ops'
@@ -69,6 +70,7 @@
 //! differ by renamed copies; whether a deadlock is reachable does not.
 
 use super::ample::Judged;
+use memory_model::MemSpace;
 use memory_model::cached::{Cached, MemChoice, Place};
 use semantics::machine::{FootprintKind, Machine};
 use traces::Choice;
@@ -213,6 +215,15 @@ pub fn block_persistent_sets(
             let j = &judged[i];
             j.clean
                 && match (enabled[i], g) {
+                    // A warp's: not a `.shared` op's step, whose end lets the other warps'
+                    // weak shared loads be read at issue (D30).
+                    (Choice::Mem(MemChoice::Step { op }), Group::Warp(..))
+                        if cache
+                            .op_request(op)
+                            .is_some_and(|r| r.space == MemSpace::Shared) =>
+                    {
+                        false
+                    }
                     (Choice::Mem(mc), _) => {
                         private_places(cache.footprint(mc).places.iter(), g, sm, warp_size)
                     }
