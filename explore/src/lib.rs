@@ -40,6 +40,7 @@ pub mod ample;
 pub mod axb_ptx;
 pub mod budget;
 pub mod coverage;
+pub mod dependence;
 pub mod dfs;
 pub mod dpor;
 pub mod fold;

@@ -32,7 +32,7 @@ use explore::dfs::{self, DfsBound};
 use explore::fold::{self, Folding};
 use explore::keyed::FingerprintSet;
 use explore::settle;
-use explore::{Por, ample};
+use explore::{Por, ample, dependence};
 use scheduler::Refused;
 use scheduler::Stop;
 use scheduler::outcome::Observe;
@@ -147,6 +147,17 @@ struct Frame {
     succ: std::vec::IntoIter<Successor>,
 }
 
+/// Which persistent sets the stateful search builds ([`Por::Persistent`]).
+#[derive(Clone, Copy)]
+enum Reduce<'a> {
+    /// Flat memory: sets of warps from their future footprints
+    /// ([`explore::ample::persistent_sets`]).
+    Futures(&'a Futures),
+    /// Cached memory: the choices of one block when all of them touch only that block's
+    /// places ([`explore::dependence::block_persistent_sets`]).
+    Blocks,
+}
+
 /// A transaction the machine refused: the choices taken up to it, the step count, the error.
 type Refusal = (Vec<Choice>, u64, semantics::machine::StepError);
 
@@ -162,11 +173,15 @@ type Successor = (Machine, Vec<Choice>, u128);
 fn successors(
     m: &Machine,
     folding: Folding,
-    futures: Option<&Futures>,
+    reduce: Option<Reduce<'_>>,
     visited: &FingerprintSet<u128>,
 ) -> Result<Vec<Successor>, Refusal> {
     let enabled = m.enabled();
-    let futures = futures.filter(|_| enabled.len() > 1);
+    let reduce = reduce.filter(|_| enabled.len() > 1);
+    let futures = match reduce {
+        Some(Reduce::Futures(f)) => Some(f),
+        _ => None,
+    };
     let mut out = Vec::with_capacity(enabled.len());
     let mut judged = Vec::new();
     for choice in enabled {
@@ -179,7 +194,7 @@ fn successors(
             folding,
             None,
             None,
-            futures.is_some(),
+            reduce.is_some(),
             // Under persistent sets, flat memory: a fence changes no state, and the exit of a
             // warp alone in its block commutes with everything (the final states and outcomes
             // are all this search keeps; no race monitor orders fences here).
@@ -197,7 +212,7 @@ fn successors(
         if let Err(e) = settle(&mut m2, &mut taken) {
             return Err((taken, m2.steps(), e));
         }
-        if futures.is_some() {
+        if reduce.is_some() {
             judged.push(ample::Judged::of(fp, &m2, taken.len() > before));
         }
         let key = m2.state_fingerprint();
@@ -208,12 +223,16 @@ fn successors(
             .filter(|&&i| out.get(i).is_some_and(|s| !visited.contains(&s.2)))
             .count()
     };
-    if let Some(f) = futures
-        && let Some(set) = ample::persistent_sets(m, f, enabled, &judged)
-            .into_iter()
-            .enumerate()
-            .min_by_key(|(k, set)| (fresh(set), *k))
-            .map(|(_, set)| set)
+    let sets = match reduce {
+        Some(Reduce::Futures(f)) => ample::persistent_sets(m, f, enabled, &judged),
+        Some(Reduce::Blocks) => dependence::block_persistent_sets(m, enabled, &judged),
+        None => Vec::new(),
+    };
+    if let Some(set) = sets
+        .into_iter()
+        .enumerate()
+        .min_by_key(|(k, set)| (fresh(set), *k))
+        .map(|(_, set)| set)
     {
         let mut i = 0;
         out.retain(|_| {
@@ -336,14 +355,18 @@ pub fn explore_until_with(
     }
     let futures = (por == Por::Persistent && root.performs_accesses_at_once())
         .then(|| root.future_footprints());
-    let futures = futures.as_ref();
+    let reduce = match (&futures, por) {
+        (Some(f), _) => Some(Reduce::Futures(f)),
+        (None, Por::Persistent) => Some(Reduce::Blocks),
+        (None, Por::None) => None,
+    };
     // Expands `m`, reached by `taken` after the stack's frames; a refusal ends the search.
     let expand = |m: &Machine,
                   stack: &[Frame],
                   taken: &[Choice],
                   visited: &FingerprintSet<u128>,
                   result: &mut Exploration| {
-        successors(m, folding, futures, visited)
+        successors(m, folding, reduce, visited)
             .map_err(|(failed, steps, e)| {
                 let prefix: Vec<Choice> = stack
                     .iter()

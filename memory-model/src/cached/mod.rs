@@ -421,6 +421,16 @@ impl Cached {
             .map(|o| &o.req)
     }
 
+    /// Every in-flight op by id: its id, its request, and whether it waits for an earlier op of
+    /// its thread to end (ordering rules O1-O3; such an op has no enabled step until then). The
+    /// reductions use it to tell which ops only their own block's steps can enable.
+    pub fn in_flight(&self) -> impl Iterator<Item = (OpId, &Request, bool)> + '_ {
+        self.ops
+            .iter()
+            .enumerate()
+            .filter_map(|(id, o)| o.as_ref().map(|o| (id as OpId, &o.req, !o.deps.is_empty())))
+    }
+
     /// Whether the thread has ops in flight (barriers, exit, call and ret wait until it has none).
     pub fn thread_busy(&self, who: Who) -> bool {
         self.index.by_thread.busy(who)
