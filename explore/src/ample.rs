@@ -10,7 +10,7 @@
 //! and otherwise the transactions of a set of warps ("Sets of warps" below). The singletons:
 //! * a transaction whose every step touches its own warp only ([`FootprintKind::Local`]: the
 //!   fold stopped inside a warp's invisible steps, or every step is a scheduling point,
-//!   [`Folding::None`]);
+//!   [`Folding::None`](crate::fold::Folding::None));
 //! * under flat memory, one that ends in a fence with no memory access: flat memory performs
 //!   every access at once (thesis section 5.3.2, rule membar), so the fence changes no state
 //!   ([`super::dpor::outcome_footprint`]);

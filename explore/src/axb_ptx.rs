@@ -9,7 +9,7 @@
 //! * [`Layout::Lanes`]: `id = %tid.x`, one block of N threads: the test threads are lanes of
 //!   one warp.
 //!
-//! Instructions ([`axb::Instr`]):
+//! Instructions ([`axb::Instr`](crate::progress::axb::Instr)):
 //! * `atomic_exch_branch(l, c, x, t)`: `atom.global.exch.b32 r, [loc_l], x; setp.eq r, c;
 //!   @p bra T_t` (the branch reads the old value, the exchange writes: AXB's semantics);
 //! * `atomic_chk_branch(l, c, t)`: a read ([`Read`]: `ld.volatile.global` or an atomic

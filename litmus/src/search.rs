@@ -306,7 +306,7 @@ pub fn explore_staged(
     explore_until(initial, t, max_states, folding, stop)
 }
 
-/// [`explore`] (the stateful search, module header), cut short (`timed_out`) when `stop` is
+/// [`explore()`] (the stateful search, module header), cut short (`timed_out`) when `stop` is
 /// requested; with persistent sets ([`Por::Persistent`]) when `folding` folds invisible steps.
 pub fn explore_until(
     initial: Machine,

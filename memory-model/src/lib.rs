@@ -1,6 +1,6 @@
 //! `memory-model`: the memory environments the CUDA machine links to (thesis chapter 4, 5.8.1).
 //!
-//! * [`MemoryEnv`] (module [`env`]): the seam the machine sees. Issue a request (performed at
+//! * [`MemoryEnv`] (module [`env`](mod@env)): the seam the machine sees. Issue a request (performed at
 //!   once by [`Flat`], in flight under [`CachedMemory`]), the memory choices and their steps,
 //!   the barrier hook, whether ops are in flight, global memory as a thread reads it, the
 //!   canonical state; [`Memory`] is the one the machine holds.

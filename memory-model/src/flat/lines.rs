@@ -4,7 +4,7 @@ use super::{Flat, Segment};
 use crate::{MemSpace, Who};
 use std::sync::Arc;
 
-/// Line-granular DRAM access for the cached model ([`cached`]): a cache line of global or local
+/// Line-granular DRAM access for the cached model ([`cached`](crate::cached)): a cache line of global or local
 /// memory may extend past the allocation that holds the accessed bytes (lines are aligned and
 /// allocations are not), so these helpers never fail. A byte outside every allocation reads as
 /// zero and a write to it is dropped: no thread can name such a byte without faulting (the
