@@ -98,7 +98,13 @@ impl Regs {
     /// Register `reg` of every lane, `None` past the registers.
     #[inline]
     pub fn row(&self, reg: usize) -> Option<&[u64]> {
-        (reg < self.count).then(|| &self.shared_row(reg)[..])
+        // A plain branch, not `bool::then` with a closure: this is on every register read of
+        // the fast paths, and the closure showed in profiles as a call of its own.
+        if reg < self.count {
+            Some(&self.shared_row(reg)[..])
+        } else {
+            None
+        }
     }
 
     /// Register `reg` of every lane to write, copied first (with its chunk) if a clone shares

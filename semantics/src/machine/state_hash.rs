@@ -21,7 +21,9 @@
 //!   hashed row by row (a row is one register of every lane, `Regs`): a row every real lane
 //!   keeps is hashed as its fingerprint, memoised with the row and dropped by every write to
 //!   it, so that a successor state rehashes only the rows its step wrote; a row only some
-//!   lanes keep is hashed as those lanes' values;
+//!   lanes keep is hashed as those lanes' values. Per-lane words (call depth, frame and
+//!   function, call pc with kept count) are hashed once with a tag when every real lane
+//!   has the same one (a converged warp), else lane by lane after the other tag;
 //! * left out: dead registers (above), the step counter and the thread-instruction counter (monotone: no loop would ever
 //!   close), the enabled set (a function of the state; its *order* depends on history), SM
 //!   occupancy (a function of the resident blocks), the leftovers of barriers not in use, the
@@ -496,8 +498,8 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
     let ws = depth.len();
     let real_lanes = real & lane_mask(ws.min(64) as u32);
     let each_real_lane = || lanes(real_lanes);
+    write_lanes(h, real_lanes, |l| depth[l] as u64);
     for l in each_real_lane() {
-        h.write_u32(depth[l] as u32);
         if let Some(ItsState {
             lane_pc,
             lane_wait,
@@ -533,22 +535,28 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
         let nregs = regs.count();
         h.write_usize(nregs);
         groups.clear();
-        for l in each_real_lane() {
-            h.write_u64(pack32(
+        write_lanes(h, real_lanes, |l| {
+            pack32(
                 frame_base.get(l).copied().unwrap_or(0),
                 func.get(l).map_or(0, |f| f.0),
-            ));
+            )
+        });
+        // Each lane's call pc with its kept count (gathered first: the kept sets are computed
+        // in lane order, memoised for runs of lanes that resume alike).
+        let mut pc_count = [0u64; 64];
+        for l in each_real_lane() {
             let call_pc = call_pc.get(l).copied().unwrap_or(0);
             let (bits, count) = match kept.as_mut().and_then(|kept| kept.of(l, k, nregs)) {
                 None => (None, nregs as u32),
                 Some((bits, count)) => (Some(bits), count),
             };
-            h.write_u64(pack32(call_pc, count));
+            pc_count[l] = pack32(call_pc, count);
             match groups.iter_mut().find(|(b, _)| b.as_deref() == bits) {
                 Some((_, lanes)) => *lanes |= 1 << l,
                 None => groups.push((bits.map(SmallVec::from_slice), 1 << l)),
             }
         }
+        write_lanes(h, real_lanes, |l| pc_count[l]);
         // Then the kept registers row by row: a row that every real lane keeps is its
         // memoised fingerprint (rehashed only when a step wrote it), else the values of the
         // lanes that keep it.
@@ -558,8 +566,10 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
                 h.write_u64(f as u64);
                 h.write_u64((f >> 64) as u64);
             } else {
+                // The row once, then its lanes (a missing row or lane reads as zero).
+                let values = regs.row(r).unwrap_or(&[]);
                 for l in lanes(keeping) {
-                    h.write_u64(regs.get(r, l).unwrap_or(0));
+                    h.write_u64(values.get(l).copied().unwrap_or(0));
                 }
             }
         };
@@ -576,21 +586,57 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
                     }
                 }
             }
+            // Diverged lanes: each register some group keeps, in order, with the lanes of the
+            // groups that keep it. Taken 64 registers at a time from each group's bit word, so
+            // that registers no group keeps cost nothing.
             _ => {
-                for r in 0..nregs {
-                    let keeping = groups
+                for i in 0..nregs.div_ceil(64) {
+                    let below_count = match nregs - i * 64 {
+                        n if n >= 64 => u64::MAX,
+                        n => (1u64 << n) - 1,
+                    };
+                    let words: SmallVec<[(u64, u64); 4]> = groups
                         .iter()
-                        .filter(|(bits, _)| {
-                            bits.as_ref().is_none_or(|b| {
-                                b.get(r / 64).is_some_and(|w| w >> (r % 64) & 1 == 1)
-                            })
+                        .map(|(bits, lanes)| {
+                            let word = bits
+                                .as_ref()
+                                .map_or(u64::MAX, |b| b.get(i).copied().unwrap_or(0));
+                            (word & below_count, *lanes)
                         })
-                        .fold(0, |m, (_, lanes)| m | lanes);
-                    if keeping != 0 {
-                        row(h, r, keeping);
+                        .collect();
+                    let mut kept_by_any = words.iter().fold(0, |m, (w, _)| m | w);
+                    while kept_by_any != 0 {
+                        let bit = kept_by_any.trailing_zeros();
+                        kept_by_any &= kept_by_any - 1;
+                        let keeping = words
+                            .iter()
+                            .filter(|(w, _)| w >> bit & 1 == 1)
+                            .fold(0, |m, (_, lanes)| m | lanes);
+                        row(h, i * 64 + bit as usize, keeping);
                     }
                 }
             }
+        }
+    }
+}
+
+/// One word per lane of `real_lanes`, hashed once when every such lane has the same value (the
+/// usual case: a converged warp's lanes share their depth, frame, function and call pc). The
+/// leading tag says which encoding follows, so the hash stays a function of the values alone
+/// and the two encodings cannot be confused.
+#[inline]
+fn write_lanes<H: Hasher>(h: &mut H, real_lanes: u64, value: impl Fn(usize) -> u64) {
+    if real_lanes == 0 {
+        return;
+    }
+    let first = value(real_lanes.trailing_zeros() as usize);
+    if lanes(real_lanes).all(|l| value(l) == first) {
+        h.write_u8(0);
+        h.write_u64(first);
+    } else {
+        h.write_u8(1);
+        for l in lanes(real_lanes) {
+            h.write_u64(value(l));
         }
     }
 }
@@ -805,6 +851,29 @@ fn hash_simt<H: Hasher>(s: &SimtState, h: &mut H) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn per_lane_words_are_hashed_once_when_uniform_and_stay_distinct() {
+        let f = |mask: u64, values: &[u64]| {
+            let mut h = StateHasher::new();
+            write_lanes(&mut h, mask, |l| values[l]);
+            h.finish128()
+        };
+        let words = |xs: &[u64]| {
+            let mut h = StateHasher::new();
+            xs.iter().for_each(|&x| h.write_u64(x));
+            h.finish128()
+        };
+        // A converged warp: tag and one word, whatever the lane count.
+        assert_eq!(f(0b1011, &[7, 7, 9, 7]), words(&[0, 7]));
+        // Lanes that differ: tag, then each real lane's word in lane order.
+        assert_eq!(f(0b1011, &[7, 8, 9, 7]), words(&[1, 7, 8, 7]));
+        // Neither encoding is mistaken for the other, nor a value for a tag.
+        assert_ne!(f(0b11, &[1, 1]), f(0b11, &[1, 0]));
+        assert_ne!(f(0b11, &[0, 0]), f(0b11, &[0, 1]));
+        assert_ne!(f(0b1, &[1]), f(0b11, &[0, 1]));
+        assert_eq!(f(0, &[]), StateHasher::new().finish128());
+    }
 
     #[test]
     fn hasher_is_deterministic_and_order_sensitive() {
