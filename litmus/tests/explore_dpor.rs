@@ -420,23 +420,8 @@ fn answer(r: &litmus::search::Exploration) -> Answer {
 #[test]
 fn litmus_search_answers_as_the_stateful_search() {
     use litmus::search::{Searched, explore_staged, explore_until};
-    let dir = conformance_path().join("ptx-litmus");
-    let mut files = Vec::new();
-    litmus_files(&dir, &mut files);
-    assert!(!files.is_empty(), "no litmus files under {}", dir.display());
-    let mut cadp = 0;
-    files.retain(|f| {
-        !f.display().to_string().contains("CADP") || {
-            cadp += 1;
-            cadp % 8 == 1
-        }
-    });
-    for n in 2..=4 {
-        for family in ["MP", "SB", "LB"] {
-            files.push(workspace_root().join(format!("tests/litmus/families/{family}-{n}.litmus")));
-        }
-    }
-    files.push(workspace_root().join("tests/litmus/families/IRIW-4.litmus"));
+    let mut files = corpus::litmus_suite_sample();
+    files.extend(corpus::litmus_families(4));
     let never = Stop::never();
     let (mut by_dpor, mut by_states, mut skipped) = (0, 0, 0);
     for f in &files {

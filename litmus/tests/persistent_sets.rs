@@ -16,7 +16,9 @@
 //! A persistent set that left out a warp (a block) whose steps conflict with the set's next
 //! steps loses an outcome here.
 
-use corpus::{conformance_path, litmus_files, observe_globals, workspace_root};
+use corpus::{
+    conformance_path, litmus_families, litmus_family, litmus_suite_sample, observe_globals,
+};
 use explore::progress::ProgressModel;
 use explore::{Folding, Level, Limits, Por, explore_with};
 use litmus::parse::parse;
@@ -44,28 +46,6 @@ fn litmus_machine(path: &Path, memory: MemoryKind) -> Option<(Machine, Translati
     let mut observe = observe_globals(m.program(), Vec::new());
     observe.registers = t.observe(m.program()).registers;
     Some((m, t, observe))
-}
-
-fn family(name: &str, n: usize) -> PathBuf {
-    workspace_root().join(format!("tests/litmus/families/{name}-{n}.litmus"))
-}
-
-/// Every test of the suite but the CADP forward-progress tests, which spin (every 8th of
-/// those), then `families`.
-fn suite_and(families: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
-    let dir = conformance_path().join("ptx-litmus");
-    let mut files = Vec::new();
-    litmus_files(&dir, &mut files);
-    assert!(!files.is_empty(), "no litmus files under {}", dir.display());
-    let mut cadp = 0;
-    files.retain(|f| {
-        !f.display().to_string().contains("CADP") || {
-            cadp += 1;
-            cadp % 8 == 1
-        }
-    });
-    files.extend(families);
-    files
 }
 
 /// Outcomes with their counts, deadlocks (under cached memory: whether one is reached), whether
@@ -145,19 +125,18 @@ fn compare_all(files: &[PathBuf], memory: MemoryKind) -> (usize, usize) {
 
 #[test]
 fn persistent_sets_keep_the_litmus_answers_on_the_suite_and_the_families() {
-    let mut families: Vec<PathBuf> = (2..=4)
-        .flat_map(|n| ["MP", "SB", "LB"].map(|name| family(name, n)))
-        .collect();
-    families.push(family("IRIW", 4));
-    let (compared, smaller) = compare_all(&suite_and(families), MemoryKind::Flat);
+    let mut files = litmus_suite_sample();
+    files.extend(litmus_families(4));
+    let (compared, smaller) = compare_all(&files, MemoryKind::Flat);
     assert!(compared > 100, "only {compared} tests compared");
     assert!(smaller > 0);
 }
 
 #[test]
 fn block_sets_keep_the_cached_litmus_answers_on_the_suite_and_the_families() {
-    let families = ["MP", "SB", "LB"].map(|name| family(name, 2));
-    let (compared, smaller) = compare_all(&suite_and(families), MemoryKind::Cached);
+    let mut files = litmus_suite_sample();
+    files.extend(["MP", "SB", "LB"].map(|name| litmus_family(name, 2)));
+    let (compared, smaller) = compare_all(&files, MemoryKind::Cached);
     assert!(compared > 40, "only {compared} tests compared");
     assert!(2 * smaller > compared, "{smaller} of {compared} smaller");
 }
@@ -166,7 +145,7 @@ fn block_sets_keep_the_cached_litmus_answers_on_the_suite_and_the_families() {
 /// `Por::Persistent` visited every state the fold alone did).
 #[test]
 fn block_sets_cut_the_states_of_mp_2_under_cached_memory() {
-    let (m, t, _) = litmus_machine(&family("MP", 2), MemoryKind::Cached).expect("MP-2");
+    let (m, t, _) = litmus_machine(&litmus_family("MP", 2), MemoryKind::Cached).expect("MP-2");
     let reduced = search(
         &m,
         &t,
@@ -217,7 +196,7 @@ fn family_states(name: &str, max: usize) -> Vec<usize> {
     (2..=max)
         .map(|n| {
             let (m, t, _) =
-                litmus_machine(&family(name, n), MemoryKind::Flat).expect("a family test");
+                litmus_machine(&litmus_family(name, n), MemoryKind::Flat).expect("a family test");
             let r = explore_until(m, &t, MAX_STATES, Folding::Invisible, &Stop::never());
             assert!(!r.bounded, "{name}-{n}");
             r.states
@@ -256,14 +235,7 @@ fn bfs(m: &Machine, observe: &Observe, por: Por) -> explore::Exploration {
 
 #[test]
 fn the_stateful_search_with_sets_keeps_outcomes_and_verdicts_and_cuts_states() {
-    let mut files: Vec<PathBuf> = Vec::new();
-    for n in 2..=4 {
-        for name in ["MP", "SB", "LB"] {
-            files.push(family(name, n));
-        }
-    }
-    files.push(family("IRIW", 4));
-    for f in &files {
+    for f in &litmus_families(4) {
         let name = f.display().to_string();
         let (m, _, observe) = litmus_machine(f, MemoryKind::Flat).expect("a family test");
         let full = bfs(&m, &observe, Por::None);
@@ -310,7 +282,7 @@ fn the_stateful_search_with_sets_keeps_outcomes_and_verdicts_and_cuts_states() {
 fn a_warps_future_footprint_shrinks_as_it_runs() {
     use semantics::machine::FootprintKind;
     use traces::Choice;
-    let (mut m, _, _) = litmus_machine(&family("MP", 2), MemoryKind::Flat).expect("MP-2");
+    let (mut m, _, _) = litmus_machine(&litmus_family("MP", 2), MemoryKind::Flat).expect("MP-2");
     explore::settle(&mut m, &mut Vec::new()).expect("settles");
     let futures = m.future_footprints();
     let (writer, reader) = (

@@ -8,7 +8,8 @@ pub use launch_file as launch;
 
 mod suites;
 pub use suites::{
-    conformance_path, corpus_machines, corpus_machines_under, litmus_files, observe_globals,
+    conformance_path, corpus_machines, corpus_machines_under, litmus_families, litmus_family,
+    litmus_files, litmus_suite_sample, observe_globals,
 };
 
 use launch::{Launch, LaunchError, Resolved};

@@ -36,6 +36,39 @@ pub fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The PTX litmus suite as the reduction comparisons run it: every test below
+/// `ptx-litmus` but the CADP forward-progress tests, which spin (every 8th of those), in path
+/// order. Panics when the suite is absent (the comparisons need it).
+pub fn litmus_suite_sample() -> Vec<PathBuf> {
+    let dir = conformance_path().join("ptx-litmus");
+    let mut files = Vec::new();
+    litmus_files(&dir, &mut files);
+    assert!(!files.is_empty(), "no litmus files under {}", dir.display());
+    let mut cadp = 0;
+    files.retain(|f| {
+        !f.display().to_string().contains("CADP") || {
+            cadp += 1;
+            cadp % 8 == 1
+        }
+    });
+    files
+}
+
+/// MP-n, SB-n and LB-n for n = 2..=`max_n`, then IRIW-4 (the families both reduction
+/// comparisons add to the suite).
+pub fn litmus_families(max_n: usize) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = (2..=max_n)
+        .flat_map(|n| ["MP", "SB", "LB"].map(|name| litmus_family(name, n)))
+        .collect();
+    files.push(litmus_family("IRIW", 4));
+    files
+}
+
+/// The litmus family test `NAME-N` (`tests/litmus/families`, e.g. MP-3).
+pub fn litmus_family(name: &str, n: usize) -> PathBuf {
+    crate::workspace_root().join(format!("tests/litmus/families/{name}-{n}.litmus"))
+}
+
 /// Every `.global` module variable of at most 8 bytes, as the CLI observes them.
 pub fn observe_globals(p: &semantics::Program, buffers: Vec<usize>) -> Observe {
     Observe {
