@@ -185,28 +185,20 @@ pub fn block_persistent_sets(
     groups.dedup();
     let mut sets: Vec<Vec<usize>> = Vec::new();
     for &g in &groups {
-        let (member, sm) = match g {
-            Group::Block(b) => {
-                if stalled.iter().any(|(x, _)| *x == b) {
-                    continue;
-                }
-                let sm = sms.iter().find(|(x, _)| *x == b).map(|(_, s)| *s);
-                (
-                    Box::new(move |c: &Choice| block_of(c) == Some(b))
-                        as Box<dyn Fn(&Choice) -> bool>,
-                    sm,
-                )
-            }
-            Group::Warp(b, w) => {
-                if stalled.contains(&(b, w)) {
-                    continue;
-                }
-                (
-                    Box::new(move |c: &Choice| warp_of(c) == Some((b, w)))
-                        as Box<dyn Fn(&Choice) -> bool>,
-                    None,
-                )
-            }
+        // A stalled op (condition 2) rules out its block's and its warp's sets.
+        let (stalled_group, sm) = match g {
+            Group::Block(b) => (
+                stalled.iter().any(|(x, _)| *x == b),
+                sms.iter().find(|(x, _)| *x == b).map(|(_, s)| *s),
+            ),
+            Group::Warp(b, w) => (stalled.contains(&(b, w)), None),
+        };
+        if stalled_group {
+            continue;
+        }
+        let member = |c: &Choice| match g {
+            Group::Block(b) => block_of(c) == Some(b),
+            Group::Warp(b, w) => warp_of(c) == Some((b, w)),
         };
         let set: Vec<usize> = (0..enabled.len())
             .filter(|&i| member(&enabled[i]))
