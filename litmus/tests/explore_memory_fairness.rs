@@ -329,3 +329,22 @@ fn barrier_rows_give_flat_memorys_verdict_but_for_the_weak_cross_cta_barrier() {
     println!("{decided} decided; not within the bound: {undecided:?}");
     assert!(decided >= 17, "{decided} decided; {undecided:?}");
 }
+
+/// The lasso the fairness condition keeps (`explore::dependence::fair_to_operations`): under
+/// `unfair`, in `CADP/2_threads_2_instructions/4_simple` under cached memory, a run in which one
+/// warp never steps does not end. Taking a set whose only way to stay fair to ops is a warp
+/// step that issues a request (put in front of that run, it creates an op the run never
+/// performs) made the reduced search answer PASS where the unreduced one answers FAIL.
+#[test]
+fn cached_sets_keep_the_unfair_lasso_of_cadp_4_simple() {
+    let path = conformance_path().join("ptx-litmus/CADP/2_threads_2_instructions/4_simple.litmus");
+    if !path.is_file() {
+        eprintln!("ptx-litmus conformance suite not found; skipping");
+        return;
+    }
+    let unfair: ProgressModel = "unfair".parse().unwrap();
+    let m = cached_machine(&path);
+    let reduced = cached_search(&m, Por::Persistent).expect("within the bound");
+    assert_eq!(reduced.verdict(unfair), Some(Verdict::Fail));
+    compare_cached(&path).expect("both within the bound");
+}
