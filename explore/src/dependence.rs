@@ -68,8 +68,47 @@
 //! final state has no op in flight: outcomes and their counts of distinct final states are
 //! exactly the unreduced search's. Deadlocked states may hold ops, so their *number* may
 //! differ by renamed copies; whether a deadlock is reachable does not.
+//!
+//! **Fairness: the progress search** (`explore::explore_with`, [`crate::Por::Persistent`]) uses
+//! these sets too, for the verdicts and lassos of the models [`crate::Por::preserves`]: the
+//! unfair model and weak fairness towards every live unit. Under cached memory neither has
+//! F = ∅: every in-flight operation is a unit owed a step under every model while it is live
+//! and enabled, and silent actions belong to the memory system, owed nothing and making no unit
+//! "have stepped" (docs/exploration.md, "Fairness for memory"). The argument of
+//! [`crate::ample`] ("The fairness argument carries over to sets") builds, from a weakly fair
+//! infinite run ρ of the full graph from `s`, a weakly fair infinite path of the reduced one;
+//! here is what changes when the set `G` holds memory choices. Take ρ.
+//! * **ρ takes a choice of `G`.** Its first one, `t`, is one of `G`'s (no step outside `G`
+//!   enables a new choice of `G`'s block or warp, above) and moves to the front over steps it
+//!   commutes with: every unit is enabled at the same points, each unit's own steps keep their
+//!   order, and the memory system's steps still make no unit have stepped. The one change is
+//!   the names of ops (above): an op issued after `t` in one order may take another slot in the
+//!   other, so the moved run is a run of the full graph up to a renaming of the op units. Both
+//!   models treat op units alike (each is owed a step while live and enabled, none counts for
+//!   "has stepped"), so the renamed run is weakly fair exactly when ρ is.
+//! * **ρ takes no choice of `G`.** Every choice of `G` then stays enabled for ever. An op's
+//!   micro step in `G` (an op in a slot of its own, [`crate::units::MAX_OP_SLOTS`]) is a unit
+//!   owed a step that is enabled for ever and never steps: ρ is not weakly fair, so this case
+//!   cannot arise. A warp step in `G` belongs to a unit that ρ need not step (under the unfair
+//!   model; under `fair` at a level coarser than warps, a block or grid that steps through its
+//!   other warps): the path puts a choice of `G` in front of ρ. Under flat memory any choice
+//!   does, but here a warp step that issues a memory request creates an operation, a new unit
+//!   owed a step that ρ never gives it (its micro steps are the warp's block's or warp's, which
+//!   ρ never takes): the path would be unfair and could hide ρ's lasso. So the choice put in
+//!   front must issue nothing: a silent action (the memory system's, owed nothing, making no
+//!   unit have stepped, and touching only `G`'s L1 lines, which ρ never reads), or a warp step
+//!   whose visible step is no memory access (local, a barrier arrival, an exit). The path then
+//!   has ρ's units enabled at the same points and stepping as often, and it is weakly fair.
+//!
+//! Hence [`fair_to_operations`]: the progress search takes a set only when it holds the micro
+//! step of an op with a slot of its own, or a choice that issues nothing. A set of silent
+//! actions alone passes (the second bullet's silent action), and loses nothing: the cycle
+//! proviso (every choice of the set leads to a state not known before) keeps it from being
+//! taken round a cycle, so the path reaches a fully expanded state, where ρ's next step is
+//! taken, after finitely many such prefixes, as under flat memory.
 
 use super::ample::Judged;
+use crate::units::Units;
 use memory_model::MemSpace;
 use memory_model::cached::{Cached, MemChoice, Place};
 use semantics::machine::{FootprintKind, Machine};
@@ -243,4 +282,35 @@ pub fn block_persistent_sets(
     }
     sets.sort_by_key(|s| (s.len(), s.first().copied()));
     sets
+}
+
+/// Whether the persistent set `set` (indices into `enabled`, whose transactions are `judged`)
+/// may stand for its state in the progress search under cached memory (module header,
+/// "Fairness"): it holds the micro step of an operation that is a unit of its own (owed a step
+/// under every model, so no weakly fair run avoids the set for ever), or a choice that issues
+/// no memory request (a silent action, or a warp step whose visible step is not a memory
+/// access), which may be put in front of a run that avoids the set without creating an
+/// operation that run starves.
+pub fn fair_to_operations(
+    m: &Machine,
+    units: &Units,
+    enabled: &[Choice],
+    judged: &[Judged],
+    set: &[usize],
+) -> bool {
+    let op_units = units.op_units();
+    set.iter().any(|&i| match (enabled.get(i), judged.get(i)) {
+        (Some(c @ Choice::Mem(MemChoice::Step { .. })), _) => {
+            let u = units.of(m, c);
+            !u.is_empty() && u.difference(op_units).is_empty()
+        }
+        (Some(Choice::Mem(_)), _) => true,
+        (Some(_), Some(j)) => j.footprint.is_some_and(|f| {
+            !matches!(
+                f.kind,
+                FootprintKind::Memory { .. } | FootprintKind::Anything
+            )
+        }),
+        _ => false,
+    })
 }

@@ -1208,6 +1208,15 @@ fn expand(
             && !enabled.iter().any(is_system)
             && m.every_block_issued()
     });
+    // Under cached memory, the sets of a block or a warp from the places its choices touch
+    // ([`dependence::block_persistent_sets`]): they need every transaction's footprint too.
+    let cached_sets = por == Por::Persistent
+        && enabled.len() > 1
+        && m.cache().is_some()
+        && m.every_block_issued()
+        && !enabled
+            .iter()
+            .any(|c| matches!(c, Choice::Issue { .. } | Choice::EndBarrier { .. }));
     let mut judged = Vec::new();
     for c in &enabled {
         let u = how.units.of(m, c);
@@ -1218,7 +1227,7 @@ fn expand(
             .flatten();
         let mut m2 = m.clone();
         taken.clear();
-        let footprints = candidate.is_some() || futures.is_some();
+        let footprints = candidate.is_some() || futures.is_some() || cached_sets;
         let (fp, settled) = match how.take(&mut m2, c, key, footprints, &mut taken) {
             Ok(t) => t,
             Err(error) => {
@@ -1237,7 +1246,7 @@ fn expand(
             (label, None)
         };
         let alone = candidate.is_some_and(|cand| cand.alone(fp, &m2, settled));
-        if futures.is_some() {
+        if futures.is_some() || cached_sets {
             judged.push(ample::Judged::of(fp, &m2, settled));
         }
         let info = (!known.contains_key(&to)).then(|| state_info(&m2, &how.units, observe));
@@ -1258,7 +1267,16 @@ fn expand(
     }
     let sets = match futures {
         Some(f) => ample::persistent_sets(m, f, &enabled, &judged),
-        _ => Vec::new(),
+        None if cached_sets => {
+            let mut sets = dependence::block_persistent_sets(m, &enabled, &judged);
+            // Only sets that cannot hide a run in which an operation starves
+            // ([`dependence`], "Fairness").
+            sets.retain(|set| {
+                dependence::fair_to_operations(m, &how.units, &enabled, &judged, set)
+            });
+            sets
+        }
+        None => Vec::new(),
     };
     Ok(Expansion { list: out, sets })
 }
