@@ -119,3 +119,65 @@ fn memoised_fingerprints_equal_the_ones_from_scratch_after_every_step() {
     assert!(runs >= 400, "only {runs} runs");
     assert!(steps >= 100_000, "only {steps} steps");
 }
+
+/// A machine nobody cloned keeps its registers dense (one vector per warp and call depth, as a
+/// plain run does); a clone that writes a warp gets that warp's registers as shared rows (the
+/// form every explorer's states have). Along a random schedule stepped in place, a clone taken
+/// every few steps has the machine's fingerprint, and after both take the same step they still
+/// agree, memoised and from scratch: the two storages are one state.
+#[test]
+fn a_dense_machine_and_its_stepped_clone_are_the_same_state() {
+    let mut runs = 0;
+    let mut compared = 0;
+    for ptx in programs() {
+        let name = ptx.file_stem().unwrap().to_string_lossy().into_owned();
+        let Ok(program) = load_file(&ptx) else {
+            continue;
+        };
+        let launch = read_launch(&ptx.with_extension("ron")).unwrap_or_else(|e| panic!("{e}"));
+        let Ok(resolved) = resolve(&launch, &program) else {
+            continue;
+        };
+        let program = Arc::new(program);
+        for memory in [MemoryKind::Flat, MemoryKind::Cached] {
+            let config = MachineConfig {
+                memory,
+                ..MachineConfig::default()
+            };
+            let Ok(mut m) = Machine::new(Arc::clone(&program), &resolved.config, &config) else {
+                continue;
+            };
+            let mut x = 0x9E37_79B9_7F4A_7C15u64;
+            for step in 0..STEPS {
+                let enabled = m.enabled();
+                if enabled.is_empty() {
+                    break;
+                }
+                let choice = enabled[(next(&mut x) % enabled.len() as u64) as usize];
+                let what = format!("{name} {memory:?} step {step} ({choice:?})");
+                if step % 8 == 0 {
+                    let mut c = m.clone();
+                    assert_eq!(c.state_fingerprint(), m.state_fingerprint(), "{what}");
+                    let stepped = c.step(&choice).is_ok();
+                    assert_eq!(m.step(&choice).is_ok(), stepped, "{what}");
+                    if !stepped {
+                        break;
+                    }
+                    assert_eq!(c.state_fingerprint(), m.state_fingerprint(), "{what}");
+                    assert_eq!(
+                        m.state_fingerprint_from_scratch(),
+                        m.state_fingerprint(),
+                        "{what}"
+                    );
+                    compared += 1;
+                } else if m.step(&choice).is_err() {
+                    break;
+                }
+            }
+            runs += 1;
+        }
+    }
+    println!("{runs} runs, {compared} clones compared");
+    assert!(runs >= 50, "only {runs} runs");
+    assert!(compared >= 2_000, "only {compared} clones compared");
+}
