@@ -31,6 +31,38 @@ fn programs() -> Vec<PathBuf> {
     files
 }
 
+/// Calls `f` with a label and a fresh machine for every program of [`programs`] that loads
+/// and resolves, under each of `models` and `memories`.
+fn for_each_machine(
+    models: &[WarpModel],
+    memories: &[MemoryKind],
+    mut f: impl FnMut(&str, Machine),
+) {
+    for ptx in programs() {
+        let name = ptx.file_stem().unwrap().to_string_lossy().into_owned();
+        let Ok(program) = load_file(&ptx) else {
+            continue;
+        };
+        let launch = read_launch(&ptx.with_extension("ron")).unwrap_or_else(|e| panic!("{e}"));
+        let Ok(resolved) = resolve(&launch, &program) else {
+            continue;
+        };
+        let program = Arc::new(program);
+        for &warp_model in models {
+            for &memory in memories {
+                let config = MachineConfig {
+                    warp_model,
+                    memory,
+                    ..MachineConfig::default()
+                };
+                if let Ok(m) = Machine::new(Arc::clone(&program), &resolved.config, &config) {
+                    f(&format!("{name} {warp_model:?} {memory:?}"), m);
+                }
+            }
+        }
+    }
+}
+
 /// A small deterministic generator (xorshift64*): which enabled choice a step takes.
 fn next(x: &mut u64) -> u64 {
     *x ^= *x >> 12;
@@ -81,40 +113,20 @@ fn check_run(what: &str, mut m: Machine, seed: u64) -> usize {
 fn memoised_fingerprints_equal_the_ones_from_scratch_after_every_step() {
     let mut runs = 0;
     let mut steps = 0;
-    for ptx in programs() {
-        let name = ptx.file_stem().unwrap().to_string_lossy().into_owned();
-        let Ok(program) = load_file(&ptx) else {
-            continue;
-        };
-        let launch = read_launch(&ptx.with_extension("ron")).unwrap_or_else(|e| panic!("{e}"));
-        let Ok(resolved) = resolve(&launch, &program) else {
-            continue;
-        };
-        let program = Arc::new(program);
-        for model in [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads] {
-            for memory in [MemoryKind::Flat, MemoryKind::Cached] {
-                let config = MachineConfig {
-                    warp_model: model,
-                    memory,
-                    ..MachineConfig::default()
-                };
-                let Ok(m) = Machine::new(Arc::clone(&program), &resolved.config, &config) else {
-                    continue;
-                };
-                for seed in 1..=SEEDS {
-                    let mut m = m.clone();
-                    // Every other run observes final registers (litmus's setting), which
-                    // keeps completed warps' registers in the state.
-                    if seed % 2 == 0 {
-                        m.set_final_registers(FinalRegisters::Observed);
-                    }
-                    let what = format!("{name} {model:?} {memory:?} seed {seed}");
-                    steps += check_run(&what, m, seed);
-                    runs += 1;
-                }
+    let models = [WarpModel::SimtStack, WarpModel::Its, WarpModel::Threads];
+    let memories = [MemoryKind::Flat, MemoryKind::Cached];
+    for_each_machine(&models, &memories, |label, m| {
+        for seed in 1..=SEEDS {
+            let mut m = m.clone();
+            // Every other run observes final registers (litmus's setting), which keeps
+            // completed warps' registers in the state.
+            if seed % 2 == 0 {
+                m.set_final_registers(FinalRegisters::Observed);
             }
+            steps += check_run(&format!("{label} seed {seed}"), m, seed);
+            runs += 1;
         }
-    }
+    });
     println!("{runs} runs, {steps} steps checked");
     assert!(runs >= 400, "only {runs} runs");
     assert!(steps >= 100_000, "only {steps} steps");
@@ -129,54 +141,37 @@ fn memoised_fingerprints_equal_the_ones_from_scratch_after_every_step() {
 fn a_dense_machine_and_its_stepped_clone_are_the_same_state() {
     let mut runs = 0;
     let mut compared = 0;
-    for ptx in programs() {
-        let name = ptx.file_stem().unwrap().to_string_lossy().into_owned();
-        let Ok(program) = load_file(&ptx) else {
-            continue;
-        };
-        let launch = read_launch(&ptx.with_extension("ron")).unwrap_or_else(|e| panic!("{e}"));
-        let Ok(resolved) = resolve(&launch, &program) else {
-            continue;
-        };
-        let program = Arc::new(program);
-        for memory in [MemoryKind::Flat, MemoryKind::Cached] {
-            let config = MachineConfig {
-                memory,
-                ..MachineConfig::default()
-            };
-            let Ok(mut m) = Machine::new(Arc::clone(&program), &resolved.config, &config) else {
-                continue;
-            };
-            let mut x = 0x9E37_79B9_7F4A_7C15u64;
-            for step in 0..STEPS {
-                let enabled = m.enabled();
-                if enabled.is_empty() {
-                    break;
-                }
-                let choice = enabled[(next(&mut x) % enabled.len() as u64) as usize];
-                let what = format!("{name} {memory:?} step {step} ({choice:?})");
-                if step % 8 == 0 {
-                    let mut c = m.clone();
-                    assert_eq!(c.state_fingerprint(), m.state_fingerprint(), "{what}");
-                    let stepped = c.step(&choice).is_ok();
-                    assert_eq!(m.step(&choice).is_ok(), stepped, "{what}");
-                    if !stepped {
-                        break;
-                    }
-                    assert_eq!(c.state_fingerprint(), m.state_fingerprint(), "{what}");
-                    assert_eq!(
-                        m.state_fingerprint_from_scratch(),
-                        m.state_fingerprint(),
-                        "{what}"
-                    );
-                    compared += 1;
-                } else if m.step(&choice).is_err() {
-                    break;
-                }
+    let memories = [MemoryKind::Flat, MemoryKind::Cached];
+    for_each_machine(&[WarpModel::SimtStack], &memories, |label, mut m| {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for step in 0..STEPS {
+            let enabled = m.enabled();
+            if enabled.is_empty() {
+                break;
             }
-            runs += 1;
+            let choice = enabled[(next(&mut x) % enabled.len() as u64) as usize];
+            let what = format!("{label} step {step} ({choice:?})");
+            if step % 8 == 0 {
+                let mut c = m.clone();
+                assert_eq!(c.state_fingerprint(), m.state_fingerprint(), "{what}");
+                let stepped = c.step(&choice).is_ok();
+                assert_eq!(m.step(&choice).is_ok(), stepped, "{what}");
+                if !stepped {
+                    break;
+                }
+                assert_eq!(c.state_fingerprint(), m.state_fingerprint(), "{what}");
+                assert_eq!(
+                    m.state_fingerprint_from_scratch(),
+                    m.state_fingerprint(),
+                    "{what}"
+                );
+                compared += 1;
+            } else if m.step(&choice).is_err() {
+                break;
+            }
         }
-    }
+        runs += 1;
+    });
     println!("{runs} runs, {compared} clones compared");
     assert!(runs >= 50, "only {runs} runs");
     assert!(compared >= 2_000, "only {compared} clones compared");
