@@ -13,7 +13,7 @@ use explore::progress::{ProgressModel, axb};
 use explore::{Exploration, Level, Limits, Por, explore_with};
 use scheduler::Stop;
 use scheduler::outcome::{Observe, Status};
-use scheduler::replay::{CycleCheck, replay};
+use scheduler::replay::replay;
 use semantics::machine::{Machine, MachineConfig, WarpModel};
 use std::path::Path;
 use std::sync::Arc;
@@ -44,19 +44,8 @@ fn search_within(
 
 /// The lasso of `x` under `model`, if any, replays on `m` and its cycle closes.
 fn lasso_replays(name: &str, m: &Machine, x: &Exploration, model: ProgressModel) {
-    let Some(lasso) = x.lasso(model) else {
-        return;
-    };
-    let mut all = lasso.stem.clone();
-    all.extend_from_slice(&lasso.cycle);
-    let mut fresh = m.clone();
-    let r = replay(&mut fresh, &all, None, Some(lasso.stem.len()), false);
-    assert_eq!(r.divergence, None, "{name} {model}: the lasso diverges");
-    if !lasso.cycle.is_empty() {
-        assert!(
-            matches!(r.cycle, Some(CycleCheck::Closed { .. })),
-            "{name} {model}: the cycle does not close"
-        );
+    if let Some(lasso) = x.lasso(model) {
+        corpus::assert_lasso_replays(&format!("{name} {model}"), m, &lasso.stem, &lasso.cycle);
     }
 }
 

@@ -20,7 +20,6 @@ use litmus::parse::parse;
 use litmus::translate::translate;
 use scheduler::Stop;
 use scheduler::outcome::{Observe, Status};
-use scheduler::replay::{CycleCheck, replay};
 use semantics::machine::{Machine, MemoryKind};
 use std::path::Path;
 
@@ -39,17 +38,7 @@ fn verdict(path: &str, memory: MemoryKind, folding: Folding) -> Option<Verdict> 
     let fair: ProgressModel = "fair".parse().unwrap();
     let v = x.verdict(fair)?;
     if let Some(l) = x.lasso(fair) {
-        let mut all = l.stem.clone();
-        all.extend_from_slice(&l.cycle);
-        let mut fresh = m.clone();
-        let r = replay(&mut fresh, &all, None, Some(l.stem.len()), false);
-        assert_eq!(r.divergence, None, "{path}: the lasso does not replay");
-        if !l.cycle.is_empty() {
-            assert!(
-                matches!(r.cycle, Some(CycleCheck::Closed { .. })),
-                "{path}: the cycle does not close"
-            );
-        }
+        corpus::assert_lasso_replays(path, &m, &l.stem, &l.cycle);
     }
     Some(v)
 }
@@ -194,17 +183,7 @@ fn compare_cached(path: &Path) -> Option<(usize, usize)> {
             "{name} {model}: a lasso on one side only"
         );
         if let Some(l) = lasso {
-            let mut all = l.stem.clone();
-            all.extend_from_slice(&l.cycle);
-            let mut fresh = m.clone();
-            let r = replay(&mut fresh, &all, None, Some(l.stem.len()), false);
-            assert_eq!(r.divergence, None, "{name} {model}: the lasso diverges");
-            if !l.cycle.is_empty() {
-                assert!(
-                    matches!(r.cycle, Some(CycleCheck::Closed { .. })),
-                    "{name} {model}: the cycle does not close"
-                );
-            }
+            corpus::assert_lasso_replays(&format!("{name} {model}"), &m, &l.stem, &l.cycle);
         }
     }
     assert!(reduced.states() <= full.states(), "{name}: more states");

@@ -19,6 +19,7 @@ use semantics::Program;
 use semantics::machine::{LaunchConfig, Machine, MachineConfig, Termination, WarpModel};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use traces::Choice;
 
 /// Why a harness could not set a case up, or why a result differs from the expected one.
 #[derive(Debug, thiserror::Error)]
@@ -320,5 +321,22 @@ fn first_diff<T: Copy + Default + PartialEq>(got: &[T], want: &[T]) -> (T, T) {
     match got.iter().zip(want).find(|(g, w)| g != w) {
         Some((g, w)) => (*g, *w),
         None => (T::default(), T::default()),
+    }
+}
+
+/// Asserts that the lasso `stem` then `cycle` (a search's counterexample to termination)
+/// replays on a copy of `m` step by step without diverging, and that its cycle, when it has
+/// one, returns to the state it starts from.
+pub fn assert_lasso_replays(what: &str, m: &Machine, stem: &[Choice], cycle: &[Choice]) {
+    let mut all = stem.to_vec();
+    all.extend_from_slice(cycle);
+    let mut fresh = m.clone();
+    let r = scheduler::replay::replay(&mut fresh, &all, None, Some(stem.len()), false);
+    assert_eq!(r.divergence, None, "{what}: the lasso diverges");
+    if !cycle.is_empty() {
+        assert!(
+            matches!(r.cycle, Some(scheduler::replay::CycleCheck::Closed { .. })),
+            "{what}: the cycle does not close"
+        );
     }
 }
