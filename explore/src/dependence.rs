@@ -154,6 +154,18 @@ fn block_of_mem(cache: &Cached, choice: MemChoice, sms: &[(u32, u32)]) -> Option
     }
 }
 
+/// Whether [`block_persistent_sets`] may find a set in state `m` with `enabled` choices: cached
+/// memory, one block per SM, every block issued, and no block issue or barrier completion
+/// enabled. A search asks this before it computes the footprints the sets need.
+pub fn may_have_block_sets(m: &Machine, enabled: &[Choice]) -> bool {
+    m.cache().is_some()
+        && m.config().device.max_blocks_per_sm == 1
+        && m.every_block_issued()
+        && !enabled
+            .iter()
+            .any(|c| matches!(c, Choice::Issue { .. } | Choice::EndBarrier { .. }))
+}
+
 /// The persistent sets of state `m` under cached memory (module header): for each block, and
 /// each warp, with an enabled choice whose set is persistent and leaves some choice out, the
 /// indices into `enabled` of the set; distinct, smallest first, ties by their first index.
@@ -169,13 +181,7 @@ pub fn block_persistent_sets(
     let Some(cache) = m.cache() else {
         return Vec::new();
     };
-    if m.config().device.max_blocks_per_sm != 1
-        || enabled
-            .iter()
-            .any(|c| matches!(c, Choice::Issue { .. } | Choice::EndBarrier { .. }))
-        || !m.every_block_issued()
-        || judged.len() != enabled.len()
-    {
+    if !may_have_block_sets(m, enabled) || judged.len() != enabled.len() {
         return Vec::new();
     }
     let warp_size = m.config().device.warp_size.max(1);

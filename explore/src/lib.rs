@@ -1210,13 +1210,8 @@ fn expand(
     });
     // Under cached memory, the sets of a block or a warp from the places its choices touch
     // ([`dependence::block_persistent_sets`]): they need every transaction's footprint too.
-    let cached_sets = por == Por::Persistent
-        && enabled.len() > 1
-        && m.cache().is_some()
-        && m.every_block_issued()
-        && !enabled
-            .iter()
-            .any(|c| matches!(c, Choice::Issue { .. } | Choice::EndBarrier { .. }));
+    let cached_sets =
+        por == Por::Persistent && enabled.len() > 1 && dependence::may_have_block_sets(m, &enabled);
     let mut judged = Vec::new();
     for c in &enabled {
         let u = how.units.of(m, c);
