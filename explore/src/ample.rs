@@ -233,7 +233,8 @@ impl Judged {
     /// The transaction of footprint `fp` that led to `after` (then `settled`).
     pub fn of(fp: Option<TransactionFootprint>, after: &Machine, settled: bool) -> Judged {
         // A fence changes no state only under flat memory; under cached memory it issues an
-        // operation (`dependence::issues_nothing` tells the two apart).
+        // operation (`dependence::fair_to_operations` tells a step that issues nothing from
+        // one that issues).
         let flat = after.performs_accesses_at_once();
         Judged {
             footprint: fp.map(|fp| outcome_footprint(fp, flat).last),
