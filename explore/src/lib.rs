@@ -49,6 +49,7 @@ pub mod policy;
 pub mod progress;
 pub mod split;
 pub mod symmetry;
+mod table;
 pub mod units;
 
 pub use ample::Por;
@@ -73,6 +74,7 @@ use std::collections::BTreeMap;
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use table::IdTable;
 use traces::Choice;
 
 /// Bounds of an exploration.
@@ -131,6 +133,24 @@ fn rank(enabled: &[Choice], c: &Choice) -> ChoiceIndex {
 /// No state or node: the initial one's origin and parent.
 const NONE: u32 = u32::MAX;
 
+/// In [`StateRec::succ_len`]: the successors are in the arena ([`Search::successors`]).
+const IN_ARENA: u32 = 1 << 31;
+
+/// The key node `n` is indexed by: its state and the units that have stepped on the way to
+/// it; the initial node's is no units, whatever units [`fold::park`] stepped before it.
+fn node_key(
+    graph: &DiGraph<Node<StateKey>, Unit, u32>,
+    node_state: &[StateId],
+    n: u32,
+) -> (StateId, UnitSet) {
+    let stepped = if n == 0 {
+        UnitSet::EMPTY
+    } else {
+        graph[NodeIndex::new(n as usize)].stepped
+    };
+    (node_state[n as usize], stepped)
+}
+
 /// What one enabled choice of a machine state leads to.
 #[derive(Debug, Clone, Copy)]
 struct Succ {
@@ -156,8 +176,10 @@ struct StateRec {
     /// The units of the successors a persistent set left out ([`Por::Persistent`]): still
     /// enabled here, for the progress models.
     pruned: UnitSet,
-    /// The successors, a range of the successor arena; `succ_start` is [`NONE`] until they
-    /// are computed (terminal states have none).
+    /// Where the successors are ([`Search::successors`]): with [`IN_ARENA`] in `succ_len`, a
+    /// range of the successor arena; without, the node whose edges they are. `succ_start`
+    /// is [`NONE`] until they are computed (terminal states have none). `succ_len` counts
+    /// them (less the flag).
     succ_start: u32,
     succ_len: u32,
     /// The state whose transaction first reached this one, and which: the machine is rebuilt
@@ -492,6 +514,24 @@ fn search_once(
 ) -> Result<Exploration, ExploreFailure> {
     let mut search = Search::start(machine, level, observe, limits, por, symmetric, settled)?;
     let pool = worker_pool(limits.jobs);
+    match &pool {
+        // The search itself runs on one of the pool's threads, which takes its share of each
+        // chunk's expansions: `jobs` threads in all (a calling thread outside the pool would
+        // be one more, competing with the workers while it enters a chunk), and the machines
+        // it frees were mostly allocated on its own thread.
+        Some(p) => p.install(|| grow(&mut search, Some(p), stop))?,
+        None => grow(&mut search, None, stop)?,
+    }
+    Ok(search.finish())
+}
+
+/// Expands nodes in breadth-first order until every node is expanded or a bound cuts the
+/// search (recorded in `search.bound_hit`).
+fn grow(
+    search: &mut Search<'_>,
+    pool: Option<&rayon::ThreadPool>,
+    stop: &Stop,
+) -> Result<(), ExploreFailure> {
     let mut next = 0usize;
     'search: while next < search.graph.node_count() {
         // A chunk of consecutive nodes: the successors of its machine states are computed in
@@ -499,7 +539,7 @@ fn search_once(
         // one node after the other would: the result does not depend on `jobs`.
         let size = if pool.is_some() { CHUNK } else { 1 };
         let chunk = next..search.graph.node_count().min(next + size);
-        let mut expanded = search.expand_chunk(chunk.clone(), pool.as_ref());
+        let mut expanded = search.expand_chunk(chunk.clone(), pool);
         for n in chunk {
             if stop.requested() {
                 search.bound_hit = Some(Bound::Time);
@@ -518,7 +558,7 @@ fn search_once(
             }
         }
     }
-    Ok(search.finish())
+    Ok(())
 }
 
 /// The stateful search under way: the state graph built so far and what it needs to grow.
@@ -540,7 +580,8 @@ struct Search<'o> {
     /// System choices folded before the initial node, then (under persistent sets) the steps
     /// that park every warp at its first visible instruction ([`fold::park`]).
     initial_choices: Vec<Choice>,
-    states: FingerprintMap<StateKey, StateId>,
+    /// The states by key (`recs[id].key`).
+    states: IdTable,
     recs: Vec<StateRec>,
     /// The final outcomes of terminal states.
     outcomes: FingerprintMap<StateId, Outcome>,
@@ -549,14 +590,19 @@ struct Search<'o> {
     /// The machines of states not expanded yet that are their origin's only new successor.
     ready: FingerprintMap<StateId, Box<Machine>>,
     graph: DiGraph<Node<StateKey>, Unit, u32>,
-    index: FingerprintMap<(StateId, UnitSet), NodeId>,
+    /// The nodes by (state, units that have stepped): `node_state[n]`, `graph[n].stepped`.
+    index: IdTable,
     /// Per edge: the transaction it stands for.
     edge_choice: Vec<ChoiceIndex>,
     /// Per node: its breadth-first parent and the transaction from it ([`NONE`] for the
     /// initial node), to name a witness for each outcome.
     parent: Vec<(u32, ChoiceIndex)>,
-    /// Every state's successors, back to back.
+    /// The successors of the states the graph cannot say them for ([`Search::successors`]),
+    /// back to back.
     succ_arena: Vec<Succ>,
+    /// The successors [`Search::record`] just entered, for the node `fresh_for` it expanded.
+    fresh: Vec<Succ>,
+    fresh_for: u32,
     bound_hit: Option<Bound>,
     por: Por,
     reduced_states: usize,
@@ -623,16 +669,18 @@ impl<'o> Search<'o> {
             observe,
             initial: Box::new(init),
             initial_choices,
-            states: FingerprintMap::default(),
+            states: IdTable::default(),
             recs: Vec::new(),
             outcomes: FingerprintMap::default(),
             kept: FingerprintMap::default(),
             ready: FingerprintMap::default(),
             graph: DiGraph::default(),
-            index: FingerprintMap::default(),
+            index: IdTable::default(),
             edge_choice: Vec::new(),
             parent: Vec::new(),
             succ_arena: Vec::new(),
+            fresh: Vec::new(),
+            fresh_for: NONE,
             bound_hit: None,
             por,
             reduced_states: 0,
@@ -651,7 +699,11 @@ impl<'o> Search<'o> {
         });
         search.parent.push((NONE, NONE));
         search.node_state.push(0);
-        search.index.insert((0, UnitSet::EMPTY), root);
+        search
+            .index
+            .insert_new(&(0, UnitSet::EMPTY), root.index() as u32, |_| {
+                (0, UnitSet::EMPTY)
+            });
         Ok(search)
     }
 
@@ -689,7 +741,8 @@ impl<'o> Search<'o> {
             succ_len: 0,
             origin,
         });
-        self.states.insert(key, id);
+        let recs = &self.recs;
+        self.states.insert_new(&key, id, |i| recs[i as usize].key);
     }
 
     /// The successors of the machine states of the nodes `chunk` not expanded yet, on the
@@ -730,7 +783,8 @@ impl<'o> Search<'o> {
             (
                 id,
                 machine.and_then(|m| {
-                    let e = expand(&m, rec.label, por, how, observe, states, symmetric)?;
+                    let known = |k: &StateKey| states.contains(k, |i| recs[i as usize].key);
+                    let e = expand(&m, rec.label, por, how, observe, &known, symmetric)?;
                     Ok((m, e))
                 }),
             )
@@ -762,7 +816,8 @@ impl<'o> Search<'o> {
         let key = self.recs[id as usize].key;
         // A persistent singleton: the first successor that may be explored alone and leads to
         // a state not known before (the cycle proviso, [`ample`]).
-        let new_target = |e: &Expanded| e.to != key && !self.states.contains_key(&e.to);
+        let known = |k: &StateKey| self.states.contains(k, |i| self.recs[i as usize].key);
+        let new_target = |e: &Expanded| e.to != key && !known(&e.to);
         let alone = list.iter().position(|e| e.alone && new_target(e));
         // Else the smallest persistent set over several warps whose every transaction leads to
         // a state not known before (the cycle proviso for sets, [`ample`]).
@@ -787,8 +842,9 @@ impl<'o> Search<'o> {
             // The first machine found with a fingerprint is the one explored: its state's
             // origin is this transaction.
             let mut map = NONE;
-            let to = match (self.states.get(&e.to), e.info) {
-                (Some(&to), _) => {
+            let recs = &self.recs;
+            let to = match (self.states.get(&e.to, |i| recs[i as usize].key), e.info) {
+                (Some(to), _) => {
                     // Under symmetry, a machine other than the representative: the edge is
                     // not exact, and the permutation renames its units ([`symmetry`]).
                     if self.recs[to as usize].label != e.label {
@@ -821,9 +877,25 @@ impl<'o> Search<'o> {
                 map,
             });
         }
+        let count = (self.succ_arena.len() - succ_start) as u32;
+        // Successors are read back from the graph (the edges of `from`, which `add_edges`
+        // draws next) unless the graph cannot say them: under symmetry (an edge's block
+        // permutation) or when a successor steps no unit (its edge is charged to another).
+        let in_arena = self.symmetric
+            || self.succ_arena[succ_start..]
+                .iter()
+                .any(|s| s.units.is_empty());
         let rec = &mut self.recs[id as usize];
-        rec.succ_start = succ_start as u32;
-        rec.succ_len = (self.succ_arena.len() - succ_start) as u32;
+        if in_arena {
+            rec.succ_start = succ_start as u32;
+            rec.succ_len = count | IN_ARENA;
+        } else {
+            rec.succ_start = from.index() as u32;
+            rec.succ_len = count;
+            self.fresh.clear();
+            self.fresh.extend(self.succ_arena.drain(succ_start..));
+            self.fresh_for = from.index() as u32;
+        }
         rec.pruned = pruned;
         let origin = rec.origin.0;
         match new.len() {
@@ -867,6 +939,54 @@ impl<'o> Search<'o> {
     /// nodes (machine state × stepped units) they reach, new ones appended; stops at the node
     /// bound.
     fn add_edges(&mut self, from: NodeId, id: StateId) {
+        let mut succ = std::mem::take(&mut self.fresh);
+        if self.fresh_for != from.index() as u32 {
+            self.successors(id, &mut succ);
+        }
+        self.fresh_for = NONE;
+        self.add_edges_to(from, id, &succ);
+        self.fresh = succ;
+    }
+
+    /// The successors of state `id` (expanded), as [`Search::record`] entered them: from the
+    /// arena, or from the edges of the node it was expanded at, one per unit, in the order
+    /// they were drawn (a successor's edges next to each other, with its transaction).
+    fn successors(&self, id: StateId, out: &mut Vec<Succ>) {
+        out.clear();
+        let Some(rec) = self.recs.get(id as usize).filter(|r| r.expanded()) else {
+            return;
+        };
+        let start = rec.succ_start as usize;
+        let count = (rec.succ_len & !IN_ARENA) as usize;
+        if rec.succ_len & IN_ARENA != 0 || count == 0 {
+            out.extend_from_slice(&self.succ_arena[start..start + count]);
+            return;
+        }
+        let mut edges: Vec<(usize, usize, Unit)> = self
+            .graph
+            .edges(NodeIndex::new(start))
+            .map(|e| {
+                use petgraph::visit::EdgeRef;
+                (e.id().index(), e.target().index(), *e.weight())
+            })
+            .collect();
+        edges.sort_unstable_by_key(|e| e.0);
+        for (edge, target, unit) in edges {
+            let choice = self.edge_choice[edge];
+            match out.last_mut() {
+                Some(last) if last.choice == choice => last.units = last.units.with(unit),
+                _ => out.push(Succ {
+                    units: UnitSet::single(unit),
+                    to: self.node_state[target],
+                    choice,
+                    map: NONE,
+                }),
+            }
+        }
+    }
+
+    /// [`Search::add_edges`] with the state's successors `succ`.
+    fn add_edges_to(&mut self, from: NodeId, id: StateId, succ: &[Succ]) {
         let Search {
             how,
             memory_units,
@@ -876,7 +996,6 @@ impl<'o> Search<'o> {
             index,
             edge_choice,
             parent,
-            succ_arena,
             bound_hit,
             node_state,
             maps,
@@ -886,12 +1005,6 @@ impl<'o> Search<'o> {
             return;
         };
         let stepped = graph[from].stepped;
-        let succ = if rec.expanded() {
-            let start = rec.succ_start as usize;
-            &succ_arena[start..start + rec.succ_len as usize]
-        } else {
-            &[][..]
-        };
         // Units whose transitions a persistent set left out are enabled here all the same.
         let mut enabled_units = rec.pruned;
         for s in succ {
@@ -902,9 +1015,10 @@ impl<'o> Search<'o> {
             if let Some(map) = maps.get(s.map as usize) {
                 to_stepped = how.units.rename_blocks(to_stepped, map);
             }
-            let to_node = match index.entry((s.to, to_stepped)) {
-                Entry::Occupied(e) => *e.get(),
-                Entry::Vacant(e) => {
+            let key = (s.to, to_stepped);
+            let to_node = match index.get(&key, |n| node_key(graph, node_state, n)) {
+                Some(n) => NodeIndex::new(n as usize),
+                None => {
                     if graph.node_count() >= limits.max_states {
                         *bound_hit = Some(Bound::States(limits.max_states));
                         break;
@@ -915,9 +1029,9 @@ impl<'o> Search<'o> {
                         done: to.done,
                         enabled: UnitSet::EMPTY,
                     });
-                    e.insert(n);
                     parent.push((from.index() as u32, s.choice));
                     node_state.push(s.to);
+                    index.insert_new(&key, n.index() as u32, |n| node_key(graph, node_state, n));
                     n
                 }
             };
@@ -989,7 +1103,8 @@ impl<'o> Search<'o> {
                 let edges = self.recs.iter().enumerate().flat_map(|(id, r)| {
                     let succ: &[Succ] = if r.expanded() {
                         let start = r.succ_start as usize;
-                        &self.succ_arena[start..start + r.succ_len as usize]
+                        // Under symmetry every state's successors are in the arena.
+                        &self.succ_arena[start..start + (r.succ_len & !IN_ARENA) as usize]
                     } else {
                         &[]
                     };
@@ -1169,6 +1284,15 @@ struct Expanded {
     machine: Option<Box<Machine>>,
 }
 
+/// The unknown non-terminal successors of a state seen so far in [`expand`]: none, one (its
+/// index in the list, its key and machine), or several distinct ones.
+#[allow(clippy::large_enum_variant)] // one, on the stack of one expansion: boxing is the cost saved
+enum Single {
+    None,
+    One(usize, StateKey, Machine),
+    Many,
+}
+
 /// The successors of one machine state.
 struct Expansion {
     list: Vec<Expanded>,
@@ -1195,7 +1319,7 @@ fn expand(
     por: Por,
     how: &How,
     observe: &Observe,
-    known: &FingerprintMap<StateKey, StateId>,
+    known: &dyn Fn(&StateKey) -> bool,
     symmetric: bool,
 ) -> Result<Expansion, Failed> {
     let enabled: Vec<Choice> = branches(m);
@@ -1213,6 +1337,13 @@ fn expand(
     let cached_sets =
         por == Por::Persistent && enabled.len() > 1 && dependence::may_have_block_sets(m, &enabled);
     let mut judged = Vec::new();
+    // A successor's machine is kept only when it is its origin's one new successor
+    // ([`Search::record`]). With two distinct unknown successors here, at most one of them can
+    // turn out the only new one (when states recorded before this one found the others), and
+    // the search then keeps this state's machine instead: so only a lone unknown successor's
+    // machine goes back, and the others are freed here, on the thread that allocated them
+    // (the allocator's cheap path), without boxing them (a machine is some 1.3 KB).
+    let mut single = Single::None;
     for c in &enabled {
         let u = how.units.of(m, c);
         // Every choice is judged: which one is the persistent singleton is decided when the
@@ -1244,11 +1375,14 @@ fn expand(
         if futures.is_some() || cached_sets {
             judged.push(ample::Judged::of(fp, &m2, settled));
         }
-        let info = (!known.contains_key(&to)).then(|| state_info(&m2, &how.units, observe));
-        let machine = info
-            .as_ref()
-            .is_some_and(|i| i.outcome.is_none())
-            .then(|| Box::new(m2));
+        let info = (!known(&to)).then(|| state_info(&m2, &how.units, observe));
+        if info.as_ref().is_some_and(|i| i.outcome.is_none()) {
+            single = match single {
+                Single::None => Single::One(out.len(), to, m2),
+                Single::One(i, first, m) if first == to => Single::One(i, first, m),
+                _ => Single::Many,
+            };
+        }
         out.push(Expanded {
             units: u,
             choice: rank(&enabled, c),
@@ -1257,8 +1391,11 @@ fn expand(
             order,
             info,
             alone,
-            machine,
+            machine: None,
         });
+    }
+    if let Single::One(i, _, m) = single {
+        out[i].machine = Some(Box::new(m));
     }
     let sets = match futures {
         Some(f) => ample::persistent_sets(m, f, &enabled, &judged),
