@@ -252,7 +252,8 @@ fn cached_sets_cut_the_progress_search_of_mp_2() {
 /// `Manual/XF-Barrier-weak`: there P1's weak store may stay in its SM's L1 for ever (silent
 /// actions are owed nothing), P0 spins for ever, and cached memory says F, as Dat3M does
 /// (docs/exploration.md, "Fairness for memory"). Rows bounded out (the four 4-thread
-/// `barrier-*-id-*` tests) are named, not compared.
+/// `barrier-*-id-*` tests, and `Manual/SB+twice-bars-diff`, whose one-thread barriers let a
+/// thread's loads and stores stay in flight past them, deviation D24) are named, not compared.
 #[test]
 fn barrier_rows_give_flat_memorys_verdict_but_for_the_weak_cross_cta_barrier() {
     let root = conformance_path().join("ptx-litmus");
@@ -265,8 +266,10 @@ fn barrier_rows_give_flat_memorys_verdict_but_for_the_weak_cross_cta_barrier() {
         let text = std::fs::read_to_string(path).unwrap();
         let t = translate(&parse(&text).unwrap(), memory).unwrap();
         let m = litmus::start(&t).unwrap();
+        // `XF-Barrier-weak` needs 125,807 states under cached memory since one-thread
+        // barriers stopped draining (D24).
         let limits = Limits {
-            max_states: 100_000,
+            max_states: 200_000,
             ..Limits::default()
         };
         let por = Por::for_model(fair);
@@ -306,7 +309,7 @@ fn barrier_rows_give_flat_memorys_verdict_but_for_the_weak_cross_cta_barrier() {
         }
     }
     println!("{decided} decided; not within the bound: {undecided:?}");
-    assert!(decided >= 17, "{decided} decided; {undecided:?}");
+    assert!(decided >= 16, "{decided} decided; {undecided:?}");
 }
 
 /// The lasso the fairness condition keeps (`explore::dependence::fair_to_operations`): under

@@ -101,3 +101,65 @@ fn a_warp_waiting_for_its_load_gets_its_choice_back_once_random() {
         }
     }
 }
+
+/// One thread per warp (warp size 1) stores, then arrives at `bar.sync 0, COUNT`
+/// (deviation D24: a barrier orders memory among its participants, PTX ISA 9.7.13.1).
+fn barrier_machine(threads: u32, count: u32) -> Machine {
+    let src = format!(
+        "{HEAD}.visible .entry k(.param .u64 out)\n{{\n    .reg .u32 %t;\n    .reg .u64 %o, %d;\n    ld.param.u64 %o, [out];\n    mov.u32 %t, %tid.x;\n    mul.wide.u32 %d, %t, 4;\n    add.u64 %d, %o, %d;\n    st.global.u32 [%d], 1;\n    bar.sync 0, {count};\n    ret;\n}}\n"
+    );
+    let cfg = MachineConfig {
+        memory: MemoryKind::Cached,
+        cache: CacheConfig {
+            silent: SilentActions::None,
+            ..CacheConfig::default()
+        },
+        ..config(WarpModel::SimtStack, 1)
+    };
+    let l = launch(
+        "k",
+        1,
+        threads,
+        vec![zeros("out", threads as usize)],
+        vec![ArgValue::Buffer(0)],
+    );
+    Machine::new(load(&src), &l, &cfg).expect("launch")
+}
+
+/// Steps warp 0 until its store is in flight and it stands at the barrier; then whether its
+/// warp step (the arrival) is enabled.
+fn arrives_with_its_store_in_flight(mut m: Machine) -> bool {
+    loop {
+        let en = m.enabled().to_vec();
+        let in_flight = m.cache().is_some_and(|c| !c.ops().is_empty());
+        if in_flight {
+            return en.contains(&Choice::Warp { block: 0, warp: 0 });
+        }
+        let c = en
+            .iter()
+            .find(|c| matches!(c, Choice::Warp { warp: 0, .. } | Choice::Issue { .. }))
+            .copied()
+            .expect("warp 0 steps to its store");
+        m.step(&c).expect("enabled choice refused");
+    }
+}
+
+#[test]
+fn a_barrier_of_one_thread_does_not_wait_for_the_threads_store() {
+    // Count 1: the arriving thread is the instance's only participant; nothing to order.
+    assert!(arrives_with_its_store_in_flight(barrier_machine(1, 1)));
+    assert!(arrives_with_its_store_in_flight(barrier_machine(2, 1)));
+    // Count 2: the other thread participates and must see the store after the barrier.
+    assert!(!arrives_with_its_store_in_flight(barrier_machine(2, 2)));
+    // Both complete, the store performed.
+    for (threads, count) in [(1, 1), (2, 1), (2, 2)] {
+        let mut m = barrier_machine(threads, count);
+        let t = run(&mut m, &mut scheduler::RoundRobin::new(), 10_000);
+        assert_eq!(
+            t,
+            Termination::Completed,
+            "{threads} threads, count {count}"
+        );
+        assert_eq!(words(&m.buffer(0)), vec![1; threads as usize]);
+    }
+}

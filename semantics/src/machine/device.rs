@@ -382,10 +382,13 @@ impl Machine {
         let Some(b) = self.blocks.get_mut(block) else {
             return;
         };
-        // bar.sync orders memory for the block (PTX ISA 9.7.13.1, membar.cta semantics): its
-        // threads drained their ops before arriving; under cached memory no line of the SM's
-        // L1 filled before the barrier may serve a read after it (digest T3's stale line).
-        self.mem.barrier_completed(b.sm);
+        // A barrier orders memory among its participants (PTX ISA 9.7.13.1, deviation D24):
+        // they drained their ops before arriving, and under cached memory no line of the SM's
+        // L1 filled before the barrier may serve a read after it (digest T3's stale line). An
+        // instance of one thread orders nothing for another: no flush.
+        if barrier::orders_memory(&b.shared.bars[barrier as usize]) {
+            self.mem.barrier_completed(b.sm);
+        }
         let released = barrier::end_bar(b, barrier);
         if let Some(ev) = events {
             ev.push(Event::BarrierCompleted {

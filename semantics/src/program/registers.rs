@@ -290,13 +290,35 @@ impl Op {
     }
 
     /// Whether the issuing threads must have no memory operation in flight first (cached
-    /// memory): barriers order memory for the block (PTX ISA 9.7.13.1: `bar.sync` has
-    /// `membar.cta` semantics), and calls, returns and exits change the register file that
-    /// pending loads would write.
+    /// memory, deviation D24): calls, returns and exits change the register file that pending
+    /// loads would write; a barrier orders memory among its participants (PTX ISA 9.7.13.1,
+    /// `bar`: "when the barrier completes, prior memory accesses requested by this thread are
+    /// performed relative to all threads participating in the barrier"), so a thread arrives
+    /// with its accesses performed, unless the barrier counts one thread
+    /// ([`Op::barrier_counts_one_thread`]): its instance's only participant is the arriving
+    /// thread, and it orders nothing for any other.
     pub fn drains_memory(&self) -> bool {
+        match self {
+            Op::Barrier { .. } => !self.barrier_counts_one_thread(),
+            Op::Call { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Brk => true,
+            _ => false,
+        }
+    }
+
+    /// Whether this is a barrier whose thread count is the immediate 1 (`bar.sync b, 1`: a
+    /// warp size of 1, as litmus tests run; a count must be a multiple of the warp size, so
+    /// a larger warp faults at the arrival). Such an instance completes with one thread: the
+    /// count is fixed, and an arrival that finds the barrier already complete but not yet
+    /// ended (thesis 5.5.2 makes `endBar` a step of its own) is, on the hardware, the only
+    /// participant of the next instance. A count in a register, or the default count (every
+    /// live thread of the block), is not looked at: such a barrier drains, as before.
+    pub fn barrier_counts_one_thread(&self) -> bool {
         matches!(
             self,
-            Op::Barrier { .. } | Op::Call { .. } | Op::Ret | Op::Exit | Op::Trap | Op::Brk
+            Op::Barrier {
+                count: Some(Src::Imm(1)),
+                ..
+            }
         )
     }
 }

@@ -157,6 +157,15 @@ pub(crate) fn arrive(
     Ok(())
 }
 
+/// Whether the completing instance of `bar` orders memory between threads (PTX ISA 9.7.13.1,
+/// `bar`: prior accesses are performed "relative to all threads participating in the
+/// barrier"; deviation D24): it counts more than one thread. An instance of thread count 1
+/// has the arriving thread as its only participant (see
+/// [`crate::program::Op::barrier_counts_one_thread`]) and orders nothing for another.
+pub(crate) fn orders_memory(bar: &Barrier) -> bool {
+    bar.tc > 1
+}
+
 /// The barriers that may complete (thesis 5.5.2 `endBar`'s premise: a barrier in use whose
 /// arrival count reached its thread count), one bit per index: the `EndBarrier` choices of
 /// the block, for every warp model.
