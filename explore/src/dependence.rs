@@ -59,7 +59,11 @@
 //! arrival is not one of `w`'s set's steps (it touches the block's barrier state), and a warp
 //! arrives only when its threads have no op in flight, so while `w` waits at a barrier its set
 //! is empty; a barrier the other warps complete without `w` (`bar` with a thread count)
-//! flushes the L1 and releases those warps, none of which is `w`'s.
+//! flushes the L1 and releases those warps, none of which is `w`'s. The one exception is a
+//! barrier that counts one thread (deviation D24: it orders no memory, so its thread arrives
+//! with ops in flight): it is complete at the arrival, so its release is enabled whenever `w`
+//! waits at it, and condition 3 takes no set then (or the search's settling takes the release
+//! with the arrival).
 //!
 //! "Commutes" holds up to the names of ops: `Cached::issue` gives a new op the lowest free id,
 //! so an op of `b` that ends and frees an id, and another block's warp step that issues, give
