@@ -14,68 +14,21 @@
 //!
 //!   cargo bench -p litmus --bench state_cost
 
+use corpus::bench_support::{CountingAlloc, live_bytes, peak_bytes, restart_peak};
 use divan::AllocProfiler;
 use explore::progress::{ModelKind, ProgressModel, Strength};
 use explore::{Level, Limits, Por, explore_with};
 use litmus::{self, Options};
 use scheduler::Stop;
 use scheduler::outcome::Observe;
-use std::alloc::{GlobalAlloc, Layout};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod common;
 use common::{grid_barrier, read};
 
-/// Divan's profiler, and a process-wide count of live heap bytes with its peak (divan's counts
-/// are per thread and per sample; this one gives the printed bytes per state).
-struct Counting {
-    divan: AllocProfiler,
-}
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { self.divan.alloc(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { self.divan.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grew(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { self.divan.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { self.divan.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            grew(new_size);
-        }
-        p
-    }
-}
-
+/// Divan's profiler, counted process-wide (bytes per state: a search's workers allocate on
+/// several threads, and divan's counts are per thread).
 #[global_allocator]
-static ALLOC: Counting = Counting {
-    divan: AllocProfiler::system(),
-};
+static ALLOC: CountingAlloc<AllocProfiler> = CountingAlloc::new(AllocProfiler::system());
 
 fn main() {
     divan::main();
@@ -84,13 +37,12 @@ fn main() {
 /// Runs `search` once outside divan's timing and prints its states, its peak of live heap
 /// bytes above what was live before it, and the bytes its result keeps, per state.
 fn measure<R>(name: &str, search: impl FnOnce() -> R, states: impl Fn(&R) -> usize) -> usize {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = restart_peak();
     let start = std::time::Instant::now();
     let r = search();
     let secs = start.elapsed().as_secs_f64();
-    let peak = PEAK.load(Ordering::Relaxed) - before;
-    let kept = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+    let peak = peak_bytes() - before;
+    let kept = live_bytes().saturating_sub(before);
     let n = states(&r);
     drop(r);
     let per = |b: usize| b as f64 / n.max(1) as f64;

@@ -6,6 +6,7 @@
 
 pub use launch_file as launch;
 
+pub mod bench_support;
 mod suites;
 pub use suites::{
     conformance_path, corpus_machines, corpus_machines_under, litmus_families, litmus_family,
