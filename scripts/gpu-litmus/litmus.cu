@@ -27,12 +27,14 @@ constexpr int INSTANCES = 1024;
 constexpr int STRIDE = 64;            // ints per copy: x at 0, y at 32 (128 bytes apart)
 constexpr int SCRATCH = 1 << 20;      // ints of stress memory
 
-enum Test { MP_CTA, MP_GPU, MP_WEAK, SB_BAR_DIFF_CTA, SB_FENCE_SC_CTA, SB_FENCE_SC_GPU, SB_WEAK, NTESTS };
+enum Test { MP_CTA, MP_GPU, MP_WEAK, MP_CTA_STALE, MP_GPU_STALE, SB_BAR_DIFF_CTA, SB_FENCE_SC_CTA, SB_FENCE_SC_GPU, SB_WEAK, NTESTS };
 struct Info { const char* name; const char* model; bool weak_is_sb; };
 static const Info INFO[NTESTS] = {
     {"MP-cta (st.weak x; st.release.cta y || ld.acquire.cta y; ld.weak x)", "allowed", false},
     {"MP-gpu (release.gpu / acquire.gpu)", "forbidden", false},
     {"MP-weak (st.weak; st.weak || ld.weak; ld.weak)", "allowed", false},
+    {"MP-cta, the reader's L1 primed (|| ld.weak x; ld.acquire.cta y; ld.weak x)", "allowed", false},
+    {"MP-gpu, the reader's L1 primed (control)", "forbidden", false},
     {"SB+bar-diff-cta (st.weak; barrier.cta.sync 1; ld.weak)", "allowed", true},
     {"SB+fence.sc.cta, different CTAs", "allowed", true},
     {"SB+fence.sc.gpu", "forbidden", true},
@@ -46,7 +48,9 @@ template <int T>
 __device__ void side0(int* x, int* y, int* r) {
     if (T == MP_CTA) { st_weak(x, 1); asm volatile("st.release.cta.global.u32 [%0], 1;" :: "l"(y) : "memory"); }
     if (T == MP_GPU) { st_weak(x, 1); asm volatile("st.release.gpu.global.u32 [%0], 1;" :: "l"(y) : "memory"); }
-    if (T == MP_WEAK) { st_weak(x, 1); st_weak(y, 1); }
+    if (T == MP_WEAK || T == MP_CTA_STALE || T == MP_GPU_STALE) { st_weak(x, 1); if (T == MP_WEAK) st_weak(y, 1); }
+    if (T == MP_CTA_STALE) asm volatile("st.release.cta.global.u32 [%0], 1;" :: "l"(y) : "memory");
+    if (T == MP_GPU_STALE) asm volatile("st.release.gpu.global.u32 [%0], 1;" :: "l"(y) : "memory");
     if (T == SB_BAR_DIFF_CTA) { st_weak(x, 1); asm volatile("barrier.cta.sync 1, 32;" ::: "memory"); r[0] = ld_weak(y); }
     if (T == SB_FENCE_SC_CTA) { st_weak(x, 1); asm volatile("fence.sc.cta;" ::: "memory"); r[0] = ld_weak(y); }
     if (T == SB_FENCE_SC_GPU) { st_weak(x, 1); asm volatile("fence.sc.gpu;" ::: "memory"); r[0] = ld_weak(y); }
@@ -58,6 +62,14 @@ __device__ void side1(int* x, int* y, int* r) {
     if (T == MP_CTA) { asm volatile("ld.acquire.cta.global.u32 %0, [%1];" : "=r"(a) : "l"(y) : "memory"); b = ld_weak(x); r[0] = a; r[1] = b; }
     if (T == MP_GPU) { asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(a) : "l"(y) : "memory"); b = ld_weak(x); r[0] = a; r[1] = b; }
     if (T == MP_WEAK) { a = ld_weak(y); b = ld_weak(x); r[0] = a; r[1] = b; }
+    if (T == MP_CTA_STALE || T == MP_GPU_STALE) {
+        int primed = ld_weak(x);             // fills the reader's L1 line of x, most often with 0
+        if (T == MP_CTA_STALE) asm volatile("ld.acquire.cta.global.u32 %0, [%1];" : "=r"(a) : "l"(y) : "memory");
+        else asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(a) : "l"(y) : "memory");
+        b = ld_weak(x);
+        (void)primed;                        // the load itself is kept: asm volatile
+        r[0] = a; r[1] = b;
+    }
     if (T == SB_BAR_DIFF_CTA) { st_weak(y, 1); asm volatile("barrier.cta.sync 1, 32;" ::: "memory"); r[1] = ld_weak(x); }
     if (T == SB_FENCE_SC_CTA) { st_weak(y, 1); asm volatile("fence.sc.cta;" ::: "memory"); r[1] = ld_weak(x); }
     if (T == SB_FENCE_SC_GPU) { st_weak(y, 1); asm volatile("fence.sc.gpu;" ::: "memory"); r[1] = ld_weak(x); }
@@ -93,7 +105,7 @@ __global__ void litmus(int* mem, int* res, int* start, const int* role, int* scr
 }
 
 typedef void (*Kernel)(int*, int*, int*, const int*, int*, unsigned);
-static const Kernel KERNELS[NTESTS] = {litmus<0>, litmus<1>, litmus<2>, litmus<3>, litmus<4>, litmus<5>, litmus<6>};
+static const Kernel KERNELS[NTESTS] = {litmus<0>, litmus<1>, litmus<2>, litmus<3>, litmus<4>, litmus<5>, litmus<6>, litmus<7>, litmus<8>};
 
 int main(int argc, char** argv) {
     int launches = argc > 1 ? atoi(argv[1]) : 1000;
