@@ -18,7 +18,7 @@ impl Machine {
     /// Whether a block of grid `grid` fits on SM `sm` (occupancy with that grid's block
     /// resources).
     pub(crate) fn fits(&self, grid: usize, sm: u32) -> bool {
-        let d = &self.config.device;
+        let d = &self.fixed.config.device;
         let (Some(s), Some(g)) = (self.sms.get(sm as usize), self.grids.get(grid)) else {
             return false;
         };
@@ -54,7 +54,7 @@ impl Machine {
                     info.entry,
                     info.entry_start,
                     nregs,
-                    self.config.warp_model,
+                    self.fixed.config.warp_model,
                     self.checking,
                 );
                 for fb in Arc::make_mut(&mut w.levels[0].frame_base).iter_mut() {

@@ -42,7 +42,7 @@ impl Machine {
     pub(crate) fn special(&self, b: &Block, w: &Warp) -> SpecialCtx {
         special(
             self.grid_info(b.id),
-            &self.config,
+            &self.fixed.config,
             b,
             w,
             self.steps,
@@ -150,10 +150,10 @@ impl Machine {
         if self.termination.is_none() {
             if self.grid_completed() && self.mem.idle() {
                 // Every grid of the program has completed (one grid: grid (compl)).
-                self.termination = Some(Termination::Completed);
+                self.termination = Some(Box::new(Termination::Completed));
                 self.enabled.clear();
             } else if self.enabled.is_empty() {
-                self.termination = Some(Termination::Deadlock(self.deadlock_info()));
+                self.termination = Some(Box::new(Termination::Deadlock(self.deadlock_info())));
             }
         }
         Ok(())
@@ -161,10 +161,10 @@ impl Machine {
 
     /// Validates a warp choice against the state (O(1) for the SIMT stack).
     fn check_warp(&mut self, choice: &Choice, block: u32, warp: u32) -> Result<(), StepError> {
-        if !choice_fits(self.config.warp_model, choice) {
+        if !choice_fits(self.fixed.config.warp_model, choice) {
             return Err(Self::not_enabled(
                 choice,
-                format!("the warp model is {:?}", self.config.warp_model),
+                format!("the warp model is {:?}", self.fixed.config.warp_model),
             ));
         }
         let Some(w) = self.resident_warp(block, warp) else {
@@ -240,7 +240,7 @@ impl Machine {
         let Machine {
             program,
             grids,
-            config,
+            fixed,
             mem,
             blocks,
             steps,
@@ -249,6 +249,7 @@ impl Machine {
         let Some(b) = blocks.get_mut(block) else {
             return;
         };
+        let config = &fixed.config;
         let info = &grids[grid].info;
         let sp = special(
             info,
@@ -292,7 +293,7 @@ impl Machine {
             Err(f) => {
                 let pc = w.pc_of(group.trailing_zeros() as usize).unwrap_or(0);
                 let e = self.fault(f, block, ctaid, warp, pc);
-                self.termination = Some(Termination::Error(e));
+                self.termination = Some(Box::new(Termination::Error(e)));
                 self.enabled.clear();
                 return;
             }
@@ -302,7 +303,7 @@ impl Machine {
             && let Err(msg) = super::invariants::check(&pre, &out, w)
         {
             let e = invariant_violation(program, (named_grid, ctaid, warp), out.pc, &msg);
-            self.termination = Some(Termination::Error(e));
+            self.termination = Some(Box::new(Termination::Error(e)));
             self.enabled.clear();
             return;
         }
@@ -434,7 +435,7 @@ impl Machine {
                     continue;
                 }
                 let describe = |mask: u16| {
-                    barrier::describe_wait(&b.shared, mask, self.config.exited_warps_arrive)
+                    barrier::describe_wait(&b.shared, mask, self.fixed.config.exited_warps_arrive)
                 };
                 let loc = |pc: u32| {
                     let s = self.program.source.get(pc as usize);

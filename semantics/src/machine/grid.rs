@@ -347,7 +347,7 @@ impl Machine {
 
     /// What fills SM `sm`, and the first resource a block of `info` would exceed on it.
     fn sm_full(&self, sm: u32, info: &LaunchInfo) -> SmFull {
-        let d = &self.config.device;
+        let d = &self.fixed.config.device;
         let s = self.sms[sm as usize];
         let mut by_grid: Vec<(u32, u32)> = Vec::new();
         for b in self.blocks.values().filter(|b| b.sm == sm) {

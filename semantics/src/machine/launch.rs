@@ -207,17 +207,21 @@ fn build(
     let mut m = Machine {
         program,
         info: grids[0].info.clone(),
-        config: *config,
+        fixed: Arc::new(super::Fixed {
+            config: *config,
+            segments: Default::default(),
+            private: Default::default(),
+        }),
         mem: match config.memory {
-            super::MemoryKind::Flat => memory_model::Memory::Flat(mem),
+            super::MemoryKind::Flat => super::MachineMemory::Flat(mem),
             super::MemoryKind::Cached => {
-                memory_model::Memory::Cached(memory_model::CachedMemory::new(
+                super::MachineMemory::Cached(Box::new(memory_model::CachedMemory::new(
                     mem,
                     memory_model::cached::CacheConfig {
                         num_sms: dev.num_sms,
                         ..config.cache
                     },
-                ))
+                )))
             }
         },
         blocks: memory_model::BlockTable::new(),
@@ -232,8 +236,6 @@ fn build(
         mem_generation: 0,
         final_registers: Default::default(),
         finals: Default::default(),
-        segments: Default::default(),
-        private: Default::default(),
     };
     m.schedule_grids();
     m.refresh_issue();

@@ -286,7 +286,7 @@ impl Machine {
         // ([`Machine::unblocked_by_op`]): the scoreboard is asked once per op, not once per
         // micro step (issue 15).
         let stepping = match m {
-            MemChoice::Step { op } if !self.config.warp_model.per_thread() => {
+            MemChoice::Step { op } if !self.fixed.config.warp_model.per_thread() => {
                 self.mem.op_request(op).map(|req| {
                     let dest = match req.kind {
                         RequestKind::Load { dest, .. } | RequestKind::Atomic { dest, .. } => dest,
@@ -300,7 +300,7 @@ impl Machine {
         let report = match self.mem.step(m) {
             Ok(r) => r,
             Err(stuck) => {
-                self.termination = Some(Termination::Error(MachineError {
+                self.termination = Some(Box::new(Termination::Error(MachineError {
                     kind: ErrorKind::Stuck,
                     grid: None,
                     block: [0; 3],
@@ -312,7 +312,7 @@ impl Machine {
                         "the cached memory model is stuck (thesis ⊥) at `{m}`: {}",
                         stuck.message
                     ),
-                }));
+                })));
                 self.enabled.clear();
                 return;
             }

@@ -13,6 +13,7 @@ mod fast;
 mod footprint;
 pub mod future;
 mod grid;
+mod held_memory;
 mod invariants;
 mod launch;
 mod memory_ops;
@@ -21,6 +22,7 @@ mod private;
 mod regs;
 pub mod render;
 mod settled;
+mod size;
 pub mod state_hash;
 pub(crate) mod thread;
 mod unchanged;
@@ -29,6 +31,7 @@ pub(crate) mod warp;
 pub use footprint::{Footprint, FootprintKind};
 pub use future::Futures;
 pub use grid::{GridPhase, GridShape, GridView, GridWait, MAX_ACTIVE_GRIDS, NotResident, SmFull};
+pub use held_memory::MachineMemory;
 
 /// How much of a warp's state an observed step's [`Event::Executed`] carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -49,7 +52,7 @@ pub use thread::{type_signed, type_size};
 pub use crate::program::FinalRegisters;
 use crate::program::{FuncId, Pc, Program};
 use memory_model::cached::{CacheConfig, Cached};
-use memory_model::{Flat, Memory, MemoryEnv};
+use memory_model::{Flat, MemoryEnv};
 use ptx_parser::ScalarType;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
@@ -484,10 +487,12 @@ pub struct Machine {
     /// What every grid of the program shares: the warp size, the buffers' addresses, the
     /// body-less functions' value sets (grid 0's launch; a grid's own shape is in `grids`).
     info: Arc<LaunchInfo>,
-    config: MachineConfig,
+    /// What no step changes after launch (the configuration, the launch's caches), shared by
+    /// every clone: explorers clone a machine per successor and keep one per unexpanded state.
+    fixed: Arc<Fixed>,
     /// The memory environment (thesis chapter 4, 5.8.1): flat, or cached with its own DRAM
     /// (`--memory`). The machine asks it through [`MemoryEnv`], never which one it is.
-    mem: Memory,
+    mem: MachineMemory,
     /// Resident blocks by linear index.
     blocks: memory_model::BlockTable<block::Block>,
     /// Shared copy-on-write: only issue and completion change occupancy, and explorers clone
@@ -500,7 +505,8 @@ pub struct Machine {
     steps: u64,
     /// Σ over warp steps of the lanes that executed (benchmarks' thread-instructions).
     thread_instructions: u64,
-    termination: Option<Termination>,
+    /// Boxed: `None` in every state but the last of a run, and a clone copies the pointer.
+    termination: Option<Box<Termination>>,
     checking: bool,
     scratch: Vec<u64>,
     /// The memory's [`MemoryEnv::generation`] when its choices were last copied into
@@ -514,6 +520,12 @@ pub struct Machine {
     /// an observer reads its threads' final registers after the run); empty otherwise.
     /// Shared copy-on-write: only a block's completion adds to it.
     finals: Arc<BTreeMap<u32, SmallVec<[Arc<warp::Warp>; 1]>>>,
+}
+
+/// The part of a [`Machine`] that no step changes after launch.
+#[derive(Debug, PartialEq)]
+struct Fixed {
+    config: MachineConfig,
     /// The launch's global segments and where the program's pointer provenances point
     /// ([`Machine::loads_only_settled_words`]), built on first use.
     segments: settled::SegmentCache,
@@ -577,7 +589,7 @@ impl Machine {
 
     /// `Some` once the run has completed, deadlocked or faulted.
     pub fn termination(&self) -> Option<&Termination> {
-        self.termination.as_ref()
+        self.termination.as_deref()
     }
 
     /// Ends the run with `StepLimit` (for run loops that hit their bound).
@@ -592,7 +604,7 @@ impl Machine {
 
     fn stop_at(&mut self, bound: Termination) {
         if self.termination.is_none() {
-            self.termination = Some(bound);
+            self.termination = Some(Box::new(bound));
             self.enabled.clear();
         }
     }
@@ -638,7 +650,7 @@ impl Machine {
     }
 
     /// The memory environment (the seam: [`MemoryEnv`]).
-    pub fn memory_env(&self) -> &Memory {
+    pub fn memory_env(&self) -> &MachineMemory {
         &self.mem
     }
 
@@ -673,7 +685,7 @@ impl Machine {
     }
 
     pub fn config(&self) -> &MachineConfig {
-        &self.config
+        &self.fixed.config
     }
 
     /// Whether anything reads a thread's registers once it has exited ([`FinalRegisters`],
@@ -845,7 +857,7 @@ pub struct BarrierView {
 /// Memory as threads would read it between steps ([`Machine::reader`]).
 pub struct MemoryReader<'a> {
     pages: Flat,
-    memory: &'a Memory,
+    memory: &'a MachineMemory,
 }
 
 impl MemoryReader<'_> {

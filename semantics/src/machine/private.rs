@@ -131,7 +131,10 @@ fn runs_of(mut spans: Vec<(u64, u64, Owner)>) -> Vec<(u64, u64, Owner)> {
 
 impl Machine {
     fn private_words(&self) -> &PrivateWords {
-        self.private.0.get_or_init(|| self.compute_private_words())
+        self.fixed
+            .private
+            .0
+            .get_or_init(|| self.compute_private_words())
     }
 
     /// [`PrivateWords`] of this launch (module documentation).

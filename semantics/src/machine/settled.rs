@@ -131,7 +131,7 @@ pub(super) struct Step<'a> {
 
 impl Machine {
     pub(super) fn segments(&self) -> &Segments {
-        self.segments.0.get_or_init(|| {
+        self.fixed.segments.0.get_or_init(|| {
             let program = &self.program;
             let atoms = program.may_write().atoms();
             let mut spans: Vec<(u64, u64)> = program

@@ -202,7 +202,7 @@ impl Machine {
         let Machine {
             program: _,
             info: _,
-            config: _,
+            fixed: _,  // the launch's
             mem: _,    // by the caller
             blocks: _, // by the caller
             sms,
@@ -216,10 +216,8 @@ impl Machine {
             mem_generation: _,
             final_registers: _, // decides `keep`
             finals,
-            segments: _, // a function of the launch
-            private: _,  // a function of the launch
         } = self;
-        match termination {
+        match termination.as_deref() {
             None => h.write_u8(0),
             Some(Termination::Completed) => h.write_u8(1),
             Some(Termination::Deadlock(_)) => h.write_u8(2),
