@@ -48,7 +48,10 @@ fn flat_memory_refuses_a_memory_choice() {
 #[test]
 fn cached_memory_keeps_a_request_in_flight_until_its_steps_ran() {
     let (dram, base) = dram_with(&[0, 0]);
-    let mut m = Memory::Cached(CachedMemory::new(dram, config_folded(SilentActions::None)));
+    let mut m = Memory::Cached(Box::new(CachedMemory::new(
+        dram,
+        config_folded(SilentActions::None),
+    )));
     let w = who(0, 0);
     assert!(!m.performs_accesses_at_once() && m.reads_depend_on_sm());
     assert!(m.in_flight_space(G) && !m.in_flight_space(MemSpace::Local));
@@ -74,7 +77,10 @@ fn cached_memory_keeps_a_request_in_flight_until_its_steps_ran() {
 #[test]
 fn a_load_delivers_its_value_in_a_later_step() {
     let (dram, base) = dram_with(&[42]);
-    let mut m = Memory::Cached(CachedMemory::new(dram, config_folded(SilentActions::None)));
+    let mut m = Memory::Cached(Box::new(CachedMemory::new(
+        dram,
+        config_folded(SilentActions::None),
+    )));
     let w = who(0, 0);
     assert!(matches!(
         m.issue(ld(w, 0, G, base, None, MemOrder::Weak, 3)),

@@ -213,9 +213,9 @@ fn build(
             private: Default::default(),
         }),
         mem: match config.memory {
-            super::MemoryKind::Flat => super::MachineMemory::Flat(mem),
+            super::MemoryKind::Flat => memory_model::Memory::Flat(mem),
             super::MemoryKind::Cached => {
-                super::MachineMemory::Cached(Box::new(memory_model::CachedMemory::new(
+                memory_model::Memory::Cached(Box::new(memory_model::CachedMemory::new(
                     mem,
                     memory_model::cached::CacheConfig {
                         num_sms: dev.num_sms,

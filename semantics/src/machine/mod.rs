@@ -13,7 +13,6 @@ mod fast;
 mod footprint;
 pub mod future;
 mod grid;
-mod held_memory;
 mod invariants;
 mod launch;
 mod memory_ops;
@@ -31,7 +30,6 @@ pub(crate) mod warp;
 pub use footprint::{Footprint, FootprintKind};
 pub use future::Futures;
 pub use grid::{GridPhase, GridShape, GridView, GridWait, MAX_ACTIVE_GRIDS, NotResident, SmFull};
-pub use held_memory::MachineMemory;
 
 /// How much of a warp's state an observed step's [`Event::Executed`] carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -52,7 +50,7 @@ pub use thread::{type_signed, type_size};
 pub use crate::program::FinalRegisters;
 use crate::program::{FuncId, Pc, Program};
 use memory_model::cached::{CacheConfig, Cached};
-use memory_model::{Flat, MemoryEnv};
+use memory_model::{Flat, Memory, MemoryEnv};
 use ptx_parser::ScalarType;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
@@ -492,7 +490,7 @@ pub struct Machine {
     fixed: Arc<Fixed>,
     /// The memory environment (thesis chapter 4, 5.8.1): flat, or cached with its own DRAM
     /// (`--memory`). The machine asks it through [`MemoryEnv`], never which one it is.
-    mem: MachineMemory,
+    mem: Memory,
     /// Resident blocks by linear index.
     blocks: memory_model::BlockTable<block::Block>,
     /// Shared copy-on-write: only issue and completion change occupancy, and explorers clone
@@ -650,7 +648,7 @@ impl Machine {
     }
 
     /// The memory environment (the seam: [`MemoryEnv`]).
-    pub fn memory_env(&self) -> &MachineMemory {
+    pub fn memory_env(&self) -> &Memory {
         &self.mem
     }
 
@@ -857,7 +855,7 @@ pub struct BarrierView {
 /// Memory as threads would read it between steps ([`Machine::reader`]).
 pub struct MemoryReader<'a> {
     pages: Flat,
-    memory: &'a MachineMemory,
+    memory: &'a Memory,
 }
 
 impl MemoryReader<'_> {

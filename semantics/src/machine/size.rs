@@ -14,7 +14,7 @@ mod tests {
         let machine = size_of::<Machine>();
         eprintln!(
             "Machine {machine} B (memory {} B, enabled set {} B, block table {} B)",
-            size_of::<MachineMemory>(),
+            size_of::<memory_model::Memory>(),
             size_of::<enabled::EnabledSet>(),
             size_of::<memory_model::BlockTable<block::Block>>(),
         );

@@ -95,7 +95,7 @@ pub(crate) struct Ctx<'a> {
     ///
     /// [`MemoryEnv::pages_mut`]: memory_model::MemoryEnv::pages_mut
     /// [`MemoryEnv::issue`]: memory_model::MemoryEnv::issue
-    pub mem: &'a mut super::MachineMemory,
+    pub mem: &'a mut memory_model::Memory,
     pub block: u32,
     pub special: SpecialCtx,
     /// Recording events (observed steps only).
