@@ -160,8 +160,10 @@ pub(crate) fn arrive(
 /// Whether the completing instance of `bar` orders memory between threads (PTX ISA 9.7.13.1,
 /// `bar`: prior accesses are performed "relative to all threads participating in the
 /// barrier"; deviation D24): it counts more than one thread. An instance of thread count 1
-/// has the arriving thread as its only participant (see
-/// [`crate::program::Op::barrier_counts_one_thread`]) and orders nothing for another.
+/// has the arriving thread as its only participant and orders nothing for another, whatever
+/// operand gave the count. The arrival side decides before the count is known
+/// ([`crate::program::Op::barrier_counts_one_thread`] looks at an immediate only), so a
+/// count of 1 read from a register still drains at arrival: stronger than needed, sound.
 pub(crate) fn orders_memory(bar: &Barrier) -> bool {
     bar.tc > 1
 }
