@@ -40,6 +40,13 @@ pub fn named(hit: BoundHit) -> BoundHit {
     }
 }
 
+/// Whether `hit` is the time bound (the clock or an interrupt), as the JSON's older
+/// `time_limit_hit` flag says: not a cut by the memory budget, which stops the loops through
+/// the same flag.
+pub fn is_time(hit: Option<BoundHit>) -> bool {
+    matches!(hit, Some(BoundHit::Time(_)))
+}
+
 /// The bound of a run that ended in `t`, if a bound ended it. `time_ms` is the time bound as
 /// `--timeout` gave it ([`crate::timeout::Timeout::millis`]), here and below.
 pub fn of_run(t: &Termination, max_steps: u64, time_ms: Option<u64>) -> Option<BoundHit> {

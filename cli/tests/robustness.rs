@@ -433,3 +433,55 @@ fn each_command_names_the_memory_budget_that_stopped_it() {
         assert!(!out.contains("time limit"), "{args:?}: {out}");
     }
 }
+
+/// A search or campaign cut by the memory budget says so in its JSON: `bound_hit` names the
+/// memory bound and the older `time_limit_hit` flag stays false (it said true before: the memory
+/// watchdog stops a search through the same flag as the clock).
+#[test]
+fn a_memory_cut_is_not_called_a_time_limit_in_json() {
+    let explore_kernel = [
+        "tests/kernels/spinlock.ptx",
+        "--launch",
+        "tests/kernels/spinlock.ron",
+    ];
+    let commands: [(&[&str], &[&str]); 3] = [
+        (
+            &["explore", "--max-states", "100000000", "--symmetry", "none"],
+            &explore_kernel,
+        ),
+        (
+            &[
+                "explore",
+                "--search",
+                "outcomes",
+                "--max-transitions",
+                "1000000000",
+            ],
+            &explore_kernel,
+        ),
+        (
+            &["fuzz", "--runs", "100000000", "--max-steps", "1000000000"],
+            &SPIN,
+        ),
+    ];
+    for (command, kernel) in commands {
+        let mut args = vec![command[0]];
+        args.extend(kernel);
+        args.extend(&command[1..]);
+        args.extend(["--max-memory", "4M", "--timeout", "120", "--format", "json"]);
+        let (code, out, err) = cudasem_here(&args);
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        if out.is_empty() {
+            // Ended by the watchdog after its grace period (a loaded machine): no report.
+            assert!(err.contains("memory budget reached"), "{args:?}: {err}");
+            continue;
+        }
+        let j: serde_json::Value = serde_json::from_str(&out).expect("one JSON report");
+        assert_eq!(j["bound_hit"]["bound"], "memory", "{args:?}: {j}");
+        let flag = j
+            .get("time_limit_hit")
+            .or_else(|| j["bound"].get("time_limit_hit"))
+            .expect("the time_limit_hit flag");
+        assert_eq!(flag, false, "{args:?}: {j}");
+    }
+}

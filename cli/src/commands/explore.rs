@@ -770,6 +770,9 @@ impl Report<'_> {
                 j
             })
             .collect();
+        let bound_hit = x
+            .bound_hit
+            .map(|b| crate::bounds::named(b.hit(self.args.timeout.millis())));
         let j = json!({
             "kernel": setup.kernel_title(),
             "setup": setup.setup_text(),
@@ -782,11 +785,9 @@ impl Report<'_> {
             "bound": {
                 "max_states": self.limits.max_states,
                 "hit": x.bound_hit.is_some(),
-                "time_limit_hit": x.bound_hit == Some(explore::Bound::Time),
+                "time_limit_hit": crate::bounds::is_time(bound_hit),
             },
-            "bound_hit": crate::bounds::json(
-                x.bound_hit.map(|b| crate::bounds::named(b.hit(self.args.timeout.millis())))
-            ),
+            "bound_hit": crate::bounds::json(bound_hit),
             "symmetry": symmetry_word(x.symmetry),
             "symmetry_note": symmetry_note(x.symmetry),
             "settled_loads": settled_word(x.settled_loads),

@@ -187,6 +187,9 @@ pub fn render(
                 .zip(&violations)
                 .map(|((o, witness), violated)| setup.outcome_json(o, violated, witness))
                 .collect();
+            let bound_hit = report
+                .bound_hit
+                .and_then(|b| b.hit(args.timeout.millis()).map(crate::bounds::named));
             let j = json!({
                 "kernel": setup.kernel_title(),
                 "setup": setup.setup_text(),
@@ -202,11 +205,9 @@ pub fn render(
                 "bound": {
                     "max_transitions": args.max_transitions,
                     "hit": report.bound_hit.is_some(),
-                    "time_limit_hit": report.bound_hit == Some(DfsBound::Time),
+                    "time_limit_hit": crate::bounds::is_time(bound_hit),
                 },
-                "bound_hit": crate::bounds::json(
-                    report.bound_hit.and_then(|b| b.hit(args.timeout.millis()).map(crate::bounds::named))
-                ),
+                "bound_hit": crate::bounds::json(bound_hit),
                 "outcomes": outcomes,
                 "seconds": seconds,
                 "states_per_second": rate,

@@ -146,7 +146,8 @@ struct JsonReport<'a> {
     runs: u64,
     /// Runs asked for (`runs` is smaller when the time bound stopped the campaign).
     runs_asked: u64,
-    /// The time bound stopped the campaign before every run was made.
+    /// The time bound (the clock or an interrupt, not the memory budget) stopped the campaign
+    /// before every run was made.
     time_limit_hit: bool,
     /// Which bound stopped the campaign (the time bound's, as every command names it), or
     /// `null`. A run cut by the step bound is an outcome (`step-limit`), not a cut campaign.
@@ -285,15 +286,16 @@ pub fn render(
             args, setup, report, &failures, &witnesses, &schedule, seconds, rate,
         ),
         OutputFormat::Json => {
+            let bound_hit = report
+                .stopped
+                .then(|| crate::bounds::stopped(args.timeout.millis()));
             let j = JsonReport {
                 kernel: &setup.kernel_title(),
                 setup: setup.setup_text(),
                 runs: report.runs,
                 runs_asked: args.runs,
-                time_limit_hit: report.stopped,
-                bound_hit: report
-                    .stopped
-                    .then(|| crate::bounds::stopped(args.timeout.millis())),
+                time_limit_hit: crate::bounds::is_time(bound_hit),
+                bound_hit,
                 seed: args.seed,
                 schedule,
                 max_steps: args.max_steps,
