@@ -173,12 +173,14 @@ impl Serialize for Buffers<'_> {
     }
 }
 
-/// The status word of `--format json`.
+/// The status word of `--format json`. A run the stop flag cut is `memory_limit` where the
+/// memory watchdog (`--max-memory`) set the flag, else `time_limit` (the clock or Ctrl-C).
 pub fn status_word(t: &Termination) -> &'static str {
     match t {
         Termination::Completed => "completed",
         Termination::Deadlock(_) => "deadlock",
         Termination::StepLimit => "step_limit",
+        Termination::TimeLimit if crate::timeout::over_budget() => "memory_limit",
         Termination::TimeLimit => "time_limit",
         Termination::Error(_) => "error",
     }

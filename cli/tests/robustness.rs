@@ -484,4 +484,57 @@ fn a_memory_cut_is_not_called_a_time_limit_in_json() {
             .expect("the time_limit_hit flag");
         assert_eq!(flag, false, "{args:?}: {j}");
     }
+    // A run and a litmus test say `memory_limit` in their status, not `time_limit`.
+    let litmus = workspace().join("tests/litmus/families/SB-4.litmus");
+    let litmus = litmus.to_string_lossy();
+    let commands: [&[&str]; 2] = [
+        &[
+            "run",
+            SPIN[0],
+            SPIN[1],
+            SPIN[2],
+            SPIN[3],
+            SPIN[4],
+            "--max-steps",
+            "1000000000",
+        ],
+        &[
+            "litmus",
+            &litmus,
+            "--memory",
+            "cached",
+            "--max-states",
+            "100000000",
+        ],
+    ];
+    for command in commands {
+        let mut args = command.to_vec();
+        args.extend(["--max-memory", "4M", "--timeout", "120", "--format", "json"]);
+        let (code, out, err) = cudasem_here(&args);
+        if out.is_empty() {
+            assert!(err.contains("memory budget reached"), "{args:?}: {err}");
+            continue;
+        }
+        // `litmus` exits 0 when it checked every file, cut or not.
+        let expected_code = if args[0] == "run" { 1 } else { 0 };
+        assert_eq!(code, expected_code, "{args:?}: {out}{err}");
+        let j: serde_json::Value = serde_json::from_str(&out).expect("one JSON report");
+        assert_eq!(j["status"], "memory_limit", "{args:?}: {j}");
+        assert_eq!(j["bound_hit"]["bound"], "memory", "{args:?}: {j}");
+    }
+    // `check` names it among its errors.
+    let mut args = vec!["check"];
+    args.extend(SPIN);
+    args.extend(["--max-memory", "4M", "--timeout", "120", "--format", "json"]);
+    let (_, out, err) = cudasem_here(&args);
+    if out.is_empty() {
+        assert!(err.contains("memory budget reached"), "{args:?}: {err}");
+    } else {
+        let j: serde_json::Value = serde_json::from_str(&out).expect("one JSON report");
+        let kinds: Vec<&str> = j["errors"]
+            .as_array()
+            .map(|e| e.iter().filter_map(|e| e["kind"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(kinds, ["memory_limit"], "{j}");
+    }
 }

@@ -6,7 +6,7 @@
 //! (`holds`: the condition as written holds, the meaning of the expected CSVs' 1) and, for a
 //! reachable `exists` or a violated `~exists`/`forall`, a witness: the choice sequence and a
 //! compact string for `cudasem replay` (with the PTX that `--emit-ptx` writes). JSON: one object
-//! per file with `status` (`ok`, `unsupported`, `bounded`, `time_limit`), `bound_hit` (which
+//! per file with `status` (`ok`, `unsupported`, `bounded`, `time_limit`, `memory_limit`), `bound_hit` (which
 //! bound cut the search, as every command names it), `holds`, `outcomes`, `witness`.
 //!
 //! Exit codes: 0 every file was checked (an "unsupported" verdict included), 2 a file could not
@@ -343,7 +343,11 @@ fn json_report(
         "name": test.name,
         "memory": report.memory.name(),
         "condition": format!("{} {}", report.quantifier.name(), report.condition),
-        "status": report.status.word(),
+        "status": match report.status {
+            // The memory watchdog stops the search through the time bound's flag.
+            Status::TimeLimit if crate::timeout::over_budget() => "memory_limit",
+            _ => report.status.word(),
+        },
         "bound_hit": crate::bounds::json(bound_hit),
         "reason": match &report.status { Status::Unsupported(r) => Some(r.clone()), _ => None },
         "holds": report.holds,

@@ -198,7 +198,8 @@ fn errors_json<'a>(
             finding: None,
         }),
         Termination::TimeLimit => errors.push(JErr {
-            kind: "time_limit",
+            // `time_limit`, or `memory_limit` where the memory watchdog stopped the run.
+            kind: crate::output::status_word(&Termination::TimeLimit),
             message: format!("stopped: {}", crate::timeout::cause_text(None)),
             access: None,
             finding: None,
