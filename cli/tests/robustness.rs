@@ -380,6 +380,22 @@ fn a_launch_counts_the_copies_a_run_keeps_and_its_printed_text() {
     assert!(err.contains("does not fit in memory"), "{err}");
 }
 
+/// The corpus spin lock on 8 blocks, every step a scheduling point and no symmetry: an
+/// exploration that runs for seconds even in a release build, so the memory watchdog stops it
+/// before it can finish (on 4 blocks with the default reductions it finished in 0.03 s, before
+/// the watchdog's first look, and the tests below failed now and then).
+const LONG_EXPLORATION: [&str; 9] = [
+    "tests/kernels/spinlock.ptx",
+    "--launch",
+    "tests/kernels/spinlock.ron",
+    "--grid",
+    "8",
+    "--reduction",
+    "none",
+    "--symmetry",
+    "none",
+];
+
 /// The memory budget stops every command that runs kernels the same way, and each report names
 /// the bound that cut it in the same words (`memory budget reached: --max-memory 4.0 MiB`),
 /// exit 1. The spin lock never ends, so only a bound stops it; 4 MiB is below what the process
@@ -387,13 +403,8 @@ fn a_launch_counts_the_copies_a_run_keeps_and_its_printed_text() {
 /// PCT horizon run and the skipped runs ignored the bound.)
 #[test]
 fn each_command_names_the_memory_budget_that_stopped_it() {
-    // The spin lock's state space is small: `explore` gets the corpus spin lock, whose is not
-    // (without symmetry: up to a permutation of its blocks it is small too).
-    let explore_kernel = [
-        "tests/kernels/spinlock.ptx",
-        "--launch",
-        "tests/kernels/spinlock.ron",
-    ];
+    // The thesis spin lock's state space is small: `explore` gets the corpus spin lock.
+    let explore_kernel = LONG_EXPLORATION;
     let commands: [(&[&str], &[&str]); 5] = [
         (&["run"], &SPIN),
         (&["check"], &SPIN),
@@ -401,10 +412,7 @@ fn each_command_names_the_memory_budget_that_stopped_it() {
             &["check", "--explore", "--max-schedules", "100000000"],
             &SPIN,
         ),
-        (
-            &["explore", "--max-states", "100000000", "--symmetry", "none"],
-            &explore_kernel,
-        ),
+        (&["explore", "--max-states", "100000000"], &explore_kernel),
         (
             &["fuzz", "--runs", "100000000", "--max-steps", "1000000000"],
             &SPIN,
@@ -439,16 +447,9 @@ fn each_command_names_the_memory_budget_that_stopped_it() {
 /// watchdog stops a search through the same flag as the clock).
 #[test]
 fn a_memory_cut_is_not_called_a_time_limit_in_json() {
-    let explore_kernel = [
-        "tests/kernels/spinlock.ptx",
-        "--launch",
-        "tests/kernels/spinlock.ron",
-    ];
+    let explore_kernel = LONG_EXPLORATION;
     let commands: [(&[&str], &[&str]); 3] = [
-        (
-            &["explore", "--max-states", "100000000", "--symmetry", "none"],
-            &explore_kernel,
-        ),
+        (&["explore", "--max-states", "100000000"], &explore_kernel),
         (
             &[
                 "explore",
