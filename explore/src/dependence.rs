@@ -73,6 +73,12 @@
 //! exactly the unreduced search's. Deadlocked states may hold ops, so their *number* may
 //! differ by renamed copies; whether a deadlock is reachable does not.
 //!
+//! **Sets at the grain of cache lines** (`crate::line_sets`): within one CTA the L1 is shared,
+//! so the sets above stall on the lines the warps' ops share; the closure of a warp over the
+//! lines its steps touch (other warps' futures and ops on those lines) separates warps that
+//! touch different lines. Its argument is in that module; the fairness argument below holds
+//! for its sets as for these.
+//!
 //! **Fairness: the progress search** (`explore::explore_with`, [`crate::Por::Persistent`]) uses
 //! these sets too, for the verdicts and lassos of the models [`crate::Por::preserves`]: the
 //! unfair model and weak fairness towards every live unit. Under cached memory neither has
@@ -139,7 +145,13 @@ fn private_places<'a>(
         (Place::Thread(who), Group::Warp(b, w)) => {
             who.block == b && who.thread / warp_size.max(1) == w
         }
-        (Place::L1Line { sm: s, .. } | Place::L1 { sm: s }, Group::Block(_)) => sm == Some(s),
+        (
+            Place::L1Line { sm: s, .. }
+            | Place::L1Fill { sm: s, .. }
+            | Place::L1Room { sm: s }
+            | Place::L1 { sm: s },
+            Group::Block(_),
+        ) => sm == Some(s),
         (Place::Shared { block: x, .. } | Place::Locks { block: x }, Group::Block(b)) => x == b,
         _ => false,
     })
@@ -171,8 +183,10 @@ pub fn may_have_block_sets(m: &Machine, enabled: &[Choice]) -> bool {
 }
 
 /// The persistent sets of state `m` under cached memory (module header): for each block, and
-/// each warp, with an enabled choice whose set is persistent and leaves some choice out, the
-/// indices into `enabled` of the set; distinct, smallest first, ties by their first index.
+/// each warp, with an enabled choice whose set is persistent and leaves some choice out, and
+/// the closures of each warp at the grain of cache lines (`line_sets`, which separate the
+/// warps of one CTA), the indices into `enabled` of the set; distinct, smallest first, ties by
+/// their first index.
 /// `judged` holds every enabled choice's transaction. Empty under flat memory (the warps'
 /// future footprints give sets there: [`super::ample::persistent_sets`]), when a block issue
 /// or a barrier completion is enabled, a block is still to be issued, or an SM may hold
@@ -287,6 +301,15 @@ pub fn block_persistent_sets(
                 }
         });
         if private && !set.is_empty() && set.len() < enabled.len() && !sets.contains(&set) {
+            sets.push(set);
+        }
+    }
+    // The sets at the grain of cache lines, which separate the warps of one CTA.
+    let futures = std::cell::OnceCell::new();
+    for set in super::line_sets::line_persistent_sets(
+        m, cache, enabled, judged, &stalled, &warp_of, &futures,
+    ) {
+        if !sets.contains(&set) {
             sets.push(set);
         }
     }

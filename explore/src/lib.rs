@@ -45,6 +45,7 @@ pub mod dfs;
 pub mod dpor;
 pub mod fold;
 pub mod keyed;
+mod line_sets;
 pub mod policy;
 pub mod progress;
 pub mod split;

@@ -163,6 +163,51 @@ fn block_sets_cut_the_states_of_mp_2_under_cached_memory() {
     );
 }
 
+/// A single-CTA litmus test of `litmus/tests/cta` (every thread in CTA 0: one SM, one shared
+/// L1, each thread its own warp).
+fn single_cta_test(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/cta/{name}.litmus"))
+}
+
+/// Sets at the grain of cache lines (`explore::dependence`, `line_sets`) on MP, SB, LB and CoRR
+/// with both threads in one CTA: the answers of the fold alone and of `--reduction none`
+/// (`compare_litmus`: outcomes with their counts of distinct final states, deadlocks, faults,
+/// witnesses that replay). They cut the states of the two tests without weak loads (no line
+/// is ever in an L1): SB-cta and CoRR-cta took 1,133 + 88 states with the block and warp sets
+/// alone, 709 + 48 with the line sets.
+#[test]
+fn line_sets_keep_the_single_cta_answers_and_cut_their_states() {
+    let mut relaxed = 0;
+    for name in ["MP-cta", "SB-cta", "LB-cta", "CoRR-cta"] {
+        let [reduced, folded, none] =
+            compare_litmus(&single_cta_test(name), MemoryKind::Cached).expect(name);
+        println!("{name}: {none} no reduction, {folded} fold alone, {reduced} sets");
+        if name == "SB-cta" || name == "CoRR-cta" {
+            relaxed += reduced;
+        }
+    }
+    assert!(relaxed < 900, "SB-cta + CoRR-cta: {relaxed} states");
+}
+
+/// SB round three threads of one CTA: the line sets keep the fold alone's answers (no
+/// reduction needs a million states) in 38,531 states (the block and warp sets alone: 88,674;
+/// the fold alone 944,399). Slow in a debug build: `cargo test --release -p litmus --test
+/// persistent_sets -- --ignored`.
+#[test]
+#[ignore]
+fn line_sets_keep_the_answers_of_sb_round_three_threads_of_one_cta() {
+    let (m, t, _) =
+        litmus_machine(&single_cta_test("SB3-cta"), MemoryKind::Cached).expect("SB3-cta");
+    let reduced = search(&m, &t, Folding::Invisible, Por::Persistent, 1_000_000);
+    let folded = search(&m, &t, Folding::Invisible, Por::None, 2_000_000);
+    assert!(!reduced.bounded && !folded.bounded, "bounded");
+    assert_eq!(
+        answer(&reduced, MemoryKind::Cached),
+        answer(&folded, MemoryKind::Cached)
+    );
+    assert!(reduced.states < 60_000, "{} states", reduced.states);
+}
+
 /// The tests the sets newly decide within the litmus command's bound (1M states) under cached
 /// memory, against the fold alone with a larger bound: the same outcomes and counts. Slow
 /// (minutes, millions of states): `cargo test --release -p litmus --test persistent_sets --

@@ -31,8 +31,8 @@ fn footprints_separate_sms_lines_and_threads() {
     let f = c.footprint(step(la));
     assert_eq!(f.op, Some(la));
     assert!(
-        f.places.contains(&Place::L1 { sm: 0 }),
-        "{f:?}: reserveL1 allocates"
+        f.places.contains(&Place::L1Fill { sm: 0, line: x }),
+        "{f:?}: reserveL1 allocates the line"
     );
     assert!(f.places.contains(&Place::Thread(a)));
     // The same thread's ops: dependent (program order, O1-O3).
@@ -44,4 +44,48 @@ fn footprints_separate_sms_lines_and_threads() {
     assert!(c.independent(MemChoice::Flush { sm: 0 }, step(lb)));
     // A choice is never independent of itself.
     assert!(!c.independent(step(la), step(la)));
+}
+
+/// Allocations at the grain of lines: two loads of one SM reserving different lines in an L1
+/// with room for both, and two stores writing different lines into an L2 with room for both,
+/// commute; when only one free line is left, each takes the cache's room and they do not
+/// (the second would evict). Before, every allocation took the whole cache.
+#[test]
+fn allocations_are_independent_while_the_cache_has_room_for_both() {
+    for (l1_lines, l2_lines, room) in [(4, 8, true), (1, 1, false)] {
+        let (mut dram, x) = dram_with(&[0; 64]);
+        let a = who(0, 0);
+        let b = who(0, 1);
+        let mut c = Cached::new(memory_model::cached::CacheConfig {
+            l1_lines,
+            l2_lines,
+            ..config(SilentActions::Observable)
+        });
+        let step = |op| MemChoice::Step { op };
+        let la = c.issue(ld(a, 0, G, x, None, MemOrder::Weak, 1));
+        let lb = c.issue(ld(b, 0, G, x + 64, None, MemOrder::Weak, 1));
+        let f = c.footprint(step(la));
+        assert!(
+            f.places.contains(&Place::L1Fill { sm: 0, line: x }),
+            "{f:?}"
+        );
+        assert_eq!(f.places.contains(&Place::L1Room { sm: 0 }), !room, "{f:?}");
+        assert!(!f.places.contains(&Place::L1 { sm: 0 }), "{f:?}");
+        assert_eq!(
+            c.independent(step(la), step(lb)),
+            room,
+            "L1 {l1_lines} lines"
+        );
+        // The flush of the SM's L1 conflicts with both whatever the room.
+        assert!(!c.independent(MemChoice::Flush { sm: 0 }, step(la)));
+        // Each reserves its L1 line (the first step), then its L2 line.
+        c.step(step(la), &mut dram).unwrap();
+        c.step(step(lb), &mut dram).unwrap();
+        let (fa, fb) = (c.footprint(step(la)), c.footprint(step(lb)));
+        if room {
+            assert!(fa.places.contains(&Place::L2Line { line: x }), "{fa:?}");
+            assert!(!fa.places.contains(&Place::L2), "{fa:?}");
+            assert!(c.independent(step(la), step(lb)), "{fa:?} {fb:?}");
+        }
+    }
 }

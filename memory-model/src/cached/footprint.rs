@@ -6,11 +6,31 @@
 //!
 //! A footprint is computed in the current state and is conservative: every place counts as
 //! written; an op's micro step lists every statement it may run up to its next `yield` or
-//! `end` on every branch; an allocation in a cache (reserve, allocating write) takes the whole
-//! cache (its victim is any unpinned line; room decides other allocations), and when the
-//! victim may be dirty its write-back (to L2, and from L2 to DRAM) too; an op that may end
+//! `end` on every branch; an op that may end
 //! takes its thread (the thread's other ops wait for it, O1-O3) and, when it acquires at a
 //! scope wider than the CTA, its SM's whole L1 (the acquire flush).
+//!
+//! **Allocations at the grain of lines.** An allocation in a cache (reserve, allocating write)
+//! of a line the cache already holds (live) only joins or writes that line: its line. One of a
+//! line the cache does not hold takes the line's *fill* place ([`Place::L1Fill`], or the L2
+//! line), and then, by how full the cache is in the current state (`n` live lines of a
+//! capacity `c`; doomed L1 lines do not count, `Cache::make_room`):
+//! * `n + 1 < c`: nothing more. It evicts nothing, and after it there is room for one more
+//!   line, so another allocation of another line, taken before or after it, evicts nothing
+//!   either: the two commute (two keys inserted into a map, no victim chosen), and it commutes
+//!   with every step on other lines (an eviction, discard or invalidation of another line only
+//!   adds room; a flush of the L1 takes the whole L1 and conflicts anyway).
+//! * `n + 1 = c`: it evicts nothing, but it takes the last free line, so an allocation of
+//!   another line after it must evict, and before it would not have had to: the cache's room
+//!   ([`Place::L1Room`], [`Place::L2Room`]), which every other allocation in that state takes
+//!   too. A step that frees a line (eviction, discard) does not take it: freeing before or
+//!   after the allocation leaves the same lines.
+//! * `n >= c`: it evicts a victim, any unpinned line: the whole cache, and when the victim may
+//!   be dirty its write-back (to L2, and from L2 to DRAM) too.
+//!
+//! These are footprints in one state, as `independent` asks; a search that lets a step wait
+//! while others run must also know that the cache does not fill meanwhile (the explorer's
+//! persistent sets check that the launch cannot touch enough lines to fill any cache).
 
 use super::engine::{Op, is_global};
 use super::line::Key;
@@ -28,10 +48,16 @@ pub enum Place {
     L1Line { sm: u32, line: Key },
     /// Every line of an SM's L1, and its room.
     L1 { sm: u32 },
+    /// An allocation of a line an SM's L1 does not hold, with room for it (module doc).
+    L1Fill { sm: u32, line: Key },
+    /// The last free line of an SM's L1: taken by an allocation that fills it (module doc).
+    L1Room { sm: u32 },
     /// One line of the L2.
     L2Line { line: Key },
     /// Every line of the L2, and its room.
     L2,
+    /// The last free line of the L2 (module doc).
+    L2Room,
     /// The DRAM bytes of one line (global or local).
     DramLine { line: Key },
     /// Any DRAM bytes (a write-back of a victim not known in advance).
@@ -48,11 +74,17 @@ impl Place {
         use Place::*;
         match (*self, *other) {
             (Thread(a), Thread(b)) => a == b,
-            (L1Line { sm: a, line: x }, L1Line { sm: b, line: y }) => a == b && x == y,
-            (L1 { sm: a }, L1 { sm: b } | L1Line { sm: b, .. })
-            | (L1Line { sm: a, .. }, L1 { sm: b }) => a == b,
+            (
+                L1Line { sm: a, line: x } | L1Fill { sm: a, line: x },
+                L1Line { sm: b, line: y } | L1Fill { sm: b, line: y },
+            ) => a == b && x == y,
+            (L1 { sm: a }, L1 { sm: b } | L1Line { sm: b, .. } | L1Fill { sm: b, .. })
+            | (L1Line { sm: a, .. } | L1Fill { sm: a, .. }, L1 { sm: b }) => a == b,
+            (L1Room { sm: a }, L1Room { sm: b } | L1 { sm: b })
+            | (L1 { sm: a }, L1Room { sm: b }) => a == b,
             (L2Line { line: x }, L2Line { line: y }) => x == y,
-            (L2, L2 | L2Line { .. }) | (L2Line { .. }, L2) => true,
+            (L2, L2 | L2Line { .. } | L2Room) | (L2Line { .. } | L2Room, L2) => true,
+            (L2Room, L2Room) => true,
             (DramLine { line: x }, DramLine { line: y }) => x == y,
             (Dram, Dram | DramLine { .. }) | (DramLine { .. }, Dram) => true,
             (
@@ -114,7 +146,7 @@ impl Cached {
             MemChoice::Flush { sm } => f.add(Place::L1 { sm }),
             MemChoice::WriteBackL1 { sm, line } => {
                 f.add(Place::L1Line { sm, line });
-                self.l2_alloc_footprint(&mut f);
+                self.l2_alloc_footprint(Some(line), &mut f);
             }
             MemChoice::EvictL2 { line } => f.add(Place::L2Line { line }),
             MemChoice::WriteBackL2 { line } => {
@@ -130,12 +162,24 @@ impl Cached {
         a != b && self.footprint(a).disjoint(&self.footprint(b))
     }
 
-    /// An allocation in L2: the whole L2; when it is full its victim may be dirty and go to
-    /// DRAM.
-    fn l2_alloc_footprint(&self, f: &mut Footprint) {
-        f.add(Place::L2);
-        if self.l2.len() >= self.config.l2_lines as usize {
-            f.add(Place::Dram);
+    /// An allocation in L2 of `line` (`None`: a line not known in advance, a dirty L1 victim's)
+    /// by how full the L2 is (module doc): its line, the L2's room when it takes the last free
+    /// line, the whole L2 when it evicts, and then DRAM (the victim may be dirty).
+    fn l2_alloc_footprint(&self, line: Option<Key>, f: &mut Footprint) {
+        let (n, c) = (self.l2.len(), self.config.l2_lines as usize);
+        if let Some(line) = line {
+            f.add(Place::L2Line { line });
+            if self.l2.contains(line) {
+                return;
+            }
+        }
+        if line.is_none() || n >= c {
+            f.add(Place::L2);
+            if n >= c {
+                f.add(Place::Dram);
+            }
+        } else if n + 1 >= c {
+            f.add(Place::L2Room);
         }
     }
 
@@ -231,12 +275,27 @@ impl Cached {
             | InvalidateL1 => l1_line(f),
             ReadL2 | UpdateL2 | ClassifyFirstL2 | ClassifyNormalL2 => l2_line(f),
             ReserveL1 | WriteL1 => {
+                let live = self.l1.get(sm).map(|c| &c.live);
+                let (n, c) = (live.map_or(0, |l| l.len()), self.config.l1_lines as usize);
+                match key {
+                    // A line it holds: joined or written, nothing allocated.
+                    Some(line) if live.is_some_and(|l| l.contains(line)) => {
+                        f.add(Place::L1Line { sm, line });
+                        return;
+                    }
+                    Some(line) if n < c => {
+                        f.add(Place::L1Fill { sm, line });
+                        if n + 1 >= c {
+                            f.add(Place::L1Room { sm });
+                        }
+                        return;
+                    }
+                    Some(line) => f.add(Place::L1Fill { sm, line }),
+                    None => {}
+                }
                 f.add(Place::L1 { sm });
                 // A dirty victim (a local line) is written back to L2 (and maybe on to DRAM).
-                let l1_full = self
-                    .l1
-                    .get(sm)
-                    .is_some_and(|c| c.live.len() >= self.config.l1_lines as usize);
+                let l1_full = n >= c;
                 if l1_full
                     && self.l1.get(sm).is_some_and(|c| {
                         c.live
@@ -245,10 +304,10 @@ impl Cached {
                             .any(|(k, l)| !is_global(*k) && l.dirty != 0)
                     })
                 {
-                    self.l2_alloc_footprint(f);
+                    self.l2_alloc_footprint(None, f);
                 }
             }
-            ReserveL2 | WriteL2 => self.l2_alloc_footprint(f),
+            ReserveL2 | WriteL2 => self.l2_alloc_footprint(key, f),
             FlushL1 => f.add(Place::L1 { sm }),
         }
     }

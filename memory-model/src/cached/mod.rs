@@ -421,6 +421,33 @@ impl Cached {
             .map(|o| &o.req)
     }
 
+    /// The cache line in-flight op `op` accesses (None: no such op, or an access with no line:
+    /// shared memory, a fence, an address the engine refuses).
+    pub fn op_line(&self, op: OpId) -> Option<line::Key> {
+        let o = self.ops.get(op as usize)?.as_ref()?;
+        matches!(
+            o.req.space,
+            crate::MemSpace::Global | crate::MemSpace::Local
+        )
+        .then(|| self.geometry(op, &o.req).ok().map(|g| g.key))
+        .flatten()
+    }
+
+    /// The bytes `[lo, hi)` of global memory that line `key` holds; `Err(who)` for a local
+    /// line, the thread whose local memory it holds.
+    pub fn line_bytes_of(&self, key: line::Key) -> Result<(u64, u64), Who> {
+        match engine::decode_key(key) {
+            (_, Some(who), _) => Err(who),
+            (_, None, addr) => Ok((addr, addr.saturating_add(self.config.line_bytes as u64))),
+        }
+    }
+
+    /// Whether SM `sm`'s L1 holds a live line `key` (doomed lines, which only their pinners
+    /// see, do not count).
+    pub fn l1_holds(&self, sm: u32, key: line::Key) -> bool {
+        self.l1.get(sm).is_some_and(|c| c.live.contains(key))
+    }
+
     /// Every in-flight op by id: its id, its request, and whether it waits for an earlier op of
     /// its thread to end (ordering rules O1-O3; such an op has no enabled step until then). The
     /// reductions use it to tell which ops only their own block's steps can enable.

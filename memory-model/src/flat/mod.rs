@@ -141,6 +141,18 @@ impl Flat {
         }
     }
 
+    /// How many distinct lines of `line_bytes` bytes (a power of two) the global segments
+    /// span: a bound on the global lines a cache can ever hold, since an access outside every
+    /// segment faults before it is issued.
+    pub fn global_lines(&self, line_bytes: u64) -> u64 {
+        let line = line_bytes.max(1);
+        self.global
+            .iter()
+            .filter(|s| s.len > 0)
+            .map(|s| (s.base + s.len - 1) / line - s.base / line + 1)
+            .sum()
+    }
+
     /// The global segment starting exactly at `base`, if any.
     pub fn global_segment(&self, base: u64) -> Option<&Segment> {
         self.global.iter().find(|s| s.base == base)

@@ -1,0 +1,394 @@
+//! Persistent sets at the grain of cache lines under cached memory (issue 15, Build 4): sets
+//! that separate the warps of one CTA (one SM, one shared L1) whose memory steps touch
+//! different lines. [`crate::dependence`] builds the sets of a block and of a warp from places
+//! that belong to the block or warp; here a set is the closure of one warp under dependence on
+//! the lines its steps touch (Godefroid, "Partial-Order Methods for the Verification of
+//! Concurrent Systems", ch. 4, conflict-based persistent sets; Valmari's stubborn sets).
+//!
+//! **The closure.** Seeded by a warp `p`, a set `W` of warps and a set `T` of enabled choices
+//! grow together: a warp in `W` puts every enabled choice of its own (its warp step, its
+//! threads' ops' micro steps) into `T`; every line a choice of `T` touches (the memory's
+//! footprint, [`memory_model::cached::Footprint`]: a line of an L1, of the L2, of DRAM) pulls
+//! in
+//! 1. every other enabled memory choice whose footprint names that line (an op's step: its
+//!    warp joins `W`; a silent rule of the L2 on it joins `T`);
+//! 2. the warp of every in-flight op on that line (all of its remaining micro steps may touch
+//!    it);
+//! 3. every live warp whose *future* (the accesses it may still issue from its pcs,
+//!    [`semantics::machine::Futures`], an unknown address being everything) may touch a byte
+//!    of that line.
+//!
+//! A candidate is dropped when a warp that must join has no enabled choice (it waits at a
+//! barrier: its later steps would be outside the set) or an op that is neither enabled nor
+//! waiting for an earlier op of its own thread (stalled: a step outside the set could enable
+//! it), or when a choice of `T` faults or settles a system choice, accesses shared memory (a
+//! weak shared load is read at issue depending on the other warps' shared stores in flight,
+//! D30), is a barrier arrival or an exit (the block's barrier state), or touches its SM's L1
+//! other than *quietly* (below).
+//!
+//! **Room.** Allocations are at the grain of lines only while a cache has room for one more
+//! line after them (`memory_model::cached::footprint`, "Allocations at the grain of lines").
+//! A choice of `T` waits while others run, so the cache must not fill meanwhile: sets are built
+//! only when the launch's global segments span at most `capacity - 2` lines of every L1 and of
+//! the L2 (an access outside every segment faults before it is issued, and only global and
+//! shared accesses go through the caches, so no cache ever holds more lines than that).
+//! Then no allocation ever evicts, no footprint ever takes a room place or a whole cache for
+//! room, and a step's places are its line's.
+//!
+//! **The L1 and its flush.** The silent `Flush` of an SM, the flush at the end of an acquire
+//! above `.cta` scope, of a fence, and of a barrier's completion invalidate the whole L1 of
+//! their SM, and any op of the SM may fill a line into it (which enables the silent flush).
+//! A choice of `T` that reads or changes a line its L1 holds, or fills one, is dependent with
+//! those, which other warps can bring about at any time: the candidate is dropped. A choice of
+//! `T` that names an L1 line the L1 does not hold and fills none (a store's `discardL1`, the
+//! `invalidateL1` of a store or a strong load, the `isCachedL1` test that fails) changes no L1
+//! and reads only that the line is absent. No step outside the set puts that line into the L1
+//! (a fill of it names the line, and the closure took every warp that may touch the line), a
+//! flush or an eviction of other lines leaves it absent, so such a choice commutes with every
+//! flush and every step on other lines of the L1: *quiet*.
+//!
+//! **Lines no L1 can hold.** Only a weak global load fills a line into an L1 (`ld.ca` and its
+//! kin, thesis listing 4.2; a strong load reads L2, a store and an atomic discard or invalidate
+//! the L1 line). A line no weak load of the program may address (each weak load's address is
+//! an absolute `.global` one, `[x+4]`; one through a register or a generic address may be any
+//! line) is in no L1 in any run, so every L1 step on it (`discardL1`, `invalidateL1`, the
+//! failing `isCachedL1`) is a no-op that commutes with everything: its L1 place pulls nothing
+//! into the set, and an outside step that names it only there does not conflict.
+//!
+//! **Why it is persistent** (Godefroid, def. 4.1). Take a run from the state made of choices
+//! outside `T`. Its warps are outside `W` (a warp of `W` gets no new enabled choice from
+//! outside: its warp step waits on its own threads' ops and on barriers it is not at, its ops
+//! on their own thread; condition checked above), and its silent rules and op steps name no
+//! line of `T` (an op that will touch such a line belongs to a warp of `W` by 2 and 3, a silent
+//! rule on it that is enabled now is in `T` by 1, and one enabled later would need a step of
+//! the run on that line first). A warp step of the run touches its own warp and issues requests
+//! for its own threads (which reads only their ops, O1-O3). So every step of the run is
+//! independent of every choice of `T`: the choice stays enabled, its footprint unchanged (no
+//! room can run out), and the two commute, up to the names of ops as in [`crate::dependence`].
+//! Theorem 4.3 then keeps every terminal state, and the fairness argument of
+//! [`crate::dependence`] ("Fairness") carries over unchanged: a run that never takes a choice
+//! of `T` touches none of `T`'s lines, so a silent rule of `T` put in front of it changes nothing
+//! it reads, and [`crate::dependence::fair_to_operations`] is asked of these sets as of the
+//! others.
+
+use super::ample::Judged;
+use memory_model::MemSpace;
+use memory_model::cached::{Cached, MemChoice, Place};
+use semantics::machine::{Footprint, FootprintKind, Futures, Machine};
+use semantics::program::{AddrBase, MemOrder, Op, Space};
+use std::cell::OnceCell;
+use traces::Choice;
+
+/// Why a candidate is dropped (no set for it).
+struct Dropped;
+
+/// Whether no cache can fill up in any run from `m` (module header, "Room").
+fn caches_never_fill(m: &Machine, cache: &Cached) -> bool {
+    let config = cache.config();
+    let lines = m.memory().global_lines(config.line_bytes as u64);
+    lines.saturating_add(2) <= config.l1_lines.min(config.l2_lines) as u64
+}
+
+/// The lines an L1 may ever hold (module header, "Lines no L1 can hold").
+enum Fillable {
+    /// Any line.
+    All,
+    /// The global lines of the weak loads' absolute addresses, sorted.
+    Lines(Vec<u64>),
+}
+
+impl Fillable {
+    fn of(m: &Machine, line_bytes: u64) -> Fillable {
+        let line = line_bytes.max(1);
+        let mut lines = Vec::new();
+        for instr in &m.program().instructions {
+            let Op::Ld {
+                space,
+                qual,
+                vector,
+                addr,
+                ..
+            } = &instr.op
+            else {
+                continue;
+            };
+            if qual.order != MemOrder::Weak || !matches!(space, Space::Global | Space::Generic) {
+                continue;
+            }
+            if *space != Space::Global || addr.base != AddrBase::Absolute || addr.offset < 0 {
+                return Fillable::All;
+            }
+            let first = addr.offset as u64;
+            // At most 16 bytes an element (`.b128`): more lines than it touches is safe.
+            let bytes = 16 * (*vector as u64).max(1);
+            let last = first.saturating_add(bytes - 1);
+            lines.extend((first / line..=last / line).map(|l| l * line));
+        }
+        lines.sort_unstable();
+        lines.dedup();
+        Fillable::Lines(lines)
+    }
+
+    fn may_hold(&self, line: u64) -> bool {
+        match self {
+            Fillable::All => true,
+            Fillable::Lines(lines) => lines.binary_search(&line).is_ok(),
+        }
+    }
+}
+
+/// What one place of a choice of the set asks of the closure.
+enum Named {
+    /// The issuing thread's ops.
+    Thread(memory_model::Who),
+    /// A line and everything that may touch it.
+    Line(u64),
+    /// Nothing: an L1 line no L1 can hold.
+    Nothing,
+    /// A place that ends the candidate.
+    Drop,
+}
+
+fn named(cache: &Cached, fillable: &Fillable, place: &Place) -> Named {
+    match *place {
+        Place::Thread(who) => Named::Thread(who),
+        Place::L1Line { line, .. } if !fillable.may_hold(line) => Named::Nothing,
+        Place::L1Line { sm, line } if !cache.l1_holds(sm, line) => Named::Line(line),
+        Place::L2Line { line } | Place::DramLine { line } => Named::Line(line),
+        _ => Named::Drop,
+    }
+}
+
+/// Whether a footprint names line `line` anywhere (an L1 that may hold it, the L2, DRAM), or
+/// a whole L2 or DRAM.
+fn names_line(places: &[Place], line: u64, fillable: &Fillable) -> bool {
+    places.iter().any(|p| match *p {
+        Place::L1Line { line: l, .. } | Place::L1Fill { line: l, .. } => {
+            l == line && fillable.may_hold(line)
+        }
+        Place::L2Line { line: l } | Place::DramLine { line: l } => l == line,
+        Place::L2 | Place::Dram => true,
+        _ => false,
+    })
+}
+
+/// The closure of one seed warp (module header).
+struct Closure<'a> {
+    m: &'a Machine,
+    cache: &'a Cached,
+    enabled: &'a [Choice],
+    judged: &'a [Judged],
+    warp_size: u32,
+    stalled: &'a [(u32, u32)],
+    warp_of: &'a dyn Fn(&Choice) -> Option<(u32, u32)>,
+    futures: &'a OnceCell<Futures>,
+    fillable: &'a Fillable,
+    /// Lines whose step 3 is still to do.
+    future_lines: Vec<u64>,
+    warps: Vec<(u32, u32)>,
+    set: Vec<usize>,
+    lines: Vec<u64>,
+}
+
+impl Closure<'_> {
+    fn add_warp(&mut self, w: (u32, u32), todo: &mut Vec<usize>) -> Result<(), Dropped> {
+        if self.warps.contains(&w) {
+            return Ok(());
+        }
+        if self.stalled.contains(&w) {
+            return Err(Dropped);
+        }
+        self.warps.push(w);
+        let before = todo.len();
+        for (i, c) in self.enabled.iter().enumerate() {
+            if (self.warp_of)(c) == Some(w) && !self.set.contains(&i) {
+                self.set.push(i);
+                todo.push(i);
+            }
+        }
+        if todo.len() == before {
+            // No enabled choice: it waits at a barrier (or every op of it waits on another).
+            return Err(Dropped);
+        }
+        if self.set.len() == self.enabled.len() {
+            // Every choice: no set worth building.
+            return Err(Dropped);
+        }
+        Ok(())
+    }
+
+    fn add_line(&mut self, line: u64, todo: &mut Vec<usize>) -> Result<(), Dropped> {
+        if self.lines.contains(&line) {
+            return Ok(());
+        }
+        self.lines.push(line);
+        // 1. Enabled memory choices on the line.
+        for (i, c) in self.enabled.iter().enumerate() {
+            let Choice::Mem(mc) = c else { continue };
+            if self.set.contains(&i)
+                || !names_line(&self.cache.footprint(*mc).places, line, self.fillable)
+            {
+                continue;
+            }
+            match (self.warp_of)(c) {
+                Some(w) => self.add_warp(w, todo)?,
+                None => {
+                    self.set.push(i);
+                    todo.push(i);
+                }
+            }
+        }
+        // 2. In-flight ops on the line.
+        let ws = self.warp_size;
+        let on_line: Vec<(u32, u32)> = self
+            .cache
+            .in_flight()
+            .filter(|(id, _, _)| self.cache.op_line(*id) == Some(line))
+            .map(|(_, r, _)| (r.who.block, r.who.thread / ws))
+            .collect();
+        for w in on_line {
+            self.add_warp(w, todo)?;
+        }
+        // 3. Warps whose future may touch the line: asked once nothing cheaper is left
+        // (`future_touches`), since computing the futures costs more than the rest.
+        self.future_lines.push(line);
+        Ok(())
+    }
+
+    /// Step 3 of the closure for a line already taken (module header).
+    fn future_touches(&mut self, line: u64, todo: &mut Vec<usize>) -> Result<(), Dropped> {
+        let ws = self.warp_size;
+        match self.cache.line_bytes_of(line) {
+            Ok(span) => {
+                let step = Footprint {
+                    // No warp of the launch: independent of barriers and exits of every block.
+                    warp: Some((u32::MAX, u32::MAX)),
+                    kind: FootprintKind::Memory {
+                        global_reads: None,
+                        global_writes: Some(span),
+                        shared_reads: None,
+                        shared_writes: None,
+                        fence: false,
+                    },
+                };
+                for q in self.m.live_warps() {
+                    if self.warps.contains(&q) {
+                        continue;
+                    }
+                    let futures = self.futures.get_or_init(|| self.m.future_footprints());
+                    if !self.m.future_independent(futures, q, &step) {
+                        self.add_warp(q, todo)?;
+                    }
+                }
+            }
+            Err(owner) => self.add_warp((owner.block, owner.thread / ws), todo)?,
+        }
+        Ok(())
+    }
+
+    /// Closes the set over choice `i` of it.
+    fn close_over(&mut self, i: usize, todo: &mut Vec<usize>) -> Result<(), Dropped> {
+        let (c, j) = (self.enabled[i], self.judged[i]);
+        if !j.clean {
+            return Err(Dropped);
+        }
+        match c {
+            Choice::Mem(mc) => {
+                if let MemChoice::Step { op } = mc
+                    && self
+                        .cache
+                        .op_request(op)
+                        .is_none_or(|r| r.space == MemSpace::Shared)
+                {
+                    return Err(Dropped);
+                }
+                for p in self.cache.footprint(mc).places.iter() {
+                    match named(self.cache, self.fillable, p) {
+                        Named::Thread(who) => {
+                            self.add_warp((who.block, who.thread / self.warp_size), todo)?
+                        }
+                        Named::Line(line) => self.add_line(line, todo)?,
+                        Named::Nothing => {}
+                        Named::Drop => return Err(Dropped),
+                    }
+                }
+                Ok(())
+            }
+            // A warp step: its own state, and requests for its threads; not a shared access,
+            // a barrier or an exit (module header).
+            _ => match j.footprint.map(|f| f.kind) {
+                Some(FootprintKind::Local) => Ok(()),
+                Some(FootprintKind::Memory {
+                    shared_reads: None,
+                    shared_writes: None,
+                    ..
+                }) => Ok(()),
+                _ => Err(Dropped),
+            },
+        }
+    }
+}
+
+/// The persistent sets at the grain of lines of state `m` (module header): for each warp with
+/// an enabled choice whose closure is not dropped and leaves some choice out, the indices into
+/// `enabled` of the closure's choices, sorted. `stalled` lists the warps with an op that is
+/// neither enabled nor waiting for its own thread; `warp_of` gives a choice's warp (an op's
+/// step: its thread's); `futures` holds the launch's future footprints once computed (they
+/// are computed when first needed). The caller has checked
+/// [`crate::dependence::may_have_block_sets`].
+pub(crate) fn line_persistent_sets<'a>(
+    m: &'a Machine,
+    cache: &'a Cached,
+    enabled: &'a [Choice],
+    judged: &'a [Judged],
+    stalled: &'a [(u32, u32)],
+    warp_of: &'a dyn Fn(&Choice) -> Option<(u32, u32)>,
+    futures: &'a OnceCell<Futures>,
+) -> Vec<Vec<usize>> {
+    if judged.len() != enabled.len() || !caches_never_fill(m, cache) {
+        return Vec::new();
+    }
+    let warp_size = m.config().device.warp_size.max(1);
+    let fillable = Fillable::of(m, cache.config().line_bytes as u64);
+    let mut seeds: Vec<(u32, u32)> = enabled.iter().filter_map(warp_of).collect();
+    seeds.sort_unstable();
+    seeds.dedup();
+    let mut sets = Vec::new();
+    for p in seeds {
+        let mut closure = Closure {
+            m,
+            cache,
+            enabled,
+            judged,
+            warp_size,
+            stalled,
+            warp_of,
+            futures,
+            fillable: &fillable,
+            future_lines: Vec::new(),
+            warps: Vec::new(),
+            set: Vec::new(),
+            lines: Vec::new(),
+        };
+        let mut todo = Vec::new();
+        let mut closed = closure.add_warp(p, &mut todo);
+        while closed.is_ok() {
+            if let Some(i) = todo.pop() {
+                closed = closure.close_over(i, &mut todo);
+            } else if let Some(line) = closure.future_lines.pop() {
+                closed = closure.future_touches(line, &mut todo);
+            } else {
+                break;
+            }
+        }
+        if closed.is_err() {
+            continue;
+        }
+        let mut set = closure.set;
+        set.sort_unstable();
+        if set.len() < enabled.len() && !sets.contains(&set) {
+            sets.push(set);
+        }
+    }
+    sets
+}
