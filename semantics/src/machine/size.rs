@@ -13,10 +13,14 @@ mod tests {
     fn a_machine_stays_small() {
         let machine = size_of::<Machine>();
         eprintln!(
-            "Machine {machine} B (memory {} B, enabled set {} B, block table {} B)",
+            "Machine {machine} B (memory {} B, enabled set {} B, block table {} B); \
+             what a stepped kept machine owns besides: block {} B, warp {} B (call level {} B)",
             size_of::<memory_model::Memory>(),
             size_of::<enabled::EnabledSet>(),
             size_of::<memory_model::BlockTable<block::Block>>(),
+            size_of::<block::Block>(),
+            size_of::<warp::Warp>(),
+            size_of::<thread::Level>(),
         );
         assert!(machine <= 480, "a Machine is {machine} bytes");
     }

@@ -74,8 +74,10 @@ impl Machine {
     }
 
     /// [`Machine::state_fingerprint`] computed from scratch: no block's or register row's
-    /// memoised fingerprint is read or filled. Always equal to it (a test checks this after
-    /// every step of the corpus: a memo that outlived a change would make them differ).
+    /// memoised fingerprint is read or filled, and every lane's kept registers are found lane
+    /// by lane (no shortcut for converged warps). Always equal to it (a test checks this after
+    /// every step of the corpus: a memo that outlived a change, or a shortcut that grouped
+    /// lanes otherwise, would make them differ).
     pub fn state_fingerprint_from_scratch(&self) -> u128 {
         let mut h = StateHasher::new();
         let keep = Keep {
@@ -352,7 +354,9 @@ impl Machine {
 }
 
 /// Which registers the canonical state keeps: the live ones under `live`, every one without;
-/// and whether register rows are hashed afresh instead of through their memos.
+/// and whether the state is hashed the reference way (`fresh`): register rows afresh instead of
+/// through their memos, and each lane's kept registers found lane by lane, without the
+/// shortcuts for a converged warp and for lanes that resume like the previous one.
 #[derive(Clone, Copy)]
 struct Keep<'a> {
     live: Option<&'a Liveness>,
@@ -496,15 +500,15 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
     let ws = depth.len();
     let real_lanes = real & lane_mask(ws.min(64) as u32);
     let each_real_lane = || lanes(real_lanes);
-    write_lanes(h, real_lanes, |l| depth[l] as u64);
-    for l in each_real_lane() {
-        if let Some(ItsState {
-            lane_pc,
-            lane_wait,
-            lane_breaks,
-            threads: _,
-        }) = its
-        {
+    let uniform_depth = write_lanes(h, real_lanes, |l| depth[l] as u64);
+    if let Some(ItsState {
+        lane_pc,
+        lane_wait,
+        lane_breaks,
+        threads: _,
+    }) = its
+    {
+        for l in each_real_lane() {
             let b = lane_breaks.get(l).map_or(&[][..], Vec::as_slice);
             h.write_u64(pack32(
                 lane_pc.get(l).copied().unwrap_or(0),
@@ -516,6 +520,19 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
             }
         }
     }
+    // Every real lane resumes alike at its call depth when the SIMT stack's warp is converged
+    // there: none has exited, all are active at one depth (`Kept::resume` gives each the warp
+    // pc). Their kept registers are then one set, computed once for the level.
+    let converged_depth = match model {
+        ModelState::Simt(s)
+            if s.stack.len() < 63
+                && s.active & real_lanes == real_lanes
+                && *exited & real_lanes == 0 =>
+        {
+            uniform_depth
+        }
+        _ => None,
+    };
     h.write_usize(levels.len());
     let mut kept = keep
         .live
@@ -542,16 +559,58 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
         // Each lane's call pc with its kept count (gathered first: the kept sets are computed
         // in lane order, memoised for runs of lanes that resume alike).
         let mut pc_count = [0u64; 64];
-        for l in each_real_lane() {
-            let call_pc = call_pc.get(l).copied().unwrap_or(0);
-            let (bits, count) = match kept.as_mut().and_then(|kept| kept.of(l, k, nregs)) {
+        // The group of the previous lane, while the next lane resumes alike (its kept set is
+        // then the same one, not recomputed): a converged warp's lanes join it without
+        // comparing register sets lane by lane.
+        let mut previous: Option<usize> = None;
+        if converged_depth == Some(k as u64) && real_lanes != 0 && !keep.fresh {
+            let kept_here = match kept.as_mut() {
+                None => None,
+                Some(kept) => {
+                    kept.refresh(real_lanes.trailing_zeros() as usize, k, nregs);
+                    kept.current()
+                }
+            };
+            let (bits, count) = match kept_here {
                 None => (None, nregs as u32),
                 Some((bits, count)) => (Some(bits), count),
             };
-            pc_count[l] = pack32(call_pc, count);
-            match groups.iter_mut().find(|(b, _)| b.as_deref() == bits) {
-                Some((_, lanes)) => *lanes |= 1 << l,
-                None => groups.push((bits.map(SmallVec::from_slice), 1 << l)),
+            for l in each_real_lane() {
+                pc_count[l] = pack32(call_pc.get(l).copied().unwrap_or(0), count);
+            }
+            groups.push((bits.map(SmallVec::from_slice), real_lanes));
+        }
+        // Otherwise lane by lane.
+        if groups.is_empty() {
+            for l in each_real_lane() {
+                let call_pc = call_pc.get(l).copied().unwrap_or(0);
+                let (same_as_previous, kept_here) = match kept.as_mut() {
+                    None => (true, None),
+                    Some(kept) => {
+                        let recomputed = kept.refresh(l, k, nregs);
+                        (!recomputed, kept.current())
+                    }
+                };
+                let (bits, count) = match kept_here {
+                    None => (None, nregs as u32),
+                    Some((bits, count)) => (Some(bits), count),
+                };
+                pc_count[l] = pack32(call_pc, count);
+                if let Some(g) = previous.filter(|_| same_as_previous && !keep.fresh) {
+                    groups[g].1 |= 1 << l;
+                    continue;
+                }
+                let g = match groups.iter().position(|(b, _)| b.as_deref() == bits) {
+                    Some(g) => {
+                        groups[g].1 |= 1 << l;
+                        g
+                    }
+                    None => {
+                        groups.push((bits.map(SmallVec::from_slice), 1 << l));
+                        groups.len() - 1
+                    }
+                };
+                previous = Some(g);
             }
         }
         write_lanes(h, real_lanes, |l| pc_count[l]);
@@ -622,20 +681,30 @@ fn hash_warp<H: Hasher>(w: &Warp, h: &mut H, keep: Keep<'_>) {
 /// usual case: a converged warp's lanes share their depth, frame, function and call pc). The
 /// leading tag says which encoding follows, so the hash stays a function of the values alone
 /// and the two encodings cannot be confused.
+/// Returns the one value when every lane has it.
 #[inline]
-fn write_lanes<H: Hasher>(h: &mut H, real_lanes: u64, value: impl Fn(usize) -> u64) {
+fn write_lanes<H: Hasher>(h: &mut H, real_lanes: u64, value: impl Fn(usize) -> u64) -> Option<u64> {
     if real_lanes == 0 {
-        return;
+        return None;
     }
     let first = value(real_lanes.trailing_zeros() as usize);
-    if lanes(real_lanes).all(|l| value(l) == first) {
+    // Real lanes are the low lanes of a warp (only a block's last warp has fewer): a range is
+    // walked without the bit iterator's loop-carried mask.
+    let uniform = if real_lanes & real_lanes.wrapping_add(1) == 0 {
+        (0..64 - real_lanes.leading_zeros() as usize).all(|l| value(l) == first)
+    } else {
+        lanes(real_lanes).all(|l| value(l) == first)
+    };
+    if uniform {
         h.write_u8(0);
         h.write_u64(first);
+        Some(first)
     } else {
         h.write_u8(1);
         for l in lanes(real_lanes) {
             h.write_u64(value(l));
         }
+        None
     }
 }
 
@@ -706,14 +775,21 @@ impl<'a> Kept<'a> {
         }
     }
 
-    /// Lane `l`'s live registers at level `k` of `nregs` registers and how many; `None` for
-    /// every register.
-    fn of(&mut self, l: usize, k: usize, nregs: usize) -> Option<(&[u64], u32)> {
+    /// Makes [`Kept::current`] lane `l`'s live registers at level `k` of `nregs` registers;
+    /// whether they had to be computed (the lane does not resume as the one asked before).
+    fn refresh(&mut self, l: usize, k: usize, nregs: usize) -> bool {
         let resume = self.resume(l, k);
-        if self.key != Some((k, resume)) {
-            self.key = Some((k, resume));
-            self.compute(resume, nregs);
+        if self.key == Some((k, resume)) {
+            return false;
         }
+        self.key = Some((k, resume));
+        self.compute(resume, nregs);
+        true
+    }
+
+    /// The live registers [`Kept::refresh`] last made current, and how many; `None` for every
+    /// register.
+    fn current(&self) -> Option<(&[u64], u32)> {
         (!self.all).then_some((&self.bits[..], self.count))
     }
 

@@ -3,6 +3,8 @@
 //! the step; cached memory issues memory programs), and `cvta`/`isspacep` translate addresses.
 
 use super::*;
+use crate::program::RegId;
+use smallvec::SmallVec;
 
 /// `cvta` and `isspacep` (PTX ISA 9.7.9.17-18; the thesis's address translation of 5.3.2): a
 /// lane's address moved into or out of a state space's generic window, or tested against it.
@@ -123,79 +125,149 @@ pub(super) fn ld(
             {
                 return cx.warp_access_done(&deriv, trace, (AccessKind::Load, ms, size), res, "ld");
             }
-            for l in lanes(exec) {
-                let (ms, a) =
-                    lane_address((regs, fb), (*space, addr, in_kernel), l, (size, n), "ld")?;
-                let who = who(cx, w.tid_base, l);
-                for (i, d) in dst.iter().take(n as usize).enumerate() {
-                    let ea = a + i as u64 * size as u64;
-                    if cx.mem.in_flight_space(ms) {
-                        cx.mem
-                            .pages_mut()
-                            .check_access(who, ms, ea, size.min(8), false)
-                            .map_err(|e| Fault::mem(l, e, "ld"))?;
-                        let bits = match (d, dst_bits.get(i)) {
-                            (_, Some(&b)) => b,
-                            (Some(d), None) => reg_bits(cx.program, func, d.0),
-                            (None, None) => 64,
-                        };
-                        let dest = d.map(|d| memory_model::cached::Dest {
-                            warp: cx.warp_index,
-                            lane: l as u32,
-                            reg: d.0 as u32,
-                            level: level as u32,
-                            signed,
-                            bits,
-                        });
-                        let req = crate::machine::memory_ops::load_request(
-                            who,
-                            sp.sm,
-                            (ms, ea, size.min(8)),
-                            qual,
-                            dest,
-                        );
-                        // A weak shared load that nothing can race with runs at issue, below,
-                        // as under flat memory (deviation D30).
-                        if !(cx.shared_quiet && cx.mem.load_at_issue(&req)) {
-                            cx.mem.issue(req);
-                            // The access is made now (its value arrives with a later memory
-                            // step): the monitors see it here, as under flat memory.
-                            cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), 0, false);
-                            continue;
-                        }
-                    }
-                    let v = if size > 8 {
-                        cx.mem
-                            .pages_mut()
-                            .load(who, ms, ea, 8)
-                            .map_err(|e| Fault::mem(l, e, "ld"))?
-                    } else {
-                        cx.mem
-                            .pages_mut()
-                            .load(who, ms, ea, size)
-                            .map_err(|e| Fault::mem(l, e, "ld"))?
-                    };
-                    // A sink destination (`_`, PTX ISA 9.7.9.8 `ld`) still reads memory: the
-                    // access is recorded either way, with the loaded bits when nothing keeps them.
-                    let v = match d {
+            // A scalar `.param` or `.const` load at an address no lane's register decides (a
+            // kernel parameter, a constant): every lane reads the same bytes of memory no thread
+            // writes, so memory is asked once (for the lowest lane, which would fault first).
+            // The prologue of every kernel loads its parameters so, one lane at a time before.
+            if n == 1 && addr.base == AddrBase::Absolute && exec != 0 {
+                let first = exec.trailing_zeros() as usize;
+                let (ms, a) = lane_address(
+                    (regs, fb),
+                    (*space, addr, in_kernel),
+                    first,
+                    (size, n),
+                    "ld",
+                )?;
+                if matches!(ms, MemSpace::Param | MemSpace::Const) && !cx.mem.in_flight_space(ms) {
+                    let reader = who(cx, w.tid_base, first);
+                    let v = cx
+                        .mem
+                        .pages_mut()
+                        .load(reader, ms, a, size.min(8))
+                        .map_err(|e| Fault::mem(first, e, "ld"))?;
+                    let v = match dst[0] {
                         Some(d) => {
-                            let bits = match dst_bits.get(i) {
-                                Some(&b) => b,
-                                None => reg_bits(cx.program, func, d.0),
-                            };
-                            let v = extend(v, size.min(8), signed, bits);
-                            regs.set(d.0 as usize, l, v);
+                            let v = extend(v, size.min(8), signed, dst_bits[0]);
+                            match regs.row_mut(d.0 as usize) {
+                                Some(row) => lanes(exec).for_each(|l| row[l] = v),
+                                // Past the registers: the panic of a single write.
+                                None => regs.set(d.0 as usize, first, v),
+                            }
                             v
                         }
                         None => v,
                     };
-                    cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), v, false);
+                    for l in lanes(exec) {
+                        cx.mem_event(&deriv, l, AccessKind::Load, ms, (a, size), v, false);
+                    }
+                    return Ok(());
                 }
             }
+            // The lanes' loaded values, written to their rows after the loop (also when a lane
+            // faults: the lanes before it have loaded): a row written lane by lane took two
+            // copy-on-write checks per lane (its chunk and the row). Only lane `l` of a
+            // register decides lane `l`'s address, so no lane reads a value written later.
+            let mut loaded: SmallVec<[(u8, u8, u64); 32]> = SmallVec::new();
+            let outcome = (|| -> Result<(), Fault> {
+                for l in lanes(exec) {
+                    let (ms, a) =
+                        lane_address((regs, fb), (*space, addr, in_kernel), l, (size, n), "ld")?;
+                    let who = who(cx, w.tid_base, l);
+                    for (i, d) in dst.iter().take(n as usize).enumerate() {
+                        let ea = a + i as u64 * size as u64;
+                        if cx.mem.in_flight_space(ms) {
+                            cx.mem
+                                .pages_mut()
+                                .check_access(who, ms, ea, size.min(8), false)
+                                .map_err(|e| Fault::mem(l, e, "ld"))?;
+                            let bits = match (d, dst_bits.get(i)) {
+                                (_, Some(&b)) => b,
+                                (Some(d), None) => reg_bits(cx.program, func, d.0),
+                                (None, None) => 64,
+                            };
+                            let dest = d.map(|d| memory_model::cached::Dest {
+                                warp: cx.warp_index,
+                                lane: l as u32,
+                                reg: d.0 as u32,
+                                level: level as u32,
+                                signed,
+                                bits,
+                            });
+                            let req = crate::machine::memory_ops::load_request(
+                                who,
+                                sp.sm,
+                                (ms, ea, size.min(8)),
+                                qual,
+                                dest,
+                            );
+                            // A weak shared load that nothing can race with runs at issue, below,
+                            // as under flat memory (deviation D30).
+                            if !(cx.shared_quiet && cx.mem.load_at_issue(&req)) {
+                                cx.mem.issue(req);
+                                // The access is made now (its value arrives with a later memory
+                                // step): the monitors see it here, as under flat memory.
+                                cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), 0, false);
+                                continue;
+                            }
+                        }
+                        let v = if size > 8 {
+                            cx.mem
+                                .pages_mut()
+                                .load(who, ms, ea, 8)
+                                .map_err(|e| Fault::mem(l, e, "ld"))?
+                        } else {
+                            cx.mem
+                                .pages_mut()
+                                .load(who, ms, ea, size)
+                                .map_err(|e| Fault::mem(l, e, "ld"))?
+                        };
+                        // A sink destination (`_`, PTX ISA 9.7.9.8 `ld`) still reads memory: the
+                        // access is recorded either way, with the loaded bits when nothing keeps them.
+                        let v = match d {
+                            Some(d) => {
+                                let bits = match dst_bits.get(i) {
+                                    Some(&b) => b,
+                                    None => reg_bits(cx.program, func, d.0),
+                                };
+                                let v = extend(v, size.min(8), signed, bits);
+                                loaded.push((i as u8, l as u8, v));
+                                v
+                            }
+                            None => v,
+                        };
+                        cx.mem_event(&deriv, l, AccessKind::Load, ms, (ea, size), v, false);
+                    }
+                }
+                Ok(())
+            })();
+            write_loaded(regs, dst, &loaded);
+            outcome?;
         }
         _ => return Err(misrouted(op)),
     }
     Ok(())
+}
+
+/// Writes what the lanes of a per-lane `ld` loaded (`(destination, lane, value)` in lane
+/// order): each destination's row taken once, the destinations in order (of a vector's
+/// destinations naming one register, the last one's value stays, as when each was written in
+/// turn).
+fn write_loaded(regs: &mut Regs, dst: &[Option<RegId>], loaded: &[(u8, u8, u64)]) {
+    for (i, d) in dst.iter().enumerate() {
+        let Some(d) = d else { continue };
+        let mut of_dst = loaded
+            .iter()
+            .filter(|&&(j, _, _)| j as usize == i)
+            .peekable();
+        if of_dst.peek().is_none() {
+            continue;
+        }
+        match regs.row_mut(d.0 as usize) {
+            Some(row) => of_dst.for_each(|&(_, l, v)| row[l as usize] = v),
+            // Past the registers: the panic of a single write (callers write declared ones).
+            None => of_dst.for_each(|&(_, l, v)| regs.set(d.0 as usize, l as usize, v)),
+        }
+    }
 }
 
 /// Whether the `exec` lanes of a weak `.shared` load (`cx.shared_quiet`: nothing of the block
