@@ -396,6 +396,22 @@ const LONG_EXPLORATION: [&str; 9] = [
     "none",
 ];
 
+/// Runs `command[0] KERNEL command[1..] EXTRA` with a memory budget of 4 MiB (below what the
+/// process itself takes) and a time bound far away; gives the arguments and what it returned.
+fn under_4_mib<'a>(
+    command: &[&'a str],
+    kernel: &[&'a str],
+    extra: &[&'a str],
+) -> (Vec<&'a str>, (i32, String, String)) {
+    let mut args = vec![command[0]];
+    args.extend(kernel);
+    args.extend(&command[1..]);
+    args.extend(["--max-memory", "4M", "--timeout", "120"]);
+    args.extend(extra);
+    let result = cudasem_here(&args);
+    (args, result)
+}
+
 /// The memory budget stops every command that runs kernels the same way, and each report names
 /// the bound that cut it in the same words (`memory budget reached: --max-memory 4.0 MiB`),
 /// exit 1. The spin lock never ends, so only a bound stops it; 4 MiB is below what the process
@@ -419,11 +435,7 @@ fn each_command_names_the_memory_budget_that_stopped_it() {
         ),
     ];
     for (command, kernel) in commands {
-        let mut args = vec![command[0]];
-        args.extend(kernel);
-        args.extend(&command[1..]);
-        args.extend(["--max-memory", "4M", "--timeout", "120"]);
-        let (code, out, err) = cudasem_here(&args);
+        let (args, (code, out, err)) = under_4_mib(command, kernel, &[]);
         assert_eq!(code, 1, "{args:?}: {out}{err}");
         if out.is_empty() {
             // Not stopped within the grace period (a loaded machine): ended by the watchdog,
@@ -466,11 +478,7 @@ fn a_memory_cut_is_not_called_a_time_limit_in_json() {
         ),
     ];
     for (command, kernel) in commands {
-        let mut args = vec![command[0]];
-        args.extend(kernel);
-        args.extend(&command[1..]);
-        args.extend(["--max-memory", "4M", "--timeout", "120", "--format", "json"]);
-        let (code, out, err) = cudasem_here(&args);
+        let (args, (code, out, err)) = under_4_mib(command, kernel, &["--format", "json"]);
         assert_eq!(code, 1, "{args:?}: {out}{err}");
         if out.is_empty() {
             // Ended by the watchdog after its grace period (a loaded machine): no report.
@@ -509,9 +517,7 @@ fn a_memory_cut_is_not_called_a_time_limit_in_json() {
         ],
     ];
     for command in commands {
-        let mut args = command.to_vec();
-        args.extend(["--max-memory", "4M", "--timeout", "120", "--format", "json"]);
-        let (code, out, err) = cudasem_here(&args);
+        let (args, (code, out, err)) = under_4_mib(command, &[], &["--format", "json"]);
         if out.is_empty() {
             assert!(err.contains("memory budget reached"), "{args:?}: {err}");
             continue;
@@ -524,10 +530,7 @@ fn a_memory_cut_is_not_called_a_time_limit_in_json() {
         assert_eq!(j["bound_hit"]["bound"], "memory", "{args:?}: {j}");
     }
     // `check` names it among its errors.
-    let mut args = vec!["check"];
-    args.extend(SPIN);
-    args.extend(["--max-memory", "4M", "--timeout", "120", "--format", "json"]);
-    let (_, out, err) = cudasem_here(&args);
+    let (args, (_, out, err)) = under_4_mib(&["check"], &SPIN, &["--format", "json"]);
     if out.is_empty() {
         assert!(err.contains("memory budget reached"), "{args:?}: {err}");
     } else {
