@@ -196,6 +196,19 @@ pub fn block_persistent_sets(
     enabled: &[Choice],
     judged: &[Judged],
 ) -> Vec<Vec<usize>> {
+    block_persistent_sets_sharing(m, enabled, judged, &std::cell::OnceCell::new())
+}
+
+/// [`block_persistent_sets`] with the launch's future footprints held in `futures`, computed
+/// there when a closure at the grain of lines first needs them: a search of one launch passes
+/// the same cell for every state (the futures are the launch's, asked per state from the warps'
+/// pcs: [`semantics::machine::Futures`]), so that they are computed once.
+pub fn block_persistent_sets_sharing(
+    m: &Machine,
+    enabled: &[Choice],
+    judged: &[Judged],
+    futures: &std::cell::OnceCell<semantics::machine::Futures>,
+) -> Vec<Vec<usize>> {
     let Some(cache) = m.cache() else {
         return Vec::new();
     };
@@ -305,9 +318,8 @@ pub fn block_persistent_sets(
         }
     }
     // The sets at the grain of cache lines, which separate the warps of one CTA.
-    let futures = std::cell::OnceCell::new();
     for set in super::line_sets::line_persistent_sets(
-        m, cache, enabled, judged, &stalled, &warp_of, &futures,
+        m, cache, enabled, judged, &stalled, &warp_of, futures,
     ) {
         if !sets.contains(&set) {
             sets.push(set);

@@ -37,6 +37,7 @@ use scheduler::Refused;
 use scheduler::Stop;
 use scheduler::outcome::Observe;
 use semantics::machine::{Futures, Machine, MemoryKind, Termination};
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 use traces::Choice;
 
@@ -154,8 +155,10 @@ enum Reduce<'a> {
     /// ([`explore::ample::persistent_sets`]).
     Futures(&'a Futures),
     /// Cached memory: the choices of one block when all of them touch only that block's
-    /// places ([`explore::dependence::block_persistent_sets`]).
-    Blocks,
+    /// places, and the closures at the grain of cache lines
+    /// ([`explore::dependence::block_persistent_sets_sharing`]), with the launch's future
+    /// footprints computed once, when a closure first needs them.
+    Blocks(&'a OnceCell<Futures>),
 }
 
 /// A transaction the machine refused: the choices taken up to it, the step count, the error.
@@ -225,7 +228,9 @@ fn successors(
     };
     let sets = match reduce {
         Some(Reduce::Futures(f)) => ample::persistent_sets(m, f, enabled, &judged),
-        Some(Reduce::Blocks) => dependence::block_persistent_sets(m, enabled, &judged),
+        Some(Reduce::Blocks(futures)) => {
+            dependence::block_persistent_sets_sharing(m, enabled, &judged, futures)
+        }
         None => Vec::new(),
     };
     if let Some(set) = sets
@@ -355,9 +360,10 @@ pub fn explore_until_with(
     }
     let futures = (por == Por::Persistent && root.performs_accesses_at_once())
         .then(|| root.future_footprints());
+    let cached_futures = OnceCell::new();
     let reduce = match (&futures, por) {
         (Some(f), _) => Some(Reduce::Futures(f)),
-        (None, Por::Persistent) => Some(Reduce::Blocks),
+        (None, Por::Persistent) => Some(Reduce::Blocks(&cached_futures)),
         (None, Por::None) => None,
     };
     // Expands `m`, reached by `taken` after the stack's frames; a refusal ends the search.

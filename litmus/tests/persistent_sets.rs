@@ -189,6 +189,25 @@ fn line_sets_keep_the_single_cta_answers_and_cut_their_states() {
     assert!(relaxed < 900, "SB-cta + CoRR-cta: {relaxed} states");
 }
 
+/// The flush of an SM's L1 taken into the line sets (`line_sets`, "Taking the flush in"):
+/// single-CTA tests whose weak loads fill the L1 and whose acquires above `.cta`, fences or
+/// silent flushes empty it (MP with `.gpu` release/acquire and weak loads, SB with `.gpu`
+/// fences and weak accesses, CoRR with weak loads and a third warp loading another line, and
+/// MP-cta) keep the answers of the fold alone and of `--reduction none` (`compare_litmus`).
+/// Before, a step on a line its L1 held, or a fill, dropped its candidate: 10,232 + 6,184 +
+/// 4,216 + 934 = 21,566 states; with the flush taken in, 18,285.
+#[test]
+fn line_sets_take_the_l1_flush_in_and_keep_the_single_cta_answers() {
+    let mut states = 0;
+    for name in ["MP-gpu-cta", "SB-fence-cta", "CoRR-weak-cta", "MP-cta"] {
+        let [reduced, folded, none] =
+            compare_litmus(&single_cta_test(name), MemoryKind::Cached).expect(name);
+        println!("{name}: {none} no reduction, {folded} fold alone, {reduced} sets");
+        states += reduced;
+    }
+    assert!(states < 19_500, "{states} states");
+}
+
 /// SB round three threads of one CTA: the line sets keep the fold alone's answers (no
 /// reduction needs a million states) in 38,531 states (the block and warp sets alone: 88,674;
 /// the fold alone 944,399). Slow in a debug build: `cargo test --release -p litmus --test
