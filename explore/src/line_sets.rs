@@ -307,27 +307,45 @@ impl Closure<'_> {
         Ok(())
     }
 
+    /// Takes every enabled memory choice whose footprint `touches` says yes to, in the
+    /// enabled set's order: an op's step by its warp, a silent rule by itself.
+    fn take_memory_choices(
+        &mut self,
+        todo: &mut Vec<usize>,
+        touches: impl Fn(&Cached, &[Place]) -> bool,
+    ) -> Result<(), Dropped> {
+        let taken: Vec<(usize, Option<(u32, u32)>)> = self
+            .enabled
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let Choice::Mem(mc) = c else { return None };
+                (!self.set.contains(&i) && touches(self.cache, &self.cache.footprint(*mc).places))
+                    .then(|| (i, (self.warp_of)(c)))
+            })
+            .collect();
+        for (i, warp) in taken {
+            match warp {
+                // A warp already taken (by an earlier choice of this list) returns at once.
+                Some(w) => self.add_warp(w, todo)?,
+                None if !self.set.contains(&i) => {
+                    self.set.push(i);
+                    todo.push(i);
+                }
+                None => {}
+            }
+        }
+        Ok(())
+    }
+
     fn add_line(&mut self, line: u64, todo: &mut Vec<usize>) -> Result<(), Dropped> {
         if self.lines.contains(&line) {
             return Ok(());
         }
         self.lines.push(line);
         // 1. Enabled memory choices on the line.
-        for (i, c) in self.enabled.iter().enumerate() {
-            let Choice::Mem(mc) = c else { continue };
-            if self.set.contains(&i)
-                || !names_line(&self.cache.footprint(*mc).places, line, self.fillable)
-            {
-                continue;
-            }
-            match (self.warp_of)(c) {
-                Some(w) => self.add_warp(w, todo)?,
-                None => {
-                    self.set.push(i);
-                    todo.push(i);
-                }
-            }
-        }
+        let fillable = self.fillable;
+        self.take_memory_choices(todo, |_, places| names_line(places, line, fillable))?;
         // 2. In-flight ops on the line.
         let ws = self.warp_size;
         let on_line: Vec<(u32, u32)> = self
@@ -384,21 +402,7 @@ impl Closure<'_> {
             return Ok(());
         }
         self.flushes.push(sm);
-        for (i, c) in self.enabled.iter().enumerate() {
-            let Choice::Mem(mc) = c else { continue };
-            if self.set.contains(&i)
-                || !touches_l1(self.cache, &self.cache.footprint(*mc).places, sm)
-            {
-                continue;
-            }
-            match (self.warp_of)(c) {
-                Some(w) => self.add_warp(w, todo)?,
-                None => {
-                    self.set.push(i);
-                    todo.push(i);
-                }
-            }
-        }
+        self.take_memory_choices(todo, |cache, places| touches_l1(cache, places, sm))?;
         let ws = self.warp_size;
         let may_flush: Vec<(u32, u32)> = self
             .cache
