@@ -98,7 +98,7 @@
 
 use super::ample::Judged;
 use memory_model::MemSpace;
-use memory_model::cached::{Cached, MemChoice, Place, RequestKind};
+use memory_model::cached::{Cached, Footprint as MemFootprint, MemChoice, Place, RequestKind};
 use semantics::machine::{Footprint, FootprintKind, Futures, Machine};
 use semantics::program::{AddrBase, BarrierKind, MemOrder, Op, Scope, Space};
 use std::cell::OnceCell;
@@ -264,6 +264,9 @@ struct Closure<'a> {
     cache: &'a Cached,
     enabled: &'a [Choice],
     judged: &'a [Judged],
+    /// The memory's footprint of each enabled memory choice (`None` for a warp's), computed
+    /// once per state for every seed's closure.
+    places: &'a [Option<MemFootprint>],
     warp_size: u32,
     stalled: &'a [(u32, u32)],
     warp_of: &'a dyn Fn(&Choice) -> Option<(u32, u32)>,
@@ -319,8 +322,8 @@ impl Closure<'_> {
             .iter()
             .enumerate()
             .filter_map(|(i, c)| {
-                let Choice::Mem(mc) = c else { return None };
-                (!self.set.contains(&i) && touches(self.cache, &self.cache.footprint(*mc).places))
+                let f = self.places[i].as_ref()?;
+                (!self.set.contains(&i) && touches(self.cache, &f.places))
                     .then(|| (i, (self.warp_of)(c)))
             })
             .collect();
@@ -484,7 +487,8 @@ impl Closure<'_> {
                     return Err(Dropped);
                 }
                 let flush_taken = self.flushers.is_some();
-                for p in self.cache.footprint(mc).places.iter() {
+                let places = self.places[i].as_ref().map_or(&[][..], |f| &f.places[..]);
+                for p in places {
                     match named(self.cache, self.fillable, flush_taken, p) {
                         Named::Thread(who) => {
                             self.add_warp((who.block, who.thread / self.warp_size), todo)?
@@ -538,6 +542,13 @@ pub(crate) fn line_persistent_sets<'a>(
     let warp_size = m.config().device.warp_size.max(1);
     let fillable = Fillable::of(m, cache.config().line_bytes as u64);
     let flushers = Flushers::of(m);
+    let places: Vec<Option<MemFootprint>> = enabled
+        .iter()
+        .map(|c| match c {
+            Choice::Mem(mc) => Some(cache.footprint(*mc)),
+            _ => None,
+        })
+        .collect();
     let mut seeds: Vec<(u32, u32)> = enabled.iter().filter_map(warp_of).collect();
     seeds.sort_unstable();
     seeds.dedup();
@@ -548,6 +559,7 @@ pub(crate) fn line_persistent_sets<'a>(
             cache,
             enabled,
             judged,
+            places: &places,
             warp_size,
             stalled,
             warp_of,
