@@ -10,7 +10,7 @@
 //!
 //! `analyse` is the summary's one-time cost on that program ([`MayWrite::analyse`]).
 
-use semantics::machine::{ArgValue, BufferSpec, LaunchConfig, Machine, MachineConfig};
+use semantics::machine::{Machine, MachineConfig};
 use semantics::program::{MayWrite, Pc};
 use std::sync::Arc;
 use traces::Choice;
@@ -31,14 +31,6 @@ fn program() -> Arc<semantics::Program> {
     )
 }
 
-fn words(name: &str, values: impl IntoIterator<Item = u32>) -> BufferSpec {
-    BufferSpec {
-        name: name.into(),
-        elem: ptx_parser::ScalarType::U32,
-        bytes: values.into_iter().flat_map(u32::to_le_bytes).collect(),
-    }
-}
-
 /// The address of the first instruction whose PTX line contains `text`.
 fn pc_of(p: &semantics::Program, text: &str) -> Pc {
     let lines: Vec<&str> = GRID_BARRIER.lines().collect();
@@ -53,31 +45,7 @@ fn pc_of(p: &semantics::Program, text: &str) -> Pc {
 fn at_load(text: &str, nth: usize, lead: usize) -> (Machine, Choice) {
     let p = program();
     let pc = pc_of(&p, text);
-    let n = BLOCKS * 32;
-    let launch = LaunchConfig {
-        kernel: Some("grid_barrier".into()),
-        grid: [BLOCKS, 1, 1],
-        block: [32, 1, 1],
-        dynamic_shared_bytes: 0,
-        buffers: vec![
-            words("in", 1..=n),
-            words("partial", vec![0; BLOCKS as usize]),
-            words("count", [0]),
-            words("out", vec![0; BLOCKS as usize]),
-        ],
-        args: vec![
-            ArgValue::Buffer(0),
-            ArgValue::Buffer(1),
-            ArgValue::Buffer(2),
-            ArgValue::Buffer(3),
-            ArgValue::Scalar {
-                ty: ptx_parser::ScalarType::S32,
-                bits: n as u64,
-            },
-        ],
-        globals: vec![],
-        extern_values: vec![],
-    };
+    let launch = corpus::bench_support::grid_barrier_launch(BLOCKS);
     let mut m = Machine::new(p, &launch, &MachineConfig::default()).expect("launch");
     let mut seen = 0;
     for step in 0..1_000_000usize {

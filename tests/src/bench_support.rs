@@ -106,8 +106,16 @@ fn s32s(name: &str, values: Vec<i32>) -> BufferSpec {
 
 /// `grid_barrier_launch N` of bench/explore-families.sh: `blocks` blocks of 32 threads.
 pub fn grid_barrier(blocks: u32) -> Machine {
+    machine(
+        "tests/kernels/grid_barrier.ptx",
+        &grid_barrier_launch(blocks),
+    )
+}
+
+/// The launch of [`grid_barrier`].
+pub fn grid_barrier_launch(blocks: u32) -> LaunchConfig {
     let n = 32 * blocks as usize;
-    let l = LaunchConfig {
+    LaunchConfig {
         kernel: Some("grid_barrier".to_string()),
         grid: [blocks, 1, 1],
         block: [32, 1, 1],
@@ -130,8 +138,7 @@ pub fn grid_barrier(blocks: u32) -> Machine {
         ],
         globals: Vec::new(),
         extern_values: Vec::new(),
-    };
-    machine("tests/kernels/grid_barrier.ptx", &l)
+    }
 }
 
 /// `tests/kernels/spinlock.ron` with `blocks` blocks.
