@@ -190,6 +190,18 @@ impl Cached {
         let stms = prog.program().stms;
         let sm = req.sm;
         let key = self.geometry(id, &req).ok().map(|g| g.key);
+        // The SM stage (deviation D31, module `stage`): a release above `.cta` at its first
+        // statement waits for the whole stage of its SM, which every store of the SM enters
+        // and leaves in steps that name only their own L1 line: the SM's whole L1, and the
+        // whole L2 so that no persistent set takes it in (the explorer's sets reason about
+        // lines; a step that reads every line of an SM's stage is none of theirs).
+        if self.waits_for_stage(op) {
+            f.add(Place::L1 { sm });
+            f.add(Place::L2);
+        }
+        // A load reads the staged stores of its SM on its line with L2 as well as with L1.
+        let load_sees_stage =
+            self.stage_on() && matches!(req.kind, super::RequestKind::Load { .. });
         let words = || {
             let first = req.addr / 4;
             let last = (req.addr + req.size.max(1) as u64 - 1) / 4;
@@ -235,6 +247,12 @@ impl Cached {
                     }
                     Stm::Op(name) => {
                         self.op_footprint(name, sm, key, &words, f);
+                        if load_sees_stage
+                            && name == OpName::ReadL2
+                            && let Some(line) = key
+                        {
+                            f.add(Place::L1Line { sm, line });
+                        }
                         pc += 1;
                     }
                 }

@@ -204,6 +204,7 @@ fn build(
         picks,
     };
     let grids = grids(&program, config, launches, &shapes, &param_bases, context)?;
+    let cta_release = program.has_cta_release();
     let mut m = Machine {
         program,
         info: grids[0].info.clone(),
@@ -215,13 +216,16 @@ fn build(
         mem: match config.memory {
             super::MemoryKind::Flat => memory_model::Memory::Flat(mem),
             super::MemoryKind::Cached => {
-                memory_model::Memory::Cached(Box::new(memory_model::CachedMemory::new(
+                let mut cached = memory_model::CachedMemory::new(
                     mem,
                     memory_model::cached::CacheConfig {
                         num_sms: dev.num_sms,
                         ..config.cache
                     },
-                )))
+                );
+                // The per-SM store stage (deviation D31) only where a `.cta` release can use it.
+                cached.set_sm_stage(cta_release);
+                memory_model::Memory::Cached(Box::new(cached))
             }
         },
         blocks: memory_model::BlockTable::new(),
