@@ -199,6 +199,17 @@ impl Cached {
             f.add(Place::L1 { sm });
             f.add(Place::L2);
         }
+        // A global store's steps put its bytes into its SM's stage and take them out, which
+        // every load of the SM on its line reads, and a store or atomic of the SM on its line
+        // waits for: the line's L2 place, which names the line for everyone (a step on an L1
+        // line no L1 can hold is a no-op for the explorer's line sets, and this one is not).
+        if self.stage_on()
+            && (self.stages_op(op)
+                || (op.pc == 0 && matches!(req.kind, super::RequestKind::Atomic { .. })))
+            && let Some(line) = key
+        {
+            f.add(Place::L2Line { line });
+        }
         // A load reads the staged stores of its SM on its line with L2 as well as with L1.
         let load_sees_stage =
             self.stage_on() && matches!(req.kind, super::RequestKind::Load { .. });

@@ -150,6 +150,11 @@ impl Cached {
         self.sm_stage && self.config.micro_steps == MicroSteps::Folded
     }
 
+    /// Whether op `op` runs a global store's program (staged past its first statement).
+    pub(super) fn stages_op(&self, op: &Op) -> bool {
+        stages(op.prog) && op.req.space == MemSpace::Global
+    }
+
     /// Whether op `op` is staged: a global store past its first statement, the stage on.
     pub(super) fn is_staged(&self, op: &Op) -> bool {
         self.stage_on() && stages(op.prog) && op.pc > 0
