@@ -288,7 +288,7 @@ impl Cached {
             keys.sort_unstable();
             keys.dedup();
             // The releases waiting for the SM's stage wait for their L1 line too.
-            if !keys.is_empty() {
+            if !keys.is_empty() && self.stage_on() {
                 self.index.watchers_of(Watch::Stage(sm), &mut ops);
             }
             for &k in &keys {

@@ -10,7 +10,9 @@
 //!   priorities (A25): `.volatile` is `.relaxed.sys` (PTX ISA >= 6.0), which orders nothing
 //!   beyond O1 between different addresses.
 //! * O2: a Release/AcqRel/Sc store or atomic, an Sc load (cudasem: stronger than asked, so
-//!   safe) and a fence depend on every in-flight op of the thread.
+//!   safe) and a fence depend on every in-flight op of the thread. Under the per-SM store
+//!   stage (deviation D31, module `stage`), a `.cta` one waits for an earlier store of other
+//!   bytes only until that store is staged on the SM.
 //! * O3: every op depends on the thread's in-flight Acquire/AcqRel/Sc ops and fences (an
 //!   acq_rel fence's acquire half included, its release half not).
 //! * O4: an `.acq_rel` fence is two ops (`fence_halves`, while a write of the thread is in
@@ -695,7 +697,8 @@ impl Cached {
             self.ops = ops;
             return Err(stuck(Some(id), "no such memory op"));
         };
-        let before = (op.req, op.prog, op.pc);
+        // What the per-SM store stage needs to know of the step (deviation D31), when it is on.
+        let before = self.stage_on().then(|| (op.req, op.prog, op.pc));
         self.stepping = true;
         let result = self.run(id, op, dram, report);
         self.stepping = false;
@@ -706,9 +709,8 @@ impl Cached {
                 o.doomed_hint = Some(hint);
             }
         }
-        if let Ok(ended) = result {
-            let (req, prog, pc_before) = before;
-            self.stage_after_step(id, (req, prog), (pc_before, pc_after), ended);
+        if let (Ok(ended), Some((req, prog, pc_before))) = (&result, before) {
+            self.stage_after_step(id, (req, prog), (pc_before, pc_after), *ended);
         }
         if let Ok(true) = result
             && let Some(op) = self.ops[id as usize].take()
