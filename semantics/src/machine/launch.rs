@@ -204,7 +204,12 @@ fn build(
         picks,
     };
     let grids = grids(&program, config, launches, &shapes, &param_bases, context)?;
-    let cta_release = program.has_cta_release();
+    // The per-SM store stage (deviation D31) only where it can change what some thread sees: a
+    // `.cta` release, and a CTA that may run on another SM than the releasing one (with one
+    // CTA, or one SM, every thread reads the SM's stage and a staged store is as good as one
+    // in L2).
+    let blocks: u64 = grids.iter().map(|g| g.info.shape.blocks as u64).sum();
+    let sm_stage = program.has_cta_release() && blocks > 1 && dev.num_sms > 1;
     let mut m = Machine {
         program,
         info: grids[0].info.clone(),
@@ -223,8 +228,7 @@ fn build(
                         ..config.cache
                     },
                 );
-                // The per-SM store stage (deviation D31) only where a `.cta` release can use it.
-                cached.set_sm_stage(cta_release);
+                cached.set_sm_stage(sm_stage);
                 memory_model::Memory::Cached(Box::new(cached))
             }
         },
