@@ -1,5 +1,6 @@
 //! The cached memory's per-SM store stage (deviation D31) as the machine uses it: it is on for
-//! a program with a `.cta` release, so `.cta` message passing between two CTAs on two SMs
+//! a program with a `.cta` release launched as several CTAs on several SMs, so `.cta` message
+//! passing between two CTAs on two SMs
 //! reaches the weak outcome the PTX model allows (`Manual/MP-cta`), and it does not reach it
 //! within one CTA, at `.gpu` scope, or with the thesis's micro steps (which have no stage).
 

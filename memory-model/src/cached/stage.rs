@@ -8,7 +8,7 @@
 //! stage. The stage is derived from the op list (a store of [`ProgramId::StoreGlobal`] or
 //! [`ProgramId::StoreGlobalCs`] past its first statement), so it adds no state to hash. What
 //! it changes, only where the machine turned it on ([`Cached::set_sm_stage`]: the program has
-//! a `.cta` release) and only under [`MicroSteps::Folded`] (the thesis's micro steps keep
+//! a `.cta` release and runs as several CTAs on several SMs) and only under [`MicroSteps::Folded`] (the thesis's micro steps keep
 //! Listing 4.1 exactly):
 //!
 //! * **Loads see it.** A load of the SM that reads L1 (`readL1`) or L2 (`readL2`, the value and
@@ -134,8 +134,9 @@ fn releases(req: &Request) -> bool {
 impl Cached {
     /// Turns the per-SM store stage on or off (deviation D31; module `stage`). The machine
     /// turns it on for a program with a `.cta` release (`st`/`atom`/`red` `.release`,
-    /// `.acq_rel` or `.sc` at `.cta`, or a `.cta` fence): without one the stage would order
-    /// nothing less, and every state and step stays as before. It acts only under
+    /// `.acq_rel` or `.sc` at `.cta`, or a `.cta` fence) launched as more than one CTA on more
+    /// than one SM: otherwise the stage would order nothing less for anyone, and every state
+    /// and step stays as before. It acts only under
     /// [`MicroSteps::Folded`]. Call it before the first request is issued.
     pub fn set_sm_stage(&mut self, on: bool) {
         debug_assert!(

@@ -192,7 +192,8 @@ impl Program {
     /// Whether some instruction releases at `.cta` scope: a `st`, `atom` or `red` with
     /// `.release`, `.acq_rel` or `.sc` and `.cta`, or a `.cta` fence (`membar.cta`,
     /// `fence.*.cta`). Only such a program can use the cached memory's per-SM store stage
-    /// (deviation D31), which the machine turns on for it.
+    /// (deviation D31), which the machine turns on for it when it runs as several CTAs on
+    /// several SMs.
     pub fn has_cta_release(&self) -> bool {
         let releases = |q: &MemQualifiers| {
             q.scope == Some(Scope::Cta)
