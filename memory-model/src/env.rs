@@ -237,6 +237,12 @@ impl CachedMemory {
         }
     }
 
+    /// Turns the per-SM store stage on or off (deviation D31: [`Cached::set_sm_stage`]); before
+    /// the first request.
+    pub fn set_sm_stage(&mut self, on: bool) {
+        self.engine.set_sm_stage(on);
+    }
+
     /// The engine: caches, ops in flight, locks (read-only; debuggers' views).
     pub fn engine(&self) -> &Cached {
         &self.engine

@@ -89,3 +89,36 @@ fn allocations_are_independent_while_the_cache_has_room_for_both() {
         }
     }
 }
+
+/// The per-SM store stage (deviation D31): a global store's step that stages its bytes (its
+/// first) and every later one name the line's L2 place, which the explorer's line sets read as
+/// the line (a step on an L1 line no L1 can hold is a no-op there, and staging is not); a
+/// release above `.cta` at its first statement reads the whole stage of its SM: its whole L1
+/// and the whole L2. Without the stage, a store's first step names its L1 line only.
+#[test]
+fn staging_steps_name_the_line_and_wide_releases_the_whole_stage() {
+    for stage in [false, true] {
+        let (_dram, x) = dram_with(&[0; 64]);
+        let (a, b) = (who(0, 0), who(0, 1));
+        let mut c = Cached::new(config_folded(SilentActions::None));
+        c.set_sm_stage(stage);
+        let s = c.issue(st(a, 0, G, x, 1, MemOrder::Weak));
+        let mut rel = st(b, 0, G, x + 64, 1, MemOrder::Release);
+        rel.scope = Some(memory_model::cached::Scope::Gpu);
+        let r = c.issue(rel);
+        let f = c.footprint(MemChoice::Step { op: s });
+        assert_eq!(
+            f.places.contains(&Place::L2Line { line: x }),
+            stage,
+            "{f:?}"
+        );
+        let f = c.footprint(MemChoice::Step { op: r });
+        assert_eq!(f.places.contains(&Place::L2), stage, "{f:?}");
+        assert_eq!(f.places.contains(&Place::L1 { sm: 0 }), stage, "{f:?}");
+        // The release of thread b waits for thread a's staged store, then goes.
+        let mut dram = _dram;
+        c.step(MemChoice::Step { op: s }, &mut dram)
+            .expect("enabled");
+        assert_eq!(c.offers(&MemChoice::Step { op: r }), !stage);
+    }
+}

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use memory_model::cached::{
-    CacheConfig, CacheOp, Cached, MemChoice, MemOrder, MicroSteps, Request, RequestKind,
+    CacheConfig, CacheOp, Cached, MemChoice, MemOrder, MicroSteps, Request, RequestKind, Scope,
     SilentActions,
 };
 use memory_model::{MemSpace, MemorySystem, Who};
@@ -315,6 +315,7 @@ proptest! {
         line in prop_oneof![Just(8u32), Just(16), Just(64)],
         small in any::<bool>(),
         thesis in any::<bool>(),
+        stage in any::<bool>(),
     ) {
         let cfg = CacheConfig {
             line_bytes: line,
@@ -327,9 +328,17 @@ proptest! {
         };
         let (mut dram, base, whos) = three_threads_memory();
         let mut c = Cached::new(cfg);
+        // The per-SM store stage (deviation D31), with `.cta`, `.gpu` and unscoped requests
+        // (fences included), so that `.cta` releases skip staged stores and wider releases
+        // wait for the stage.
+        c.set_sm_stage(stage);
         for &(kind, t, slot, v) in &reqs {
             let (w, sm) = whos[t as usize];
-            c.issue(request(kind, w, sm, base, slot, v));
+            let mut r = request(kind, w, sm, base, slot, v);
+            if stage {
+                r.scope = [None, Some(Scope::Cta), Some(Scope::Gpu)][(v as usize / 4) % 3];
+            }
+            c.issue(r);
         }
         let mut independent_pairs = 0usize;
         for p in picks {

@@ -660,7 +660,10 @@ pub fn doc(rule: Rule) -> RuleDoc {
                   deferred op is not offered. D18: writeToRegs and releaseRegs share one micro \
                   step, and a yield before a left mover (atomOp, unlock, the op's end) or after a \
                   right mover (readMem of a line pinned in L2) does not end the step (folded \
-                  micro steps: the same outcomes, fewer steps)",
+                  micro steps: the same outcomes, fewer steps). D31: with the folded micro steps, \
+                  in a program with a .cta release launched as several CTAs on several SMs a global store is staged on its SM from its \
+                  first micro step to its end (every load of the SM reads it), and a .cta \
+                  release waits for its thread's earlier stores only to be staged",
             ),
         ),
         R::EvictL1 => entry(

@@ -287,6 +287,10 @@ impl Cached {
             }
             keys.sort_unstable();
             keys.dedup();
+            // The releases waiting for the SM's stage wait for their L1 line too.
+            if !keys.is_empty() && self.stage_on() {
+                self.index.watchers_of(Watch::Stage(sm), &mut ops);
+            }
             for &k in &keys {
                 self.index.watchers_of(Watch::L1Line(sm, k), &mut ops);
                 silent.push(MemChoice::EvictL1 { sm, line: k });
@@ -511,6 +515,9 @@ impl Cached {
     /// operation that defers without changing anything (such a step is not offered, so an
     /// explorer sees no self-loops). Errors count as progress (the step reports them).
     pub(super) fn blocked(&self, id: OpId, op: &Op) -> bool {
+        if self.stage_blocks(id, op) {
+            return true;
+        }
         let Some(name) = next_op(op) else {
             return false;
         };

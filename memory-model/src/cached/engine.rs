@@ -10,7 +10,9 @@
 //!   priorities (A25): `.volatile` is `.relaxed.sys` (PTX ISA >= 6.0), which orders nothing
 //!   beyond O1 between different addresses.
 //! * O2: a Release/AcqRel/Sc store or atomic, an Sc load (cudasem: stronger than asked, so
-//!   safe) and a fence depend on every in-flight op of the thread.
+//!   safe) and a fence depend on every in-flight op of the thread. Under the per-SM store
+//!   stage (deviation D31, module `stage`), a `.cta` one waits for an earlier store of other
+//!   bytes only until that store is staged on the SM.
 //! * O3: every op depends on the thread's in-flight Acquire/AcqRel/Sc ops and fences (an
 //!   acq_rel fence's acquire half included, its release half not).
 //! * O4: an `.acq_rel` fence is two ops (`fence_halves`, while a write of the thread is in
@@ -230,7 +232,7 @@ fn orders_all_earlier(req: &Request) -> bool {
     }
 }
 
-fn overlaps(a: &Request, b: &Request) -> bool {
+pub(super) fn overlaps(a: &Request, b: &Request) -> bool {
     let is_access = |r: &Request| !matches!(r.kind, RequestKind::Fence);
     is_access(a)
         && is_access(b)
@@ -395,7 +397,10 @@ impl Cached {
                     .get(j as usize)
                     .and_then(Option::as_ref)
                     .is_some_and(|o| {
-                        all || acquires(&o.req)
+                        // A `.cta` release orders a staged store of its thread already
+                        // (deviation D31, module `stage`).
+                        (all && !self.cta_release_skips(&req, o))
+                            || acquires(&o.req)
                             || overlaps(&o.req, &req)
                             || (release_half(&o.req) && writes_or_fences(&req))
                             || (acquire_half(&req) && reads(&o.req))
@@ -452,6 +457,10 @@ impl Cached {
             debug_assert!(
                 self.l1.in_use().all(|(_, c)| c.doomed_consistent(hint_of)),
                 "a pinner of a doomed line does not know its number"
+            );
+            debug_assert!(
+                self.stage_consistent(),
+                "the SM stage drifted from the op list"
             );
             for i in self.index.ready.iter() {
                 let o = self.ops[i as usize]
@@ -642,6 +651,9 @@ impl Cached {
     /// check of the indexes asks it alone.)
     #[cfg(debug_assertions)]
     pub(super) fn watch_of(&self, id: OpId, op: &Op) -> Option<Watch> {
+        if self.waits_for_stage(op) {
+            return Some(Watch::Stage(op.req.sm));
+        }
         let name = next_op(op)?;
         let g = self.geometry(id, &op.req).ok();
         watch_for(op, name, g)
@@ -650,6 +662,9 @@ impl Cached {
     /// [`Cached::watch_of`] and [`Cached::blocked`] together, with the next statement and the
     /// access located once (the enabled set asks both of every op it tests again).
     pub(super) fn watch_and_blocked(&self, id: OpId, op: &Op) -> (Option<Watch>, bool) {
+        if self.waits_for_stage(op) {
+            return (Some(Watch::Stage(op.req.sm)), self.blocked(id, op));
+        }
         let Some(name) = next_op(op) else {
             return (None, false);
         };
@@ -660,7 +675,8 @@ impl Cached {
             return (None, false);
         }
         let g = self.geometry(id, &op.req).ok();
-        let blocked = g.is_some_and(|g| self.blocked_at(id, op, name, g));
+        let blocked =
+            g.is_some_and(|g| self.blocked_at(id, op, name, g)) || self.stage_blocks(id, op);
         (watch_for(op, name, g), blocked)
     }
 
@@ -681,14 +697,20 @@ impl Cached {
             self.ops = ops;
             return Err(stuck(Some(id), "no such memory op"));
         };
+        // What the per-SM store stage needs to know of the step (deviation D31), when it is on.
+        let before = self.stage_on().then(|| (op.req, op.prog, op.pc));
         self.stepping = true;
         let result = self.run(id, op, dram, report);
         self.stepping = false;
+        let pc_after = op.pc;
         self.ops = ops;
         for (p, hint) in std::mem::take(&mut self.deferred_hints) {
             if let Some(Some(o)) = self.ops.get_mut(p as usize) {
                 o.doomed_hint = Some(hint);
             }
+        }
+        if let (Ok(ended), Some((req, prog, pc_before))) = (&result, before) {
+            self.stage_after_step(id, (req, prog), (pc_before, pc_after), *ended);
         }
         if let Ok(true) = result
             && let Some(op) = self.ops[id as usize].take()

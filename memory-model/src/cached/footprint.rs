@@ -190,6 +190,29 @@ impl Cached {
         let stms = prog.program().stms;
         let sm = req.sm;
         let key = self.geometry(id, &req).ok().map(|g| g.key);
+        // The SM stage (deviation D31, module `stage`): a release above `.cta` at its first
+        // statement waits for the whole stage of its SM, which every store of the SM enters
+        // and leaves in steps that name only their own L1 line: the SM's whole L1, and the
+        // whole L2 so that no persistent set takes it in (the explorer's sets reason about
+        // lines; a step that reads every line of an SM's stage is none of theirs).
+        if self.waits_for_stage(op) {
+            f.add(Place::L1 { sm });
+            f.add(Place::L2);
+        }
+        // A global store's steps put its bytes into its SM's stage and take them out, which
+        // every load of the SM on its line reads, and a store or atomic of the SM on its line
+        // waits for: the line's L2 place, which names the line for everyone (a step on an L1
+        // line no L1 can hold is a no-op for the explorer's line sets, and this one is not).
+        if self.stage_on()
+            && (self.stages_op(op)
+                || (op.pc == 0 && matches!(req.kind, super::RequestKind::Atomic { .. })))
+            && let Some(line) = key
+        {
+            f.add(Place::L2Line { line });
+        }
+        // A load reads the staged stores of its SM on its line with L2 as well as with L1.
+        let load_sees_stage =
+            self.stage_on() && matches!(req.kind, super::RequestKind::Load { .. });
         let words = || {
             let first = req.addr / 4;
             let last = (req.addr + req.size.max(1) as u64 - 1) / 4;
@@ -235,6 +258,12 @@ impl Cached {
                     }
                     Stm::Op(name) => {
                         self.op_footprint(name, sm, key, &words, f);
+                        if load_sees_stage
+                            && name == OpName::ReadL2
+                            && let Some(line) = key
+                        {
+                            f.add(Place::L1Line { sm, line });
+                        }
                         pc += 1;
                     }
                 }

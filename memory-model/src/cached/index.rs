@@ -259,6 +259,10 @@ pub(super) enum Watch {
     L2Fill(Key),
     /// Room in the L2.
     L2Room,
+    /// An SM's store stage (deviation D31): a release above `.cta` at its first statement
+    /// waits for it to hold no other thread's entry (and, its first statement being an
+    /// eviction or discard of a line of the SM's L1, for that line).
+    Stage(u32),
 }
 
 #[derive(Debug, Clone, Default)]

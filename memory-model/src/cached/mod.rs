@@ -20,6 +20,7 @@
 //!   order and scope) to its program;
 //! * `engine`: in-flight ops, ordering dependencies, the micro-step interpreter, silent rules;
 //! * `index`: indexes of the in-flight ops (per thread, per warp, ready, parked);
+//! * `stage`: the per-SM store stage that lets a `.cta` release wait for less (D31);
 //! * `footprint`: what a memory choice touches, and which two choices commute;
 //! * `view`: read-only views for debuggers (`caches`);
 //! * `state_hash`: the canonical state hash (what explorers use to recognise a state).
@@ -35,6 +36,7 @@ mod l1s;
 mod line;
 mod operations;
 mod program;
+mod stage;
 mod state_hash;
 mod view;
 
@@ -252,12 +254,18 @@ pub struct Cached {
     /// Counts the mutations of this state (derived): a caller that remembers the value it saw
     /// knows whether [`Cached::enabled`] may have changed since.
     generation: u64,
+    /// Whether the per-SM store stage is on (deviation D31, [`Cached::set_sm_stage`]; fixed
+    /// for a run).
+    sm_stage: bool,
+    /// The staged stores of each SM (derived from the op list: module `stage`).
+    stage: stage::Stage,
 }
 
 /// Equal states: the indexes follow from the op list.
 impl PartialEq for Cached {
     fn eq(&self, other: &Self) -> bool {
         self.config == other.config
+            && self.sm_stage == other.sm_stage
             && self.line_bytes == other.line_bytes
             && self.l1 == other.l1
             && self.l2 == other.l2
@@ -285,6 +293,8 @@ impl Cached {
             stepping: false,
             deferred_hints: Vec::new(),
             generation: 0,
+            sm_stage: false,
+            stage: stage::Stage::default(),
         }
     }
 

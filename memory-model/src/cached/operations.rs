@@ -222,10 +222,18 @@ impl Cached {
     /// (the line stays pinned by the op that reserved it).
     fn read_l1(&mut self, cx: &OpCx, op: &mut Op) -> Result<Flow, Stuck> {
         let g = cx.line()?;
+        let staged = self.load_sees_stage(cx);
         Ok(
             match l1_mut(&mut self.l1, cx.id, cx.req.sm)?.read(g.key, g.mask, cx.id, cx.hint)? {
                 Some(l) => {
-                    op.value = g.extract(&l.data, cx.req.size);
+                    op.value = if staged {
+                        // The SM's staged stores over the line (deviation D31).
+                        let mut data = l.data;
+                        self.stage.overlay(cx.req.sm, g.key, &mut data);
+                        g.extract(&data, cx.req.size)
+                    } else {
+                        g.extract(&l.data, cx.req.size)
+                    };
                     Flow::Continue
                 }
                 None => Flow::Defer,
@@ -233,16 +241,32 @@ impl Cached {
         )
     }
 
+    /// Whether the op is a load that reads its SM's staged stores over the caches (deviation
+    /// D31; module `stage`): the stage on, and an entry on its line.
+    fn load_sees_stage(&self, cx: &OpCx) -> bool {
+        matches!(cx.req.kind, RequestKind::Load { .. })
+            && self.stage_on()
+            && cx
+                .line
+                .is_some_and(|g| !self.stage.on_line(cx.req.sm, g.key).is_empty())
+    }
+
     /// 𝔒⟦readL2⟧: σ's value, and the line for a later `updateL1`, from L2; defers while the
     /// needed bytes are not valid.
     fn read_l2(&mut self, cx: &OpCx, op: &mut Op) -> Result<Flow, Stuck> {
         let g = cx.line()?;
         let mask = self.l2_mask(op, g);
+        let staged = self.load_sees_stage(cx);
         Ok(match line::read_l2(&mut self.l2, g.key, mask, cx.id)? {
             Some(l) => {
-                op.value = g.extract(&l.data, cx.req.size);
                 op.buf = l.data;
                 op.buf_mask = l.valid;
+                if staged {
+                    // The SM's staged stores over the line, in the value and in the line it
+                    // fills into the SM's L1 (deviation D31).
+                    self.stage.overlay(cx.req.sm, g.key, &mut op.buf);
+                }
+                op.value = g.extract(&op.buf, cx.req.size);
                 Flow::Continue
             }
             None => Flow::Defer,

@@ -266,6 +266,10 @@ impl Cached {
             stepping: _,
             deferred_hints: _,
             generation: _,
+            // Fixed for a run, like the configuration.
+            sm_stage: _,
+            // Derived from the op list.
+            stage: _,
         } = self;
         // Most SMs run no block in a litmus-size launch: only the L1s holding a line are
         // hashed, each with its SM index.

@@ -204,6 +204,12 @@ fn build(
         picks,
     };
     let grids = grids(&program, config, launches, &shapes, &param_bases, context)?;
+    // The per-SM store stage (deviation D31) only where it can change what some thread sees: a
+    // `.cta` release, and a CTA that may run on another SM than the releasing one (with one
+    // CTA, or one SM, every thread reads the SM's stage and a staged store is as good as one
+    // in L2).
+    let blocks: u64 = grids.iter().map(|g| g.info.shape.blocks as u64).sum();
+    let sm_stage = program.has_cta_release() && blocks > 1 && dev.num_sms > 1;
     let mut m = Machine {
         program,
         info: grids[0].info.clone(),
@@ -215,13 +221,15 @@ fn build(
         mem: match config.memory {
             super::MemoryKind::Flat => memory_model::Memory::Flat(mem),
             super::MemoryKind::Cached => {
-                memory_model::Memory::Cached(Box::new(memory_model::CachedMemory::new(
+                let mut cached = memory_model::CachedMemory::new(
                     mem,
                     memory_model::cached::CacheConfig {
                         num_sms: dev.num_sms,
                         ..config.cache
                     },
-                )))
+                );
+                cached.set_sm_stage(sm_stage);
+                memory_model::Memory::Cached(Box::new(cached))
             }
         },
         blocks: memory_model::BlockTable::new(),

@@ -189,6 +189,23 @@ pub const GLOBAL_VARIABLES_BASE: u64 = 0x1_0000;
 pub const FUNCTION_ADDRESS_BASE: u64 = 0xF000_0000_0000_0000;
 
 impl Program {
+    /// Whether some instruction releases at `.cta` scope: a `st`, `atom` or `red` with
+    /// `.release`, `.acq_rel` or `.sc` and `.cta`, or a `.cta` fence (`membar.cta`,
+    /// `fence.*.cta`). Only such a program can use the cached memory's per-SM store stage
+    /// (deviation D31), which the machine turns on for it when it runs as several CTAs on
+    /// several SMs.
+    pub fn has_cta_release(&self) -> bool {
+        let releases = |q: &MemQualifiers| {
+            q.scope == Some(Scope::Cta)
+                && matches!(q.order, MemOrder::Release | MemOrder::AcqRel | MemOrder::Sc)
+        };
+        self.instructions.iter().any(|i| match &i.op {
+            Op::St { qual, .. } | Op::Atom { qual, .. } => releases(qual),
+            Op::Fence { level, .. } => *level == Scope::Cta,
+            _ => false,
+        })
+    }
+
     /// The value `mov %rd, f` puts in a register for function `f`.
     pub fn function_address(id: FuncId) -> u64 {
         FUNCTION_ADDRESS_BASE + id.0 as u64
