@@ -7,8 +7,8 @@
 //! on different SMs (their L1s differ once the cached memory exists) and the threads of one CTA
 //! share an SM.
 //!
-//! Memory locations are module `.global .s32` variables named `loc_<name>` (initial values from
-//! the init section), so the launch needs no arguments and a printed `cudasem replay` command
+//! Memory locations are module `.global .align 64 .s32` variables named `loc_<name>` (initial
+//! values from the init section), so the launch needs no arguments and a printed `cudasem replay` command
 //! needs only grid, block and device flags; registers are `.s32` PTX registers
 //! `%t<thread>_<reg>`. The explorer reads the registers the condition names from the threads'
 //! final registers, which the machine keeps for it (`FinalRegisters::Observed`): at its end a
@@ -16,6 +16,14 @@
 //! what the condition reads. (Storing the registers to memory instead would add a visible store
 //! per register, and under cached memory an in-flight operation, whose steps interleave with
 //! every other thread's: up to 30 times the states.)
+//!
+//! Each location is aligned to [`LOCATION_ALIGN`] bytes, the largest cache line the cached memory
+//! takes (`--line-bytes`), so every location is a line of its own at every line size. herd's
+//! locations are distinct; packed into one line, an access to one location would move the
+//! others' bytes in and out of an L1 with it (false sharing the test does not ask for): a weak
+//! load of `y` would prime a stale `x`, and a stale `x` could not be kept while a later load of
+//! `y` misses. It also makes every micro step of a test depend on every other one, which the
+//! reductions work per line cannot separate.
 //!
 //! Qualifiers map directly (`ld.acquire.gpu` → `ld.acquire.gpu.global.s32`). Adjustments, each
 //! semantics-preserving: `red` becomes `atom` into a scratch register (PTX has no
@@ -82,6 +90,10 @@ pub struct Translation {
 
 /// The kernel's name.
 pub const ENTRY: &str = "litmus";
+
+/// The alignment of every location: the largest line of the cached memory (`--line-bytes` is a
+/// power of two in 8..=64), so that no two locations share a line (module header).
+pub const LOCATION_ALIGN: u32 = 64;
 
 impl Translation {
     /// The id of register `name` (`%t1_r0`) of the kernel in `program` (this translation's PTX,
@@ -308,7 +320,7 @@ fn module(
     for (name, v) in locations {
         let _ = writeln!(
             s,
-            ".global .s32 {} = {};",
+            ".global .align {LOCATION_ALIGN} .s32 {} = {};",
             location_variable(name),
             i32_of(*v)?
         );

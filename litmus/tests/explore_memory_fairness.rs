@@ -273,14 +273,14 @@ fn line_sets_with_the_l1_flush_keep_the_verdicts_of_single_cta_tests() {
 
 /// The progress search's sets under cached memory cut MP-2's states (before them, the search
 /// with `Por::Persistent` visited every state of the unreduced one: no set was built under
-/// cached memory).
+/// cached memory). With each location a line of its own: 1,844 -> 1,387 states.
 #[test]
 fn cached_sets_cut_the_progress_search_of_mp_2() {
     let m = cached_machine(&litmus_family("MP", 2));
     let full = cached_search(&m, Por::None).expect("within the bound");
     let reduced = cached_search(&m, Por::Persistent).expect("within the bound");
     assert!(
-        4 * reduced.states() < 3 * full.states(),
+        5 * reduced.states() < 4 * full.states(),
         "{} -> {} states",
         full.states(),
         reduced.states()

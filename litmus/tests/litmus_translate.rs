@@ -136,6 +136,36 @@ fn cached_memory_runs_the_same_test_and_places_ctas_on_their_own_sms() {
     );
 }
 
+/// Each location is a cache line of its own: the reader primes its L1 with `x`, then sees the
+/// writer's `y` (a miss, from L2) and still the stale `x` (a hit), `.cta` fences keeping its
+/// three loads in order. The PTX model allows it (the fence is not in the
+/// writer's scope: no synchronization); flat memory does not reach it (sequentially
+/// consistent), and neither did cached memory while the translation packed `x` and `y` into
+/// one line (`y` can miss only after the line, and so the stale `x`, has left the L1).
+#[test]
+fn each_location_is_a_line_of_its_own_under_cached_memory() {
+    let text = "PTX MP+primed\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.weak r2, x ;\n st.release.gpu y, 1 | fence.acq_rel.cta ;\n | ld.weak r0, y ;\n | fence.acq_rel.cta ;\n | ld.weak r1, x ;\nexists (P1:r2 == 0 /\\ P1:r0 == 1 /\\ P1:r1 == 0)\n";
+    let test = parse(text).expect("parses");
+    let t = translate(&test, MemoryKind::Cached).expect("translates");
+    assert!(
+        t.ptx.contains(".global .align 64 .s32 loc_x = 0;")
+            && t.ptx.contains(".global .align 64 .s32 loc_y = 0;"),
+        "{}",
+        t.ptx
+    );
+    let flat = check(&test, &Options::default());
+    assert_eq!((flat.status, flat.holds), (Status::Ok, Some(false)));
+    let cached = check(
+        &test,
+        &Options {
+            memory: MemorySystem::Cached,
+            ..Options::default()
+        },
+    );
+    assert_eq!(cached.status, Status::Ok, "{:?}", cached.status);
+    assert_eq!(cached.holds, Some(true));
+}
+
 #[test]
 fn the_state_bound_withholds_the_verdict() {
     let test = parse(MP).expect("parses");
