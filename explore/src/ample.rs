@@ -225,7 +225,8 @@ pub struct Judged {
     /// The footprint of its visible step (the last step's when none was visible; a fence
     /// under flat memory as a local step, [`outcome_footprint`]), `None` when unknown.
     pub footprint: Option<Footprint>,
-    /// It neither faults nor settles a system choice after it.
+    /// It neither faults nor settles a system choice after it, nor, under cached memory,
+    /// ends the run.
     pub clean: bool,
 }
 
@@ -236,9 +237,14 @@ impl Judged {
         // operation (`dependence::fair_to_operations` tells a step that issues nothing from
         // one that issues).
         let flat = after.performs_accesses_at_once();
+        // Under cached memory, the transaction that ends the run disables every silent rule
+        // of every cache (a terminal state offers none): it is dependent with each of them,
+        // whichever block's or line's it looks like, so no set may leave them out of it.
+        let ends_cached_run = !flat && after.termination().is_some();
         Judged {
             footprint: fp.map(|fp| outcome_footprint(fp, flat).last),
             clean: !settled
+                && !ends_cached_run
                 && !matches!(
                     after.termination().map(Status::of),
                     Some(Status::Error { .. })
