@@ -23,11 +23,11 @@ const MAX_GRAPH: usize = 20_000;
 
 type Edges = HashMap<u128, Vec<(Vec<Choice>, u128)>>;
 
+/// Each transaction's machine and choices, and the sets offered (indices into them).
+type Offered = (Vec<(Machine, Vec<Choice>)>, Vec<Vec<usize>>);
+
 /// The transactions of `m` (one per enabled choice) and the sets offered at `m`.
-fn successors(
-    m: &Machine,
-    futures: &OnceCell<Futures>,
-) -> (Vec<(Machine, Vec<Choice>)>, Vec<Vec<usize>>) {
+fn successors(m: &Machine, futures: &OnceCell<Futures>) -> Offered {
     let enabled = m.enabled();
     let mut out = Vec::new();
     let mut judged = Vec::new();
