@@ -29,7 +29,7 @@
 //! Loads never wait for the stage; a staged store needs nothing from anyone to reach its end, so
 //! every wait above ends.
 
-use super::engine::{Op, overlaps};
+use super::engine::{Geometry, Op, overlaps};
 use super::index::FastMap;
 use super::line::Key;
 use super::program::{MicroSteps, ProgramId, cta_scoped};
@@ -47,6 +47,23 @@ pub(super) struct Entry {
     pub off: u32,
     pub size: u32,
     pub value: u64,
+}
+
+impl Entry {
+    /// The entry of op `op`, a global store of request `req` landing at `g`.
+    fn of(op: OpId, req: &Request, g: Geometry) -> Entry {
+        Entry {
+            op,
+            who: req.who,
+            mask: g.mask,
+            off: g.off as u32,
+            size: req.size,
+            value: match req.kind {
+                RequestKind::Store { value, .. } => value,
+                _ => 0,
+            },
+        }
+    }
 }
 
 /// The staged stores of every SM by (SM, line) (derived from the op list: not compared, not
@@ -239,22 +256,7 @@ impl Cached {
         if pc_before != 0 || pc_after == 0 {
             return;
         }
-        let value = match req.kind {
-            RequestKind::Store { value, .. } => value,
-            _ => 0,
-        };
-        self.stage.insert(
-            sm,
-            key,
-            Entry {
-                op: id,
-                who: req.who,
-                mask: g.mask,
-                off: g.off as u32,
-                size: req.size,
-                value,
-            },
-        );
+        self.stage.insert(sm, key, Entry::of(id, &req, g));
         // The thread's `.cta` releases that waited for the store only to be staged.
         let thread: SmallVec<[OpId; 8]> = SmallVec::from_slice(self.index.of_thread(req.who));
         for j in thread {
@@ -300,22 +302,7 @@ impl Cached {
             let Ok(g) = self.geometry(i as OpId, &o.req) else {
                 continue;
             };
-            let value = match o.req.kind {
-                RequestKind::Store { value, .. } => value,
-                _ => 0,
-            };
-            s.insert(
-                o.req.sm,
-                g.key,
-                Entry {
-                    op: i as OpId,
-                    who: o.req.who,
-                    mask: g.mask,
-                    off: g.off as u32,
-                    size: o.req.size,
-                    value,
-                },
-            );
+            s.insert(o.req.sm, g.key, Entry::of(i as OpId, &o.req, g));
         }
         s
     }
