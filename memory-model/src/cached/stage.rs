@@ -2,6 +2,9 @@
 //! stage"): what lets a `.cta` release order its thread's earlier stores for the threads of
 //! its CTA without waiting for them to reach L2, so that another CTA (another SM) may see the
 //! release before those stores (`Manual/MP-cta`, which the PTX model allows).
+//! (PTX ISA, "Memory Consistency Model", "Morally strong operations": a release and an acquire
+//! synchronize only when each is in the other's scope, so a `.cta` release promises nothing to
+//! a thread of another CTA.)
 //!
 //! A global store (Listing 4.1: `discardL1 | writeL2 classify | invalidateL1 releaseRegs`) is
 //! *staged* on its SM from its first micro step to its end: its bytes are an entry of the SM's
