@@ -8,6 +8,17 @@ use semantics::machine::MemoryKind;
 
 const MP: &str = "PTX MP\n{ x=0; y=0; P1:r3=5; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 3,gpu 0 ;\n st.weak x, 1 | ld.acquire.gpu r1, y | LC00: ;\n st.release.gpu y, 1 | ld.weak r2, x | atom.acq_rel.sys.sub r0, x, 1 ;\n red.acq_rel.gpu.add y, 2 | add r3, r3, 1 | beq r0, 1, LC00 ;\nexists (P1:r1 == 1 /\\ P1:r2 != 1 /\\ P1:r3 == 6 /\\ x == 0)\n";
 
+/// The litmus check of `test` under cached memory, every other option the default.
+fn check_cached(test: &litmus::parse::LitmusTest) -> litmus::Report {
+    check(
+        test,
+        &Options {
+            memory: MemorySystem::Cached,
+            ..Options::default()
+        },
+    )
+}
+
 #[test]
 fn translation_loads_and_places_threads() {
     let test = parse(MP).expect("parses");
@@ -108,13 +119,7 @@ fn cached_memory_runs_the_same_test_and_places_ctas_on_their_own_sms() {
     let mp2 = "PTX MP2\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.weak r1, y ;\n st.weak y, 1 | ld.weak r2, x ;\nexists (P1:r1 == 1 /\\ P1:r2 == 0)\n";
     let test = parse(mp2).expect("parses");
     let flat = check(&test, &Options::default());
-    let cached = check(
-        &test,
-        &Options {
-            memory: MemorySystem::Cached,
-            ..Options::default()
-        },
-    );
+    let cached = check_cached(&test);
     assert_eq!(cached.status, Status::Ok, "{:?}", cached.status);
     assert_eq!(cached.memory, MemorySystem::Cached);
     // Every sequentially consistent outcome is still reachable; the cached machine has more
@@ -155,13 +160,7 @@ fn each_location_is_a_line_of_its_own_under_cached_memory() {
     );
     let flat = check(&test, &Options::default());
     assert_eq!((flat.status, flat.holds), (Status::Ok, Some(false)));
-    let cached = check(
-        &test,
-        &Options {
-            memory: MemorySystem::Cached,
-            ..Options::default()
-        },
-    );
+    let cached = check_cached(&test);
     assert_eq!(cached.status, Status::Ok, "{:?}", cached.status);
     assert_eq!(cached.holds, Some(true));
 }
