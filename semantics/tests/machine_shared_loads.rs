@@ -12,7 +12,7 @@ use memory_model::MemSpace;
 use memory_model::cached::{CacheConfig, MicroSteps, RequestKind, SilentActions};
 use semantics::machine::{ArgValue, Machine, MachineConfig, MemoryKind, Termination, WarpModel};
 use semantics::program::{Op, Space};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 
 const HEAD: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
 
@@ -98,38 +98,22 @@ struct Explored {
 }
 
 fn explore(start: Machine) -> Explored {
-    let mut seen = HashSet::new();
-    let mut stack = vec![start];
     let mut out = Explored {
         outcomes: BTreeSet::new(),
         deadlock: false,
         loads_in_flight: false,
         states: 0,
     };
-    while let Some(m) = stack.pop() {
-        if !seen.insert(m.state_fingerprint()) {
-            continue;
-        }
-        out.states += 1;
-        out.loads_in_flight |= shared_load_in_flight(&m);
-        assert!(out.states < 400_000, "state space too large");
+    out.states = each_state(start, 400_000, |m| {
+        out.loads_in_flight |= shared_load_in_flight(m);
         match m.termination() {
             Some(Termination::Completed) => {
                 out.outcomes.insert(words(&m.buffer(0)));
-                continue;
             }
-            Some(_) => {
-                out.deadlock = true;
-                continue;
-            }
+            Some(_) => out.deadlock = true,
             None => {}
         }
-        for c in m.enabled().to_vec() {
-            let mut n = m.clone();
-            n.step(&c).expect("enabled choice refused");
-            stack.push(n);
-        }
-    }
+    });
     out
 }
 

@@ -153,3 +153,23 @@ pub fn s32(v: i32) -> ArgValue {
         bits: v as u32 as u64,
     }
 }
+
+/// Visits every distinct state (by fingerprint) reachable from `start` over every enabled
+/// choice, depth first, each once; panics past `max` states. Returns how many it visited.
+pub fn each_state(start: Machine, max: usize, mut visit: impl FnMut(&Machine)) -> usize {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![start];
+    while let Some(m) = stack.pop() {
+        if !seen.insert(m.state_fingerprint()) {
+            continue;
+        }
+        assert!(seen.len() < max, "state space too large");
+        visit(&m);
+        for c in m.enabled().to_vec() {
+            let mut n = m.clone();
+            n.step(&c).expect("enabled choice refused");
+            stack.push(n);
+        }
+    }
+    seen.len()
+}
