@@ -77,31 +77,32 @@ pub(super) struct Stage {
     entries: FastMap<(u32, Key), SmallVec<[Entry; 2]>>,
     /// Entries per SM.
     per_sm: FastMap<u32, u32>,
+    /// Entries per (SM, thread): with `per_sm`, whether an SM holds another thread's entry
+    /// without walking the entries.
+    per_thread: FastMap<(u32, Who), u32>,
 }
 
 impl Stage {
     fn insert(&mut self, sm: u32, key: Key, e: Entry) {
         self.entries.entry((sm, key)).or_default().push(e);
         *self.per_sm.entry(sm).or_default() += 1;
+        *self.per_thread.entry((sm, e.who)).or_default() += 1;
     }
 
+    /// Takes op `op`'s entry (an op has at most one) off SM `sm`'s line `key`.
     fn remove(&mut self, sm: u32, key: Key, op: OpId) {
-        if let Some(v) = self.entries.get_mut(&(sm, key)) {
-            let before = v.len();
-            v.retain(|e| e.op != op);
-            let removed = before - v.len();
-            if v.is_empty() {
-                self.entries.remove(&(sm, key));
-            }
-            if removed > 0
-                && let Some(n) = self.per_sm.get_mut(&sm)
-            {
-                *n -= removed as u32;
-                if *n == 0 {
-                    self.per_sm.remove(&sm);
-                }
-            }
+        let Some(v) = self.entries.get_mut(&(sm, key)) else {
+            return;
+        };
+        let Some(at) = v.iter().position(|e| e.op == op) else {
+            return;
+        };
+        let who = v.remove(at).who;
+        if v.is_empty() {
+            self.entries.remove(&(sm, key));
         }
+        decrement(&mut self.per_sm, sm);
+        decrement(&mut self.per_thread, (sm, who));
     }
 
     /// The entries of SM `sm` on line `key`.
@@ -111,12 +112,9 @@ impl Stage {
 
     /// Whether SM `sm`'s stage holds an entry of a thread other than `who`.
     fn holds_other_than(&self, sm: u32, who: Who) -> bool {
-        if !self.per_sm.contains_key(&sm) {
-            return false;
-        }
-        self.entries
-            .iter()
-            .any(|((s, _), v)| *s == sm && v.iter().any(|e| e.who != who))
+        let all = self.per_sm.get(&sm).copied().unwrap_or(0);
+        let own = self.per_thread.get(&(sm, who)).copied().unwrap_or(0);
+        all > own
     }
 
     /// Writes the staged bytes of SM `sm` on line `key` over `data` (a line's bytes).
@@ -124,6 +122,17 @@ impl Stage {
         for e in self.on_line(sm, key) {
             let (off, size) = (e.off as usize, e.size as usize);
             data[off..off + size].copy_from_slice(&e.value.to_le_bytes()[..size]);
+        }
+    }
+}
+
+/// Counts one entry fewer under `k`, forgetting a count that reaches 0 (equal stages have equal
+/// maps).
+fn decrement<K: Eq + std::hash::Hash>(counts: &mut FastMap<K, u32>, k: K) {
+    if let Some(n) = counts.get_mut(&k) {
+        *n -= 1;
+        if *n == 0 {
+            counts.remove(&k);
         }
     }
 }
@@ -324,6 +333,8 @@ impl Cached {
             v.sort_unstable();
             v
         };
-        sorted(&fresh) == sorted(&self.stage) && fresh.per_sm == self.stage.per_sm
+        sorted(&fresh) == sorted(&self.stage)
+            && fresh.per_sm == self.stage.per_sm
+            && fresh.per_thread == self.stage.per_thread
     }
 }
